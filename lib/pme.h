@@ -1,0 +1,293 @@
+/*
+ * pme.h - libpme: the file formats of the pme performance measurement tools.
+ *
+ * Nothing in libpme prints or exits.  A function that fails returns -1 or
+ * NULL and fills the struct pme_error its caller passed (which may be NULL
+ * when the caller does not care).  The message names the file and, for
+ * format errors, the byte offset: "'run.pme': offset 0x1a0: bad chunk crc".
+ * The byte layouts are specified in pme(5).
+ */
+#ifndef PME_H
+#define PME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PME_VERSION_STRING "0.1"
+
+/* "no such index": parents, modules, kinds that are absent. */
+#define PME_NONE UINT32_MAX
+
+/* ---------------------------------------------------------------- errors */
+
+enum pme_errcode {
+	PME_OK = 0,
+	PME_EIO,	/* the operating system refused (errno in sys_errno) */
+	PME_EFORMAT,	/* bytes that do not follow pme(5) */
+	PME_ETRUNC,	/* the file ends inside a chunk or lacks its END chunk */
+	PME_EKIND,	/* a pme file, but of another kind (sample for bucket) */
+	PME_EVERSION,	/* a format version this library cannot read */
+	PME_ENOMEM,	/* out of memory */
+	PME_EINVAL,	/* an argument the caller should not have passed */
+	PME_ELIMIT	/* a count above what the format or a table allows */
+};
+
+struct pme_error {
+	enum pme_errcode code;
+	int		 sys_errno;	/* errno for PME_EIO, else 0 */
+	uint64_t	 offset;	/* byte offset for format errors */
+	char		 msg[512];	/* complete message, no program name */
+};
+
+/* The message of err, or "success" when err is NULL or clear. */
+const char	*pme_strerror(const struct pme_error *err);
+
+/* ------------------------------------------------------------- container */
+
+/*
+ * A pme file: a 16-byte header naming its kind, then chunks.  Each chunk is
+ * {type, flags, stored length, raw length, crc32} followed by its payload,
+ * which may be zlib-compressed.  A file ends with an END chunk; a file
+ * without one was cut short.
+ */
+#define PME_KIND_BUCKET	0x4b435542u	/* "BUCK" */
+#define PME_KIND_SAMPLE	0x504d4153u	/* "SAMP" */
+#define PME_KIND_EVENT	0x544e5645u	/* "EVNT" */
+
+/* Four ASCII characters as a little-endian chunk or kind type. */
+#define PME_FOURCC(a, b, c, d) \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | \
+	 (uint32_t)(d) << 24)
+#define PME_CHUNK_END	PME_FOURCC('E', 'N', 'D', ' ')
+
+#define PME_FORMAT_MAJOR 1
+#define PME_FORMAT_MINOR 0
+
+/* Largest payload, stored or raw, a reader accepts (256 MiB). */
+#define PME_CHUNK_MAX	(256u << 20)
+
+/* Writer flags. */
+#define PME_WRITE_DIRECT 0x1	/* write the named file in place (sample
+				   files written while a program runs);
+				   default: temporary file renamed at commit */
+/* Chunk flags. */
+#define PME_CHUNK_ZLIB	0x1	/* payload is a zlib stream */
+
+struct pme_writer;
+
+/*
+ * Starts a file of the given kind at path ("-" is standard output, written
+ * directly).  Unless PME_WRITE_DIRECT, bytes go to a temporary file in the
+ * same directory that pme_writer_commit() renames over path, so a failed or
+ * aborted write leaves path as it was.  Returns NULL on failure.
+ */
+struct pme_writer *pme_writer_open(const char *path, uint32_t kind,
+		    unsigned flags, struct pme_error *err);
+/*
+ * Appends a chunk.  With compress set, payloads of 256 bytes or more are
+ * stored zlib-compressed when that is smaller.  The chunk reaches the
+ * operating system before this returns (no buffering across chunks).
+ */
+int		 pme_writer_chunk(struct pme_writer *w, uint32_t type,
+		    const void *data, size_t len, int compress,
+		    struct pme_error *err);
+/* Writes END, flushes, closes, renames into place and frees w. */
+int		 pme_writer_commit(struct pme_writer *w, struct pme_error *err);
+/* Removes the temporary file (direct files are left) and frees w; NULL ok. */
+void		 pme_writer_abort(struct pme_writer *w);
+
+struct pme_chunk {
+	uint32_t	 type;
+	uint32_t	 flags;		/* as stored */
+	uint64_t	 offset;	/* file offset of the chunk header */
+	const uint8_t	*data;		/* payload, decompressed */
+	size_t		 len;
+};
+
+struct pme_reader;
+
+/*
+ * Opens path ("-" is standard input) and checks its header against kind.
+ * The whole file is read (or mapped) at once.
+ */
+struct pme_reader *pme_reader_open(const char *path, uint32_t kind,
+		    struct pme_error *err);
+/* The same over bytes in memory; name is used in messages.  Not copied. */
+struct pme_reader *pme_reader_mem(const void *buf, size_t len,
+		    const char *name, uint32_t kind, struct pme_error *err);
+/*
+ * The next chunk other than END.  Returns 1 with *c filled (c->data valid
+ * until the next call or close), 0 at the END chunk or when the file ends,
+ * -1 on a corrupt chunk.  A file that ends without END, or inside a chunk,
+ * returns 0 and pme_reader_lost() then tells the bytes lost.
+ */
+int		 pme_reader_next(struct pme_reader *r, struct pme_chunk *c,
+		    struct pme_error *err);
+/* -1 when END was seen; else the number of bytes after the last whole chunk. */
+int64_t		 pme_reader_lost(const struct pme_reader *r);
+uint16_t	 pme_reader_minor(const struct pme_reader *r);
+const char	*pme_reader_name(const struct pme_reader *r);
+void		 pme_reader_close(struct pme_reader *r);	/* NULL ok */
+
+/* ------------------------------------------------------------ bucket file */
+
+/* Option flags of DEFINE OPTIONS kept in the bucket file. */
+#define PME_OPT_ABSADDR	0x01	/* else RELADDR */
+#define PME_OPT_ACCUM	0x02	/* ACCUMCOUNTS, else CLEARCOUNTS */
+#define PME_OPT_LINES	0x04	/* LINES */
+#define PME_OPT_NOLINES	0x08	/* NOLINES; neither: SOMELINES */
+#define PME_OPT_LIST	0x10
+#define PME_OPT_PRINT	0x20
+
+/* What the counts measure. */
+enum pme_measure {
+	PME_MEASURE_NONE = 0,	/* empty bucket file */
+	PME_MEASURE_CLOCK,	/* clock samples */
+	PME_MEASURE_INSTR,	/* executed instructions */
+	PME_MEASURE_PAGEFAULT,	/* page faults */
+	PME_MEASURE_BYTES	/* bytes allocated */
+};
+
+/* Unit flags. */
+#define PME_UNIT_LINES	  0x01	/* declared with the LINES keyword */
+#define PME_UNIT_NOLINES  0x02	/* declared with NOLINES */
+#define PME_UNIT_EXPLICIT 0x04	/* ranges given in the .PMD, not found */
+#define PME_UNIT_DERIVED  0x08	/* ranges are the union of its subunits' */
+
+/* Load module flags. */
+#define PME_MODULE_MAIN	  0x01	/* the main executable, whatever its path */
+
+struct pme_range {
+	uint64_t	 start;		/* first address */
+	uint64_t	 end;		/* one past the last */
+};
+
+struct pme_info {
+	uint32_t	 options;	/* PME_OPT_* */
+	uint32_t	 measure;	/* enum pme_measure */
+	uint64_t	 period;	/* sampling period in ns, 0 if none */
+	uint64_t	 runs;		/* runs tallied into the counts */
+	uint64_t	 total;		/* all counts tallied, in and out */
+	uint64_t	 lost;		/* samples lost by the collector */
+	uint64_t	 unmapped;	/* counts at addresses in no module */
+};
+
+struct pme_module {
+	const char	*path;		/* as given or found; "" if unknown */
+	const uint8_t	*buildid;	/* GNU build-id, NULL if none */
+	uint32_t	 buildid_len;
+	uint32_t	 flags;		/* PME_MODULE_* */
+	uint64_t	 outside;	/* counts in the module, in no bucket */
+};
+
+struct pme_unit {
+	const char	*name;
+	uint32_t	 kind;		/* index into the kinds */
+	uint32_t	 parent;	/* unit index or PME_NONE */
+	uint32_t	 module;	/* load module index or PME_NONE:
+					   absolute run-time addresses */
+	uint32_t	 flags;		/* PME_UNIT_* */
+	uint64_t	 step;		/* bucket step in bytes, 0 if none */
+	uint64_t	 range;		/* first range: index into ranges */
+	uint32_t	 nranges;
+	uint32_t	 line;		/* source line, 0 if none */
+	const char	*file;		/* source file, NULL if none */
+};
+
+struct pme_group {
+	const char	*statement;	/* the DEFINE SAMPLING line */
+	uint32_t	 unit;		/* the unit it names */
+	uint32_t	 bykind;	/* kind after BY, or PME_NONE */
+	uint32_t	 first;		/* first bucket index */
+	uint32_t	 count;		/* buckets in the group */
+};
+
+struct pme_bucket {
+	uint32_t	 unit;
+	uint32_t	 group;
+	uint64_t	 range;		/* first range: index into ranges */
+	uint32_t	 nranges;
+	uint64_t	 count;
+};
+
+struct pme_bucketfile;
+
+struct pme_bucketfile *pme_bucketfile_new(struct pme_error *err);
+/* Reads a bucket file; "-" is standard input. */
+struct pme_bucketfile *pme_bucketfile_open(const char *path,
+		    struct pme_error *err);
+struct pme_bucketfile *pme_bucketfile_mem(const void *buf, size_t len,
+		    const char *name, struct pme_error *err);
+/* Writes atomically (temporary file and rename); "-" is standard output. */
+int		 pme_bucketfile_write(const struct pme_bucketfile *bf,
+		    const char *path, struct pme_error *err);
+void		 pme_bucketfile_close(struct pme_bucketfile *bf); /* NULL ok */
+
+/* The header fields; the caller may change them. */
+struct pme_info	*pme_bucketfile_info(struct pme_bucketfile *bf);
+
+/*
+ * Adding.  Each returns the new index, or PME_NONE on failure.  Strings and
+ * arrays are copied.  Ranges are half-open and must have start < end.
+ */
+uint32_t	 pme_bucketfile_add_kind(struct pme_bucketfile *bf,
+		    const char *name, struct pme_error *err);
+uint32_t	 pme_bucketfile_add_module(struct pme_bucketfile *bf,
+		    const char *path, const uint8_t *buildid, uint32_t idlen,
+		    uint32_t flags, struct pme_error *err);
+/* u supplies every field but range; ranges[0..n) become the unit's. */
+uint32_t	 pme_bucketfile_add_unit(struct pme_bucketfile *bf,
+		    const struct pme_unit *u, const struct pme_range *ranges,
+		    uint32_t n, struct pme_error *err);
+/* Starts a group; the buckets added next belong to it. */
+uint32_t	 pme_bucketfile_add_group(struct pme_bucketfile *bf,
+		    const char *statement, uint32_t unit, uint32_t bykind,
+		    struct pme_error *err);
+uint32_t	 pme_bucketfile_add_bucket(struct pme_bucketfile *bf,
+		    uint32_t unit, const struct pme_range *ranges, uint32_t n,
+		    struct pme_error *err);
+
+/* Reading.  Each returns the count and points *out at the array, which
+ * stays valid until bf is changed or closed. */
+size_t		 pme_bucketfile_kinds(const struct pme_bucketfile *bf,
+		    const char *const **out);
+size_t		 pme_bucketfile_modules(const struct pme_bucketfile *bf,
+		    const struct pme_module **out);
+size_t		 pme_bucketfile_units(const struct pme_bucketfile *bf,
+		    const struct pme_unit **out);
+size_t		 pme_bucketfile_groups(const struct pme_bucketfile *bf,
+		    const struct pme_group **out);
+size_t		 pme_bucketfile_buckets(const struct pme_bucketfile *bf,
+		    struct pme_bucket **out);	/* counts writable */
+size_t		 pme_bucketfile_ranges(const struct pme_bucketfile *bf,
+		    const struct pme_range **out);
+uint64_t	*pme_bucketfile_outside(struct pme_bucketfile *bf,
+		    uint32_t module);		/* writable, NULL if no such */
+
+/*
+ * The bucket holding addr of load module module (PME_NONE: absolute
+ * addresses), or PME_NONE.  The first call builds a sorted index in
+ * O(n log n); each lookup is O(log n).
+ */
+uint32_t	 pme_bucketfile_lookup(struct pme_bucketfile *bf,
+		    uint32_t module, uint64_t addr);
+
+/* Zeroes every count, the outside counts and the run totals. */
+void		 pme_bucketfile_clear(struct pme_bucketfile *bf);
+
+/*
+ * Adds src's counts into dst.  Fails with PME_EINVAL unless both have the
+ * same kinds, modules, units and buckets.
+ */
+int		 pme_bucketfile_accumulate(struct pme_bucketfile *dst,
+		    const struct pme_bucketfile *src, struct pme_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PME_H */

@@ -1,0 +1,136 @@
+/*
+ * pme_symbols.h - libpme's readers of program structure: ELF images with
+ * their DWARF (modules = compilation units, routines = functions, lines =
+ * line-table rows) and GNU ld -Map files (modules = input objects).
+ *
+ * Addresses are link-time virtual addresses, what nm(1) and readelf(1)
+ * print, whatever the image is (PIE, non-PIE, shared object).  Ranges are
+ * half-open.  Errors as in pme.h: returned, never printed.
+ */
+#ifndef PME_SYMBOLS_H
+#define PME_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pme.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One module: a compilation unit, an STT_FILE group, or a map input object. */
+struct pme_symmod {
+	const char	*name;		/* CU name relative to its comp_dir when
+					   it lies under it (else as in DWARF);
+					   STT_FILE name; map: input object as
+					   printed ("main.o", "/usr/lib/x.a(y.o)") */
+	const struct pme_range *ranges;	/* sorted, merged, clipped to the
+					   section; may be empty */
+	uint32_t	 nranges;
+	uint32_t	 first_routine;	/* routines of this module are */
+	uint32_t	 nroutines;	/*   routines[first .. first+n) */
+	uint32_t	 first_line;	/* lines, when loaded, likewise */
+	uint32_t	 nlines;
+	int		 lines_loaded;	/* 1 if its line table was read */
+};
+
+struct pme_symroutine {
+	const char	*name;		/* the ELF symbol at its entry when one
+					   exists (so clones are "f.constprop.0",
+					   as nm prints), else the DWARF name */
+	uint32_t	 module;
+	const struct pme_range *ranges;	/* sorted; entry range first is NOT
+					   promised; a .cold part is a second
+					   range */
+	uint32_t	 nranges;
+	uint64_t	 entry;		/* address of its entry point */
+	const char	*file;		/* declaring source file or NULL */
+	uint32_t	 line;		/* declaring line or 0 */
+};
+
+/*
+ * One run of consecutive line-table rows with the same file and line, an
+ * address range [start, end).  The same (file, line) usually occurs in
+ * several entries (loops, inlining, scheduling).  Entries of one module are
+ * sorted by start and do not overlap; zero-length rows are dropped.
+ */
+struct pme_symline {
+	uint64_t	 start;
+	uint64_t	 end;
+	uint32_t	 line;
+	uint32_t	 routine;	/* index of the routine whose ranges
+					   contain start, or PME_NONE */
+	const char	*file;		/* source file name as the line table
+					   gives it (interned: equal names are
+					   equal pointers) */
+	uint32_t	 file_is_primary; /* 1 if file is the CU's own file */
+};
+
+/* What the reader found, for messages. */
+#define PME_IMAGE_DWARF	  0x01	/* DWARF .debug_info present */
+#define PME_IMAGE_SYMTAB  0x02	/* .symtab present */
+#define PME_IMAGE_DYNSYM  0x04	/* only .dynsym (stripped) */
+#define PME_IMAGE_PIE	  0x08	/* ET_DYN with PT_INTERP or DF_1_PIE */
+#define PME_IMAGE_SHARED  0x10	/* ET_DYN shared object */
+#define PME_IMAGE_EXEC	  0x20	/* ET_EXEC */
+#define PME_IMAGE_DWARF5  0x40	/* some CU is DWARF 5 */
+
+struct pme_image;
+
+/*
+ * Reads path's modules and routines inside section (NULL: ".text").  With
+ * DWARF: modules are compilation units, routines DW_TAG_subprogram with code
+ * (inlined instances are not routines).  Without DWARF: modules are STT_FILE
+ * groups of local functions, plus one module named after the image holding
+ * the global functions; routines are STT_FUNC symbols, "f.cold" parts joined
+ * to "f".  Stripped (only .dynsym): one module named after the image, its
+ * exported functions.  pme_image_note() says what is missing.
+ */
+struct pme_image *pme_image_open(const char *path, const char *section,
+		    struct pme_error *err);
+void		 pme_image_close(struct pme_image *img);	/* NULL ok */
+
+/*
+ * Reads the line table of one module (index), or of all modules when
+ * module is PME_NONE.  Lines already loaded are not read again.  A module
+ * without a line table loads zero lines and is not an error.
+ */
+int		 pme_image_load_lines(struct pme_image *img, uint32_t module,
+		    struct pme_error *err);
+
+unsigned	 pme_image_flags(const struct pme_image *img);
+const char	*pme_image_path(const struct pme_image *img);
+/* GNU build-id note, NULL (and *len 0) when there is none. */
+const uint8_t	*pme_image_buildid(const struct pme_image *img, uint32_t *len);
+/* A sentence on what is missing ("no DWARF: ..."), or NULL. */
+const char	*pme_image_note(const struct pme_image *img);
+/* The section's own range. */
+struct pme_range pme_image_section(const struct pme_image *img);
+
+size_t		 pme_image_modules(const struct pme_image *img,
+		    const struct pme_symmod **out);
+size_t		 pme_image_routines(const struct pme_image *img,
+		    const struct pme_symroutine **out);
+/* All loaded lines, grouped by module as first_line/nlines say. */
+size_t		 pme_image_lines(const struct pme_image *img,
+		    const struct pme_symline **out);
+
+/*
+ * GNU ld -Map files.  Modules are the input objects that contribute to
+ * output section psect (NULL: ".text"), in map order, each with the ranges
+ * of its input sections there (sorted, merged; zero-sized ones dropped).
+ * Routines and lines are not in a map: nroutines and nlines are 0.
+ */
+struct pme_map;
+struct pme_map	*pme_map_open(const char *path, const char *psect,
+		    struct pme_error *err);
+void		 pme_map_close(struct pme_map *map);		/* NULL ok */
+size_t		 pme_map_modules(const struct pme_map *map,
+		    const struct pme_symmod **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PME_SYMBOLS_H */

@@ -1,0 +1,428 @@
+/*
+ * util.c - libpme internals: errors, arrays, arena, interning, buffers.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *
+pme_strerror(const struct pme_error *err)
+{
+	if (err == NULL || err->code == PME_OK)
+		return "success";
+	return err->msg;
+}
+
+static void
+vseterr(struct pme_error *err, enum pme_errcode code, const char *fmt,
+    va_list ap)
+{
+	err->code = code;
+	err->sys_errno = 0;
+	err->offset = 0;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+}
+
+int
+pme_seterr(struct pme_error *err, enum pme_errcode code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vseterr(err, code, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+pme_setfmt(struct pme_error *err, enum pme_errcode code, const char *name,
+    uint64_t offset, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	pme_seterr(err, code, "'%s': offset 0x%llx: %s", name,
+	    (unsigned long long)offset, what);
+	err->offset = offset;
+	return -1;
+}
+
+int
+pme_setsys(struct pme_error *err, const char *name, const char *what)
+{
+	int e = errno;
+
+	if (err == NULL)
+		return -1;
+	pme_seterr(err, PME_EIO, "'%s': %s: %s", name, what, strerror(e));
+	err->sys_errno = e;
+	return -1;
+}
+
+int
+pme_setnomem(struct pme_error *err)
+{
+	return pme_seterr(err, PME_ENOMEM, "out of memory");
+}
+
+void
+pme_vec_init(struct pme_vec *vec, size_t size)
+{
+	vec->v = NULL;
+	vec->n = vec->cap = 0;
+	vec->size = size;
+}
+
+int
+pme_vec_reserve(struct pme_vec *vec, size_t n)
+{
+	size_t cap;
+	void *v;
+
+	if (n <= vec->cap)
+		return 0;
+	cap = vec->cap ? vec->cap : 16;
+	while (cap < n) {
+		if (cap > SIZE_MAX / 2 / vec->size)
+			return -1;
+		cap *= 2;
+	}
+	if ((v = realloc(vec->v, cap * vec->size)) == NULL)
+		return -1;
+	vec->v = v;
+	vec->cap = cap;
+	return 0;
+}
+
+void *
+pme_vec_push(struct pme_vec *vec)
+{
+	char *e;
+
+	if (vec->n == vec->cap && pme_vec_reserve(vec, vec->n + 1) == -1)
+		return NULL;
+	e = (char *)vec->v + vec->n++ * vec->size;
+	memset(e, 0, vec->size);
+	return e;
+}
+
+void
+pme_vec_free(struct pme_vec *vec)
+{
+	free(vec->v);
+	vec->v = NULL;
+	vec->n = vec->cap = 0;
+}
+
+/* Blocks grow with use so that big tables cost few mallocs. */
+struct pme_arena_block {
+	struct pme_arena_block *next;
+	size_t	 used, cap;
+	_Alignas(8) unsigned char data[];
+};
+
+void *
+pme_arena_alloc(struct pme_arena *a, size_t len)
+{
+	struct pme_arena_block *b = a->head;
+	size_t need = (len + 7) & ~(size_t)7, cap;
+	void *p;
+
+	if (need < len)
+		return NULL;
+	if (b == NULL || b->cap - b->used < need) {
+		cap = b ? b->cap * 2 : 4096;
+		if (cap > (1u << 24))
+			cap = 1u << 24;
+		if (cap < need)
+			cap = need;
+		if ((b = malloc(sizeof(*b) + cap)) == NULL)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = a->head;
+		a->head = b;
+	}
+	p = b->data + b->used;
+	b->used += need;
+	return p;
+}
+
+char *
+pme_arena_strndup(struct pme_arena *a, const char *s, size_t n)
+{
+	char *p;
+
+	if (n == SIZE_MAX || (p = pme_arena_alloc(a, n + 1)) == NULL)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+pme_arena_strdup(struct pme_arena *a, const char *s)
+{
+	return pme_arena_strndup(a, s, strlen(s));
+}
+
+void
+pme_arena_free(struct pme_arena *a)
+{
+	struct pme_arena_block *b, *next;
+
+	for (b = a->head; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
+	a->head = NULL;
+}
+
+uint64_t
+pme_hash(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (n-- > 0) {
+		h ^= *s++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void
+pme_intern_init(struct pme_intern *in, struct pme_arena *a)
+{
+	in->arena = a;
+	in->slot = NULL;
+	in->n = in->cap = 0;
+}
+
+static int
+intern_grow(struct pme_intern *in)
+{
+	size_t cap = in->cap ? in->cap * 2 : 256, i, j;
+	const char **slot;
+
+	if ((slot = calloc(cap, sizeof(*slot))) == NULL)
+		return -1;
+	for (i = 0; i < in->cap; i++) {
+		if (in->slot[i] == NULL)
+			continue;
+		j = pme_hash(in->slot[i], strlen(in->slot[i])) & (cap - 1);
+		while (slot[j] != NULL)
+			j = (j + 1) & (cap - 1);
+		slot[j] = in->slot[i];
+	}
+	free(in->slot);
+	in->slot = slot;
+	in->cap = cap;
+	return 0;
+}
+
+const char *
+pme_intern(struct pme_intern *in, const char *s)
+{
+	size_t len = strlen(s), j;
+
+	if ((in->n + 1) * 2 > in->cap && intern_grow(in) == -1)
+		return NULL;
+	j = pme_hash(s, len) & (in->cap - 1);
+	while (in->slot[j] != NULL) {
+		if (strcmp(in->slot[j], s) == 0)
+			return in->slot[j];
+		j = (j + 1) & (in->cap - 1);
+	}
+	if ((in->slot[j] = pme_arena_strndup(in->arena, s, len)) == NULL)
+		return NULL;
+	in->n++;
+	return in->slot[j];
+}
+
+void
+pme_intern_free(struct pme_intern *in)
+{
+	free(in->slot);
+	in->slot = NULL;
+	in->n = in->cap = 0;
+}
+
+static uint8_t *
+buf_room(struct pme_buf *b, size_t n)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (b->failed)
+		return NULL;
+	if (b->cap - b->n < n) {
+		cap = b->cap ? b->cap : 256;
+		while (cap - b->n < n) {
+			if (cap > SIZE_MAX / 2) {
+				b->failed = 1;
+				return NULL;
+			}
+			cap *= 2;
+		}
+		if ((p = realloc(b->p, cap)) == NULL) {
+			b->failed = 1;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	p = b->p + b->n;
+	b->n += n;
+	return p;
+}
+
+void
+pme_buf_bytes(struct pme_buf *b, const void *src, size_t n)
+{
+	uint8_t *p = buf_room(b, n);
+
+	if (p != NULL && n > 0)
+		memcpy(p, src, n);
+}
+
+void
+pme_buf_u8(struct pme_buf *b, uint8_t v)
+{
+	pme_buf_bytes(b, &v, 1);
+}
+
+void
+pme_buf_u16(struct pme_buf *b, uint16_t v)
+{
+	uint8_t p[2] = { v, v >> 8 };
+
+	pme_buf_bytes(b, p, 2);
+}
+
+void
+pme_buf_u32(struct pme_buf *b, uint32_t v)
+{
+	uint8_t p[4];
+
+	pme_le32(p, v);
+	pme_buf_bytes(b, p, 4);
+}
+
+void
+pme_buf_u64(struct pme_buf *b, uint64_t v)
+{
+	uint8_t p[8];
+
+	pme_le32(p, (uint32_t)v);
+	pme_le32(p + 4, (uint32_t)(v >> 32));
+	pme_buf_bytes(b, p, 8);
+}
+
+void
+pme_buf_str(struct pme_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > UINT32_MAX) {
+		b->failed = 1;
+		return;
+	}
+	pme_buf_u32(b, (uint32_t)n);
+	pme_buf_bytes(b, s, n);
+}
+
+void
+pme_buf_free(struct pme_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->n = b->cap = 0;
+	b->failed = 0;
+}
+
+const uint8_t *
+pme_cur_bytes(struct pme_cur *c, size_t n)
+{
+	const uint8_t *p;
+
+	if (c->bad || c->n < n) {
+		c->bad = 1;
+		return NULL;
+	}
+	p = c->p;
+	c->p += n;
+	c->n -= n;
+	return p;
+}
+
+uint8_t
+pme_cur_u8(struct pme_cur *c)
+{
+	const uint8_t *p = pme_cur_bytes(c, 1);
+
+	return p ? p[0] : 0;
+}
+
+uint16_t
+pme_cur_u16(struct pme_cur *c)
+{
+	const uint8_t *p = pme_cur_bytes(c, 2);
+
+	return p ? (uint16_t)(p[0] | p[1] << 8) : 0;
+}
+
+uint32_t
+pme_cur_u32(struct pme_cur *c)
+{
+	const uint8_t *p = pme_cur_bytes(c, 4);
+
+	return p ? pme_get32(p) : 0;
+}
+
+uint64_t
+pme_cur_u64(struct pme_cur *c)
+{
+	const uint8_t *p = pme_cur_bytes(c, 8);
+
+	return p ? pme_get32(p) | (uint64_t)pme_get32(p + 4) << 32 : 0;
+}
+
+const char *
+pme_cur_str(struct pme_cur *c, struct pme_arena *a)
+{
+	uint32_t n = pme_cur_u32(c);
+	const uint8_t *p = pme_cur_bytes(c, n);
+	char *s;
+
+	if (p == NULL)
+		return NULL;
+	if (memchr(p, '\0', n) != NULL) {
+		c->bad = 1;
+		return NULL;
+	}
+	if ((s = pme_arena_strndup(a, (const char *)p, n)) == NULL)
+		c->bad = 1;
+	return s;
+}
+
+int
+pme_cur_fits(const struct pme_cur *c, uint64_t count, size_t minsize)
+{
+	if (c->bad)
+		return 0;
+	if (minsize == 0)
+		return count <= c->n + 1;
+	return count <= c->n / minsize;
+}

@@ -1,0 +1,119 @@
+/*
+ * util.h - libpme internals: error filling, growable arrays, an arena for
+ * strings, interning, little-endian byte buffers.  Not installed.
+ */
+#ifndef PME_UTIL_H
+#define PME_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pme.h"
+
+#if defined(__GNUC__)
+#define PME_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PME_PRINTF(f, a)
+#endif
+
+/* Fills err (if not NULL) with code and a formatted message; returns -1. */
+int	 pme_seterr(struct pme_error *err, enum pme_errcode code,
+	    const char *fmt, ...) PME_PRINTF(3, 4);
+/* The same for a format error at offset of file name:
+ * "'name': offset 0x1a0: what". */
+int	 pme_setfmt(struct pme_error *err, enum pme_errcode code,
+	    const char *name, uint64_t offset, const char *fmt, ...)
+	    PME_PRINTF(5, 6);
+/* PME_EIO from errno: "'name': what: strerror(errno)". */
+int	 pme_setsys(struct pme_error *err, const char *name, const char *what);
+/* PME_ENOMEM. */
+int	 pme_setnomem(struct pme_error *err);
+
+/*
+ * Growable array of fixed-size elements.  pme_vec_push() returns a pointer
+ * to the new zeroed element, NULL when out of memory.
+ */
+struct pme_vec {
+	void	*v;
+	size_t	 n;		/* elements in use */
+	size_t	 cap;		/* elements allocated */
+	size_t	 size;		/* bytes per element */
+};
+void	 pme_vec_init(struct pme_vec *vec, size_t size);
+void	*pme_vec_push(struct pme_vec *vec);
+int	 pme_vec_reserve(struct pme_vec *vec, size_t n);	/* 0 or -1 */
+void	 pme_vec_free(struct pme_vec *vec);
+#define PME_VEC_AT(vec, type, i) (((type *)(vec)->v)[i])
+
+/* Arena: many small allocations freed at once; pointers never move. */
+struct pme_arena_block;
+struct pme_arena {
+	struct pme_arena_block *head;
+};
+void	*pme_arena_alloc(struct pme_arena *a, size_t len);	/* aligned 8 */
+char	*pme_arena_strdup(struct pme_arena *a, const char *s);
+char	*pme_arena_strndup(struct pme_arena *a, const char *s, size_t n);
+void	 pme_arena_free(struct pme_arena *a);
+
+/* String interning: equal strings give equal pointers, kept in an arena. */
+struct pme_intern {
+	struct pme_arena *arena;
+	const char	**slot;
+	size_t		  n, cap;
+};
+void		 pme_intern_init(struct pme_intern *in, struct pme_arena *a);
+const char	*pme_intern(struct pme_intern *in, const char *s);
+void		 pme_intern_free(struct pme_intern *in);
+
+uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
+
+/* Byte buffer for building little-endian payloads. */
+struct pme_buf {
+	uint8_t	*p;
+	size_t	 n, cap;
+	int	 failed;	/* set once an append ran out of memory */
+};
+void	 pme_buf_u8(struct pme_buf *b, uint8_t v);
+void	 pme_buf_u16(struct pme_buf *b, uint16_t v);
+void	 pme_buf_u32(struct pme_buf *b, uint32_t v);
+void	 pme_buf_u64(struct pme_buf *b, uint64_t v);
+void	 pme_buf_bytes(struct pme_buf *b, const void *p, size_t n);
+void	 pme_buf_str(struct pme_buf *b, const char *s);	/* u32 len + bytes */
+void	 pme_buf_free(struct pme_buf *b);
+
+/*
+ * Cursor over a payload.  Every get checks the bytes left; the first short
+ * read sets bad and later gets return zeroes, so a parser checks once at
+ * the end (or before trusting a count) rather than after every field.
+ */
+struct pme_cur {
+	const uint8_t	*p;
+	size_t		 n;	/* bytes left */
+	int		 bad;
+};
+uint8_t		 pme_cur_u8(struct pme_cur *c);
+uint16_t	 pme_cur_u16(struct pme_cur *c);
+uint32_t	 pme_cur_u32(struct pme_cur *c);
+uint64_t	 pme_cur_u64(struct pme_cur *c);
+const uint8_t	*pme_cur_bytes(struct pme_cur *c, size_t n);
+/* A u32-length string; returns an arena copy, NUL-terminated, or NULL
+ * (and bad) when short or when it holds a NUL byte. */
+const char	*pme_cur_str(struct pme_cur *c, struct pme_arena *a);
+/* 1 if count elements of at least minsize bytes each could still follow. */
+int		 pme_cur_fits(const struct pme_cur *c, uint64_t count,
+		    size_t minsize);
+
+static inline void
+pme_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24;
+}
+
+static inline uint32_t
+pme_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+#endif /* PME_UTIL_H */
