@@ -1,0 +1,733 @@
+/*
+ * t_container.c - the pme(5) container: round trips, the byte layout,
+ * truncation at every offset, every byte flipped, forged headers and
+ * chunks, atomic and direct writes, standard input and output.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "pme.h"
+
+static int failures;
+static char dir[4096];
+
+static void
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "t_container: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	failures++;
+}
+
+#define CHECK(cond) do { \
+	if (!(cond)) \
+		fail("%s:%d: %s", __FILE__, __LINE__, #cond); \
+} while (0)
+
+static char *
+tmppath(const char *name)
+{
+	static char buf[8][4200];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static uint8_t *
+readfile(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0) {
+		fprintf(stderr, "t_container: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		exit(1);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void
+le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24;
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * An independent writer of the layout pme(5) gives, to check the library
+ * against the page rather than against itself.
+ */
+static size_t
+forge_header(uint8_t *p, uint32_t kind, uint16_t major, uint16_t minor)
+{
+	memcpy(p, "\x7fPME", 4);
+	le32(p + 4, kind);
+	p[8] = major; p[9] = major >> 8;
+	p[10] = minor; p[11] = minor >> 8;
+	le32(p + 12, crc32(0, p, 12));
+	return 16;
+}
+
+static size_t
+forge_chunk(uint8_t *p, uint32_t type, uint32_t flags, const void *data,
+    uint32_t stored, uint32_t raw)
+{
+	uint32_t c;
+
+	le32(p, type);
+	le32(p + 4, flags);
+	le32(p + 8, stored);
+	le32(p + 12, raw);
+	memcpy(p + 20, data, stored);
+	c = crc32(0, p, 16);
+	c = crc32(c, p + 20, stored);
+	le32(p + 16, c);
+	return 20 + stored;
+}
+
+static void
+fill(uint8_t *p, size_t n, int random)
+{
+	uint32_t x = 12345;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x = x * 1103515245 + 12345;
+		p[i] = random ? (uint8_t)(x >> 16) :
+		    (uint8_t)("pme pme pme\n"[i % 12] + (i % 7 == 0));
+	}
+}
+
+static const size_t sizes[] = { 0, 1, 2, 19, 20, 255, 256, 257, 1000, 4096,
+    65535, 65536, 1u << 20, 3u << 20 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/* Every size, compressible and not, compressed and not: same bytes back. */
+static void
+test_roundtrip(void)
+{
+	struct pme_error err;
+	struct pme_writer *w;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	uint8_t *data[NSIZES][2];
+	const char *path = tmppath("rt.pme");
+	size_t i, k, j;
+	int comp;
+
+	for (i = 0; i < NSIZES; i++)
+		for (k = 0; k < 2; k++) {
+			data[i][k] = malloc(sizes[i] + 1);
+			fill(data[i][k], sizes[i], (int)k);
+		}
+	for (comp = 0; comp < 2; comp++) {
+		w = pme_writer_open(path, PME_KIND_SAMPLE, 0, &err);
+		CHECK(w != NULL);
+		if (w == NULL)
+			return;
+		for (i = 0; i < NSIZES; i++)
+			for (k = 0; k < 2; k++)
+				CHECK(pme_writer_chunk(w,
+				    PME_FOURCC('T', 'S', '0' + k, 'A' + i),
+				    data[i][k], sizes[i], comp, &err) == 0);
+		CHECK(pme_writer_commit(w, &err) == 0);
+		r = pme_reader_open(path, PME_KIND_SAMPLE, &err);
+		CHECK(r != NULL);
+		if (r == NULL) {
+			fail("%s", pme_strerror(&err));
+			return;
+		}
+		CHECK(pme_reader_minor(r) == PME_FORMAT_MINOR);
+		CHECK(strcmp(pme_reader_name(r), path) == 0);
+		CHECK(pme_reader_lost(r) == 0);
+		for (i = 0; i < NSIZES; i++)
+			for (k = 0; k < 2; k++) {
+				j = pme_reader_next(r, &c, &err);
+				CHECK(j == 1);
+				if (j != 1)
+					break;
+				CHECK(c.type == PME_FOURCC('T', 'S', '0' + k,
+				    'A' + i));
+				CHECK(c.len == sizes[i]);
+				CHECK(c.len == 0 ||
+				    memcmp(c.data, data[i][k], c.len) == 0);
+				/* Compressible big payloads are compressed
+				 * when asked, random ones never, nor any
+				 * below 256 bytes. */
+				CHECK(c.flags == (comp && k == 0 &&
+				    sizes[i] >= 256 ? PME_CHUNK_ZLIB : 0u));
+			}
+		CHECK(pme_reader_next(r, &c, &err) == 0);
+		CHECK(pme_reader_next(r, &c, &err) == 0);
+		CHECK(pme_reader_lost(r) == -1);
+		pme_reader_close(r);
+	}
+	for (i = 0; i < NSIZES; i++)
+		for (k = 0; k < 2; k++)
+			free(data[i][k]);
+}
+
+/* The bytes on disk are those pme(5) specifies. */
+static void
+test_layout(void)
+{
+	struct pme_error err;
+	struct pme_writer *w;
+	const char *path = tmppath("layout.pme");
+	uint8_t *b, want[64];
+	size_t len, n;
+
+	w = pme_writer_open(path, PME_KIND_BUCKET, 0, &err);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK(pme_writer_chunk(w, PME_FOURCC('A', 'B', 'C', 'D'), "xyz", 3,
+	    1, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	b = readfile(path, &len);
+	n = forge_header(want, PME_KIND_BUCKET, 1, 0);
+	n += forge_chunk(want + n, PME_FOURCC('A', 'B', 'C', 'D'), 0, "xyz",
+	    3, 3);
+	n += forge_chunk(want + n, PME_CHUNK_END, 0, "", 0, 0);
+	CHECK(len == n && memcmp(b, want, n) == 0);
+	CHECK(memcmp(b, "\x7fPMEBUCK\x01\x00\x00\x00", 12) == 0);
+	CHECK(memcmp(b + 16, "ABCD\0\0\0\0\3\0\0\0\3\0\0\0", 16) == 0);
+	CHECK(memcmp(b + 39, "END ", 4) == 0);
+	free(b);
+}
+
+/* A small file with chunks of each sort; bounds[] gets chunk ends. */
+static size_t
+small_file(uint8_t *buf, size_t *bounds, size_t *nb)
+{
+	struct pme_error err;
+	struct pme_writer *w;
+	const char *path = tmppath("small.pme");
+	uint8_t big[600];
+	uint8_t *b;
+	size_t len;
+
+	fill(big, sizeof(big), 0);
+	w = pme_writer_open(path, PME_KIND_EVENT, 0, &err);
+	if (w == NULL ||
+	    pme_writer_chunk(w, PME_FOURCC('O', 'N', 'E', ' '), "hello", 5,
+	    0, &err) == -1 ||
+	    pme_writer_chunk(w, PME_FOURCC('N', 'U', 'L', 'L'), NULL, 0, 0,
+	    &err) == -1 ||
+	    pme_writer_chunk(w, PME_FOURCC('Z', 'I', 'P', ' '), big,
+	    sizeof(big), 1, &err) == -1 ||
+	    pme_writer_commit(w, &err) == -1) {
+		fail("small file: %s", pme_strerror(&err));
+		exit(1);
+	}
+	b = readfile(path, &len);
+	memcpy(buf, b, len);
+	free(b);
+	/* Chunk boundaries, from the header on. */
+	*nb = 0;
+	bounds[(*nb)++] = 16;
+	bounds[(*nb)++] = 16 + 20 + 5;
+	bounds[(*nb)++] = bounds[1] + 20;
+	bounds[(*nb)++] = bounds[2] + 20 + get32(buf + bounds[2] + 8);
+	bounds[(*nb)++] = bounds[3] + 20;
+	if (bounds[4] != len)
+		fail("small file: layout %zu != %zu", bounds[4], len);
+	if (get32(buf + bounds[2] + 4) != PME_CHUNK_ZLIB)
+		fail("small file: ZIP chunk not compressed");
+	return len;
+}
+
+/* Reads all chunks: 1 complete, 0 cut short, -1 error. */
+static int
+read_all(const uint8_t *buf, size_t len, int64_t *lost, int *nchunks,
+    struct pme_error *err)
+{
+	struct pme_reader *r;
+	struct pme_chunk c;
+	int rc;
+
+	*nchunks = 0;
+	*lost = -2;
+	if ((r = pme_reader_mem(buf, len, "cut.pme", PME_KIND_EVENT,
+	    err)) == NULL)
+		return -1;
+	while ((rc = pme_reader_next(r, &c, err)) == 1)
+		(*nchunks)++;
+	*lost = pme_reader_lost(r);
+	pme_reader_close(r);
+	if (rc == -1)
+		return -1;
+	return *lost == -1 ? 1 : 0;
+}
+
+static void
+test_truncate(void)
+{
+	struct pme_error err;
+	uint8_t buf[2048];
+	size_t bounds[8], nb, len, cut, last;
+	int64_t lost;
+	int rc, n, whole;
+
+	len = small_file(buf, bounds, &nb);
+	CHECK(read_all(buf, len, &lost, &n, &err) == 1 && n == 3);
+	for (cut = 0; cut < len; cut++) {
+		rc = read_all(buf, cut, &lost, &n, &err);
+		if (cut < 16) {
+			if (rc != -1 || err.code != PME_ETRUNC ||
+			    strstr(err.msg, "'cut.pme': offset 0x") == NULL)
+				fail("cut at %zu: header: %d %s", cut, rc,
+				    err.msg);
+			continue;
+		}
+		/* The bytes after the last whole chunk are lost. */
+		last = 16;
+		whole = 0;
+		while (whole + 1 < (int)nb && bounds[whole + 1] <= cut)
+			last = bounds[++whole];
+		if (rc != 0 || lost != (int64_t)(cut - last) || n != whole)
+			fail("cut at %zu: rc %d lost %lld chunks %d (want "
+			    "0 %zu %d) %s", cut, rc, (long long)lost, n,
+			    cut - last, whole, rc == -1 ? err.msg : "");
+	}
+}
+
+static int
+payload_byte(const size_t *bounds, size_t nb, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < nb; i++)
+		if (off >= bounds[i] + 20 && off < bounds[i + 1])
+			return 1;
+	return 0;
+}
+
+static int
+length_byte(const size_t *bounds, size_t nb, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < nb; i++)
+		if (off >= bounds[i] + 8 && off < bounds[i] + 16)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every byte flipped: never the whole file read as good.  A flip that
+ * makes a length point past the end looks like truncation, which is
+ * reported as lost bytes; anything else is an error naming the offset.
+ */
+static void
+test_flip(void)
+{
+	struct pme_error err;
+	uint8_t buf[2048];
+	size_t bounds[8], nb, len, off;
+	int64_t lost;
+	int rc, n, x;
+	static const uint8_t masks[] = { 0xff, 0x01, 0x80 };
+
+	len = small_file(buf, bounds, &nb);
+	for (x = 0; x < 3; x++)
+		for (off = 0; off < len; off++) {
+			buf[off] ^= masks[x];
+			memset(&err, 0, sizeof(err));
+			rc = read_all(buf, len, &lost, &n, &err);
+			buf[off] ^= masks[x];
+			if (rc == 1) {
+				fail("flip 0x%02x at %zu: read as good",
+				    masks[x], off);
+				continue;
+			}
+			if (rc == 0 && !length_byte(bounds, nb, off))
+				fail("flip 0x%02x at %zu: read as cut short",
+				    masks[x], off);
+			if (rc == -1 && strstr(err.msg,
+			    "'cut.pme': offset 0x") == NULL)
+				fail("flip at %zu: message '%s'", off,
+				    err.msg);
+			if (payload_byte(bounds, nb, off) && (rc != -1 ||
+			    strstr(err.msg, "crc mismatch") == NULL))
+				fail("flip at %zu: payload flip not caught "
+				    "by the crc: %s", off, err.msg);
+		}
+}
+
+static void
+expect_err(const uint8_t *buf, size_t len, enum pme_errcode code,
+    const char *what, const char *label)
+{
+	struct pme_error err;
+	int64_t lost;
+	int rc, n;
+
+	memset(&err, 0, sizeof(err));
+	rc = read_all(buf, len, &lost, &n, &err);
+	if (rc != -1 || err.code != code || strstr(err.msg, what) == NULL)
+		fail("%s: rc %d code %d '%s', want '%s'", label, rc,
+		    err.code, err.msg, what);
+}
+
+/* Headers and chunks with good crcs but bad contents. */
+static void
+test_forged(void)
+{
+	uint8_t buf[4096], z[256], raw[1000];
+	uLongf zlen = sizeof(z);
+	struct pme_error err;
+	struct pme_reader *r;
+	size_t n;
+
+	n = forge_header(buf, PME_KIND_EVENT, 2, 0);
+	n += forge_chunk(buf + n, PME_CHUNK_END, 0, "", 0, 0);
+	expect_err(buf, n, PME_EVERSION, "version 2.0", "major 2");
+
+	n = forge_header(buf, PME_KIND_EVENT, 1, 7);
+	n += forge_chunk(buf + n, PME_FOURCC('N', 'E', 'W', '!'), 0, "ab", 2,
+	    2);
+	n += forge_chunk(buf + n, PME_CHUNK_END, 0, "", 0, 0);
+	r = pme_reader_mem(buf, n, "minor.pme", PME_KIND_EVENT, &err);
+	CHECK(r != NULL && pme_reader_minor(r) == 7);
+	pme_reader_close(r);
+
+	r = pme_reader_mem(buf, n, "kind.pme", PME_KIND_BUCKET, &err);
+	CHECK(r == NULL && err.code == PME_EKIND &&
+	    strstr(err.msg, "'EVNT' file, not 'BUCK'") != NULL);
+	r = pme_reader_mem("GIF89a\0\0\0\0\0\0\0\0\0\0\0\0", 18, "gif",
+	    PME_KIND_EVENT, &err);
+	CHECK(r == NULL && err.code == PME_EFORMAT &&
+	    strstr(err.msg, "not a pme file") != NULL);
+
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('F', 'L', 'A', 'G'), 2, "ab", 2,
+	    2);
+	expect_err(buf, n, PME_EFORMAT, "offset 0x10: bad chunk flags",
+	    "flags");
+
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('L', 'E', 'N', ' '), 0, "ab", 2,
+	    3);
+	expect_err(buf, n, PME_EFORMAT, "bad chunk length", "raw != stored");
+
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('B', 'I', 'G', ' '), 0, "", 0, 0);
+	le32(buf + 16 + 8, PME_CHUNK_MAX + 1);
+	le32(buf + 16 + 12, PME_CHUNK_MAX + 1);
+	expect_err(buf, n, PME_EFORMAT, "bad chunk length", "too long");
+
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('Z', 'R', 'A', 'W'), 1, "", 0,
+	    UINT32_MAX);
+	expect_err(buf, n, PME_EFORMAT, "bad chunk length", "raw too long");
+
+	/* A zlib stream whose raw length is wrong either way. */
+	fill(raw, sizeof(raw), 0);
+	CHECK(compress(z, &zlen, raw, sizeof(raw)) == Z_OK);
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('Z', 'I', 'P', ' '), 1, z,
+	    (uint32_t)zlen, sizeof(raw) + 1);
+	expect_err(buf, n, PME_EFORMAT, "bad compressed payload", "raw + 1");
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('Z', 'I', 'P', ' '), 1, z,
+	    (uint32_t)zlen, sizeof(raw) - 1);
+	expect_err(buf, n, PME_EFORMAT, "bad compressed payload", "raw - 1");
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('Z', 'I', 'P', ' '), 1, "junk!",
+	    5, 5);
+	expect_err(buf, n, PME_EFORMAT, "bad compressed payload", "not zlib");
+	/* Stored bytes after the end of the stream. */
+	z[zlen] = 0;
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('Z', 'I', 'P', ' '), 1, z,
+	    (uint32_t)zlen + 1, sizeof(raw));
+	expect_err(buf, n, PME_EFORMAT, "bad compressed payload", "trailing");
+
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_CHUNK_END, 0, "x", 1, 1);
+	expect_err(buf, n, PME_EFORMAT, "END chunk with a payload", "END");
+
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_CHUNK_END, 0, "", 0, 0);
+	buf[n++] = 0;
+	expect_err(buf, n, PME_EFORMAT, "1 bytes after the END chunk",
+	    "after END");
+}
+
+static int
+count_entries(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int
+file_is(const char *path, const char *payload)
+{
+	struct pme_error err;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	int ok;
+
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, &err)) == NULL)
+		return 0;
+	ok = pme_reader_next(r, &c, &err) == 1 && c.len == strlen(payload) &&
+	    memcmp(c.data, payload, c.len) == 0 &&
+	    pme_reader_next(r, &c, &err) == 0 && pme_reader_lost(r) == -1;
+	pme_reader_close(r);
+	return ok;
+}
+
+static int
+write_one(const char *path, unsigned flags, const char *payload, int commit)
+{
+	struct pme_error err;
+	struct pme_writer *w;
+
+	if ((w = pme_writer_open(path, PME_KIND_SAMPLE, flags, &err)) == NULL)
+		return -1;
+	if (pme_writer_chunk(w, PME_FOURCC('T', 'E', 'X', 'T'), payload,
+	    strlen(payload), 0, &err) == -1) {
+		pme_writer_abort(w);
+		return -1;
+	}
+	if (!commit) {
+		pme_writer_abort(w);
+		return 0;
+	}
+	return pme_writer_commit(w, &err);
+}
+
+static void
+test_atomic(void)
+{
+	struct pme_error err;
+	struct pme_writer *w;
+	struct stat st;
+	const char *path = tmppath("atomic.pme");
+	char *missing = tmppath("no/such/dir/x.pme");
+	int before;
+	mode_t old;
+
+	old = umask(027);
+	CHECK(write_one(path, 0, "first", 1) == 0);
+	umask(old);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0640);
+	before = count_entries();
+	CHECK(file_is(path, "first"));
+	/* Aborted: the old file stays, and no temporary file is left. */
+	CHECK(write_one(path, 0, "second", 0) == 0);
+	CHECK(file_is(path, "first"));
+	CHECK(count_entries() == before);
+	/* Freed without a chunk, too. */
+	w = pme_writer_open(path, PME_KIND_SAMPLE, 0, &err);
+	CHECK(w != NULL);
+	CHECK(count_entries() == before + 1);
+	pme_writer_abort(w);
+	CHECK(count_entries() == before);
+	CHECK(file_is(path, "first"));
+	CHECK(write_one(path, 0, "third", 1) == 0);
+	CHECK(file_is(path, "third"));
+	CHECK(count_entries() == before);
+
+	w = pme_writer_open(missing, PME_KIND_SAMPLE, 0, &err);
+	CHECK(w == NULL && err.code == PME_EIO && err.sys_errno == ENOENT &&
+	    strstr(err.msg, missing) != NULL);
+	w = pme_writer_open(missing, PME_KIND_SAMPLE, PME_WRITE_DIRECT, &err);
+	CHECK(w == NULL && err.code == PME_EIO &&
+	    strstr(err.msg, missing) != NULL);
+	w = pme_writer_open(tmppath(""), PME_KIND_SAMPLE, 0, &err);
+	CHECK(w == NULL && err.code == PME_EINVAL);
+	/* A file cannot replace a directory: the error comes at commit. */
+	w = pme_writer_open(dir, PME_KIND_SAMPLE, 0, &err);
+	if (w != NULL)
+		CHECK(pme_writer_commit(w, &err) == -1 &&
+		    err.code == PME_EIO);
+	CHECK(count_entries() == before);
+}
+
+/* Direct files hold every chunk written before a crash. */
+static void
+test_direct(void)
+{
+	struct pme_error err;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	const char *path = tmppath("direct.pme");
+
+	CHECK(write_one(path, PME_WRITE_DIRECT, "kept", 0) == 0);
+	r = pme_reader_open(path, PME_KIND_SAMPLE, &err);
+	CHECK(r != NULL);
+	if (r == NULL)
+		return;
+	CHECK(pme_reader_next(r, &c, &err) == 1 && c.len == 4);
+	CHECK(pme_reader_next(r, &c, &err) == 0);
+	CHECK(pme_reader_lost(r) == 0);
+	pme_reader_close(r);
+	CHECK(write_one(path, PME_WRITE_DIRECT, "whole", 1) == 0);
+	CHECK(file_is(path, "whole"));
+
+	r = pme_reader_open(tmppath("absent.pme"), PME_KIND_SAMPLE, &err);
+	CHECK(r == NULL && err.code == PME_EIO && err.sys_errno == ENOENT &&
+	    strstr(err.msg, "absent.pme") != NULL);
+}
+
+/* "-": the writer to standard output, the reader from a pipe. */
+static void
+test_stdio(void)
+{
+	const char *path = tmppath("stdout.pme");
+	struct pme_error err;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	uint8_t big[200000];
+	int fd, saved, p[2], status;
+	pid_t pid;
+	size_t off;
+	ssize_t n;
+
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	CHECK(fd != -1 && saved != -1);
+	dup2(fd, 1);
+	close(fd);
+	CHECK(write_one("-", 0, "to stdout", 1) == 0);
+	dup2(saved, 1);
+	close(saved);
+	CHECK(file_is(path, "to stdout"));
+
+	/* Bigger than a pipe buffer, so the reader must loop. */
+	fill(big, sizeof(big), 1);
+	big[0] = 0x7f; big[1] = 'P'; big[2] = 'M'; big[3] = 'E';
+	CHECK(pipe(p) == 0);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		off = forge_header(big, PME_KIND_SAMPLE, 1, 0);
+		le32(big + off, PME_FOURCC('T', 'E', 'X', 'T'));
+		le32(big + off + 4, 0);
+		le32(big + off + 8, sizeof(big) - off - 40);
+		le32(big + off + 12, sizeof(big) - off - 40);
+		le32(big + off + 16, crc32(crc32(0, big + off, 16),
+		    big + off + 20, sizeof(big) - off - 40));
+		forge_chunk(big + sizeof(big) - 20, PME_CHUNK_END, 0, "", 0,
+		    0);
+		for (off = 0; off < sizeof(big); off += (size_t)n)
+			if ((n = write(p[1], big + off, sizeof(big) -
+			    off)) <= 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	saved = dup(0);
+	dup2(p[0], 0);
+	close(p[0]);
+	r = pme_reader_open("-", PME_KIND_SAMPLE, &err);
+	dup2(saved, 0);
+	close(saved);
+	CHECK(r != NULL);
+	if (r != NULL) {
+		CHECK(strcmp(pme_reader_name(r), "-") == 0);
+		CHECK(pme_reader_next(r, &c, &err) == 1 &&
+		    c.len == sizeof(big) - 56);
+		CHECK(pme_reader_next(r, &c, &err) == 0 &&
+		    pme_reader_lost(r) == -1);
+		pme_reader_close(r);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && status == 0);
+}
+
+static void
+test_args(void)
+{
+	struct pme_error err;
+	struct pme_writer *w;
+
+	w = pme_writer_open(tmppath("args.pme"), PME_KIND_SAMPLE, 0, &err);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK(pme_writer_chunk(w, PME_CHUNK_END, "", 0, 0, &err) == -1 &&
+	    err.code == PME_EINVAL);
+	CHECK(pme_writer_chunk(w, 1, NULL, 1, 0, &err) == -1 &&
+	    err.code == PME_EINVAL);
+	CHECK(pme_writer_chunk(w, 1, "", (size_t)PME_CHUNK_MAX + 1, 0,
+	    &err) == -1 && err.code == PME_ELIMIT);
+	pme_writer_abort(w);
+	pme_writer_abort(NULL);
+	pme_reader_close(NULL);
+	CHECK(strcmp(pme_strerror(NULL), "success") == 0);
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int
+main(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/t_container.%ld", t ? t : "/tmp",
+	    (long)getpid());
+	if (mkdir(dir, 0777) == -1) {
+		fprintf(stderr, "t_container: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	test_roundtrip();
+	test_layout();
+	test_truncate();
+	test_flip();
+	test_forged();
+	test_atomic();
+	test_direct();
+	test_stdio();
+	test_args();
+	if (failures == 0)
+		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return failures ? 1 : 0;
+}
