@@ -1,0 +1,214 @@
+# Makefile - pme's one, non-recursive Makefile.  configure writes config.mk.
+#
+# Objects are built next to their sources (build/ is pmebuild's source
+# folder, not an output directory).  Adding a program is one line:
+#     PROGRAMS += histo/pmehisto
+# links histo/pmehisto from every histo/*.c and lib/libpme.a; set
+# histo/pmehisto_SRCS to choose its sources instead.
+
+include config.mk
+
+.SUFFIXES:
+.DEFAULT_GOAL := all
+
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+
+PME_CFLAGS = $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) $(CFLAGS)
+PME_CPPFLAGS = -Ilib $(CPPFLAGS)
+DEPFLAGS = -MMD -MP
+
+# --- libpme ---------------------------------------------------------------
+
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(LIB_SRCS:.c=.o)
+LIB_PICOBJS := $(LIB_SRCS:.c=.pic.o)
+LIB_HEADERS = lib/pme.h lib/pme_symbols.h
+SONAME = libpme.so.0
+
+lib/libpme.a: $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJS)
+
+lib/$(SONAME): $(LIB_PICOBJS)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $(LIB_PICOBJS) $(LIBS)
+
+lib/libpme.so: lib/$(SONAME)
+	ln -sf $(SONAME) $@
+
+# --- programs --------------------------------------------------------------
+
+PROGRAMS = build/pmebuild
+
+# The modules of pmebuild other than its main, for the unit tests and the
+# .PMD fuzz target.
+BUILD_MODULES := $(filter-out build/pmebuild.c,$(wildcard build/*.c))
+
+define PROGRAM_template
+$(1)_SRCS ?= $$(wildcard $(dir $(1))*.c)
+$(1)_OBJS := $$($(1)_SRCS:.c=.o)
+ALL_OBJS += $$($(1)_OBJS)
+$(1): $$($(1)_OBJS) lib/libpme.a
+	$$(CC) $$(LDFLAGS) -o $$@ $$($(1)_OBJS) lib/libpme.a $$(LIBS)
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call PROGRAM_template,$(p))))
+
+# An archive of pmebuild's modules; members are linked only when used.
+build/libpmebuild.a: $(BUILD_MODULES:.c=.o)
+	rm -f $@
+	$(AR) rcs $@ $(BUILD_MODULES:.c=.o)
+
+# --- compiling -------------------------------------------------------------
+
+ALL_OBJS += $(LIB_OBJS) $(LIB_PICOBJS)
+
+%.o: %.c config.mk
+	$(CC) $(PME_CPPFLAGS) $(PME_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+%.pic.o: %.c config.mk
+	$(CC) $(PME_CPPFLAGS) $(PME_CFLAGS) -fPIC $(DEPFLAGS) -c -o $@ $<
+
+# --- unit tests -------------------------------------------------------------
+
+UNIT_SRCS := $(wildcard tests/unit/t_*.c)
+UNIT_TESTS := $(UNIT_SRCS:.c=)
+
+tests/unit/t_%: tests/unit/t_%.c build/libpmebuild.a lib/libpme.a config.mk
+	$(CC) $(PME_CPPFLAGS) -Ibuild $(PME_CFLAGS) $(DEPFLAGS) $(LDFLAGS) \
+	    -o $@ $< build/libpmebuild.a lib/libpme.a $(LIBS)
+
+# --- main targets -----------------------------------------------------------
+
+all: lib/libpme.a lib/libpme.so $(PROGRAMS) $(UNIT_TESTS)
+
+check: all
+	@PME_VALGRIND='$(PME_VALGRIND)' MANDOC='$(MANDOC)' tests/run
+
+MAN_PAGES := $(wildcard man/*.[0-9])
+
+# mandoc prints nothing for a clean page; any output is a failure.
+lint-man:
+	@if [ -z '$(MAN_PAGES)' ]; then echo 'lint-man: no man pages'; exit 0; fi; \
+	out=$$($(or $(MANDOC),mandoc) -T lint -W warning $(MAN_PAGES) 2>&1); \
+	if [ -n "$$out" ]; then printf '%s\n' "$$out"; exit 1; fi
+
+# --- demo -------------------------------------------------------------------
+# Compiles the bundled example with debug information and runs pmebuild on
+# it from its own directory, so the .PMD's EXE "demo" names it.
+
+DEMO_DIR = tests/out/demo
+DEMO_SRCS := $(wildcard tests/fixtures/demo/*.c)
+
+$(DEMO_DIR)/demo: $(DEMO_SRCS) tests/fixtures/demo/demo.h
+	@mkdir -p $(DEMO_DIR)
+	$(CC) -std=c11 -g -O2 -o $@ $(DEMO_SRCS)
+
+demo: build/pmebuild $(DEMO_DIR)/demo
+	cp tests/fixtures/demo/demo.pmd $(DEMO_DIR)/demo.pmd
+	cd $(DEMO_DIR) && ./demo
+	cd $(DEMO_DIR) && ../../../build/pmebuild -o demo.pme demo.pmd
+
+# --- fuzzing ----------------------------------------------------------------
+# The library and pmebuild's modules are compiled again with clang and the
+# sanitizers into tests/out/fuzz; each fuzzer then runs FUZZ_SECONDS.
+
+FUZZ_DIR = tests/out/fuzz
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
+FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
+FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd
+
+$(FUZZ_DIR)/%.o: %.c config.mk
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link \
+	    $(DEPFLAGS) -c -o $@ $<
+
+tests/fuzz/fuzz_bucket: tests/fuzz/fuzz_bucket.c $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
+	    $< $(FUZZ_LIB_OBJS) $(LIBS)
+
+tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(PME_CPPFLAGS) -Ibuild $(FUZZ_FLAGS) -fsanitize=fuzzer \
+	    -o $@ $< $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
+
+# Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
+# files pmebuild makes from them (when it is built) and any the tests left.
+fuzz-corpus: all
+	@mkdir -p $(FUZZ_DIR)/corpus_pmd $(FUZZ_DIR)/corpus_bucket
+	@for f in tests/golden/*.pmd tests/fuzz/corpus_pmd/*; do \
+	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_pmd/; done; true
+	@for f in tests/golden/*.pmd; do [ -f "$$f" ] || continue; \
+	    b=$$(basename "$$f" .pmd); \
+	    (cd tests/golden && ../../build/pmebuild -q \
+	        -o ../../$(FUZZ_DIR)/corpus_bucket/$$b.pme $$b.pmd) \
+	        >/dev/null 2>&1 </dev/null; done; true
+	@for f in tests/fuzz/corpus_bucket/* $(DEMO_DIR)/*.pme; do \
+	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_bucket/; done; true
+
+fuzz: $(FUZZERS) fuzz-corpus
+	tests/fuzz/fuzz_bucket -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_bucket
+	tests/fuzz/fuzz_pmd -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_pmd
+
+# --- installing -------------------------------------------------------------
+
+MAN1 := $(wildcard man/*.1)
+MAN3 := $(wildcard man/*.3)
+MAN5 := $(wildcard man/*.5)
+
+install: all
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pkgconfig \
+	    $(DESTDIR)$(includedir) $(DESTDIR)$(mandir)/man1 \
+	    $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man5
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(bindir)/
+	install -m 644 lib/libpme.a $(DESTDIR)$(libdir)/
+	install -m 755 lib/$(SONAME) $(DESTDIR)$(libdir)/
+	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libpme.so
+	install -m 644 $(LIB_HEADERS) $(DESTDIR)$(includedir)/
+	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@libdir@|$(libdir)|g' \
+	    -e 's|@includedir@|$(includedir)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@LIBS@|$(strip $(LIBS))|g' \
+	    libpme.pc.in >$(DESTDIR)$(libdir)/pkgconfig/libpme.pc
+	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(mandir)/man1/)
+	$(if $(MAN3),install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/)
+	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(mandir)/man5/)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(PROGRAMS)))
+	rm -f $(DESTDIR)$(libdir)/libpme.a $(DESTDIR)$(libdir)/$(SONAME) \
+	    $(DESTDIR)$(libdir)/libpme.so \
+	    $(DESTDIR)$(libdir)/pkgconfig/libpme.pc
+	rm -f $(addprefix $(DESTDIR)$(includedir)/,$(notdir $(LIB_HEADERS)))
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
+	    $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
+	    $(addprefix $(DESTDIR)$(mandir)/man5/,$(notdir $(MAN5)))
+
+# --- cleaning ---------------------------------------------------------------
+
+SRC_DIRS = lib build sample trace histo stats tests/unit tests/fuzz
+
+clean:
+	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
+	rm -f lib/libpme.so lib/libpme.so.*
+	rm -f $(PROGRAMS) $(UNIT_TESTS) $(FUZZERS)
+	rm -rf tests/out
+
+distclean: clean
+	rm -f config.mk config.log config.status config.args
+	rm -rf autom4te.cache
+
+# Reconfigure when configure is newer than what it made.
+config.mk: config.mk.in configure
+	@if [ -f config.status ]; then ./config.status --recheck && ./config.status; \
+	else echo 'run ./configure (or ./build.sh) first'; exit 1; fi
+
+configure: configure.ac
+	autoconf
+
+.PHONY: all check lint-man demo fuzz fuzz-corpus install uninstall clean \
+	distclean
+
+-include $(ALL_OBJS:.o=.d) $(UNIT_TESTS:=.d) $(FUZZ_LIB_OBJS:.o=.d) \
+	$(FUZZ_BUILD_OBJS:.o=.d)
