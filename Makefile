@@ -113,7 +113,7 @@ demo: build/pmebuild $(DEMO_DIR)/demo
 # sanitizers into tests/out/fuzz; each fuzzer then runs FUZZ_SECONDS.
 
 FUZZ_DIR = tests/out/fuzz
-FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
@@ -134,11 +134,12 @@ tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
 
 # Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
 # files pmebuild makes from them (when it is built) and any the tests left.
-fuzz-corpus: all
+fuzz-corpus:
 	@mkdir -p $(FUZZ_DIR)/corpus_pmd $(FUZZ_DIR)/corpus_bucket
 	@for f in tests/golden/*.pmd tests/fuzz/corpus_pmd/*; do \
 	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_pmd/; done; true
-	@for f in tests/golden/*.pmd; do [ -f "$$f" ] || continue; \
+	@for f in tests/golden/*.pmd; do \
+	    [ -f "$$f" ] && [ -x build/pmebuild ] || continue; \
 	    b=$$(basename "$$f" .pmd); \
 	    (cd tests/golden && ../../build/pmebuild -q \
 	        -o ../../$(FUZZ_DIR)/corpus_bucket/$$b.pme $$b.pmd) \
