@@ -1,0 +1,1564 @@
+/*
+ * symbols.c - ELF images as modules, routines and lines (pme_symbols.h).
+ *
+ * libelf reads the file (mapped, shared with libdwarf through
+ * dwarf_elf_init_b()), the section headers, the symbol tables and the
+ * build-id; libdwarf reads compilation units, subprograms and line tables.
+ * Without DWARF the symbol table alone gives modules (STT_FILE groups) and
+ * routines (STT_FUNC symbols).
+ *
+ * Choices the header leaves open, made here:
+ *  - Compilation units without code in the section (data only, or code only
+ *    in .init) are kept as modules with no ranges and no routines, so that
+ *    a .PMD naming such a file finds it; pmebuild gives them no buckets.
+ *    Without DWARF, STT_FILE groups without a function are dropped: there
+ *    the groups are only known through their functions.
+ *  - Symbols of size 0 (assembler labels such as frame_dummy) have no
+ *    range and are not routines.
+ *  - Routines of a module are sorted by entry address.  A subprogram is
+ *    read at the top level of its unit and inside namespaces; functions
+ *    nested in other functions (a GNU C extension) are not visited, which
+ *    saves a walk over every local variable.  All their code is still the
+ *    module's and their lines are attributed to the enclosing routine.
+ *  - Line entries take every row of the line table, is_stmt or not: a row
+ *    is the source line of the addresses up to the next row, which is what
+ *    addr2line and readelf's decoded dump say.  Line 0 (code the compiler
+ *    could attribute to no line) is kept as line 0.  Adjacent runs of the
+ *    same file and line, once zero-length rows are gone, are one entry.
+ *    Rows outside the section (e.g. at address 0 for code the linker
+ *    discarded) are dropped; where sequences overlap, the first one wins.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gelf.h>
+#include <libelf.h>
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+
+#include "pme_symbols.h"
+#include "util.h"
+
+/* An STT_FUNC symbol inside the section. */
+struct fsym {
+	uint64_t	 addr;
+	uint64_t	 size;
+	const char	*name;
+	uint32_t	 group;		/* STT_FILE group, PME_NONE: global */
+	uint32_t	 rank;		/* preference among aliases, low first */
+};
+
+/* A routine range with its routine, for address lookups. */
+struct rrange {
+	uint64_t	 start, end;
+	uint32_t	 routine;
+};
+
+struct pme_image {
+	char		*path;
+	const char	*base;		/* basename of path */
+	unsigned	 flags;
+	const char	*note;
+	int		 fd;
+	Elf		*elf;
+	Dwarf_Debug	 dbg;
+	struct pme_range sec;
+	uint8_t		*buildid;
+	uint32_t	 buildid_len;
+	struct pme_arena arena;
+	struct pme_intern names;
+	struct pme_vec	 mods;		/* struct pme_symmod */
+	struct pme_vec	 cuoff;		/* Dwarf_Off of each module's CU */
+	struct pme_vec	 routines;	/* struct pme_symroutine */
+	struct pme_vec	 lines;		/* struct pme_symline */
+	struct pme_vec	 syms;		/* struct fsym, sorted by addr */
+	struct pme_vec	 scratch;	/* struct pme_range, reused */
+	struct pme_error *err;
+};
+
+/* Per compilation unit state while reading its DIEs or lines. */
+struct cu {
+	struct pme_image *img;
+	Dwarf_Die	 die;
+	Dwarf_Half	 version;
+	uint64_t	 base;		/* base address for DWARF 4 ranges */
+	const char	*compdir;
+	size_t		 compdir_len;
+	const char	*name;		/* module name (interned) */
+	char		**srcfiles;	/* dwarf_srcfiles(), lazily */
+	Dwarf_Signed	 nsrcfiles;
+	int		 srcfiles_tried;
+};
+
+/* ------------------------------------------------------------ errors */
+
+static int
+dwerr(struct pme_image *img, Dwarf_Error e, const char *what)
+{
+	pme_seterr(img->err, PME_EFORMAT, "'%s': %s: %s", img->path, what,
+	    e != NULL ? dwarf_errmsg(e) : "no entry");
+	if (e != NULL)
+		dwarf_dealloc_error(img->dbg, e);
+	return -1;
+}
+
+static int
+elferr(struct pme_image *img, const char *what)
+{
+	return pme_seterr(img->err, PME_EFORMAT, "'%s': %s: %s", img->path,
+	    what, elf_errmsg(-1));
+}
+
+static int
+nomem(struct pme_image *img)
+{
+	return pme_setnomem(img->err);
+}
+
+/* ------------------------------------------------------------ ranges */
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct pme_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Clips r to the section; 0 when nothing is left. */
+static int
+clip(const struct pme_image *img, struct pme_range *r)
+{
+	if (r->start < img->sec.start)
+		r->start = img->sec.start;
+	if (r->end > img->sec.end)
+		r->end = img->sec.end;
+	return r->start < r->end;
+}
+
+/* Adds [lo, hi) to the scratch ranges, clipped; empty ones vanish. */
+static int
+scratch_add(struct pme_image *img, uint64_t lo, uint64_t hi)
+{
+	struct pme_range r = { lo, hi }, *p;
+
+	if (hi <= lo || !clip(img, &r))
+		return 0;
+	if ((p = pme_vec_push(&img->scratch)) == NULL)
+		return nomem(img);
+	*p = r;
+	return 0;
+}
+
+/*
+ * Copies the scratch ranges into the arena, sorted and merged when merge
+ * is set (modules), else in the order found (a routine's ranges keep its
+ * entry part first as DWARF and the symbols give it, which pme_symbols.h
+ * does not promise but costs nothing).
+ */
+static int
+scratch_take(struct pme_image *img, int merge, const struct pme_range **out,
+    uint32_t *n)
+{
+	struct pme_range *v = img->scratch.v, *p;
+	size_t i, k = img->scratch.n;
+
+	*out = NULL;
+	*n = 0;
+	if (k == 0)
+		return 0;
+	if (merge) {
+		qsort(v, k, sizeof(*v), cmp_range);
+		for (i = 1, k = 1; i < img->scratch.n; i++) {
+			if (v[i].start <= v[k - 1].end) {
+				if (v[i].end > v[k - 1].end)
+					v[k - 1].end = v[i].end;
+			} else
+				v[k++] = v[i];
+		}
+	}
+	if ((p = pme_arena_alloc(&img->arena, k * sizeof(*p))) == NULL)
+		return nomem(img);
+	memcpy(p, v, k * sizeof(*p));
+	*out = p;
+	*n = (uint32_t)k;
+	img->scratch.n = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------ ELF */
+
+static int
+find_section(struct pme_image *img, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *s;
+
+	if (elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+		return elferr(img, "section headers");
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return elferr(img, "section header");
+		if ((s = elf_strptr(img->elf, shstrndx, sh.sh_name)) == NULL)
+			return elferr(img, "section name");
+		if (strcmp(s, ".debug_info") == 0 && sh.sh_type != SHT_NOBITS)
+			img->flags |= PME_IMAGE_DWARF;
+		if (sh.sh_type == SHT_SYMTAB)
+			img->flags |= PME_IMAGE_SYMTAB;
+		if (strcmp(s, name) != 0 || (sh.sh_flags & SHF_ALLOC) == 0)
+			continue;
+		img->sec.start = sh.sh_addr;
+		img->sec.end = sh.sh_addr + sh.sh_size;
+	}
+	if (img->sec.end <= img->sec.start)
+		return pme_seterr(img->err, PME_EINVAL,
+		    "'%s': no section '%s'", img->path, name);
+	return 0;
+}
+
+static int
+read_buildid(struct pme_image *img, Elf_Data *d)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, noff, doff;
+
+	while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)d->d_buf + noff, "GNU", 4) != 0 ||
+		    nh.n_descsz == 0)
+			continue;
+		img->buildid = pme_arena_alloc(&img->arena, nh.n_descsz);
+		if (img->buildid == NULL)
+			return nomem(img);
+		memcpy(img->buildid, (char *)d->d_buf + doff, nh.n_descsz);
+		img->buildid_len = nh.n_descsz;
+		return 1;
+	}
+	return 0;
+}
+
+/* DF_1_PIE in the dynamic section marks a PIE even without PT_INTERP. */
+static int
+dyn_is_pie(Elf_Data *d, const GElf_Shdr *sh)
+{
+	GElf_Dyn dyn;
+	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (i = 0; i < n && gelf_getdyn(d, (int)i, &dyn) != NULL; i++)
+		if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+			return 1;
+	return 0;
+}
+
+static int
+read_kind(struct pme_image *img)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	size_t i, nph;
+	int pie = 0, found = 0;
+
+	if (gelf_getehdr(img->elf, &eh) == NULL)
+		return elferr(img, "ELF header");
+	if (eh.e_type == ET_EXEC)
+		img->flags |= PME_IMAGE_EXEC;
+	else if (eh.e_type != ET_DYN)
+		return pme_seterr(img->err, PME_EFORMAT,
+		    "'%s': not an executable or shared object", img->path);
+	if (elf_getphdrnum(img->elf, &nph) != 0)
+		return elferr(img, "program headers");
+	for (i = 0; i < nph; i++)
+		if (gelf_getphdr(img->elf, (int)i, &ph) != NULL &&
+		    ph.p_type == PT_INTERP)
+			pie = 1;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return elferr(img, "section header");
+		if (sh.sh_type != SHT_NOTE && sh.sh_type != SHT_DYNAMIC)
+			continue;
+		if ((d = elf_getdata(scn, NULL)) == NULL)
+			return elferr(img, "section data");
+		if (sh.sh_type == SHT_DYNAMIC)
+			pie |= dyn_is_pie(d, &sh);
+		else if (!found && (found = read_buildid(img, d)) == -1)
+			return -1;
+	}
+	if (eh.e_type == ET_DYN)
+		img->flags |= pie ? PME_IMAGE_PIE : PME_IMAGE_SHARED;
+	return 0;
+}
+
+static int
+cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/*
+ * Reads the STT_FUNC symbols inside the section from the table of type
+ * (SHT_SYMTAB or SHT_DYNSYM), noting for each local one the STT_FILE
+ * group it follows.  Groups are numbered by their STT_FILE symbols.
+ */
+static int
+read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	Elf_Data *d;
+	struct fsym *f;
+	const char **g;
+	const char *name;
+	size_t i, n;
+	uint32_t group = PME_NONE;
+	int t, b;
+
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == type)
+			break;
+	if (scn == NULL)
+		return 0;
+	if ((d = elf_getdata(scn, NULL)) == NULL)
+		return elferr(img, "symbol table");
+	n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	for (i = 1; i < n; i++) {
+		if (gelf_getsym(d, (int)i, &s) == NULL)
+			return elferr(img, "symbol");
+		t = GELF_ST_TYPE(s.st_info);
+		b = GELF_ST_BIND(s.st_info);
+		if ((name = elf_strptr(img->elf, sh.sh_link, s.st_name)) == NULL)
+			return elferr(img, "symbol name");
+		if (t == STT_FILE) {
+			if ((g = pme_vec_push(groups)) == NULL)
+				return nomem(img);
+			*g = name;
+			group = (uint32_t)(groups->n - 1);
+			continue;
+		}
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_size == 0 ||
+		    s.st_shndx == SHN_UNDEF || s.st_value < img->sec.start ||
+		    s.st_value >= img->sec.end || *name == '\0')
+			continue;
+		if ((f = pme_vec_push(&img->syms)) == NULL)
+			return nomem(img);
+		f->addr = s.st_value;
+		f->size = s.st_size;
+		f->name = name;
+		f->group = b == STB_LOCAL ? group : PME_NONE;
+		f->rank = (b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1u : 2u) << 28 |
+		    (uint32_t)(i & 0xfffffff);
+	}
+	qsort(img->syms.v, img->syms.n, sizeof(struct fsym), cmp_fsym);
+	return 1;
+}
+
+/* The symbol at addr, preferring one named like want, else global ones. */
+static const struct fsym *
+sym_at(const struct pme_image *img, uint64_t addr, const char *want)
+{
+	const struct fsym *v = img->syms.v, *best;
+	size_t lo = 0, hi = img->syms.n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == img->syms.n || v[lo].addr != addr)
+		return NULL;
+	best = &v[lo];
+	for (; want != NULL && lo < img->syms.n && v[lo].addr == addr; lo++)
+		if (strcmp(v[lo].name, want) == 0)
+			return &v[lo];
+	return best;
+}
+
+/* ------------------------------------------------------------ modules */
+
+static struct pme_symmod *
+add_module(struct pme_image *img, const char *name, Dwarf_Off off)
+{
+	struct pme_symmod *m;
+	Dwarf_Off *o;
+
+	if ((name = pme_intern(&img->names, name)) == NULL ||
+	    (m = pme_vec_push(&img->mods)) == NULL ||
+	    (o = pme_vec_push(&img->cuoff)) == NULL) {
+		nomem(img);
+		return NULL;
+	}
+	*o = off;
+	m->name = name;
+	m->first_routine = (uint32_t)img->routines.n;
+	return m;
+}
+
+static int
+cmp_routine(const void *a, const void *b)
+{
+	const struct pme_symroutine *x = a, *y = b;
+
+	return (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+/*
+ * Ends the module last added: sorts its routines by entry and, when it
+ * has no ranges of its own, gives it the union of its routines' ranges.
+ */
+static int
+end_module(struct pme_image *img)
+{
+	struct pme_symmod *m;
+	struct pme_symroutine *r;
+	uint32_t i, j;
+
+	m = &PME_VEC_AT(&img->mods, struct pme_symmod, img->mods.n - 1);
+	m->nroutines = (uint32_t)img->routines.n - m->first_routine;
+	r = &PME_VEC_AT(&img->routines, struct pme_symroutine,
+	    m->first_routine);
+	qsort(r, m->nroutines, sizeof(*r), cmp_routine);
+	if (m->nranges > 0)
+		return 0;
+	img->scratch.n = 0;
+	for (i = 0; i < m->nroutines; i++)
+		for (j = 0; j < r[i].nranges; j++)
+			if (scratch_add(img, r[i].ranges[j].start,
+			    r[i].ranges[j].end) == -1)
+				return -1;
+	return scratch_take(img, 1, &m->ranges, &m->nranges);
+}
+
+/* ------------------------------------------------------------ no DWARF */
+
+/* Length of the "f" in "f.cold" and "f.cold.3", else 0. */
+static size_t
+cold_base(const char *name)
+{
+	const char *p = strstr(name, ".cold");
+	size_t k;
+
+	if (p == NULL || p == name)
+		return 0;
+	if (p[5] == '.') {
+		for (k = 6; p[k] >= '0' && p[k] <= '9'; k++)
+			continue;
+		if (k == 6 || p[k] != '\0')
+			return 0;
+	} else if (p[5] != '\0')
+		return 0;
+	return (size_t)(p - name);
+}
+
+/* Symbol indexes sorted by name, to find the owner of a cold part. */
+static const struct fsym *byname_syms;
+
+static int
+cmp_byname(const void *a, const void *b)
+{
+	const struct fsym *x = &byname_syms[*(const uint32_t *)a];
+	const struct fsym *y = &byname_syms[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) -
+	    (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* Compares the first len bytes of name, as a whole name, with s. */
+static int
+cmp_prefix(const char *name, size_t len, const char *s)
+{
+	int c = strncmp(name, s, len);
+
+	if (c != 0)
+		return c;
+	return s[len] == '\0' ? 0 : -1;
+}
+
+/*
+ * The symbol a cold part belongs to: "f" of the cold part's own file
+ * group (a static f), else a global "f", else any "f"; PME_NONE if none.
+ */
+static uint32_t
+cold_owner(const struct fsym *v, const uint32_t *byname, size_t n,
+    uint32_t ci)
+{
+	size_t len = cold_base(v[ci].name), lo = 0, hi = n, mid;
+	uint32_t any = PME_NONE, j;
+
+	if (len == 0)
+		return PME_NONE;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cmp_prefix(v[ci].name, len, v[byname[mid]].name) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && cmp_prefix(v[ci].name, len,
+	    v[byname[lo]].name) == 0; lo++) {
+		j = byname[lo];
+		if (v[j].group == v[ci].group)
+			return j;
+		if (v[j].group == PME_NONE || any == PME_NONE)
+			any = j;
+	}
+	return any;
+}
+
+/*
+ * For each symbol: PME_NONE when it starts a routine, else the symbol
+ * whose routine it joins (its cold part's owner; the preferred name of an
+ * alias at the same address).  Cold parts of a symbol are chained from
+ * cold[owner] through cold[part], ending in PME_NONE.
+ */
+static int
+link_symbols(struct pme_image *img, uint32_t *join, uint32_t *cold)
+{
+	const struct fsym *v = img->syms.v;
+	uint32_t *byname, i, n = (uint32_t)img->syms.n, o;
+
+	if ((byname = malloc((n + 1) * sizeof(*byname))) == NULL)
+		return nomem(img);
+	for (i = 0; i < n; i++) {
+		byname[i] = i;
+		join[i] = cold[i] = PME_NONE;
+	}
+	byname_syms = v;
+	qsort(byname, n, sizeof(*byname), cmp_byname);
+	for (i = 0; i < n; i++) {
+		if (i > 0 && v[i - 1].addr == v[i].addr) {
+			join[i] = join[i - 1] != PME_NONE ? join[i - 1] : i - 1;
+			continue;
+		}
+		o = cold_owner(v, byname, n, i);
+		if (o == PME_NONE || o == i)
+			continue;
+		while (join[o] != PME_NONE && join[o] != o)
+			o = join[o];
+		join[i] = o;
+		cold[i] = cold[o];
+		cold[o] = i;
+	}
+	free(byname);
+	return 0;
+}
+
+/* A routine for symbol i, with its cold parts. */
+static int
+sym_routine(struct pme_image *img, uint32_t i, const uint32_t *cold,
+    uint32_t mod)
+{
+	const struct fsym *v = img->syms.v;
+	struct pme_symroutine *r;
+	uint32_t j;
+
+	if ((r = pme_vec_push(&img->routines)) == NULL)
+		return nomem(img);
+	r->name = v[i].name;
+	r->module = mod;
+	r->entry = v[i].addr;
+	img->scratch.n = 0;
+	for (j = i; j != PME_NONE; j = cold[j])
+		if (scratch_add(img, v[j].addr, v[j].addr + v[j].size) == -1)
+			return -1;
+	return scratch_take(img, 0, &r->ranges, &r->nranges);
+}
+
+/* Module of group g (PME_NONE: the globals), if it has routines. */
+static int
+sym_module(struct pme_image *img, uint32_t g, const char *name,
+    const uint32_t *join, const uint32_t *cold)
+{
+	const struct fsym *v = img->syms.v;
+	uint32_t i, mod = (uint32_t)img->mods.n;
+	size_t before = img->routines.n;
+
+	if (add_module(img, name, 0) == NULL)
+		return -1;
+	for (i = 0; i < img->syms.n; i++)
+		if (v[i].group == g && join[i] == PME_NONE &&
+		    sym_routine(img, i, cold, mod) == -1)
+			return -1;
+	if (img->routines.n > before)
+		return end_module(img);
+	img->mods.n--;
+	img->cuoff.n--;
+	return 0;
+}
+
+/*
+ * Modules from symbols: each STT_FILE group with functions, then one
+ * module named after the image for the global functions, which the symbol
+ * table does not tie to a file.  A cold part joins its owner even when
+ * the owner is global and the part a local of the owner's file group.
+ */
+static int
+read_symbol_modules(struct pme_image *img, const struct pme_vec *groups)
+{
+	uint32_t *join, *cold, g, ng = (uint32_t)groups->n;
+	int rc = -1;
+
+	join = malloc((img->syms.n + 1) * sizeof(*join));
+	cold = malloc((img->syms.n + 1) * sizeof(*cold));
+	if (join == NULL || cold == NULL) {
+		nomem(img);
+		goto out;
+	}
+	if (link_symbols(img, join, cold) == -1)
+		goto out;
+	for (g = 0; g < ng; g++)
+		if (sym_module(img, g, PME_VEC_AT(groups, const char *, g),
+		    join, cold) == -1)
+			goto out;
+	rc = sym_module(img, PME_NONE, img->base, join, cold);
+out:
+	free(join);
+	free(cold);
+	return rc;
+}
+
+/* ------------------------------------------------------------ DWARF DIEs */
+
+/* Module name: the CU name relative to comp_dir when it lies under it. */
+static const char *
+relname(const struct cu *cu, const char *name)
+{
+	size_t k = cu->compdir_len;
+
+	if (cu->compdir != NULL && k > 0 && strncmp(name, cu->compdir, k) == 0
+	    && name[k] == '/' && name[k + 1] != '\0')
+		return name + k + 1;
+	if (cu->compdir != NULL && k == 1 && *cu->compdir == '/' &&
+	    *name == '/' && name[1] != '\0')
+		return name + 1;
+	return name;
+}
+
+/* Adds the ranges of DW_AT_ranges in .debug_ranges (DWARF 2 to 4). */
+static int
+ranges_v4(struct cu *cu, Dwarf_Die die, Dwarf_Attribute a)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Ranges *rb;
+	Dwarf_Signed n, i;
+	Dwarf_Unsigned bytes;
+	Dwarf_Off off, real;
+	Dwarf_Error e = NULL;
+	uint64_t base = cu->base;
+	int rc = 0;
+
+	if (dwarf_global_formref(a, &off, &e) != DW_DLV_OK)
+		return dwerr(img, e, "DW_AT_ranges");
+	if (dwarf_get_ranges_b(img->dbg, off, die, &real, &rb, &n, &bytes,
+	    &e) != DW_DLV_OK)
+		return dwerr(img, e, "DW_AT_ranges");
+	for (i = 0; i < n && rc == 0; i++) {
+		if (rb[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
+			base = rb[i].dwr_addr2;
+		else if (rb[i].dwr_type == DW_RANGES_ENTRY)
+			rc = scratch_add(img, base + rb[i].dwr_addr1,
+			    base + rb[i].dwr_addr2);
+	}
+	dwarf_ranges_dealloc(img->dbg, rb, n);
+	return rc;
+}
+
+/* Adds the ranges of DW_AT_ranges in .debug_rnglists (DWARF 5). */
+static int
+ranges_v5(struct cu *cu, Dwarf_Attribute a, Dwarf_Half form)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Rnglists_Head h;
+	Dwarf_Unsigned val, n, i, off, raw1, raw2, lo, hi;
+	Dwarf_Error e = NULL;
+	Dwarf_Bool unavail;
+	unsigned len, code;
+	int rc = 0, res;
+
+	if (form == DW_FORM_rnglistx)
+		res = dwarf_formudata(a, &val, &e);
+	else
+		res = dwarf_global_formref(a, &val, &e);
+	if (res != DW_DLV_OK)
+		return dwerr(img, e, "DW_AT_ranges");
+	if (dwarf_rnglists_get_rle_head(a, form, val, &h, &n, &off, &e) !=
+	    DW_DLV_OK)
+		return dwerr(img, e, "DW_AT_ranges");
+	for (i = 0; i < n && rc == 0; i++) {
+		unavail = 0;
+		if (dwarf_get_rnglists_entry_fields_a(h, i, &len, &code, &raw1,
+		    &raw2, &unavail, &lo, &hi, &e) != DW_DLV_OK) {
+			rc = dwerr(img, e, "range list");
+			break;
+		}
+		if (unavail || code == DW_RLE_base_address ||
+		    code == DW_RLE_base_addressx || code == DW_RLE_end_of_list)
+			continue;
+		rc = scratch_add(img, lo, hi);
+	}
+	dwarf_dealloc_rnglists_head(h);
+	return rc;
+}
+
+/*
+ * Puts die's code ranges in the scratch ranges and its entry in *entry:
+ * DW_AT_low_pc with DW_AT_high_pc (an address, or since DWARF 4 an offset
+ * from low_pc) or DW_AT_ranges, whose first entry is the entry point as
+ * gcc and clang write it.  Returns 1 when die has code, 0 when not.
+ */
+static int
+die_ranges(struct cu *cu, Dwarf_Die die, uint64_t *entry)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Attribute a;
+	Dwarf_Addr lo, hi;
+	Dwarf_Half form;
+	enum Dwarf_Form_Class cls;
+	Dwarf_Error e = NULL;
+	int res, rc;
+
+	img->scratch.n = 0;
+	res = dwarf_attr(die, DW_AT_ranges, &a, &e);
+	if (res == DW_DLV_ERROR)
+		return dwerr(img, e, "DW_AT_ranges");
+	if (res == DW_DLV_OK) {
+		if (dwarf_whatform(a, &form, &e) != DW_DLV_OK) {
+			dwarf_dealloc_attribute(a);
+			return dwerr(img, e, "DW_AT_ranges");
+		}
+		if (form == DW_FORM_rnglistx || cu->version >= 5)
+			rc = ranges_v5(cu, a, form);
+		else
+			rc = ranges_v4(cu, die, a);
+		dwarf_dealloc_attribute(a);
+		if (rc == -1)
+			return -1;
+		if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK)
+			*entry = lo;
+		else {
+			if (e != NULL)
+				dwarf_dealloc_error(img->dbg, e);
+			*entry = img->scratch.n > 0 ?
+			    PME_VEC_AT(&img->scratch, struct pme_range, 0).start
+			    : 0;
+		}
+		return 1;
+	}
+	res = dwarf_lowpc(die, &lo, &e);
+	if (res == DW_DLV_ERROR)
+		return dwerr(img, e, "DW_AT_low_pc");
+	if (res == DW_DLV_NO_ENTRY)
+		return 0;
+	res = dwarf_highpc_b(die, &hi, &form, &cls, &e);
+	if (res == DW_DLV_ERROR)
+		return dwerr(img, e, "DW_AT_high_pc");
+	if (res == DW_DLV_NO_ENTRY)
+		return 0;
+	if (cls == DW_FORM_CLASS_CONSTANT)
+		hi += lo;
+	*entry = lo;
+	if (scratch_add(img, lo, hi) == -1)
+		return -1;
+	return 1;
+}
+
+/* The file of decl_file index idx, relative to comp_dir, or NULL. */
+static const char *
+decl_file(struct cu *cu, Dwarf_Unsigned idx)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Signed i;
+
+	if (!cu->srcfiles_tried) {
+		cu->srcfiles_tried = 1;
+		if (dwarf_srcfiles(cu->die, &cu->srcfiles, &cu->nsrcfiles,
+		    &e) != DW_DLV_OK) {
+			if (e != NULL)
+				dwarf_dealloc_error(cu->img->dbg, e);
+			cu->srcfiles = NULL;
+			cu->nsrcfiles = 0;
+		}
+	}
+	/* dwarf_srcfiles() lists DWARF 5 files from index 0, older from 1. */
+	i = (Dwarf_Signed)idx - (cu->version >= 5 ? 0 : 1);
+	if (i < 0 || i >= cu->nsrcfiles)
+		return NULL;
+	return pme_intern(&cu->img->names, relname(cu, cu->srcfiles[i]));
+}
+
+static void
+free_srcfiles(struct cu *cu)
+{
+	Dwarf_Signed i;
+
+	for (i = 0; i < cu->nsrcfiles; i++)
+		dwarf_dealloc(cu->img->dbg, cu->srcfiles[i], DW_DLA_STRING);
+	if (cu->srcfiles != NULL)
+		dwarf_dealloc(cu->img->dbg, cu->srcfiles, DW_DLA_LIST);
+	cu->srcfiles = NULL;
+	cu->nsrcfiles = 0;
+	cu->srcfiles_tried = 0;
+}
+
+/* What a subprogram says of itself, or through its origin. */
+struct subinfo {
+	const char	*name;
+	Dwarf_Unsigned	 file, line;
+	int		 declaration;
+	Dwarf_Off	 origin;	/* DIE offset, 0 if none */
+	int		 origin_local;	/* origin in the same unit */
+};
+
+static void
+sub_attrs(struct pme_image *img, Dwarf_Die die, struct subinfo *si)
+{
+	Dwarf_Attribute *al;
+	Dwarf_Signed n, i;
+	Dwarf_Half at, form;
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned u;
+	Dwarf_Bool flag;
+	Dwarf_Off off;
+	char *s;
+
+	if (dwarf_attrlist(die, &al, &n, &e) != DW_DLV_OK) {
+		if (e != NULL)
+			dwarf_dealloc_error(img->dbg, e);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (dwarf_whatattr(al[i], &at, &e) != DW_DLV_OK ||
+		    dwarf_whatform(al[i], &form, &e) != DW_DLV_OK)
+			break;
+		if (at == DW_AT_name && si->name == NULL &&
+		    dwarf_formstring(al[i], &s, &e) == DW_DLV_OK)
+			si->name = s;
+		else if (at == DW_AT_decl_file && si->file == 0 &&
+		    dwarf_formudata(al[i], &u, &e) == DW_DLV_OK)
+			si->file = u;
+		else if (at == DW_AT_decl_line && si->line == 0 &&
+		    dwarf_formudata(al[i], &u, &e) == DW_DLV_OK)
+			si->line = u;
+		else if (at == DW_AT_declaration &&
+		    dwarf_formflag(al[i], &flag, &e) == DW_DLV_OK)
+			si->declaration = flag != 0;
+		else if ((at == DW_AT_abstract_origin ||
+		    at == DW_AT_specification) && si->origin == 0 &&
+		    dwarf_global_formref(al[i], &off, &e) == DW_DLV_OK) {
+			si->origin = off;
+			si->origin_local = form != DW_FORM_ref_addr;
+		}
+		if (e != NULL) {
+			dwarf_dealloc_error(img->dbg, e);
+			e = NULL;
+		}
+	}
+	if (e != NULL)
+		dwarf_dealloc_error(img->dbg, e);
+	for (i = 0; i < n; i++)
+		dwarf_dealloc_attribute(al[i]);
+	dwarf_dealloc(img->dbg, al, DW_DLA_LIST);
+}
+
+/*
+ * Fills si from die and, for what die lacks, from its abstract origin or
+ * specification (an out-of-line copy of an inline function, a C++ member
+ * defined outside its class), following at most a few links.
+ */
+static void
+sub_info(struct pme_image *img, Dwarf_Die die, struct subinfo *si)
+{
+	Dwarf_Die o;
+	Dwarf_Off off;
+	Dwarf_Error e = NULL;
+	int depth, local = 1, decl;
+
+	sub_attrs(img, die, si);
+	decl = si->declaration;
+	for (depth = 0; depth < 4 && si->origin != 0; depth++) {
+		if (si->name != NULL && (si->file != 0 || !local))
+			break;
+		off = si->origin;
+		local = local && si->origin_local;
+		si->origin = 0;
+		if (dwarf_offdie_b(img->dbg, off, 1, &o, &e) != DW_DLV_OK) {
+			if (e != NULL)
+				dwarf_dealloc_error(img->dbg, e);
+			break;
+		}
+		if (!local)
+			si->file = si->line = 0;
+		sub_attrs(img, o, si);
+		dwarf_dealloc_die(o);
+	}
+	if (!local)
+		si->file = 0;
+	si->declaration = decl;
+}
+
+static int
+add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
+{
+	struct pme_image *img = cu->img;
+	struct subinfo si = { 0 };
+	struct pme_symroutine *r;
+	const struct fsym *f;
+	uint64_t entry = 0;
+	int has;
+
+	sub_attrs(img, die, &si);
+	if (si.declaration)
+		return 0;
+	if ((has = die_ranges(cu, die, &entry)) <= 0 || img->scratch.n == 0)
+		return has;
+	/* The origin is read only for routines that are kept. */
+	memset(&si, 0, sizeof(si));
+	sub_info(img, die, &si);
+	if ((r = pme_vec_push(&img->routines)) == NULL)
+		return nomem(img);
+	r->module = mod;
+	r->entry = entry;
+	f = sym_at(img, entry, si.name);
+	if (f != NULL)
+		r->name = f->name;
+	else if (si.name != NULL)
+		r->name = pme_intern(&img->names, si.name);
+	else
+		r->name = pme_intern(&img->names, "?");
+	if (r->name == NULL)
+		return nomem(img);
+	r->line = (uint32_t)si.line;
+	if (si.file != 0 || cu->version >= 5)
+		r->file = si.line != 0 ? decl_file(cu, si.file) : NULL;
+	return scratch_take(img, 0, &r->ranges, &r->nranges);
+}
+
+static int walk_children(struct cu *, Dwarf_Die, uint32_t, int);
+
+/* Subprograms at the top of a unit and in namespaces become routines. */
+static int
+visit_die(struct cu *cu, Dwarf_Die die, uint32_t mod, int depth)
+{
+	Dwarf_Half tag;
+	Dwarf_Error e = NULL;
+
+	if (dwarf_tag(die, &tag, &e) != DW_DLV_OK)
+		return dwerr(cu->img, e, "DIE tag");
+	if (tag == DW_TAG_subprogram)
+		return add_subprogram(cu, die, mod);
+	if ((tag == DW_TAG_namespace || tag == DW_TAG_module) && depth < 64)
+		return walk_children(cu, die, mod, depth + 1);
+	return 0;
+}
+
+static int
+walk_children(struct cu *cu, Dwarf_Die parent, uint32_t mod, int depth)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Die die, next;
+	Dwarf_Error e = NULL;
+	int res;
+
+	res = dwarf_child(parent, &die, &e);
+	if (res == DW_DLV_ERROR)
+		return dwerr(img, e, "DIE child");
+	while (res == DW_DLV_OK) {
+		if (visit_die(cu, die, mod, depth) == -1) {
+			dwarf_dealloc_die(die);
+			return -1;
+		}
+		res = dwarf_siblingof_b(img->dbg, die, 1, &next, &e);
+		dwarf_dealloc_die(die);
+		if (res == DW_DLV_ERROR)
+			return dwerr(img, e, "DIE sibling");
+		die = next;
+	}
+	return 0;
+}
+
+/* The unit's name, comp_dir, version and base address. */
+static int
+cu_setup(struct cu *cu, Dwarf_Die die)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	Dwarf_Half off_size;
+	Dwarf_Addr lo;
+	char *s = NULL;
+
+	cu->die = die;
+	if (dwarf_get_version_of_die(die, &cu->version, &off_size) !=
+	    DW_DLV_OK)
+		cu->version = 4;
+	if (cu->version >= 5)
+		img->flags |= PME_IMAGE_DWARF5;
+	cu->compdir = NULL;
+	cu->compdir_len = 0;
+	if (dwarf_attr(die, DW_AT_comp_dir, &a, &e) == DW_DLV_OK) {
+		if (dwarf_formstring(a, &s, &e) == DW_DLV_OK) {
+			cu->compdir = s;
+			cu->compdir_len = strlen(s);
+		}
+		dwarf_dealloc_attribute(a);
+	}
+	if (e != NULL)
+		dwarf_dealloc_error(img->dbg, e), e = NULL;
+	s = NULL;
+	if (dwarf_diename(die, &s, &e) != DW_DLV_OK) {
+		if (e != NULL)
+			dwarf_dealloc_error(img->dbg, e);
+		s = "?";
+	}
+	if ((cu->name = pme_intern(&img->names, relname(cu, s))) == NULL)
+		return nomem(img);
+	cu->base = 0;
+	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK)
+		cu->base = lo;
+	else if (e != NULL)
+		dwarf_dealloc_error(img->dbg, e);
+	return 0;
+}
+
+static int
+read_cu(struct pme_image *img, Dwarf_Die die)
+{
+	struct cu cu = { 0 };
+	struct pme_symmod *m;
+	Dwarf_Error e = NULL;
+	Dwarf_Off off;
+	uint64_t entry;
+	int rc;
+
+	cu.img = img;
+	if (cu_setup(&cu, die) == -1)
+		return -1;
+	if (dwarf_dieoffset(die, &off, &e) != DW_DLV_OK)
+		return dwerr(img, e, "DIE offset");
+	if ((m = add_module(img, cu.name, off)) == NULL)
+		return -1;
+	if ((rc = die_ranges(&cu, die, &entry)) == -1)
+		return -1;
+	if (rc == 1 && scratch_take(img, 1, &m->ranges, &m->nranges) == -1)
+		return -1;
+	rc = walk_children(&cu, die, (uint32_t)img->mods.n - 1, 0);
+	free_srcfiles(&cu);
+	if (rc == -1)
+		return -1;
+	return end_module(img);
+}
+
+static int
+read_dwarf(struct pme_image *img)
+{
+	Dwarf_Unsigned hlen, abbrev, typeoff, next;
+	Dwarf_Half ver, asz, lsz, esz, utype, tag;
+	Dwarf_Sig8 sig;
+	Dwarf_Die die;
+	Dwarf_Error e = NULL;
+	int res, rc;
+
+	for (;;) {
+		res = dwarf_next_cu_header_d(img->dbg, 1, &hlen, &ver, &abbrev,
+		    &asz, &lsz, &esz, &sig, &typeoff, &next, &utype, &e);
+		if (res == DW_DLV_NO_ENTRY)
+			return 0;
+		if (res == DW_DLV_ERROR)
+			return dwerr(img, e, "compilation unit header");
+		if (dwarf_siblingof_b(img->dbg, NULL, 1, &die, &e) != DW_DLV_OK)
+			return dwerr(img, e, "compilation unit");
+		if (dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
+			dwarf_dealloc_die(die);
+			return dwerr(img, e, "DIE tag");
+		}
+		rc = tag == DW_TAG_compile_unit ? read_cu(img, die) : 0;
+		dwarf_dealloc_die(die);
+		if (rc == -1)
+			return -1;
+	}
+}
+
+/* ------------------------------------------------------------ lines */
+
+/* A line table's file names by index, resolved once each. */
+struct ftab {
+	const char	**name;
+	Dwarf_Signed	 base, n;
+};
+
+/*
+ * The name of row l's file: dwarf_linesrc() joins it with its directory
+ * the way dwarf_srcfiles() does for decl_file, so a routine's file and
+ * its lines' files are the same interned string.
+ */
+static const char *
+row_file(struct cu *cu, struct ftab *ft, Dwarf_Line l, Dwarf_Unsigned fno)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Signed i = (Dwarf_Signed)fno - ft->base;
+	Dwarf_Error e = NULL;
+	const char *name;
+	char *s;
+
+	if (i >= 0 && i < ft->n && ft->name[i] != NULL)
+		return ft->name[i];
+	if (dwarf_linesrc(l, &s, &e) != DW_DLV_OK) {
+		if (e != NULL)
+			dwarf_dealloc_error(img->dbg, e);
+		name = pme_intern(&img->names, "?");
+	} else {
+		name = pme_intern(&img->names, relname(cu, s));
+		dwarf_dealloc(img->dbg, s, DW_DLA_STRING);
+	}
+	if (name != NULL && i >= 0 && i < ft->n)
+		ft->name[i] = name;
+	return name;
+}
+
+/* Appends [s, e) of line/file, clipped, joined to the previous entry. */
+static int
+emit_line(struct pme_image *img, size_t first, uint64_t s, uint64_t e,
+    uint32_t line, const char *file, const char *primary, int *sorted)
+{
+	struct pme_symline *v = img->lines.v, *p;
+	struct pme_range r = { s, e };
+
+	if (!clip(img, &r))
+		return 0;
+	if (img->lines.n > first) {
+		p = &v[img->lines.n - 1];
+		if (p->end == r.start && p->line == line && p->file == file) {
+			p->end = r.end;
+			return 0;
+		}
+		if (r.start < p->start)
+			*sorted = 0;
+	}
+	if ((p = pme_vec_push(&img->lines)) == NULL)
+		return nomem(img);
+	p->start = r.start;
+	p->end = r.end;
+	p->line = line;
+	p->routine = PME_NONE;
+	p->file = file;
+	p->file_is_primary = file == primary;
+	return 0;
+}
+
+/*
+ * Turns rows into entries: a row holds from its address to the next
+ * row's; consecutive rows of the same file and line are one run; an
+ * end_sequence row only closes the run before it.
+ */
+static int
+read_rows(struct cu *cu, struct ftab *ft, Dwarf_Line *lb, Dwarf_Signed n,
+    size_t first, int *sorted)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Unsigned lno, fno;
+	Dwarf_Addr addr, start = 0;
+	Dwarf_Bool endseq;
+	Dwarf_Error e = NULL;
+	const char *file, *cfile = NULL;
+	uint32_t cline = 0;
+	Dwarf_Signed i;
+	int open = 0;
+
+	for (i = 0; i < n; i++) {
+		if (dwarf_lineaddr(lb[i], &addr, &e) != DW_DLV_OK ||
+		    dwarf_lineendsequence(lb[i], &endseq, &e) != DW_DLV_OK ||
+		    dwarf_lineno(lb[i], &lno, &e) != DW_DLV_OK ||
+		    dwarf_line_srcfileno(lb[i], &fno, &e) != DW_DLV_OK)
+			return dwerr(img, e, "line table row");
+		if (!endseq) {
+			if ((file = row_file(cu, ft, lb[i], fno)) == NULL)
+				return nomem(img);
+			if (open && file == cfile && lno == cline)
+				continue;
+		}
+		if (open && addr > start && emit_line(img, first, start, addr,
+		    cline, cfile, cu->name, sorted) == -1)
+			return -1;
+		open = !endseq;
+		start = addr;
+		cfile = file;
+		cline = (uint32_t)lno;
+	}
+	return 0;
+}
+
+static int
+cmp_line(const void *a, const void *b)
+{
+	const struct pme_symline *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int
+cmp_rrange(const void *a, const void *b)
+{
+	const struct rrange *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Sorts the module's new lines, trims overlaps, finds their routines. */
+static int
+finish_lines(struct pme_image *img, struct pme_symmod *m, size_t first,
+    int sorted)
+{
+	struct pme_symline *v = (struct pme_symline *)img->lines.v + first;
+	const struct pme_symroutine *r;
+	struct rrange *rr;
+	size_t n = img->lines.n - first, i, k, nr = 0, j;
+
+	if (!sorted)
+		qsort(v, n, sizeof(*v), cmp_line);
+	for (i = 1, k = n ? 1 : 0; i < n; i++) {
+		if (v[i].end <= v[k - 1].end)
+			continue;
+		if (v[i].start < v[k - 1].end)
+			v[i].start = v[k - 1].end;
+		v[k++] = v[i];
+	}
+	img->lines.n = first + k;
+	r = (const struct pme_symroutine *)img->routines.v + m->first_routine;
+	for (i = 0; i < m->nroutines; i++)
+		nr += r[i].nranges;
+	if (nr == 0 || k == 0)
+		return 0;
+	if ((rr = malloc(nr * sizeof(*rr))) == NULL)
+		return nomem(img);
+	for (i = 0, nr = 0; i < m->nroutines; i++)
+		for (j = 0; j < r[i].nranges; j++, nr++) {
+			rr[nr].start = r[i].ranges[j].start;
+			rr[nr].end = r[i].ranges[j].end;
+			rr[nr].routine = m->first_routine + (uint32_t)i;
+		}
+	qsort(rr, nr, sizeof(*rr), cmp_rrange);
+	for (i = 0, j = 0; i < k; i++) {
+		while (j + 1 < nr && rr[j + 1].start <= v[i].start)
+			j++;
+		if (rr[j].start <= v[i].start && v[i].start < rr[j].end)
+			v[i].routine = rr[j].routine;
+	}
+	free(rr);
+	return 0;
+}
+
+static int
+cu_lines(struct cu *cu, Dwarf_Die die, size_t first, int *sorted)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Line_Context ctx;
+	Dwarf_Line *lb;
+	Dwarf_Signed n, cnt, end;
+	Dwarf_Unsigned ver;
+	Dwarf_Small tc;
+	Dwarf_Error e = NULL;
+	struct ftab ft = { NULL, 0, 0 };
+	int res, rc = -1;
+
+	res = dwarf_srclines_b(die, &ver, &tc, &ctx, &e);
+	if (res == DW_DLV_NO_ENTRY)
+		return 0;
+	if (res != DW_DLV_OK)
+		return dwerr(img, e, "line table");
+	if (dwarf_srclines_from_linecontext(ctx, &lb, &n, &e) != DW_DLV_OK) {
+		dwerr(img, e, "line table");
+		goto out;
+	}
+	if (dwarf_srclines_files_indexes(ctx, &ft.base, &cnt, &end, &e) ==
+	    DW_DLV_OK && cnt > 0 && cnt < (1 << 24))
+		ft.n = cnt;
+	else if (e != NULL)
+		dwarf_dealloc_error(img->dbg, e);
+	if ((ft.name = calloc(ft.n + 1, sizeof(*ft.name))) == NULL ||
+	    pme_vec_reserve(&img->lines, img->lines.n + (size_t)n) == -1) {
+		nomem(img);
+		goto out;
+	}
+	rc = read_rows(cu, &ft, lb, n, first, sorted);
+out:
+	free(ft.name);
+	dwarf_srclines_dealloc_b(ctx);
+	return rc;
+}
+
+static int
+module_lines(struct pme_image *img, uint32_t mi)
+{
+	struct pme_symmod *m = &PME_VEC_AT(&img->mods, struct pme_symmod, mi);
+	struct cu cu = { 0 };
+	Dwarf_Die die;
+	Dwarf_Error e = NULL;
+	size_t first = img->lines.n;
+	int sorted = 1, rc;
+
+	if (m->lines_loaded)
+		return 0;
+	m->first_line = (uint32_t)first;
+	m->nlines = 0;
+	if (img->dbg == NULL) {
+		m->lines_loaded = 1;
+		return 0;
+	}
+	if (dwarf_offdie_b(img->dbg, PME_VEC_AT(&img->cuoff, Dwarf_Off, mi),
+	    1, &die, &e) != DW_DLV_OK)
+		return dwerr(img, e, "compilation unit");
+	cu.img = img;
+	rc = cu_setup(&cu, die);
+	if (rc == 0)
+		rc = cu_lines(&cu, die, first, &sorted);
+	dwarf_dealloc_die(die);
+	if (rc == 0)
+		rc = finish_lines(img, m, first, sorted);
+	if (rc == -1) {
+		img->lines.n = first;
+		return -1;
+	}
+	if (img->lines.n - first > UINT32_MAX - first)
+		return pme_seterr(img->err, PME_ELIMIT,
+		    "'%s': too many lines", img->path);
+	m->nlines = (uint32_t)(img->lines.n - first);
+	m->lines_loaded = 1;
+	return 0;
+}
+
+int
+pme_image_load_lines(struct pme_image *img, uint32_t module,
+    struct pme_error *err)
+{
+	size_t i;
+	int rc = 0;
+
+	img->err = err;
+	if (module != PME_NONE && module >= img->mods.n)
+		rc = pme_seterr(err, PME_EINVAL, "'%s': no module %u",
+		    img->path, module);
+	else if (module != PME_NONE)
+		rc = module_lines(img, module);
+	for (i = 0; module == PME_NONE && i < img->mods.n && rc == 0; i++)
+		rc = module_lines(img, (uint32_t)i);
+	img->err = NULL;
+	return rc;
+}
+
+/* ------------------------------------------------------------ accessors */
+
+unsigned
+pme_image_flags(const struct pme_image *img)
+{
+	return img->flags;
+}
+
+const char *
+pme_image_path(const struct pme_image *img)
+{
+	return img->path;
+}
+
+const uint8_t *
+pme_image_buildid(const struct pme_image *img, uint32_t *len)
+{
+	if (len != NULL)
+		*len = img->buildid_len;
+	return img->buildid;
+}
+
+const char *
+pme_image_note(const struct pme_image *img)
+{
+	return img->note;
+}
+
+struct pme_range
+pme_image_section(const struct pme_image *img)
+{
+	return img->sec;
+}
+
+size_t
+pme_image_modules(const struct pme_image *img, const struct pme_symmod **out)
+{
+	*out = img->mods.v;
+	return img->mods.n;
+}
+
+size_t
+pme_image_routines(const struct pme_image *img,
+    const struct pme_symroutine **out)
+{
+	*out = img->routines.v;
+	return img->routines.n;
+}
+
+size_t
+pme_image_lines(const struct pme_image *img, const struct pme_symline **out)
+{
+	*out = img->lines.v;
+	return img->lines.n;
+}
+
+/* ------------------------------------------------------------ open/close */
+
+static int
+open_elf(struct pme_image *img, const char *section)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return elferr(img, "libelf");
+	if ((img->fd = open(img->path, O_RDONLY | O_CLOEXEC)) == -1)
+		return pme_setsys(img->err, img->path, "open");
+	if ((img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL)) == NULL)
+		return elferr(img, "cannot read");
+	if (elf_kind(img->elf) != ELF_K_ELF)
+		return pme_seterr(img->err, PME_EFORMAT,
+		    "'%s': not an ELF file", img->path);
+	if (read_kind(img) == -1 || find_section(img, section) == -1)
+		return -1;
+	return 0;
+}
+
+static int
+open_dwarf(struct pme_image *img)
+{
+	Dwarf_Error e = NULL;
+	int res;
+
+	res = dwarf_elf_init_b(img->elf, DW_DLC_READ, DW_GROUPNUMBER_ANY,
+	    NULL, NULL, &img->dbg, &e);
+	if (res == DW_DLV_NO_ENTRY) {
+		img->dbg = NULL;
+		img->flags &= ~PME_IMAGE_DWARF;
+		return 0;
+	}
+	if (res != DW_DLV_OK) {
+		img->dbg = NULL;
+		return dwerr(img, e, "DWARF");
+	}
+	return read_dwarf(img);
+}
+
+/*
+ * Symbols, then modules: from DWARF when it is there and libdwarf takes
+ * it, else from the symbol table (.symtab, or .dynsym when stripped).
+ */
+static int
+read_image(struct pme_image *img, const char *section)
+{
+	struct pme_vec groups;
+	int rc;
+
+	pme_vec_init(&groups, sizeof(const char *));
+	rc = open_elf(img, section);
+	if (rc == 0 && (rc = read_syms(img, SHT_SYMTAB, &groups)) == 0 &&
+	    (rc = read_syms(img, SHT_DYNSYM, &groups)) == 1)
+		img->flags |= PME_IMAGE_DYNSYM;
+	if (rc != -1 && (img->flags & PME_IMAGE_DWARF))
+		rc = open_dwarf(img);
+	if (rc != -1 && !(img->flags & PME_IMAGE_DWARF))
+		rc = read_symbol_modules(img, &groups);
+	pme_vec_free(&groups);
+	return rc == -1 ? -1 : 0;
+}
+
+static void
+set_note(struct pme_image *img)
+{
+	if (img->flags & PME_IMAGE_DWARF)
+		img->note = NULL;
+	else if (img->flags & PME_IMAGE_SYMTAB)
+		img->note = "no DWARF: modules are the STT_FILE symbols' "
+		    "groups of static functions, global functions are in one "
+		    "module named after the image, there are no lines";
+	else if (img->flags & PME_IMAGE_DYNSYM)
+		img->note = "stripped: only the exported functions of .dynsym "
+		    "are known; static functions, modules and lines are "
+		    "missing";
+	else
+		img->note = "no symbols and no DWARF: nothing is known of "
+		    "its modules, routines or lines";
+}
+
+struct pme_image *
+pme_image_open(const char *path, const char *section, struct pme_error *err)
+{
+	struct pme_image *img;
+	const char *slash;
+
+	if (path == NULL) {
+		pme_seterr(err, PME_EINVAL, "no image path");
+		return NULL;
+	}
+	if ((img = calloc(1, sizeof(*img))) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	if ((img->path = strdup(path)) == NULL) {
+		free(img);
+		pme_setnomem(err);
+		return NULL;
+	}
+	img->err = err;
+	img->fd = -1;
+	slash = strrchr(img->path, '/');
+	img->base = slash != NULL && slash[1] != '\0' ? slash + 1 : img->path;
+	pme_intern_init(&img->names, &img->arena);
+	pme_vec_init(&img->mods, sizeof(struct pme_symmod));
+	pme_vec_init(&img->cuoff, sizeof(Dwarf_Off));
+	pme_vec_init(&img->routines, sizeof(struct pme_symroutine));
+	pme_vec_init(&img->lines, sizeof(struct pme_symline));
+	pme_vec_init(&img->syms, sizeof(struct fsym));
+	pme_vec_init(&img->scratch, sizeof(struct pme_range));
+	if (read_image(img, section != NULL ? section : ".text") == -1) {
+		pme_image_close(img);
+		return NULL;
+	}
+	set_note(img);
+	img->err = NULL;
+	return img;
+}
+
+void
+pme_image_close(struct pme_image *img)
+{
+	Dwarf_Error e = NULL;
+
+	if (img == NULL)
+		return;
+	if (img->dbg != NULL)
+		dwarf_finish(img->dbg, &e);
+	if (img->elf != NULL)
+		elf_end(img->elf);
+	if (img->fd != -1)
+		close(img->fd);
+	pme_vec_free(&img->mods);
+	pme_vec_free(&img->cuoff);
+	pme_vec_free(&img->routines);
+	pme_vec_free(&img->lines);
+	pme_vec_free(&img->syms);
+	pme_vec_free(&img->scratch);
+	pme_intern_free(&img->names);
+	pme_arena_free(&img->arena);
+	free(img->path);
+	free(img);
+}
