@@ -52,8 +52,12 @@ $(1): $$($(1)_OBJS) lib/libpme.a
 	$$(CC) $$(LDFLAGS) -o $$@ $$($(1)_OBJS) lib/libpme.a $$(LIBS)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call PROGRAM_template,$(p))))
+# A program whose folder has no sources yet is left out.
+BUILT_PROGRAMS = $(foreach p,$(PROGRAMS),$(if $($(p)_SRCS),$(p)))
 
 # An archive of pmebuild's modules; members are linked only when used.
+TEST_LIBS = $(if $(BUILD_MODULES),build/libpmebuild.a) lib/libpme.a
+
 build/libpmebuild.a: $(BUILD_MODULES:.c=.o)
 	rm -f $@
 	$(AR) rcs $@ $(BUILD_MODULES:.c=.o)
@@ -73,13 +77,13 @@ ALL_OBJS += $(LIB_OBJS) $(LIB_PICOBJS)
 UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_TESTS := $(UNIT_SRCS:.c=)
 
-tests/unit/t_%: tests/unit/t_%.c build/libpmebuild.a lib/libpme.a config.mk
+tests/unit/t_%: tests/unit/t_%.c $(TEST_LIBS) config.mk
 	$(CC) $(PME_CPPFLAGS) -Ibuild $(PME_CFLAGS) $(DEPFLAGS) $(LDFLAGS) \
-	    -o $@ $< build/libpmebuild.a lib/libpme.a $(LIBS)
+	    -o $@ $< $(TEST_LIBS) $(LIBS)
 
 # --- main targets -----------------------------------------------------------
 
-all: lib/libpme.a lib/libpme.so $(PROGRAMS) $(UNIT_TESTS)
+all: lib/libpme.a lib/libpme.so $(BUILT_PROGRAMS) $(UNIT_TESTS)
 
 check: all
 	@PME_VALGRIND='$(PME_VALGRIND)' MANDOC='$(MANDOC)' tests/run
@@ -117,7 +121,7 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointe
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
-FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd
+FUZZERS = tests/fuzz/fuzz_bucket $(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd)
 
 $(FUZZ_DIR)/%.o: %.c config.mk
 	@mkdir -p $(dir $@)
@@ -150,8 +154,9 @@ fuzz-corpus:
 fuzz: $(FUZZERS) fuzz-corpus
 	tests/fuzz/fuzz_bucket -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_bucket
-	tests/fuzz/fuzz_pmd -max_total_time=$(FUZZ_SECONDS) \
-	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_pmd
+	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd \
+	    -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_pmd)
 
 # --- installing -------------------------------------------------------------
 
@@ -163,7 +168,7 @@ install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pkgconfig \
 	    $(DESTDIR)$(includedir) $(DESTDIR)$(mandir)/man1 \
 	    $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man5
-	install -m 755 $(PROGRAMS) $(DESTDIR)$(bindir)/
+	$(if $(BUILT_PROGRAMS),install -m 755 $(BUILT_PROGRAMS) $(DESTDIR)$(bindir)/)
 	install -m 644 lib/libpme.a $(DESTDIR)$(libdir)/
 	install -m 755 lib/$(SONAME) $(DESTDIR)$(libdir)/
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libpme.so
@@ -193,7 +198,7 @@ SRC_DIRS = lib build sample trace histo stats tests/unit tests/fuzz
 clean:
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
-	rm -f $(PROGRAMS) $(UNIT_TESTS) $(FUZZERS)
+	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd
 	rm -rf tests/out
 
 distclean: clean
