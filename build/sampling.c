@@ -1,0 +1,641 @@
+/*
+ * sampling.c - DEFINE SAMPLING: bucket groups, the seed's restrictions on
+ * them, their PRINT listing, and the bucket file written at END.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmd.h"
+
+#define KERNEL_BIT (UINT64_C(1) << 63)	/* "negative" addresses */
+
+/* A group being made, checked whole before it joins the others. */
+struct draft {
+	struct pme_vec	 buckets;	/* struct pmd_bucket; range indexes
+					   into ranges below */
+	struct pme_vec	 ranges;	/* struct pme_range */
+};
+
+static void
+draft_init(struct draft *d)
+{
+	pme_vec_init(&d->buckets, sizeof(struct pmd_bucket));
+	pme_vec_init(&d->ranges, sizeof(struct pme_range));
+}
+
+static void
+draft_free(struct draft *d)
+{
+	pme_vec_free(&d->buckets);
+	pme_vec_free(&d->ranges);
+}
+
+/* Starts a bucket of unit u in the draft; its ranges follow. */
+static struct pmd_bucket *
+draft_bucket(struct draft *d, uint32_t u)
+{
+	struct pmd_bucket *b = pme_vec_push(&d->buckets);
+
+	if (b != NULL) {
+		b->unit = u;
+		b->range = d->ranges.n;
+	}
+	return b;
+}
+
+static int
+draft_range(struct draft *d, uint64_t start, uint64_t end)
+{
+	struct pme_range *r = pme_vec_push(&d->ranges);
+	struct pmd_bucket *b;
+
+	if (r == NULL)
+		return -1;
+	r->start = start;
+	r->end = end;
+	b = &PME_VEC_AT(&d->buckets, struct pmd_bucket, d->buckets.n - 1);
+	b->nranges++;
+	return 0;
+}
+
+/*
+ * Buckets over the parts of ranges r[0..n) inside [lo, hi): one bucket for
+ * all of them without step, else one per step bytes counted from lo (a
+ * bucket may then hold pieces of several ranges).
+ */
+static int
+split(struct draft *d, uint32_t u, const struct pme_range *r, uint32_t n,
+    uint64_t lo, uint64_t hi, uint64_t step)
+{
+	uint64_t s, e, w, wend;
+	uint64_t cur = UINT64_MAX;	/* window of the open bucket */
+	uint32_t i;
+
+	if (step == 0 && draft_bucket(d, u) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		s = r[i].start > lo ? r[i].start : lo;
+		e = r[i].end < hi ? r[i].end : hi;
+		while (s < e) {
+			if (step == 0) {
+				wend = e;
+			} else {
+				w = (s - lo) / step;
+				wend = (w + 1) * step + lo;
+				if (wend > e || wend < s)
+					wend = e;
+				if (w != cur && draft_bucket(d, u) == NULL)
+					return -1;
+				cur = w;
+			}
+			if (draft_range(d, s, wend) == -1)
+				return -1;
+			s = wend;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ checking */
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct pmd_span *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+static const char *
+unit_desc(struct pmd *p, uint32_t u, char *buf, size_t len)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+
+	snprintf(buf, len, "%s '%s'", p->kinds[unit->kind], unit->name);
+	return buf;
+}
+
+/* The spans of the draft, sorted; bucket fields are draft indexes. */
+static struct pmd_span *
+draft_spans(struct pmd *p, const struct draft *d, size_t *n)
+{
+	struct pmd_span *s;
+	size_t i, j, k = 0;
+
+	if ((s = calloc(d->ranges.n + 1, sizeof(*s))) == NULL)
+		return NULL;
+	for (i = 0; i < d->buckets.n; i++) {
+		const struct pmd_bucket *b = &PME_VEC_AT(&d->buckets,
+		    struct pmd_bucket, i);
+
+		for (j = 0; j < b->nranges; j++, k++) {
+			const struct pme_range *r = &PME_VEC_AT(&d->ranges,
+			    struct pme_range, b->range + j);
+
+			s[k].module = pmd_unit(p, b->unit)->module;
+			s[k].start = r->start;
+			s[k].end = r->end;
+			s[k].bucket = (uint32_t)i;
+		}
+	}
+	qsort(s, k, sizeof(*s), cmp_span);
+	*n = k;
+	return s;
+}
+
+static uint32_t
+draft_unit(const struct draft *d, uint32_t b)
+{
+	return PME_VEC_AT(&d->buckets, struct pmd_bucket, b).unit;
+}
+
+/* The seed's restrictions (3) and (4): no overlaps in a group, and no
+ * bucket or group on both sides of the user/kernel line. */
+static int
+check_group(struct pmd *p, const struct draft *d, const struct pmd_span *s,
+    size_t n)
+{
+	char a[256], b[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((s[i].start & KERNEL_BIT) != ((s[i].end - 1) & KERNEL_BIT)) {
+			pmd_error(p, "%s at %" PRIX64 " - %" PRIX64 " crosses "
+			    "from user to kernel (negative) addresses",
+			    unit_desc(p, draft_unit(d, s[i].bucket), a,
+			    sizeof(a)), s[i].start, s[i].end - 1);
+			return -1;
+		}
+		if ((s[i].start & KERNEL_BIT) != (s[0].start & KERNEL_BIT)) {
+			pmd_error(p, "bucket group mixes user and kernel "
+			    "(negative) addresses: %s at %" PRIX64 " and %s "
+			    "at %" PRIX64, unit_desc(p, draft_unit(d,
+			    s[0].bucket), a, sizeof(a)), s[0].start,
+			    unit_desc(p, draft_unit(d, s[i].bucket), b,
+			    sizeof(b)), s[i].start);
+			return -1;
+		}
+		if (i > 0 && s[i].module == s[i - 1].module &&
+		    s[i].start < s[i - 1].end) {
+			pmd_error(p, "buckets overlap: %s at %" PRIX64 " - %"
+			    PRIX64 " and %s at %" PRIX64 " - %" PRIX64,
+			    unit_desc(p, draft_unit(d, s[i - 1].bucket), a,
+			    sizeof(a)), s[i - 1].start, s[i - 1].end - 1,
+			    unit_desc(p, draft_unit(d, s[i].bucket), b,
+			    sizeof(b)), s[i].start, s[i].end - 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The seed's restriction (2): groups do not overlap one another. */
+static int
+check_others(struct pmd *p, const struct pmd_span *s, size_t n)
+{
+	const struct pmd_span *all = p->spans.v;
+	size_t i, lo, hi, mid;
+	char a[256];
+
+	for (i = 0; i < n; i++) {
+		lo = 0;
+		hi = p->spans.n;
+		while (lo < hi) {	/* first span not below s[i] */
+			mid = (lo + hi) / 2;
+			if (cmp_span(&all[mid], &s[i]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && all[lo - 1].module == s[i].module &&
+		    all[lo - 1].end > s[i].start)
+			lo--;
+		if (lo < p->spans.n && all[lo].module == s[i].module &&
+		    all[lo].start < s[i].end && all[lo].end > s[i].start) {
+			const struct pmd_bucket *b = &PME_VEC_AT(&p->buckets,
+			    struct pmd_bucket, all[lo].bucket);
+
+			pmd_error(p, "bucket group overlaps group %u (%s at %"
+			    PRIX64 " - %" PRIX64 ")", b->group + 1,
+			    unit_desc(p, b->unit, a, sizeof(a)),
+			    all[lo].start, all[lo].end - 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ PRINT */
+
+static const char *
+module_tag(struct pmd *p, uint32_t m, char *buf, size_t len)
+{
+	const struct pmd_module *mod;
+	const char *s;
+
+	if (m == PME_NONE || m >= p->modules.n) {
+		buf[0] = '\0';
+		return buf;
+	}
+	mod = &PME_VEC_AT(&p->modules, struct pmd_module, m);
+	if (mod->flags & PME_MODULE_MAIN) {
+		buf[0] = '\0';
+		return buf;
+	}
+	s = strrchr(mod->path, '/');
+	snprintf(buf, len, "  [%s]", s ? s + 1 : mod->path);
+	return buf;
+}
+
+static int
+hexwidth(uint64_t v)
+{
+	int n = 1;
+
+	while (v >>= 4)
+		n++;
+	return n;
+}
+
+/* Prints one line without trailing blanks. */
+static void
+print_row(FILE *out, size_t num, int kw, const char *kind, int nw,
+    const char *name, int aw, const struct pme_range *r, const char *tag)
+{
+	char line[1024];
+	size_t n;
+
+	if (num > 0)
+		n = (size_t)snprintf(line, sizeof(line), "  %5zu  ", num);
+	else
+		n = (size_t)snprintf(line, sizeof(line), "  %5s  ", "");
+	snprintf(line + n, sizeof(line) - n, "%-*s %-*s  %*" PRIX64 " - %-*"
+	    PRIX64 "%s", kw, kind, nw, name, aw, r->start, aw, r->end - 1,
+	    tag);
+	n = strlen(line);
+	while (n > 0 && line[n - 1] == ' ')
+		line[--n] = '\0';
+	fprintf(out, "%s\n", line);
+}
+
+/*
+ * PRINT: the group's statement, then a line per bucket range; the further
+ * ranges of a bucket (a routine and its .cold part) follow unnumbered.
+ */
+static void
+print_group(struct pmd *p, uint32_t g)
+{
+	const struct pmd_group *grp = &PME_VEC_AT(&p->groups,
+	    struct pmd_group, g);
+	const struct pme_range *rg = p->bucket_ranges.v;
+	size_t nw = 1, i, j;
+	int kw = 1, aw = 1;
+	uint32_t k;
+	char tag[256];
+
+	for (k = 0; k < p->nkinds; k++)
+		if ((int)strlen(p->kinds[k]) > kw)
+			kw = (int)strlen(p->kinds[k]);
+	for (i = grp->first; i < grp->first + grp->count; i++) {
+		const struct pmd_bucket *b = &PME_VEC_AT(&p->buckets,
+		    struct pmd_bucket, i);
+
+		if (strlen(pmd_unit(p, b->unit)->name) > nw)
+			nw = strlen(pmd_unit(p, b->unit)->name);
+		for (j = 0; j < b->nranges; j++)
+			if (hexwidth(rg[b->range + j].end - 1) > aw)
+				aw = hexwidth(rg[b->range + j].end - 1);
+	}
+	if (nw > 40)
+		nw = 40;
+	fprintf(p->out, "Bucket group %u: %s\n", g + 1, grp->statement);
+	for (i = grp->first; i < grp->first + grp->count; i++) {
+		const struct pmd_bucket *b = &PME_VEC_AT(&p->buckets,
+		    struct pmd_bucket, i);
+		const struct pmd_unit *u = pmd_unit(p, b->unit);
+
+		module_tag(p, u->module, tag, sizeof(tag));
+		for (j = 0; j < b->nranges; j++)
+			print_row(p->out, j ? 0 : i - grp->first + 1, kw,
+			    j ? "" : p->kinds[u->kind], (int)nw,
+			    j ? "" : u->name, aw, &rg[b->range + j],
+			    j ? "" : tag);
+	}
+	fprintf(p->out, "  %u bucket%s\n", grp->count,
+	    grp->count == 1 ? "" : "s");
+}
+
+/* ------------------------------------------------------------ groups */
+
+static int
+commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
+    struct draft *d)
+{
+	struct pmd_span *s;
+	struct pmd_group *g;
+	size_t n, i, j;
+	uint32_t gi = (uint32_t)p->groups.n;
+
+	if (p->groups.n >= PMD_MAXGROUPS) {
+		pmd_error(p, "more than %d bucket groups; DEFINE CLEAR starts "
+		    "over", PMD_MAXGROUPS);
+		return -1;
+	}
+	if (p->buckets.n + d->buckets.n > PMD_MAXBUCKETS) {
+		pmd_error(p, "too many buckets: %zu more would pass the "
+		    "table's %u; use a larger step, or DEFINE CLEAR",
+		    d->buckets.n, PMD_MAXBUCKETS);
+		return -1;
+	}
+	if ((s = draft_spans(p, d, &n)) == NULL)
+		goto nomem;
+	if (check_group(p, d, s, n) == -1 || check_others(p, s, n) == -1) {
+		free(s);
+		return -1;
+	}
+	if (pme_vec_reserve(&p->buckets, p->buckets.n + d->buckets.n) == -1 ||
+	    pme_vec_reserve(&p->bucket_ranges, p->bucket_ranges.n +
+	    d->ranges.n) == -1 ||
+	    pme_vec_reserve(&p->spans, p->spans.n + n) == -1 ||
+	    (g = pme_vec_push(&p->groups)) == NULL) {
+		free(s);
+		goto nomem;
+	}
+	g->statement = pme_arena_strdup(&p->arena, stmt);
+	g->unit = u;
+	g->bykind = bykind;
+	g->first = (uint32_t)p->buckets.n;
+	g->count = (uint32_t)d->buckets.n;
+	for (i = 0; i < n; i++) {
+		s[i].bucket += g->first;
+		*(struct pmd_span *)pme_vec_push(&p->spans) = s[i];
+	}
+	qsort(p->spans.v, p->spans.n, sizeof(struct pmd_span), cmp_span);
+	for (i = 0; i < d->buckets.n; i++) {
+		const struct pmd_bucket *db = &PME_VEC_AT(&d->buckets,
+		    struct pmd_bucket, i);
+		struct pmd_bucket *b = pme_vec_push(&p->buckets);
+
+		*b = *db;
+		b->group = gi;
+		b->range = p->bucket_ranges.n;
+		for (j = 0; j < db->nranges; j++)
+			*(struct pme_range *)pme_vec_push(&p->bucket_ranges) =
+			    PME_VEC_AT(&d->ranges, struct pme_range,
+			    db->range + j);
+	}
+	free(s);
+	if (g->statement == NULL)
+		goto nomem;
+	if (p->options & PME_OPT_PRINT)
+		print_group(p, gi);
+	return 0;
+nomem:
+	pmd_error(p, "out of memory");
+	return -1;
+}
+
+/* The unit's ranges, or an error saying why it has none. */
+static int
+unit_ranges(struct pmd *p, uint32_t u, int error)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	char a[256];
+
+	if (unit->nr > 0)
+		return 0;
+	unit_desc(p, u, a, sizeof(a));
+	if (unit->mixed) {
+		if (error)
+			pmd_error(p, "%s spans several load modules: sample "
+			    "it BY a subunit kind", a);
+		else
+			pmd_warn(p, "%s spans several load modules: no "
+			    "bucket", a);
+	} else if (error)
+		pmd_error(p, "%s has no addresses", a);
+	else
+		pmd_warn(p, "%s has no addresses: no bucket", a);
+	return -1;
+}
+
+int
+pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u, int haswin,
+    uint64_t wstart, uint64_t wend, uint64_t step)
+{
+	const struct pmd_unit *unit;
+	struct draft d;
+	uint64_t base, lo, hi;
+	char a[256];
+	int rc;
+
+	pmd_derive(p);
+	if (unit_ranges(p, u, 1) == -1)
+		return -1;
+	unit = pmd_unit(p, u);
+	base = unit->r[0].start;
+	lo = base;
+	hi = unit->r[unit->nr - 1].end;
+	if (haswin) {
+		if (wend >= hi - base) {
+			pmd_error(p, "range %" PRIX64 " - %" PRIX64 " is "
+			    "outside %s (0 - %" PRIX64 ")", wstart, wend,
+			    unit_desc(p, u, a, sizeof(a)), hi - base - 1);
+			return -1;
+		}
+		lo = base + wstart;
+		hi = base + wend + 1;	/* wend < hi - base: no overflow */
+	}
+	if (step == 0)
+		step = unit->step;
+	draft_init(&d);
+	rc = split(&d, u, unit->r, unit->nr, lo, hi, step);
+	if (rc == 0 && d.ranges.n == 0) {
+		pmd_error(p, "range %" PRIX64 " - %" PRIX64 " holds no address"
+		    " of %s", wstart, wend, unit_desc(p, u, a, sizeof(a)));
+		rc = -1;
+	} else if (rc == -1)
+		pmd_error(p, "out of memory");
+	else
+		rc = commit(p, stmt, u, PME_NONE, &d);
+	draft_free(&d);
+	return rc;
+}
+
+/* Buckets for every unit of kind bykind below u, in list order. */
+static int
+by_units(struct pmd *p, struct draft *d, uint32_t u, uint32_t bykind)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	uint32_t c;
+
+	if (unit->kind == bykind) {
+		if (unit_ranges(p, u, 0) == -1)
+			return 0;
+		return split(d, u, unit->r, unit->nr, unit->r[0].start,
+		    unit->r[unit->nr - 1].end, unit->step);
+	}
+	for (c = 0; c < unit->nch; c++) {
+		if (by_units(p, d, pmd_unit(p, u)->ch[c], bykind) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind)
+{
+	struct draft d;
+	char a[256];
+	int rc;
+
+	pmd_derive(p);
+	draft_init(&d);
+	if ((rc = by_units(p, &d, u, bykind)) == -1)
+		pmd_error(p, "out of memory");
+	else if (d.buckets.n == 0) {
+		pmd_error(p, "%s has no %s units with addresses",
+		    unit_desc(p, u, a, sizeof(a)), p->kinds[bykind]);
+		rc = -1;
+	} else
+		rc = commit(p, stmt, u, bykind, &d);
+	draft_free(&d);
+	return rc;
+}
+
+void
+pmd_clear(struct pmd *p)
+{
+	p->groups.n = 0;
+	p->buckets.n = 0;
+	p->bucket_ranges.n = 0;
+	p->spans.n = 0;
+}
+
+/* ------------------------------------------------------- the bucket file */
+
+/* Units in list order (preorder), so that parents come first. */
+static int
+preorder(struct pmd *p, uint32_t *order, uint32_t *remap)
+{
+	uint32_t *stack, sp = 0, n = 0, i;
+	size_t r;
+
+	if ((stack = malloc((p->units.n + 1) * sizeof(*stack))) == NULL)
+		return -1;
+	for (r = p->roots.n; r-- > 0;)
+		stack[sp++] = PME_VEC_AT(&p->roots, uint32_t, r);
+	while (sp > 0) {
+		uint32_t u = stack[--sp];
+		const struct pmd_unit *unit = pmd_unit(p, u);
+
+		remap[u] = n;
+		order[n++] = u;
+		for (i = unit->nch; i-- > 0;)
+			stack[sp++] = unit->ch[i];
+	}
+	free(stack);
+	return 0;
+}
+
+static int
+write_units(struct pmd *p, struct pme_bucketfile *bf, const uint32_t *order,
+    const uint32_t *remap, struct pme_error *err)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->units.n; i++) {
+		const struct pmd_unit *u = pmd_unit(p, order[i]);
+		struct pme_unit pu;
+
+		memset(&pu, 0, sizeof(pu));
+		pu.name = u->name;
+		pu.kind = u->kind;
+		pu.parent = u->parent == PME_NONE ? PME_NONE :
+		    remap[u->parent];
+		pu.module = u->module;
+		pu.flags = u->flags;
+		pu.step = u->step;
+		pu.line = u->line;
+		pu.file = u->file;
+		if (pme_bucketfile_add_unit(bf, &pu, u->r, u->nr, err) ==
+		    PME_NONE)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+write_groups(struct pmd *p, struct pme_bucketfile *bf,
+    const uint32_t *remap, struct pme_error *err)
+{
+	uint32_t g, i;
+
+	for (g = 0; g < p->groups.n; g++) {
+		const struct pmd_group *grp = &PME_VEC_AT(&p->groups,
+		    struct pmd_group, g);
+
+		if (pme_bucketfile_add_group(bf, grp->statement,
+		    remap[grp->unit], grp->bykind, err) == PME_NONE)
+			return -1;
+		for (i = grp->first; i < grp->first + grp->count; i++) {
+			const struct pmd_bucket *b = &PME_VEC_AT(&p->buckets,
+			    struct pmd_bucket, i);
+
+			if (pme_bucketfile_add_bucket(bf, remap[b->unit],
+			    &PME_VEC_AT(&p->bucket_ranges, struct pme_range,
+			    b->range), b->nranges, err) == PME_NONE)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+fill(struct pmd *p, struct pme_bucketfile *bf, struct pme_error *err)
+{
+	uint32_t *order, *remap, i;
+	int rc = -1;
+
+	pme_bucketfile_info(bf)->options = p->options;
+	for (i = 0; i < p->nkinds; i++)
+		if (pme_bucketfile_add_kind(bf, p->kinds[i], err) == PME_NONE)
+			return -1;
+	for (i = 0; i < p->modules.n; i++) {
+		const struct pmd_module *m = &PME_VEC_AT(&p->modules,
+		    struct pmd_module, i);
+
+		if (pme_bucketfile_add_module(bf, m->path, m->buildid,
+		    m->buildid_len, m->flags, err) == PME_NONE)
+			return -1;
+	}
+	order = malloc((p->units.n + 1) * sizeof(*order));
+	remap = malloc((p->units.n + 1) * sizeof(*remap));
+	if (order == NULL || remap == NULL || preorder(p, order, remap) == -1)
+		pme_setnomem(err);
+	else if (write_units(p, bf, order, remap, err) == 0)
+		rc = write_groups(p, bf, remap, err);
+	free(order);
+	free(remap);
+	return rc;
+}
+
+int
+pmd_write(struct pmd *p, const char *path, struct pme_error *err)
+{
+	struct pme_bucketfile *bf;
+	int rc = -1;
+
+	pmd_derive(p);
+	if ((bf = pme_bucketfile_new(err)) == NULL)
+		return -1;
+	if (fill(p, bf, err) == 0)
+		rc = pme_bucketfile_write(bf, path, err);
+	pme_bucketfile_close(bf);
+	return rc;
+}

@@ -1,0 +1,761 @@
+/*
+ * units.c - the program unit list: units, their subunits and ranges, and
+ * what DEFINE ADDRESSES: EXE and MAP put into it.
+ *
+ * The list is a tree kept in declaration order; a unit's index is always
+ * above its parent's, so walking indexes downwards visits subunits before
+ * the units that contain them.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmd.h"
+#include "pme_symbols.h"
+
+/* ---------------------------------------------------- (kind, parent, name) */
+
+static uint64_t
+key_hash(uint32_t kind, uint32_t parent, const char *name)
+{
+	uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL;
+
+	h ^= ((uint64_t)kind << 32 | parent) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ h >> 29;
+}
+
+static int
+hash_insert(struct pmd *p, uint32_t u)
+{
+	struct pmd_unit *unit = pmd_unit(p, u);
+	size_t j;
+
+	if ((p->units.n + 1) * 2 > p->hashcap) {
+		size_t cap = p->hashcap ? p->hashcap * 2 : 1024, i;
+		uint32_t *h = malloc(cap * sizeof(*h));
+
+		if (h == NULL)
+			return -1;
+		memset(h, 0xff, cap * sizeof(*h));
+		free(p->hash);
+		p->hash = h;
+		p->hashcap = cap;
+		/* Rehash every unit but u, then u below. */
+		for (i = 0; i < p->units.n; i++)
+			if (i != u && hash_insert(p, (uint32_t)i) == -1)
+				return -1;
+		unit = pmd_unit(p, u);
+	}
+	j = key_hash(unit->kind, unit->parent, unit->name) & (p->hashcap - 1);
+	while (p->hash[j] != PME_NONE)
+		j = (j + 1) & (p->hashcap - 1);
+	p->hash[j] = u;
+	return 0;
+}
+
+/* The unit of that kind and name directly under parent, or PME_NONE. */
+uint32_t
+pmd_lookup(struct pmd *p, uint32_t kind, const char *name, uint32_t parent)
+{
+	const char *in;
+	size_t j;
+
+	if (p->hashcap == 0 || (in = pme_intern(&p->names, name)) == NULL)
+		return PME_NONE;
+	j = key_hash(kind, parent, in) & (p->hashcap - 1);
+	for (; p->hash[j] != PME_NONE; j = (j + 1) & (p->hashcap - 1)) {
+		struct pmd_unit *u = pmd_unit(p, p->hash[j]);
+
+		if (u->kind == kind && u->parent == parent && u->name == in)
+			return p->hash[j];
+	}
+	return PME_NONE;
+}
+
+static int
+push_child(struct pmd *p, uint32_t parent, uint32_t u)
+{
+	struct pmd_unit *par;
+	uint32_t *ch;
+
+	if (parent == PME_NONE) {
+		uint32_t *r = pme_vec_push(&p->roots);
+
+		if (r == NULL)
+			return -1;
+		*r = u;
+		return 0;
+	}
+	par = pmd_unit(p, parent);
+	if (par->nch == par->chcap) {
+		uint32_t cap = par->chcap ? par->chcap * 2 : 4;
+
+		if ((ch = realloc(par->ch, cap * sizeof(*ch))) == NULL)
+			return -1;
+		par->ch = ch;
+		par->chcap = cap;
+	}
+	par->ch[par->nch++] = u;
+	return 0;
+}
+
+uint32_t
+pmd_add_unit(struct pmd *p, const char *name, uint32_t kind, uint32_t parent)
+{
+	struct pmd_unit *u;
+	const char *in;
+	uint32_t idx = (uint32_t)p->units.n;
+
+	if (idx == PME_NONE - 1 || (in = pme_intern(&p->names, name)) == NULL)
+		return PME_NONE;
+	if ((u = pme_vec_push(&p->units)) == NULL)
+		return PME_NONE;
+	u->name = in;
+	u->kind = kind;
+	u->parent = parent;
+	u->module = parent == PME_NONE ? PME_NONE : pmd_unit(p, parent)->module;
+	if (push_child(p, parent, idx) == -1 || hash_insert(p, idx) == -1) {
+		p->units.n--;
+		return PME_NONE;
+	}
+	return idx;
+}
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct pme_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Sorts and merges overlapping or touching ranges in place. */
+static uint32_t
+merge_ranges(struct pme_range *r, uint32_t n)
+{
+	uint32_t i, out = 0;
+
+	if (n < 2)
+		return n;
+	qsort(r, n, sizeof(*r), cmp_range);
+	for (i = 1; i < n; i++) {
+		if (r[i].start <= r[out].end) {
+			if (r[i].end > r[out].end)
+				r[out].end = r[i].end;
+		} else
+			r[++out] = r[i];
+	}
+	return out + 1;
+}
+
+int
+pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
+{
+	struct pmd_unit *u = pmd_unit(p, ui);
+	struct pme_range *last;
+
+	if (start >= end)
+		return 0;
+	last = u->nr ? &u->r[u->nr - 1] : NULL;
+	if (last != NULL && start >= last->start && start <= last->end) {
+		if (end > last->end)
+			last->end = end;
+		return 0;
+	}
+	if (u->nr == u->rcap) {
+		uint32_t cap = u->rcap ? u->rcap * 2 : 1;
+		struct pme_range *r = realloc(u->r, cap * sizeof(*r));
+
+		if (r == NULL)
+			return -1;
+		u->r = r;
+		u->rcap = cap;
+	}
+	u->r[u->nr].start = start;
+	u->r[u->nr++].end = end;
+	if (last != NULL && start < last->start)
+		u->nr = merge_ranges(u->r, u->nr);
+	return 0;
+}
+
+static int
+set_ranges(struct pmd *p, uint32_t u, const struct pme_range *r, uint32_t n)
+{
+	uint32_t i;
+
+	pmd_unit(p, u)->nr = 0;
+	pmd_unit(p, u)->flags &= ~(uint32_t)(PME_UNIT_EXPLICIT |
+	    PME_UNIT_DERIVED);
+	for (i = 0; i < n; i++)
+		if (pmd_add_range(p, u, r[i].start, r[i].end) == -1)
+			return -1;
+	return 0;
+}
+
+/* 1 if every range lies inside the unit's ranges. */
+static int
+contains(const struct pmd_unit *u, const struct pme_range *r, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < u->nr; j++)
+			if (r[i].start >= u->r[j].start &&
+			    r[i].end <= u->r[j].end)
+				break;
+		if (j == u->nr)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+may_hold(const struct pmd_unit *u, uint32_t kind,
+    const struct pme_range *r, size_t n)
+{
+	if (u->kind >= kind)
+		return 0;
+	return !(u->flags & PME_UNIT_EXPLICIT) || contains(u, r, n);
+}
+
+/*
+ * Where a unit found in an image or map goes: at the end of the unit list,
+ * so under the latest declared unit of a higher kind (the seed's rule), but
+ * never under one whose explicit addresses exclude it; failing that, under
+ * the latest top-level unit that may hold it; failing that, at the top.
+ */
+uint32_t
+pmd_new_parent(struct pmd *p, uint32_t kind, const struct pme_range *r,
+    size_t n)
+{
+	size_t i;
+	int j;
+
+	for (j = (int)kind - 1; j >= 0; j--)
+		if (p->open[j] != PME_NONE &&
+		    may_hold(pmd_unit(p, p->open[j]), kind, r, n))
+			return p->open[j];
+	for (i = p->roots.n; i-- > 0;) {
+		uint32_t u = PME_VEC_AT(&p->roots, uint32_t, i);
+
+		if (may_hold(pmd_unit(p, u), kind, r, n))
+			return u;
+	}
+	return PME_NONE;
+}
+
+/* ------------------------------------------------------- load modules */
+
+static uint32_t
+main_module(const struct pmd *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->modules.n; i++)
+		if (PME_VEC_AT(&p->modules, struct pmd_module, i).flags &
+		    PME_MODULE_MAIN)
+			return i;
+	return PME_NONE;
+}
+
+static uint32_t
+add_module(struct pmd *p, const char *path, uint32_t flags)
+{
+	struct pmd_module *m;
+
+	if ((m = pme_vec_push(&p->modules)) == NULL)
+		return PME_NONE;
+	if ((m->path = pme_arena_strdup(&p->arena, path)) == NULL) {
+		p->modules.n--;
+		return PME_NONE;
+	}
+	m->flags = flags;
+	return (uint32_t)p->modules.n - 1;
+}
+
+/* The load module for an image: the same file read before, the main
+ * program a map left without a path, or a new one. */
+static uint32_t
+image_module(struct pmd *p, const char *path, struct pme_image *img)
+{
+	unsigned fl = pme_image_flags(img);
+	int isexe = (fl & (PME_IMAGE_EXEC | PME_IMAGE_PIE)) != 0;
+	char real[PATH_MAX];
+	const uint8_t *id;
+	uint32_t idlen, i, m;
+	struct pmd_module *mod;
+
+	if (realpath(path, real) == NULL)
+		snprintf(real, sizeof(real), "%s", path);
+	for (i = 0; i < p->modules.n; i++)
+		if (strcmp(PME_VEC_AT(&p->modules, struct pmd_module, i).path,
+		    real) == 0)
+			return i;
+	m = main_module(p);
+	if (isexe && m != PME_NONE &&
+	    PME_VEC_AT(&p->modules, struct pmd_module, m).path[0] == '\0') {
+		mod = &PME_VEC_AT(&p->modules, struct pmd_module, m);
+		if ((mod->path = pme_arena_strdup(&p->arena, real)) == NULL)
+			return PME_NONE;
+	} else if ((m = add_module(p, real, isexe && m == PME_NONE ?
+	    PME_MODULE_MAIN : 0)) == PME_NONE)
+		return PME_NONE;
+	mod = &PME_VEC_AT(&p->modules, struct pmd_module, m);
+	if ((id = pme_image_buildid(img, &idlen)) != NULL && idlen > 0 &&
+	    mod->buildid == NULL) {
+		if ((mod->buildid = malloc(idlen)) == NULL)
+			return PME_NONE;
+		memcpy(mod->buildid, id, idlen);
+		mod->buildid_len = idlen;
+	}
+	return m;
+}
+
+/* ------------------------------------------------- matching module names */
+
+/* A module name reduced for matching: the archive member if any, its last
+ * path component, without extension, lower case. */
+static void
+norm_name(const char *name, char *out, size_t outlen)
+{
+	const char *s = name, *e = name + strlen(name), *p;
+	size_t n, i;
+
+	if (e > s && e[-1] == ')' && (p = strrchr(s, '(')) != NULL) {
+		s = p + 1;
+		e--;
+	}
+	for (p = s; p < e; p++)
+		if (*p == '/')
+			s = p + 1;
+	for (p = e; p > s + 1; p--)
+		if (p[-1] == '.') {
+			e = p - 1;
+			break;
+		}
+	n = (size_t)(e - s);
+	if (n >= outlen)
+		n = outlen - 1;
+	for (i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)s[i]);
+	out[n] = '\0';
+}
+
+struct cand {
+	char	 norm[128];
+	uint32_t unit;
+	int	 used;
+};
+
+static int
+cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int c = strcmp(x->norm, y->norm);
+
+	return c ? c : (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+struct matcher {
+	struct cand	*c;
+	size_t		 n;
+};
+
+/* Every existing unit of kind MODULE, for found modules to match. */
+static int
+matcher_init(struct pmd *p, struct matcher *m, uint32_t kmod)
+{
+	uint32_t i;
+
+	m->n = 0;
+	if ((m->c = calloc(p->units.n + 1, sizeof(*m->c))) == NULL)
+		return -1;
+	for (i = 0; i < p->units.n; i++) {
+		if (pmd_unit(p, i)->kind != kmod)
+			continue;
+		norm_name(pmd_unit(p, i)->name, m->c[m->n].norm,
+		    sizeof(m->c[0].norm));
+		m->c[m->n++].unit = i;
+	}
+	qsort(m->c, m->n, sizeof(*m->c), cmp_cand);
+	return 0;
+}
+
+/* The unused declared module named name exactly, else one whose reduced
+ * name is name's reduced name; PME_NONE if none. */
+static uint32_t
+matcher_find(struct pmd *p, struct matcher *m, const char *name)
+{
+	struct cand key, *c;
+	size_t i, lo, hi;
+
+	for (i = 0; i < m->n; i++)
+		if (!m->c[i].used &&
+		    strcmp(pmd_unit(p, m->c[i].unit)->name, name) == 0) {
+			m->c[i].used = 1;
+			return m->c[i].unit;
+		}
+	norm_name(name, key.norm, sizeof(key.norm));
+	/* The first candidate of that reduced name, by binary search. */
+	lo = 0;
+	hi = m->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(m->c[mid].norm, key.norm) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	c = lo < m->n ? &m->c[lo] : NULL;
+	for (; c != NULL && c < m->c + m->n && strcmp(c->norm, key.norm) == 0;
+	    c++)
+		if (!c->used) {
+			c->used = 1;
+			return c->unit;
+		}
+	return PME_NONE;
+}
+
+/* The unit for a found module: a declared one, or a new one. */
+static uint32_t
+module_unit(struct pmd *p, struct matcher *m, uint32_t kmod,
+    const char *name, const struct pme_range *r, uint32_t n, uint32_t lm)
+{
+	uint32_t u = matcher_find(p, m, name);
+
+	if (u == PME_NONE &&
+	    (u = pmd_add_unit(p, name, kmod, pmd_new_parent(p, kmod, r, n)))
+	    == PME_NONE)
+		return PME_NONE;
+	if (set_ranges(p, u, r, n) == -1)
+		return PME_NONE;
+	pmd_unit(p, u)->module = lm;
+	return u;
+}
+
+/* -------------------------------------------------------------- EXE */
+
+struct kinds {
+	uint32_t	 mod, routine, line;
+};
+
+static int
+exe_kinds(struct pmd *p, struct kinds *k, const char *what)
+{
+	k->mod = pmd_find_kind(p, "MODULE");
+	k->routine = pmd_find_kind(p, "ROUTINE");
+	k->line = pmd_find_kind(p, "LINE");
+	if (k->mod == PME_NONE) {
+		pmd_error(p, "DEFINE ADDRESSES: %s needs a unit kind called "
+		    "MODULE", what);
+		return -1;
+	}
+	if (k->routine != PME_NONE && k->routine < k->mod) {
+		pmd_warn(p, "ROUTINE is not a subunit of MODULE: no routines "
+		    "are read");
+		k->routine = PME_NONE;
+	}
+	if (k->line != PME_NONE && (k->line < k->mod ||
+	    (k->routine != PME_NONE && k->line < k->routine))) {
+		pmd_warn(p, "LINE is not a subunit of MODULE and ROUTINE: no "
+		    "lines are read");
+		k->line = PME_NONE;
+	}
+	return 0;
+}
+
+static int
+want_lines(const struct pmd *p, const struct pmd_unit *mod)
+{
+	if (p->options & PME_OPT_LINES)
+		return 1;
+	if (p->options & PME_OPT_NOLINES)
+		return 0;
+	return (mod->flags & PME_UNIT_LINES) != 0;
+}
+
+static int
+add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
+    const struct pme_symmod *m, const struct pme_symroutine *rt,
+    uint32_t *units)
+{
+	uint32_t i, u;
+
+	for (i = 0; i < m->nroutines; i++) {
+		const struct pme_symroutine *r = &rt[m->first_routine + i];
+
+		u = pmd_lookup(p, k->routine, r->name, mu);
+		if (u == PME_NONE &&
+		    (u = pmd_add_unit(p, r->name, k->routine, mu)) == PME_NONE)
+			return -1;
+		if (set_ranges(p, u, r->ranges, r->nranges) == -1)
+			return -1;
+		pmd_unit(p, u)->file = r->file;
+		pmd_unit(p, u)->line = r->line;
+		units[i] = u;
+	}
+	return 0;
+}
+
+static struct pmd *sort_pmd;	/* qsort has no context argument */
+
+static int
+cmp_line_units(const void *a, const void *b)
+{
+	const struct pmd_unit *x = pmd_unit(sort_pmd, *(const uint32_t *)a);
+	const struct pmd_unit *y = pmd_unit(sort_pmd, *(const uint32_t *)b);
+	int px = strchr(x->name, ':') == NULL, py = strchr(y->name, ':') ==
+	    NULL, c;
+
+	if (px != py)
+		return py - px;
+	if (x->file != y->file && (c = strcmp(x->file, y->file)) != 0)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return (x->r[0].start > y->r[0].start) - (x->r[0].start <
+	    y->r[0].start);
+}
+
+/* Puts the line units appended to u since it had from subunits in source
+ * order: its own file first, then by file and line. */
+static void
+sort_lines(struct pmd *p, uint32_t u, uint32_t from)
+{
+	struct pmd_unit *unit = pmd_unit(p, u);
+
+	if (unit->nch - from < 2)
+		return;
+	sort_pmd = p;
+	qsort(unit->ch + from, unit->nch - from, sizeof(uint32_t),
+	    cmp_line_units);
+}
+
+static int
+add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
+    const struct pme_symmod *m, const struct pme_symline *ln,
+    const uint32_t *runits, uint32_t *before)
+{
+	char name[64 + PATH_MAX];
+	uint32_t i, parent, u;
+
+	for (i = 0; i < m->nroutines; i++)
+		before[i] = pmd_unit(p, runits[i])->nch;
+	before[m->nroutines] = pmd_unit(p, mu)->nch;
+	for (i = 0; i < m->nlines; i++) {
+		const struct pme_symline *l = &ln[m->first_line + i];
+
+		parent = mu;
+		if (k->routine != PME_NONE && l->routine != PME_NONE &&
+		    l->routine >= m->first_routine &&
+		    l->routine - m->first_routine < m->nroutines)
+			parent = runits[l->routine - m->first_routine];
+		if (l->file_is_primary || l->file == NULL)
+			snprintf(name, sizeof(name), "%u", l->line);
+		else
+			snprintf(name, sizeof(name), "%s:%u", l->file, l->line);
+		u = pmd_lookup(p, k->line, name, parent);
+		if (u == PME_NONE) {
+			if ((u = pmd_add_unit(p, name, k->line, parent)) ==
+			    PME_NONE)
+				return -1;
+			pmd_unit(p, u)->line = l->line;
+			pmd_unit(p, u)->file = l->file;
+		}
+		if (pmd_add_range(p, u, l->start, l->end) == -1)
+			return -1;
+	}
+	for (i = 0; i < m->nroutines; i++)
+		sort_lines(p, runits[i], before[i]);
+	sort_lines(p, mu, before[m->nroutines]);
+	return 0;
+}
+
+static int
+exe_module(struct pmd *p, const struct kinds *k, struct pme_image *img,
+    struct matcher *mt, uint32_t mi, uint32_t lm)
+{
+	const struct pme_symmod *mods, *m;
+	const struct pme_symroutine *rt;
+	const struct pme_symline *ln;
+	struct pme_error err;
+	uint32_t mu, *runits;
+	int rc = -1;
+
+	pme_image_modules(img, &mods);
+	pme_image_routines(img, &rt);
+	m = &mods[mi];
+	if (m->nranges == 0)
+		return 0;
+	if ((mu = module_unit(p, mt, k->mod, m->name, m->ranges, m->nranges,
+	    lm)) == PME_NONE)
+		return -1;
+	if ((runits = calloc(2 * (size_t)m->nroutines + 1,
+	    sizeof(*runits))) == NULL)
+		return -1;
+	if (k->routine != PME_NONE &&
+	    add_routines(p, k, mu, m, rt, runits) == -1)
+		goto out;
+	rc = 0;
+	if (k->line != PME_NONE && want_lines(p, pmd_unit(p, mu))) {
+		if (pme_image_load_lines(img, mi, &err) == -1) {
+			pmd_error(p, "%s", pme_strerror(&err));
+			goto out;
+		}
+		pme_image_modules(img, &mods);
+		pme_image_lines(img, &ln);
+		rc = add_lines(p, k, mu, &mods[mi], ln, runits,
+		    runits + m->nroutines);
+	}
+out:
+	free(runits);
+	return rc;
+}
+
+int
+pmd_exe(struct pmd *p, const char *path, const char *psect)
+{
+	const struct pme_symmod *mods;
+	struct pme_image *img;
+	struct pme_error err;
+	struct matcher mt;
+	struct kinds k;
+	const char *note;
+	uint32_t lm, i, n;
+	int rc = 0;
+
+	if (p->nofiles) {
+		pmd_error(p, "EXE is not read here");
+		return -1;
+	}
+	if (exe_kinds(p, &k, "EXE") == -1)
+		return -1;
+	if ((img = pme_image_open(path, psect, &err)) == NULL) {
+		pmd_error(p, "%s", pme_strerror(&err));
+		return -1;
+	}
+	if ((note = pme_image_note(img)) != NULL)
+		pmd_warn(p, "'%s': %s", path, note);
+	if ((lm = image_module(p, path, img)) == PME_NONE ||
+	    matcher_init(p, &mt, k.mod) == -1) {
+		pme_image_close(img);
+		pmd_error(p, "out of memory");
+		return -1;
+	}
+	n = (uint32_t)pme_image_modules(img, &mods);
+	for (i = 0; i < n && rc == 0; i++)
+		if ((rc = exe_module(p, &k, img, &mt, i, lm)) == -1 &&
+		    p->errors == 0)
+			pmd_error(p, "out of memory");
+	free(mt.c);
+	pme_image_close(img);
+	return rc;
+}
+
+/* -------------------------------------------------------------- MAP */
+
+/* "/usr/lib/x/libc_nonshared.a(atexit.o)" -> "libc_nonshared.a(atexit.o)" */
+static const char *
+short_object(const char *name)
+{
+	const char *p = strchr(name, '('), *s = name, *q;
+
+	for (q = name; *q != '\0' && (p == NULL || q < p); q++)
+		if (*q == '/')
+			s = q + 1;
+	return s;
+}
+
+int
+pmd_map(struct pmd *p, const char *path, const char *psect)
+{
+	const struct pme_symmod *mods;
+	struct pme_map *map;
+	struct pme_error err;
+	struct matcher mt;
+	struct kinds k;
+	uint32_t lm, i, n;
+	int rc = 0;
+
+	if (p->nofiles) {
+		pmd_error(p, "MAP is not read here");
+		return -1;
+	}
+	if (exe_kinds(p, &k, "MAP") == -1)
+		return -1;
+	if ((map = pme_map_open(path, psect, &err)) == NULL) {
+		pmd_error(p, "%s", pme_strerror(&err));
+		return -1;
+	}
+	if ((lm = main_module(p)) == PME_NONE &&
+	    (lm = add_module(p, "", PME_MODULE_MAIN)) == PME_NONE)
+		rc = -1;
+	mt.c = NULL;
+	if (rc == 0 && matcher_init(p, &mt, k.mod) == -1)
+		rc = -1;
+	n = rc == 0 ? (uint32_t)pme_map_modules(map, &mods) : 0;
+	for (i = 0; i < n && rc == 0; i++)
+		if (mods[i].nranges > 0 && module_unit(p, &mt, k.mod,
+		    short_object(mods[i].name), mods[i].ranges,
+		    mods[i].nranges, lm) == PME_NONE)
+			rc = -1;
+	free(mt.c);
+	if (rc == -1)
+		pmd_error(p, "out of memory");
+	if (rc == 0 && n == 0)
+		pmd_warn(p, "'%s': no input objects in section %s", path,
+		    psect ? psect : ".text");
+	pme_map_close(map);
+	return rc;
+}
+
+/* -------------------------------------------------------- derived ranges */
+
+static void
+derive_one(struct pmd *p, uint32_t ui)
+{
+	struct pmd_unit *u = pmd_unit(p, ui);
+	uint32_t c, j, module = PME_NONE;
+	int first = 1, mixed = 0;
+
+	if ((u->flags & PME_UNIT_EXPLICIT) ||
+	    (u->nr > 0 && !(u->flags & PME_UNIT_DERIVED)))
+		return;
+	u->nr = 0;
+	for (c = 0; c < u->nch; c++) {
+		struct pmd_unit *s = pmd_unit(p, u->ch[c]);
+
+		mixed |= s->mixed;
+		if (s->nr == 0)
+			continue;
+		if (first)
+			module = s->module;
+		else if (s->module != module)
+			mixed = 1;
+		first = 0;
+		for (j = 0; j < s->nr; j++)
+			if (pmd_add_range(p, ui, s->r[j].start, s->r[j].end)
+			    == -1)
+				mixed = 1;	/* out of memory: no ranges */
+		u = pmd_unit(p, ui);
+	}
+	u->nr = mixed ? 0 : merge_ranges(u->r, u->nr);
+	u->mixed = mixed;
+	if (!first)
+		u->module = module;
+	if (!first || mixed)
+		u->flags |= PME_UNIT_DERIVED;
+}
+
+void
+pmd_derive(struct pmd *p)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)p->units.n; i-- > 0;)
+		derive_one(p, i);
+}
