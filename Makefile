@@ -48,8 +48,10 @@ define PROGRAM_template
 $(1)_SRCS ?= $$(wildcard $(dir $(1))*.c)
 $(1)_OBJS := $$($(1)_SRCS:.c=.o)
 ALL_OBJS += $$($(1)_OBJS)
+ifneq ($$($(1)_SRCS),)
 $(1): $$($(1)_OBJS) lib/libpme.a
 	$$(CC) $$(LDFLAGS) -o $$@ $$($(1)_OBJS) lib/libpme.a $$(LIBS)
+endif
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call PROGRAM_template,$(p))))
 # A program whose folder has no sources yet is left out.
