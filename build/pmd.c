@@ -414,10 +414,11 @@ resolve(struct pmd *p, const struct spec *s)
 		uint32_t b = pmd_unit(p, other)->parent;
 
 		pmd_error(p, "%s '%s' is ambiguous: %u units have that name "
-		    "(in '%s', in '%s', ...); name one with IN", 
+		    "(in '%s', in '%s'%s); name one with IN",
 		    p->kinds[s->kind], s->name, n,
 		    a == PME_NONE ? "" : pmd_unit(p, a)->name,
-		    b == PME_NONE ? "" : pmd_unit(p, b)->name);
+		    b == PME_NONE ? "" : pmd_unit(p, b)->name,
+		    n > 2 ? ", ..." : "");
 		return PME_NONE;
 	}
 	return found;
