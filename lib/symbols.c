@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +58,19 @@ struct rrange {
 	uint32_t	 routine;
 };
 
+/* A section's bytes, as libelf gives them. */
+struct sect {
+	const uint8_t	*p;
+	size_t		 n;
+};
+
+/* Where a module's line table is. */
+struct modinfo {
+	uint64_t	 stmt;		/* DW_AT_stmt_list: .debug_line offset */
+	int		 has_stmt;
+	const char	*compdir;	/* interned, or NULL */
+};
+
 struct pme_image {
 	char		*path;
 	const char	*base;		/* basename of path */
@@ -71,11 +85,13 @@ struct pme_image {
 	struct pme_arena arena;
 	struct pme_intern names;
 	struct pme_vec	 mods;		/* struct pme_symmod */
-	struct pme_vec	 cuoff;		/* Dwarf_Off of each module's CU */
+	struct pme_vec	 info;		/* struct modinfo, one per module */
 	struct pme_vec	 routines;	/* struct pme_symroutine */
 	struct pme_vec	 lines;		/* struct pme_symline */
 	struct pme_vec	 syms;		/* struct fsym, sorted by addr */
 	struct pme_vec	 scratch;	/* struct pme_range, reused */
+	struct sect	 dline, dlinestr, dstr;
+	int		 be;		/* big-endian image */
 	struct pme_error *err;
 };
 
@@ -88,10 +104,13 @@ struct cu {
 	const char	*compdir;
 	size_t		 compdir_len;
 	const char	*name;		/* module name (interned) */
-	char		**srcfiles;	/* dwarf_srcfiles(), lazily */
-	Dwarf_Signed	 nsrcfiles;
-	int		 srcfiles_tried;
+	struct modinfo	 info;
+	struct lthdr	*lt;		/* its line table header, for decl_file */
+	int		 lt_tried;
 };
+
+static const char *decl_file(struct cu *, uint64_t);
+static void	 cu_free(struct cu *);
 
 /* ------------------------------------------------------------ errors */
 
@@ -392,18 +411,20 @@ sym_at(const struct pme_image *img, uint64_t addr, const char *want)
 /* ------------------------------------------------------------ modules */
 
 static struct pme_symmod *
-add_module(struct pme_image *img, const char *name, Dwarf_Off off)
+add_module(struct pme_image *img, const char *name,
+    const struct modinfo *info)
 {
+	static const struct modinfo none;
 	struct pme_symmod *m;
-	Dwarf_Off *o;
+	struct modinfo *o;
 
 	if ((name = pme_intern(&img->names, name)) == NULL ||
 	    (m = pme_vec_push(&img->mods)) == NULL ||
-	    (o = pme_vec_push(&img->cuoff)) == NULL) {
+	    (o = pme_vec_push(&img->info)) == NULL) {
 		nomem(img);
 		return NULL;
 	}
-	*o = off;
+	*o = info != NULL ? *info : none;
 	m->name = name;
 	m->first_routine = (uint32_t)img->routines.n;
 	return m;
@@ -591,7 +612,7 @@ sym_module(struct pme_image *img, uint32_t g, const char *name,
 	uint32_t i, mod = (uint32_t)img->mods.n;
 	size_t before = img->routines.n;
 
-	if (add_module(img, name, 0) == NULL)
+	if (add_module(img, name, NULL) == NULL)
 		return -1;
 	for (i = 0; i < img->syms.n; i++)
 		if (v[i].group == g && join[i] == PME_NONE &&
@@ -600,7 +621,7 @@ sym_module(struct pme_image *img, uint32_t g, const char *name,
 	if (img->routines.n > before)
 		return end_module(img);
 	img->mods.n--;
-	img->cuoff.n--;
+	img->info.n--;
 	return 0;
 }
 
@@ -639,16 +660,19 @@ out:
 
 /* Module name: the CU name relative to comp_dir when it lies under it. */
 static const char *
-relname(const struct cu *cu, const char *name)
+relname(const char *compdir, const char *name)
 {
-	size_t k = cu->compdir_len;
+	size_t k = compdir != NULL ? strlen(compdir) : 0;
 
-	if (cu->compdir != NULL && k > 0 && strncmp(name, cu->compdir, k) == 0
-	    && name[k] == '/' && name[k + 1] != '\0')
-		return name + k + 1;
-	if (cu->compdir != NULL && k == 1 && *cu->compdir == '/' &&
-	    *name == '/' && name[1] != '\0')
-		return name + 1;
+	while (k > 1 && compdir[k - 1] == '/')
+		k--;
+	if (k > 1 && strncmp(name, compdir, k) == 0 && name[k] == '/' &&
+	    name[k + 1] != '\0')
+		name += k + 1;
+	else if (k == 1 && *compdir == '/' && *name == '/' && name[1] != '\0')
+		name++;
+	while (name[0] == '.' && name[1] == '/' && name[2] != '\0')
+		name += 2;
 	return name;
 }
 
@@ -780,44 +804,6 @@ die_ranges(struct cu *cu, Dwarf_Die die, uint64_t *entry)
 	return 1;
 }
 
-/* The file of decl_file index idx, relative to comp_dir, or NULL. */
-static const char *
-decl_file(struct cu *cu, Dwarf_Unsigned idx)
-{
-	Dwarf_Error e = NULL;
-	Dwarf_Signed i;
-
-	if (!cu->srcfiles_tried) {
-		cu->srcfiles_tried = 1;
-		if (dwarf_srcfiles(cu->die, &cu->srcfiles, &cu->nsrcfiles,
-		    &e) != DW_DLV_OK) {
-			if (e != NULL)
-				dwarf_dealloc_error(cu->img->dbg, e);
-			cu->srcfiles = NULL;
-			cu->nsrcfiles = 0;
-		}
-	}
-	/* dwarf_srcfiles() lists DWARF 5 files from index 0, older from 1. */
-	i = (Dwarf_Signed)idx - (cu->version >= 5 ? 0 : 1);
-	if (i < 0 || i >= cu->nsrcfiles)
-		return NULL;
-	return pme_intern(&cu->img->names, relname(cu, cu->srcfiles[i]));
-}
-
-static void
-free_srcfiles(struct cu *cu)
-{
-	Dwarf_Signed i;
-
-	for (i = 0; i < cu->nsrcfiles; i++)
-		dwarf_dealloc(cu->img->dbg, cu->srcfiles[i], DW_DLA_STRING);
-	if (cu->srcfiles != NULL)
-		dwarf_dealloc(cu->img->dbg, cu->srcfiles, DW_DLA_LIST);
-	cu->srcfiles = NULL;
-	cu->nsrcfiles = 0;
-	cu->srcfiles_tried = 0;
-}
-
 /* What a subprogram says of itself, or through its origin. */
 struct subinfo {
 	const char	*name;
@@ -946,8 +932,8 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 	if (r->name == NULL)
 		return nomem(img);
 	r->line = (uint32_t)si.line;
-	if (si.file != 0 || cu->version >= 5)
-		r->file = si.line != 0 ? decl_file(cu, si.file) : NULL;
+	if ((si.file != 0 || cu->version >= 5) && si.line != 0)
+		r->file = decl_file(cu, si.file);
 	return scratch_take(img, 0, &r->ranges, &r->nranges);
 }
 
@@ -1003,6 +989,7 @@ cu_setup(struct cu *cu, Dwarf_Die die)
 	Dwarf_Error e = NULL;
 	Dwarf_Half off_size;
 	Dwarf_Addr lo;
+	Dwarf_Off stmt;
 	char *s = NULL;
 
 	cu->die = die;
@@ -1012,11 +999,19 @@ cu_setup(struct cu *cu, Dwarf_Die die)
 	if (cu->version >= 5)
 		img->flags |= PME_IMAGE_DWARF5;
 	cu->compdir = NULL;
-	cu->compdir_len = 0;
 	if (dwarf_attr(die, DW_AT_comp_dir, &a, &e) == DW_DLV_OK) {
-		if (dwarf_formstring(a, &s, &e) == DW_DLV_OK) {
-			cu->compdir = s;
-			cu->compdir_len = strlen(s);
+		if (dwarf_formstring(a, &s, &e) == DW_DLV_OK &&
+		    (cu->compdir = pme_intern(&img->names, s)) == NULL)
+			return nomem(img);
+		dwarf_dealloc_attribute(a);
+	}
+	if (e != NULL)
+		dwarf_dealloc_error(img->dbg, e), e = NULL;
+	cu->info.compdir = cu->compdir;
+	if (dwarf_attr(die, DW_AT_stmt_list, &a, &e) == DW_DLV_OK) {
+		if (dwarf_global_formref(a, &stmt, &e) == DW_DLV_OK) {
+			cu->info.stmt = stmt;
+			cu->info.has_stmt = 1;
 		}
 		dwarf_dealloc_attribute(a);
 	}
@@ -1028,7 +1023,7 @@ cu_setup(struct cu *cu, Dwarf_Die die)
 			dwarf_dealloc_error(img->dbg, e);
 		s = "?";
 	}
-	if ((cu->name = pme_intern(&img->names, relname(cu, s))) == NULL)
+	if ((cu->name = pme_intern(&img->names, relname(cu->compdir, s))) == NULL)
 		return nomem(img);
 	cu->base = 0;
 	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK)
@@ -1043,24 +1038,20 @@ read_cu(struct pme_image *img, Dwarf_Die die)
 {
 	struct cu cu = { 0 };
 	struct pme_symmod *m;
-	Dwarf_Error e = NULL;
-	Dwarf_Off off;
 	uint64_t entry;
 	int rc;
 
 	cu.img = img;
 	if (cu_setup(&cu, die) == -1)
 		return -1;
-	if (dwarf_dieoffset(die, &off, &e) != DW_DLV_OK)
-		return dwerr(img, e, "DIE offset");
-	if ((m = add_module(img, cu.name, off)) == NULL)
+	if ((m = add_module(img, cu.name, &cu.info)) == NULL)
 		return -1;
 	if ((rc = die_ranges(&cu, die, &entry)) == -1)
 		return -1;
 	if (rc == 1 && scratch_take(img, 1, &m->ranges, &m->nranges) == -1)
 		return -1;
 	rc = walk_children(&cu, die, (uint32_t)img->mods.n - 1, 0);
-	free_srcfiles(&cu);
+	cu_free(&cu);
 	if (rc == -1)
 		return -1;
 	return end_module(img);
@@ -1098,111 +1089,533 @@ read_dwarf(struct pme_image *img)
 
 /* ------------------------------------------------------------ lines */
 
-/* A line table's file names by index, resolved once each. */
-struct ftab {
-	const char	**name;
-	Dwarf_Signed	 base, n;
+/*
+ * Line tables are decoded here rather than through libdwarf's
+ * dwarf_srclines_b(): libdwarf 20210528 starts the DWARF 5 file register
+ * at 0 instead of 1, so rows gcc leaves in the initial file (an inline
+ * function of a header emitted first) come out in the wrong file; and it
+ * allocates an object per row, which made it slower than readelf.  Below
+ * is the line number state machine of DWARF 2 to 5 (section 6.2), reading
+ * only what a row needs.
+ */
+
+/* A bounded reader in the image's byte order; a short read sets bad. */
+struct rd {
+	const uint8_t	*p, *end;
+	int		 bad, be;
 };
 
-/*
- * The name of row l's file: dwarf_linesrc() joins it with its directory
- * the way dwarf_srcfiles() does for decl_file, so a routine's file and
- * its lines' files are the same interned string.
- */
-static const char *
-row_file(struct cu *cu, struct ftab *ft, Dwarf_Line l, Dwarf_Unsigned fno)
+static uint64_t
+rd_un(struct rd *r, unsigned n)
 {
-	struct pme_image *img = cu->img;
-	Dwarf_Signed i = (Dwarf_Signed)fno - ft->base;
-	Dwarf_Error e = NULL;
-	const char *name;
-	char *s;
+	uint64_t v = 0;
+	unsigned i;
 
-	if (i >= 0 && i < ft->n && ft->name[i] != NULL)
-		return ft->name[i];
-	if (dwarf_linesrc(l, &s, &e) != DW_DLV_OK) {
-		if (e != NULL)
-			dwarf_dealloc_error(img->dbg, e);
-		name = pme_intern(&img->names, "?");
-	} else {
-		name = pme_intern(&img->names, relname(cu, s));
-		dwarf_dealloc(img->dbg, s, DW_DLA_STRING);
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		r->p = r->end;
+		return 0;
 	}
-	if (name != NULL && i >= 0 && i < ft->n)
-		ft->name[i] = name;
-	return name;
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)r->p[r->be ? n - 1 - i : i] << (8 * i);
+	r->p += n;
+	return v;
 }
 
-/* Appends [s, e) of line/file, clipped, joined to the previous entry. */
-static int
-emit_line(struct pme_image *img, size_t first, uint64_t s, uint64_t e,
-    uint32_t line, const char *file, const char *primary, int *sorted)
+static uint64_t
+rd_leb(struct rd *r, int sign)
 {
-	struct pme_symline *v = img->lines.v, *p;
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (r->p >= r->end) {
+			r->bad = 1;
+			return 0;
+		}
+		b = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (sign && shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return v;
+}
+
+static const char *
+rd_str(struct rd *r)
+{
+	const char *s = (const char *)r->p;
+	const uint8_t *z;
+
+	if (r->bad || (z = memchr(r->p, 0, r->end - r->p)) == NULL) {
+		r->bad = 1;
+		r->p = r->end;
+		return "";
+	}
+	r->p = z + 1;
+	return s;
+}
+
+/* The string at off of a string section, or NULL. */
+static const char *
+sect_str(const struct sect *s, uint64_t off)
+{
+	if (off >= s->n || memchr(s->p + off, 0, s->n - off) == NULL)
+		return NULL;
+	return (const char *)s->p + off;
+}
+
+/* A line table header: where its program is and its files' names. */
+struct lthdr {
+	unsigned	 version, offsize, minlen, range, opbase;
+	int		 linebase, default_stmt;
+	const uint8_t	*oplens;
+	struct rd	 prog;
+	struct pme_vec	 dirs;		/* const char *, raw */
+	struct pme_vec	 files;		/* const char *, resolved, interned */
+};
+
+/* dir/name made absolute against compdir, then relative to it if under. */
+static const char *
+resolve(struct pme_image *img, const char *compdir, const char *dir,
+    const char *name)
+{
+	char buf[4096];
+	int n;
+
+	if (*name == '/' || (dir == NULL && compdir == NULL))
+		n = snprintf(buf, sizeof(buf), "%s", name);
+	else if (dir == NULL || *dir == '\0')
+		n = snprintf(buf, sizeof(buf), "%s/%s", compdir, name);
+	else if (*dir == '/' || compdir == NULL)
+		n = snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	else
+		n = snprintf(buf, sizeof(buf), "%s/%s/%s", compdir, dir, name);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return pme_intern(&img->names, name);
+	return pme_intern(&img->names, relname(compdir, buf));
+}
+
+static int
+add_file(struct pme_image *img, struct lthdr *h, const char *compdir,
+    const char *name, uint64_t dir)
+{
+	const char **f, *d = NULL;
+
+	if (dir < h->dirs.n)
+		d = PME_VEC_AT(&h->dirs, const char *, dir);
+	if ((f = pme_vec_push(&h->files)) == NULL ||
+	    (*f = resolve(img, compdir, d, name)) == NULL)
+		return nomem(img);
+	return 0;
+}
+
+/* Reads one value of form; strings into *s, numbers into *u. */
+static int
+lt_form(struct pme_image *img, struct lthdr *h, struct rd *r, uint64_t form,
+    const char **s, uint64_t *u)
+{
+	switch (form) {
+	case DW_FORM_string:
+		*s = rd_str(r);
+		return 0;
+	case DW_FORM_line_strp:
+		*s = sect_str(&img->dlinestr, rd_un(r, h->offsize));
+		return *s == NULL ? -1 : 0;
+	case DW_FORM_strp:
+		*s = sect_str(&img->dstr, rd_un(r, h->offsize));
+		return *s == NULL ? -1 : 0;
+	case DW_FORM_udata:
+		*u = rd_leb(r, 0);
+		return 0;
+	case DW_FORM_data1:
+		*u = rd_un(r, 1);
+		return 0;
+	case DW_FORM_data2:
+		*u = rd_un(r, 2);
+		return 0;
+	case DW_FORM_data4:
+		*u = rd_un(r, 4);
+		return 0;
+	case DW_FORM_data8:
+		*u = rd_un(r, 8);
+		return 0;
+	case DW_FORM_data16:
+		rd_un(r, 8), rd_un(r, 8);
+		return 0;
+	case DW_FORM_block:
+		*u = rd_leb(r, 0);
+		if (*u > (uint64_t)(r->end - r->p))
+			return -1;
+		r->p += *u;
+		return 0;
+	}
+	return -1;
+}
+
+/* DWARF 5 directory or file entries, described by their format. */
+static int
+lt_entries(struct pme_image *img, struct lthdr *h, struct rd *r,
+    const char *compdir, int files)
+{
+	uint64_t fmt[16][2], count, i, u, dir;
+	unsigned nfmt = (unsigned)rd_un(r, 1), k;
+	const char *s, *name, **d;
+
+	if (nfmt > 16)
+		return -1;
+	for (k = 0; k < nfmt; k++) {
+		fmt[k][0] = rd_leb(r, 0);
+		fmt[k][1] = rd_leb(r, 0);
+	}
+	count = rd_leb(r, 0);
+	for (i = 0; i < count && !r->bad; i++) {
+		name = "?";
+		dir = 0;
+		for (k = 0; k < nfmt; k++) {
+			s = NULL;
+			u = 0;
+			if (lt_form(img, h, r, fmt[k][1], &s, &u) == -1)
+				return -1;
+			if (fmt[k][0] == DW_LNCT_path && s != NULL)
+				name = s;
+			else if (fmt[k][0] == DW_LNCT_directory_index)
+				dir = u;
+		}
+		if (files && add_file(img, h, compdir, name, dir) == -1)
+			return -2;
+		if (!files && ((d = pme_vec_push(&h->dirs)) == NULL ||
+		    (*d = name) == NULL))
+			return -2;
+	}
+	return r->bad ? -1 : 0;
+}
+
+/* DWARF 2 to 4: include_directories and file_names. */
+static int
+lt_entries_v4(struct pme_image *img, struct lthdr *h, struct rd *r,
+    const char *compdir)
+{
+	const char *s, **d;
+	uint64_t dir;
+
+	if ((d = pme_vec_push(&h->dirs)) == NULL)
+		return -2;
+	*d = NULL;			/* directory 0 is comp_dir */
+	while (!r->bad && *(s = rd_str(r)) != '\0') {
+		if ((d = pme_vec_push(&h->dirs)) == NULL)
+			return -2;
+		*d = s;
+	}
+	if (pme_vec_push(&h->files) == NULL)	/* file 0 is not used */
+		return -2;
+	while (!r->bad && *(s = rd_str(r)) != '\0') {
+		dir = rd_leb(r, 0);
+		rd_leb(r, 0), rd_leb(r, 0);
+		if (add_file(img, h, compdir, s, dir) == -1)
+			return -2;
+	}
+	return r->bad ? -1 : 0;
+}
+
+static int
+lt_error(struct pme_image *img, uint64_t off, const char *what)
+{
+	return pme_setfmt(img->err, PME_EFORMAT, img->path, off,
+	    ".debug_line: %s", what);
+}
+
+/* Parses the header of the line table at off. */
+static int
+lt_header(struct pme_image *img, uint64_t off, const char *compdir,
+    struct lthdr *h)
+{
+	struct rd r = { img->dline.p, img->dline.p + img->dline.n, 0, img->be };
+	uint64_t len, hlen;
+	const uint8_t *hend;
+	int rc;
+
+	if (off >= img->dline.n)
+		return lt_error(img, off, "offset out of the section");
+	r.p += off;
+	h->offsize = 4;
+	if ((len = rd_un(&r, 4)) == 0xffffffff) {
+		h->offsize = 8;
+		len = rd_un(&r, 8);
+	}
+	if (r.bad || len > (uint64_t)(r.end - r.p))
+		return lt_error(img, off, "unit longer than the section");
+	r.end = r.p + len;
+	h->version = (unsigned)rd_un(&r, 2);
+	if (h->version < 2 || h->version > 5)
+		return lt_error(img, off, "unknown version");
+	if (h->version >= 5)
+		rd_un(&r, 2);		/* address and segment selector size */
+	hlen = rd_un(&r, h->offsize);
+	if (r.bad || hlen > (uint64_t)(r.end - r.p))
+		return lt_error(img, off, "header longer than the unit");
+	hend = r.p + hlen;
+	h->minlen = (unsigned)rd_un(&r, 1);
+	if (h->version >= 4)
+		rd_un(&r, 1);		/* maximum operations per instruction */
+	h->default_stmt = rd_un(&r, 1) != 0;
+	h->linebase = (int8_t)rd_un(&r, 1);
+	h->range = (unsigned)rd_un(&r, 1);
+	h->opbase = (unsigned)rd_un(&r, 1);
+	h->oplens = r.p;
+	if (r.bad || h->range == 0 || h->opbase == 0 ||
+	    h->opbase - 1 > (size_t)(hend - r.p))
+		return lt_error(img, off, "bad header");
+	r.p += h->opbase - 1;
+	if (h->version >= 5) {
+		rc = lt_entries(img, h, &r, compdir, 0);
+		if (rc == 0)
+			rc = lt_entries(img, h, &r, compdir, 1);
+	} else
+		rc = lt_entries_v4(img, h, &r, compdir);
+	if (rc == -2)
+		return nomem(img);
+	if (rc == -1 || r.p > hend)
+		return lt_error(img, off, "bad directory or file table");
+	h->prog.p = hend;
+	h->prog.end = r.end;
+	h->prog.be = img->be;
+	h->prog.bad = 0;
+	return 0;
+}
+
+static void
+lt_free(struct lthdr *h)
+{
+	pme_vec_free(&h->dirs);
+	pme_vec_free(&h->files);
+}
+
+/*
+ * The declaring file of a subprogram: decl_file numbers the files of the
+ * unit's line table, whose header is read once per unit when first needed.
+ */
+static const char *
+decl_file(struct cu *cu, uint64_t idx)
+{
+	struct pme_image *img = cu->img;
+	struct pme_error *saved = img->err, quiet;
+
+	if (!cu->lt_tried && cu->info.has_stmt) {
+		cu->lt_tried = 1;
+		if ((cu->lt = calloc(1, sizeof(*cu->lt))) == NULL)
+			return NULL;
+		pme_vec_init(&cu->lt->dirs, sizeof(const char *));
+		pme_vec_init(&cu->lt->files, sizeof(const char *));
+		/* A bad line table is reported when lines are loaded. */
+		img->err = &quiet;
+		if (lt_header(img, cu->info.stmt, cu->compdir, cu->lt) == -1)
+			cu->lt->files.n = 0;
+		img->err = saved;
+	}
+	if (cu->lt == NULL || idx >= cu->lt->files.n)
+		return NULL;
+	return PME_VEC_AT(&cu->lt->files, const char *, idx);
+}
+
+static void
+cu_free(struct cu *cu)
+{
+	if (cu->lt != NULL)
+		lt_free(cu->lt);
+	free(cu->lt);
+	cu->lt = NULL;
+	cu->lt_tried = 0;
+}
+
+/* Where rows go: runs of one file and line become entries. */
+struct sink {
+	struct pme_image *img;
+	size_t		 first;		/* the module's first entry */
+	int		 sorted;
+	const char	*primary;	/* the module's own file */
+	int		 open;		/* a run is going on */
+	uint64_t	 start;
+	const char	*file;
+	uint32_t	 line;
+};
+
+/* Appends [s, e), clipped, joined to the previous entry if it can be. */
+static int
+emit_line(struct sink *k, uint64_t s, uint64_t e)
+{
+	struct pme_image *img = k->img;
+	struct pme_symline *p;
 	struct pme_range r = { s, e };
 
 	if (!clip(img, &r))
 		return 0;
-	if (img->lines.n > first) {
-		p = &v[img->lines.n - 1];
-		if (p->end == r.start && p->line == line && p->file == file) {
+	if (img->lines.n > k->first) {
+		p = (struct pme_symline *)img->lines.v + img->lines.n - 1;
+		if (p->end == r.start && p->line == k->line &&
+		    p->file == k->file) {
 			p->end = r.end;
 			return 0;
 		}
 		if (r.start < p->start)
-			*sorted = 0;
+			k->sorted = 0;
 	}
 	if ((p = pme_vec_push(&img->lines)) == NULL)
 		return nomem(img);
 	p->start = r.start;
 	p->end = r.end;
-	p->line = line;
+	p->line = k->line;
 	p->routine = PME_NONE;
-	p->file = file;
-	p->file_is_primary = file == primary;
+	p->file = k->file;
+	p->file_is_primary = k->file == k->primary;
 	return 0;
 }
 
 /*
- * Turns rows into entries: a row holds from its address to the next
- * row's; consecutive rows of the same file and line are one run; an
- * end_sequence row only closes the run before it.
+ * A row holds from its address to the next row's; consecutive rows of
+ * one file and line are one run; an end_sequence row only ends the run
+ * before it.  Addresses going backwards inside a sequence end the run
+ * without an entry.
  */
 static int
-read_rows(struct cu *cu, struct ftab *ft, Dwarf_Line *lb, Dwarf_Signed n,
-    size_t first, int *sorted)
+row(struct sink *k, uint64_t addr, const char *file, uint64_t line,
+    int endseq)
 {
-	struct pme_image *img = cu->img;
-	Dwarf_Unsigned lno, fno;
-	Dwarf_Addr addr, start = 0;
-	Dwarf_Bool endseq;
-	Dwarf_Error e = NULL;
-	const char *file, *cfile = NULL;
-	uint32_t cline = 0;
-	Dwarf_Signed i;
-	int open = 0;
-
-	for (i = 0; i < n; i++) {
-		if (dwarf_lineaddr(lb[i], &addr, &e) != DW_DLV_OK ||
-		    dwarf_lineendsequence(lb[i], &endseq, &e) != DW_DLV_OK ||
-		    dwarf_lineno(lb[i], &lno, &e) != DW_DLV_OK ||
-		    dwarf_line_srcfileno(lb[i], &fno, &e) != DW_DLV_OK)
-			return dwerr(img, e, "line table row");
-		if (!endseq) {
-			if ((file = row_file(cu, ft, lb[i], fno)) == NULL)
-				return nomem(img);
-			if (open && file == cfile && lno == cline)
-				continue;
-		}
-		if (open && addr > start && emit_line(img, first, start, addr,
-		    cline, cfile, cu->name, sorted) == -1)
-			return -1;
-		open = !endseq;
-		start = addr;
-		cfile = file;
-		cline = (uint32_t)lno;
-	}
+	if (!endseq && k->open && file == k->file && line == k->line)
+		return 0;
+	if (k->open && addr > k->start && emit_line(k, k->start, addr) == -1)
+		return -1;
+	k->open = !endseq;
+	k->start = addr;
+	k->file = file;
+	k->line = (uint32_t)line;
 	return 0;
+}
+
+/* The name of file register value f. */
+static const char *
+lt_file(struct pme_image *img, const struct lthdr *h, uint64_t f)
+{
+	const char *s;
+
+	if (f < h->files.n && (s = PME_VEC_AT(&h->files, const char *, f)))
+		return s;
+	return pme_intern(&img->names, "?");
+}
+
+/* State of the line number machine. */
+struct lstate {
+	uint64_t	 addr, file, line;
+};
+
+static void
+lstate_reset(struct lstate *s)
+{
+	s->addr = 0;
+	s->file = 1;
+	s->line = 1;
+}
+
+static int
+lt_emit(struct sink *k, const struct lthdr *h, const struct lstate *s,
+    int endseq)
+{
+	const char *f = lt_file(k->img, h, s->file);
+
+	if (f == NULL)
+		return nomem(k->img);
+	return row(k, s->addr, f, s->line, endseq);
+}
+
+/* An extended opcode (after the 0): end_sequence, set_address, ... */
+static int
+lt_extended(struct sink *k, struct lthdr *h, struct rd *r, struct lstate *s)
+{
+	uint64_t len = rd_leb(r, 0);
+	const uint8_t *next;
+	unsigned op;
+
+	if (r->bad || len == 0 || len > (uint64_t)(r->end - r->p))
+		return 1;
+	next = r->p + len;
+	op = *r->p++;
+	if (op == DW_LNE_end_sequence) {
+		if (lt_emit(k, h, s, 1) == -1)
+			return -1;
+		lstate_reset(s);
+	} else if (op == DW_LNE_set_address && len - 1 <= 8)
+		s->addr = rd_un(r, (unsigned)(len - 1));
+	else if (op == DW_LNE_define_file && h->version <= 4) {
+		const char *name = rd_str(r);
+		uint64_t dir = rd_leb(r, 0);
+
+		if (!r->bad && add_file(k->img, h, NULL, name, dir) == -1)
+			return -1;
+	}
+	r->p = next;
+	return 0;
+}
+
+/* A standard opcode other than the special ones; 1 if unknown bytes. */
+static int
+lt_standard(struct sink *k, struct lthdr *h, struct rd *r, struct lstate *s,
+    unsigned op)
+{
+	unsigned i;
+
+	switch (op) {
+	case DW_LNS_copy:
+		return lt_emit(k, h, s, 0);
+	case DW_LNS_advance_pc:
+		s->addr += rd_leb(r, 0) * h->minlen;
+		return 0;
+	case DW_LNS_advance_line:
+		s->line += rd_leb(r, 1);
+		return 0;
+	case DW_LNS_set_file:
+		s->file = rd_leb(r, 0);
+		return 0;
+	case DW_LNS_const_add_pc:
+		s->addr += (255 - h->opbase) / h->range * h->minlen;
+		return 0;
+	case DW_LNS_fixed_advance_pc:
+		s->addr += rd_un(r, 2);
+		return 0;
+	}
+	for (i = 0; i < h->oplens[op - 1]; i++)	/* operands skipped */
+		rd_leb(r, 0);
+	return 0;
+}
+
+/* Runs the line program of h into k. */
+static int
+lt_run(struct sink *k, struct lthdr *h, uint64_t off)
+{
+	struct rd *r = &h->prog;
+	struct lstate s;
+	unsigned op, adj;
+	int rc = 0;
+
+	lstate_reset(&s);
+	while (r->p < r->end && rc == 0 && !r->bad) {
+		op = *r->p++;
+		if (op >= h->opbase) {
+			adj = op - h->opbase;
+			s.addr += adj / h->range * h->minlen;
+			s.line += h->linebase + (int)(adj % h->range);
+			rc = lt_emit(k, h, &s, 0);
+		} else if (op == 0)
+			rc = lt_extended(k, h, r, &s);
+		else
+			rc = lt_standard(k, h, r, &s, op);
+	}
+	if (rc == 1 || r->bad)
+		return lt_error(k->img, off + (uint64_t)(r->p - k->img->dline.p -
+		    off), "line program runs past its unit");
+	return rc;
 }
 
 static int
@@ -1221,15 +1634,11 @@ cmp_rrange(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Sorts the module's new lines, trims overlaps, finds their routines. */
-static int
-finish_lines(struct pme_image *img, struct pme_symmod *m, size_t first,
-    int sorted)
+/* Sorts the module's new lines and trims overlaps: the first one wins. */
+static size_t
+sort_lines(struct pme_symline *v, size_t n, int sorted)
 {
-	struct pme_symline *v = (struct pme_symline *)img->lines.v + first;
-	const struct pme_symroutine *r;
-	struct rrange *rr;
-	size_t n = img->lines.n - first, i, k, nr = 0, j;
+	size_t i, k;
 
 	if (!sorted)
 		qsort(v, n, sizeof(*v), cmp_line);
@@ -1240,11 +1649,22 @@ finish_lines(struct pme_image *img, struct pme_symmod *m, size_t first,
 			v[i].start = v[k - 1].end;
 		v[k++] = v[i];
 	}
-	img->lines.n = first + k;
+	return k;
+}
+
+/* Gives each line the routine whose range holds its start. */
+static int
+line_routines(struct pme_image *img, const struct pme_symmod *m,
+    struct pme_symline *v, size_t n)
+{
+	const struct pme_symroutine *r;
+	struct rrange *rr;
+	size_t i, j, nr = 0;
+
 	r = (const struct pme_symroutine *)img->routines.v + m->first_routine;
 	for (i = 0; i < m->nroutines; i++)
 		nr += r[i].nranges;
-	if (nr == 0 || k == 0)
+	if (nr == 0 || n == 0)
 		return 0;
 	if ((rr = malloc(nr * sizeof(*rr))) == NULL)
 		return nomem(img);
@@ -1255,7 +1675,7 @@ finish_lines(struct pme_image *img, struct pme_symmod *m, size_t first,
 			rr[nr].routine = m->first_routine + (uint32_t)i;
 		}
 	qsort(rr, nr, sizeof(*rr), cmp_rrange);
-	for (i = 0, j = 0; i < k; i++) {
+	for (i = 0, j = 0; i < n; i++) {
 		while (j + 1 < nr && rr[j + 1].start <= v[i].start)
 			j++;
 		if (rr[j].start <= v[i].start && v[i].start < rr[j].end)
@@ -1266,80 +1686,49 @@ finish_lines(struct pme_image *img, struct pme_symmod *m, size_t first,
 }
 
 static int
-cu_lines(struct cu *cu, Dwarf_Die die, size_t first, int *sorted)
-{
-	struct pme_image *img = cu->img;
-	Dwarf_Line_Context ctx;
-	Dwarf_Line *lb;
-	Dwarf_Signed n, cnt, end;
-	Dwarf_Unsigned ver;
-	Dwarf_Small tc;
-	Dwarf_Error e = NULL;
-	struct ftab ft = { NULL, 0, 0 };
-	int res, rc = -1;
-
-	res = dwarf_srclines_b(die, &ver, &tc, &ctx, &e);
-	if (res == DW_DLV_NO_ENTRY)
-		return 0;
-	if (res != DW_DLV_OK)
-		return dwerr(img, e, "line table");
-	if (dwarf_srclines_from_linecontext(ctx, &lb, &n, &e) != DW_DLV_OK) {
-		dwerr(img, e, "line table");
-		goto out;
-	}
-	if (dwarf_srclines_files_indexes(ctx, &ft.base, &cnt, &end, &e) ==
-	    DW_DLV_OK && cnt > 0 && cnt < (1 << 24))
-		ft.n = cnt;
-	else if (e != NULL)
-		dwarf_dealloc_error(img->dbg, e);
-	if ((ft.name = calloc(ft.n + 1, sizeof(*ft.name))) == NULL ||
-	    pme_vec_reserve(&img->lines, img->lines.n + (size_t)n) == -1) {
-		nomem(img);
-		goto out;
-	}
-	rc = read_rows(cu, &ft, lb, n, first, sorted);
-out:
-	free(ft.name);
-	dwarf_srclines_dealloc_b(ctx);
-	return rc;
-}
-
-static int
 module_lines(struct pme_image *img, uint32_t mi)
 {
 	struct pme_symmod *m = &PME_VEC_AT(&img->mods, struct pme_symmod, mi);
-	struct cu cu = { 0 };
-	Dwarf_Die die;
-	Dwarf_Error e = NULL;
-	size_t first = img->lines.n;
-	int sorted = 1, rc;
+	const struct modinfo *info = &PME_VEC_AT(&img->info, struct modinfo,
+	    mi);
+	struct lthdr h;
+	struct sink k = { 0 };
+	size_t first = img->lines.n, n;
+	int rc;
 
 	if (m->lines_loaded)
 		return 0;
 	m->first_line = (uint32_t)first;
 	m->nlines = 0;
-	if (img->dbg == NULL) {
+	if (!info->has_stmt) {
 		m->lines_loaded = 1;
 		return 0;
 	}
-	if (dwarf_offdie_b(img->dbg, PME_VEC_AT(&img->cuoff, Dwarf_Off, mi),
-	    1, &die, &e) != DW_DLV_OK)
-		return dwerr(img, e, "compilation unit");
-	cu.img = img;
-	rc = cu_setup(&cu, die);
+	memset(&h, 0, sizeof(h));
+	pme_vec_init(&h.dirs, sizeof(const char *));
+	pme_vec_init(&h.files, sizeof(const char *));
+	k.img = img;
+	k.first = first;
+	k.sorted = 1;
+	k.primary = m->name;
+	rc = lt_header(img, info->stmt, info->compdir, &h);
 	if (rc == 0)
-		rc = cu_lines(&cu, die, first, &sorted);
-	dwarf_dealloc_die(die);
+		rc = lt_run(&k, &h, info->stmt);
+	lt_free(&h);
+	n = sort_lines((struct pme_symline *)img->lines.v + first,
+	    img->lines.n - first, k.sorted);
+	img->lines.n = first + n;
+	if (rc == 0 && n > UINT32_MAX - first)
+		rc = pme_seterr(img->err, PME_ELIMIT, "'%s': too many lines",
+		    img->path);
 	if (rc == 0)
-		rc = finish_lines(img, m, first, sorted);
+		rc = line_routines(img, m,
+		    (struct pme_symline *)img->lines.v + first, n);
 	if (rc == -1) {
 		img->lines.n = first;
 		return -1;
 	}
-	if (img->lines.n - first > UINT32_MAX - first)
-		return pme_seterr(img->err, PME_ELIMIT,
-		    "'%s': too many lines", img->path);
-	m->nlines = (uint32_t)(img->lines.n - first);
+	m->nlines = (uint32_t)n;
 	m->lines_loaded = 1;
 	return 0;
 }
@@ -1438,12 +1827,68 @@ open_elf(struct pme_image *img, const char *section)
 	return 0;
 }
 
+/*
+ * The bytes of a debug section the line decoder reads itself; compressed
+ * sections (SHF_COMPRESSED) are inflated in libelf's copy first, which
+ * libdwarf then reads as well.
+ */
+static int
+debug_sect(struct pme_image *img, Elf_Scn *scn, const GElf_Shdr *sh,
+    struct sect *out)
+{
+	Elf_Data *d;
+
+	if (sh->sh_type == SHT_NOBITS)
+		return 0;
+	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return elferr(img, "compressed debug section");
+	if ((d = elf_getdata(scn, NULL)) == NULL)
+		return elferr(img, "debug section");
+	out->p = d->d_buf;
+	out->n = d->d_buf != NULL ? d->d_size : 0;
+	return 0;
+}
+
+static int
+debug_sects(struct pme_image *img)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	const char *s;
+	struct sect *out;
+
+	if (gelf_getehdr(img->elf, &eh) == NULL ||
+	    elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+		return elferr(img, "ELF header");
+	img->be = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (s = elf_strptr(img->elf, shstrndx, sh.sh_name)) == NULL)
+			return elferr(img, "section header");
+		if (strcmp(s, ".debug_line") == 0)
+			out = &img->dline;
+		else if (strcmp(s, ".debug_line_str") == 0)
+			out = &img->dlinestr;
+		else if (strcmp(s, ".debug_str") == 0)
+			out = &img->dstr;
+		else
+			continue;
+		if (debug_sect(img, scn, &sh, out) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 open_dwarf(struct pme_image *img)
 {
 	Dwarf_Error e = NULL;
 	int res;
 
+	if (debug_sects(img) == -1)
+		return -1;
 	res = dwarf_elf_init_b(img->elf, DW_DLC_READ, DW_GROUPNUMBER_ANY,
 	    NULL, NULL, &img->dbg, &e);
 	if (res == DW_DLV_NO_ENTRY) {
@@ -1524,7 +1969,7 @@ pme_image_open(const char *path, const char *section, struct pme_error *err)
 	img->base = slash != NULL && slash[1] != '\0' ? slash + 1 : img->path;
 	pme_intern_init(&img->names, &img->arena);
 	pme_vec_init(&img->mods, sizeof(struct pme_symmod));
-	pme_vec_init(&img->cuoff, sizeof(Dwarf_Off));
+	pme_vec_init(&img->info, sizeof(struct modinfo));
 	pme_vec_init(&img->routines, sizeof(struct pme_symroutine));
 	pme_vec_init(&img->lines, sizeof(struct pme_symline));
 	pme_vec_init(&img->syms, sizeof(struct fsym));
@@ -1552,7 +1997,7 @@ pme_image_close(struct pme_image *img)
 	if (img->fd != -1)
 		close(img->fd);
 	pme_vec_free(&img->mods);
-	pme_vec_free(&img->cuoff);
+	pme_vec_free(&img->info);
 	pme_vec_free(&img->routines);
 	pme_vec_free(&img->lines);
 	pme_vec_free(&img->syms);
