@@ -129,6 +129,10 @@ int		 pme_reader_next(struct pme_reader *r, struct pme_chunk *c,
 		    struct pme_error *err);
 /* -1 when END was seen; else the number of bytes after the last whole chunk. */
 int64_t		 pme_reader_lost(const struct pme_reader *r);
+/* The offset of the next chunk header: after the last chunk returned, at
+ * the END chunk once reached, where the lost bytes begin in a file cut
+ * short.  For messages ("'x.pms': offset 0x1a0: 12 bytes lost"). */
+uint64_t	 pme_reader_offset(const struct pme_reader *r);
 uint16_t	 pme_reader_minor(const struct pme_reader *r);
 const char	*pme_reader_name(const struct pme_reader *r);
 void		 pme_reader_close(struct pme_reader *r);	/* NULL ok */

@@ -1,0 +1,1720 @@
+/*
+ * bucket.c - bucket files (.PME, kind "BUCK"): building, reading, writing,
+ * looking up, clearing and accumulating.  The payload layouts are in
+ * pme(5); every index a file holds is checked before it is used.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define MAX_BUILDID	1024
+
+/*
+ * Strings live once in a table; units, kinds, modules and groups refer to
+ * them by index, so that the thousands of line units naming the same few
+ * files and numbers cost one string each.  The hash from string to index
+ * is built only when something is added, not when a file is read.
+ */
+struct strtab {
+	struct pme_vec	 strs;		/* const char * */
+	uint32_t	*slot;		/* index + 1, 0 when empty */
+	size_t		 cap;		/* slots, a power of two */
+	size_t		 hashed;	/* strs[0 .. hashed) are in slot */
+};
+
+struct unitstr {
+	uint32_t	 name;		/* string index */
+	uint32_t	 file;		/* string index or PME_NONE */
+};
+
+struct lookent {
+	uint32_t	 module;
+	uint32_t	 bucket;
+	uint64_t	 start;
+	uint64_t	 end;
+};
+
+struct pme_bucketfile {
+	struct pme_info	 info;
+	struct pme_arena arena;
+	struct strtab	 st;
+	struct pme_vec	 kinds;		/* const char * */
+	struct pme_vec	 kindstr;	/* uint32_t */
+	struct pme_vec	 mods;		/* struct pme_module */
+	struct pme_vec	 modstr;	/* uint32_t: path */
+	struct pme_vec	 units;		/* struct pme_unit */
+	struct pme_vec	 unitstr;	/* struct unitstr */
+	struct pme_vec	 groups;	/* struct pme_group */
+	struct pme_vec	 groupstr;	/* uint32_t: statement */
+	struct pme_vec	 buckets;	/* struct pme_bucket */
+	struct pme_vec	 ranges;	/* struct pme_range */
+	struct lookent	*index;		/* NULL until a lookup needs it */
+	size_t		 nindex;
+};
+
+#define KINDS(bf)	((const char **)(bf)->kinds.v)
+#define MODS(bf)	((struct pme_module *)(bf)->mods.v)
+#define UNITS(bf)	((struct pme_unit *)(bf)->units.v)
+#define GROUPS(bf)	((struct pme_group *)(bf)->groups.v)
+#define BUCKETS(bf)	((struct pme_bucket *)(bf)->buckets.v)
+#define RANGES(bf)	((struct pme_range *)(bf)->ranges.v)
+#define STRS(bf)	((const char **)(bf)->st.strs.v)
+
+/* ------------------------------------------------------------ strings */
+
+static int
+strtab_grow(struct strtab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024, i, j;
+	const char **s = t->strs.v;
+	uint32_t *slot;
+
+	while (cap < t->strs.n * 2 + 2)
+		cap *= 2;
+	if ((slot = calloc(cap, sizeof(*slot))) == NULL)
+		return -1;
+	for (i = 0; i < t->hashed; i++) {
+		j = pme_hash(s[i], strlen(s[i])) & (cap - 1);
+		while (slot[j] != 0)
+			j = (j + 1) & (cap - 1);
+		slot[j] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->cap = cap;
+	return 0;
+}
+
+/* The slot where s is or would go. */
+static size_t
+strtab_find(const struct strtab *t, const char *s, size_t len)
+{
+	const char **strs = t->strs.v;
+	size_t j = pme_hash(s, len) & (t->cap - 1);
+
+	while (t->slot[j] != 0 && strcmp(strs[t->slot[j] - 1], s) != 0)
+		j = (j + 1) & (t->cap - 1);
+	return j;
+}
+
+/* Hashes strings read from a file; the first of equal strings wins. */
+static int
+strtab_catch_up(struct strtab *t)
+{
+	const char **strs = t->strs.v;
+	size_t j;
+
+	if (t->cap < t->strs.n * 2 + 2 && strtab_grow(t) == -1)
+		return -1;
+	for (; t->hashed < t->strs.n; t->hashed++) {
+		j = strtab_find(t, strs[t->hashed], strlen(strs[t->hashed]));
+		if (t->slot[j] == 0)
+			t->slot[j] = (uint32_t)t->hashed + 1;
+	}
+	return 0;
+}
+
+/* The index of s, added if new; PME_NONE when out of memory or full. */
+static uint32_t
+strtab_add(struct pme_bucketfile *bf, const char *s)
+{
+	struct strtab *t = &bf->st;
+	size_t len = strlen(s), j;
+	const char **p;
+
+	if (strtab_catch_up(t) == -1)
+		return PME_NONE;
+	if ((t->strs.n + 1) * 2 > t->cap && strtab_grow(t) == -1)
+		return PME_NONE;
+	j = strtab_find(t, s, len);
+	if (t->slot[j] != 0)
+		return t->slot[j] - 1;
+	if (t->strs.n >= PME_NONE - 1 || (p = pme_vec_push(&t->strs)) == NULL)
+		return PME_NONE;
+	if ((*p = pme_arena_strndup(&bf->arena, s, len)) == NULL) {
+		t->strs.n--;
+		return PME_NONE;
+	}
+	t->slot[j] = (uint32_t)t->strs.n;
+	t->hashed = t->strs.n;
+	return (uint32_t)t->strs.n - 1;
+}
+
+/* ------------------------------------------------------------ life */
+
+struct pme_bucketfile *
+pme_bucketfile_new(struct pme_error *err)
+{
+	struct pme_bucketfile *bf;
+
+	if ((bf = calloc(1, sizeof(*bf))) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	pme_vec_init(&bf->st.strs, sizeof(const char *));
+	pme_vec_init(&bf->kinds, sizeof(const char *));
+	pme_vec_init(&bf->kindstr, sizeof(uint32_t));
+	pme_vec_init(&bf->mods, sizeof(struct pme_module));
+	pme_vec_init(&bf->modstr, sizeof(uint32_t));
+	pme_vec_init(&bf->units, sizeof(struct pme_unit));
+	pme_vec_init(&bf->unitstr, sizeof(struct unitstr));
+	pme_vec_init(&bf->groups, sizeof(struct pme_group));
+	pme_vec_init(&bf->groupstr, sizeof(uint32_t));
+	pme_vec_init(&bf->buckets, sizeof(struct pme_bucket));
+	pme_vec_init(&bf->ranges, sizeof(struct pme_range));
+	return bf;
+}
+
+void
+pme_bucketfile_close(struct pme_bucketfile *bf)
+{
+	if (bf == NULL)
+		return;
+	pme_vec_free(&bf->st.strs);
+	free(bf->st.slot);
+	pme_vec_free(&bf->kinds);
+	pme_vec_free(&bf->kindstr);
+	pme_vec_free(&bf->mods);
+	pme_vec_free(&bf->modstr);
+	pme_vec_free(&bf->units);
+	pme_vec_free(&bf->unitstr);
+	pme_vec_free(&bf->groups);
+	pme_vec_free(&bf->groupstr);
+	pme_vec_free(&bf->buckets);
+	pme_vec_free(&bf->ranges);
+	free(bf->index);
+	pme_arena_free(&bf->arena);
+	free(bf);
+}
+
+struct pme_info *
+pme_bucketfile_info(struct pme_bucketfile *bf)
+{
+	return &bf->info;
+}
+
+/* ------------------------------------------------------------ adding */
+
+static uint32_t
+nomem(struct pme_error *err)
+{
+	pme_setnomem(err);
+	return PME_NONE;
+}
+
+static uint32_t
+einval(struct pme_error *err, const char *what)
+{
+	pme_seterr(err, PME_EINVAL, "%s", what);
+	return PME_NONE;
+}
+
+/* Room for one more element of a table indexed by uint32_t. */
+static int
+full(const struct pme_vec *v, const char *what, struct pme_error *err)
+{
+	if (v->n < PME_NONE - 1)
+		return 0;
+	pme_seterr(err, PME_ELIMIT, "too many %s", what);
+	return 1;
+}
+
+uint32_t
+pme_bucketfile_add_kind(struct pme_bucketfile *bf, const char *name,
+    struct pme_error *err)
+{
+	uint32_t s, *ps;
+	const char **pk;
+
+	if (name == NULL)
+		return einval(err, "pme_bucketfile_add_kind: no name");
+	if (full(&bf->kinds, "kinds", err))
+		return PME_NONE;
+	if ((s = strtab_add(bf, name)) == PME_NONE ||
+	    pme_vec_reserve(&bf->kinds, bf->kinds.n + 1) == -1 ||
+	    (ps = pme_vec_push(&bf->kindstr)) == NULL)
+		return nomem(err);
+	*ps = s;
+	pk = pme_vec_push(&bf->kinds);
+	*pk = STRS(bf)[s];
+	return (uint32_t)bf->kinds.n - 1;
+}
+
+uint32_t
+pme_bucketfile_add_module(struct pme_bucketfile *bf, const char *path,
+    const uint8_t *buildid, uint32_t idlen, uint32_t flags,
+    struct pme_error *err)
+{
+	struct pme_module *m;
+	uint32_t s, *ps;
+	uint8_t *id = NULL;
+
+	if (buildid == NULL && idlen > 0)
+		return einval(err, "pme_bucketfile_add_module: no build-id");
+	if (idlen > MAX_BUILDID) {
+		pme_seterr(err, PME_ELIMIT, "build-id of %u bytes exceeds "
+		    "the %d byte limit", idlen, MAX_BUILDID);
+		return PME_NONE;
+	}
+	if (full(&bf->mods, "load modules", err))
+		return PME_NONE;
+	if ((s = strtab_add(bf, path ? path : "")) == PME_NONE ||
+	    (idlen > 0 && (id = pme_arena_alloc(&bf->arena, idlen)) == NULL) ||
+	    pme_vec_reserve(&bf->mods, bf->mods.n + 1) == -1 ||
+	    (ps = pme_vec_push(&bf->modstr)) == NULL)
+		return nomem(err);
+	if (idlen > 0)
+		memcpy(id, buildid, idlen);
+	*ps = s;
+	m = pme_vec_push(&bf->mods);
+	m->path = STRS(bf)[s];
+	m->buildid = id;
+	m->buildid_len = idlen;
+	m->flags = flags;
+	return (uint32_t)bf->mods.n - 1;
+}
+
+static int
+check_ranges(const struct pme_range *r, uint32_t n, struct pme_error *err)
+{
+	uint32_t i;
+
+	if (r == NULL && n > 0)
+		return pme_seterr(err, PME_EINVAL, "no ranges");
+	for (i = 0; i < n; i++)
+		if (r[i].start >= r[i].end)
+			return pme_seterr(err, PME_EINVAL,
+			    "empty range 0x%llx - 0x%llx",
+			    (unsigned long long)r[i].start,
+			    (unsigned long long)r[i].end);
+	return 0;
+}
+
+/*
+ * Appends ranges to the pool and returns the index of the first.  The
+ * caller may pass ranges from the pool itself (another unit's), which the
+ * growth of the pool would move.
+ */
+static int
+add_ranges(struct pme_bucketfile *bf, const struct pme_range *r, uint32_t n,
+    uint64_t *index, struct pme_error *err)
+{
+	const struct pme_range *pool = RANGES(bf);
+	size_t off = 0;
+	int inpool;
+
+	inpool = n > 0 && pool != NULL && r >= pool &&
+	    r < pool + bf->ranges.n;
+	if (inpool)
+		off = (size_t)(r - pool);
+	if (pme_vec_reserve(&bf->ranges, bf->ranges.n + n) == -1)
+		return pme_setnomem(err);
+	if (inpool)
+		r = RANGES(bf) + off;
+	*index = bf->ranges.n;
+	if (n > 0)
+		memcpy(RANGES(bf) + bf->ranges.n, r, n * sizeof(*r));
+	bf->ranges.n += n;
+	return 0;
+}
+
+static int
+check_unit(const struct pme_bucketfile *bf, const struct pme_unit *u,
+    struct pme_error *err)
+{
+	if (u == NULL || u->name == NULL)
+		return pme_seterr(err, PME_EINVAL, "unit without a name");
+	if (u->kind >= bf->kinds.n)
+		return pme_seterr(err, PME_EINVAL, "unit '%s': no kind %u",
+		    u->name, u->kind);
+	if (u->parent != PME_NONE && u->parent >= bf->units.n)
+		return pme_seterr(err, PME_EINVAL, "unit '%s': no parent %u",
+		    u->name, u->parent);
+	if (u->module != PME_NONE && u->module >= bf->mods.n)
+		return pme_seterr(err, PME_EINVAL, "unit '%s': no module %u",
+		    u->name, u->module);
+	return 0;
+}
+
+uint32_t
+pme_bucketfile_add_unit(struct pme_bucketfile *bf, const struct pme_unit *u,
+    const struct pme_range *ranges, uint32_t n, struct pme_error *err)
+{
+	struct unitstr us;
+	struct unitstr *pus;
+	struct pme_unit *pu;
+	uint64_t first;
+
+	if (check_unit(bf, u, err) == -1 || check_ranges(ranges, n, err) == -1)
+		return PME_NONE;
+	if (full(&bf->units, "units", err))
+		return PME_NONE;
+	us.file = PME_NONE;
+	if ((us.name = strtab_add(bf, u->name)) == PME_NONE ||
+	    (u->file != NULL && (us.file = strtab_add(bf, u->file)) ==
+	    PME_NONE) ||
+	    pme_vec_reserve(&bf->units, bf->units.n + 1) == -1 ||
+	    pme_vec_reserve(&bf->unitstr, bf->unitstr.n + 1) == -1)
+		return nomem(err);
+	if (add_ranges(bf, ranges, n, &first, err) == -1)
+		return PME_NONE;
+	pu = pme_vec_push(&bf->units);
+	*pu = *u;
+	pu->name = STRS(bf)[us.name];
+	pu->file = u->file ? STRS(bf)[us.file] : NULL;
+	pu->range = first;
+	pu->nranges = n;
+	pus = pme_vec_push(&bf->unitstr);
+	*pus = us;
+	return (uint32_t)bf->units.n - 1;
+}
+
+uint32_t
+pme_bucketfile_add_group(struct pme_bucketfile *bf, const char *statement,
+    uint32_t unit, uint32_t bykind, struct pme_error *err)
+{
+	struct pme_group *g;
+	uint32_t s, *ps;
+
+	if (unit >= bf->units.n)
+		return einval(err, "pme_bucketfile_add_group: no such unit");
+	if (bykind != PME_NONE && bykind >= bf->kinds.n)
+		return einval(err, "pme_bucketfile_add_group: no such kind");
+	if (full(&bf->groups, "groups", err))
+		return PME_NONE;
+	if ((s = strtab_add(bf, statement ? statement : "")) == PME_NONE ||
+	    pme_vec_reserve(&bf->groups, bf->groups.n + 1) == -1 ||
+	    (ps = pme_vec_push(&bf->groupstr)) == NULL)
+		return nomem(err);
+	*ps = s;
+	g = pme_vec_push(&bf->groups);
+	g->statement = STRS(bf)[s];
+	g->unit = unit;
+	g->bykind = bykind;
+	g->first = (uint32_t)bf->buckets.n;
+	g->count = 0;
+	return (uint32_t)bf->groups.n - 1;
+}
+
+/* A bucket over exactly its unit's ranges shares them in the pool. */
+static int
+same_ranges(const struct pme_bucketfile *bf, const struct pme_unit *u,
+    const struct pme_range *r, uint32_t n)
+{
+	return n == u->nranges && (n == 0 ||
+	    memcmp(RANGES(bf) + u->range, r, n * sizeof(*r)) == 0);
+}
+
+uint32_t
+pme_bucketfile_add_bucket(struct pme_bucketfile *bf, uint32_t unit,
+    const struct pme_range *ranges, uint32_t n, struct pme_error *err)
+{
+	struct pme_group *g;
+	struct pme_bucket *b;
+	uint64_t first;
+
+	if (bf->groups.n == 0)
+		return einval(err, "pme_bucketfile_add_bucket: no group");
+	if (unit >= bf->units.n)
+		return einval(err, "pme_bucketfile_add_bucket: no such unit");
+	if (check_ranges(ranges, n, err) == -1)
+		return PME_NONE;
+	if (full(&bf->buckets, "buckets", err))
+		return PME_NONE;
+	if (pme_vec_reserve(&bf->buckets, bf->buckets.n + 1) == -1)
+		return nomem(err);
+	if (same_ranges(bf, &UNITS(bf)[unit], ranges, n))
+		first = UNITS(bf)[unit].range;
+	else if (add_ranges(bf, ranges, n, &first, err) == -1)
+		return PME_NONE;
+	b = pme_vec_push(&bf->buckets);
+	b->unit = unit;
+	b->group = (uint32_t)bf->groups.n - 1;
+	b->range = first;
+	b->nranges = n;
+	g = &GROUPS(bf)[bf->groups.n - 1];
+	g->count++;
+	free(bf->index);
+	bf->index = NULL;
+	return (uint32_t)bf->buckets.n - 1;
+}
+
+/* ------------------------------------------------------------ getters */
+
+size_t
+pme_bucketfile_kinds(const struct pme_bucketfile *bf, const char *const **out)
+{
+	*out = bf->kinds.v;
+	return bf->kinds.n;
+}
+
+size_t
+pme_bucketfile_modules(const struct pme_bucketfile *bf,
+    const struct pme_module **out)
+{
+	*out = bf->mods.v;
+	return bf->mods.n;
+}
+
+size_t
+pme_bucketfile_units(const struct pme_bucketfile *bf,
+    const struct pme_unit **out)
+{
+	*out = bf->units.v;
+	return bf->units.n;
+}
+
+size_t
+pme_bucketfile_groups(const struct pme_bucketfile *bf,
+    const struct pme_group **out)
+{
+	*out = bf->groups.v;
+	return bf->groups.n;
+}
+
+size_t
+pme_bucketfile_buckets(const struct pme_bucketfile *bf,
+    struct pme_bucket **out)
+{
+	*out = bf->buckets.v;
+	return bf->buckets.n;
+}
+
+size_t
+pme_bucketfile_ranges(const struct pme_bucketfile *bf,
+    const struct pme_range **out)
+{
+	*out = bf->ranges.v;
+	return bf->ranges.n;
+}
+
+uint64_t *
+pme_bucketfile_outside(struct pme_bucketfile *bf, uint32_t module)
+{
+	if (module >= bf->mods.n)
+		return NULL;
+	return &MODS(bf)[module].outside;
+}
+
+/* ------------------------------------------------------------ encoding */
+
+/*
+ * Payloads are tables of LEB128 varints (pme(5)): most fields are small
+ * numbers or small differences from the previous record, so a varint table
+ * is a fraction of the fixed-width one, and it compresses better too.
+ */
+struct enc {
+	uint8_t		*base;
+	uint8_t		*p;
+};
+
+/* Each record below takes at most this many varints. */
+#define ENC_MAXFIELDS	12
+#define VARINT_MAX	10
+
+static int
+enc_init(struct enc *e, size_t records, size_t extra)
+{
+	size_t per = ENC_MAXFIELDS * VARINT_MAX;
+
+	if (records > (SIZE_MAX - extra - VARINT_MAX) / per)
+		return -1;
+	if ((e->base = malloc(records * per + extra + VARINT_MAX)) == NULL)
+		return -1;
+	e->p = e->base;
+	return 0;
+}
+
+static inline void
+put_uv(struct enc *e, uint64_t v)
+{
+	uint8_t *p = e->p;
+
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	e->p = p;
+}
+
+/* A difference modulo 2^64, zigzagged so small negatives stay small. */
+static inline void
+put_sv(struct enc *e, uint64_t now, uint64_t expected)
+{
+	uint64_t d = now - expected;
+
+	put_uv(e, d >> 63 ? ~(d << 1) : d << 1);
+}
+
+/* An optional index: 0 for PME_NONE, else index + 1. */
+static inline void
+put_opt(struct enc *e, uint32_t v)
+{
+	put_uv(e, v == PME_NONE ? 0 : (uint64_t)v + 1);
+}
+
+static void
+put_u32(uint8_t *p, uint32_t v)
+{
+	pme_le32(p, v);
+}
+
+static void
+put_u64(uint8_t *p, uint64_t v)
+{
+	pme_le32(p, (uint32_t)v);
+	pme_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static int
+enc_opts(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct pme_info *i = &bf->info;
+
+	if (enc_init(e, 0, 48) == -1)
+		return -1;
+	put_u32(e->p, i->options);
+	put_u32(e->p + 4, i->measure);
+	put_u64(e->p + 8, i->period);
+	put_u64(e->p + 16, i->runs);
+	put_u64(e->p + 24, i->total);
+	put_u64(e->p + 32, i->lost);
+	put_u64(e->p + 40, i->unmapped);
+	e->p += 48;
+	return 0;
+}
+
+static int
+enc_strs(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const char **s = STRS(bf);
+	size_t i, n = bf->st.strs.n, bytes = 0, len;
+
+	for (i = 0; i < n; i++)
+		bytes += strlen(s[i]);
+	if (enc_init(e, n + 1, bytes) == -1)
+		return -1;
+	put_uv(e, n);
+	for (i = 0; i < n; i++) {
+		len = strlen(s[i]);
+		put_uv(e, len);
+		memcpy(e->p, s[i], len);
+		e->p += len;
+	}
+	return 0;
+}
+
+static int
+enc_kinds(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const uint32_t *ks = bf->kindstr.v;
+	size_t i;
+
+	if (enc_init(e, bf->kinds.n + 1, 0) == -1)
+		return -1;
+	put_uv(e, bf->kinds.n);
+	for (i = 0; i < bf->kinds.n; i++)
+		put_uv(e, ks[i]);
+	return 0;
+}
+
+static int
+enc_mods(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct pme_module *m = MODS(bf);
+	const uint32_t *ms = bf->modstr.v;
+	size_t i, n = bf->mods.n;
+
+	if (enc_init(e, n + 1, n * MAX_BUILDID) == -1)
+		return -1;
+	put_uv(e, n);
+	for (i = 0; i < n; i++) {
+		put_uv(e, ms[i]);
+		put_uv(e, m[i].flags);
+		put_uv(e, m[i].outside);
+		put_uv(e, m[i].buildid_len);
+		if (m[i].buildid_len > 0)
+			memcpy(e->p, m[i].buildid, m[i].buildid_len);
+		e->p += m[i].buildid_len;
+	}
+	return 0;
+}
+
+/* Lengths first, so that a reader knows each end as it reads the starts. */
+static int
+enc_ranges(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct pme_range *r = RANGES(bf);
+	uint64_t prev = 0;
+	size_t i, n = bf->ranges.n;
+
+	if (enc_init(e, n + 1, 0) == -1)
+		return -1;
+	put_uv(e, n);
+	for (i = 0; i < n; i++)
+		put_uv(e, r[i].end - r[i].start);
+	for (i = 0; i < n; i++) {
+		put_sv(e, r[i].start, prev);
+		prev = r[i].end;
+	}
+	return 0;
+}
+
+/* A parent as a difference from the last parent given; 0 for none. */
+static uint64_t
+parent_code(uint32_t parent, uint32_t *last)
+{
+	uint64_t d = (uint64_t)parent - *last;
+
+	if (parent == PME_NONE)
+		return 0;
+	*last = parent;
+	return (d >> 63 ? ~(d << 1) : d << 1) + 1;
+}
+
+/*
+ * Tables are stored column by column: a column of one field is a run of
+ * alike small numbers that deflate compresses several times faster and
+ * smaller than the same fields interleaved.
+ */
+static void
+enc_unit_tree(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct pme_unit *u = UNITS(bf);
+	const struct unitstr *us = bf->unitstr.v;
+	size_t i, n = bf->units.n;
+	uint32_t last = 0;
+	uint64_t prev = 0;
+
+	for (i = 0; i < n; i++) {
+		put_sv(e, us[i].name, prev);
+		prev = us[i].name;
+	}
+	for (i = 0; i < n; i++)
+		put_uv(e, u[i].kind);
+	for (i = 0; i < n; i++)
+		put_uv(e, parent_code(u[i].parent, &last));
+	for (i = 0; i < n; i++)
+		put_opt(e, u[i].module);
+	for (i = 0; i < n; i++)
+		put_uv(e, u[i].flags);
+	for (i = 0; i < n; i++)
+		put_uv(e, u[i].step);
+}
+
+static void
+enc_unit_places(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct pme_unit *u = UNITS(bf);
+	const struct unitstr *us = bf->unitstr.v;
+	size_t i, n = bf->units.n;
+	uint64_t next = 0;
+
+	for (i = 0; i < n; i++)
+		put_uv(e, u[i].nranges);
+	for (i = 0; i < n; i++) {
+		put_sv(e, u[i].range, next);
+		next = u[i].range + u[i].nranges;
+	}
+	for (i = 0; i < n; i++)
+		put_sv(e, u[i].line, i > 0 ? u[i - 1].line : 0);
+	for (i = 0; i < n; i++)
+		put_opt(e, us[i].file);
+}
+
+static int
+enc_units(const struct pme_bucketfile *bf, struct enc *e)
+{
+	if (enc_init(e, bf->units.n + 1, 0) == -1)
+		return -1;
+	put_uv(e, bf->units.n);
+	enc_unit_tree(bf, e);
+	enc_unit_places(bf, e);
+	return 0;
+}
+
+static int
+enc_groups(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct pme_group *g = GROUPS(bf);
+	const uint32_t *gs = bf->groupstr.v;
+	size_t i;
+
+	if (enc_init(e, bf->groups.n + 1, 0) == -1)
+		return -1;
+	put_uv(e, bf->groups.n);
+	for (i = 0; i < bf->groups.n; i++) {
+		put_uv(e, gs[i]);
+		put_uv(e, g[i].unit);
+		put_opt(e, g[i].bykind);
+		put_uv(e, g[i].count);
+	}
+	return 0;
+}
+
+static int
+enc_buckets(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct pme_bucket *b = BUCKETS(bf);
+	const struct pme_unit *u = UNITS(bf);
+	size_t i, n = bf->buckets.n;
+
+	if (enc_init(e, n + 1, 0) == -1)
+		return -1;
+	put_uv(e, n);
+	for (i = 0; i < n; i++)
+		put_sv(e, b[i].unit, i > 0 ? (uint64_t)b[i - 1].unit + 1 : 0);
+	for (i = 0; i < n; i++)
+		put_uv(e, b[i].nranges);
+	for (i = 0; i < n; i++)
+		put_sv(e, b[i].range, u[b[i].unit].range);
+	for (i = 0; i < n; i++)
+		put_uv(e, b[i].count);
+	return 0;
+}
+
+#define T_OPTS	PME_FOURCC('O', 'P', 'T', 'S')
+#define T_STRS	PME_FOURCC('S', 'T', 'R', 'S')
+#define T_KIND	PME_FOURCC('K', 'I', 'N', 'D')
+#define T_MODS	PME_FOURCC('M', 'O', 'D', 'S')
+#define T_RNGS	PME_FOURCC('R', 'N', 'G', 'S')
+#define T_UNIT	PME_FOURCC('U', 'N', 'I', 'T')
+#define T_GRPS	PME_FOURCC('G', 'R', 'P', 'S')
+#define T_BCKT	PME_FOURCC('B', 'C', 'K', 'T')
+
+/* The chunks in the order a file holds them and a reader needs them. */
+static const struct chunkdef {
+	uint32_t	 type;
+	const char	*name;
+	int		(*enc)(const struct pme_bucketfile *, struct enc *);
+} chunkdefs[] = {
+	{ T_OPTS, "OPTS", enc_opts },
+	{ T_STRS, "STRS", enc_strs },
+	{ T_KIND, "KIND", enc_kinds },
+	{ T_MODS, "MODS", enc_mods },
+	{ T_RNGS, "RNGS", enc_ranges },
+	{ T_UNIT, "UNIT", enc_units },
+	{ T_GRPS, "GRPS", enc_groups },
+	{ T_BCKT, "BCKT", enc_buckets },
+};
+#define NCHUNKS (sizeof(chunkdefs) / sizeof(chunkdefs[0]))
+
+int
+pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
+    struct pme_error *err)
+{
+	struct pme_writer *w;
+	struct enc e;
+	size_t i, len;
+	int rc;
+
+	if ((w = pme_writer_open(path, PME_KIND_BUCKET, 0, err)) == NULL)
+		return -1;
+	for (i = 0; i < NCHUNKS; i++) {
+		if (chunkdefs[i].enc(bf, &e) == -1) {
+			pme_writer_abort(w);
+			return pme_setnomem(err);
+		}
+		len = (size_t)(e.p - e.base);
+		if (len > PME_CHUNK_MAX)
+			rc = pme_seterr(err, PME_ELIMIT, "'%s': the %s table "
+			    "needs %zu bytes, more than a chunk holds", path,
+			    chunkdefs[i].name, len);
+		else
+			rc = pme_writer_chunk(w, chunkdefs[i].type, e.base,
+			    len, 1, err);
+		free(e.base);
+		if (rc == -1) {
+			pme_writer_abort(w);
+			return -1;
+		}
+	}
+	return pme_writer_commit(w, err);
+}
+
+/* ------------------------------------------------------------ decoding */
+
+/* One chunk's payload being decoded, and where to say what is wrong. */
+struct dec {
+	const uint8_t	*p;
+	const uint8_t	*end;
+	int		 bad;
+	const char	*file;
+	const char	*tag;
+	uint64_t	 offset;
+	struct pme_error *err;
+};
+
+static uint64_t
+get_uv_slow(struct dec *d)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (d->p == d->end) {
+			d->bad = 1;
+			return 0;
+		}
+		b = *d->p++;
+		if (shift == 63 && b > 1) {
+			d->bad = 1;
+			return 0;
+		}
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return v;
+}
+
+/* Most values are one byte. */
+static inline uint64_t
+get_uv(struct dec *d)
+{
+	if (d->p < d->end && *d->p < 0x80)
+		return *d->p++;
+	return get_uv_slow(d);
+}
+
+static uint64_t
+get_sv(struct dec *d, uint64_t expected)
+{
+	uint64_t z = get_uv(d);
+
+	return expected + (z & 1 ? ~(z >> 1) : z >> 1);
+}
+
+static int
+derr(struct dec *d, const char *fmt, ...) PME_PRINTF(2, 3);
+
+static int
+derr(struct dec *d, const char *fmt, ...)
+{
+	char what[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return pme_setfmt(d->err, PME_EFORMAT, d->file, d->offset,
+	    "'%s' chunk: %s", d->tag, what);
+}
+
+static int
+short_payload(struct dec *d)
+{
+	return derr(d, "payload ends early");
+}
+
+/* A u32 varint, or bad. */
+static uint32_t
+get_u32v(struct dec *d)
+{
+	uint64_t v = get_uv(d);
+
+	if (v > UINT32_MAX)
+		d->bad = 1;
+	return (uint32_t)v;
+}
+
+/*
+ * Reads a table's element count and reserves room for it, after checking
+ * that count elements of at least minsize bytes each fit in the payload:
+ * a forged count must not size an allocation.
+ */
+static int
+get_count(struct dec *d, struct pme_vec *v, size_t minsize, size_t *count)
+{
+	struct pme_cur c;
+	uint64_t n = get_uv(d);
+
+	c.p = d->p;
+	c.n = (size_t)(d->end - d->p);
+	c.bad = d->bad;
+	if (!pme_cur_fits(&c, n, minsize) || n >= PME_NONE)
+		return derr(d, "count %llu does not fit the payload",
+		    (unsigned long long)n);
+	if (v != NULL && pme_vec_reserve(v, v->n + (size_t)n) == -1)
+		return pme_setnomem(d->err);
+	*count = (size_t)n;
+	return 0;
+}
+
+static int
+dec_end(struct dec *d)
+{
+	if (d->bad)
+		return short_payload(d);
+	if (d->p != d->end)
+		return derr(d, "%zu bytes after the table",
+		    (size_t)(d->end - d->p));
+	return 0;
+}
+
+static uint64_t
+get_u64le(const uint8_t *p)
+{
+	return pme_get32(p) | (uint64_t)pme_get32(p + 4) << 32;
+}
+
+static int
+dec_opts(struct pme_bucketfile *bf, struct dec *d)
+{
+	struct pme_info *i = &bf->info;
+	const uint8_t *p = d->p;
+
+	if (d->end - d->p != 48)
+		return derr(d, "payload of %zu bytes, not 48",
+		    (size_t)(d->end - d->p));
+	i->options = pme_get32(p);
+	i->measure = pme_get32(p + 4);
+	i->period = get_u64le(p + 8);
+	i->runs = get_u64le(p + 16);
+	i->total = get_u64le(p + 24);
+	i->lost = get_u64le(p + 32);
+	i->unmapped = get_u64le(p + 40);
+	d->p = d->end;
+	return 0;
+}
+
+static int
+dec_strs(struct pme_bucketfile *bf, struct dec *d)
+{
+	const char **s = NULL;
+	size_t n, i;
+	uint64_t len;
+
+	if (get_count(d, &bf->st.strs, 1, &n) == -1)
+		return -1;
+	s = bf->st.strs.v;
+	for (i = 0; i < n; i++) {
+		len = get_uv(d);
+		if (d->bad || len > (uint64_t)(d->end - d->p))
+			return short_payload(d);
+		if (memchr(d->p, '\0', (size_t)len) != NULL)
+			return derr(d, "string %zu holds a NUL byte", i);
+		s[i] = pme_arena_strndup(&bf->arena, (const char *)d->p,
+		    (size_t)len);
+		if (s[i] == NULL)
+			return pme_setnomem(d->err);
+		bf->st.strs.n++;
+		d->p += len;
+	}
+	return dec_end(d);
+}
+
+/* A string index, or PME_NONE after reporting it. */
+static uint32_t
+get_str(struct pme_bucketfile *bf, struct dec *d, const char *what, size_t i)
+{
+	uint64_t s = get_uv(d);
+
+	if (d->bad) {
+		short_payload(d);
+		return PME_NONE;
+	}
+	if (s >= bf->st.strs.n) {
+		derr(d, "%s %zu: no string %llu", what, i,
+		    (unsigned long long)s);
+		return PME_NONE;
+	}
+	return (uint32_t)s;
+}
+
+static int
+dec_kinds(struct pme_bucketfile *bf, struct dec *d)
+{
+	size_t n, i;
+	uint32_t s;
+
+	if (get_count(d, &bf->kinds, 1, &n) == -1)
+		return -1;
+	if (pme_vec_reserve(&bf->kindstr, n) == -1)
+		return pme_setnomem(d->err);
+	for (i = 0; i < n; i++) {
+		if ((s = get_str(bf, d, "kind", i)) == PME_NONE)
+			return -1;
+		PME_VEC_AT(&bf->kindstr, uint32_t, i) = s;
+		KINDS(bf)[i] = STRS(bf)[s];
+	}
+	bf->kinds.n = bf->kindstr.n = n;
+	return dec_end(d);
+}
+
+static int
+dec_mods(struct pme_bucketfile *bf, struct dec *d)
+{
+	struct pme_module *m;
+	size_t n, i;
+	uint32_t s;
+	uint8_t *id;
+
+	if (get_count(d, &bf->mods, 4, &n) == -1)
+		return -1;
+	if (pme_vec_reserve(&bf->modstr, n) == -1)
+		return pme_setnomem(d->err);
+	for (i = 0; i < n; i++) {
+		m = &MODS(bf)[i];
+		if ((s = get_str(bf, d, "module", i)) == PME_NONE)
+			return -1;
+		PME_VEC_AT(&bf->modstr, uint32_t, i) = s;
+		m->path = STRS(bf)[s];
+		m->flags = get_u32v(d);
+		m->outside = get_uv(d);
+		m->buildid_len = get_u32v(d);
+		m->buildid = NULL;
+		if (d->bad || m->buildid_len > (uint64_t)(d->end - d->p))
+			return short_payload(d);
+		if (m->buildid_len > MAX_BUILDID)
+			return derr(d, "module %zu: build-id of %u bytes", i,
+			    m->buildid_len);
+		if (m->buildid_len > 0) {
+			if ((id = pme_arena_alloc(&bf->arena,
+			    m->buildid_len)) == NULL)
+				return pme_setnomem(d->err);
+			memcpy(id, d->p, m->buildid_len);
+			m->buildid = id;
+			d->p += m->buildid_len;
+		}
+	}
+	bf->mods.n = bf->modstr.n = n;
+	return dec_end(d);
+}
+
+static int
+dec_ranges(struct pme_bucketfile *bf, struct dec *d)
+{
+	struct pme_range *r;
+	uint64_t prev = 0, len;
+	size_t n, i;
+
+	if (get_count(d, &bf->ranges, 2, &n) == -1)
+		return -1;
+	r = RANGES(bf);
+	for (i = 0; i < n; i++) {
+		r[i].end = get_uv(d);		/* the length, for now */
+		if (r[i].end == 0 && !d->bad)
+			return derr(d, "range %zu: bad length", i);
+	}
+	for (i = 0; i < n; i++) {
+		len = r[i].end;
+		r[i].start = get_sv(d, prev);
+		if (r[i].start + len < r[i].start)
+			return derr(d, "range %zu: bad length", i);
+		r[i].end = prev = r[i].start + len;
+	}
+	if (d->bad)
+		return short_payload(d);
+	bf->ranges.n = n;
+	return dec_end(d);
+}
+
+/* range + nranges within the pool, without overflow. */
+static int
+in_pool(const struct pme_bucketfile *bf, uint64_t range, uint32_t nranges)
+{
+	return range <= bf->ranges.n && nranges <= bf->ranges.n - range;
+}
+
+/*
+ * Column readers: each reads one field of n records and checks it; a
+ * payload that ends early reads zeroes, caught before a zero is trusted.
+ */
+static int
+dec_unit_names(struct pme_bucketfile *bf, struct dec *d, size_t n)
+{
+	struct pme_unit *u = UNITS(bf);
+	struct unitstr *us = bf->unitstr.v;
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = get_sv(d, s);
+		if (d->bad)
+			return short_payload(d);
+		if (s >= bf->st.strs.n)
+			return derr(d, "unit %zu: no string %llu", i,
+			    (unsigned long long)s);
+		us[i].name = (uint32_t)s;
+		u[i].name = STRS(bf)[s];
+	}
+	return 0;
+}
+
+static int
+dec_unit_parents(struct pme_bucketfile *bf, struct dec *d, size_t n)
+{
+	struct pme_unit *u = UNITS(bf);
+	uint64_t c, p, last = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		c = get_uv(d);
+		if (c == 0) {
+			u[i].parent = PME_NONE;
+			continue;
+		}
+		c--;
+		p = last + (c & 1 ? ~(c >> 1) : c >> 1);
+		if (p >= i)
+			return derr(d, "unit %zu: parent does not come first",
+			    i);
+		u[i].parent = (uint32_t)p;
+		last = p;
+	}
+	return 0;
+}
+
+static int
+dec_unit_tree(struct pme_bucketfile *bf, struct dec *d, size_t n)
+{
+	struct pme_unit *u = UNITS(bf);
+	uint64_t m;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((u[i].kind = get_u32v(d)) >= bf->kinds.n && !d->bad)
+			return derr(d, "unit %zu: no kind %u", i, u[i].kind);
+	if (dec_unit_parents(bf, d, n) == -1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((m = get_uv(d)) > bf->mods.n)
+			return derr(d, "unit %zu: no module %llu", i,
+			    (unsigned long long)m - 1);
+		u[i].module = m == 0 ? PME_NONE : (uint32_t)m - 1;
+	}
+	for (i = 0; i < n; i++)
+		u[i].flags = get_u32v(d);
+	for (i = 0; i < n; i++)
+		u[i].step = get_uv(d);
+	if (d->bad)
+		return short_payload(d);
+	return 0;
+}
+
+static int
+dec_unit_places(struct pme_bucketfile *bf, struct dec *d, size_t n)
+{
+	struct pme_unit *u = UNITS(bf);
+	struct unitstr *us = bf->unitstr.v;
+	uint64_t next = 0, line = 0, f;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		u[i].nranges = get_u32v(d);
+	for (i = 0; i < n; i++) {
+		u[i].range = get_sv(d, next);
+		if (!in_pool(bf, u[i].range, u[i].nranges) && !d->bad)
+			return derr(d, "unit %zu: ranges outside the pool", i);
+		next = u[i].range + u[i].nranges;
+	}
+	for (i = 0; i < n; i++) {
+		if ((line = get_sv(d, line)) > UINT32_MAX)
+			d->bad = 1;
+		u[i].line = (uint32_t)line;
+	}
+	for (i = 0; i < n; i++) {
+		if ((f = get_uv(d)) > bf->st.strs.n)
+			return derr(d, "unit %zu: no string %llu", i,
+			    (unsigned long long)f - 1);
+		us[i].file = f == 0 ? PME_NONE : (uint32_t)f - 1;
+		u[i].file = f == 0 ? NULL : STRS(bf)[f - 1];
+	}
+	if (d->bad)
+		return short_payload(d);
+	return 0;
+}
+
+static int
+dec_units(struct pme_bucketfile *bf, struct dec *d)
+{
+	size_t n;
+
+	if (get_count(d, &bf->units, 10, &n) == -1)
+		return -1;
+	if (pme_vec_reserve(&bf->unitstr, n) == -1)
+		return pme_setnomem(d->err);
+	if (dec_unit_names(bf, d, n) == -1 ||
+	    dec_unit_tree(bf, d, n) == -1 ||
+	    dec_unit_places(bf, d, n) == -1)
+		return -1;
+	bf->units.n = bf->unitstr.n = n;
+	return dec_end(d);
+}
+
+static int
+dec_groups(struct pme_bucketfile *bf, struct dec *d)
+{
+	struct pme_group *g;
+	uint64_t bykind, first = 0;
+	size_t n, i;
+	uint32_t s;
+
+	if (get_count(d, &bf->groups, 4, &n) == -1)
+		return -1;
+	if (pme_vec_reserve(&bf->groupstr, n) == -1)
+		return pme_setnomem(d->err);
+	for (i = 0; i < n; i++) {
+		g = &GROUPS(bf)[i];
+		if ((s = get_str(bf, d, "group", i)) == PME_NONE)
+			return -1;
+		PME_VEC_AT(&bf->groupstr, uint32_t, i) = s;
+		g->statement = STRS(bf)[s];
+		g->unit = get_u32v(d);
+		bykind = get_uv(d);
+		g->count = get_u32v(d);
+		if (d->bad)
+			return short_payload(d);
+		if (g->unit >= bf->units.n)
+			return derr(d, "group %zu: no unit %u", i, g->unit);
+		if (bykind > bf->kinds.n)
+			return derr(d, "group %zu: no kind %llu", i,
+			    (unsigned long long)bykind - 1);
+		g->bykind = bykind == 0 ? PME_NONE : (uint32_t)bykind - 1;
+		/* Groups hold consecutive buckets, in order. */
+		if (first + g->count >= PME_NONE)
+			return derr(d, "group %zu: too many buckets", i);
+		g->first = (uint32_t)first;
+		first += g->count;
+	}
+	bf->groups.n = bf->groupstr.n = n;
+	return dec_end(d);
+}
+
+static int
+dec_bucket_units(struct pme_bucketfile *bf, struct dec *d, size_t n)
+{
+	struct pme_bucket *b = BUCKETS(bf);
+	uint64_t unit = (uint64_t)-1;	/* the first expected is 0 */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unit = get_sv(d, unit + 1);
+		if (d->bad)
+			return short_payload(d);
+		if (unit >= bf->units.n)
+			return derr(d, "bucket %zu: no unit %llu", i,
+			    (unsigned long long)unit);
+		b[i].unit = (uint32_t)unit;
+	}
+	return 0;
+}
+
+/* The groups hold consecutive buckets: each bucket's group follows. */
+static void
+set_groups(struct pme_bucketfile *bf, size_t n)
+{
+	const struct pme_group *g = GROUPS(bf);
+	struct pme_bucket *b = BUCKETS(bf);
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		while (i >= (size_t)g[k].first + g[k].count)
+			k++;
+		b[i].group = (uint32_t)k;
+	}
+}
+
+static int
+dec_buckets(struct pme_bucketfile *bf, struct dec *d)
+{
+	const struct pme_group *g = GROUPS(bf);
+	struct pme_bucket *b;
+	size_t n, i, want = 0;
+
+	for (i = 0; i < bf->groups.n; i++)
+		want += g[i].count;
+	if (get_count(d, &bf->buckets, 4, &n) == -1)
+		return -1;
+	if (n != want)
+		return derr(d, "%zu buckets, the groups hold %zu", n, want);
+	if (dec_bucket_units(bf, d, n) == -1)
+		return -1;
+	b = BUCKETS(bf);
+	for (i = 0; i < n; i++)
+		b[i].nranges = get_u32v(d);
+	for (i = 0; i < n; i++) {
+		b[i].range = get_sv(d, UNITS(bf)[b[i].unit].range);
+		if (!in_pool(bf, b[i].range, b[i].nranges) && !d->bad)
+			return derr(d, "bucket %zu: ranges outside the pool",
+			    i);
+	}
+	for (i = 0; i < n; i++)
+		b[i].count = get_uv(d);
+	if (d->bad)
+		return short_payload(d);
+	set_groups(bf, n);
+	bf->buckets.n = n;
+	return dec_end(d);
+}
+
+static const struct dectab {
+	uint32_t	 type;
+	const char	*name;
+	int		(*dec)(struct pme_bucketfile *, struct dec *);
+} dectab[] = {
+	{ T_OPTS, "OPTS", dec_opts },
+	{ T_STRS, "STRS", dec_strs },
+	{ T_KIND, "KIND", dec_kinds },
+	{ T_MODS, "MODS", dec_mods },
+	{ T_RNGS, "RNGS", dec_ranges },
+	{ T_UNIT, "UNIT", dec_units },
+	{ T_GRPS, "GRPS", dec_groups },
+	{ T_BCKT, "BCKT", dec_buckets },
+};
+#define NDEC (sizeof(dectab) / sizeof(dectab[0]))
+
+/*
+ * The tables refer to the ones before them, so each chunk must follow
+ * those it needs: the order of dectab, OPTS anywhere.
+ */
+static int
+dec_chunk(struct pme_bucketfile *bf, const struct pme_chunk *c,
+    unsigned *seen, const char *file, struct pme_error *err)
+{
+	struct dec d;
+	size_t i, k;
+
+	for (i = 0; i < NDEC && dectab[i].type != c->type; i++)
+		continue;
+	if (i == NDEC)
+		return 0;	/* a newer minor's chunk: skipped */
+	if (*seen & 1u << i)
+		return pme_setfmt(err, PME_EFORMAT, file, c->offset,
+		    "second '%s' chunk", dectab[i].name);
+	for (k = 1; k < i; k++)
+		if (!(*seen & 1u << k))
+			return pme_setfmt(err, PME_EFORMAT, file, c->offset,
+			    "'%s' chunk before '%s'", dectab[i].name,
+			    dectab[k].name);
+	*seen |= 1u << i;
+	memset(&d, 0, sizeof(d));
+	d.p = c->data;
+	d.end = c->data + c->len;
+	d.file = file;
+	d.tag = dectab[i].name;
+	d.offset = c->offset;
+	d.err = err;
+	return dectab[i].dec(bf, &d);
+}
+
+static int
+missing(unsigned seen, const char *file, uint64_t offset,
+    struct pme_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < NDEC; i++)
+		if (!(seen & 1u << i))
+			return pme_setfmt(err, PME_EFORMAT, file, offset,
+			    "no '%s' chunk", dectab[i].name);
+	return 0;
+}
+
+static struct pme_bucketfile *
+read_all(struct pme_reader *r, struct pme_error *err)
+{
+	struct pme_bucketfile *bf;
+	struct pme_chunk c;
+	unsigned seen = 0;
+	const char *file = pme_reader_name(r);
+	int rc;
+
+	if ((bf = pme_bucketfile_new(err)) == NULL)
+		return NULL;
+	while ((rc = pme_reader_next(r, &c, err)) == 1)
+		if (dec_chunk(bf, &c, &seen, file, err) == -1)
+			goto fail;
+	if (rc == -1)
+		goto fail;
+	if (pme_reader_lost(r) >= 0) {
+		pme_setfmt(err, PME_ETRUNC, file, pme_reader_offset(r),
+		    "file cut short: no END chunk, %lld bytes lost",
+		    (long long)pme_reader_lost(r));
+		goto fail;
+	}
+	if (missing(seen, file, pme_reader_offset(r), err) == -1)
+		goto fail;
+	return bf;
+fail:
+	pme_bucketfile_close(bf);
+	return NULL;
+}
+
+struct pme_bucketfile *
+pme_bucketfile_open(const char *path, struct pme_error *err)
+{
+	struct pme_reader *r;
+	struct pme_bucketfile *bf;
+
+	if ((r = pme_reader_open(path, PME_KIND_BUCKET, err)) == NULL)
+		return NULL;
+	bf = read_all(r, err);
+	pme_reader_close(r);
+	return bf;
+}
+
+struct pme_bucketfile *
+pme_bucketfile_mem(const void *buf, size_t len, const char *name,
+    struct pme_error *err)
+{
+	struct pme_reader *r;
+	struct pme_bucketfile *bf;
+
+	if ((r = pme_reader_mem(buf, len, name, PME_KIND_BUCKET, err)) ==
+	    NULL)
+		return NULL;
+	bf = read_all(r, err);
+	pme_reader_close(r);
+	return bf;
+}
+
+/* ------------------------------------------------------------ lookup */
+
+static int
+lookent_cmp(const void *a, const void *b)
+{
+	const struct lookent *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	return 0;
+}
+
+static int
+sorted(const struct lookent *e, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (lookent_cmp(&e[i - 1], &e[i]) > 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * pmebuild makes buckets that do not overlap, but a file may hold some
+ * that do: where they do, the one starting first keeps the addresses (on
+ * a tie, the lower bucket index), the later one keeps what is left past
+ * it.  The index is then disjoint and a binary search is exact.
+ */
+static size_t
+disjoin(struct lookent *e, size_t n)
+{
+	uint64_t reach = 0;
+	size_t i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		if (out > 0 && e[out - 1].module == e[i].module &&
+		    e[i].start < reach)
+			e[i].start = reach;
+		if (e[i].start >= e[i].end)
+			continue;
+		if (out == 0 || e[out - 1].module != e[i].module ||
+		    e[i].end > reach)
+			reach = e[i].end;
+		e[out++] = e[i];
+	}
+	return out;
+}
+
+static int
+build_index(struct pme_bucketfile *bf)
+{
+	const struct pme_bucket *b = BUCKETS(bf);
+	const struct pme_range *r = RANGES(bf);
+	struct lookent *e;
+	size_t i, n = 0, k;
+
+	for (i = 0; i < bf->buckets.n; i++)
+		n += b[i].nranges;
+	if ((e = malloc((n ? n : 1) * sizeof(*e))) == NULL)
+		return -1;
+	n = 0;
+	for (i = 0; i < bf->buckets.n; i++)
+		for (k = 0; k < b[i].nranges; k++, n++) {
+			e[n].module = UNITS(bf)[b[i].unit].module;
+			e[n].bucket = (uint32_t)i;
+			e[n].start = r[b[i].range + k].start;
+			e[n].end = r[b[i].range + k].end;
+		}
+	if (!sorted(e, n))
+		qsort(e, n, sizeof(*e), lookent_cmp);
+	bf->nindex = disjoin(e, n);
+	bf->index = e;
+	return 0;
+}
+
+uint32_t
+pme_bucketfile_lookup(struct pme_bucketfile *bf, uint32_t module,
+    uint64_t addr)
+{
+	const struct lookent *e;
+	size_t lo = 0, hi, mid;
+
+	if (bf->index == NULL && build_index(bf) == -1)
+		return PME_NONE;
+	e = bf->index;
+	hi = bf->nindex;
+	/* The first entry after (module, addr). */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (e[mid].module < module ||
+		    (e[mid].module == module && e[mid].start <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || e[lo - 1].module != module || addr >= e[lo - 1].end)
+		return PME_NONE;
+	return e[lo - 1].bucket;
+}
+
+/* ------------------------------------------------------------ counts */
+
+void
+pme_bucketfile_clear(struct pme_bucketfile *bf)
+{
+	size_t i;
+
+	for (i = 0; i < bf->buckets.n; i++)
+		BUCKETS(bf)[i].count = 0;
+	for (i = 0; i < bf->mods.n; i++)
+		MODS(bf)[i].outside = 0;
+	bf->info.runs = 0;
+	bf->info.total = 0;
+	bf->info.lost = 0;
+	bf->info.unmapped = 0;
+}
+
+static int
+same_rangeset(const struct pme_bucketfile *a, uint64_t ra,
+    const struct pme_bucketfile *b, uint64_t rb, uint32_t n)
+{
+	return n == 0 || memcmp(RANGES(a) + ra, RANGES(b) + rb,
+	    n * sizeof(struct pme_range)) == 0;
+}
+
+static const char *
+diff_modules(const struct pme_bucketfile *a, const struct pme_bucketfile *b)
+{
+	const struct pme_module *x = MODS(a), *y = MODS(b);
+	size_t i;
+
+	if (a->mods.n != b->mods.n)
+		return "load modules";
+	for (i = 0; i < a->mods.n; i++)
+		if (strcmp(x[i].path, y[i].path) != 0 ||
+		    x[i].buildid_len != y[i].buildid_len ||
+		    (x[i].buildid_len > 0 && memcmp(x[i].buildid,
+		    y[i].buildid, x[i].buildid_len) != 0))
+			return "load modules";
+	return NULL;
+}
+
+static const char *
+diff_units(const struct pme_bucketfile *a, const struct pme_bucketfile *b)
+{
+	const struct pme_unit *x = UNITS(a), *y = UNITS(b);
+	size_t i;
+
+	if (a->units.n != b->units.n)
+		return "units";
+	for (i = 0; i < a->units.n; i++)
+		if (x[i].kind != y[i].kind || x[i].parent != y[i].parent ||
+		    x[i].module != y[i].module ||
+		    x[i].nranges != y[i].nranges ||
+		    strcmp(x[i].name, y[i].name) != 0 ||
+		    !same_rangeset(a, x[i].range, b, y[i].range,
+		    x[i].nranges))
+			return "units";
+	return NULL;
+}
+
+static const char *
+diff_buckets(const struct pme_bucketfile *a, const struct pme_bucketfile *b)
+{
+	const struct pme_bucket *x = BUCKETS(a), *y = BUCKETS(b);
+	const struct pme_group *g = GROUPS(a), *h = GROUPS(b);
+	size_t i;
+
+	if (a->groups.n != b->groups.n || a->buckets.n != b->buckets.n)
+		return "buckets";
+	for (i = 0; i < a->groups.n; i++)
+		if (g[i].unit != h[i].unit || g[i].count != h[i].count)
+			return "buckets";
+	for (i = 0; i < a->buckets.n; i++)
+		if (x[i].unit != y[i].unit || x[i].nranges != y[i].nranges ||
+		    !same_rangeset(a, x[i].range, b, y[i].range,
+		    x[i].nranges))
+			return "buckets";
+	return NULL;
+}
+
+/* What differs in the layouts of a and b, or NULL. */
+static const char *
+diff_layout(const struct pme_bucketfile *a, const struct pme_bucketfile *b)
+{
+	const char *what;
+	size_t i;
+
+	if (a->kinds.n != b->kinds.n)
+		return "unit kinds";
+	for (i = 0; i < a->kinds.n; i++)
+		if (strcmp(KINDS(a)[i], KINDS(b)[i]) != 0)
+			return "unit kinds";
+	if ((what = diff_modules(a, b)) != NULL ||
+	    (what = diff_units(a, b)) != NULL ||
+	    (what = diff_buckets(a, b)) != NULL)
+		return what;
+	return NULL;
+}
+
+/* Counts saturate rather than wrap: a full counter is visibly full. */
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+int
+pme_bucketfile_accumulate(struct pme_bucketfile *dst,
+    const struct pme_bucketfile *src, struct pme_error *err)
+{
+	struct pme_info *d = &dst->info;
+	const struct pme_info *s = &src->info;
+	const char *what;
+	size_t i;
+
+	if ((what = diff_layout(dst, src)) != NULL)
+		return pme_seterr(err, PME_EINVAL, "the bucket files differ "
+		    "in their %s", what);
+	if (d->measure != PME_MEASURE_NONE && s->measure != PME_MEASURE_NONE &&
+	    d->measure != s->measure)
+		return pme_seterr(err, PME_EINVAL, "the bucket files count "
+		    "different things");
+	if (d->measure == PME_MEASURE_NONE)
+		d->measure = s->measure;
+	if (d->period == 0)
+		d->period = s->period;
+	for (i = 0; i < dst->buckets.n; i++)
+		BUCKETS(dst)[i].count = sat_add(BUCKETS(dst)[i].count,
+		    BUCKETS(src)[i].count);
+	for (i = 0; i < dst->mods.n; i++)
+		MODS(dst)[i].outside = sat_add(MODS(dst)[i].outside,
+		    MODS(src)[i].outside);
+	d->runs = sat_add(d->runs, s->runs);
+	d->total = sat_add(d->total, s->total);
+	d->lost = sat_add(d->lost, s->lost);
+	d->unmapped = sat_add(d->unmapped, s->unmapped);
+	return 0;
+}
