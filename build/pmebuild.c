@@ -145,9 +145,13 @@ ask_names(char **in, char **out)
 	free(a);
 	free(*in);
 	free(*out);
-	*in = ask("Input program definition file [" DEFAULT_PMD "]: ",
+	a = ask("Input program definition file [" DEFAULT_PMD "]: ",
 	    DEFAULT_PMD);
-	*out = ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
+	*in = a ? with_ext(a, ".PMD") : NULL;
+	free(a);
+	a = ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
+	*out = a ? with_ext(a, ".PME") : NULL;
+	free(a);
 }
 
 /* Appends s to the statement text t, quoted when it is a name. */
@@ -216,7 +220,8 @@ build(struct pmd *p, const char *in, FILE *inf, int intty, char *quick)
 		fclose(q);
 		return done ? 0 : -1;
 	}
-	done = feed(p, inf, strcmp(in, "-") == 0 ? "<stdin>" : in, intty);
+	done = feed(p, inf, intty && inf == stdin ? "<terminal>" :
+	    inf == stdin ? "<stdin>" : in, intty);
 	if (!done && stdin_tty && !intty)
 		done = feed(p, stdin, "<terminal>", 1);
 	if (!done) {
@@ -312,14 +317,15 @@ main(int argc, char *argv[])
 		inf = stdin;
 		intty = isatty(0);
 	} else if ((inf = fopen(in, "r")) == NULL) {
+		int e = errno;
+
 		if (!isatty(0)) {
 			fprintf(stderr, "%s: cannot open '%s': %s\n", prog,
-			    in, strerror(errno));
+			    in, strerror(e));
 			goto done;
 		}
 		fprintf(stderr, "%s: cannot open '%s': %s; reading "
-		    "statements from the terminal\n", prog, in,
-		    strerror(errno));
+		    "statements from the terminal\n", prog, in, strerror(e));
 		inf = stdin;
 		intty = 1;
 	}
