@@ -38,6 +38,7 @@ struct pme_writer {
 	char		*path;		/* as the caller named it */
 	char		*tmp;		/* temporary file, NULL if direct */
 	int		 isstdout;
+	int		 failed;	/* a write failed: the file is bad */
 	int		 zinit;
 	z_stream	 z;
 	uint8_t		*zbuf;
@@ -194,6 +195,7 @@ write_all(struct pme_writer *w, const void *a, size_t alen,
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
+			w->failed = 1;
 			return pme_setsys(err, w->path, "write");
 		}
 		while (i < niov && (size_t)n >= iov[i].iov_len)
@@ -255,6 +257,9 @@ pme_writer_chunk(struct pme_writer *w, uint32_t type, const void *data,
 	if (w == NULL || (data == NULL && len > 0) || type == PME_CHUNK_END)
 		return pme_seterr(err, PME_EINVAL,
 		    "pme_writer_chunk: bad argument");
+	if (w->failed)
+		return pme_seterr(err, PME_EIO, "'%s': an earlier write failed",
+		    w->path);
 	if (len > PME_CHUNK_MAX)
 		return pme_seterr(err, PME_ELIMIT,
 		    "'%s': chunk of %zu bytes exceeds the %u byte limit",
@@ -303,6 +308,12 @@ pme_writer_commit(struct pme_writer *w, struct pme_error *err)
 	if (w == NULL)
 		return pme_seterr(err, PME_EINVAL,
 		    "pme_writer_commit: no writer");
+	if (w->failed) {
+		pme_seterr(err, PME_EIO, "'%s': an earlier write failed",
+		    w->path);
+		pme_writer_abort(w);
+		return -1;
+	}
 	memset(h, 0, sizeof(h));
 	pme_le32(h, PME_CHUNK_END);
 	pme_le32(h + 16, crc(0, h, 16));
@@ -627,6 +638,12 @@ int64_t
 pme_reader_lost(const struct pme_reader *r)
 {
 	return r->lost;
+}
+
+uint64_t
+pme_reader_offset(const struct pme_reader *r)
+{
+	return r->pos;
 }
 
 uint16_t

@@ -6,11 +6,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -586,6 +588,57 @@ test_atomic(void)
 	CHECK(count_entries() == before);
 }
 
+/*
+ * A full disk, played by a file size limit: the failed chunk makes commit
+ * fail, the old file stays and the temporary one goes.
+ */
+static int
+full_disk_child(const char *path)
+{
+	static uint8_t big[100000];
+	struct pme_error err;
+	struct pme_writer *w;
+	struct rlimit rl = { 8192, RLIM_INFINITY };
+
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+		return 2;
+	if ((w = pme_writer_open(path, PME_KIND_SAMPLE, 0, &err)) == NULL)
+		return 3;
+	if (pme_writer_chunk(w, 1, big, sizeof(big), 0, &err) != -1 ||
+	    err.code != PME_EIO || err.sys_errno != EFBIG ||
+	    strstr(err.msg, path) == NULL)
+		return 4;
+	if (pme_writer_chunk(w, 1, "x", 1, 0, &err) != -1)
+		return 5;
+	if (pme_writer_commit(w, &err) != -1 || err.code != PME_EIO)
+		return 6;
+	w = pme_writer_open("/dev/full", PME_KIND_SAMPLE, PME_WRITE_DIRECT,
+	    &err);
+	if (w != NULL || err.code != PME_EIO || err.sys_errno != ENOSPC)
+		return 7;
+	return 0;
+}
+
+static void
+test_full(void)
+{
+	const char *path = tmppath("full.pme");
+	int before, status;
+	pid_t pid;
+
+	CHECK(write_one(path, 0, "old", 1) == 0);
+	before = count_entries();
+	fflush(stderr);
+	if ((pid = fork()) == 0)
+		_exit(full_disk_child(path));
+	CHECK(waitpid(pid, &status, 0) == pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail("full disk: child status 0x%x", status);
+	CHECK(file_is(path, "old"));
+	CHECK(count_entries() == before);
+}
+
 /* Direct files hold every chunk written before a crash. */
 static void
 test_direct(void)
@@ -724,6 +777,7 @@ main(void)
 	test_flip();
 	test_forged();
 	test_atomic();
+	test_full();
 	test_direct();
 	test_stdio();
 	test_args();
