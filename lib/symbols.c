@@ -381,7 +381,8 @@ read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 		f->rank = (b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1u : 2u) << 28 |
 		    (uint32_t)(i & 0xfffffff);
 	}
-	qsort(img->syms.v, img->syms.n, sizeof(struct fsym), cmp_fsym);
+	if (img->syms.n > 1)
+		qsort(img->syms.v, img->syms.n, sizeof(struct fsym), cmp_fsym);
 	return 1;
 }
 
@@ -451,9 +452,13 @@ end_module(struct pme_image *img)
 
 	m = &PME_VEC_AT(&img->mods, struct pme_symmod, img->mods.n - 1);
 	m->nroutines = (uint32_t)img->routines.n - m->first_routine;
-	r = &PME_VEC_AT(&img->routines, struct pme_symroutine,
-	    m->first_routine);
-	qsort(r, m->nroutines, sizeof(*r), cmp_routine);
+	if (m->nroutines == 0)
+		r = NULL;
+	else
+		r = &PME_VEC_AT(&img->routines, struct pme_symroutine,
+		    m->first_routine);
+	if (m->nroutines > 1)
+		qsort(r, m->nroutines, sizeof(*r), cmp_routine);
 	if (m->nranges > 0)
 		return 0;
 	img->scratch.n = 0;
@@ -563,7 +568,8 @@ link_symbols(struct pme_image *img, uint32_t *join, uint32_t *cold)
 		join[i] = cold[i] = PME_NONE;
 	}
 	byname_syms = v;
-	qsort(byname, n, sizeof(*byname), cmp_byname);
+	if (n > 1)
+		qsort(byname, n, sizeof(*byname), cmp_byname);
 	for (i = 0; i < n; i++) {
 		if (i > 0 && v[i - 1].addr == v[i].addr) {
 			join[i] = join[i - 1] != PME_NONE ? join[i - 1] : i - 1;
@@ -1640,7 +1646,7 @@ sort_lines(struct pme_symline *v, size_t n, int sorted)
 {
 	size_t i, k;
 
-	if (!sorted)
+	if (!sorted && n > 1)
 		qsort(v, n, sizeof(*v), cmp_line);
 	for (i = 1, k = n ? 1 : 0; i < n; i++) {
 		if (v[i].end <= v[k - 1].end)
@@ -1693,6 +1699,7 @@ module_lines(struct pme_image *img, uint32_t mi)
 	    mi);
 	struct lthdr h;
 	struct sink k = { 0 };
+	struct pme_symline *v;
 	size_t first = img->lines.n, n;
 	int rc;
 
@@ -1715,15 +1722,15 @@ module_lines(struct pme_image *img, uint32_t mi)
 	if (rc == 0)
 		rc = lt_run(&k, &h, info->stmt);
 	lt_free(&h);
-	n = sort_lines((struct pme_symline *)img->lines.v + first,
-	    img->lines.n - first, k.sorted);
+	v = img->lines.n > first ? (struct pme_symline *)img->lines.v + first :
+	    NULL;
+	n = v != NULL ? sort_lines(v, img->lines.n - first, k.sorted) : 0;
 	img->lines.n = first + n;
 	if (rc == 0 && n > UINT32_MAX - first)
 		rc = pme_seterr(img->err, PME_ELIMIT, "'%s': too many lines",
 		    img->path);
 	if (rc == 0)
-		rc = line_routines(img, m,
-		    (struct pme_symline *)img->lines.v + first, n);
+		rc = line_routines(img, m, v, n);
 	if (rc == -1) {
 		img->lines.n = first;
 		return -1;

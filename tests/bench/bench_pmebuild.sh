@@ -1,0 +1,92 @@
+#!/bin/bash
+#
+# bench_pmebuild.sh - times the symbol reader on a large program against
+# readelf's decoded line dump of the same binary:
+#	bench_pmebuild.sh [-n RUNS] [DIR]
+# DIR (default $TMPDIR/pmebig, else /tmp/pmebig) holds the program made by
+# gen_big.sh; it is generated when missing.  Each tool runs RUNS times
+# (default 5); the table gives the best and median wall time in
+# milliseconds, the peak resident memory in kilobytes, and the ratio of
+# readelf's median time to symbench's.
+#
+#   symbench  opens the image and loads all lines through
+#             pme_image_load_lines(img, PME_NONE, ...)
+#   readelf   readelf --debug-dump=decodedline, output to /dev/null
+#
+# symbench is linked with $PME_LIBDIR/libpme.a when there is one, else
+# built from lib/util.c, lib/symbols.c and lib/ldmap.c.  Run from the top
+# directory (or set PME_TOP).
+
+set -eu
+top=${PME_TOP:-.}
+runs=5
+if [ "${1:-}" = -n ]; then
+	runs=$2
+	shift 2
+fi
+dir=${1:-${TMPDIR:-/tmp}/pmebig}
+bin=$dir/big
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmebench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+for tool in gcc readelf make; do
+	command -v $tool >/dev/null || { echo "skipped: no $tool"; exit 77; }
+done
+if [ ! -x "$bin" ]; then
+	echo "generating $bin (gen_big.sh) ..."
+	sh "$top/tests/bench/gen_big.sh" "$dir"
+fi
+
+sb=$work/symbench
+cflags="-std=c11 -D_GNU_SOURCE -O2 -I$top/lib"
+if [ -n "${PME_LIBDIR:-}" ] && [ -f "$PME_LIBDIR/libpme.a" ]; then
+	gcc $cflags -o "$sb" "$top/tests/bench/symbench.c" \
+	    "$PME_LIBDIR/libpme.a" -ldwarf -lelf -lz
+else
+	gcc $cflags -o "$sb" "$top/tests/bench/symbench.c" \
+	    "$top/lib/util.c" "$top/lib/symbols.c" "$top/lib/ldmap.c" \
+	    -ldwarf -lelf -lz
+fi
+
+timer=
+[ -x /usr/bin/time ] && timer=/usr/bin/time
+
+# measure NAME CMD...: RUNS runs; prints "best median peakKB".
+measure() {
+	local name=$1 i t0 t1 peak=0 m
+	shift
+	: >"$work/$name.ms"
+	for ((i = 0; i < runs; i++)); do
+		t0=$(date +%s%N)
+		if [ -n "$timer" ]; then
+			$timer -f %M -o "$work/mem" "$@" >/dev/null 2>&1
+			m=$(tail -n 1 "$work/mem")
+		else
+			"$@" >/dev/null 2>&1
+			m=0
+		fi
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000)) >>"$work/$name.ms"
+		[ "$m" -gt "$peak" ] && peak=$m
+	done
+	sort -n "$work/$name.ms" | awk -v peak="$peak" '
+	{ v[NR] = $1 }
+	END { printf "%.1f %.1f %d\n", v[1] / 1000, v[int((NR + 1) / 2)] / 1000, peak }'
+}
+
+# Without /usr/bin/time, symbench reports its own peak (getrusage).
+"$sb" "$bin"
+read -r sb_best sb_med sb_peak <<<"$(measure symbench "$sb" -q "$bin")"
+read -r re_best re_med re_peak <<<"$(measure readelf readelf \
+    --debug-dump=decodedline "$bin")"
+rows=$(readelf --debug-dump=decodedline "$bin" 2>/dev/null |
+    awk '$3 ~ /^0x/' | wc -l)
+
+printf '\n%s: %s line-table rows, %d runs each\n' "$bin" "$rows" "$runs"
+printf '%-10s %10s %10s %10s\n' tool "best ms" "median ms" "peak KB"
+printf '%-10s %10s %10s %10s\n' symbench "$sb_best" "$sb_med" "$sb_peak"
+printf '%-10s %10s %10s %10s\n' readelf "$re_best" "$re_med" "$re_peak"
+awk -v a="$re_med" -v b="$sb_med" 'BEGIN {
+	if (b > 0)
+		printf "ratio readelf/symbench (median): %.1fx\n", a / b
+}'
