@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gelf.h>
@@ -1817,6 +1818,43 @@ pme_image_lines(const struct pme_image *img, const struct pme_symline **out)
 
 /* ------------------------------------------------------------ open/close */
 
+/*
+ * A file cut short: libelf maps what is there and simply finds fewer
+ * sections, so the headers and every section's bytes are checked against
+ * the file's size, for a message that says what happened.
+ */
+static int
+check_size(struct pme_image *img)
+{
+	struct stat st;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	size_t shnum;
+
+	if (fstat(img->fd, &st) == -1)
+		return pme_setsys(img->err, img->path, "stat");
+	if (gelf_getehdr(img->elf, &eh) == NULL ||
+	    elf_getshdrnum(img->elf, &shnum) != 0)
+		return pme_seterr(img->err, PME_ETRUNC,
+		    "'%s': truncated or corrupt ELF header", img->path);
+	if (eh.e_shoff > (uint64_t)st.st_size || shnum * eh.e_shentsize >
+	    (uint64_t)st.st_size - eh.e_shoff)
+		return pme_seterr(img->err, PME_ETRUNC, "'%s': truncated: "
+		    "section headers beyond the end of the file", img->path);
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return elferr(img, "section header");
+		if (sh.sh_type != SHT_NOBITS && (sh.sh_offset >
+		    (uint64_t)st.st_size || sh.sh_size >
+		    (uint64_t)st.st_size - sh.sh_offset))
+			return pme_seterr(img->err, PME_ETRUNC, "'%s': "
+			    "truncated: section %zu ends beyond the end of the "
+			    "file", img->path, elf_ndxscn(scn));
+	}
+	return 0;
+}
+
 static int
 open_elf(struct pme_image *img, const char *section)
 {
@@ -1829,7 +1867,8 @@ open_elf(struct pme_image *img, const char *section)
 	if (elf_kind(img->elf) != ELF_K_ELF)
 		return pme_seterr(img->err, PME_EFORMAT,
 		    "'%s': not an ELF file", img->path);
-	if (read_kind(img) == -1 || find_section(img, section) == -1)
+	if (check_size(img) == -1 || read_kind(img) == -1 ||
+	    find_section(img, section) == -1)
 		return -1;
 	return 0;
 }
