@@ -1834,10 +1834,14 @@ check_size(struct pme_image *img)
 
 	if (fstat(img->fd, &st) == -1)
 		return pme_setsys(img->err, img->path, "stat");
-	if (gelf_getehdr(img->elf, &eh) == NULL ||
-	    elf_getshdrnum(img->elf, &shnum) != 0)
+	if (gelf_getehdr(img->elf, &eh) == NULL)
 		return pme_seterr(img->err, PME_ETRUNC,
 		    "'%s': truncated or corrupt ELF header", img->path);
+	/* libelf gives no count for headers it cannot read: use the
+	 * header's own (at least one: extended numbering keeps it there). */
+	shnum = eh.e_shnum;
+	if (shnum == 0 && eh.e_shoff != 0)
+		shnum = 1;
 	if (eh.e_shoff > (uint64_t)st.st_size || shnum * eh.e_shentsize >
 	    (uint64_t)st.st_size - eh.e_shoff)
 		return pme_seterr(img->err, PME_ETRUNC, "'%s': truncated: "
