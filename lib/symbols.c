@@ -3,7 +3,8 @@
  *
  * libelf reads the file (mapped, shared with libdwarf through
  * dwarf_elf_init_b()), the section headers, the symbol tables and the
- * build-id; libdwarf reads compilation units, subprograms and line tables.
+ * build-id; libdwarf reads compilation units and subprograms; the line
+ * tables are decoded here, from .debug_line (see "lines" below for why).
  * Without DWARF the symbol table alone gives modules (STT_FILE groups) and
  * routines (STT_FUNC symbols).
  *
