@@ -748,6 +748,128 @@ test_forged_bad(void)
 	expect(p, "", "no 'OPTS' chunk", "nothing");
 }
 
+/* Every index of a bucket file that was accepted is in bounds. */
+static int
+valid(const struct pme_bucketfile *bf)
+{
+	const char *const *k;
+	const struct pme_module *m;
+	const struct pme_unit *u;
+	const struct pme_group *g;
+	const struct pme_range *r;
+	struct pme_bucket *b;
+	size_t nk, nm, nu, ng, nb, nr, i, next = 0;
+
+	nk = pme_bucketfile_kinds(bf, &k);
+	nm = pme_bucketfile_modules(bf, &m);
+	nu = pme_bucketfile_units(bf, &u);
+	ng = pme_bucketfile_groups(bf, &g);
+	nb = pme_bucketfile_buckets(bf, &b);
+	nr = pme_bucketfile_ranges(bf, &r);
+	for (i = 0; i < nr; i++)
+		if (r[i].start >= r[i].end)
+			return 0;
+	for (i = 0; i < nu; i++)
+		if (u[i].kind >= nk || (u[i].parent != PME_NONE &&
+		    u[i].parent >= i) || (u[i].module != PME_NONE &&
+		    u[i].module >= nm) || u[i].range > nr ||
+		    u[i].nranges > nr - u[i].range || u[i].name == NULL)
+			return 0;
+	for (i = 0; i < ng; i++) {
+		if (g[i].unit >= nu || (g[i].bykind != PME_NONE &&
+		    g[i].bykind >= nk) || g[i].first != next)
+			return 0;
+		next += g[i].count;
+	}
+	if (next != nb)
+		return 0;
+	for (i = 0; i < nb; i++)
+		if (b[i].unit >= nu || b[i].group >= ng ||
+		    i < g[b[i].group].first ||
+		    i >= (size_t)g[b[i].group].first + g[b[i].group].count ||
+		    b[i].range > nr || b[i].nranges > nr - b[i].range)
+			return 0;
+	return 1;
+}
+
+/*
+ * Random changes to the decompressed payloads of a good file, stored
+ * again with good crcs: the decoders alone stand between these bytes and
+ * the caller.  Each is refused as corrupt or gives a valid bucket file.
+ */
+static void
+test_mutate(void)
+{
+	static uint8_t pay[NPAY][512], file[8192];
+	struct pme_bucketfile *bf;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	struct pme_error err;
+	struct pay one;
+	const char *p = tmppath("mutate.pme");
+	size_t len[NPAY], n, k, j;
+	uint32_t x = 2463534242u;
+	uint8_t *orig;
+	int i, t, ok = 0;
+
+	bf = build();
+	CHECK(pme_bucketfile_write(bf, p, &err) == 0);
+	pme_bucketfile_close(bf);
+	r = pme_reader_open(p, PME_KIND_BUCKET, &err);
+	for (i = 0; r != NULL && pme_reader_next(r, &c, &err) == 1; i++) {
+		if (c.len > sizeof(((struct pay *)0)->b)) {
+			fail("mutate: payload of %zu bytes", c.len);
+			return;
+		}
+		memcpy(pay[i], c.data, c.len);
+		len[i] = c.len;
+	}
+	pme_reader_close(r);
+	CHECK(i == NPAY);
+	for (t = 0; t < 30000; t++) {
+		n = 16;
+		memcpy(file, "\x7fPMEBUCK\1\0\0\0", 12);
+		le32(file + 12, crc32(0, file, 12));
+		k = 1 + (size_t)(t % (NPAY - 1));	/* OPTS is fixed */
+		for (i = 0; i < NPAY; i++) {
+			orig = pay[i];
+			one.n = len[i];
+			memcpy(one.b, orig, len[i]);
+			if ((size_t)i == k && one.n > 0) {
+				/* One to three bytes changed, or the
+				 * payload cut. */
+				for (j = 0; j < 1 + (size_t)(t % 3) &&
+				    one.n > 0; j++) {
+					x ^= x << 13;
+					x ^= x >> 17;
+					x ^= x << 5;
+					if (t % 7 == 6)
+						one.n = x % one.n;
+					else
+						one.b[x % one.n] = (uint8_t)
+						    (x >> 8 & (t % 2 ? 0xff :
+						    0x83));
+				}
+			}
+			n += chunk(file + n, tags[i], &one);
+		}
+		n += chunk(file + n, "END ", &(struct pay){ "", 0 });
+		bf = pme_bucketfile_mem(file, n, "mutant.pme", &err);
+		if (bf == NULL && (err.code != PME_EFORMAT ||
+		    strstr(err.msg, "'mutant.pme': offset 0x") == NULL))
+			fail("mutant %d: %s", t, err.msg);
+		if (bf != NULL) {
+			ok++;
+			if (!valid(bf))
+				fail("mutant %d: accepted but invalid", t);
+			pme_bucketfile_lookup(bf, 0, 0x1000);
+		}
+		pme_bucketfile_close(bf);
+	}
+	if (ok == 0 || ok == 30000)
+		fail("mutants: %d of 30000 accepted", ok);
+}
+
 static void
 test_kind(void)
 {
@@ -1084,6 +1206,7 @@ main(int argc, char **argv)
 	test_damage();
 	test_forged_ok();
 	test_forged_bad();
+	test_mutate();
 	test_kind();
 	test_lookup();
 	test_overlap();
