@@ -499,6 +499,19 @@ pme_bucketfile_outside(struct pme_bucketfile *bf, uint32_t module)
 	return &MODS(bf)[module].outside;
 }
 
+/*
+ * The ranges the buckets refer to, counted once per bucket: the size of
+ * the lookup index.  Buckets that do not overlap refer to each pool entry
+ * at most once, so a file claiming many times more is forged (or its
+ * buckets overlap wholesale), and must not make a lookup allocate an
+ * index far bigger than the file.
+ */
+static int
+index_fits(uint64_t refs, size_t npool)
+{
+	return refs <= 4 * (uint64_t)npool + 1024;
+}
+
 /* ------------------------------------------------------------ encoding */
 
 /*
@@ -809,9 +822,16 @@ pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
 {
 	struct pme_writer *w;
 	struct enc e;
+	uint64_t refs;
 	size_t i, len;
 	int rc;
 
+	for (i = 0, refs = 0; i < bf->buckets.n; i++)
+		refs += BUCKETS(bf)[i].nranges;
+	if (!index_fits(refs, bf->ranges.n))
+		return pme_seterr(err, PME_ELIMIT, "'%s': the buckets refer to "
+		    "%llu ranges of a pool of %zu: they overlap too much", path,
+		    (unsigned long long)refs, bf->ranges.n);
 	if ((w = pme_writer_open(path, PME_KIND_BUCKET, 0, err)) == NULL)
 		return -1;
 	for (i = 0; i < NCHUNKS; i++) {
@@ -1326,6 +1346,7 @@ dec_buckets(struct pme_bucketfile *bf, struct dec *d)
 	const struct pme_group *g = GROUPS(bf);
 	struct pme_bucket *b;
 	size_t n, i, want = 0;
+	uint64_t refs;
 
 	for (i = 0; i < bf->groups.n; i++)
 		want += g[i].count;
@@ -1344,10 +1365,15 @@ dec_buckets(struct pme_bucketfile *bf, struct dec *d)
 			return derr(d, "bucket %zu: ranges outside the pool",
 			    i);
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0, refs = 0; i < n; i++) {
 		b[i].count = get_uv(d);
+		refs += b[i].nranges;
+	}
 	if (d->bad)
 		return short_payload(d);
+	if (!index_fits(refs, bf->ranges.n))
+		return derr(d, "buckets refer to %llu ranges of a pool of %zu",
+		    (unsigned long long)refs, bf->ranges.n);
 	set_groups(bf, n);
 	bf->buckets.n = n;
 	return dec_end(d);
@@ -1533,11 +1559,13 @@ build_index(struct pme_bucketfile *bf)
 	const struct pme_bucket *b = BUCKETS(bf);
 	const struct pme_range *r = RANGES(bf);
 	struct lookent *e;
-	size_t i, n = 0, k;
+	uint64_t refs = 0;
+	size_t i, n, k;
 
 	for (i = 0; i < bf->buckets.n; i++)
-		n += b[i].nranges;
-	if ((e = malloc((n ? n : 1) * sizeof(*e))) == NULL)
+		refs += b[i].nranges;
+	if (!index_fits(refs, bf->ranges.n) ||
+	    (e = malloc((refs ? refs : 1) * sizeof(*e))) == NULL)
 		return -1;
 	n = 0;
 	for (i = 0; i < bf->buckets.n; i++)

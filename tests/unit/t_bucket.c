@@ -453,7 +453,7 @@ test_damage(void)
  * crcs: the tables themselves must be checked.
  */
 struct pay {
-	uint8_t	 b[512];
+	uint8_t	 b[4096];
 	size_t	 n;
 };
 
@@ -567,7 +567,7 @@ assemble(uint8_t *buf, const struct pay *p, const char *order)
 static struct pme_bucketfile *
 forged(const struct pay *p, const char *order, struct pme_error *err)
 {
-	static uint8_t buf[8192];
+	static uint8_t buf[16384];
 	size_t n = assemble(buf, p, order);
 
 	memset(err, 0, sizeof(*err));
@@ -738,6 +738,36 @@ test_forged_bad(void)
 	base(p);
 	p[OPTS].n = 40;
 	expect(p, "01234567", "not 48", "opts");
+	/*
+	 * 517 buckets over the pool of 2: 1 + 516 * 2 = 1033 references,
+	 * one more than the index may hold (4 * 2 + 1024).
+	 */
+	base(p);
+	p[GRPS].n = 0;
+	uv(&p[GRPS], 1);
+	uv(&p[GRPS], 0); uv(&p[GRPS], 0); uv(&p[GRPS], 0); uv(&p[GRPS], 517);
+	p[BCKT].n = 0;
+	uv(&p[BCKT], 517);
+	for (i = 0; i < 517; i++)
+		sv(&p[BCKT], i == 0 ? 0 : -1);
+	for (i = 0; i < 517; i++)
+		uv(&p[BCKT], i == 0 ? 1 : 2);
+	for (i = 0; i < 2 * 517; i++)
+		uv(&p[BCKT], 0);
+	expect(p, "01234567", "buckets refer to 1033 ranges of a pool of 2",
+	    "index");
+	p[BCKT].b[2 + 517] = 0;	/* 1032: fits */
+	{
+		struct pme_bucketfile *bf;
+		struct pme_error err;
+
+		bf = forged(p, "01234567", &err);
+		if (bf == NULL)
+			fail("1032 ranges: %s", err.msg);
+		else
+			CHECK(pme_bucketfile_lookup(bf, 0, 0x1000) == 1);
+		pme_bucketfile_close(bf);
+	}
 
 	base(p);
 	expect(p, "0123456", "no 'BCKT' chunk", "no BCKT");
@@ -800,7 +830,7 @@ valid(const struct pme_bucketfile *bf)
 static void
 test_mutate(void)
 {
-	static uint8_t pay[NPAY][512], file[8192];
+	static uint8_t pay[NPAY][4096], file[16384];
 	struct pme_bucketfile *bf;
 	struct pme_reader *r;
 	struct pme_chunk c;
