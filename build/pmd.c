@@ -117,6 +117,7 @@ pmd_free(struct pmd *p)
 	pme_vec_free(&p->bucket_ranges);
 	pme_vec_free(&p->spans);
 	free(p->hash);
+	free(p->linenames);
 	pme_intern_free(&p->names);
 	pme_arena_free(&p->arena);
 }

@@ -40,6 +40,8 @@ struct pmd_unit {
 	uint32_t	 flags;		/* PME_UNIT_* */
 	uint32_t	 line;		/* line units: source line */
 	int		 mixed;		/* subunits lie in several load modules */
+	int		 unhashed;	/* has subunits missing from the hash */
+	int		 hashed;	/* is in the hash */
 };
 
 /* One range of one bucket, kept to check overlaps between groups. */
@@ -94,10 +96,13 @@ struct pmd {
 	struct pme_vec	 units;		/* struct pmd_unit */
 	struct pme_vec	 roots;		/* uint32_t: units without parent */
 	uint32_t	 open[PMD_MAXKINDS]; /* latest unit of each kind */
-	uint32_t	*hash;		/* (kind, name) -> first unit */
+	uint32_t	*hash;		/* (kind, parent, name) -> unit */
 	size_t		 hashcap;
+	size_t		 nhashed;	/* units in the hash */
 
 	struct pme_vec	 modules;	/* struct pmd_module */
+	const char	**linenames;	/* interned "1", "2", ... by number */
+	uint32_t	 nlinenames;
 
 	struct pme_vec	 groups;	/* struct pmd_group */
 	struct pme_vec	 buckets;	/* struct pmd_bucket */

@@ -332,6 +332,23 @@ print_group(struct pmd *p, uint32_t g)
 
 /* ------------------------------------------------------------ groups */
 
+/* Merges the sorted spans s[0..n) into the sorted vector all, which has
+ * room for them. */
+static void
+merge_spans(struct pme_vec *all, const struct pmd_span *s, size_t n)
+{
+	struct pmd_span *a = all->v;
+	size_t i = all->n, j = n, k = all->n + n;
+
+	while (j > 0) {
+		if (i > 0 && cmp_span(&a[i - 1], &s[j - 1]) > 0)
+			a[--k] = a[--i];
+		else
+			a[--k] = s[--j];
+	}
+	all->n += n;
+}
+
 static int
 commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
     struct draft *d)
@@ -371,11 +388,9 @@ commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
 	g->bykind = bykind;
 	g->first = (uint32_t)p->buckets.n;
 	g->count = (uint32_t)d->buckets.n;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		s[i].bucket += g->first;
-		*(struct pmd_span *)pme_vec_push(&p->spans) = s[i];
-	}
-	qsort(p->spans.v, p->spans.n, sizeof(struct pmd_span), cmp_span);
+	merge_spans(&p->spans, s, n);
 	for (i = 0; i < d->buckets.n; i++) {
 		const struct pmd_bucket *db = &PME_VEC_AT(&d->buckets,
 		    struct pmd_bucket, i);

@@ -19,10 +19,16 @@
 static uint64_t
 key_hash(uint32_t kind, uint32_t parent, const char *name)
 {
-	uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (uint64_t)(uintptr_t)name ^ ((uint64_t)kind << 59) ^
+	    (uint64_t)parent << 20;
 
-	h ^= ((uint64_t)kind << 32 | parent) * 0xc2b2ae3d27d4eb4fULL;
-	return h ^ h >> 29;
+	/* splitmix64's finalizer: every key bit reaches the low bits that
+	 * pick the slot. */
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	return h ^ h >> 31;
 }
 
 static int
@@ -31,7 +37,7 @@ hash_insert(struct pmd *p, uint32_t u)
 	struct pmd_unit *unit = pmd_unit(p, u);
 	size_t j;
 
-	if ((p->units.n + 1) * 2 > p->hashcap) {
+	if ((p->nhashed + 1) * 2 > p->hashcap) {
 		size_t cap = p->hashcap ? p->hashcap * 2 : 1024, i;
 		uint32_t *h = malloc(cap * sizeof(*h));
 
@@ -41,9 +47,11 @@ hash_insert(struct pmd *p, uint32_t u)
 		free(p->hash);
 		p->hash = h;
 		p->hashcap = cap;
+		p->nhashed = 0;
 		/* Rehash every unit but u, then u below. */
 		for (i = 0; i < p->units.n; i++)
-			if (i != u && hash_insert(p, (uint32_t)i) == -1)
+			if (i != u && pmd_unit(p, (uint32_t)i)->hashed &&
+			    hash_insert(p, (uint32_t)i) == -1)
 				return -1;
 		unit = pmd_unit(p, u);
 	}
@@ -51,6 +59,8 @@ hash_insert(struct pmd *p, uint32_t u)
 	while (p->hash[j] != PME_NONE)
 		j = (j + 1) & (p->hashcap - 1);
 	p->hash[j] = u;
+	unit->hashed = 1;
+	p->nhashed++;
 	return 0;
 }
 
@@ -58,17 +68,28 @@ hash_insert(struct pmd *p, uint32_t u)
 uint32_t
 pmd_lookup(struct pmd *p, uint32_t kind, const char *name, uint32_t parent)
 {
+	const struct pmd_unit *par;
 	const char *in;
 	size_t j;
+	uint32_t c;
 
-	if (p->hashcap == 0 || (in = pme_intern(&p->names, name)) == NULL)
+	if ((in = pme_intern(&p->names, name)) == NULL)
 		return PME_NONE;
-	j = key_hash(kind, parent, in) & (p->hashcap - 1);
-	for (; p->hash[j] != PME_NONE; j = (j + 1) & (p->hashcap - 1)) {
+	j = p->hashcap ? key_hash(kind, parent, in) & (p->hashcap - 1) : 0;
+	for (; p->hashcap && p->hash[j] != PME_NONE;
+	    j = (j + 1) & (p->hashcap - 1)) {
 		struct pmd_unit *u = pmd_unit(p, p->hash[j]);
 
 		if (u->kind == kind && u->parent == parent && u->name == in)
 			return p->hash[j];
+	}
+	if (parent == PME_NONE || !(par = pmd_unit(p, parent))->unhashed)
+		return PME_NONE;
+	for (c = 0; c < par->nch; c++) {
+		const struct pmd_unit *u = pmd_unit(p, par->ch[c]);
+
+		if (u->kind == kind && u->name == in)
+			return par->ch[c];
 	}
 	return PME_NONE;
 }
@@ -100,26 +121,39 @@ push_child(struct pmd *p, uint32_t parent, uint32_t u)
 	return 0;
 }
 
-uint32_t
-pmd_add_unit(struct pmd *p, const char *name, uint32_t kind, uint32_t parent)
+/*
+ * pmd_add_unit() for a name already interned.  Units not hashed (the many
+ * line units) are found by pmd_lookup() among their parent's subunits.
+ */
+static uint32_t
+add_unit(struct pmd *p, const char *in, uint32_t kind, uint32_t parent,
+    int hashed)
 {
 	struct pmd_unit *u;
-	const char *in;
 	uint32_t idx = (uint32_t)p->units.n;
 
-	if (idx == PME_NONE - 1 || (in = pme_intern(&p->names, name)) == NULL)
-		return PME_NONE;
-	if ((u = pme_vec_push(&p->units)) == NULL)
+	if (idx == PME_NONE - 1 || (u = pme_vec_push(&p->units)) == NULL)
 		return PME_NONE;
 	u->name = in;
 	u->kind = kind;
 	u->parent = parent;
 	u->module = parent == PME_NONE ? PME_NONE : pmd_unit(p, parent)->module;
-	if (push_child(p, parent, idx) == -1 || hash_insert(p, idx) == -1) {
+	if ((hashed && hash_insert(p, idx) == -1) ||
+	    push_child(p, parent, idx) == -1) {
 		p->units.n--;
 		return PME_NONE;
 	}
+	if (!hashed && parent != PME_NONE)
+		pmd_unit(p, parent)->unhashed = 1;
 	return idx;
+}
+
+uint32_t
+pmd_add_unit(struct pmd *p, const char *name, uint32_t kind, uint32_t parent)
+{
+	const char *in = pme_intern(&p->names, name);
+
+	return in == NULL ? PME_NONE : add_unit(p, in, kind, parent, 1);
 }
 
 static int
@@ -501,78 +535,126 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	return 0;
 }
 
-static struct pmd *sort_pmd;	/* qsort has no context argument */
+/* One line-table range, on its way to becoming part of a line unit. */
+struct lrow {
+	uint32_t	 parent;	/* routine or module unit */
+	uint32_t	 other;		/* 0: the CU's own file, 1: another */
+	const char	*file;
+	uint32_t	 line;
+	uint64_t	 start, end;
+};
 
 static int
-cmp_line_units(const void *a, const void *b)
+cmp_lrow(const void *a, const void *b)
 {
-	const struct pmd_unit *x = pmd_unit(sort_pmd, *(const uint32_t *)a);
-	const struct pmd_unit *y = pmd_unit(sort_pmd, *(const uint32_t *)b);
-	int px = strchr(x->name, ':') == NULL, py = strchr(y->name, ':') ==
-	    NULL, c;
+	const struct lrow *x = a, *y = b;
+	int c;
 
-	if (px != py)
-		return py - px;
-	if (x->file != y->file && (c = strcmp(x->file, y->file)) != 0)
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->other != y->other)
+		return x->other < y->other ? -1 : 1;
+	if (x->file != y->file && x->file != NULL && y->file != NULL &&
+	    (c = strcmp(x->file, y->file)) != 0)
 		return c;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return (x->r[0].start > y->r[0].start) - (x->r[0].start <
-	    y->r[0].start);
+	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Puts the line units appended to u since it had from subunits in source
- * order: its own file first, then by file and line. */
-static void
-sort_lines(struct pmd *p, uint32_t u, uint32_t from)
+/* The interned name of line n of the CU's own file, cached by number. */
+static const char *
+line_name(struct pmd *p, const struct lrow *r)
 {
-	struct pmd_unit *unit = pmd_unit(p, u);
+	char name[64 + PATH_MAX];
 
-	if (unit->nch - from < 2)
-		return;
-	sort_pmd = p;
-	qsort(unit->ch + from, unit->nch - from, sizeof(uint32_t),
-	    cmp_line_units);
+	if (!r->other && r->line < p->nlinenames) {
+		if (p->linenames[r->line] == NULL) {
+			snprintf(name, sizeof(name), "%u", r->line);
+			p->linenames[r->line] = pme_intern(&p->names, name);
+		}
+		return p->linenames[r->line];
+	}
+	if (r->other)
+		snprintf(name, sizeof(name), "%s:%u", r->file, r->line);
+	else
+		snprintf(name, sizeof(name), "%u", r->line);
+	return pme_intern(&p->names, name);
 }
 
+/* Whether unit u already has subunits of kind (declared lines). */
+static int
+has_kind_child(struct pmd *p, uint32_t u, uint32_t kind)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	uint32_t c;
+
+	for (c = 0; c < unit->nch; c++)
+		if (pmd_unit(p, unit->ch[c])->kind == kind)
+			return 1;
+	return 0;
+}
+
+/*
+ * The module's line ranges become line units under their routines (or
+ * the module), one per file and line, in source order: the CU's own file
+ * first.  Sorting the rows groups each unit's ranges, so no unit needs
+ * looking up unless lines were declared before.
+ */
 static int
 add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const struct pme_symmod *m, const struct pme_symline *ln,
-    const uint32_t *runits, uint32_t *before)
+    const uint32_t *runits)
 {
-	char name[64 + PATH_MAX];
-	uint32_t i, parent, u;
+	struct lrow *rows;
+	uint32_t i, n = m->nlines, u = PME_NONE, parent = PME_NONE;
+	int lookup = 0;
 
-	for (i = 0; i < m->nroutines; i++)
-		before[i] = pmd_unit(p, runits[i])->nch;
-	before[m->nroutines] = pmd_unit(p, mu)->nch;
-	for (i = 0; i < m->nlines; i++) {
+	if (n == 0)
+		return 0;
+	if ((rows = calloc(n, sizeof(*rows))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
 		const struct pme_symline *l = &ln[m->first_line + i];
 
-		parent = mu;
+		rows[i].parent = mu;
 		if (k->routine != PME_NONE && l->routine != PME_NONE &&
 		    l->routine >= m->first_routine &&
 		    l->routine - m->first_routine < m->nroutines)
-			parent = runits[l->routine - m->first_routine];
-		if (l->file_is_primary || l->file == NULL)
-			snprintf(name, sizeof(name), "%u", l->line);
-		else
-			snprintf(name, sizeof(name), "%s:%u", l->file, l->line);
-		u = pmd_lookup(p, k->line, name, parent);
-		if (u == PME_NONE) {
-			if ((u = pmd_add_unit(p, name, k->line, parent)) ==
-			    PME_NONE)
-				return -1;
-			pmd_unit(p, u)->line = l->line;
-			pmd_unit(p, u)->file = l->file;
-		}
-		if (pmd_add_range(p, u, l->start, l->end) == -1)
-			return -1;
+			rows[i].parent = runits[l->routine - m->first_routine];
+		rows[i].other = !l->file_is_primary && l->file != NULL;
+		rows[i].file = l->file;
+		rows[i].line = l->line;
+		rows[i].start = l->start;
+		rows[i].end = l->end;
 	}
-	for (i = 0; i < m->nroutines; i++)
-		sort_lines(p, runits[i], before[i]);
-	sort_lines(p, mu, before[m->nroutines]);
-	return 0;
+	qsort(rows, n, sizeof(*rows), cmp_lrow);
+	for (i = 0; i < n; i++) {
+		const struct lrow *r = &rows[i];
+
+		if (i == 0 || r->parent != r[-1].parent) {
+			parent = r->parent;
+			lookup = has_kind_child(p, parent, k->line);
+		}
+		if (i == 0 || r->parent != r[-1].parent ||
+		    r->other != r[-1].other || r->file != r[-1].file ||
+		    r->line != r[-1].line) {
+			const char *name = line_name(p, r);
+
+			u = lookup && name ? pmd_lookup(p, k->line, name,
+			    parent) : PME_NONE;
+			if (u == PME_NONE && (name == NULL ||
+			    (u = add_unit(p, name, k->line, parent, 0)) ==
+			    PME_NONE))
+				break;
+			pmd_unit(p, u)->line = r->line;
+			pmd_unit(p, u)->file = r->file;
+		}
+		if (pmd_add_range(p, u, r->start, r->end) == -1)
+			break;
+	}
+	free(rows);
+	return i == n ? 0 : -1;
 }
 
 static int
@@ -594,7 +676,7 @@ exe_module(struct pmd *p, const struct kinds *k, struct pme_image *img,
 	if ((mu = module_unit(p, mt, k->mod, m->name, m->ranges, m->nranges,
 	    lm)) == PME_NONE)
 		return -1;
-	if ((runits = calloc(2 * (size_t)m->nroutines + 1,
+	if ((runits = calloc((size_t)m->nroutines + 1,
 	    sizeof(*runits))) == NULL)
 		return -1;
 	if (k->routine != PME_NONE &&
@@ -608,8 +690,7 @@ exe_module(struct pmd *p, const struct kinds *k, struct pme_image *img,
 		}
 		pme_image_modules(img, &mods);
 		pme_image_lines(img, &ln);
-		rc = add_lines(p, k, mu, &mods[mi], ln, runits,
-		    runits + m->nroutines);
+		rc = add_lines(p, k, mu, &mods[mi], ln, runits);
 	}
 out:
 	free(runits);
@@ -634,6 +715,9 @@ pmd_exe(struct pmd *p, const char *path, const char *psect)
 	}
 	if (exe_kinds(p, &k, "EXE") == -1)
 		return -1;
+	if (p->linenames == NULL && k.line != PME_NONE &&
+	    (p->linenames = calloc(1u << 16, sizeof(*p->linenames))) != NULL)
+		p->nlinenames = 1u << 16;
 	if ((img = pme_image_open(path, psect, &err)) == NULL) {
 		pmd_error(p, "%s", pme_strerror(&err));
 		return -1;

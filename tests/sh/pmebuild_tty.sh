@@ -12,7 +12,8 @@ top=${PME_TOP:?}
 tmp=${TMPDIR:?}
 pmebuild=${PMEBUILD:-$top/build/pmebuild}
 fails=0
-sock=pme$$
+base=pme$$
+sock=
 
 command -v tmux >/dev/null || { echo "skipped: tmux is not installed"; exit 77; }
 
@@ -43,12 +44,15 @@ type_line() {
 }
 
 start() {	# DIR: runs pmebuild there, then keeps the pane open
-	tmux -L "$sock" kill-server 2>/dev/null
+	# A server of its own each time: a new session on a server that is
+	# still shutting down can fail.
+	[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null
+	sock=$base-$(basename "$1")
 	tmux -L "$sock" new-session -d -s t -x 150 -y 50 -c "$1" \
 	    "$pmebuild; echo \"EXIT=\$?\"; sleep 60"
 }
 
-trap 'tmux -L "$sock" kill-server 2>/dev/null' EXIT
+trap '[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null' EXIT
 
 # The seed's first example: no .PMD, everything typed.
 mkdir -p "$tmp/one" && cd "$tmp/one" || exit 1
