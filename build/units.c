@@ -190,6 +190,7 @@ pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
 {
 	struct pmd_unit *u = pmd_unit(p, ui);
 	struct pme_range *last;
+	int unsorted;
 
 	if (start >= end)
 		return 0;
@@ -199,6 +200,7 @@ pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
 			last->end = end;
 		return 0;
 	}
+	unsorted = last != NULL && start < last->start;
 	if (u->nr == u->rcap) {
 		uint32_t cap = u->rcap ? u->rcap * 2 : 1;
 		struct pme_range *r = realloc(u->r, cap * sizeof(*r));
@@ -210,7 +212,7 @@ pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
 	}
 	u->r[u->nr].start = start;
 	u->r[u->nr++].end = end;
-	if (last != NULL && start < last->start)
+	if (unsorted)
 		u->nr = merge_ranges(u->r, u->nr);
 	return 0;
 }
@@ -528,7 +530,9 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
 			return -1;
 		if (set_ranges(p, u, r->ranges, r->nranges) == -1)
 			return -1;
-		pmd_unit(p, u)->file = r->file;
+		/* The image's strings go with it: keep a copy. */
+		pmd_unit(p, u)->file = r->file ? pme_intern(&p->names,
+		    r->file) : NULL;
 		pmd_unit(p, u)->line = r->line;
 		units[i] = u;
 	}
@@ -607,6 +611,7 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const uint32_t *runits)
 {
 	struct lrow *rows;
+	const char *last_file = NULL, *last_copy = NULL;
 	uint32_t i, n = m->nlines, u = PME_NONE, parent = PME_NONE;
 	int lookup = 0;
 
@@ -647,8 +652,14 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 			    (u = add_unit(p, name, k->line, parent, 0)) ==
 			    PME_NONE))
 				break;
+			/* The image's strings go with it: keep a copy. */
+			if (r->file != last_file) {
+				last_file = r->file;
+				last_copy = r->file ? pme_intern(&p->names,
+				    r->file) : NULL;
+			}
 			pmd_unit(p, u)->line = r->line;
-			pmd_unit(p, u)->file = r->file;
+			pmd_unit(p, u)->file = last_copy;
 		}
 		if (pmd_add_range(p, u, r->start, r->end) == -1)
 			break;
