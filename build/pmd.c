@@ -293,11 +293,28 @@ kind_token(struct parser *ps)
 }
 
 /* The fields after the name: [start - end] [, [step] [, keyword]]. */
+/* LINES or NOLINES ending the statement, wherever the fields stop. */
+static int
+keyword_field(struct parser *ps, struct spec *s)
+{
+	s->keyword = is_kw(next(ps), "LINES") ? PME_UNIT_LINES :
+	    PME_UNIT_NOLINES;
+	return at_end(ps);
+}
+
+static int
+is_lines_kw(struct parser *ps)
+{
+	return is_kw(peek(ps), "LINES") || is_kw(peek(ps), "NOLINES");
+}
+
 static int
 spec_fields(struct parser *ps, struct spec *s)
 {
 	if (!accept(ps, PMD_T_COMMA))
 		return at_end(ps);
+	if (is_lines_kw(ps))
+		return keyword_field(ps, s);
 	if (peek(ps)->type == PMD_T_WORD) {
 		if (hexnum(ps, "start address", &s->start) == -1)
 			return -1;
@@ -314,8 +331,7 @@ spec_fields(struct parser *ps, struct spec *s)
 	}
 	if (!accept(ps, PMD_T_COMMA))
 		return at_end(ps);
-	if (peek(ps)->type == PMD_T_WORD && !is_kw(peek(ps), "LINES") &&
-	    !is_kw(peek(ps), "NOLINES")) {
+	if (peek(ps)->type == PMD_T_WORD && !is_lines_kw(ps)) {
 		if (hexnum(ps, "step", &s->step) == -1)
 			return -1;
 		if (s->step == 0) {
@@ -326,14 +342,11 @@ spec_fields(struct parser *ps, struct spec *s)
 	}
 	if (!accept(ps, PMD_T_COMMA) && peek(ps)->type == PMD_T_END)
 		return 0;
-	if (is_kw(peek(ps), "LINES"))
-		s->keyword = PME_UNIT_LINES;
-	else if (is_kw(peek(ps), "NOLINES"))
-		s->keyword = PME_UNIT_NOLINES;
-	else if (peek(ps)->type != PMD_T_END)
+	if (is_lines_kw(ps))
+		return keyword_field(ps, s);
+	if (peek(ps)->type != PMD_T_END)
 		return unexpected(ps, "LINES or NOLINES");
-	next(ps);
-	return at_end(ps);
+	return 0;
 }
 
 static int
@@ -437,8 +450,10 @@ set_fields(struct pmd *p, uint32_t u, const struct spec *s)
 		unit->flags |= s->keyword;
 	}
 	if (s->hasrange) {
+		/* The unit's load module, found or inherited, stays: its
+		 * addresses are that module's link-time addresses.  A unit
+		 * with none has absolute run-time addresses. */
 		unit->nr = 0;
-		unit->module = PME_NONE;
 		unit->flags &= ~(uint32_t)PME_UNIT_DERIVED;
 		unit->flags |= PME_UNIT_EXPLICIT;
 		/* Ranges are half-open: the very last address of the
@@ -770,13 +785,42 @@ define(struct parser *ps)
 	return -1;
 }
 
+/* The statement as kept in the bucket file: without blanks around it and
+ * without its comment.  The caller frees it. */
+static char *
+clean_statement(const char *line)
+{
+	size_t i, start, end = 0;
+	int quoted = 0;
+	char *s;
+
+	for (i = 0; line[i] != '\0'; i++) {
+		if (line[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && (line[i] == '!' || line[i] == '#'))
+			break;
+		if (!quoted && strchr(" \t\r\n\f\v", line[i]) == NULL)
+			end = i + 1;
+		else if (quoted)
+			end = i + 1;
+	}
+	start = strspn(line, " \t\r\n\f\v");
+	if (start > end)
+		start = end;
+	if ((s = malloc(end - start + 1)) != NULL) {
+		memcpy(s, line + start, end - start);
+		s[end - start] = '\0';
+	}
+	return s;
+}
+
 int
 pmd_statement(struct pmd *p, const char *line)
 {
 	struct pmd_token *toks;
 	struct parser ps;
 	size_t ntoks;
-	char *store;
+	char *store, *stmt;
 	const char *why;
 	int rc;
 
@@ -791,7 +835,13 @@ pmd_statement(struct pmd *p, const char *line)
 	ps.p = p;
 	ps.t = toks;
 	ps.i = 0;
-	ps.line = line;
+	if ((stmt = clean_statement(line)) == NULL) {
+		pmd_error(p, "out of memory");
+		free(toks);
+		free(store);
+		return -1;
+	}
+	ps.line = stmt;
 	if (ntoks == 0)
 		rc = 0;
 	else if (is_kw(peek(&ps), "DEFINE")) {
@@ -803,6 +853,7 @@ pmd_statement(struct pmd *p, const char *line)
 			p->mode = PMD_MODE_DONE;
 	} else
 		rc = unit_statement(&ps);
+	free(stmt);
 	free(toks);
 	free(store);
 	return rc;

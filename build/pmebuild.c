@@ -23,7 +23,7 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: pmebuild [-qv] [-o output] [input [output]]\n"
 	    "       pmebuild [-qv] [-o output] -x program [-b kind] "
-	    "[-l library]...\n");
+	    "[-l library]... [output]\n");
 }
 
 static void
@@ -207,6 +207,7 @@ quick_text(const char *exe, const char *by, char **libs, int nlibs)
 static int
 build(struct pmd *p, const char *in, FILE *inf, int intty, char *quick)
 {
+	const char *name;
 	int done, stdin_tty = isatty(0);
 
 	if (quick != NULL) {
@@ -220,13 +221,14 @@ build(struct pmd *p, const char *in, FILE *inf, int intty, char *quick)
 		fclose(q);
 		return done ? 0 : -1;
 	}
-	done = feed(p, inf, intty && inf == stdin ? "<terminal>" :
-	    inf == stdin ? "<stdin>" : in, intty);
+	name = intty && inf == stdin ? "<terminal>" : inf == stdin ?
+	    "<stdin>" : in;
+	done = feed(p, inf, name, intty);
 	if (!done && stdin_tty && !intty)
-		done = feed(p, stdin, "<terminal>", 1);
+		done = feed(p, stdin, name = "<terminal>", 1);
 	if (!done) {
 		fprintf(stderr, "%s: %s: end of input before END\n", prog,
-		    strcmp(in, "-") == 0 ? "<stdin>" : in);
+		    name);
 		p->errors++;
 	}
 	return 0;
@@ -258,11 +260,13 @@ main(int argc, char *argv[])
 			    "routine") && strcasecmp(by, "line")) {
 				fprintf(stderr, "%s: -b: '%s' is not module, "
 				    "routine or line\n", prog, by);
+				free(libs);
 				return 2;
 			}
 			break;
 		case 'h':
 			help();
+			free(libs);
 			return 0;
 		case 'l':
 			libs[nlibs++] = optarg;
@@ -275,6 +279,7 @@ main(int argc, char *argv[])
 			break;
 		case 'V':
 			printf("pmebuild (pme) %s\n", PME_VERSION_STRING);
+			free(libs);
 			return 0;
 		case 'v':
 			verbose = 1;
@@ -284,6 +289,7 @@ main(int argc, char *argv[])
 			break;
 		default:
 			usage(stderr);
+			free(libs);
 			return 2;
 		}
 	}
@@ -293,6 +299,7 @@ main(int argc, char *argv[])
 	    (oname != NULL && argc > (exe ? 0 : 1)) ||
 	    (exe == NULL && nlibs > 0)) {
 		usage(stderr);
+		free(libs);
 		return 2;
 	}
 	if (exe == NULL && argc > 0)
@@ -306,7 +313,8 @@ main(int argc, char *argv[])
 	if (out == NULL)
 		out = strdup(DEFAULT_PME);
 
-	pmd_init(&p, stdout, stderr, prog);
+	/* A bucket file on standard output leaves LIST and PRINT stderr. */
+	pmd_init(&p, strcmp(out, "-") == 0 ? stderr : stdout, stderr, prog);
 	p.quiet = quiet;
 	if (exe != NULL) {
 		if ((quick = quick_text(exe, by, libs, nlibs)) == NULL)

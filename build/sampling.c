@@ -15,13 +15,17 @@ struct draft {
 	struct pme_vec	 buckets;	/* struct pmd_bucket; range indexes
 					   into ranges below */
 	struct pme_vec	 ranges;	/* struct pme_range */
+	size_t		 room;		/* buckets the table has left */
+	int		 full;		/* a bucket was refused for room */
 };
 
 static void
-draft_init(struct draft *d)
+draft_init(struct pmd *p, struct draft *d)
 {
 	pme_vec_init(&d->buckets, sizeof(struct pmd_bucket));
 	pme_vec_init(&d->ranges, sizeof(struct pme_range));
+	d->room = PMD_MAXBUCKETS - p->buckets.n;
+	d->full = 0;
 }
 
 static void
@@ -35,7 +39,14 @@ draft_free(struct draft *d)
 static struct pmd_bucket *
 draft_bucket(struct draft *d, uint32_t u)
 {
-	struct pmd_bucket *b = pme_vec_push(&d->buckets);
+	struct pmd_bucket *b;
+
+	/* Stop at the table's size, not after building what cannot fit. */
+	if (d->buckets.n >= d->room) {
+		d->full = 1;
+		return NULL;
+	}
+	b = pme_vec_push(&d->buckets);
 
 	if (b != NULL) {
 		b->unit = u;
@@ -60,6 +71,32 @@ draft_range(struct draft *d, uint64_t start, uint64_t end)
 }
 
 /*
+ * Whether the step buckets over r[0..n) inside [lo, hi) cannot fit, told
+ * before any is made: each range touches windows first..last, and
+ * neighbouring ranges share at most one window.
+ */
+static int
+too_many(struct draft *d, const struct pme_range *r, uint32_t n,
+    uint64_t lo, uint64_t hi, uint64_t step)
+{
+	uint64_t s, e, windows = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		s = r[i].start > lo ? r[i].start : lo;
+		e = r[i].end < hi ? r[i].end : hi;
+		if (s < e)
+			windows += (e - 1 - lo) / step - (s - lo) / step + 1;
+	}
+	if (windows > (uint64_t)n - 1)
+		windows -= (uint64_t)n - 1;
+	if (d->buckets.n + windows <= d->room)
+		return 0;
+	d->full = 1;
+	return 1;
+}
+
+/*
  * Buckets over the parts of ranges r[0..n) inside [lo, hi): one bucket for
  * all of them without step, else one per step bytes counted from lo (a
  * bucket may then hold pieces of several ranges).
@@ -73,6 +110,8 @@ split(struct draft *d, uint32_t u, const struct pme_range *r, uint32_t n,
 	uint32_t i;
 
 	if (step == 0 && draft_bucket(d, u) == NULL)
+		return -1;
+	if (step > 0 && too_many(d, r, n, lo, hi, step))
 		return -1;
 	for (i = 0; i < n; i++) {
 		s = r[i].start > lo ? r[i].start : lo;
@@ -363,12 +402,6 @@ commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
 		    "over", PMD_MAXGROUPS);
 		return -1;
 	}
-	if (p->buckets.n + d->buckets.n > PMD_MAXBUCKETS) {
-		pmd_error(p, "too many buckets: %zu more would pass the "
-		    "table's %u; use a larger step, or DEFINE CLEAR",
-		    d->buckets.n, PMD_MAXBUCKETS);
-		return -1;
-	}
 	if ((s = draft_spans(p, d, &n)) == NULL)
 		goto nomem;
 	if (check_group(p, d, s, n) == -1 || check_others(p, s, n) == -1) {
@@ -413,6 +446,18 @@ commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
 nomem:
 	pmd_error(p, "out of memory");
 	return -1;
+}
+
+/* Reports why a draft could not be made. */
+static void
+draft_failed(struct pmd *p, const struct draft *d)
+{
+	if (d->full)
+		pmd_error(p, "too many buckets: the table holds %u and has "
+		    "room for %zu more; use a larger step, or DEFINE CLEAR",
+		    PMD_MAXBUCKETS, d->room);
+	else
+		pmd_error(p, "out of memory");
 }
 
 /* The unit's ranges, or an error saying why it has none. */
@@ -468,14 +513,14 @@ pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u, int haswin,
 	}
 	if (step == 0)
 		step = unit->step;
-	draft_init(&d);
+	draft_init(p, &d);
 	rc = split(&d, u, unit->r, unit->nr, lo, hi, step);
 	if (rc == 0 && d.ranges.n == 0) {
 		pmd_error(p, "range %" PRIX64 " - %" PRIX64 " holds no address"
 		    " of %s", wstart, wend, unit_desc(p, u, a, sizeof(a)));
 		rc = -1;
 	} else if (rc == -1)
-		pmd_error(p, "out of memory");
+		draft_failed(p, &d);
 	else
 		rc = commit(p, stmt, u, PME_NONE, &d);
 	draft_free(&d);
@@ -510,9 +555,9 @@ pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind)
 	int rc;
 
 	pmd_derive(p);
-	draft_init(&d);
+	draft_init(p, &d);
 	if ((rc = by_units(p, &d, u, bykind)) == -1)
-		pmd_error(p, "out of memory");
+		draft_failed(p, &d);
 	else if (d.buckets.n == 0) {
 		pmd_error(p, "%s has no %s units with addresses",
 		    unit_desc(p, u, a, sizeof(a)), p->kinds[bykind]);

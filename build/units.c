@@ -400,9 +400,14 @@ struct matcher {
 	size_t		 n;
 };
 
-/* Every existing unit of kind MODULE, for found modules to match. */
+/*
+ * The units of kind MODULE that found modules of load module lm may match:
+ * those declared and not yet found, and those already found in lm (the
+ * same file read again, or a map of the same program).  A library's
+ * util.c never takes the program's util.c.
+ */
 static int
-matcher_init(struct pmd *p, struct matcher *m, uint32_t kmod)
+matcher_init(struct pmd *p, struct matcher *m, uint32_t kmod, uint32_t lm)
 {
 	uint32_t i;
 
@@ -410,7 +415,10 @@ matcher_init(struct pmd *p, struct matcher *m, uint32_t kmod)
 	if ((m->c = calloc(p->units.n + 1, sizeof(*m->c))) == NULL)
 		return -1;
 	for (i = 0; i < p->units.n; i++) {
-		if (pmd_unit(p, i)->kind != kmod)
+		const struct pmd_unit *u = pmd_unit(p, i);
+
+		if (u->kind != kmod || (u->module != PME_NONE &&
+		    u->module != lm))
 			continue;
 		norm_name(pmd_unit(p, i)->name, m->c[m->n].norm,
 		    sizeof(m->c[0].norm));
@@ -736,7 +744,7 @@ pmd_exe(struct pmd *p, const char *path, const char *psect)
 	if ((note = pme_image_note(img)) != NULL)
 		pmd_warn(p, "'%s': %s", path, note);
 	if ((lm = image_module(p, path, img)) == PME_NONE ||
-	    matcher_init(p, &mt, k.mod) == -1) {
+	    matcher_init(p, &mt, k.mod, lm) == -1) {
 		pme_image_close(img);
 		pmd_error(p, "out of memory");
 		return -1;
@@ -790,7 +798,7 @@ pmd_map(struct pmd *p, const char *path, const char *psect)
 	    (lm = add_module(p, "", PME_MODULE_MAIN)) == PME_NONE)
 		rc = -1;
 	mt.c = NULL;
-	if (rc == 0 && matcher_init(p, &mt, k.mod) == -1)
+	if (rc == 0 && matcher_init(p, &mt, k.mod, lm) == -1)
 		rc = -1;
 	n = rc == 0 ? (uint32_t)pme_map_modules(map, &mods) : 0;
 	for (i = 0; i < n && rc == 0; i++)

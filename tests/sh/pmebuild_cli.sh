@@ -197,5 +197,49 @@ n=$("$dumper" dump decl.pme | awk '$1 == "unit" && $3 == "hot_loop"' |
 n=$("$dumper" dump decl.pme | awk '$1 == "1"' | wc -l)
 [ "$n" -gt 2 ] || fail "declared routine: its step of 10 made $n buckets"
 
+# Addresses written after EXE are the module's link-time addresses.
+cat >explicit.pmd <<'EOF'
+DEFINE UNITS: PROGRAM, MODULE
+PROGRAM P
+MODULE util
+DEFINE ADDRESSES: EXE "multi"
+MODULE util, 1000 - 100F
+DEFINE SAMPLING
+MODULE util
+END
+EOF
+expect "explicit after EXE" 0 $pmebuild -o explicit.pme explicit.pmd
+"$dumper" dump explicit.pme | grep -qx "1 MODULE util 1000 1010 multi" ||
+    fail "explicit after EXE: $("$dumper" dump explicit.pme | head -1)"
+
+# A library's util.c does not take the program's util.c.
+if gcc -g -O2 -shared -fPIC -o libu.so "$fx/util.c" &&
+    gcc -g -O2 -o app "$fx/main.c" "$fx/util.c" "$fx/hot.c" "$fx/data.c" \
+    -L. -lu; then
+	cat >twolib.pmd <<'EOF'
+DEFINE UNITS: PROGRAM, MODULE
+PROGRAM app
+DEFINE ADDRESSES: EXE "app"
+DEFINE ADDRESSES: EXE "libu.so"
+DEFINE SAMPLING
+PROGRAM app BY MODULE
+END
+EOF
+	expect "two util.c" 0 $pmebuild -o twolib.pme twolib.pmd
+	"$dumper" dump twolib.pme | awk '$1 != "unit" && $3 ~ /util\.c$/ {
+	    print $6 }' | sort -u | tr '\n' ' ' >mods
+	[ "$(cat mods)" = "app libu.so " ] ||
+	    fail "two util.c: modules are '$(cat mods)', not 'app libu.so '"
+else
+	fail "cannot build the library fixture"
+fi
+
+# Standard output for the bucket file sends PRINT to standard error.
+printf 'DEFINE OPTIONS PRINT\n' | cat - simple.pmd >print.pmd
+$pmebuild -o - print.pmd >print.pme 2>print.err
+is_bucketfile print.pme || fail "-o - with PRINT: not a bucket file"
+grep -q "^Bucket group 1: PROGRAM P BY MODULE" print.err ||
+    fail "-o - with PRINT: no listing on standard error"
+
 [ "$fails" = 0 ] || exit 1
 exit 0
