@@ -371,6 +371,22 @@ print_group(struct pmd *p, uint32_t g)
 
 /* ------------------------------------------------------------ groups */
 
+/* Appends src to dst, which has room when it is not empty; an empty dst
+ * takes src's array instead of a copy. */
+static void
+append(struct pme_vec *dst, struct pme_vec *src)
+{
+	if (dst->n == 0) {
+		pme_vec_free(dst);
+		*dst = *src;
+		pme_vec_init(src, src->size);
+		return;
+	}
+	memcpy((char *)dst->v + dst->n * dst->size, src->v,
+	    src->n * src->size);
+	dst->n += src->n;
+}
+
 /* Merges the sorted spans s[0..n) into the sorted vector all, which has
  * room for them. */
 static void
@@ -394,7 +410,7 @@ commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
 {
 	struct pmd_span *s;
 	struct pmd_group *g;
-	size_t n, i, j;
+	size_t n, i, rbase;
 	uint32_t gi = (uint32_t)p->groups.n;
 
 	if (p->groups.n >= PMD_MAXGROUPS) {
@@ -408,11 +424,12 @@ commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
 		free(s);
 		return -1;
 	}
-	if (pme_vec_reserve(&p->buckets, p->buckets.n + d->buckets.n) == -1 ||
-	    pme_vec_reserve(&p->bucket_ranges, p->bucket_ranges.n +
-	    d->ranges.n) == -1 ||
-	    pme_vec_reserve(&p->spans, p->spans.n + n) == -1 ||
-	    (g = pme_vec_push(&p->groups)) == NULL) {
+	rbase = p->bucket_ranges.n;
+	if ((p->buckets.n > 0 && pme_vec_reserve(&p->buckets, p->buckets.n +
+	    d->buckets.n) == -1) || (rbase > 0 &&
+	    pme_vec_reserve(&p->bucket_ranges, rbase + d->ranges.n) == -1) ||
+	    (p->spans.n > 0 && pme_vec_reserve(&p->spans, p->spans.n + n) ==
+	    -1) || (g = pme_vec_push(&p->groups)) == NULL) {
 		free(s);
 		goto nomem;
 	}
@@ -423,19 +440,22 @@ commit(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind,
 	g->count = (uint32_t)d->buckets.n;
 	for (i = 0; i < n; i++)
 		s[i].bucket += g->first;
-	merge_spans(&p->spans, s, n);
-	for (i = 0; i < d->buckets.n; i++) {
-		const struct pmd_bucket *db = &PME_VEC_AT(&d->buckets,
+	if (p->spans.n == 0) {
+		free(p->spans.v);
+		p->spans.v = s;
+		p->spans.n = n;
+		p->spans.cap = d->ranges.n + 1;
+		s = NULL;
+	} else
+		merge_spans(&p->spans, s, n);
+	append(&p->buckets, &d->buckets);
+	append(&p->bucket_ranges, &d->ranges);
+	for (i = g->first; i < g->first + g->count; i++) {
+		struct pmd_bucket *bk = &PME_VEC_AT(&p->buckets,
 		    struct pmd_bucket, i);
-		struct pmd_bucket *b = pme_vec_push(&p->buckets);
 
-		*b = *db;
-		b->group = gi;
-		b->range = p->bucket_ranges.n;
-		for (j = 0; j < db->nranges; j++)
-			*(struct pme_range *)pme_vec_push(&p->bucket_ranges) =
-			    PME_VEC_AT(&d->ranges, struct pme_range,
-			    db->range + j);
+		bk->group = gi;
+		bk->range += rbase;
 	}
 	free(s);
 	if (g->statement == NULL)
@@ -692,6 +712,8 @@ pmd_write(struct pmd *p, const char *path, struct pme_error *err)
 	int rc = -1;
 
 	pmd_derive(p);
+	/* Overlaps were checked as groups came: the spans are done with. */
+	pme_vec_free(&p->spans);
 	if ((bf = pme_bucketfile_new(err)) == NULL)
 		return -1;
 	if (fill(p, bf, err) == 0)

@@ -1,14 +1,19 @@
 #!/bin/bash
 #
-# bench_pmebuild.sh - times the symbol reader on a large program against
-# readelf's decoded line dump of the same binary:
+# bench_pmebuild.sh - times pmebuild with LINES, and the symbol reader
+# alone, on a large program, against readelf's decoded line dump of the
+# same binary:
 #	bench_pmebuild.sh [-n RUNS] [DIR]
 # DIR (default $TMPDIR/pmebig, else /tmp/pmebig) holds the program made by
-# gen_big.sh; it is generated when missing.  Each tool runs RUNS times
+# gen_big.sh (10,050 functions, about 4 million line-table rows); it is
+# generated when missing, and so is DIR-half, the same program with half
+# the files, to show how memory grows.  Each tool runs RUNS times
 # (default 5); the table gives the best and median wall time in
-# milliseconds, the peak resident memory in kilobytes, and the ratio of
-# readelf's median time to symbench's.
+# milliseconds, the peak resident memory in kilobytes, and the ratios of
+# readelf's median time to the others'.
 #
+#   pmebuild  pmebuild -x big -b line: every line of every routine a
+#             bucket, the bucket file written
 #   symbench  opens the image and loads all lines through
 #             pme_image_load_lines(img, PME_NONE, ...)
 #   readelf   readelf --debug-dump=decodedline, output to /dev/null
@@ -36,6 +41,12 @@ if [ ! -x "$bin" ]; then
 	echo "generating $bin (gen_big.sh) ..."
 	sh "$top/tests/bench/gen_big.sh" "$dir"
 fi
+if [ ! -x "$dir-half/big" ]; then
+	echo "generating $dir-half/big (gen_big.sh, 25 files) ..."
+	sh "$top/tests/bench/gen_big.sh" "$dir-half" 25
+fi
+pmebuild=${PMEBUILD:-$top/build/pmebuild}
+[ -x "$pmebuild" ] || { echo "skipped: $pmebuild is not built"; exit 77; }
 
 sb=$work/symbench
 cflags="-std=c11 -D_GNU_SOURCE -O2 -I$top/lib"
@@ -76,17 +87,31 @@ measure() {
 
 # Without /usr/bin/time, symbench reports its own peak (getrusage).
 "$sb" "$bin"
-read -r sb_best sb_med sb_peak <<<"$(measure symbench "$sb" -q "$bin")"
-read -r re_best re_med re_peak <<<"$(measure readelf readelf \
-    --debug-dump=decodedline "$bin")"
-rows=$(readelf --debug-dump=decodedline "$bin" 2>/dev/null |
-    awk '$3 ~ /^0x/' | wc -l)
-
-printf '\n%s: %s line-table rows, %d runs each\n' "$bin" "$rows" "$runs"
-printf '%-10s %10s %10s %10s\n' tool "best ms" "median ms" "peak KB"
-printf '%-10s %10s %10s %10s\n' symbench "$sb_best" "$sb_med" "$sb_peak"
-printf '%-10s %10s %10s %10s\n' readelf "$re_best" "$re_med" "$re_peak"
-awk -v a="$re_med" -v b="$sb_med" 'BEGIN {
-	if (b > 0)
-		printf "ratio readelf/symbench (median): %.1fx\n", a / b
-}'
+rows() {
+	readelf --debug-dump=decodedline "$1" 2>/dev/null | awk '$3 ~ /^0x/' |
+	    wc -l
+}
+for b in "$dir-half/big" "$bin"; do
+	read -r pb_best pb_med pb_peak <<<"$(measure pmebuild "$pmebuild" -q \
+	    -x "$b" -b line -o "$work/big.pme")"
+	read -r sb_best sb_med sb_peak <<<"$(measure symbench "$sb" -q "$b")"
+	read -r re_best re_med re_peak <<<"$(measure readelf readelf \
+	    --debug-dump=decodedline "$b")"
+	n=$(rows "$b")
+	printf '\n%s: %s line-table rows, %d runs each\n' "$b" "$n" "$runs"
+	printf '%-10s %10s %10s %10s %14s\n' tool "best ms" "median ms" \
+	    "peak KB" "bytes/row"
+	for t in pmebuild symbench readelf; do
+		case $t in
+		pmebuild) set -- "$pb_best" "$pb_med" "$pb_peak" ;;
+		symbench) set -- "$sb_best" "$sb_med" "$sb_peak" ;;
+		readelf) set -- "$re_best" "$re_med" "$re_peak" ;;
+		esac
+		printf '%-10s %10s %10s %10s %14.1f\n' $t "$1" "$2" "$3" \
+		    "$(awk -v k="$3" -v n="$n" 'BEGIN { print k * 1024 / n }')"
+	done
+	awk -v r="$re_med" -v p="$pb_med" -v s="$sb_med" 'BEGIN {
+		printf "ratio readelf/pmebuild (median): %.2fx\n", r / p
+		printf "ratio readelf/symbench (median): %.2fx\n", r / s
+	}'
+done
