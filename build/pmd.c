@@ -82,6 +82,7 @@ pmd_init(struct pmd *p, FILE *out, FILE *msg, const char *prog)
 	p->msg = msg;
 	p->prog = prog;
 	p->file = "<stdin>";
+	p->maxbuckets = PMD_MAXBUCKETS;
 	pme_intern_init(&p->names, &p->arena);
 	pme_vec_init(&p->units, sizeof(struct pmd_unit));
 	pme_vec_init(&p->roots, sizeof(uint32_t));
@@ -879,6 +880,7 @@ pmd_fuzz_one(const unsigned char *data, size_t size)
 	pmd_init(&p, null, null, "fuzz");
 	p.file = "fuzz";
 	p.nofiles = 1;
+	p.maxbuckets = 1u << 16;	/* the fuzzer's memory is 2 GiB */
 	for (line = text; line != NULL && p.mode != PMD_MODE_DONE;
 	    line = nl) {
 		if ((nl = strchr(line, '\n')) != NULL)

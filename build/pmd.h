@@ -84,6 +84,7 @@ struct pmd {
 	unsigned	 warnings;
 	int		 quiet;
 	int		 nofiles;	/* EXE and MAP refused (fuzzing) */
+	size_t		 maxbuckets;	/* PMD_MAXBUCKETS, less for fuzzing */
 
 	enum pmd_mode	 mode;
 	uint32_t	 options;	/* PME_OPT_* */

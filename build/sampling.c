@@ -24,7 +24,7 @@ draft_init(struct pmd *p, struct draft *d)
 {
 	pme_vec_init(&d->buckets, sizeof(struct pmd_bucket));
 	pme_vec_init(&d->ranges, sizeof(struct pme_range));
-	d->room = PMD_MAXBUCKETS - p->buckets.n;
+	d->room = p->maxbuckets - p->buckets.n;
 	d->full = 0;
 }
 
@@ -473,9 +473,9 @@ static void
 draft_failed(struct pmd *p, const struct draft *d)
 {
 	if (d->full)
-		pmd_error(p, "too many buckets: the table holds %u and has "
+		pmd_error(p, "too many buckets: the table holds %zu and has "
 		    "room for %zu more; use a larger step, or DEFINE CLEAR",
-		    PMD_MAXBUCKETS, d->room);
+		    p->maxbuckets, d->room);
 	else
 		pmd_error(p, "out of memory");
 }

@@ -264,6 +264,50 @@ test_write(void)
 	pme_bucketfile_close(bf);
 }
 
+/* Each of the eleven options, alone after the defaults. */
+static void
+test_options(void)
+{
+	static const struct {
+		const char	*opt;
+		uint32_t	 bits;
+	} t[] = {
+		{ "LIST", PME_OPT_LIST }, { "NOLIST", 0 },
+		{ "PRINT", PME_OPT_PRINT }, { "NOPRINT", 0 },
+		{ "RELADDR", 0 }, { "ABSADDR", PME_OPT_ABSADDR },
+		{ "CLEARCOUNTS", 0 }, { "ACCUMCOUNTS", PME_OPT_ACCUM },
+		{ "LINES", PME_OPT_LINES }, { "SOMELINES", 0 },
+		{ "NOLINES", PME_OPT_NOLINES },
+	};
+	FILE *null = sink();
+	char line[64];
+	struct pmd p;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		pmd_init(&p, null, null, "t");
+		p.file = "options";
+		snprintf(line, sizeof(line), "DEFINE OPTIONS: %s\n", t[i].opt);
+		CHECK(feed(&p, line) == 0);
+		if (p.options != t[i].bits)
+			fail("option %s: bits %#x, not %#x", t[i].opt,
+			    p.options, t[i].bits);
+		pmd_free(&p);
+	}
+	/* Later options undo earlier ones; LINES and NOLINES exclude. */
+	pmd_init(&p, null, null, "t");
+	p.file = "options";
+	CHECK(feed(&p, "DEFINE OPTIONS: LIST PRINT ABSADDR ACCUMCOUNTS "
+	    "LINES\nDEFINE OPTIONS NOLINES, NOLIST\n") == 0);
+	CHECK(p.options == (PME_OPT_PRINT | PME_OPT_ABSADDR | PME_OPT_ACCUM |
+	    PME_OPT_NOLINES));
+	CHECK(feed(&p, "DEFINE OPTIONS: SOMELINES RELADDR CLEARCOUNTS "
+	    "NOPRINT\n") == 0);
+	CHECK(p.options == 0);
+	pmd_free(&p);
+	fclose(null);
+}
+
 static void
 test_fuzz_entry(void)
 {
@@ -287,6 +331,7 @@ main(int argc, char *argv[])
 	test_errors_and_clear();
 	test_window();
 	test_write();
+	test_options();
 	test_fuzz_entry();
 	return failures ? 1 : 0;
 }
