@@ -156,35 +156,6 @@ pmd_add_unit(struct pmd *p, const char *name, uint32_t kind, uint32_t parent)
 	return in == NULL ? PME_NONE : add_unit(p, in, kind, parent, 1);
 }
 
-static int
-cmp_range(const void *a, const void *b)
-{
-	const struct pme_range *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
-}
-
-/* Sorts and merges overlapping or touching ranges in place. */
-static uint32_t
-merge_ranges(struct pme_range *r, uint32_t n)
-{
-	uint32_t i, out = 0;
-
-	if (n < 2)
-		return n;
-	qsort(r, n, sizeof(*r), cmp_range);
-	for (i = 1; i < n; i++) {
-		if (r[i].start <= r[out].end) {
-			if (r[i].end > r[out].end)
-				r[out].end = r[i].end;
-		} else
-			r[++out] = r[i];
-	}
-	return out + 1;
-}
-
 int
 pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
 {
@@ -213,7 +184,7 @@ pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
 	u->r[u->nr].start = start;
 	u->r[u->nr++].end = end;
 	if (unsorted)
-		u->nr = merge_ranges(u->r, u->nr);
+		u->nr = (uint32_t)pme_ranges_merge(u->r, u->nr);
 	return 0;
 }
 
@@ -846,7 +817,7 @@ derive_one(struct pmd *p, uint32_t ui)
 				mixed = 1;	/* out of memory: no ranges */
 		u = pmd_unit(p, ui);
 	}
-	u->nr = mixed ? 0 : merge_ranges(u->r, u->nr);
+	u->nr = mixed ? 0 : (uint32_t)pme_ranges_merge(u->r, u->nr);
 	u->mixed = mixed;
 	if (!first)
 		u->module = module;

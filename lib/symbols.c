@@ -141,16 +141,6 @@ nomem(struct pme_image *img)
 
 /* ------------------------------------------------------------ ranges */
 
-static int
-cmp_range(const void *a, const void *b)
-{
-	const struct pme_range *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
-}
-
 /* Clips r to the section; 0 when nothing is left. */
 static int
 clip(const struct pme_image *img, struct pme_range *r)
@@ -187,22 +177,14 @@ scratch_take(struct pme_image *img, int merge, const struct pme_range **out,
     uint32_t *n)
 {
 	struct pme_range *v = img->scratch.v, *p;
-	size_t i, k = img->scratch.n;
+	size_t k = img->scratch.n;
 
 	*out = NULL;
 	*n = 0;
 	if (k == 0)
 		return 0;
-	if (merge) {
-		qsort(v, k, sizeof(*v), cmp_range);
-		for (i = 1, k = 1; i < img->scratch.n; i++) {
-			if (v[i].start <= v[k - 1].end) {
-				if (v[i].end > v[k - 1].end)
-					v[k - 1].end = v[i].end;
-			} else
-				v[k++] = v[i];
-		}
-	}
+	if (merge)
+		k = pme_ranges_merge(v, k);
 	if ((p = pme_arena_alloc(&img->arena, k * sizeof(*p))) == NULL)
 		return nomem(img);
 	memcpy(p, v, k * sizeof(*p));

@@ -202,6 +202,34 @@ pme_hash(const void *p, size_t n)
 	return h;
 }
 
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct pme_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+size_t
+pme_ranges_merge(struct pme_range *r, size_t n)
+{
+	size_t i, out = 0;
+
+	if (n < 2)
+		return n;
+	qsort(r, n, sizeof(*r), cmp_range);
+	for (i = 1; i < n; i++) {
+		if (r[i].start <= r[out].end) {
+			if (r[i].end > r[out].end)
+				r[out].end = r[i].end;
+		} else
+			r[++out] = r[i];
+	}
+	return out + 1;
+}
+
 void
 pme_intern_init(struct pme_intern *in, struct pme_arena *a)
 {

@@ -67,6 +67,10 @@ void		 pme_intern_free(struct pme_intern *in);
 
 uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
 
+/* Sorts r[0..n) and merges overlapping or touching ranges in place;
+ * returns how many are left. */
+size_t		 pme_ranges_merge(struct pme_range *r, size_t n);
+
 /* Byte buffer for building little-endian payloads. */
 struct pme_buf {
 	uint8_t	*p;
