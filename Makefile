@@ -23,7 +23,7 @@ DEPFLAGS = -MMD -MP
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_PICOBJS := $(LIB_SRCS:.c=.pic.o)
-LIB_HEADERS = lib/pme.h lib/pme_symbols.h
+LIB_HEADERS = lib/pme.h lib/pme_symbols.h lib/pme_sample.h
 SONAME = libpme.so.0
 
 lib/libpme.a: $(LIB_OBJS)
@@ -38,7 +38,7 @@ lib/libpme.so: lib/$(SONAME)
 
 # --- programs --------------------------------------------------------------
 
-PROGRAMS = build/pmebuild
+PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto
 
 # The modules of pmebuild other than its main, for the unit tests and the
 # .PMD fuzz target.

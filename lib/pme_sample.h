@@ -1,0 +1,226 @@
+/*
+ * pme_sample.h - libpme's sample files (.PMS): what pmeclock and the
+ * libpmeclock runtime record, and what pmehisto reduces.  The bytes are
+ * specified in pme(5).  Errors as in pme.h: returned, never printed.
+ *
+ * A sample file is a pme container of kind PME_KIND_SAMPLE, written
+ * directly (PME_WRITE_DIRECT) and incrementally: a header chunk first,
+ * then chunks of mapping, thread and sample records as buffers fill or a
+ * second passes, then a closing record and END.  A file cut short (a
+ * killed program, a full disk) is read up to its last whole chunk.
+ */
+#ifndef PME_SAMPLE_H
+#define PME_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pme.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the samples were taken. */
+enum pme_method {
+	PME_METHOD_NONE = 0,
+	PME_METHOD_PERF,	/* perf_event_open, a software clock */
+	PME_METHOD_TIMER,	/* in-process timer_create per thread */
+	PME_METHOD_ITIMER,	/* in-process setitimer(ITIMER_PROF) */
+	PME_METHOD_TEST		/* written by a test, deterministic */
+};
+
+/* What a sample's event was. */
+enum pme_event {
+	PME_EVENT_NONE = 0,
+	PME_EVENT_CPU_CLOCK,	/* CPU time of the thread (PERF_COUNT_SW_
+				   CPU_CLOCK, CLOCK_THREAD_CPUTIME_ID) */
+	PME_EVENT_TASK_CLOCK,	/* PERF_COUNT_SW_TASK_CLOCK */
+	PME_EVENT_PROF		/* ITIMER_PROF: process CPU time */
+};
+
+/* Header flags. */
+#define PME_SHDR_CALLCHAIN 0x01	/* samples may carry call chains */
+#define PME_SHDR_INHERIT   0x02	/* children across fork/exec followed */
+
+struct pme_sample_header {
+	uint32_t	 method;	/* enum pme_method */
+	uint32_t	 event;		/* enum pme_event */
+	uint64_t	 period;	/* sampling period in ns */
+	uint64_t	 start;		/* CLOCK_REALTIME at start, ns */
+	uint64_t	 start_mono;	/* the clock sample times use, at start */
+	uint32_t	 pid;		/* the measured process */
+	uint32_t	 flags;		/* PME_SHDR_* */
+	uint32_t	 argc;
+	const char *const *argv;	/* the command line */
+	const char	*note;		/* why this method ran ("perf_event_open
+					   refused: ..."), or NULL */
+};
+
+/* Mapping flags. */
+#define PME_MAP_EXEC	0x01	/* executable code */
+#define PME_MAP_DELETED	0x02	/* the file was deleted ("(deleted)") */
+#define PME_MAP_MAIN	0x04	/* the process's main executable */
+#define PME_MAP_KERNEL	0x08	/* kernel code */
+
+/*
+ * An executable mapping of process pid: [start, end) maps the file from
+ * offset on; vaddr is the link-time virtual address (what nm prints) of
+ * start, found from the file's PT_LOAD headers when it was recorded, so
+ * that pc - start + vaddr rebases a program counter without the file.
+ */
+struct pme_mapping {
+	uint32_t	 pid;
+	uint32_t	 flags;		/* PME_MAP_* */
+	uint64_t	 time;		/* when it appeared (sample clock) */
+	uint64_t	 start, end;
+	uint64_t	 offset;
+	uint64_t	 vaddr;
+	const char	*path;
+	const uint8_t	*buildid;	/* NULL if unknown */
+	uint32_t	 buildid_len;
+};
+
+/* Thread and process records. */
+enum pme_thread_kind {
+	PME_THREAD_COMM = 1,	/* tid is (now) called name */
+	PME_THREAD_FORK,	/* tid of pid was created by ptid of ppid */
+	PME_THREAD_EXIT,	/* tid of pid ended */
+	PME_THREAD_EXEC		/* pid exec'ed name: its mappings start over */
+};
+
+struct pme_thread {
+	uint32_t	 kind;		/* enum pme_thread_kind */
+	uint32_t	 pid, tid;
+	uint32_t	 ppid, ptid;	/* FORK only */
+	uint64_t	 time;
+	const char	*name;		/* COMM and EXEC; else NULL */
+};
+
+/* Sample flags. */
+#define PME_SAMPLE_KERNEL 0x01	/* pc is in the kernel */
+
+struct pme_sample {
+	uint64_t	 pc;
+	uint64_t	 time;		/* sample clock, ns */
+	uint64_t	 weight;	/* ns of the event the sample stands for */
+	uint32_t	 pid, tid;
+	uint32_t	 cpu;		/* UINT32_MAX if unknown */
+	uint32_t	 flags;		/* PME_SAMPLE_* */
+	uint32_t	 nframes;	/* call chain, innermost first; the first */
+	const uint64_t	*frames;	/*   frame is the caller of pc */
+};
+
+struct pme_sample_close {
+	uint64_t	 end;		/* CLOCK_REALTIME at the end, ns */
+	uint64_t	 samples;	/* samples written */
+	uint64_t	 lost;		/* samples the collector lost */
+	int32_t		 status;	/* exit status as a shell gives it:
+					   code, or 128 + signal */
+	uint32_t	 threads;	/* threads seen */
+};
+
+/* ------------------------------------------------------------ writing */
+
+struct pme_samplewriter;
+
+/*
+ * Creates path ("-": standard output) and writes the header chunk at once.
+ * Records are buffered; a buffer becomes one chunk when it fills (at most
+ * bufsize bytes of records; 0: 64 KiB) or at pme_samplewriter_flush().
+ * Mapping and thread records of a flush are written before its samples.
+ */
+struct pme_samplewriter *pme_samplewriter_open(const char *path,
+		    const struct pme_sample_header *h, size_t bufsize,
+		    struct pme_error *err);
+int		 pme_samplewriter_mapping(struct pme_samplewriter *w,
+		    const struct pme_mapping *m, struct pme_error *err);
+int		 pme_samplewriter_thread(struct pme_samplewriter *w,
+		    const struct pme_thread *t, struct pme_error *err);
+int		 pme_samplewriter_sample(struct pme_samplewriter *w,
+		    const struct pme_sample *s, struct pme_error *err);
+int		 pme_samplewriter_flush(struct pme_samplewriter *w,
+		    struct pme_error *err);
+/* Flushes, writes the closing record and END, closes and frees w. */
+int		 pme_samplewriter_close(struct pme_samplewriter *w,
+		    const struct pme_sample_close *c, struct pme_error *err);
+/* Closes and frees w without a closing record (file left cut short). */
+void		 pme_samplewriter_abort(struct pme_samplewriter *w);
+
+/* ------------------------------------------------------------ reading */
+
+/*
+ * A reader calls back in file order.  Pointers passed are valid only
+ * during the call.  A callback returning non-zero stops the reading,
+ * which then returns -1 with err's code PME_EINVAL unless the callback
+ * filled err itself.  Any callback may be NULL.
+ */
+struct pme_sample_visitor {
+	int	(*header)(void *arg, const struct pme_sample_header *h);
+	int	(*mapping)(void *arg, const struct pme_mapping *m);
+	int	(*thread)(void *arg, const struct pme_thread *t);
+	/* samples come in batches, s[0..n) */
+	int	(*samples)(void *arg, const struct pme_sample *s, size_t n);
+	int	(*close)(void *arg, const struct pme_sample_close *c);
+};
+
+struct pme_sample_summary {
+	int64_t		 lost_bytes;	/* -1 if complete, else bytes after
+					   the last whole chunk */
+	int		 closed;	/* the closing record was read */
+	uint64_t	 samples;	/* samples read */
+};
+
+/* Reads path ("-": standard input).  Returns 0 (*sum filled) or -1. */
+int		 pme_samplefile_read(const char *path,
+		    const struct pme_sample_visitor *v, void *arg,
+		    struct pme_sample_summary *sum, struct pme_error *err);
+int		 pme_samplefile_mem(const void *buf, size_t len,
+		    const char *name, const struct pme_sample_visitor *v,
+		    void *arg, struct pme_sample_summary *sum,
+		    struct pme_error *err);
+
+/* ------------------------------------------------- rebasing addresses */
+
+/*
+ * The mappings of every process of a run, for turning (pid, time, pc)
+ * into (mapping, link-time address).  Feed it the mapping and thread
+ * records in file order: FORK copies the parent's mappings to the child,
+ * EXEC drops the process's mappings.  A later mapping over the same
+ * addresses hides an earlier one from samples taken after it.
+ */
+struct pme_addrmap;
+
+struct pme_addrmap *pme_addrmap_new(struct pme_error *err);
+void		 pme_addrmap_free(struct pme_addrmap *am);	/* NULL ok */
+int		 pme_addrmap_mapping(struct pme_addrmap *am,
+		    const struct pme_mapping *m, struct pme_error *err);
+int		 pme_addrmap_thread(struct pme_addrmap *am,
+		    const struct pme_thread *t, struct pme_error *err);
+/*
+ * The mapping holding pc in process pid at time, as an index into
+ * pme_addrmap_mappings(), with *vaddr its link-time address; PME_NONE
+ * when no mapping holds it.  O(log n).
+ */
+uint32_t	 pme_addrmap_lookup(struct pme_addrmap *am, uint32_t pid,
+		    uint64_t time, uint64_t pc, uint64_t *vaddr);
+/* Every mapping recorded, in order of arrival (strings owned by am). */
+size_t		 pme_addrmap_mappings(const struct pme_addrmap *am,
+		    const struct pme_mapping **out);
+
+/*
+ * The link-time address of file offset off in the ELF file path, from its
+ * PT_LOAD headers (what a recorder stores as pme_mapping.vaddr for a
+ * mapping's start, with off its offset), and its GNU build-id.  For a
+ * file that is not ELF, *vaddr = off and no build-id.  buildid has room
+ * for 64 bytes; *idlen is 0 when there is none.
+ */
+int		 pme_elf_vaddr(const char *path, uint64_t off,
+		    uint64_t *vaddr, uint8_t *buildid, uint32_t *idlen,
+		    struct pme_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PME_SAMPLE_H */
