@@ -64,6 +64,14 @@ want valgrind command -v valgrind
 want libelf-dev test -f /usr/include/libelf.h
 want libdwarf-dev test -f /usr/include/libdwarf/libdwarf.h
 want zlib1g-dev test -f /usr/include/zlib.h
+if [ "$action" = check ]; then
+	# What the tests drive or compare with: a terminal (tmux), the
+	# PostScript renderer, clang-built fixtures and perf as a peer.
+	want tmux command -v tmux
+	want ghostscript command -v gs
+	want clang command -v clang
+	want linux-perf command -v perf
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
