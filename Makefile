@@ -38,7 +38,13 @@ lib/libpme.so: lib/$(SONAME)
 
 # --- programs --------------------------------------------------------------
 
-PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto
+PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto trace/pmetrace
+
+# A folder may add rules of its own (runtime libraries, their install) in
+# a fragment; it may append files to EXTRA_ALL (built by all) and target
+# names to EXTRA_INSTALL, EXTRA_UNINSTALL and EXTRA_CLEAN (made by install,
+# uninstall and clean).
+-include trace/trace.mk
 
 # The modules of pmebuild other than its main, for the unit tests and the
 # .PMD fuzz target.
@@ -85,7 +91,7 @@ tests/unit/t_%: tests/unit/t_%.c $(TEST_LIBS) config.mk
 
 # --- main targets -----------------------------------------------------------
 
-all: lib/libpme.a lib/libpme.so $(BUILT_PROGRAMS) $(UNIT_TESTS)
+all: lib/libpme.a lib/libpme.so $(BUILT_PROGRAMS) $(UNIT_TESTS) $(EXTRA_ALL)
 
 check: all
 	@PME_VALGRIND='$(PME_VALGRIND)' MANDOC='$(MANDOC)' tests/run
@@ -166,7 +172,7 @@ MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
 MAN5 := $(wildcard man/*.5)
 
-install: all
+install: all $(EXTRA_INSTALL)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pkgconfig \
 	    $(DESTDIR)$(includedir) $(DESTDIR)$(mandir)/man1 \
 	    $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man5
@@ -183,7 +189,7 @@ install: all
 	$(if $(MAN3),install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/)
 	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(mandir)/man5/)
 
-uninstall:
+uninstall: $(EXTRA_UNINSTALL)
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(PROGRAMS)))
 	rm -f $(DESTDIR)$(libdir)/libpme.a $(DESTDIR)$(libdir)/$(SONAME) \
 	    $(DESTDIR)$(libdir)/libpme.so \
@@ -197,7 +203,7 @@ uninstall:
 
 SRC_DIRS = lib build sample trace histo stats tests/unit tests/fuzz
 
-clean:
+clean: $(EXTRA_CLEAN)
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
 	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd
