@@ -53,6 +53,8 @@ struct pme_bucketfile {
 	struct pme_vec	 ranges;	/* struct pme_range */
 	struct lookent	*index;		/* NULL until a lookup needs it */
 	size_t		 nindex;
+	char		*c2name;	/* the second count's name, or NULL */
+	struct pme_vec	 counts2;	/* uint64_t per bucket, with c2name */
 };
 
 #define KINDS(bf)	((const char **)(bf)->kinds.v)
@@ -165,6 +167,7 @@ pme_bucketfile_new(struct pme_error *err)
 	pme_vec_init(&bf->groupstr, sizeof(uint32_t));
 	pme_vec_init(&bf->buckets, sizeof(struct pme_bucket));
 	pme_vec_init(&bf->ranges, sizeof(struct pme_range));
+	pme_vec_init(&bf->counts2, sizeof(uint64_t));
 	return bf;
 }
 
@@ -186,6 +189,8 @@ pme_bucketfile_close(struct pme_bucketfile *bf)
 	pme_vec_free(&bf->buckets);
 	pme_vec_free(&bf->ranges);
 	free(bf->index);
+	free(bf->c2name);
+	pme_vec_free(&bf->counts2);
 	pme_arena_free(&bf->arena);
 	free(bf);
 }
@@ -424,13 +429,17 @@ pme_bucketfile_add_bucket(struct pme_bucketfile *bf, uint32_t unit,
 		return PME_NONE;
 	if (full(&bf->buckets, "buckets", err))
 		return PME_NONE;
-	if (pme_vec_reserve(&bf->buckets, bf->buckets.n + 1) == -1)
+	if (pme_vec_reserve(&bf->buckets, bf->buckets.n + 1) == -1 ||
+	    (bf->c2name != NULL &&
+	    pme_vec_reserve(&bf->counts2, bf->buckets.n + 1) == -1))
 		return nomem(err);
 	if (same_ranges(bf, &UNITS(bf)[unit], ranges, n))
 		first = UNITS(bf)[unit].range;
 	else if (add_ranges(bf, ranges, n, &first, err) == -1)
 		return PME_NONE;
 	b = pme_vec_push(&bf->buckets);
+	if (bf->c2name != NULL)
+		pme_vec_push(&bf->counts2);	/* reserved: cannot fail */
 	b->unit = unit;
 	b->group = (uint32_t)bf->groups.n - 1;
 	b->range = first;
@@ -497,6 +506,57 @@ pme_bucketfile_outside(struct pme_bucketfile *bf, uint32_t module)
 	if (module >= bf->mods.n)
 		return NULL;
 	return &MODS(bf)[module].outside;
+}
+
+/* ------------------------------------------------------------ second count */
+
+/* Names are short words ("calls"); the format allows 1 to 255 bytes. */
+#define C2NAME_MAX	255
+
+static int
+check_c2name(const char *name, struct pme_error *err)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > C2NAME_MAX)
+		return pme_seterr(err, PME_EINVAL, "a second count's name of "
+		    "%zu bytes: 1 to %d are allowed", len, C2NAME_MAX);
+	return 0;
+}
+
+int
+pme_bucketfile_set_counts2(struct pme_bucketfile *bf, const char *name,
+    struct pme_error *err)
+{
+	char *s;
+
+	if (name == NULL) {
+		free(bf->c2name);
+		bf->c2name = NULL;
+		bf->counts2.n = 0;
+		return 0;
+	}
+	if (check_c2name(name, err) == -1)
+		return -1;
+	if ((s = strdup(name)) == NULL ||
+	    pme_vec_reserve(&bf->counts2, bf->buckets.n) == -1) {
+		free(s);
+		return pme_setnomem(err);
+	}
+	free(bf->c2name);
+	bf->c2name = s;
+	bf->counts2.n = bf->buckets.n;
+	if (bf->buckets.n > 0)
+		memset(bf->counts2.v, 0, bf->buckets.n * sizeof(uint64_t));
+	return 0;
+}
+
+const char *
+pme_bucketfile_counts2(struct pme_bucketfile *bf, uint64_t **counts)
+{
+	if (counts != NULL)
+		*counts = bf->c2name != NULL ? bf->counts2.v : NULL;
+	return bf->c2name;
 }
 
 /*
@@ -790,6 +850,24 @@ enc_buckets(const struct pme_bucketfile *bf, struct enc *e)
 	return 0;
 }
 
+/* The optional second count: its name, then one uv per bucket. */
+static int
+enc_counts2(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const uint64_t *c = bf->counts2.v;
+	size_t i, n = bf->counts2.n, len = strlen(bf->c2name);
+
+	if (enc_init(e, n + 2, len) == -1)
+		return -1;
+	put_uv(e, len);
+	memcpy(e->p, bf->c2name, len);
+	e->p += len;
+	put_uv(e, n);
+	for (i = 0; i < n; i++)
+		put_uv(e, c[i]);
+	return 0;
+}
+
 #define T_OPTS	PME_FOURCC('O', 'P', 'T', 'S')
 #define T_STRS	PME_FOURCC('S', 'T', 'R', 'S')
 #define T_KIND	PME_FOURCC('K', 'I', 'N', 'D')
@@ -798,6 +876,7 @@ enc_buckets(const struct pme_bucketfile *bf, struct enc *e)
 #define T_UNIT	PME_FOURCC('U', 'N', 'I', 'T')
 #define T_GRPS	PME_FOURCC('G', 'R', 'P', 'S')
 #define T_BCKT	PME_FOURCC('B', 'C', 'K', 'T')
+#define T_CNT2	PME_FOURCC('C', 'N', 'T', '2')
 
 /* The chunks in the order a file holds them and a reader needs them. */
 static const struct chunkdef {
@@ -813,6 +892,7 @@ static const struct chunkdef {
 	{ T_UNIT, "UNIT", enc_units },
 	{ T_GRPS, "GRPS", enc_groups },
 	{ T_BCKT, "BCKT", enc_buckets },
+	{ T_CNT2, "CNT2", enc_counts2 },	/* only when set */
 };
 #define NCHUNKS (sizeof(chunkdefs) / sizeof(chunkdefs[0]))
 
@@ -835,6 +915,8 @@ pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
 	if ((w = pme_writer_open(path, PME_KIND_BUCKET, 0, err)) == NULL)
 		return -1;
 	for (i = 0; i < NCHUNKS; i++) {
+		if (chunkdefs[i].type == T_CNT2 && bf->c2name == NULL)
+			continue;
 		if (chunkdefs[i].enc(bf, &e) == -1) {
 			pme_writer_abort(w);
 			return pme_setnomem(err);
@@ -1379,25 +1461,55 @@ dec_buckets(struct pme_bucketfile *bf, struct dec *d)
 	return dec_end(d);
 }
 
+static int
+dec_counts2(struct pme_bucketfile *bf, struct dec *d)
+{
+	uint64_t len = get_uv(d), *c;
+	size_t n, i;
+
+	if (d->bad || len > (uint64_t)(d->end - d->p))
+		return short_payload(d);
+	if (len == 0 || len > C2NAME_MAX)
+		return derr(d, "a name of %llu bytes", (unsigned long long)len);
+	if (memchr(d->p, '\0', (size_t)len) != NULL)
+		return derr(d, "the name holds a NUL byte");
+	if ((bf->c2name = strndup((const char *)d->p, (size_t)len)) == NULL)
+		return pme_setnomem(d->err);
+	d->p += len;
+	if (get_count(d, &bf->counts2, 1, &n) == -1)
+		return -1;
+	if (n != bf->buckets.n)
+		return derr(d, "%zu counts for %zu buckets", n,
+		    bf->buckets.n);
+	c = bf->counts2.v;
+	for (i = 0; i < n; i++)
+		c[i] = get_uv(d);
+	bf->counts2.n = n;
+	return dec_end(d);
+}
+
 static const struct dectab {
 	uint32_t	 type;
 	const char	*name;
 	int		(*dec)(struct pme_bucketfile *, struct dec *);
+	int		 optional;
 } dectab[] = {
-	{ T_OPTS, "OPTS", dec_opts },
-	{ T_STRS, "STRS", dec_strs },
-	{ T_KIND, "KIND", dec_kinds },
-	{ T_MODS, "MODS", dec_mods },
-	{ T_RNGS, "RNGS", dec_ranges },
-	{ T_UNIT, "UNIT", dec_units },
-	{ T_GRPS, "GRPS", dec_groups },
-	{ T_BCKT, "BCKT", dec_buckets },
+	{ T_OPTS, "OPTS", dec_opts, 0 },
+	{ T_STRS, "STRS", dec_strs, 0 },
+	{ T_KIND, "KIND", dec_kinds, 0 },
+	{ T_MODS, "MODS", dec_mods, 0 },
+	{ T_RNGS, "RNGS", dec_ranges, 0 },
+	{ T_UNIT, "UNIT", dec_units, 0 },
+	{ T_GRPS, "GRPS", dec_groups, 0 },
+	{ T_BCKT, "BCKT", dec_buckets, 0 },
+	{ T_CNT2, "CNT2", dec_counts2, 1 },
 };
 #define NDEC (sizeof(dectab) / sizeof(dectab[0]))
 
 /*
  * The tables refer to the ones before them, so each chunk must follow
- * those it needs: the order of dectab, OPTS anywhere.
+ * those it needs: the order of dectab, OPTS anywhere.  An optional chunk
+ * need not be there, but when it is, it follows those before it too.
  */
 static int
 dec_chunk(struct pme_bucketfile *bf, const struct pme_chunk *c,
@@ -1414,7 +1526,7 @@ dec_chunk(struct pme_bucketfile *bf, const struct pme_chunk *c,
 		return pme_setfmt(err, PME_EFORMAT, file, c->offset,
 		    "second '%s' chunk", dectab[i].name);
 	for (k = 1; k < i; k++)
-		if (!(*seen & 1u << k))
+		if (!dectab[k].optional && !(*seen & 1u << k))
 			return pme_setfmt(err, PME_EFORMAT, file, c->offset,
 			    "'%s' chunk before '%s'", dectab[i].name,
 			    dectab[k].name);
@@ -1436,7 +1548,7 @@ missing(unsigned seen, const char *file, uint64_t offset,
 	size_t i;
 
 	for (i = 0; i < NDEC; i++)
-		if (!(seen & 1u << i))
+		if (!dectab[i].optional && !(seen & 1u << i))
 			return pme_setfmt(err, PME_EFORMAT, file, offset,
 			    "no '%s' chunk", dectab[i].name);
 	return 0;
@@ -1618,6 +1730,8 @@ pme_bucketfile_clear(struct pme_bucketfile *bf)
 		BUCKETS(bf)[i].count = 0;
 	for (i = 0; i < bf->mods.n; i++)
 		MODS(bf)[i].outside = 0;
+	for (i = 0; i < bf->counts2.n; i++)
+		PME_VEC_AT(&bf->counts2, uint64_t, i) = 0;
 	bf->info.runs = 0;
 	bf->info.total = 0;
 	bf->info.lost = 0;
@@ -1726,6 +1840,10 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 	if ((what = diff_layout(dst, src)) != NULL)
 		return pme_seterr(err, PME_EINVAL, "the bucket files differ "
 		    "in their %s", what);
+	if ((dst->c2name == NULL) != (src->c2name == NULL) ||
+	    (dst->c2name != NULL && strcmp(dst->c2name, src->c2name) != 0))
+		return pme_seterr(err, PME_EINVAL, "the bucket files differ "
+		    "in their second counts");
 	if (d->measure != PME_MEASURE_NONE && s->measure != PME_MEASURE_NONE &&
 	    d->measure != s->measure)
 		return pme_seterr(err, PME_EINVAL, "the bucket files count "
@@ -1740,6 +1858,10 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 	for (i = 0; i < dst->mods.n; i++)
 		MODS(dst)[i].outside = sat_add(MODS(dst)[i].outside,
 		    MODS(src)[i].outside);
+	for (i = 0; i < dst->counts2.n; i++)
+		PME_VEC_AT(&dst->counts2, uint64_t, i) = sat_add(
+		    PME_VEC_AT(&dst->counts2, uint64_t, i),
+		    PME_VEC_AT(&src->counts2, uint64_t, i));
 	d->runs = sat_add(d->runs, s->runs);
 	d->total = sat_add(d->total, s->total);
 	d->lost = sat_add(d->lost, s->lost);

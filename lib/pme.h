@@ -273,6 +273,23 @@ uint64_t	*pme_bucketfile_outside(struct pme_bucketfile *bf,
 		    uint32_t module);		/* writable, NULL if no such */
 
 /*
+ * A second count per bucket, named (e.g. "calls": the calls into a
+ * routine beside the instructions it executed): NULL until set.
+ * pme_bucketfile_set_counts2() gives every bucket a second count of 0
+ * under name (1 to 255 bytes; a name already set is replaced and its
+ * counts zeroed); NULL removes them.  Buckets added later get a 0.
+ * pme_bucketfile_counts2() returns the name (owned by bf), or NULL when
+ * there are none, and points *counts (if counts is not NULL) at the
+ * array of one count per bucket, writable, valid until bf is changed or
+ * closed.  Stored in the optional CNT2 chunk (pme(5)); cleared and
+ * accumulated with the counts.
+ */
+int		 pme_bucketfile_set_counts2(struct pme_bucketfile *bf,
+		    const char *name, struct pme_error *err);
+const char	*pme_bucketfile_counts2(struct pme_bucketfile *bf,
+		    uint64_t **counts);
+
+/*
  * The bucket holding addr of load module module (PME_NONE: absolute
  * addresses), or PME_NONE.  The first call builds a sorted index in
  * O(n log n); each lookup is O(log n).
@@ -280,12 +297,14 @@ uint64_t	*pme_bucketfile_outside(struct pme_bucketfile *bf,
 uint32_t	 pme_bucketfile_lookup(struct pme_bucketfile *bf,
 		    uint32_t module, uint64_t addr);
 
-/* Zeroes every count, the outside counts and the run totals. */
+/* Zeroes every count, the second counts, the outside counts and the
+ * run totals. */
 void		 pme_bucketfile_clear(struct pme_bucketfile *bf);
 
 /*
  * Adds src's counts into dst.  Fails with PME_EINVAL unless both have the
- * same kinds, modules, units and buckets.
+ * same kinds, modules, units and buckets, and both or neither have second
+ * counts, of the same name.
  */
 int		 pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 		    const struct pme_bucketfile *src, struct pme_error *err);
