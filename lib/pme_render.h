@@ -1,0 +1,114 @@
+/*
+ * pme_render.h - libpme's report model and its backends: the seed's
+ * histogram page on a line printer (text), on a terminal (paged, with the
+ * seed's commands), in PostScript, and as CSV.
+ *
+ * A program builds a struct pme_report (groups of rows, each row a bucket
+ * with a count; then summary lines) and hands it to a backend with the
+ * FILE it writes to.  Nothing here prints on its own or exits; errors are
+ * returned as in pme.h.  pmehisto(1) describes the page layout.
+ */
+#ifndef PME_RENDER_H
+#define PME_RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pme.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Report flags. */
+#define PME_REPORT_COUNTS 0x01	/* a counts column after the percentage */
+#define PME_REPORT_CUMUL  0x02	/* a cumulative percentage column */
+#define PME_REPORT_SORT	  0x04	/* rows by count, largest first, in each
+				   group; else in the order added */
+
+/* One histogram bar: a bucket. */
+struct pme_report_row {
+	const char	*name;		/* unit name */
+	const char	*kind;		/* unit kind, for exports; may be NULL */
+	uint32_t	 unit;		/* rows of one unit in a row share their
+					   name, printed on the first only */
+	uint32_t	 bucket;	/* bucket index, for exports */
+	uint64_t	 start, last;	/* the range as printed (relative or
+					   absolute), last address included */
+	uint64_t	 abs_start;	/* link-time range, for exports */
+	uint64_t	 abs_last;
+	uint64_t	 count;
+};
+
+struct pme_report;
+
+/*
+ * A report titled title (NULL: "Performance Measurement and Evaluation
+ * Histogram").  Strings passed to the pme_report_* functions are copied.
+ * total is the count percentages are of (all samples, in buckets or not).
+ */
+struct pme_report *pme_report_new(const char *title, uint64_t total,
+		    struct pme_error *err);
+void		 pme_report_free(struct pme_report *r);		/* NULL ok */
+
+/* The subtitle PostScript prints under the title (the command line). */
+int		 pme_report_subtitle(struct pme_report *r, const char *s,
+		    struct pme_error *err);
+/* flags: PME_REPORT_*; cutoff: rows below cutoff percent of the total are
+ * left out (0: none), and each group says how many. */
+void		 pme_report_options(struct pme_report *r, unsigned flags,
+		    double cutoff);
+/* Starts a group (the statement that made it); rows added next are its. */
+int		 pme_report_group(struct pme_report *r, const char *title,
+		    struct pme_error *err);
+int		 pme_report_row(struct pme_report *r,
+		    const struct pme_report_row *row, struct pme_error *err);
+/*
+ * A line of the summary statistics: "label: value", labels aligned; a
+ * NULL or empty label continues the previous line's value.
+ */
+int		 pme_report_summary(struct pme_report *r, const char *label,
+		    const char *value, struct pme_error *err);
+
+/* Page geometry of the text and terminal backends. */
+struct pme_page {
+	int		 width;		/* columns, at least 40 */
+	int		 lines;		/* lines per page, at least 10 */
+	int		 formfeed;	/* a form feed before each page but the
+					   first (text) */
+};
+
+/* The line-printer histogram (.HIS): pages of pg (NULL: 132 x 60, form
+ * feeds).  Returns 0, or -1 when writing fp failed. */
+int		 pme_report_text(const struct pme_report *r, FILE *fp,
+		    const struct pme_page *pg, struct pme_error *err);
+/* Pages in that layout; the summary starts a page of its own. */
+int		 pme_report_pages(const struct pme_report *r,
+		    const struct pme_page *pg);
+
+/*
+ * The seed's terminal display: the pages fitted to cols x rows (a page
+ * is rows - 1 lines, then the prompt), each followed by a prompt read
+ * from in.  Return shows the next page, R restarts, S shows the summary,
+ * K ends, H lists the commands; after the last page the display starts
+ * over.  Ends at K or at the end of in.
+ */
+int		 pme_report_term(const struct pme_report *r, FILE *in,
+		    FILE *out, int rows, int cols, struct pme_error *err);
+
+/* PostScript, DSC 3.0, US letter pages; the title and subtitle are
+ * defined at the top of the prolog for editing. */
+int		 pme_report_ps(const struct pme_report *r, FILE *fp,
+		    struct pme_error *err);
+
+/* CSV: a header line, then
+ * bucket,unit,kind,group,start,end,count,percent per row (start and end
+ * link-time, end included, hexadecimal), every row whatever the cutoff. */
+int		 pme_report_csv(const struct pme_report *r, FILE *fp,
+		    struct pme_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PME_RENDER_H */

@@ -1,0 +1,1035 @@
+/*
+ * render.c - the report model and its backends (pme_render.h).
+ *
+ * The text and terminal backends share one layout: the report is cut into
+ * pages of lines once, then written with form feeds (text) or shown a
+ * page at a time (terminal).  PostScript lays out the same rows on its own
+ * pages in points; CSV writes the rows.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pme_render.h"
+#include "util.h"
+
+#define DEFAULT_TITLE	"Performance Measurement and Evaluation Histogram"
+#define NAME_MAX_TEXT	32	/* widest name column */
+#define NAME_MIN_TEXT	8
+
+struct rgroup {
+	const char	*title;
+	size_t		 first, n;	/* rows[first .. first + n) */
+};
+
+struct rsum {
+	const char	*label;		/* "" continues the line before */
+	const char	*value;
+};
+
+struct pme_report {
+	struct pme_arena arena;
+	const char	*title;
+	const char	*subtitle;
+	uint64_t	 total;
+	unsigned	 flags;
+	double		 cutoff;
+	struct pme_vec	 rows;		/* struct pme_report_row */
+	struct pme_vec	 groups;	/* struct rgroup */
+	struct pme_vec	 sum;		/* struct rsum */
+};
+
+/* ---------------------------------------------------------------- model */
+
+struct pme_report *
+pme_report_new(const char *title, uint64_t total, struct pme_error *err)
+{
+	struct pme_report *r = calloc(1, sizeof(*r));
+
+	if (r == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	pme_vec_init(&r->rows, sizeof(struct pme_report_row));
+	pme_vec_init(&r->groups, sizeof(struct rgroup));
+	pme_vec_init(&r->sum, sizeof(struct rsum));
+	r->total = total;
+	r->title = pme_arena_strdup(&r->arena, title ? title : DEFAULT_TITLE);
+	r->subtitle = pme_arena_strdup(&r->arena, "");
+	if (r->title == NULL || r->subtitle == NULL) {
+		pme_report_free(r);
+		pme_setnomem(err);
+		return NULL;
+	}
+	return r;
+}
+
+void
+pme_report_free(struct pme_report *r)
+{
+	if (r == NULL)
+		return;
+	pme_vec_free(&r->rows);
+	pme_vec_free(&r->groups);
+	pme_vec_free(&r->sum);
+	pme_arena_free(&r->arena);
+	free(r);
+}
+
+int
+pme_report_subtitle(struct pme_report *r, const char *s,
+    struct pme_error *err)
+{
+	const char *c = pme_arena_strdup(&r->arena, s ? s : "");
+
+	if (c == NULL)
+		return pme_setnomem(err);
+	r->subtitle = c;
+	return 0;
+}
+
+void
+pme_report_options(struct pme_report *r, unsigned flags, double cutoff)
+{
+	r->flags = flags;
+	r->cutoff = cutoff > 0 ? cutoff : 0;
+}
+
+int
+pme_report_group(struct pme_report *r, const char *title,
+    struct pme_error *err)
+{
+	struct rgroup *g = pme_vec_push(&r->groups);
+
+	if (g == NULL)
+		return pme_setnomem(err);
+	if ((g->title = pme_arena_strdup(&r->arena, title ? title : ""))
+	    == NULL) {
+		r->groups.n--;
+		return pme_setnomem(err);
+	}
+	g->first = r->rows.n;
+	return 0;
+}
+
+int
+pme_report_row(struct pme_report *r, const struct pme_report_row *row,
+    struct pme_error *err)
+{
+	struct pme_report_row *w;
+	struct rgroup *g;
+
+	if (r->groups.n == 0 && pme_report_group(r, "", err) == -1)
+		return -1;
+	if ((w = pme_vec_push(&r->rows)) == NULL)
+		return pme_setnomem(err);
+	*w = *row;
+	w->name = pme_arena_strdup(&r->arena, row->name ? row->name : "");
+	w->kind = pme_arena_strdup(&r->arena, row->kind ? row->kind : "");
+	if (w->name == NULL || w->kind == NULL) {
+		r->rows.n--;
+		return pme_setnomem(err);
+	}
+	g = &PME_VEC_AT(&r->groups, struct rgroup, r->groups.n - 1);
+	g->n++;
+	return 0;
+}
+
+int
+pme_report_summary(struct pme_report *r, const char *label,
+    const char *value, struct pme_error *err)
+{
+	struct rsum *s = pme_vec_push(&r->sum);
+
+	if (s == NULL)
+		return pme_setnomem(err);
+	s->label = pme_arena_strdup(&r->arena, label ? label : "");
+	s->value = pme_arena_strdup(&r->arena, value ? value : "");
+	if (s->label == NULL || s->value == NULL) {
+		r->sum.n--;
+		return pme_setnomem(err);
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------- views */
+
+/* A group as shown: its rows after the cutoff, in display order. */
+struct vgroup {
+	const char	*title;
+	const struct pme_report_row **rows;
+	size_t		 n;
+	size_t		 omitted;	/* rows below the cutoff */
+	uint64_t	 omitted_count;
+};
+
+struct view {
+	struct vgroup	*g;
+	size_t		 ng;
+	const struct pme_report_row **all;
+	uint64_t	 max;		/* largest count shown */
+	uint64_t	 total;		/* what percentages are of */
+};
+
+static double
+pct(const struct view *v, uint64_t n)
+{
+	return v->total ? 100.0 * (double)n / (double)v->total : 0.0;
+}
+
+static int
+cmp_count(const void *a, const void *b)
+{
+	const struct pme_report_row *x = *(const struct pme_report_row *
+	    const *)a, *y = *(const struct pme_report_row * const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	/* Rows are in one array: their addresses keep the order added. */
+	return x < y ? -1 : x > y;
+}
+
+static void
+view_free(struct view *v)
+{
+	free(v->g);
+	free(v->all);
+	memset(v, 0, sizeof(*v));
+}
+
+static int
+view_make(const struct pme_report *r, struct view *v, int all_rows,
+    struct pme_error *err)
+{
+	const struct pme_report_row *rows = r->rows.v;
+	size_t i, j, k = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->total = r->total;
+	v->ng = r->groups.n;
+	v->g = calloc(v->ng ? v->ng : 1, sizeof(*v->g));
+	v->all = calloc(r->rows.n ? r->rows.n : 1, sizeof(*v->all));
+	if (v->g == NULL || v->all == NULL) {
+		view_free(v);
+		return pme_setnomem(err);
+	}
+	for (i = 0; i < v->ng; i++) {
+		const struct rgroup *rg = &PME_VEC_AT(&r->groups,
+		    struct rgroup, i);
+		struct vgroup *g = &v->g[i];
+
+		g->title = rg->title;
+		g->rows = v->all + k;
+		for (j = rg->first; j < rg->first + rg->n; j++) {
+			if (!all_rows && r->cutoff > 0 &&
+			    pct(v, rows[j].count) < r->cutoff) {
+				g->omitted++;
+				g->omitted_count += rows[j].count;
+				continue;
+			}
+			g->rows[g->n++] = &rows[j];
+			if (rows[j].count > v->max)
+				v->max = rows[j].count;
+		}
+		k += g->n;
+		if (r->flags & PME_REPORT_SORT)
+			qsort(g->rows, g->n, sizeof(*g->rows), cmp_count);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+/* Lines cut into pages; each line is a string of the arena. */
+struct doc {
+	struct pme_arena arena;
+	struct pme_vec	 lines;		/* char * */
+	struct pme_vec	 pages;		/* size_t: first line of each page */
+	size_t		 summary;	/* first page of the summary */
+	int		 failed;
+};
+
+struct geom {
+	int		 width, lines;
+	int		 nw, sw, ew, cw;	/* name, start, end, count widths */
+	int		 barw;
+	int		 indent;		/* column of the bar's '|' */
+	double		 cpa;			/* counts per asterisk */
+};
+
+static void
+doc_add(struct doc *d, const char *fmt, ...) PME_PRINTF(2, 3);
+
+static void
+doc_add(struct doc *d, const char *fmt, ...)
+{
+	char buf[1024];
+	char **slot;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (d->failed)
+		return;
+	if ((slot = pme_vec_push(&d->lines)) == NULL ||
+	    (*slot = pme_arena_strdup(&d->arena, buf)) == NULL) {
+		if (slot != NULL)
+			d->lines.n--;
+		d->failed = 1;
+	}
+}
+
+static int
+hexlen(uint64_t v)
+{
+	int n = 1;
+
+	while (v >>= 4)
+		n++;
+	return n;
+}
+
+static int
+declen(uint64_t v)
+{
+	int n = 1;
+
+	while (v /= 10)
+		n++;
+	return n;
+}
+
+static void
+geometry(const struct pme_report *r, const struct view *v,
+    const struct pme_page *pg, struct geom *g)
+{
+	size_t i, j;
+	int fixed, extra = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->width = pg->width < 40 ? 40 : pg->width;
+	g->lines = pg->lines < 10 ? 10 : pg->lines;
+	g->cw = 5;
+	for (i = 0; i < v->ng; i++)
+		for (j = 0; j < v->g[i].n; j++) {
+			const struct pme_report_row *w = v->g[i].rows[j];
+			int nl = (int)strlen(w->name);
+
+			if (nl > g->nw)
+				g->nw = nl;
+			if (hexlen(w->start) > g->sw)
+				g->sw = hexlen(w->start);
+			if (hexlen(w->last) > g->ew)
+				g->ew = hexlen(w->last);
+			if (declen(w->count) > g->cw)
+				g->cw = declen(w->count);
+		}
+	if (g->nw < NAME_MIN_TEXT)
+		g->nw = NAME_MIN_TEXT;
+	if (g->nw > NAME_MAX_TEXT)
+		g->nw = NAME_MAX_TEXT;
+	if (r->flags & PME_REPORT_COUNTS)
+		extra += 2 + g->cw;
+	if (r->flags & PME_REPORT_CUMUL)
+		extra += 8;
+	/* name "  | " start " - " end "  |" bar "nnn.n%" extras */
+	for (;;) {
+		fixed = g->nw + 4 + g->sw + 3 + g->ew + 3;
+		g->barw = (g->width - fixed - 7 - extra) / 5 * 5;
+		if (g->barw >= 10 || g->nw <= NAME_MIN_TEXT)
+			break;
+		g->nw--;
+	}
+	if (g->barw < 10)
+		g->barw = 10;
+	g->indent = fixed - 1;
+	g->cpa = v->max ? (double)v->max / g->barw : 1.0;
+}
+
+static const char *
+scaling_text(double cpa, char *buf, size_t len)
+{
+	if (cpa >= 100)
+		snprintf(buf, len, "%.0f", cpa);
+	else if (cpa >= 0.1)
+		snprintf(buf, len, "%.1f", cpa);
+	else
+		snprintf(buf, len, "%.2g", cpa);
+	return buf;
+}
+
+/* The scale line "+----+----+", labelled on top when columns follow. */
+static void
+scale_line(const struct pme_report *r, const struct geom *g, struct doc *d,
+    int top)
+{
+	char bar[600], lab[64] = "";
+	int i, n = 0;
+
+	n += snprintf(bar + n, sizeof(bar) - n, "%*s+", g->indent, "");
+	for (i = 0; i < g->barw / 5 && n < (int)sizeof(bar) - 6; i++)
+		n += snprintf(bar + n, sizeof(bar) - n, "----+");
+	if (top && (r->flags & (PME_REPORT_COUNTS | PME_REPORT_CUMUL))) {
+		int m = snprintf(lab, sizeof(lab), "%6s", "%");
+
+		if (r->flags & PME_REPORT_COUNTS)
+			m += snprintf(lab + m, sizeof(lab) - m, "  %*s",
+			    g->cw, "count");
+		if (r->flags & PME_REPORT_CUMUL)
+			snprintf(lab + m, sizeof(lab) - m, "  %6s", "cum %");
+	}
+	doc_add(d, "%s%s", bar, lab);
+}
+
+static void
+row_line(const struct pme_report *r, const struct view *v,
+    const struct geom *g, const struct pme_report_row *w, int showname,
+    double cum, struct doc *d)
+{
+	char name[NAME_MAX_TEXT + 1], bar[600], tail[64] = "";
+	size_t nl = strlen(w->name);
+	int k, n = 0;
+
+	if (!showname)
+		name[0] = '\0';
+	else if ((int)nl <= g->nw)
+		snprintf(name, sizeof(name), "%s", w->name);
+	else
+		snprintf(name, sizeof(name), "%.*s~", g->nw - 1, w->name);
+	k = w->count == 0 ? 0 : (int)((double)w->count / g->cpa + 0.5);
+	if (w->count > 0 && k == 0)
+		k = 1;
+	if (k > g->barw)
+		k = g->barw;
+	memset(bar, '*', (size_t)k);
+	memset(bar + k, ' ', (size_t)(g->barw - k));
+	bar[g->barw] = '\0';
+	if (r->flags & PME_REPORT_COUNTS)
+		n += snprintf(tail + n, sizeof(tail) - n, "  %*" PRIu64,
+		    g->cw, w->count);
+	if (r->flags & PME_REPORT_CUMUL)
+		snprintf(tail + n, sizeof(tail) - n, "  %5.1f%%", cum);
+	doc_add(d, "%-*s  | %*" PRIX64 " - %-*" PRIX64 "  |%s%6.1f%%%s",
+	    g->nw, name, g->sw, w->start, g->ew, w->last, bar,
+	    pct(v, w->count), tail);
+}
+
+static void
+page_new(const struct pme_report *r, const struct geom *g, struct doc *d,
+    int *avail)
+{
+	size_t *p = pme_vec_push(&d->pages);
+	char num[32];
+	int pad;
+
+	if (p == NULL) {
+		d->failed = 1;
+		return;
+	}
+	*p = d->lines.n;
+	snprintf(num, sizeof(num), "Page %zu", d->pages.n);
+	pad = g->width - (int)strlen(r->title) - (int)strlen(num);
+	doc_add(d, "%s%*s%s", r->title, pad < 2 ? 2 : pad, "", num);
+	doc_add(d, "%s", "");
+	*avail = g->lines - 2;
+}
+
+static void
+group_close(const struct pme_report *r, const struct geom *g,
+    struct doc *d, int *avail)
+{
+	char s[64];
+
+	scale_line(r, g, d, 0);
+	doc_add(d, "Scaling: %s counts/asterisk",
+	    scaling_text(g->cpa, s, sizeof(s)));
+	*avail -= 2;
+}
+
+static void
+layout_group(const struct pme_report *r, const struct view *v,
+    const struct vgroup *vg, const struct geom *g, struct doc *d,
+    int *avail)
+{
+	int tailn = vg->omitted ? 1 : 0;
+	int need = 2 + (int)vg->n + 2 + tailn;
+	uint64_t cum = 0;
+	size_t j;
+	int showname;
+
+	if ((need > *avail && need <= g->lines - 2) || *avail < 5 + tailn)
+		page_new(r, g, d, avail);
+	doc_add(d, "%s", vg->title);
+	scale_line(r, g, d, 1);
+	*avail -= 2;
+	for (j = 0; j < vg->n; j++) {
+		const struct pme_report_row *w = vg->rows[j];
+		int last = j + 1 == vg->n;
+
+		showname = j == 0 || vg->rows[j - 1]->unit != w->unit;
+		if (*avail < 1 + 2 + (last ? tailn : 0)) {
+			group_close(r, g, d, avail);
+			page_new(r, g, d, avail);
+			doc_add(d, "%s (continued)", vg->title);
+			scale_line(r, g, d, 1);
+			*avail -= 2;
+			showname = 1;
+		}
+		cum += w->count;
+		row_line(r, v, g, w, showname, pct(v, cum), d);
+		(*avail)--;
+	}
+	group_close(r, g, d, avail);
+	if (vg->omitted) {
+		doc_add(d, "(%zu bucket%s below %.1f%% not shown: %.1f%%)",
+		    vg->omitted, vg->omitted == 1 ? "" : "s", r->cutoff,
+		    pct(v, vg->omitted_count));
+		(*avail)--;
+	}
+	if (*avail > 0) {
+		doc_add(d, "%s", "");
+		(*avail)--;
+	}
+}
+
+static void
+layout_summary(const struct pme_report *r, const struct geom *g,
+    struct doc *d)
+{
+	const struct rsum *s = r->sum.v;
+	int lw = 0, avail;
+	size_t i;
+
+	for (i = 0; i < r->sum.n; i++)
+		if ((int)strlen(s[i].label) > lw)
+			lw = (int)strlen(s[i].label);
+	page_new(r, g, d, &avail);
+	d->summary = d->pages.n - 1;
+	doc_add(d, "%s", "Summary statistics");
+	doc_add(d, "%s", "");
+	avail -= 2;
+	for (i = 0; i < r->sum.n; i++) {
+		if (avail < 1) {
+			page_new(r, g, d, &avail);
+			doc_add(d, "%s", "Summary statistics (continued)");
+			doc_add(d, "%s", "");
+			avail -= 2;
+		}
+		if (s[i].label[0] != '\0')
+			doc_add(d, "%s:%*s%.*s", s[i].label,
+			    lw + 2 - (int)strlen(s[i].label), "",
+			    g->width - lw - 3, s[i].value);
+		else
+			doc_add(d, "%*s%.*s", lw + 3, "", g->width - lw - 3,
+			    s[i].value);
+		avail--;
+	}
+}
+
+static void
+doc_free(struct doc *d)
+{
+	pme_vec_free(&d->lines);
+	pme_vec_free(&d->pages);
+	pme_arena_free(&d->arena);
+}
+
+static int
+layout(const struct pme_report *r, const struct pme_page *pg,
+    struct doc *d, struct pme_error *err)
+{
+	struct view v;
+	struct geom g;
+	size_t i;
+	int avail;
+
+	memset(d, 0, sizeof(*d));
+	pme_vec_init(&d->lines, sizeof(char *));
+	pme_vec_init(&d->pages, sizeof(size_t));
+	if (view_make(r, &v, 0, err) == -1)
+		return -1;
+	geometry(r, &v, pg, &g);
+	page_new(r, &g, d, &avail);
+	for (i = 0; i < v.ng; i++)
+		layout_group(r, &v, &v.g[i], &g, d, &avail);
+	layout_summary(r, &g, d);
+	view_free(&v);
+	if (d->failed) {
+		doc_free(d);
+		return pme_setnomem(err);
+	}
+	return 0;
+}
+
+static const struct pme_page default_page = { 132, 60, 1 };
+
+int
+pme_report_pages(const struct pme_report *r, const struct pme_page *pg)
+{
+	struct doc d;
+	int n;
+
+	if (layout(r, pg ? pg : &default_page, &d, NULL) == -1)
+		return -1;
+	n = (int)d.pages.n;
+	doc_free(&d);
+	return n;
+}
+
+static int
+write_failed(FILE *fp, struct pme_error *err)
+{
+	if (fflush(fp) == EOF || ferror(fp))
+		return pme_setsys(err, "output", "write failed");
+	return 0;
+}
+
+/* Page p of d, each line with a newline. */
+static void
+put_page(const struct doc *d, size_t p, FILE *fp)
+{
+	size_t i, end = p + 1 < d->pages.n ?
+	    PME_VEC_AT(&d->pages, size_t, p + 1) : d->lines.n;
+
+	for (i = PME_VEC_AT(&d->pages, size_t, p); i < end; i++) {
+		fputs(PME_VEC_AT(&d->lines, char *, i), fp);
+		fputc('\n', fp);
+	}
+}
+
+int
+pme_report_text(const struct pme_report *r, FILE *fp,
+    const struct pme_page *pg, struct pme_error *err)
+{
+	struct doc d;
+	size_t p;
+
+	if (pg == NULL)
+		pg = &default_page;
+	if (layout(r, pg, &d, err) == -1)
+		return -1;
+	for (p = 0; p < d.pages.n; p++) {
+		if (p > 0 && pg->formfeed)
+			fputc('\f', fp);
+		put_page(&d, p, fp);
+	}
+	doc_free(&d);
+	return write_failed(fp, err);
+}
+
+/* -------------------------------------------------------------- terminal */
+
+static const char term_help[] =
+    "Commands:\n"
+    "  Return  display the next histogram page\n"
+    "  R       restart the display from the beginning\n"
+    "  S       skip to the summary statistics\n"
+    "  K       kill the display and exit\n"
+    "  H       help: print this command list\n";
+
+/* The first non-blank character of the next line of in, '\n' for an
+ * empty line, EOF at the end. */
+static int
+read_command(FILE *in)
+{
+	int c, cmd = '\n';
+
+	while ((c = getc(in)) != EOF && c != '\n')
+		if (cmd == '\n' && c != ' ' && c != '\t' && c != '\r')
+			cmd = c;
+	return c == EOF && cmd == '\n' ? EOF : cmd;
+}
+
+int
+pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
+    int cols, struct pme_error *err)
+{
+	struct pme_page pg;
+	struct doc d;
+	size_t p = 0;
+	int c, show = 1;
+
+	pg.width = cols > 132 ? 132 : cols;
+	pg.lines = rows - 1;
+	pg.formfeed = 0;
+	if (layout(r, &pg, &d, err) == -1)
+		return -1;
+	for (;;) {
+		if (show) {
+			fputs("\033[H\033[2J", out);
+			put_page(&d, p, out);
+		}
+		fputs("Enter command (H for help): ", out);
+		fflush(out);
+		show = 1;
+		switch (c = read_command(in)) {
+		case EOF:
+			fputc('\n', out);
+			goto done;
+		case '\n':
+			p = (p + 1) % d.pages.n;
+			break;
+		case 'r':
+		case 'R':
+			p = 0;
+			break;
+		case 's':
+		case 'S':
+			p = d.summary;
+			break;
+		case 'k':
+		case 'K':
+			goto done;
+		case 'h':
+		case 'H':
+		case '?':
+			fputs(term_help, out);
+			show = 0;
+			break;
+		default:
+			fprintf(out, "unknown command '%c'; H lists the "
+			    "commands\n", c);
+			show = 0;
+			break;
+		}
+	}
+done:
+	doc_free(&d);
+	return write_failed(out, err);
+}
+
+/* ------------------------------------------------------------ PostScript */
+
+#define PS_W		612
+#define PS_H		792
+#define PS_MARGIN	54
+#define PS_ROW		11
+#define PS_TOP		(PS_H - PS_MARGIN - 40)	/* below title, subtitle */
+#define PS_CHAR		4.8			/* Courier 8: 0.6 em */
+
+static void
+ps_string(FILE *fp, const char *s)
+{
+	fputc('(', fp);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '(' || c == ')' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 32 || c > 126)
+			fprintf(fp, "\\%03o", c);
+		else
+			fputc(c, fp);
+	}
+	fputc(')', fp);
+}
+
+/* The prolog after the title and subtitle; printf arguments: the page
+ * heading's positions. */
+static const char ps_prolog[] =
+    "%% The bars' colour (red green blue, 0 to 1).\n"
+    "/pme-barcolor where { pop } { /pme-barcolor [0.25 0.45 0.75] def }"
+    " ifelse\n"
+    "/pme-dict 20 dict def pme-dict begin\n"
+    "/F { findfont exch scalefont setfont } bind def\n"
+    "%% x y string: shown with its right end at x\n"
+    "/RS { dup stringwidth pop 4 -1 roll exch sub 3 -1 roll moveto show }"
+    " bind def\n"
+    "%% x y w h: a bar\n"
+    "/B { gsave pme-barcolor aload pop setrgbcolor rectfill grestore }"
+    " bind def\n"
+    "%% page-number-string: the page's heading\n"
+    "/H { 14 /Helvetica-Bold F %d %d moveto pme-title show\n"
+    "     10 /Helvetica F %d %d 3 -1 roll RS\n"
+    "     9 /Helvetica F %d %d moveto pme-subtitle show\n"
+    "     0.5 setlinewidth %d %d moveto %d 0 rlineto stroke } bind def\n"
+    "%% x y w: the scale, a line with a tick every tenth of w\n"
+    "/S { /sw exch def /sy exch def /sx exch def 0.3 setlinewidth\n"
+    "     sx sy moveto sw 0 rlineto stroke\n"
+    "     0 1 10 { sw 10 div mul sx add sy moveto 0 2 rlineto stroke }"
+    " for } bind def\n"
+    "end\n"
+    "%%%%EndProlog\n";
+
+struct psgeom {
+	double	 xname, xaddr, xbar, barw, xpct, xcount, xcum;
+	int	 nw;
+	struct geom g;
+};
+
+static void
+ps_geometry(const struct pme_report *r, const struct view *v,
+    struct psgeom *p)
+{
+	struct pme_page pg = { 200, 60, 0 };
+	double right = PS_W - PS_MARGIN;
+
+	geometry(r, v, &pg, &p->g);
+	p->nw = p->g.nw > 28 ? 28 : p->g.nw;
+	p->xname = PS_MARGIN;
+	p->xaddr = p->xname + (p->nw + 1) * PS_CHAR;
+	p->xbar = p->xaddr + (p->g.sw + 3 + p->g.ew + 1) * PS_CHAR;
+	p->xcum = right;
+	p->xcount = (r->flags & PME_REPORT_CUMUL) ? right - 8 * PS_CHAR :
+	    right;
+	p->xpct = (r->flags & PME_REPORT_COUNTS) ?
+	    p->xcount - (p->g.cw + 2) * PS_CHAR : p->xcount;
+	p->barw = p->xpct - 7 * PS_CHAR - p->xbar;
+}
+
+struct psout {
+	FILE	*fp;
+	int	 page;
+	double	 y;
+};
+
+static void
+ps_page(struct psout *o)
+{
+	if (o->page > 0)
+		fputs("pme-dict end showpage\n", o->fp);
+	o->page++;
+	fprintf(o->fp, "%%%%Page: %d %d\npme-dict begin\n(Page %d) H\n",
+	    o->page, o->page, o->page);
+	o->y = PS_TOP;
+}
+
+static void
+ps_need(struct psout *o, double h)
+{
+	if (o->page == 0 || o->y - h < PS_MARGIN)
+		ps_page(o);
+}
+
+static void
+ps_scale(struct psout *o, const struct psgeom *p)
+{
+	fprintf(o->fp, "%.1f %.1f %.1f S\n", p->xbar, o->y + PS_ROW - 3,
+	    p->barw);
+}
+
+static void
+ps_row(struct psout *o, const struct pme_report *r, const struct view *v,
+    const struct psgeom *p, const struct pme_report_row *w, int showname,
+    uint64_t cum)
+{
+	char buf[128];
+	double len = v->max ? p->barw * (double)w->count / (double)v->max : 0;
+
+	fputs("8 /Courier F\n", o->fp);
+	if (showname) {
+		char name[64];
+
+		if ((int)strlen(w->name) > p->nw)
+			snprintf(name, sizeof(name), "%.*s~", p->nw - 1,
+			    w->name);
+		else
+			snprintf(name, sizeof(name), "%s", w->name);
+		fprintf(o->fp, "%.1f %.1f moveto ", p->xname, o->y);
+		ps_string(o->fp, name);
+		fputs(" show\n", o->fp);
+	}
+	snprintf(buf, sizeof(buf), "%*" PRIX64 " - %-*" PRIX64, p->g.sw,
+	    w->start, p->g.ew, w->last);
+	fprintf(o->fp, "%.1f %.1f moveto ", p->xaddr, o->y);
+	ps_string(o->fp, buf);
+	fputs(" show\n", o->fp);
+	if (w->count > 0 && len < 0.5)
+		len = 0.5;
+	if (len > 0)
+		fprintf(o->fp, "%.1f %.1f %.2f 7 B\n", p->xbar, o->y - 1, len);
+	snprintf(buf, sizeof(buf), "%.1f%%", pct(v, w->count));
+	fprintf(o->fp, "%.1f %.1f ", p->xpct, o->y);
+	ps_string(o->fp, buf);
+	fputs(" RS\n", o->fp);
+	if (r->flags & PME_REPORT_COUNTS) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, w->count);
+		fprintf(o->fp, "%.1f %.1f ", p->xcount, o->y);
+		ps_string(o->fp, buf);
+		fputs(" RS\n", o->fp);
+	}
+	if (r->flags & PME_REPORT_CUMUL) {
+		snprintf(buf, sizeof(buf), "%.1f%%", pct(v, cum));
+		fprintf(o->fp, "%.1f %.1f ", p->xcum, o->y);
+		ps_string(o->fp, buf);
+		fputs(" RS\n", o->fp);
+	}
+	o->y -= PS_ROW;
+}
+
+static void
+ps_text(struct psout *o, const char *font, int size, double x,
+    const char *s)
+{
+	fprintf(o->fp, "%d /%s F %.1f %.1f moveto ", size, font, x, o->y);
+	ps_string(o->fp, s);
+	fputs(" show\n", o->fp);
+}
+
+static void
+ps_group(struct psout *o, const struct pme_report *r, const struct view *v,
+    const struct psgeom *p, const struct vgroup *g)
+{
+	char buf[160], s[64];
+	uint64_t cum = 0;
+	size_t j;
+
+	ps_need(o, PS_ROW * 4);
+	o->y -= 4;
+	ps_text(o, "Helvetica-Bold", 10, PS_MARGIN, g->title);
+	o->y -= PS_ROW + 2;
+	ps_scale(o, p);
+	for (j = 0; j < g->n; j++) {
+		int show = j == 0 || g->rows[j - 1]->unit != g->rows[j]->unit;
+
+		if (o->y - PS_ROW < PS_MARGIN) {
+			ps_page(o);
+			snprintf(buf, sizeof(buf), "%s (continued)", g->title);
+			ps_text(o, "Helvetica-Bold", 10, PS_MARGIN, buf);
+			o->y -= PS_ROW + 2;
+			ps_scale(o, p);
+			show = 1;
+		}
+		cum += g->rows[j]->count;
+		ps_row(o, r, v, p, g->rows[j], show, cum);
+	}
+	ps_need(o, PS_ROW * 2);
+	snprintf(buf, sizeof(buf), "Scaling: the longest bar is %s counts "
+	    "(%.1f%%)", scaling_text((double)v->max, s, sizeof(s)),
+	    pct(v, v->max));
+	if (g->omitted)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+		    "; %zu bucket%s below %.1f%% not shown (%.1f%%)",
+		    g->omitted, g->omitted == 1 ? "" : "s", r->cutoff,
+		    pct(v, g->omitted_count));
+	ps_text(o, "Helvetica", 8, PS_MARGIN, buf);
+	o->y -= PS_ROW + 4;
+}
+
+static void
+ps_summary(struct psout *o, const struct pme_report *r)
+{
+	const struct rsum *s = r->sum.v;
+	char buf[512];
+	size_t i;
+	int lw = 0;
+
+	for (i = 0; i < r->sum.n; i++)
+		if ((int)strlen(s[i].label) > lw)
+			lw = (int)strlen(s[i].label);
+	ps_need(o, PS_ROW * 4);
+	o->y -= 4;
+	ps_text(o, "Helvetica-Bold", 10, PS_MARGIN, "Summary statistics");
+	o->y -= PS_ROW + 4;
+	for (i = 0; i < r->sum.n; i++) {
+		ps_need(o, PS_ROW);
+		snprintf(buf, sizeof(buf), "%s%s%*s%.90s", s[i].label,
+		    s[i].label[0] ? ":" : " ",
+		    lw + 1 - (int)strlen(s[i].label), "", s[i].value);
+		ps_text(o, "Courier", 8, PS_MARGIN, buf);
+		o->y -= PS_ROW;
+	}
+}
+
+int
+pme_report_ps(const struct pme_report *r, FILE *fp, struct pme_error *err)
+{
+	struct psout o = { NULL, 0, 0 };
+	struct psgeom p;
+	struct view v;
+	char *body = NULL;
+	size_t blen = 0, i;
+	FILE *b;
+
+	if (view_make(r, &v, 0, err) == -1)
+		return -1;
+	if ((b = open_memstream(&body, &blen)) == NULL) {
+		view_free(&v);
+		return pme_setnomem(err);
+	}
+	o.fp = b;
+	ps_geometry(r, &v, &p);
+	for (i = 0; i < v.ng; i++)
+		ps_group(&o, r, &v, &p, &v.g[i]);
+	ps_summary(&o, r);
+	fputs("pme-dict end showpage\n", b);
+	view_free(&v);
+	if (fclose(b) == EOF) {
+		free(body);
+		return pme_setnomem(err);
+	}
+	fputs("%!PS-Adobe-3.0\n%%Creator: pme\n%%Title: ", fp);
+	for (i = 0; r->title[i] != '\0' && i < 200; i++)
+		fputc(r->title[i] >= 32 && r->title[i] < 127 ?
+		    r->title[i] : '?', fp);
+	fprintf(fp, "\n%%%%Pages: %d\n%%%%PageOrder: Ascend\n"
+	    "%%%%BoundingBox: 0 0 %d %d\n"
+	    "%%%%DocumentNeededResources: font Helvetica Helvetica-Bold "
+	    "Courier\n%%%%LanguageLevel: 2\n%%%%EndComments\n", o.page,
+	    PS_W, PS_H);
+	fputs("%%BeginProlog\n"
+	    "% The title and subtitle of every page: edit them here, or\n"
+	    "% define pme-title and pme-subtitle before this file is read.\n"
+	    "/pme-title where { pop } { /pme-title ", fp);
+	ps_string(fp, r->title);
+	fputs(" def } ifelse\n/pme-subtitle where { pop } { /pme-subtitle ",
+	    fp);
+	ps_string(fp, r->subtitle);
+	fputs(" def } ifelse\n", fp);
+	fprintf(fp, ps_prolog, PS_MARGIN, PS_H - PS_MARGIN - 10,
+	    PS_W - PS_MARGIN, PS_H - PS_MARGIN - 10,
+	    PS_MARGIN, PS_H - PS_MARGIN - 24,
+	    PS_MARGIN, PS_H - PS_MARGIN - 30, PS_W - 2 * PS_MARGIN);
+	fwrite(body, 1, blen, fp);
+	free(body);
+	fputs("%%Trailer\n%%EOF\n", fp);
+	return write_failed(fp, err);
+}
+
+/* ------------------------------------------------------------------- CSV */
+
+static void
+csv_field(FILE *fp, const char *s)
+{
+	if (strpbrk(s, ",\"\n\r") == NULL) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+int
+pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
+{
+	struct view v;
+	size_t i, j;
+
+	if (view_make(r, &v, 1, err) == -1)
+		return -1;
+	fputs("bucket,unit,kind,group,start,end,count,percent\n", fp);
+	for (i = 0; i < v.ng; i++)
+		for (j = 0; j < v.g[i].n; j++) {
+			const struct pme_report_row *w = v.g[i].rows[j];
+
+			fprintf(fp, "%" PRIu32 ",", w->bucket);
+			csv_field(fp, w->name);
+			fputc(',', fp);
+			csv_field(fp, w->kind);
+			fputc(',', fp);
+			csv_field(fp, v.g[i].title);
+			fprintf(fp, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64
+			    ",%.4f\n", w->abs_start, w->abs_last, w->count,
+			    pct(&v, w->count));
+		}
+	view_free(&v);
+	return write_failed(fp, err);
+}
