@@ -1,0 +1,1246 @@
+/*
+ * sample.c - sample files (.PMS; pme(5), SAMPLE FILES): the incremental
+ * writer the recorders use, the tolerant reader pmehisto uses, and the
+ * address map that rebases program counters through the recorded mappings.
+ *
+ * This file is also compiled into the libpmeclock runtime, preloaded into
+ * measured programs: so no libelf, no global mutable state, and a writer
+ * allocates every buffer it needs at open (zlib aside, see flush_meta).
+ * A writer is not locked: its caller serialises the calls on it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pme_sample.h"
+#include "util.h"
+
+#define T_SHDR	PME_FOURCC('S', 'H', 'D', 'R')
+#define T_MAPS	PME_FOURCC('M', 'A', 'P', 'S')
+#define T_THRD	PME_FOURCC('T', 'H', 'R', 'D')
+#define T_SMPL	PME_FOURCC('S', 'M', 'P', 'L')
+#define T_CLOS	PME_FOURCC('C', 'L', 'O', 'S')
+
+#define BUF_DEFAULT	(64u << 10)
+#define BUF_MIN		(16u << 10)
+#define BUF_MAX		(16u << 20)
+#define STR_MAX		4096	/* longest path or thread name */
+#define ID_MAX		1024	/* longest build-id */
+#define TID_MAX		1024	/* threads in one SMPL chunk */
+#define FRAMES_MAX	1024	/* frames of one sample */
+#define SHDR_FIXED	40
+#define CLOS_LEN	32
+#define VARINT_MAX	10
+
+/* The columns of an SMPL chunk, in the order they are stored. */
+enum { C_TIDX, C_WEIGHT, C_CPU, C_FLAGS, C_NFR,	/* may be constant */
+    C_PC, C_TIME, C_FRAMES, NCOL };
+#define NLAZY	5
+/* Bytes of a sample but its frames, every column at its longest, and of
+ * a new entry in the thread table. */
+#define SAMPLE_BOUND	(5 + 10 + 5 + 5 + 5 + 10 + 10)
+#define TID_BOUND	(5 + 10)
+
+/* ------------------------------------------------------------ varints */
+
+static inline uint8_t *
+put_uv(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint64_t
+zig(uint64_t d)
+{
+	return d >> 63 ? ~(d << 1) : d << 1;
+}
+
+static inline uint64_t
+unzig(uint64_t v)
+{
+	return (v >> 1) ^ (0 - (v & 1));
+}
+
+static inline size_t
+uv_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static inline uint8_t *
+put_u32le(uint8_t *p, uint32_t v)
+{
+	pme_le32(p, v);
+	return p + 4;
+}
+
+static inline uint8_t *
+put_u64le(uint8_t *p, uint64_t v)
+{
+	pme_le32(p, (uint32_t)v);
+	pme_le32(p + 4, (uint32_t)(v >> 32));
+	return p + 8;
+}
+
+static inline uint8_t *
+put_bytes(uint8_t *p, const void *s, size_t n)
+{
+	p = put_uv(p, n);
+	if (n > 0)
+		memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * Reading a varint: one byte inline, longer ones here.  NULL when the
+ * bytes end first or the value does not fit in 64 bits.
+ */
+static const uint8_t *
+get_uv_long(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift;
+	uint8_t b;
+
+	for (shift = 0; shift < 64; shift += 7) {
+		if (p == end)
+			return NULL;
+		b = *p++;
+		if (shift == 63 && b > 1)
+			return NULL;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static inline const uint8_t *
+get_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (p < end && *p < 0x80) {
+		*v = *p;
+		return p + 1;
+	}
+	return get_uv_long(p, end, v);
+}
+
+/* ------------------------------------------------------------- writer */
+
+struct tidw {
+	uint32_t	 pid, tid;
+	uint64_t	 pc, time;	/* of its last sample in the chunk */
+};
+
+/* A mapping or thread record waiting in the meta buffer: tag, length. */
+#define META_HLEN	3
+
+struct pme_samplewriter {
+	struct pme_writer *w;
+	char		*path;
+	size_t		 bufsize;
+	size_t		 used;		/* bytes pending, all chunks */
+	uint8_t		*mem;		/* every buffer below, one block */
+	uint8_t		*col[NCOL];
+	size_t		 coln[NCOL];
+	uint64_t	 lazy0[NLAZY];	/* a constant column's value */
+	int		 lazyvar[NLAZY];	/* the column is stored */
+	uint8_t		*meta;
+	size_t		 metan;
+	uint8_t		*out;		/* a chunk's payload as written */
+	size_t		 n;		/* samples pending */
+	uint64_t	 step;
+	uint64_t	 pcbase, timebase;
+	struct tidw	 tids[TID_MAX];
+	uint16_t	 slot[2 * TID_MAX];	/* index + 1, 0 empty */
+	uint32_t	 ntids, lastk;
+	uint64_t	 total;		/* samples written */
+	int		 failed;
+};
+
+static uint64_t
+sh_u32(uint32_t v)
+{
+	return (uint64_t)v * 0x9e3779b97f4a7c15ull >> 32;
+}
+
+static size_t
+slot_of(uint32_t pid, uint32_t tid)
+{
+	return (size_t)(sh_u32(tid ^ pid * 0x85ebca6bu) % (2 * TID_MAX));
+}
+
+static void
+reset_chunk(struct pme_samplewriter *sw)
+{
+	memset(sw->coln, 0, sizeof(sw->coln));
+	memset(sw->slot, 0, sizeof(sw->slot));
+	sw->ntids = 0;
+	sw->lastk = 0;
+	sw->n = 0;
+	sw->used = 0;
+	sw->metan = 0;
+}
+
+static int
+wfail(struct pme_samplewriter *sw)
+{
+	sw->failed = 1;
+	return -1;
+}
+
+/* Writes the payload built in out[0..len). */
+static int
+put_chunk(struct pme_samplewriter *sw, uint32_t type, const uint8_t *p,
+    size_t len, int compress, struct pme_error *err)
+{
+	if (pme_writer_chunk(sw->w, type, p, len, compress, err) == -1)
+		return wfail(sw);
+	return 0;
+}
+
+/*
+ * The meta buffer holds mapping and thread records in arrival order; each
+ * run of one kind becomes one MAPS or THRD chunk, so a reader sees them in
+ * the order they happened.  They are few and mostly paths: compressed when
+ * that pays (zlib's state is then allocated, once, by the container).
+ */
+static size_t
+meta_len(const uint8_t *rec)
+{
+	return (size_t)rec[1] | (size_t)rec[2] << 8;
+}
+
+static int
+flush_meta(struct pme_samplewriter *sw, struct pme_error *err)
+{
+	size_t i = 0, j, count;
+	uint8_t tag, *p;
+
+	while (i < sw->metan) {
+		tag = sw->meta[i];
+		count = 0;
+		for (j = i; j < sw->metan && sw->meta[j] == tag;
+		    j += META_HLEN + meta_len(sw->meta + j))
+			count++;
+		p = put_uv(sw->out, count);
+		for (; i < j; i += META_HLEN + meta_len(sw->meta + i)) {
+			memcpy(p, sw->meta + i + META_HLEN,
+			    meta_len(sw->meta + i));
+			p += meta_len(sw->meta + i);
+		}
+		if (put_chunk(sw, tag == 'M' ? T_MAPS : T_THRD, sw->out,
+		    (size_t)(p - sw->out), 1, err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
+{
+	uint8_t *p = sw->out;
+	unsigned cols = 0;
+	uint32_t k;
+	int c;
+
+	p = put_uv(p, sw->n);
+	p = put_uv(p, sw->ntids);
+	for (k = 0; k < sw->ntids; k++) {
+		p = put_uv(p, sw->tids[k].pid);
+		p = put_uv(p, zig((uint64_t)sw->tids[k].tid -
+		    sw->tids[k].pid));
+	}
+	p = put_uv(p, sw->step);
+	p = put_uv(p, sw->pcbase);
+	p = put_uv(p, sw->timebase);
+	for (c = 0; c < NLAZY; c++)
+		if (sw->lazyvar[c])
+			cols |= 1u << c;
+	p = put_uv(p, cols);
+	for (c = 0; c < NLAZY; c++)
+		if (!sw->lazyvar[c])
+			p = put_uv(p, sw->lazy0[c]);
+	for (c = 0; c < NCOL; c++) {
+		if (c < NLAZY && !sw->lazyvar[c])
+			continue;
+		memcpy(p, sw->col[c], sw->coln[c]);
+		p += sw->coln[c];
+	}
+	/* Columns of varints gain little from zlib and inflating would
+	 * cost the reader more than decoding: stored plain (pme(5)). */
+	return put_chunk(sw, T_SMPL, sw->out, (size_t)(p - sw->out), 0, err);
+}
+
+int
+pme_samplewriter_flush(struct pme_samplewriter *sw, struct pme_error *err)
+{
+	if (sw == NULL)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_samplewriter_flush: no writer");
+	if (sw->failed)
+		return pme_seterr(err, PME_EIO, "'%s': an earlier write failed",
+		    sw->path);
+	if (flush_meta(sw, err) == -1)
+		return -1;
+	if (sw->n > 0 && flush_samples(sw, err) == -1)
+		return -1;
+	sw->total += sw->n;
+	reset_chunk(sw);
+	return 0;
+}
+
+static size_t
+strlen_or0(const char *s)
+{
+	return s == NULL ? 0 : strlen(s);
+}
+
+static uint8_t *
+put_str(uint8_t *p, const char *s)
+{
+	return put_bytes(p, s, strlen_or0(s));
+}
+
+/* The SHDR payload, in a buffer of its own: the command line may be long. */
+static int
+write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
+    struct pme_error *err)
+{
+	size_t len = SHDR_FIXED + 2 * VARINT_MAX, i;
+	uint8_t *buf, *p;
+	int rc;
+
+	for (i = 0; i < h->argc; i++) {
+		if (h->argv == NULL || h->argv[i] == NULL)
+			return pme_seterr(err, PME_EINVAL,
+			    "pme_samplewriter_open: argv[%zu] is NULL", i);
+		len += VARINT_MAX + strlen(h->argv[i]);
+		if (len > PME_CHUNK_MAX)
+			break;
+	}
+	len += VARINT_MAX + strlen_or0(h->note);
+	if (len > PME_CHUNK_MAX)
+		return pme_seterr(err, PME_ELIMIT, "'%s': the command line is "
+		    "too long for a header", sw->path);
+	if ((p = buf = malloc(len)) == NULL)
+		return pme_setnomem(err);
+	p = put_u32le(p, h->method);
+	p = put_u32le(p, h->event);
+	p = put_u64le(p, h->period);
+	p = put_u64le(p, h->start);
+	p = put_u64le(p, h->start_mono);
+	p = put_u32le(p, h->pid);
+	p = put_u32le(p, h->flags);
+	p = put_uv(p, h->argc);
+	for (i = 0; i < h->argc; i++)
+		p = put_str(p, h->argv[i]);
+	p = h->note == NULL ? put_uv(p, 0) :
+	    put_bytes(put_uv(p, 1), h->note, strlen(h->note));
+	rc = put_chunk(sw, T_SHDR, buf, (size_t)(p - buf), 1, err);
+	free(buf);
+	return rc;
+}
+
+struct pme_samplewriter *
+pme_samplewriter_open(const char *path, const struct pme_sample_header *h,
+    size_t bufsize, struct pme_error *err)
+{
+	struct pme_samplewriter *sw;
+	uint8_t *m;
+	int c;
+
+	if (path == NULL || h == NULL) {
+		pme_seterr(err, PME_EINVAL, "pme_samplewriter_open: bad "
+		    "argument");
+		return NULL;
+	}
+	if (bufsize == 0)
+		bufsize = BUF_DEFAULT;
+	bufsize = bufsize < BUF_MIN ? BUF_MIN : bufsize > BUF_MAX ? BUF_MAX :
+	    bufsize;
+	if ((sw = calloc(1, sizeof(*sw))) == NULL ||
+	    (sw->path = strdup(path)) == NULL ||
+	    (sw->mem = malloc((NCOL + 2) * bufsize + 256)) == NULL) {
+		if (sw != NULL)
+			free(sw->path);
+		free(sw);
+		pme_setnomem(err);
+		return NULL;
+	}
+	sw->bufsize = bufsize;
+	sw->step = h->period;
+	for (m = sw->mem, c = 0; c < NCOL; c++, m += bufsize)
+		sw->col[c] = m;
+	sw->meta = m;
+	sw->out = m + bufsize;
+	reset_chunk(sw);
+	if ((sw->w = pme_writer_open(path, PME_KIND_SAMPLE, PME_WRITE_DIRECT,
+	    err)) == NULL || write_header(sw, h, err) == -1) {
+		pme_samplewriter_abort(sw);
+		return NULL;
+	}
+	return sw;
+}
+
+static int
+writable(struct pme_samplewriter *sw, const void *rec, const char *fn,
+    struct pme_error *err)
+{
+	if (sw == NULL || rec == NULL)
+		return pme_seterr(err, PME_EINVAL, "%s: bad argument", fn);
+	if (sw->failed)
+		return pme_seterr(err, PME_EIO, "'%s': an earlier write failed",
+		    sw->path);
+	return 0;
+}
+
+/* Makes room for a record of at most len bytes, flushing if need be. */
+static int
+room(struct pme_samplewriter *sw, size_t len, struct pme_error *err)
+{
+	if (sw->used + len > sw->bufsize)
+		return pme_samplewriter_flush(sw, err);
+	return 0;
+}
+
+/* Appends a meta record of len bytes from rec (built in out's tail). */
+static void
+meta_add(struct pme_samplewriter *sw, uint8_t tag, const uint8_t *rec,
+    size_t len)
+{
+	uint8_t *p = sw->meta + sw->metan;
+
+	p[0] = tag;
+	p[1] = (uint8_t)len;
+	p[2] = (uint8_t)(len >> 8);
+	memcpy(p + META_HLEN, rec, len);
+	sw->metan += META_HLEN + len;
+	sw->used += META_HLEN + len;
+}
+
+int
+pme_samplewriter_mapping(struct pme_samplewriter *sw,
+    const struct pme_mapping *m, struct pme_error *err)
+{
+	uint8_t rec[9 * VARINT_MAX + STR_MAX + ID_MAX], *p;
+	size_t plen;
+
+	if (writable(sw, m, "pme_samplewriter_mapping", err) == -1)
+		return -1;
+	if (m->end <= m->start || (m->buildid == NULL && m->buildid_len > 0))
+		return pme_seterr(err, PME_EINVAL, "'%s': mapping [0x%llx, "
+		    "0x%llx) is empty or its build-id missing", sw->path,
+		    (unsigned long long)m->start, (unsigned long long)m->end);
+	if ((plen = strlen_or0(m->path)) > STR_MAX || m->buildid_len > ID_MAX)
+		return pme_seterr(err, PME_ELIMIT, "'%s': mapping path or "
+		    "build-id too long", sw->path);
+	p = put_uv(rec, m->pid);
+	p = put_uv(p, m->flags);
+	p = put_uv(p, m->time);
+	p = put_uv(p, m->start);
+	p = put_uv(p, m->end - m->start);
+	p = put_uv(p, m->offset);
+	p = put_uv(p, zig(m->vaddr - m->offset));
+	p = put_bytes(p, m->path, plen);
+	p = put_bytes(p, m->buildid, m->buildid_len);
+	if (room(sw, META_HLEN + (size_t)(p - rec), err) == -1)
+		return -1;
+	meta_add(sw, 'M', rec, (size_t)(p - rec));
+	return 0;
+}
+
+int
+pme_samplewriter_thread(struct pme_samplewriter *sw,
+    const struct pme_thread *t, struct pme_error *err)
+{
+	uint8_t rec[6 * VARINT_MAX + STR_MAX], *p;
+	size_t nlen;
+
+	if (writable(sw, t, "pme_samplewriter_thread", err) == -1)
+		return -1;
+	if (t->kind < PME_THREAD_COMM || t->kind > PME_THREAD_EXEC)
+		return pme_seterr(err, PME_EINVAL, "'%s': thread record of "
+		    "kind %u", sw->path, t->kind);
+	if ((nlen = strlen_or0(t->name)) > STR_MAX)
+		return pme_seterr(err, PME_ELIMIT, "'%s': thread name too "
+		    "long", sw->path);
+	/* An exec drops the process's mappings: the samples taken before
+	 * it go out first, to be rebased through the old ones. */
+	if (t->kind == PME_THREAD_EXEC && sw->n > 0 &&
+	    pme_samplewriter_flush(sw, err) == -1)
+		return -1;
+	p = put_uv(rec, t->kind);
+	p = put_uv(p, t->pid);
+	p = put_uv(p, t->tid);
+	p = put_uv(p, t->time);
+	if (t->kind == PME_THREAD_FORK) {
+		p = put_uv(p, t->ppid);
+		p = put_uv(p, t->ptid);
+	} else if (t->kind == PME_THREAD_COMM || t->kind == PME_THREAD_EXEC)
+		p = put_bytes(p, t->name, nlen);
+	if (room(sw, META_HLEN + (size_t)(p - rec), err) == -1)
+		return -1;
+	meta_add(sw, 'T', rec, (size_t)(p - rec));
+	return 0;
+}
+
+/* The index of (pid, tid) in the chunk's thread table, or -1 if full. */
+static int
+tid_find(struct pme_samplewriter *sw, uint32_t pid, uint32_t tid, int *isnew)
+{
+	size_t h = slot_of(pid, tid);
+	struct tidw *t;
+	uint32_t k;
+
+	*isnew = 0;
+	if (sw->ntids > 0 && sw->tids[sw->lastk].tid == tid &&
+	    sw->tids[sw->lastk].pid == pid)
+		return (int)sw->lastk;
+	for (; sw->slot[h] != 0; h = (h + 1) % (2 * TID_MAX)) {
+		t = &sw->tids[sw->slot[h] - 1];
+		if (t->tid == tid && t->pid == pid)
+			return sw->lastk = sw->slot[h] - 1u, (int)sw->lastk;
+	}
+	if (sw->ntids == TID_MAX)
+		return -1;
+	*isnew = 1;
+	k = sw->ntids++;
+	sw->slot[h] = (uint16_t)(k + 1);
+	sw->tids[k].pid = pid;
+	sw->tids[k].tid = tid;
+	sw->tids[k].pc = sw->pcbase;
+	sw->tids[k].time = sw->timebase;
+	sw->lastk = k;
+	return (int)k;
+}
+
+/* Removes the entry tid_find() made last. */
+static void
+tid_forget(struct pme_samplewriter *sw, uint32_t k)
+{
+	size_t h = slot_of(sw->tids[k].pid, sw->tids[k].tid);
+
+	while (sw->slot[h] != k + 1)
+		h = (h + 1) % (2 * TID_MAX);
+	sw->slot[h] = 0;
+	sw->ntids--;
+	sw->lastk = 0;
+}
+
+static inline void
+col_put(struct pme_samplewriter *sw, int c, uint64_t v)
+{
+	uint8_t *p = sw->col[c] + sw->coln[c];
+
+	sw->coln[c] = (size_t)(put_uv(p, v) - sw->col[c]);
+}
+
+/*
+ * Bytes the sample would add: its columns, its thread's table entry, and
+ * the constant columns it would make stored (their value written for
+ * every sample pending).  An upper bound for its own varints.
+ */
+static size_t
+sample_need(const struct pme_samplewriter *sw, const uint64_t lz[NLAZY],
+    int newtid)
+{
+	size_t need = SAMPLE_BOUND + (size_t)lz[C_NFR] * VARINT_MAX;
+	int c;
+
+	if (newtid)
+		need += TID_BOUND;
+	if (sw->n == 0)
+		return need;
+	for (c = 0; c < NLAZY; c++)
+		if (!sw->lazyvar[c] && lz[c] != sw->lazy0[c])
+			need += sw->n * uv_len(sw->lazy0[c]);
+	return need;
+}
+
+static int
+sample_add(struct pme_samplewriter *sw, const struct pme_sample *s,
+    uint64_t lz[NLAZY], struct pme_error *err)
+{
+	size_t before = 0, after = 0, i;
+	uint64_t prev, pred;
+	struct tidw *t;
+	int c, k, isnew;
+
+	if ((k = tid_find(sw, s->pid, s->tid, &isnew)) == -1) {
+		if (pme_samplewriter_flush(sw, err) == -1)
+			return -1;
+		k = tid_find(sw, s->pid, s->tid, &isnew);
+	}
+	lz[C_TIDX] = (uint64_t)k;
+	if (sample_need(sw, lz, isnew) + sw->used > sw->bufsize) {
+		if (isnew)
+			tid_forget(sw, (uint32_t)k);
+		return 1;	/* the caller flushes and tries again */
+	}
+	for (c = 0; c < NCOL; c++)
+		before += sw->coln[c];
+	if (isnew)
+		sw->used += uv_len(s->pid) +
+		    uv_len(zig((uint64_t)s->tid - s->pid));
+	if (sw->n == 0) {
+		sw->pcbase = s->pc;
+		sw->timebase = s->time - sw->step;
+		sw->tids[k].pc = sw->pcbase;
+		sw->tids[k].time = sw->timebase;
+		for (c = 0; c < NLAZY; c++) {
+			sw->lazy0[c] = lz[c];
+			sw->lazyvar[c] = 0;
+		}
+	}
+	for (c = 0; c < NLAZY; c++) {
+		if (!sw->lazyvar[c] && lz[c] != sw->lazy0[c]) {
+			for (i = 0; i < sw->n; i++)
+				col_put(sw, c, sw->lazy0[c]);
+			sw->lazyvar[c] = 1;
+		}
+		if (sw->lazyvar[c])
+			col_put(sw, c, lz[c]);
+	}
+	t = &sw->tids[k];
+	col_put(sw, C_PC, zig(s->pc - t->pc));
+	col_put(sw, C_TIME, zig(s->time - (t->time + sw->step)));
+	t->pc = s->pc;
+	t->time = s->time;
+	for (prev = s->pc, i = 0; i < s->nframes; i++) {
+		pred = prev;
+		prev = s->frames[i];
+		col_put(sw, C_FRAMES, zig(prev - pred));
+	}
+	for (c = 0; c < NCOL; c++)
+		after += sw->coln[c];
+	sw->used += after - before;
+	sw->n++;
+	return 0;
+}
+
+int
+pme_samplewriter_sample(struct pme_samplewriter *sw,
+    const struct pme_sample *s, struct pme_error *err)
+{
+	uint64_t lz[NLAZY];
+	int rc;
+
+	if (writable(sw, s, "pme_samplewriter_sample", err) == -1)
+		return -1;
+	if (s->nframes > 0 && s->frames == NULL)
+		return pme_seterr(err, PME_EINVAL, "'%s': sample with %u "
+		    "frames and no array", sw->path, s->nframes);
+	if (s->nframes > FRAMES_MAX)
+		return pme_seterr(err, PME_ELIMIT, "'%s': sample with %u "
+		    "frames, more than %u", sw->path, s->nframes, FRAMES_MAX);
+	lz[C_WEIGHT] = s->weight;
+	lz[C_CPU] = (uint32_t)(s->cpu + 1);
+	lz[C_FLAGS] = s->flags;
+	lz[C_NFR] = s->nframes;
+	if ((rc = sample_add(sw, s, lz, err)) == 1) {
+		if (pme_samplewriter_flush(sw, err) == -1)
+			return -1;
+		if ((rc = sample_add(sw, s, lz, err)) == 1)
+			return pme_seterr(err, PME_ELIMIT, "'%s': sample too "
+			    "large for the buffer", sw->path);
+	}
+	return rc;
+}
+
+int
+pme_samplewriter_close(struct pme_samplewriter *sw,
+    const struct pme_sample_close *c, struct pme_error *err)
+{
+	static const struct pme_sample_close none;
+	uint8_t buf[CLOS_LEN], *p;
+	int rc = -1;
+
+	if (sw == NULL)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_samplewriter_close: no writer");
+	if (c == NULL)
+		c = &none;
+	if (pme_samplewriter_flush(sw, err) == -1)
+		goto out;
+	p = put_u64le(buf, c->end);
+	p = put_u64le(p, sw->total);
+	p = put_u64le(p, c->lost);
+	p = put_u32le(p, (uint32_t)c->status);
+	put_u32le(p, c->threads);
+	if (put_chunk(sw, T_CLOS, buf, sizeof(buf), 0, err) == -1)
+		goto out;
+	rc = pme_writer_commit(sw->w, err);
+	sw->w = NULL;
+out:
+	pme_samplewriter_abort(sw);
+	return rc;
+}
+
+void
+pme_samplewriter_abort(struct pme_samplewriter *sw)
+{
+	if (sw == NULL)
+		return;
+	pme_writer_abort(sw->w);
+	free(sw->mem);
+	free(sw->path);
+	free(sw);
+}
+
+/* ------------------------------------------------------------- reader */
+
+struct tidr {
+	uint32_t	 pid, tid;
+	uint64_t	 pc, time;
+};
+
+struct rd {
+	const char	*name;
+	const struct pme_sample_visitor *v;
+	void		*arg;
+	struct pme_error *err;
+	uint64_t	 off;		/* of the chunk being decoded */
+	const char	*tag;
+	struct pme_sample *s;
+	size_t		 scap;
+	uint64_t	*fr;
+	size_t		 fcap;
+	struct tidr	*t;
+	size_t		 tcap;
+	char		*argbuf;	/* the header's argv and strings */
+	int		 header, closed;
+	uint64_t	 samples;
+	char		 str[STR_MAX + 1];
+};
+
+/* A cursor over a payload: the first failed get sets bad, and every get
+ * after it returns zero, so a decoder checks bad once per record. */
+struct dc {
+	const uint8_t	*p, *end;
+	int		 bad;
+};
+
+static uint64_t
+dc_uv(struct dc *d)
+{
+	uint64_t v;
+
+	if ((d->p = get_uv(d->p, d->end, &v)) == NULL) {
+		d->p = d->end;
+		d->bad = 1;
+		return 0;
+	}
+	return v;
+}
+
+static uint32_t
+dc_u32v(struct dc *d)
+{
+	uint64_t v = dc_uv(d);
+
+	if (v > UINT32_MAX)
+		d->bad = 1;
+	return (uint32_t)v;
+}
+
+static uint64_t
+dc_fixed(struct dc *d, int bytes)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (d->end - d->p < bytes) {
+		d->p = d->end;
+		d->bad = 1;
+		return 0;
+	}
+	for (i = 0; i < bytes; i++)
+		v |= (uint64_t)d->p[i] << 8 * i;
+	d->p += bytes;
+	return v;
+}
+
+/* A string of at most max bytes, without NUL; its bytes, or NULL. */
+static const uint8_t *
+dc_bytes(struct dc *d, size_t max, size_t *len, int text)
+{
+	uint64_t n = dc_uv(d);
+	const uint8_t *s = d->p;
+
+	if (d->bad || n > max || n > (uint64_t)(d->end - d->p) ||
+	    (text && n > 0 && memchr(s, '\0', (size_t)n) != NULL)) {
+		d->bad = 1;
+		d->p = d->end;
+		*len = 0;
+		return NULL;
+	}
+	d->p += n;
+	*len = (size_t)n;
+	return s;
+}
+
+/* A string copied into rd->str, NUL-terminated. */
+static const char *
+dc_str(struct dc *d, struct rd *rd)
+{
+	const uint8_t *s;
+	size_t len;
+
+	if ((s = dc_bytes(d, STR_MAX, &len, 1)) == NULL)
+		return NULL;
+	memcpy(rd->str, s, len);
+	rd->str[len] = '\0';
+	return rd->str;
+}
+
+static int
+derr(struct rd *rd, const char *what)
+{
+	return pme_setfmt(rd->err, PME_EFORMAT, rd->name, rd->off,
+	    "'%s' chunk: %s", rd->tag, what);
+}
+
+/* A visitor asked to stop. */
+static int
+stopped(struct rd *rd)
+{
+	if (rd->err != NULL && rd->err->code == PME_OK)
+		pme_seterr(rd->err, PME_EINVAL, "'%s': reading stopped at "
+		    "offset 0x%llx", rd->name, (unsigned long long)rd->off);
+	return -1;
+}
+
+/* 1 if count records of at least min bytes each fit in the rest of d. */
+static int
+fits(const struct dc *d, uint64_t count, size_t min)
+{
+	return !d->bad && count <= (uint64_t)(d->end - d->p) / min;
+}
+
+static int
+grow(void *pp, size_t *cap, uint64_t n, size_t size, struct rd *rd)
+{
+	void *p;
+	size_t want;
+
+	if (n <= *cap)
+		return 0;
+	want = *cap * 2 > n ? *cap * 2 : (size_t)n;
+	if (want > SIZE_MAX / size ||
+	    (p = realloc(*(void **)pp, want * size)) == NULL)
+		return pme_setnomem(rd->err);
+	*(void **)pp = p;
+	*cap = want;
+	return 0;
+}
+
+static int
+rd_header(struct rd *rd, struct dc *d)
+{
+	struct pme_sample_header h;
+	const char **argv;
+	const uint8_t *s;
+	char *q;
+	size_t len, i;
+	uint64_t flag;
+
+	memset(&h, 0, sizeof(h));
+	h.method = (uint32_t)dc_fixed(d, 4);
+	h.event = (uint32_t)dc_fixed(d, 4);
+	h.period = dc_fixed(d, 8);
+	h.start = dc_fixed(d, 8);
+	h.start_mono = dc_fixed(d, 8);
+	h.pid = (uint32_t)dc_fixed(d, 4);
+	h.flags = (uint32_t)dc_fixed(d, 4);
+	h.argc = dc_u32v(d);
+	if (!fits(d, h.argc, 1))
+		return derr(rd, "bad argument count");
+	/* argv, then each string and its NUL: within the payload's size. */
+	len = (h.argc + 1) * sizeof(char *) + (size_t)(d->end - d->p) +
+	    h.argc + 1;
+	if ((rd->argbuf = malloc(len)) == NULL)
+		return pme_setnomem(rd->err);
+	argv = (const char **)(void *)rd->argbuf;
+	q = rd->argbuf + (h.argc + 1) * sizeof(char *);
+	for (i = 0; i < h.argc; i++) {
+		if ((s = dc_bytes(d, PME_CHUNK_MAX, &len, 1)) == NULL)
+			return derr(rd, "bad argument string");
+		memcpy(q, s, len);
+		q[len] = '\0';
+		argv[i] = q;
+		q += len + 1;
+	}
+	argv[i] = NULL;
+	h.argv = argv;
+	if ((flag = dc_uv(d)) > 1)
+		return derr(rd, "bad note");
+	if (flag) {
+		if ((s = dc_bytes(d, PME_CHUNK_MAX, &len, 1)) == NULL)
+			return derr(rd, "bad note");
+		memcpy(q, s, len);
+		q[len] = '\0';
+		h.note = q;
+	}
+	if (d->bad || d->p != d->end)
+		return derr(rd, "bad length");
+	if (rd->v->header != NULL && rd->v->header(rd->arg, &h) != 0)
+		return stopped(rd);
+	return 0;
+}
+
+static int
+rd_maps(struct rd *rd, struct dc *d)
+{
+	struct pme_mapping m;
+	uint64_t n = dc_uv(d), i, len;
+	size_t idlen;
+
+	if (!fits(d, n, 9))
+		return derr(rd, "bad record count");
+	for (i = 0; i < n; i++) {
+		memset(&m, 0, sizeof(m));
+		m.pid = dc_u32v(d);
+		m.flags = dc_u32v(d);
+		m.time = dc_uv(d);
+		m.start = dc_uv(d);
+		len = dc_uv(d);
+		m.end = m.start + len;
+		m.offset = dc_uv(d);
+		m.vaddr = m.offset + unzig(dc_uv(d));
+		if (d->bad || len == 0 || m.end < m.start)
+			return derr(rd, "bad mapping");
+		m.path = dc_str(d, rd);
+		m.buildid = dc_bytes(d, ID_MAX, &idlen, 0);
+		m.buildid_len = (uint32_t)idlen;
+		if (d->bad)
+			return derr(rd, "bad mapping path or build-id");
+		if (idlen == 0)
+			m.buildid = NULL;
+		if (rd->v->mapping != NULL && rd->v->mapping(rd->arg, &m) != 0)
+			return stopped(rd);
+	}
+	if (d->p != d->end)
+		return derr(rd, "bytes after the last record");
+	return 0;
+}
+
+static int
+rd_thrd(struct rd *rd, struct dc *d)
+{
+	struct pme_thread t;
+	uint64_t n = dc_uv(d), i;
+
+	if (!fits(d, n, 4))
+		return derr(rd, "bad record count");
+	for (i = 0; i < n; i++) {
+		memset(&t, 0, sizeof(t));
+		t.kind = dc_u32v(d);
+		t.pid = dc_u32v(d);
+		t.tid = dc_u32v(d);
+		t.time = dc_uv(d);
+		if (t.kind == PME_THREAD_FORK) {
+			t.ppid = dc_u32v(d);
+			t.ptid = dc_u32v(d);
+		} else if (t.kind == PME_THREAD_COMM ||
+		    t.kind == PME_THREAD_EXEC)
+			t.name = dc_str(d, rd);
+		else if (t.kind != PME_THREAD_EXIT)
+			return derr(rd, "bad thread record kind");
+		if (d->bad)
+			return derr(rd, "bad thread record");
+		if (rd->v->thread != NULL && rd->v->thread(rd->arg, &t) != 0)
+			return stopped(rd);
+	}
+	if (d->p != d->end)
+		return derr(rd, "bytes after the last record");
+	return 0;
+}
+
+/* A column of n u32 varints into a field of each sample. */
+#define COL_U32(field, lim) do { \
+	for (i = 0; i < n; i++) { \
+		if (p < end && *p < 0x80) \
+			v = *p++; \
+		else if ((p = get_uv_long(p, end, &v)) == NULL) \
+			goto bad; \
+		if (v > (lim)) \
+			goto bad; \
+		s[i].field = (uint32_t)v; \
+	} \
+} while (0)
+
+#define GET(v) do { \
+	if (p < end && *p < 0x80) \
+		v = *p++; \
+	else if ((p = get_uv_long(p, end, &v)) == NULL) \
+		goto bad; \
+} while (0)
+
+/*
+ * The columns of an SMPL chunk (pme(5)) into rd->s: each column is one
+ * tight loop over the samples.  Only pc and time are always stored.
+ */
+static int
+rd_columns(struct rd *rd, const uint8_t *p, const uint8_t *end, size_t n,
+    uint32_t ntids, uint64_t step, unsigned cols, const uint64_t lz[NLAZY])
+{
+	struct pme_sample *s = rd->s;
+	struct tidr *t = rd->t;
+	uint64_t v, pc, time, nfr = 0, j;
+	size_t i;
+	uint32_t k;
+
+	if (cols & 1 << C_TIDX)
+		COL_U32(pid, ntids - 1);
+	else
+		for (i = 0; i < n; i++)
+			s[i].pid = (uint32_t)lz[C_TIDX];
+	if (cols & 1 << C_WEIGHT) {
+		for (i = 0; i < n; i++) {
+			GET(v);
+			s[i].weight = v;
+		}
+	} else
+		for (i = 0; i < n; i++)
+			s[i].weight = lz[C_WEIGHT];
+	if (cols & 1 << C_CPU)
+		COL_U32(cpu, UINT32_MAX);
+	else
+		for (i = 0; i < n; i++)
+			s[i].cpu = (uint32_t)lz[C_CPU];
+	for (i = 0; i < n; i++)
+		s[i].cpu -= 1;
+	if (cols & 1 << C_FLAGS)
+		COL_U32(flags, UINT32_MAX);
+	else
+		for (i = 0; i < n; i++)
+			s[i].flags = (uint32_t)lz[C_FLAGS];
+	if (cols & 1 << C_NFR) {
+		COL_U32(nframes, UINT32_MAX);
+		for (i = 0; i < n; i++)
+			nfr += s[i].nframes;
+	} else {
+		for (i = 0; i < n; i++)
+			s[i].nframes = (uint32_t)lz[C_NFR];
+		nfr = lz[C_NFR] * n;
+	}
+	if (ntids == 1) {
+		/* The common case of one thread, kept in registers. */
+		for (pc = t[0].pc, i = 0; i < n; i++) {
+			GET(v);
+			s[i].pc = pc += unzig(v);
+		}
+		for (time = t[0].time, i = 0; i < n; i++) {
+			GET(v);
+			s[i].time = time += step + unzig(v);
+			s[i].pid = t[0].pid;
+			s[i].tid = t[0].tid;
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			GET(v);
+			k = s[i].pid;
+			s[i].pc = t[k].pc += unzig(v);
+		}
+		for (i = 0; i < n; i++) {
+			GET(v);
+			k = s[i].pid;
+			s[i].time = t[k].time += step + unzig(v);
+			s[i].pid = t[k].pid;
+			s[i].tid = t[k].tid;
+		}
+	}
+	/* Each frame takes a byte at least: nfr is checked before it sizes
+	 * the array. */
+	if (nfr > (uint64_t)(end - p))
+		goto bad;
+	if (grow(&rd->fr, &rd->fcap, nfr, sizeof(uint64_t), rd) == -1)
+		return -1;
+	for (j = 0, i = 0; i < n; i++) {
+		s[i].frames = s[i].nframes > 0 ? rd->fr + j : NULL;
+		for (pc = s[i].pc, k = 0; k < s[i].nframes; k++) {
+			GET(v);
+			rd->fr[j++] = pc += unzig(v);
+		}
+	}
+	if (p != end)
+		goto bad;
+	return 0;
+bad:
+	return derr(rd, "bad sample columns");
+}
+
+static int
+rd_smpl(struct rd *rd, struct dc *d)
+{
+	uint64_t n = dc_uv(d), ntids = dc_uv(d), step, pcb, tb, lz[NLAZY], tid;
+	unsigned cols;
+	uint32_t k;
+	int c;
+
+	if (!fits(d, n, 2) || !fits(d, ntids, 2) ||
+	    (n == 0 ? ntids != 0 : ntids == 0 || ntids > n))
+		return derr(rd, "bad sample or thread count");
+	if (grow(&rd->t, &rd->tcap, ntids, sizeof(*rd->t), rd) == -1 ||
+	    grow(&rd->s, &rd->scap, n, sizeof(*rd->s), rd) == -1)
+		return -1;
+	for (k = 0; k < ntids; k++) {
+		rd->t[k].pid = dc_u32v(d);
+		tid = rd->t[k].pid + unzig(dc_uv(d));
+		if (tid > UINT32_MAX)
+			d->bad = 1;
+		rd->t[k].tid = (uint32_t)tid;
+	}
+	step = dc_uv(d);
+	pcb = dc_uv(d);
+	tb = dc_uv(d);
+	if ((cols = (unsigned)dc_uv(d)) >= 1u << NLAZY)
+		return derr(rd, "bad column flags");
+	for (c = 0; c < NLAZY; c++)
+		lz[c] = cols & 1u << c ? 0 : dc_uv(d);
+	if (d->bad || (n > 0 && lz[C_TIDX] >= ntids) || lz[C_CPU] > UINT32_MAX ||
+	    lz[C_FLAGS] > UINT32_MAX || lz[C_NFR] > UINT32_MAX)
+		return derr(rd, "bad sample chunk header");
+	if (n == 0)
+		return d->p == d->end ? 0 : derr(rd, "bad length");
+	for (k = 0; k < ntids; k++) {
+		rd->t[k].pc = pcb;
+		rd->t[k].time = tb;
+	}
+	if (rd_columns(rd, d->p, d->end, (size_t)n, (uint32_t)ntids, step,
+	    cols, lz) == -1)
+		return -1;
+	rd->samples += n;
+	if (rd->v->samples != NULL && rd->v->samples(rd->arg, rd->s,
+	    (size_t)n) != 0)
+		return stopped(rd);
+	return 0;
+}
+
+static int
+rd_close(struct rd *rd, struct dc *d)
+{
+	struct pme_sample_close c;
+
+	if (d->end - d->p != CLOS_LEN)
+		return derr(rd, "bad length");
+	c.end = dc_fixed(d, 8);
+	c.samples = dc_fixed(d, 8);
+	c.lost = dc_fixed(d, 8);
+	c.status = (int32_t)(uint32_t)dc_fixed(d, 4);
+	c.threads = (uint32_t)dc_fixed(d, 4);
+	rd->closed = 1;
+	if (rd->v->close != NULL && rd->v->close(rd->arg, &c) != 0)
+		return stopped(rd);
+	return 0;
+}
+
+static int
+rd_chunk(struct rd *rd, const struct pme_chunk *c)
+{
+	struct dc d = { c->data, c->data + c->len, 0 };
+	static const struct {
+		uint32_t type;
+		const char *tag;
+		int (*fn)(struct rd *, struct dc *);
+	} kinds[] = {
+		{ T_SHDR, "SHDR", rd_header },
+		{ T_MAPS, "MAPS", rd_maps },
+		{ T_THRD, "THRD", rd_thrd },
+		{ T_SMPL, "SMPL", rd_smpl },
+		{ T_CLOS, "CLOS", rd_close },
+	};
+	size_t i;
+
+	rd->off = c->offset;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].type == c->type)
+			break;
+	if (i == sizeof(kinds) / sizeof(kinds[0]))
+		return 0;	/* a later minor version's: skipped */
+	rd->tag = kinds[i].tag;
+	if (c->type == T_SHDR ? rd->header : !rd->header)
+		return derr(rd, c->type == T_SHDR ? "a second header" :
+		    "before the header");
+	if (rd->closed)
+		return derr(rd, "after the closing record");
+	rd->header = 1;
+	return kinds[i].fn(rd, &d);
+}
+
+static int
+read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	static const struct pme_sample_visitor none;
+	struct pme_chunk c;
+	struct rd *rd;
+	int rc;
+
+	if ((rd = calloc(1, sizeof(*rd))) == NULL) {
+		pme_reader_close(r);
+		return pme_setnomem(err);
+	}
+	rd->name = pme_reader_name(r);
+	rd->v = v != NULL ? v : &none;
+	rd->arg = arg;
+	rd->err = err;
+	while ((rc = pme_reader_next(r, &c, err)) == 1)
+		if ((rc = rd_chunk(rd, &c)) == -1)
+			break;
+	if (rc == 0 && !rd->header && pme_reader_lost(r) == -1)
+		rc = pme_setfmt(err, PME_EFORMAT, rd->name,
+		    pme_reader_offset(r), "no header chunk");
+	if (rc == 0 && sum != NULL) {
+		sum->lost_bytes = pme_reader_lost(r);
+		sum->closed = rd->closed;
+		sum->samples = rd->samples;
+	}
+	free(rd->s);
+	free(rd->fr);
+	free(rd->t);
+	free(rd->argbuf);
+	free(rd);
+	pme_reader_close(r);
+	return rc;
+}
+
+int
+pme_samplefile_read(const char *path, const struct pme_sample_visitor *v,
+    void *arg, struct pme_sample_summary *sum, struct pme_error *err)
+{
+	struct pme_reader *r;
+
+	if (err != NULL)
+		err->code = PME_OK;
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
+		return -1;
+	return read_all(r, v, arg, sum, err);
+}
+
+int
+pme_samplefile_mem(const void *buf, size_t len, const char *name,
+    const struct pme_sample_visitor *v, void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	struct pme_reader *r;
+
+	if (err != NULL)
+		err->code = PME_OK;
+	if ((r = pme_reader_mem(buf, len, name, PME_KIND_SAMPLE, err)) == NULL)
+		return -1;
+	return read_all(r, v, arg, sum, err);
+}

@@ -1,0 +1,1394 @@
+/*
+ * t_sample.c - sample files (.PMS), the address map and pme_elf_vaddr().
+ *
+ *   t_sample                 the tests (run by tests/run from the top
+ *                            directory with PME_TOP and TMPDIR set)
+ *   t_sample write OUT.PMS   writes a sample file from the text below on
+ *                            standard input, deterministically
+ *   t_sample dump FILE.PMS   prints every record of a sample file in the
+ *                            same text, one per line ("-": standard input)
+ *   t_sample bench [N]       writes N (default 20000000) flat samples with
+ *                            a realistic pc distribution, reads them back,
+ *                            prints MB, bytes/sample and M samples/s
+ *
+ * The text: one record per line, a verb and key=value words; numbers in
+ * decimal or 0x hex; a value in "double quotes" may hold spaces and C
+ * escapes (\" \\ \n \t \xHH); lists are comma-separated; # starts a
+ * comment line.
+ *
+ *   header method=test event=cpu-clock period=10000000 pid=100 start=0
+ *          start_mono=0 flags=callchain,inherit argv=./demo,arg
+ *          [arg=WORD ...] [note="why"] [bufsize=N]
+ *   map pid=100 [time=0] start=0x555555554000 end=0x555555556000
+ *          offset=0x1000 vaddr=0x1000 path=/x/demo flags=exec,main
+ *          [buildid=abcd...]
+ *   thread comm|fork|exit|exec pid=100 tid=100 [ppid= ptid=] [time=]
+ *          [name=demo]
+ *   sample pid=100 [tid=PID] pc=0x555555554010 [time=T] [weight=PERIOD]
+ *          [cpu=N] [flags=kernel] [frames=0x..,0x..] [count=N]
+ *   flush
+ *   close [end=0] [status=0] [lost=0] [threads=0]
+ *   abort                    (the file is left without CLOS and END)
+ *
+ * method is none, perf, timer, itimer, test or a number; event none,
+ * cpu-clock, task-clock, prof or a number; flags names or a number.  A
+ * sample without time= comes one period after the previous sample (0 for
+ * the first); count=N writes it N times, a period apart.  dump prints
+ * every field (arg= per argument; cpu=- when unknown), "flush" after the
+ * samples of each SMPL chunk, then a last line "# N samples, closed|not
+ * closed, complete|lost N bytes".  What it prints is valid input to write,
+ * which gives the same records back in the same chunks (and, with the
+ * default buffer, the same bytes).
+ *
+ * Exit status: 0 pass, 1 fail (diagnostics on standard error), 2 usage,
+ * 77 skipped (the reason on the first line of standard output).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "pme_sample.h"
+
+static int failures;
+static const char *tmpdir;
+
+static void
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "t_sample: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	failures++;
+}
+
+#define CHECK(cond) do { \
+	if (!(cond)) \
+		fail("%s:%d: %s", __FILE__, __LINE__, #cond); \
+} while (0)
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "t_sample: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static char *
+tmppath(const char *name)
+{
+	static char buf[8][4200];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
+	return buf[i];
+}
+
+static uint8_t *
+readfile(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n = 0;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0)
+		die("%s: %s", path, strerror(errno));
+	rewind(f);
+	if ((buf = malloc((size_t)n + 1)) == NULL ||
+	    fread(buf, 1, (size_t)n, f) != (size_t)n)
+		die("%s: cannot read", path);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void
+writefile(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0)
+		die("%s: cannot write", path);
+}
+
+/* ----------------------------------------------------- names of values */
+
+struct name {
+	const char	*s;
+	uint32_t	 v;
+};
+
+static const struct name methods[] = {
+	{ "none", PME_METHOD_NONE }, { "perf", PME_METHOD_PERF },
+	{ "timer", PME_METHOD_TIMER }, { "itimer", PME_METHOD_ITIMER },
+	{ "test", PME_METHOD_TEST }, { NULL, 0 }
+};
+static const struct name events[] = {
+	{ "none", PME_EVENT_NONE }, { "cpu-clock", PME_EVENT_CPU_CLOCK },
+	{ "task-clock", PME_EVENT_TASK_CLOCK }, { "prof", PME_EVENT_PROF },
+	{ NULL, 0 }
+};
+static const struct name hflags[] = {
+	{ "callchain", PME_SHDR_CALLCHAIN }, { "inherit", PME_SHDR_INHERIT },
+	{ NULL, 0 }
+};
+static const struct name mflags[] = {
+	{ "exec", PME_MAP_EXEC }, { "deleted", PME_MAP_DELETED },
+	{ "main", PME_MAP_MAIN }, { "kernel", PME_MAP_KERNEL }, { NULL, 0 }
+};
+static const struct name sflags[] = {
+	{ "kernel", PME_SAMPLE_KERNEL }, { NULL, 0 }
+};
+static const struct name tkinds[] = {
+	{ "comm", PME_THREAD_COMM }, { "fork", PME_THREAD_FORK },
+	{ "exit", PME_THREAD_EXIT }, { "exec", PME_THREAD_EXEC }, { NULL, 0 }
+};
+
+static const char *
+name_of(const struct name *t, uint32_t v, char *buf, size_t len)
+{
+	for (; t->s != NULL; t++)
+		if (t->v == v)
+			return t->s;
+	snprintf(buf, len, "%" PRIu32, v);
+	return buf;
+}
+
+/* Flags as "a,b" with any unnamed bits as a final 0x number; "0" if none. */
+static void
+print_flags(FILE *f, const struct name *t, uint32_t v)
+{
+	const char *sep = "";
+
+	if (v == 0) {
+		fputs("0", f);
+		return;
+	}
+	for (; t->s != NULL; t++)
+		if (v & t->v) {
+			fprintf(f, "%s%s", sep, t->s);
+			sep = ",";
+			v &= ~t->v;
+		}
+	if (v != 0)
+		fprintf(f, "%s0x%" PRIx32, sep, v);
+}
+
+/* ---------------------------------------------------------- the writer */
+
+struct line {
+	const char	*file;
+	unsigned	 no;
+	char		*key[64];
+	char		*val[64];
+	int		 n;
+	unsigned	 used;		/* bit per key consumed */
+};
+
+static void
+lerr(const struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "t_sample: %s:%u: ", l->file, l->no);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+/* Unquotes "..." in place, C escapes and all; returns the end. */
+static char *
+unquote(const struct line *l, char *s, char **out)
+{
+	char *w = s, *p = s + 1;
+	unsigned x;
+	int n;
+
+	*out = w;
+	for (; *p != '"'; p++) {
+		if (*p == '\0')
+			lerr(l, "unterminated quote");
+		if (*p != '\\') {
+			*w++ = *p;
+			continue;
+		}
+		switch (*++p) {
+		case 'n': *w++ = '\n'; break;
+		case 't': *w++ = '\t'; break;
+		case 'x':
+			if (sscanf(p + 1, "%2x%n", &x, &n) != 1)
+				lerr(l, "bad \\x escape");
+			*w++ = (char)x;
+			p += n;
+			break;
+		case '\0':
+			lerr(l, "unterminated quote");
+			break;
+		default: *w++ = *p; break;
+		}
+	}
+	*w = '\0';
+	return p + 1;
+}
+
+/* Splits "verb k=v k=v" into l->key/val; returns the verb. */
+static char *
+split(struct line *l, char *s)
+{
+	char *verb, *eq;
+
+	l->n = 0;
+	l->used = 0;
+	while (isspace((unsigned char)*s))
+		s++;
+	verb = s;
+	while (*s != '\0' && !isspace((unsigned char)*s))
+		s++;
+	if (*s != '\0')
+		*s++ = '\0';
+	for (;;) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == '\0')
+			break;
+		if (l->n == 64)
+			lerr(l, "too many words");
+		l->key[l->n] = s;
+		while (*s != '\0' && *s != '=' && !isspace((unsigned char)*s))
+			s++;
+		if (*s != '=') {	/* a word without a value */
+			eq = s;
+			if (*s != '\0')
+				*s++ = '\0';
+			*eq = '\0';
+			l->val[l->n++] = NULL;
+			continue;
+		}
+		*s++ = '\0';
+		if (*s == '"')
+			s = unquote(l, s, &l->val[l->n]);
+		else {
+			l->val[l->n] = s;
+			while (*s != '\0' && !isspace((unsigned char)*s))
+				s++;
+		}
+		if (*s != '\0' && !isspace((unsigned char)*s))
+			lerr(l, "junk after a quoted value");
+		if (*s != '\0')
+			*s++ = '\0';
+		l->n++;
+	}
+	return verb;
+}
+
+static const char *
+get(struct line *l, const char *key)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->val[i] != NULL && strcmp(l->key[i], key) == 0) {
+			l->used |= 1u << (i & 31);
+			return l->val[i];
+		}
+	return NULL;
+}
+
+static uint64_t
+num(const struct line *l, const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*s == '\0' || *end != '\0' || errno != 0 || *s == '-')
+		lerr(l, "bad number '%s'", s);
+	return v;
+}
+
+static uint64_t
+getnum(struct line *l, const char *key, uint64_t def)
+{
+	const char *s = get(l, key);
+
+	return s == NULL ? def : num(l, s);
+}
+
+static uint32_t
+get32(struct line *l, const char *key, uint32_t def)
+{
+	uint64_t v = getnum(l, key, def);
+
+	if (v > UINT32_MAX)
+		lerr(l, "%s=%llu out of range", key, (unsigned long long)v);
+	return (uint32_t)v;
+}
+
+static uint32_t
+getname(struct line *l, const char *key, const struct name *t, uint32_t def)
+{
+	const char *s = get(l, key);
+
+	if (s == NULL)
+		return def;
+	for (; t->s != NULL; t++)
+		if (strcmp(t->s, s) == 0)
+			return t->v;
+	if (!isdigit((unsigned char)*s))
+		lerr(l, "unknown %s '%s'", key, s);
+	return (uint32_t)num(l, s);
+}
+
+static uint32_t
+getflags(struct line *l, const char *key, const struct name *t)
+{
+	const char *s = get(l, key), *e;
+	const struct name *n;
+	uint32_t v = 0;
+	char w[64];
+	size_t len;
+
+	for (; s != NULL && *s != '\0'; s = *e ? e + 1 : e) {
+		e = strchr(s, ',');
+		e = e ? e : s + strlen(s);
+		if ((len = (size_t)(e - s)) >= sizeof(w))
+			lerr(l, "bad %s", key);
+		memcpy(w, s, len);
+		w[len] = '\0';
+		for (n = t; n->s != NULL; n++)
+			if (strcmp(n->s, w) == 0)
+				break;
+		if (n->s != NULL)
+			v |= n->v;
+		else if (isdigit((unsigned char)w[0]))
+			v |= (uint32_t)num(l, w);
+		else
+			lerr(l, "unknown %s '%s'", key, w);
+	}
+	return v;
+}
+
+/* A comma-separated list of numbers into v[0..max); returns the count. */
+static uint32_t
+getlist(struct line *l, const char *key, uint64_t *v, uint32_t max)
+{
+	char *s = (char *)get(l, key), *e;
+	uint32_t n = 0;
+
+	for (; s != NULL && *s != '\0'; s = e) {
+		if (n == max)
+			lerr(l, "too many %s", key);
+		if ((e = strchr(s, ',')) != NULL)
+			*e++ = '\0';
+		else
+			e = s + strlen(s);
+		v[n++] = num(l, s);
+	}
+	return n;
+}
+
+static void
+unused(struct line *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!(l->used & 1u << (i & 31)) && strcmp(l->key[i], "arg"))
+			lerr(l, "unknown word '%s'", l->key[i]);
+}
+
+static uint8_t *
+hexbytes(struct line *l, const char *s, uint32_t *n)
+{
+	static uint8_t b[1024];
+	size_t len = s == NULL ? 0 : strlen(s), i;
+	unsigned x;
+
+	if (len % 2 || len / 2 > sizeof(b))
+		lerr(l, "bad build-id");
+	for (i = 0; i < len / 2; i++) {
+		if (!isxdigit((unsigned char)s[2 * i]) ||
+		    !isxdigit((unsigned char)s[2 * i + 1]) ||
+		    sscanf(s + 2 * i, "%2x", &x) != 1)
+			lerr(l, "bad build-id");
+		b[i] = (uint8_t)x;
+	}
+	*n = (uint32_t)(len / 2);
+	return len ? b : NULL;
+}
+
+struct wstate {
+	struct pme_samplewriter *w;
+	uint64_t	 period;
+	uint64_t	 time;		/* of the next sample by default */
+	uint32_t	 pid;
+};
+
+static void
+wcheck(const struct line *l, int rc, const struct pme_error *err)
+{
+	if (rc == -1)
+		lerr(l, "%s", pme_strerror(err));
+}
+
+static void
+w_header(struct wstate *ws, struct line *l, const char *out)
+{
+	struct pme_sample_header h;
+	const char *argv[64], *s;
+	struct pme_error err;
+	char *p, *e;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	h.method = getname(l, "method", methods, PME_METHOD_TEST);
+	h.event = getname(l, "event", events, PME_EVENT_CPU_CLOCK);
+	h.period = getnum(l, "period", 10000000);
+	h.start = getnum(l, "start", 0);
+	h.start_mono = getnum(l, "start_mono", 0);
+	h.pid = get32(l, "pid", 0);
+	h.flags = getflags(l, "flags", hflags);
+	if ((p = (char *)get(l, "argv")) != NULL)
+		for (; *p != '\0' && h.argc < 64; p = e) {
+			if ((e = strchr(p, ',')) != NULL)
+				*e++ = '\0';
+			else
+				e = p + strlen(p);
+			argv[h.argc++] = p;
+		}
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->key[i], "arg") == 0 && l->val[i] != NULL &&
+		    h.argc < 64)
+			argv[h.argc++] = l->val[i];
+	h.argv = argv;
+	h.note = get(l, "note");
+	s = get(l, "bufsize");
+	unused(l);
+	ws->period = h.period;
+	ws->pid = h.pid;
+	ws->w = pme_samplewriter_open(out, &h, s ? num(l, s) : 0, &err);
+	if (ws->w == NULL)
+		lerr(l, "%s", pme_strerror(&err));
+}
+
+static void
+w_map(struct wstate *ws, struct line *l)
+{
+	struct pme_mapping m;
+	struct pme_error err;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = get32(l, "pid", ws->pid);
+	m.time = getnum(l, "time", 0);
+	m.start = getnum(l, "start", 0);
+	m.end = getnum(l, "end", 0);
+	m.offset = getnum(l, "offset", 0);
+	m.vaddr = getnum(l, "vaddr", m.offset);
+	m.path = get(l, "path");
+	m.flags = getflags(l, "flags", mflags);
+	m.buildid = hexbytes(l, get(l, "buildid"), &m.buildid_len);
+	unused(l);
+	wcheck(l, pme_samplewriter_mapping(ws->w, &m, &err), &err);
+}
+
+static void
+w_thread(struct wstate *ws, struct line *l)
+{
+	struct pme_thread t;
+	struct pme_error err;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < l->n; i++)
+		if (l->val[i] == NULL)
+			break;
+	if (i == l->n)
+		lerr(l, "thread: comm, fork, exit or exec?");
+	l->used |= 1u << (i & 31);
+	t.kind = getname(l, "kind", tkinds, 0);
+	for (const struct name *n = tkinds; n->s != NULL; n++)
+		if (strcmp(n->s, l->key[i]) == 0)
+			t.kind = n->v;
+	if (t.kind == 0)
+		lerr(l, "unknown thread record '%s'", l->key[i]);
+	t.pid = get32(l, "pid", ws->pid);
+	t.tid = get32(l, "tid", t.pid);
+	t.ppid = get32(l, "ppid", 0);
+	t.ptid = get32(l, "ptid", t.ppid);
+	t.time = getnum(l, "time", ws->time);
+	t.name = get(l, "name");
+	unused(l);
+	wcheck(l, pme_samplewriter_thread(ws->w, &t, &err), &err);
+}
+
+static void
+w_sample(struct wstate *ws, struct line *l)
+{
+	static uint64_t frames[1024];
+	struct pme_sample s;
+	struct pme_error err;
+	const char *c;
+	uint64_t n, i;
+
+	memset(&s, 0, sizeof(s));
+	s.pid = get32(l, "pid", ws->pid);
+	s.tid = get32(l, "tid", s.pid);
+	s.pc = getnum(l, "pc", 0);
+	s.time = getnum(l, "time", ws->time);
+	s.weight = getnum(l, "weight", ws->period);
+	c = get(l, "cpu");
+	s.cpu = c == NULL || strcmp(c, "-") == 0 ? UINT32_MAX :
+	    (uint32_t)num(l, c);
+	s.flags = getflags(l, "flags", sflags);
+	s.nframes = getlist(l, "frames", frames, 1024);
+	s.frames = frames;
+	n = getnum(l, "count", 1);
+	unused(l);
+	for (i = 0; i < n; i++, s.time += ws->period)
+		wcheck(l, pme_samplewriter_sample(ws->w, &s, &err), &err);
+	ws->time = s.time;
+}
+
+static int
+do_write(const char *out)
+{
+	struct wstate ws;
+	struct pme_sample_close c;
+	struct pme_error err;
+	struct line l;
+	char buf[65536], *verb;
+	int done = 0;
+
+	memset(&ws, 0, sizeof(ws));
+	l.file = "<stdin>";
+	l.no = 0;
+	while (fgets(buf, sizeof(buf), stdin) != NULL) {
+		l.no++;
+		buf[strcspn(buf, "\n")] = '\0';
+		verb = split(&l, buf);
+		if (*verb == '\0' || *verb == '#')
+			continue;
+		if (done)
+			lerr(&l, "after close or abort");
+		if (strcmp(verb, "header") == 0) {
+			if (ws.w != NULL)
+				lerr(&l, "a second header");
+			w_header(&ws, &l, out);
+			continue;
+		}
+		if (ws.w == NULL)
+			lerr(&l, "no header yet");
+		if (strcmp(verb, "map") == 0)
+			w_map(&ws, &l);
+		else if (strcmp(verb, "thread") == 0)
+			w_thread(&ws, &l);
+		else if (strcmp(verb, "sample") == 0)
+			w_sample(&ws, &l);
+		else if (strcmp(verb, "flush") == 0) {
+			unused(&l);
+			wcheck(&l, pme_samplewriter_flush(ws.w, &err), &err);
+		} else if (strcmp(verb, "close") == 0) {
+			memset(&c, 0, sizeof(c));
+			c.end = getnum(&l, "end", 0);
+			c.lost = getnum(&l, "lost", 0);
+			c.status = (int32_t)getnum(&l, "status", 0);
+			c.threads = get32(&l, "threads", 0);
+			getnum(&l, "samples", 0);	/* dump's; ignored */
+			unused(&l);
+			wcheck(&l, pme_samplewriter_close(ws.w, &c, &err),
+			    &err);
+			done = 1;
+		} else if (strcmp(verb, "abort") == 0) {
+			pme_samplewriter_abort(ws.w);
+			done = 1;
+		} else
+			lerr(&l, "unknown record '%s'", verb);
+	}
+	if (ws.w == NULL)
+		die("<stdin>: no header");
+	if (!done)	/* input ended without close: as if killed */
+		pme_samplewriter_abort(ws.w);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the dump */
+
+/* A string as a value: bare when it can be, else quoted with escapes. */
+static void
+print_str(FILE *f, const char *s)
+{
+	const char *p;
+	int bare = *s != '\0' && *s != '"';
+
+	for (p = s; *p != '\0'; p++)
+		if (isspace((unsigned char)*p) || *p == '\\' ||
+		    !isprint((unsigned char)*p) || *p == ',')
+			bare = 0;
+	if (bare) {
+		fputs(s, f);
+		return;
+	}
+	putc('"', f);
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (!isprint((unsigned char)*p))
+			fprintf(f, "\\x%02x", (unsigned char)*p);
+		else
+			putc(*p, f);
+	}
+	putc('"', f);
+}
+
+static int
+d_header(void *arg, const struct pme_sample_header *h)
+{
+	FILE *f = arg;
+	char b1[16], b2[16];
+	uint32_t i;
+
+	fprintf(f, "header method=%s event=%s period=%" PRIu64 " start=%"
+	    PRIu64 " start_mono=%" PRIu64 " pid=%" PRIu32 " flags=",
+	    name_of(methods, h->method, b1, sizeof(b1)),
+	    name_of(events, h->event, b2, sizeof(b2)), h->period, h->start,
+	    h->start_mono, h->pid);
+	print_flags(f, hflags, h->flags);
+	for (i = 0; i < h->argc; i++) {
+		fputs(" arg=", f);
+		print_str(f, h->argv[i]);
+	}
+	if (h->note != NULL) {
+		fputs(" note=", f);
+		print_str(f, h->note);
+	}
+	putc('\n', f);
+	return 0;
+}
+
+static int
+d_mapping(void *arg, const struct pme_mapping *m)
+{
+	FILE *f = arg;
+	uint32_t i;
+
+	fprintf(f, "map pid=%" PRIu32 " time=%" PRIu64 " start=0x%" PRIx64
+	    " end=0x%" PRIx64 " offset=0x%" PRIx64 " vaddr=0x%" PRIx64
+	    " flags=", m->pid, m->time, m->start, m->end, m->offset,
+	    m->vaddr);
+	print_flags(f, mflags, m->flags);
+	if (m->path[0] != '\0') {
+		fputs(" path=", f);
+		print_str(f, m->path);
+	}
+	if (m->buildid_len > 0) {
+		fputs(" buildid=", f);
+		for (i = 0; i < m->buildid_len; i++)
+			fprintf(f, "%02x", m->buildid[i]);
+	}
+	putc('\n', f);
+	return 0;
+}
+
+static int
+d_thread(void *arg, const struct pme_thread *t)
+{
+	FILE *f = arg;
+	char b[16];
+
+	fprintf(f, "thread %s pid=%" PRIu32 " tid=%" PRIu32,
+	    name_of(tkinds, t->kind, b, sizeof(b)), t->pid, t->tid);
+	if (t->kind == PME_THREAD_FORK)
+		fprintf(f, " ppid=%" PRIu32 " ptid=%" PRIu32, t->ppid, t->ptid);
+	fprintf(f, " time=%" PRIu64, t->time);
+	if (t->name != NULL) {
+		fputs(" name=", f);
+		print_str(f, t->name);
+	}
+	putc('\n', f);
+	return 0;
+}
+
+static int
+d_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	FILE *f = arg;
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < n; i++, s++) {
+		fprintf(f, "sample pid=%" PRIu32 " tid=%" PRIu32 " time=%"
+		    PRIu64 " pc=0x%" PRIx64 " weight=%" PRIu64, s->pid, s->tid,
+		    s->time, s->pc, s->weight);
+		if (s->cpu == UINT32_MAX)
+			fputs(" cpu=-", f);
+		else
+			fprintf(f, " cpu=%" PRIu32, s->cpu);
+		fputs(" flags=", f);
+		print_flags(f, sflags, s->flags);
+		for (j = 0; j < s->nframes; j++)
+			fprintf(f, "%s0x%" PRIx64, j ? "," : " frames=",
+			    s->frames[j]);
+		putc('\n', f);
+	}
+	return 0;
+}
+
+/* The dump marks where each chunk of samples ended, so that writing it
+ * back keeps the records in the same order around the samples. */
+static int
+d_batch(void *arg, const struct pme_sample *s, size_t n)
+{
+	d_samples(arg, s, n);
+	fputs("flush\n", arg);
+	return 0;
+}
+
+static int
+d_close(void *arg, const struct pme_sample_close *c)
+{
+	fprintf(arg, "close end=%" PRIu64 " samples=%" PRIu64 " lost=%"
+	    PRIu64 " status=%" PRId32 " threads=%" PRIu32 "\n", c->end,
+	    c->samples, c->lost, c->status, c->threads);
+	return 0;
+}
+
+static const struct pme_sample_visitor dumper = {
+	d_header, d_mapping, d_thread, d_batch, d_close
+};
+
+static int
+do_dump(const char *path)
+{
+	struct pme_sample_summary sum;
+	struct pme_error err;
+
+	if (pme_samplefile_read(path, &dumper, stdout, &sum, &err) == -1) {
+		fflush(stdout);
+		fprintf(stderr, "t_sample: %s\n", pme_strerror(&err));
+		return 1;
+	}
+	printf("# %" PRIu64 " samples, %s, ", sum.samples,
+	    sum.closed ? "closed" : "not closed");
+	if (sum.lost_bytes == -1)
+		printf("complete\n");
+	else
+		printf("lost %" PRId64 " bytes\n", sum.lost_bytes);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* ----------------------------------------------------------- the bench */
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t
+rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * A realistic flat profile: four threads; 90% of samples in a hot
+ * 64 KiB of the executable (skewed to a few functions), the rest spread
+ * over two shared libraries; times a period apart with some jitter.
+ */
+static void
+bench_fill(struct pme_sample *s, uint64_t *x, uint64_t *t, uint32_t nthr)
+{
+	uint64_t r = rnd(x);
+
+	memset(s, 0, sizeof(*s));
+	s->pid = 4242;
+	s->tid = 4242 + (uint32_t)(r % nthr);
+	r >>= 8;
+	if (r % 10 < 9)
+		s->pc = 0x555555554000ull + 0x1000 +
+		    (r >> 4) % 0x100 * (r >> 12 & 1 ? 1 : 0x100) % 0x10000;
+	else
+		s->pc = (r >> 4 & 1 ? 0x7ffff7c00000ull : 0x7ffff7e00000ull) +
+		    (r >> 8) % 0x180000;
+	*t += 10000000 / nthr + (rnd(x) % 2000);
+	s->time = *t;
+	s->weight = 10000000;
+	s->cpu = UINT32_MAX;
+}
+
+struct bsum {
+	uint64_t	 n, pcs;
+};
+
+static int
+b_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct bsum *b = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b->pcs += s[i].pc + s[i].tid;
+	b->n += n;
+	return 0;
+}
+
+static int
+do_bench(uint64_t n)
+{
+	static const char *argv[] = { "bench" };
+	struct pme_sample_header h = { PME_METHOD_TEST, PME_EVENT_CPU_CLOCK,
+	    10000000, 0, 0, 4242, 0, 1, argv, NULL };
+	struct pme_sample_visitor v = { NULL, NULL, NULL, b_samples, NULL };
+	struct pme_sample_summary sum;
+	struct pme_samplewriter *w;
+	struct pme_sample s;
+	struct pme_error err;
+	struct bsum b = { 0, 0 };
+	const char *dir = getenv("TMPDIR");
+	char path[4200];
+	uint64_t x = 88172645463325252ull, t = 0, i, want = 0;
+	double t0, t1, t2;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/bench.pms", dir ? dir : "/tmp");
+	t0 = now();
+	if ((w = pme_samplewriter_open(path, &h, 0, &err)) == NULL)
+		die("%s", pme_strerror(&err));
+	for (i = 0; i < n; i++) {
+		bench_fill(&s, &x, &t, 4);
+		want += s.pc + s.tid;
+		if (pme_samplewriter_sample(w, &s, &err) == -1)
+			die("%s", pme_strerror(&err));
+	}
+	if (pme_samplewriter_close(w, NULL, &err) == -1)
+		die("%s", pme_strerror(&err));
+	t1 = now();
+	if (pme_samplefile_read(path, &v, &b, &sum, &err) == -1)
+		die("%s", pme_strerror(&err));
+	t2 = now();
+	if (b.n != n || b.pcs != want || stat(path, &st) == -1)
+		die("bench: read back %" PRIu64 " samples of %" PRIu64, b.n, n);
+	printf("samples %" PRIu64 "  file %.1f MB  %.2f bytes/sample  "
+	    "write %.1f M samples/s  read %.1f M samples/s\n", n,
+	    st.st_size / 1e6, (double)st.st_size / (double)n,
+	    n / (t1 - t0) / 1e6, n / (t2 - t1) / 1e6);
+	unlink(path);
+	return 0;
+}
+
+/* ----------------------------------------------------------- the tests */
+
+/*
+ * What a visitor saw, as dump text: the header, mapping, thread and
+ * closing records in one stream, the samples in another (a writer puts a
+ * buffer's mapping and thread records before its samples).
+ */
+struct seen {
+	char		*meta, *smp;
+	size_t		 metalen, smplen;
+	FILE		*fm, *fs;
+	uint64_t	 samples;
+	size_t		 batches;
+};
+
+static void
+seen_open(struct seen *sn)
+{
+	memset(sn, 0, sizeof(*sn));
+	if ((sn->fm = open_memstream(&sn->meta, &sn->metalen)) == NULL ||
+	    (sn->fs = open_memstream(&sn->smp, &sn->smplen)) == NULL)
+		die("open_memstream");
+}
+
+static void
+seen_close(struct seen *sn)
+{
+	fclose(sn->fm);
+	fclose(sn->fs);
+}
+
+static void
+seen_free(struct seen *sn)
+{
+	free(sn->meta);
+	free(sn->smp);
+}
+
+static int
+s_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct seen *sn = arg;
+
+	sn->samples += n;
+	sn->batches++;
+	return d_samples(sn->fs, s, n);
+}
+
+static int
+s_header(void *a, const struct pme_sample_header *h)
+{
+	return d_header(((struct seen *)a)->fm, h);
+}
+
+static int
+s_mapping(void *a, const struct pme_mapping *m)
+{
+	return d_mapping(((struct seen *)a)->fm, m);
+}
+
+static int
+s_thread(void *a, const struct pme_thread *t)
+{
+	return d_thread(((struct seen *)a)->fm, t);
+}
+
+static int
+s_close(void *a, const struct pme_sample_close *c)
+{
+	return d_close(((struct seen *)a)->fm, c);
+}
+
+static const struct pme_sample_visitor seer = {
+	s_header, s_mapping, s_thread, s_samples, s_close
+};
+
+/* Reads buf into sn; returns the reader's result. */
+static int
+see(const void *buf, size_t len, struct seen *sn,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	int rc;
+
+	seen_open(sn);
+	memset(err, 0, sizeof(*err));
+	rc = pme_samplefile_mem(buf, len, "t.pms", &seer, sn, sum, err);
+	seen_close(sn);
+	return rc;
+}
+
+static const char *self;
+
+/* Runs `t_sample write OUT` on text; returns its exit status. */
+static int
+write_text(const char *text, const char *out)
+{
+	char cmd[8600];
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' write '%s'", self, out);
+	if ((p = popen(cmd, "w")) == NULL)
+		die("popen");
+	fputs(text, p);
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Runs `t_sample dump FILE`; returns its output (malloc'd). */
+static char *
+dump_text(const char *file)
+{
+	char cmd[8600], *out = NULL;
+	size_t cap = 0, n = 0, r;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' dump '%s'", self, file);
+	if ((p = popen(cmd, "r")) == NULL)
+		die("popen");
+	do {
+		if (n + 4096 + 1 > cap && (out = realloc(out,
+		    cap = 2 * cap + 8192)) == NULL)
+			die("out of memory");
+		r = fread(out + n, 1, 4096, p);
+		n += r;
+	} while (r > 0);
+	out[n] = '\0';
+	if (pclose(p) != 0)
+		fail("dump '%s' failed", file);
+	return out;
+}
+
+/* ------------------------------------------------ a file of everything */
+
+struct gen {
+	FILE		*fm, *fs;	/* expected text, as struct seen */
+	char		*meta, *smp;
+	size_t		 metalen, smplen;
+	uint64_t	 x;
+	uint64_t	 nsamples;
+};
+
+static const char *hargv[] = { "./prog", "an argument with spaces",
+    "", "quote\"back\\slash", "\x01\xff", "comma,arg" };
+
+static void
+gen_header(struct pme_samplewriter **w, struct gen *g, const char *path,
+    size_t bufsize)
+{
+	struct pme_sample_header h = { PME_METHOD_PERF, PME_EVENT_CPU_CLOCK,
+	    1000000, 1763700000123456789ull, 987654321, 4242,
+	    PME_SHDR_CALLCHAIN | PME_SHDR_INHERIT, 6, hargv,
+	    "perf_event_open refused: EACCES\nfell back" };
+	struct pme_error err;
+
+	*w = pme_samplewriter_open(path, &h, bufsize, &err);
+	if (*w == NULL)
+		die("open: %s", pme_strerror(&err));
+	d_header(g->fm, &h);
+}
+
+static void
+gen_map(struct pme_samplewriter *w, struct gen *g, uint32_t pid,
+    uint64_t t, uint64_t start, uint64_t end, uint32_t flags,
+    const char *path, uint32_t idlen)
+{
+	static uint8_t id[1024];
+	struct pme_mapping m = { pid, flags, t, start, end, 0x3000, 0x403000,
+	    path, id, idlen };
+	struct pme_error err;
+	uint32_t i;
+
+	for (i = 0; i < idlen; i++)
+		id[i] = (uint8_t)(i * 7 + idlen);
+	if (idlen == 0)
+		m.buildid = NULL;
+	if (path == NULL)
+		m.path = "";
+	CHECK(pme_samplewriter_mapping(w, &m, &err) == 0);
+	d_mapping(g->fm, &m);
+}
+
+static void
+gen_thread(struct pme_samplewriter *w, struct gen *g, uint32_t kind,
+    uint32_t pid, uint32_t tid, const char *name)
+{
+	struct pme_thread t = { kind, pid, tid, 0, 0, 777, NULL };
+	struct pme_error err;
+
+	if (kind == PME_THREAD_FORK) {
+		t.ppid = pid - 1;
+		t.ptid = pid - 1;
+	}
+	if (kind == PME_THREAD_COMM || kind == PME_THREAD_EXEC)
+		t.name = name;
+	CHECK(pme_samplewriter_thread(w, &t, &err) == 0);
+	d_thread(g->fm, &t);
+}
+
+/* n samples of every shape: many threads, chains, 64-bit extremes. */
+static void
+gen_samples(struct pme_samplewriter *w, struct gen *g, size_t n,
+    uint32_t nthreads, int chains)
+{
+	static uint64_t frames[1024];
+	struct pme_sample s;
+	struct pme_error err;
+	uint64_t r, pc = 0x555555555000ull, t = 1000;
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < n; i++) {
+		r = rnd(&g->x);
+		memset(&s, 0, sizeof(s));
+		s.pid = 4242 + (uint32_t)(r % 3);
+		s.tid = r % 5 == 0 ? UINT32_MAX - (uint32_t)(r >> 8) %
+		    nthreads : s.pid + (uint32_t)(r >> 8) % nthreads;
+		pc += (r >> 20) % 4096 - 2048;
+		s.pc = r % 97 == 0 ? UINT64_MAX - r % 5 : r % 89 == 0 ? 0 :
+		    pc;
+		t += r % 7 == 0 ? (uint64_t)0 - 5000 : 1000000 + r % 3000;
+		s.time = r % 101 == 0 ? UINT64_MAX : t;
+		s.weight = r % 13 == 0 ? r : 1000000;
+		s.cpu = r % 11 == 0 ? UINT32_MAX : (uint32_t)(r >> 40) % 64;
+		s.flags = r % 17 == 0 ? PME_SAMPLE_KERNEL : 0;
+		if (chains && r % 3 != 0) {
+			s.nframes = r % 29 == 0 ? 1024 : (uint32_t)(r >> 50) %
+			    40;
+			for (j = 0; j < s.nframes; j++)
+				frames[j] = j % 9 == 8 ? rnd(&g->x) : s.pc +
+				    j * 0x40 + (rnd(&g->x) % 0x1000);
+			s.frames = frames;
+		}
+		if (pme_samplewriter_sample(w, &s, &err) != 0) {
+			fail("sample: %s", pme_strerror(&err));
+			return;
+		}
+		d_samples(g->fs, &s, 1);
+		g->nsamples++;
+	}
+}
+
+static void
+gen_open(struct gen *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->x = 0x9e3779b97f4a7c15ull;
+	if ((g->fm = open_memstream(&g->meta, &g->metalen)) == NULL ||
+	    (g->fs = open_memstream(&g->smp, &g->smplen)) == NULL)
+		die("open_memstream");
+}
+
+/*
+ * Writes a file of every record kind to path; returns the expected text
+ * in g.  Records are flushed now and then so that the file has many
+ * chunks of each kind.
+ */
+static void
+gen_file(struct gen *g, const char *path, size_t bufsize, int big)
+{
+	struct pme_sample_close c = { 1763700009000000000ull, 0, 3, 128 + 9,
+	    17 };
+	struct pme_samplewriter *w;
+	struct pme_error err;
+	char longpath[4097];
+
+	gen_open(g);
+	memset(longpath, 'p', 4096);
+	longpath[0] = '/';
+	longpath[4096] = '\0';
+	gen_header(&w, g, path, bufsize);
+	gen_map(w, g, 4242, 0, 0x555555554000ull, 0x555555556000ull,
+	    PME_MAP_EXEC | PME_MAP_MAIN, "/usr/bin/prog", 20);
+	gen_map(w, g, 0, 0, 0xffffffff81000000ull, UINT64_MAX,
+	    PME_MAP_EXEC | PME_MAP_KERNEL, "[kernel.kallsyms]", 0);
+	gen_map(w, g, 4242, 5, 1, 2, 0xff00, NULL, 1024);
+	gen_map(w, g, 4242, UINT64_MAX, 0x7f0000000000ull,
+	    0x7f0000001000ull, PME_MAP_DELETED, longpath, 64);
+	gen_thread(w, g, PME_THREAD_COMM, 4242, 4242, "prog");
+	gen_thread(w, g, PME_THREAD_FORK, 4243, 4243, NULL);
+	gen_map(w, g, 4243, 9, 0x1000, 0x2000, 0, "after fork", 0);
+	gen_samples(w, g, big ? 50000 : 300, 7, 1);
+	gen_thread(w, g, PME_THREAD_EXEC, 4243, 4243, "/bin/other prog");
+	gen_thread(w, g, PME_THREAD_COMM, 4243, 4244, "");
+	gen_samples(w, g, big ? 20000 : 100, big ? 3000 : 5, 0);
+	CHECK(pme_samplewriter_flush(w, &err) == 0);
+	CHECK(pme_samplewriter_flush(w, &err) == 0);
+	gen_thread(w, g, PME_THREAD_EXIT, 4243, 4244, NULL);
+	gen_samples(w, g, big ? 30000 : 50, 2, 1);
+	c.samples = g->nsamples;
+	d_close(g->fm, &c);
+	c.samples = 12345;	/* the writer counts for itself */
+	if (pme_samplewriter_close(w, &c, &err) != 0)
+		fail("close: %s", pme_strerror(&err));
+	fclose(g->fm);
+	fclose(g->fs);
+}
+
+static void
+gen_free(struct gen *g)
+{
+	free(g->meta);
+	free(g->smp);
+}
+
+/* The text seen equals the text written; reports the first difference. */
+static void
+same_text(const char *what, const char *want, const char *got)
+{
+	size_t i, line = 1;
+
+	if (strcmp(want, got) == 0)
+		return;
+	for (i = 0; want[i] == got[i]; i++)
+		if (want[i] == '\n')
+			line++;
+	fail("%s differ at line %zu:\n  want: %.200s\n  got:  %.200s", what,
+	    line, strchr(want, '\n') ? want + i - (i > 40 ? 40 : i) : want,
+	    got + i - (i > 40 ? 40 : i));
+}
+
+static void
+test_roundtrip(void)
+{
+	static const size_t bufs[] = { 0, 1, 16384, 100000, 1u << 20 };
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct seen sn;
+	struct gen g;
+	uint8_t *buf;
+	size_t i, len;
+	const char *path = tmppath("rt.pms");
+
+	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) {
+		gen_file(&g, path, bufs[i], 1);
+		buf = readfile(path, &len);
+		if (see(buf, len, &sn, &sum, &err) != 0)
+			fail("bufsize %zu: %s", bufs[i], pme_strerror(&err));
+		same_text("records", g.meta, sn.meta);
+		same_text("samples", g.smp, sn.smp);
+		CHECK(sum.closed == 1);
+		CHECK(sum.lost_bytes == -1);
+		CHECK(sum.samples == g.nsamples);
+		CHECK(sn.samples == g.nsamples);
+		/* batches: one per chunk, so several in a file this big */
+		CHECK(sn.batches > 3);
+		/* the same through a file name */
+		memset(&err, 0, sizeof(err));
+		CHECK(pme_samplefile_read(path, NULL, NULL, &sum, &err) == 0);
+		CHECK(sum.samples == g.nsamples && sum.closed == 1);
+		free(buf);
+		seen_free(&sn);
+		gen_free(&g);
+	}
+}
+
+
+static const char demo_text[] =
+    "# the example of the file comment\n"
+    "header method=test event=cpu-clock period=10000000 pid=100 start=0 "
+    "argv=./demo,arg note=\"why \\\"not\\\"\"\n"
+    "map pid=100 start=0x555555554000 end=0x555555556000 offset=0x1000 "
+    "vaddr=0x1000 path=/x/demo flags=exec,main buildid=abcd0123\n"
+    "thread comm pid=100 tid=100 name=demo\n"
+    "sample pid=100 tid=100 pc=0x555555554010 count=3\n"
+    "sample pid=100 tid=101 pc=0x555555554020 cpu=3 flags=kernel "
+    "frames=0x555555554100,0x555555554200\n"
+    "flush\n"
+    "thread fork pid=101 tid=101 ppid=100 time=7\n"
+    "sample pid=101 pc=0x10 time=5 weight=3\n"
+    "close end=5 status=137 lost=3 threads=2\n";
+
+static const char demo_dump[] =
+    "header method=test event=cpu-clock period=10000000 start=0 "
+    "start_mono=0 pid=100 flags=0 arg=./demo arg=arg "
+    "note=\"why \\\"not\\\"\"\n"
+    "map pid=100 time=0 start=0x555555554000 end=0x555555556000 "
+    "offset=0x1000 vaddr=0x1000 flags=exec,main path=/x/demo "
+    "buildid=abcd0123\n"
+    "thread comm pid=100 tid=100 time=0 name=demo\n"
+    "sample pid=100 tid=100 time=0 pc=0x555555554010 weight=10000000 "
+    "cpu=- flags=0\n"
+    "sample pid=100 tid=100 time=10000000 pc=0x555555554010 "
+    "weight=10000000 cpu=- flags=0\n"
+    "sample pid=100 tid=100 time=20000000 pc=0x555555554010 "
+    "weight=10000000 cpu=- flags=0\n"
+    "sample pid=100 tid=101 time=30000000 pc=0x555555554020 "
+    "weight=10000000 cpu=3 flags=kernel "
+    "frames=0x555555554100,0x555555554200\n"
+    "flush\n"
+    "thread fork pid=101 tid=101 ppid=100 ptid=100 time=7\n"
+    "sample pid=101 tid=101 time=5 pc=0x10 weight=3 cpu=- flags=0\n"
+    "flush\n"
+    "close end=5 samples=5 lost=3 status=137 threads=2\n"
+    "# 5 samples, closed, complete\n";
+
+/* The text language: the example dumps as documented, the dump writes
+ * back to the same bytes, and the same text twice gives the same file. */
+static void
+test_text(void)
+{
+	const char *a = tmppath("a.pms"), *b = tmppath("b.pms");
+	uint8_t *ba, *bb;
+	size_t la, lb;
+	char *d, *d2;
+
+	CHECK(write_text(demo_text, a) == 0);
+	d = dump_text(a);
+	same_text("dump", demo_dump, d);
+	CHECK(write_text(d, b) == 0);
+	d2 = dump_text(b);
+	same_text("dump of the dump", d, d2);
+	ba = readfile(a, &la);
+	bb = readfile(b, &lb);
+	CHECK(la == lb && memcmp(ba, bb, la) == 0);
+	free(bb);
+	CHECK(write_text(demo_text, b) == 0);
+	bb = readfile(b, &lb);
+	CHECK(la == lb && memcmp(ba, bb, la) == 0);
+	free(ba);
+	free(bb);
+	free(d);
+	free(d2);
+	/* errors name the line */
+	CHECK(write_text("header\nsample pc=zz\n", b) == 1);
+	CHECK(write_text("sample pc=1\n", b) == 1);
+	CHECK(write_text("header\nmap start=2 end=1\n", b) == 1);
+	CHECK(write_text("header\nbogus\n", b) == 1);
+	/* without close: a file cut short, read in full */
+	CHECK(write_text("header\nsample pc=1 count=2\nflush\n"
+	    "sample pc=2\n", b) == 0);
+	d = dump_text(b);
+	CHECK(strstr(d, "# 2 samples, not closed, lost 0 bytes\n") != NULL);
+	free(d);
+}
+
+/* A file cut short, read by name: lost bytes counted, records kept. */
+static void
+test_cut_file(void)
+{
+	const char *a = tmppath("c.pms"), *b = tmppath("c2.pms");
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	uint8_t *buf;
+	size_t len;
+
+	CHECK(write_text(demo_text, a) == 0);
+	buf = readfile(a, &len);
+	writefile(b, buf, len - 25);	/* END and 5 bytes of CLOS */
+	CHECK(pme_samplefile_read(b, NULL, NULL, &sum, &err) == 0);
+	CHECK(sum.lost_bytes == 20 + 32 - 5);
+	CHECK(sum.closed == 0 && sum.samples == 5);
+	free(buf);
+}
+
+int
+main(int argc, char *argv[])
+{
+	if (argc == 3 && strcmp(argv[1], "write") == 0)
+		return do_write(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "dump") == 0)
+		return do_dump(argv[2]);
+	if ((argc == 2 || argc == 3) && strcmp(argv[1], "bench") == 0)
+		return do_bench(argc == 3 ? strtoull(argv[2], NULL, 0) :
+		    20000000);
+	if (argc != 1) {
+		fprintf(stderr, "usage: t_sample [write OUT.PMS | dump FILE.PMS "
+		    "| bench [N]]\n");
+		return 2;
+	}
+	if ((tmpdir = getenv("TMPDIR")) == NULL)
+		tmpdir = "/tmp";
+	self = argv[0];
+	test_roundtrip();
+	test_text();
+	test_cut_file();
+	if (failures > 0) {
+		fprintf(stderr, "t_sample: %d failures\n", failures);
+		return 1;
+	}
+	return 0;
+}
