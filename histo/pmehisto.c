@@ -1,0 +1,662 @@
+/*
+ * pmehisto - tallies sample files (.PMS) into a bucket file (.PME) and
+ * prints the histogram: a line-printer file (.HIS), the paged terminal
+ * display, PostScript or CSV.  See pmehisto(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "histo.h"
+
+#define DEFAULT_PMS	"PMEFILE.PMS"
+#define DEFAULT_PME	"PMEFILE.PME"
+#define DEFAULT_HIS	"PMEFILE.HIS"
+
+enum mode { MODE_AUTO, MODE_CLOCK, MODE_TRACE };
+enum type { TYPE_DEFAULT, TYPE_TERM, TYPE_TEXT, TYPE_PS, TYPE_CSV,
+	TYPE_NONE };
+
+static const char *prog = "pmehisto";
+
+struct opts {
+	enum mode	 mode;
+	enum type	 type;
+	char		*bin, *bout, *his;	/* NULL: not given */
+	char		**pms;
+	size_t		 npms;
+	unsigned	 flags;			/* PME_REPORT_* */
+	double		 cutoff;
+	int		 quick, quiet, verbose;
+	int		 bin_given;
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: pmehisto [-cknqstvx] [-B outbucket] [-b bucketfile] "
+	    "[-C percent] [-o histogram]\n"
+	    "                [-T type] [samplefile ...]\n");
+}
+
+static void
+help(void)
+{
+	usage(stdout);
+	printf("\n"
+	    "Tallies sample files into a bucket file and prints the "
+	    "histogram.\n\n"
+	    "  samplefile     clock input, default %s (several are merged)\n"
+	    "  -b bucketfile  input bucket file, default %s\n"
+	    "  -B outbucket   filled bucket file written, default the input's "
+	    "name\n"
+	    "  -o histogram   line-printer histogram, default %s "
+	    "('-': stdout)\n"
+	    "  -T type        display on stdout: term, text, ps, csv, none\n"
+	    "  -c, -t         clock input (samples) or trace input (a filled "
+	    "bucket file)\n"
+	    "  -x             no bucket file: a bucket per routine of the "
+	    "recorded program\n"
+	    "  -s             rows by count, largest first\n"
+	    "  -C percent     leave out buckets below percent of the total\n"
+	    "  -n             a counts column;  -k  a cumulative %% column\n"
+	    "  -q             no warnings;  -v  say what was written\n"
+	    "  -h, --help     this text;  -V, --version  the version\n",
+	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS);
+}
+
+/* name, or name with ext when its last component has no extension. */
+static char *
+with_ext(const char *name, const char *ext)
+{
+	const char *base = strrchr(name, '/');
+	char *s;
+
+	base = base ? base + 1 : name;
+	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
+		return strdup(name);
+	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
+		strcpy(s, name);
+		strcat(s, ext);
+	}
+	return s;
+}
+
+static void *
+xmalloc_check(void *p)
+{
+	if (p == NULL) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(1);
+	}
+	return p;
+}
+
+/* ----------------------------------------------------- the seed's questions */
+
+/* Asks on the terminal; returns the answer, or def for a blank one. */
+static char *
+ask(const char *question, const char *def)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	fputs(question, stderr);
+	fflush(stderr);
+	if ((n = getline(&buf, &cap, stdin)) < 0) {
+		free(buf);
+		fputc('\n', stderr);
+		return def ? strdup(def) : NULL;
+	}
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	if (strspn(buf, " \t") == (size_t)n) {
+		free(buf);
+		return def ? strdup(def) : NULL;
+	}
+	return buf;
+}
+
+/* Asks until the answer starts with one of the two letters (either case);
+ * a blank answer is def.  Returns the letter in upper case. */
+static int
+ask_letter(const char *question, int a, int b, int def)
+{
+	char *s;
+	int c;
+
+	for (;;) {
+		if ((s = ask(question, NULL)) == NULL)
+			return def;
+		c = s[strspn(s, " \t")];
+		free(s);
+		if (c >= 'a' && c <= 'z')
+			c -= 'a' - 'A';
+		if (c == a || c == b)
+			return c;
+	}
+}
+
+/* Asks for a file name with its default; default extension added. */
+static char *
+ask_name(const char *what, const char *def, const char *ext)
+{
+	char q[512], *a, *s;
+
+	snprintf(q, sizeof(q), "%s [%s]: ", what, def);
+	a = xmalloc_check(ask(q, def));
+	s = xmalloc_check(with_ext(a, ext));
+	free(a);
+	return s;
+}
+
+static void
+ask_questions(struct opts *o, enum mode automatic)
+{
+	const char *bin;
+	char *s;
+
+	if (o->mode == MODE_AUTO)
+		o->mode = ask_letter("Clock or Trace? (C or T): ", 'C', 'T',
+		    automatic == MODE_CLOCK ? 'C' : 'T') == 'C' ?
+		    MODE_CLOCK : MODE_TRACE;
+	if (ask_letter("Do you wish to specify file names? (Yes or No): ",
+	    'Y', 'N', 'N') != 'Y')
+		return;
+	if (o->mode == MODE_CLOCK) {
+		s = ask_name("Input sample file", DEFAULT_PMS, ".PMS");
+		o->pms = xmalloc_check(calloc(1, sizeof(*o->pms)));
+		o->pms[0] = s;
+		o->npms = 1;
+	}
+	o->bin = ask_name("Input bucket file", DEFAULT_PME, ".PME");
+	o->bin_given = strcmp(o->bin, DEFAULT_PME) != 0;
+	bin = o->bin;
+	if (o->mode == MODE_CLOCK)
+		o->bout = ask_name("Output bucket file", bin, ".PME");
+	o->his = ask_name("Output histogram file", DEFAULT_HIS, ".HIS");
+}
+
+/* ----------------------------------------------------------- the options */
+
+static int
+parse_type(const char *s, enum type *t)
+{
+	static const struct {
+		const char	*name;
+		enum type	 type;
+	} types[] = {
+		{ "term", TYPE_TERM }, { "text", TYPE_TEXT },
+		{ "ps", TYPE_PS }, { "csv", TYPE_CSV }, { "none", TYPE_NONE }
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(s, types[i].name) == 0) {
+			*t = types[i].type;
+			return 0;
+		}
+	return -1;
+}
+
+static int
+parse_percent(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || end == s || *end != '\0' || *v < 0 || *v > 100 ?
+	    -1 : 0;
+}
+
+/* Returns -1 after printing the error for a usage error, 1 for --help or
+ * --version (done), 0 to go on. */
+static int
+parse(int argc, char *argv[], struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "B:b:C:chkno:qsT:tVvx", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			free(o->bout);
+			o->bout = xmalloc_check(with_ext(optarg, ".PME"));
+			break;
+		case 'b':
+			free(o->bin);
+			o->bin = xmalloc_check(with_ext(optarg, ".PME"));
+			o->bin_given = 1;
+			break;
+		case 'C':
+			if (parse_percent(optarg, &o->cutoff) == -1) {
+				fprintf(stderr, "%s: -C: '%s' is not a "
+				    "percentage from 0 to 100\n", prog, optarg);
+				return -1;
+			}
+			break;
+		case 'c':
+			o->mode = MODE_CLOCK;
+			break;
+		case 'h':
+			help();
+			return 1;
+		case 'k':
+			o->flags |= PME_REPORT_CUMUL;
+			break;
+		case 'n':
+			o->flags |= PME_REPORT_COUNTS;
+			break;
+		case 'o':
+			free(o->his);
+			o->his = xmalloc_check(with_ext(optarg, ".HIS"));
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 's':
+			o->flags |= PME_REPORT_SORT;
+			break;
+		case 'T':
+			if (parse_type(optarg, &o->type) == -1) {
+				fprintf(stderr, "%s: -T: '%s' is not term, "
+				    "text, ps, csv or none\n", prog, optarg);
+				return -1;
+			}
+			break;
+		case 't':
+			o->mode = MODE_TRACE;
+			break;
+		case 'V':
+			printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
+			return 1;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'x':
+			o->quick = 1;
+			break;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (o->mode == MODE_TRACE && (optind < argc || o->quick)) {
+		fprintf(stderr, "%s: -t: trace input is a filled bucket file: "
+		    "no sample files%s\n", prog, o->quick ? " and no -x" : "");
+		usage(stderr);
+		return -1;
+	}
+	o->npms = (size_t)(argc - optind);
+	o->pms = xmalloc_check(calloc(o->npms + 1, sizeof(*o->pms)));
+	for (i = optind; i < argc; i++)
+		o->pms[i - optind] = xmalloc_check(with_ext(argv[i], ".PMS"));
+	return 0;
+}
+
+/* Clock when PMEFILE.PMS exists and is newer than the bucket file (or
+ * there is no bucket file); trace otherwise. */
+static enum mode
+automatic_mode(const char *bin)
+{
+	struct stat s, b;
+
+	if (stat(DEFAULT_PMS, &s) == -1)
+		return MODE_TRACE;
+	if (stat(bin, &b) == -1)
+		return MODE_CLOCK;
+	if (s.st_mtim.tv_sec != b.st_mtim.tv_sec)
+		return s.st_mtim.tv_sec > b.st_mtim.tv_sec ? MODE_CLOCK :
+		    MODE_TRACE;
+	return s.st_mtim.tv_nsec > b.st_mtim.tv_nsec ? MODE_CLOCK :
+	    MODE_TRACE;
+}
+
+/* ------------------------------------------------------------- the work */
+
+/* Reads the input bucket file, or leaves *bf NULL for the quick path. */
+static int
+open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
+{
+	struct pme_error err;
+
+	*bf = NULL;
+	if (o->quick)
+		return 0;
+	if (o->mode == MODE_CLOCK && !o->bin_given &&
+	    access(o->bin, F_OK) == -1 && errno == ENOENT) {
+		if (!o->quiet)
+			fprintf(stderr, "%s: no '%s': a bucket per routine of "
+			    "the recorded program (-x)\n", prog, o->bin);
+		o->quick = 1;
+		return 0;
+	}
+	if ((*bf = pme_bucketfile_open(o->bin, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Readies an input bucket file for new counts (CLEARCOUNTS/ACCUMCOUNTS). */
+static int
+prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
+{
+	struct pme_info *info = pme_bucketfile_info(bf);
+
+	if (!(info->options & PME_OPT_ACCUM)) {
+		pme_bucketfile_clear(bf);
+		return 0;
+	}
+	if (info->measure != PME_MEASURE_NONE &&
+	    info->measure != PME_MEASURE_CLOCK) {
+		fprintf(stderr, "%s: '%s': its counts are not clock samples "
+		    "(measure %u, ACCUMCOUNTS): clock samples cannot be added "
+		    "to them\n", prog, o->bin, info->measure);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
+{
+	struct pme_error err;
+	struct pme_info *info;
+	uint64_t period;
+	size_t i;
+
+	if (*bfp != NULL && prepare_counts(o, *bfp) == -1)
+		return -1;
+	tally_init(t, *bfp);
+	t->quick = o->quick;
+	t->quiet = o->quiet;
+	t->bfname = o->bin;
+	for (i = 0; i < o->npms; i++)
+		if (tally_file(t, o->pms[i], &err) == -1) {
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+			return -1;
+		}
+	if ((*bfp = t->bf) == NULL) {
+		fprintf(stderr, "%s: '%s': no samples: no routines to make "
+		    "buckets of (-x)\n", prog, o->pms[0]);
+		return -1;
+	}
+	info = pme_bucketfile_info(*bfp);
+	period = info->period;
+	if (!o->quiet && info->runs > 0 && period != 0 && t->period != 0 &&
+	    period != t->period)
+		fprintf(stderr, "%s: '%s': accumulated runs sampled every %g "
+		    "ms, this one every %g ms\n", prog, o->bin,
+		    (double)period / 1e6, (double)t->period / 1e6);
+	if (!o->quiet && t->periods_differ)
+		fprintf(stderr, "%s: the sample files were taken at different "
+		    "intervals\n", prog);
+	info->measure = PME_MEASURE_CLOCK;
+	info->period = t->period;
+	info->runs += t->files;
+	info->total += t->samples;
+	info->lost += t->lost;
+	info->unmapped += t->unmapped;
+	return 0;
+}
+
+/* A temporary file beside path, for an atomic write. */
+static FILE *
+temp_beside(const char *path, char **tmp)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	FILE *fp;
+	int fd;
+
+	*tmp = xmalloc_check(malloc(strlen(path) + 16));
+	snprintf(*tmp, strlen(path) + 16, "%.*s.%s.XXXXXX", (int)dl, path,
+	    path + dl);
+	if ((fd = mkstemp(*tmp)) == -1)
+		return NULL;
+	fchmod(fd, 0666 & ~umask(umask(0)));
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		unlink(*tmp);
+	}
+	return fp;
+}
+
+static void
+term_size(int *rows, int *cols)
+{
+	struct winsize ws;
+	const char *s;
+
+	*rows = 24;
+	*cols = 80;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
+	    ws.ws_col > 0) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+		return;
+	}
+	if ((s = getenv("LINES")) != NULL && atoi(s) > 0)
+		*rows = atoi(s);
+	if ((s = getenv("COLUMNS")) != NULL && atoi(s) > 0)
+		*cols = atoi(s);
+}
+
+static int
+display(const struct opts *o, const struct pme_report *rep)
+{
+	struct pme_error err;
+	int rows, cols, rc = 0;
+	enum type type = o->type;
+
+	if (type == TYPE_DEFAULT)
+		type = o->his != NULL && strcmp(o->his, "-") == 0 ? TYPE_NONE :
+		    isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ?
+		    TYPE_TERM : TYPE_TEXT;
+	if (type == TYPE_TERM && !(isatty(STDIN_FILENO) &&
+	    isatty(STDOUT_FILENO))) {
+		if (!o->quiet)
+			fprintf(stderr, "%s: -T term: standard input and "
+			    "output are not both a terminal: text instead\n",
+			    prog);
+		type = TYPE_TEXT;
+	}
+	switch (type) {
+	case TYPE_TERM:
+		term_size(&rows, &cols);
+		rc = pme_report_term(rep, stdin, stdout, rows, cols, &err);
+		break;
+	case TYPE_TEXT:
+		rc = pme_report_text(rep, stdout, NULL, &err);
+		break;
+	case TYPE_PS:
+		rc = pme_report_ps(rep, stdout, &err);
+		break;
+	case TYPE_CSV:
+		rc = pme_report_csv(rep, stdout, &err);
+		break;
+	default:
+		break;
+	}
+	if (rc == -1)
+		fprintf(stderr, "%s: standard output: %s\n", prog,
+		    strerror(err.sys_errno ? err.sys_errno : EIO));
+	return rc;
+}
+
+/*
+ * Writes the histogram file (to a temporary file first), the filled
+ * bucket file when there is one to write, then renames the histogram
+ * into place: an error leaves the old files as they were.
+ */
+static int
+write_outputs(const struct opts *o, struct pme_bucketfile *bf,
+    const struct pme_report *rep)
+{
+	struct pme_error err;
+	char *tmp = NULL;
+	FILE *fp = NULL;
+	int tostdout = strcmp(o->his, "-") == 0;
+
+	if (!tostdout && (fp = temp_beside(o->his, &tmp)) == NULL) {
+		fprintf(stderr, "%s: '%s': cannot create: %s\n", prog, o->his,
+		    strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fp != NULL && (pme_report_text(rep, fp, NULL, &err) == -1 ||
+	    fclose(fp) == EOF)) {
+		fprintf(stderr, "%s: '%s': write failed: %s\n", prog, o->his,
+		    strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (o->mode == MODE_CLOCK &&
+	    pme_bucketfile_write(bf, o->bout, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		if (tmp != NULL)
+			unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (tmp != NULL && rename(tmp, o->his) == -1) {
+		fprintf(stderr, "%s: '%s': cannot rename into place: %s\n",
+		    prog, o->his, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	if (tostdout && pme_report_text(rep, stdout, NULL, &err) == -1) {
+		fprintf(stderr, "%s: standard output: write failed\n", prog);
+		return -1;
+	}
+	if (o->verbose) {
+		if (o->mode == MODE_CLOCK)
+			fprintf(stderr, "%s: wrote '%s' (filled, %llu "
+			    "run%s)\n", prog, o->bout, (unsigned long long)
+			    pme_bucketfile_info(bf)->runs,
+			    pme_bucketfile_info(bf)->runs == 1 ? "" : "s");
+		fprintf(stderr, "%s: wrote '%s' (%d page%s)\n", prog, o->his,
+		    pme_report_pages(rep, NULL),
+		    pme_report_pages(rep, NULL) == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+static int
+run(struct opts *o)
+{
+	struct pme_bucketfile *bf = NULL;
+	struct pme_report *rep = NULL;
+	struct report_input in;
+	struct pme_error err;
+	struct tally t;
+	int rc = 1;
+
+	tally_init(&t, NULL);
+	if (open_bucketfile(o, &bf) == -1)
+		goto done;
+	if (o->mode == MODE_CLOCK) {
+		if (clock_input(o, &bf, &t) == -1)
+			goto done;
+	} else if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
+	    !o->quiet)
+		fprintf(stderr, "%s: '%s': an empty bucket file: no counts "
+		    "(clock input needs a sample file: -c)\n", prog, o->bin);
+	memset(&in, 0, sizeof(in));
+	in.bucket_in = o->quick ? "(none: -x)" : o->bin;
+	in.bucket_out = o->mode == MODE_CLOCK ? o->bout : NULL;
+	in.samples = (const char *const *)o->pms;
+	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
+	in.tally = o->mode == MODE_CLOCK ? &t : NULL;
+	in.flags = o->flags;
+	in.cutoff = o->cutoff;
+	if ((rep = report_build(bf, &in, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		goto done;
+	}
+	if (o->mode == MODE_CLOCK) {
+		char sub[512];
+
+		snprintf(sub, sizeof(sub), "%s", t.command ? t.command : "");
+		pme_report_subtitle(rep, sub, NULL);
+	}
+	if (write_outputs(o, bf, rep) == -1)
+		goto done;
+	rc = display(o, rep) == -1 ? 1 : 0;
+done:
+	pme_report_free(rep);
+	pme_bucketfile_close(bf);
+	tally_free(&t);
+	return rc;
+}
+
+static void
+opts_free(struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->npms; i++)
+		free(o->pms[i]);
+	free(o->pms);
+	free(o->bin);
+	free(o->bout);
+	free(o->his);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	enum mode automatic;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse(argc, argv, &o)) != 0) {
+		opts_free(&o);
+		return rc < 0 ? 2 : 0;
+	}
+	if (o.bin == NULL)
+		o.bin = xmalloc_check(strdup(DEFAULT_PME));
+	automatic = o.npms > 0 || o.quick ? MODE_CLOCK :
+	    automatic_mode(o.bin);
+	if (o.npms == 0 && !o.bin_given && o.bout == NULL && o.his == NULL &&
+	    !o.quick && isatty(STDIN_FILENO)) {
+		free(o.bin);
+		o.bin = NULL;
+		ask_questions(&o, automatic);
+		if (o.bin == NULL)
+			o.bin = xmalloc_check(strdup(DEFAULT_PME));
+	}
+	if (o.mode == MODE_AUTO)
+		o.mode = automatic;
+	if (o.mode == MODE_CLOCK && o.npms == 0) {
+		o.pms = xmalloc_check(realloc(o.pms, 2 * sizeof(*o.pms)));
+		o.pms[0] = xmalloc_check(strdup(DEFAULT_PMS));
+		o.npms = 1;
+	}
+	/* The seed: a named input bucket file is also the output's name. */
+	if (o.bout == NULL)
+		o.bout = xmalloc_check(strdup(o.bin));
+	if (o.his == NULL)
+		o.his = xmalloc_check(strdup(DEFAULT_HIS));
+	rc = run(&o);
+	opts_free(&o);
+	return rc;
+}

@@ -1,0 +1,619 @@
+/*
+ * reduce.c - tallies the samples of sample files into a bucket file.
+ *
+ * Each sample's (pid, time, pc) is rebased through the recorded mappings
+ * to (mapping, link-time address); the mapping is resolved once to a load
+ * module of the bucket file (by build-id, else by path, else the main
+ * executable's flag) and the bucket looked up there.  The hot loop keeps
+ * two caches so that most samples cost a few compares: the last mapping
+ * hit (valid while no mapping record has a later time than the sample)
+ * and the last bucket's range; a miss costs a page-table lookup
+ * (index.c).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histo.h"
+
+#define RES_FOREIGN	0x80000000u	/* resolution: foreign table index */
+
+struct live {			/* a mapping of a process, for overlaps */
+	uint32_t	 pid;
+	uint64_t	 start, end;
+};
+
+struct idset {			/* thread and process ids seen */
+	uint32_t	*v;		/* id + 1, 0 empty */
+	size_t		 n, cap;
+};
+
+struct run {
+	struct tally	*t;
+	const char	*path;
+	struct pme_error *err;
+	struct pme_addrmap *am;
+	int		 failed;
+
+	/* the bucket file, once there is one */
+	struct pme_bucket *bk;
+	const struct pme_range *rng;
+	const struct pme_module *mods;
+	uint8_t		*mod_units;	/* module has units */
+	int		 has_abs;	/* units of absolute addresses */
+
+	/* mapping cache */
+	int		 cvalid;
+	uint32_t	 cpid;
+	uint64_t	 clo, clen, cdelta;
+	uint32_t	 cres;
+	uint64_t	 maptime;	/* latest mapping or thread record */
+	int		 overlap;	/* mappings of a process overlap */
+	struct live	*live;
+	size_t		 nlive, caplive;
+	uint32_t	*res;		/* per mapping: module, foreign, or
+					   PME_NONE when not yet resolved */
+	size_t		 nres;
+
+	/* bucket caches */
+	int		 bvalid;
+	uint32_t	 bmod, bidx;
+	uint64_t	 blo, blen;
+	struct bindex	*ix;
+
+	/* statistics */
+	uint64_t	 matched;	/* samples in the bucket file's modules
+					   or in absolute buckets */
+	uint64_t	 samples;
+	uint32_t	 last_tid, last_pid;
+	int		 have_last;
+	struct idset	 tids, pids;
+	uint64_t	 start, start_mono, last_time;
+	int		 header;
+};
+
+int
+histo_err(struct pme_error *err, enum pme_errcode code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	memset(err, 0, sizeof(*err));
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+tally_init(struct tally *t, struct pme_bucketfile *bf)
+{
+	memset(t, 0, sizeof(*t));
+	t->bf = bf;
+	t->status = -1;
+	t->prog = "pmehisto";
+}
+
+void
+tally_free(struct tally *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nforeign; i++)
+		free(t->foreign[i].path);
+	free(t->foreign);
+	free(t->note);
+	free(t->command);
+	free(t->quick_path);
+}
+
+static int
+nomem(struct run *r)
+{
+	r->failed = 1;
+	histo_err(r->err, PME_ENOMEM, "out of memory");
+	return -1;
+}
+
+/* ------------------------------------------------------------------ ids */
+
+static int
+idset_add(struct idset *s, uint32_t id)
+{
+	size_t i, mask;
+
+	if (s->n * 2 >= s->cap) {
+		struct idset g = { NULL, 0, s->cap ? s->cap * 2 : 64 };
+
+		if ((g.v = calloc(g.cap, sizeof(*g.v))) == NULL)
+			return -1;
+		for (i = 0; i < s->cap; i++)
+			if (s->v[i] != 0)
+				idset_add(&g, s->v[i] - 1);
+		free(s->v);
+		*s = g;
+	}
+	mask = s->cap - 1;
+	for (i = (id * 2654435761u) & mask; s->v[i] != 0; i = (i + 1) & mask)
+		if (s->v[i] == id + 1)
+			return 0;
+	s->v[i] = id + 1;
+	s->n++;
+	return 0;
+}
+
+/* ------------------------------------------------------- the bucket file */
+
+static int
+bind_bucketfile(struct run *r)
+{
+	struct pme_bucketfile *bf = r->t->bf;
+	const struct pme_unit *u;
+	size_t nu, nm, i;
+
+	pme_bucketfile_buckets(bf, &r->bk);
+	pme_bucketfile_ranges(bf, &r->rng);
+	nm = pme_bucketfile_modules(bf, &r->mods);
+	nu = pme_bucketfile_units(bf, &u);
+	if ((r->mod_units = calloc(nm + 1, 1)) == NULL ||
+	    (r->ix = bindex_build(bf)) == NULL)
+		return nomem(r);
+	for (i = 0; i < nu; i++) {
+		if (u[i].module == PME_NONE)
+			r->has_abs = 1;
+		else if (u[i].module < nm)
+			r->mod_units[u[i].module] = 1;
+	}
+	r->t->nmods = nm;
+	return 0;
+}
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* The bucket file's module for mapping m, or PME_NONE. */
+static uint32_t
+match_module(const struct run *r, const struct pme_mapping *m)
+{
+	const struct pme_module *mods = r->mods;
+	size_t nm = r->t->nmods, i;
+	char real[PATH_MAX];
+	int pass;
+
+	for (i = 0; i < nm; i++)
+		if (m->buildid_len > 0 && mods[i].buildid_len == m->buildid_len
+		    && memcmp(mods[i].buildid, m->buildid, m->buildid_len) == 0)
+			return (uint32_t)i;
+	if (m->path == NULL || realpath(m->path, real) == NULL)
+		real[0] = '\0';
+	for (pass = 0; pass < 4; pass++)
+		for (i = 0; i < nm; i++) {
+			const char *p = mods[i].path;
+
+			/* Two build-ids that differ are two files. */
+			if (m->buildid_len > 0 && mods[i].buildid_len > 0)
+				continue;
+			if ((pass == 0 && m->path && p[0] &&
+			    strcmp(p, m->path) == 0) ||
+			    (pass == 1 && real[0] && p[0] &&
+			    strcmp(p, real) == 0) ||
+			    (pass == 2 && (mods[i].flags & PME_MODULE_MAIN) &&
+			    (m->flags & PME_MAP_MAIN)) ||
+			    (pass == 3 && m->path && p[0] &&
+			    strcmp(base_name(p), base_name(m->path)) == 0))
+				return (uint32_t)i;
+		}
+	return PME_NONE;
+}
+
+/* The foreign table's entry for mapping m, added if new. */
+static uint32_t
+foreign_index(struct run *r, const struct pme_mapping *m)
+{
+	struct tally *t = r->t;
+	const char *name = (m->flags & PME_MAP_KERNEL) ? "[kernel]" :
+	    m->path == NULL || m->path[0] == '\0' ? "[anonymous]" : m->path;
+	struct foreign *f;
+	size_t i;
+
+	for (i = 0; i < t->nforeign; i++)
+		if (strcmp(t->foreign[i].path, name) == 0)
+			return (uint32_t)i | RES_FOREIGN;
+	if ((f = realloc(t->foreign, (t->nforeign + 1) * sizeof(*f))) == NULL)
+		return PME_NONE;
+	t->foreign = f;
+	f += t->nforeign;
+	f->count = 0;
+	if ((f->path = strdup(name)) == NULL)
+		return PME_NONE;
+	return (uint32_t)t->nforeign++ | RES_FOREIGN;
+}
+
+/* The foreign entry for samples the kernel flagged and nothing mapped. */
+static uint32_t
+kernel_index(struct run *r)
+{
+	struct pme_mapping k;
+
+	memset(&k, 0, sizeof(k));
+	k.flags = PME_MAP_KERNEL;
+	return foreign_index(r, &k);
+}
+
+static uint32_t
+resolve(struct run *r, uint32_t mi)
+{
+	const struct pme_mapping *maps;
+	size_t n = pme_addrmap_mappings(r->am, &maps);
+	uint32_t res;
+
+	if (mi >= r->nres) {
+		size_t cap = n > mi ? n : (size_t)mi + 1, i;
+		uint32_t *v = realloc(r->res, cap * sizeof(*v));
+
+		if (v == NULL)
+			return PME_NONE;
+		for (i = r->nres; i < cap; i++)
+			v[i] = PME_NONE;
+		r->res = v;
+		r->nres = cap;
+	}
+	if (r->res[mi] != PME_NONE)
+		return r->res[mi];
+	if ((res = match_module(r, &maps[mi])) == PME_NONE)
+		res = foreign_index(r, &maps[mi]);
+	return r->res[mi] = res;
+}
+
+/* The bucket of addr in module (PME_NONE: absolute), through the cache. */
+static inline uint32_t
+bucket_of(struct run *r, uint32_t module, uint64_t addr)
+{
+	uint64_t lo, hi;
+	uint32_t b;
+
+	if (r->bvalid && module == r->bmod && addr - r->blo < r->blen)
+		return r->bidx;
+	if ((b = bindex_lookup(r->ix, module, addr, &lo, &hi)) != PME_NONE &&
+	    hi > lo) {
+		r->bvalid = 1;
+		r->bmod = module;
+		r->bidx = b;
+		r->blo = lo;
+		r->blen = hi - lo;
+	}
+	return b;
+}
+
+/* ----------------------------------------------------------- callbacks */
+
+static char *
+join_argv(const struct pme_sample_header *h)
+{
+	size_t len = 1, i;
+	char *s;
+
+	for (i = 0; i < h->argc; i++)
+		len += strlen(h->argv[i] ? h->argv[i] : "") + 1;
+	if ((s = malloc(len)) == NULL)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < h->argc; i++) {
+		if (i > 0)
+			strcat(s, " ");
+		strcat(s, h->argv[i] ? h->argv[i] : "");
+	}
+	return s;
+}
+
+static int
+on_header(void *arg, const struct pme_sample_header *h)
+{
+	struct run *r = arg;
+	struct tally *t = r->t;
+
+	r->header = 1;
+	r->start = h->start;
+	r->start_mono = h->start_mono;
+	if (t->files == 0) {
+		t->period = h->period;
+		t->method = h->method;
+		t->event = h->event;
+		if ((t->command = join_argv(h)) == NULL ||
+		    (h->note != NULL && (t->note = strdup(h->note)) == NULL))
+			return nomem(r);
+	} else if (h->period != t->period)
+		t->periods_differ = 1;
+	return 0;
+}
+
+static int
+live_add(struct run *r, uint32_t pid, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = 0; i < r->nlive; i++)
+		if (r->live[i].pid == pid && start < r->live[i].end &&
+		    r->live[i].start < end)
+			r->overlap = 1;
+	if (r->nlive == r->caplive) {
+		size_t cap = r->caplive ? r->caplive * 2 : 64;
+		struct live *v = realloc(r->live, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		r->live = v;
+		r->caplive = cap;
+	}
+	r->live[r->nlive].pid = pid;
+	r->live[r->nlive].start = start;
+	r->live[r->nlive++].end = end;
+	return 0;
+}
+
+static int
+on_mapping(void *arg, const struct pme_mapping *m)
+{
+	struct run *r = arg;
+
+	r->cvalid = 0;
+	if (m->time > r->maptime)
+		r->maptime = m->time;
+	if (live_add(r, m->pid, m->start, m->end) == -1)
+		return nomem(r);
+	if (pme_addrmap_mapping(r->am, m, r->err) == -1) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+on_thread(void *arg, const struct pme_thread *th)
+{
+	struct run *r = arg;
+	size_t i, n;
+
+	r->cvalid = 0;
+	if (th->time > r->maptime)
+		r->maptime = th->time;
+	if (idset_add(&r->pids, th->pid) == -1 ||
+	    idset_add(&r->tids, th->tid) == -1)
+		return nomem(r);
+	if (th->kind == PME_THREAD_EXEC) {
+		for (i = n = 0; i < r->nlive; i++)
+			if (r->live[i].pid != th->pid)
+				r->live[n++] = r->live[i];
+		r->nlive = n;
+	} else if (th->kind == PME_THREAD_FORK && th->pid != th->ppid) {
+		n = r->nlive;
+		for (i = 0; i < n; i++)
+			if (r->live[i].pid == th->ppid &&
+			    live_add(r, th->pid, r->live[i].start,
+			    r->live[i].end) == -1)
+				return nomem(r);
+	}
+	if (pme_addrmap_thread(r->am, th, r->err) == -1) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* The executable the quick path makes buckets for: the main mapping. */
+static int
+quick_start(struct run *r)
+{
+	const struct pme_mapping *maps, *m = NULL;
+	size_t n = pme_addrmap_mappings(r->am, &maps), i;
+	struct tally *t = r->t;
+
+	for (i = 0; i < n && m == NULL; i++)
+		if (maps[i].flags & PME_MAP_MAIN)
+			m = &maps[i];
+	for (i = 0; i < n && m == NULL; i++)
+		if ((maps[i].flags & PME_MAP_EXEC) &&
+		    !(maps[i].flags & PME_MAP_KERNEL) && maps[i].path &&
+		    maps[i].path[0] == '/')
+			m = &maps[i];
+	if (m == NULL) {
+		r->failed = 1;
+		return histo_err(r->err, PME_EFORMAT, "'%s': no executable "
+		    "mapping recorded before the first sample: no routines "
+		    "to make buckets of", r->path);
+	}
+	if ((t->quick_path = strdup(m->path)) == NULL)
+		return nomem(r);
+	if ((t->bf = quick_build(m->path, PME_MODULE_MAIN, m->buildid,
+	    m->buildid_len, r->err)) == NULL) {
+		r->failed = 1;
+		return -1;
+	}
+	return bind_bucketfile(r);
+}
+
+/* Counts a sample of mapping resolution res at link-time vaddr. */
+static inline void
+count(struct run *r, uint32_t res, uint64_t vaddr, uint64_t pc)
+{
+	uint32_t b;
+
+	if (res & RES_FOREIGN) {
+		if (r->has_abs &&
+		    (b = bucket_of(r, PME_NONE, pc)) != PME_NONE) {
+			r->bk[b].count++;
+			r->matched++;
+		} else
+			r->t->foreign[res & ~RES_FOREIGN].count++;
+		return;
+	}
+	r->matched += r->mod_units[res];
+	if ((b = bucket_of(r, res, vaddr)) != PME_NONE)
+		r->bk[b].count++;
+	else
+		(*pme_bucketfile_outside(r->t->bf, res))++;
+}
+
+/* A sample the mapping cache did not hold. */
+static void
+tally_slow(struct run *r, const struct pme_sample *s)
+{
+	const struct pme_mapping *maps;
+	uint64_t vaddr;
+	uint32_t mi, res, b;
+
+	mi = pme_addrmap_lookup(r->am, s->pid, s->time, s->pc, &vaddr);
+	if (mi == PME_NONE) {
+		if (r->has_abs &&
+		    (b = bucket_of(r, PME_NONE, s->pc)) != PME_NONE) {
+			r->bk[b].count++;
+			r->matched++;
+		} else if ((s->flags & PME_SAMPLE_KERNEL) &&
+		    (res = kernel_index(r)) != PME_NONE)
+			r->t->foreign[res & ~RES_FOREIGN].count++;
+		else
+			r->t->unmapped++;
+		return;
+	}
+	if ((res = resolve(r, mi)) == PME_NONE) {
+		nomem(r);
+		return;
+	}
+	if (!r->overlap && s->time >= r->maptime) {
+		pme_addrmap_mappings(r->am, &maps);
+		r->cvalid = 1;
+		r->cpid = s->pid;
+		r->clo = maps[mi].start;
+		r->clen = maps[mi].end - maps[mi].start;
+		r->cdelta = maps[mi].vaddr - maps[mi].start;
+		r->cres = res;
+	}
+	count(r, res, vaddr, s->pc);
+}
+
+static int
+on_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct run *r = arg;
+	size_t i;
+
+	if (r->t->bf == NULL && quick_start(r) == -1)
+		return -1;
+	for (i = 0; i < n; i++, s++) {
+		if (!r->have_last || s->tid != r->last_tid ||
+		    s->pid != r->last_pid) {
+			if (idset_add(&r->tids, s->tid) == -1 ||
+			    idset_add(&r->pids, s->pid) == -1)
+				return nomem(r);
+			r->last_tid = s->tid;
+			r->last_pid = s->pid;
+			r->have_last = 1;
+		}
+		if (r->cvalid && s->pid == r->cpid &&
+		    s->pc - r->clo < r->clen && s->time >= r->maptime)
+			count(r, r->cres, s->pc + r->cdelta, s->pc);
+		else {
+			tally_slow(r, s);
+			if (r->failed)
+				return -1;
+		}
+	}
+	r->samples += n;
+	if (n > 0)
+		r->last_time = s[-1].time;
+	return 0;
+}
+
+static int
+on_close(void *arg, const struct pme_sample_close *c)
+{
+	struct run *r = arg;
+	struct tally *t = r->t;
+
+	t->lost += c->lost;
+	if (c->end > r->start)
+		t->duration += c->end - r->start;
+	if (t->files == 0)
+		t->status = c->status;
+	if (c->threads > r->tids.n)
+		r->tids.n = c->threads;
+	r->header = 2;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- files */
+
+static void
+warn_file(const struct run *r, const struct pme_sample_summary *sum)
+{
+	const struct tally *t = r->t;
+
+	if (sum->lost_bytes > 0)
+		fprintf(stderr, "%s: '%s': cut short: %lld bytes after the "
+		    "last whole chunk lost; %llu samples read\n", t->prog,
+		    r->path, (long long)sum->lost_bytes,
+		    (unsigned long long)sum->samples);
+	else if (!sum->closed)
+		fprintf(stderr, "%s: '%s': cut short: no closing record "
+		    "(lost samples and exit status unknown); %llu samples "
+		    "read\n", t->prog, r->path,
+		    (unsigned long long)sum->samples);
+	if (r->samples > 0 && r->matched == 0 && !t->quick)
+		fprintf(stderr, "%s: '%s': no sample fell in a load module of "
+		    "'%s' (a run of another program?): all %llu samples are "
+		    "outside its buckets\n", t->prog, r->path, t->bfname,
+		    (unsigned long long)r->samples);
+}
+
+int
+tally_file(struct tally *t, const char *path, struct pme_error *err)
+{
+	static const struct pme_sample_visitor v = {
+		on_header, on_mapping, on_thread, on_samples, on_close
+	};
+	struct pme_sample_summary sum;
+	struct run r;
+	int rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.t = t;
+	r.path = path;
+	r.err = err;
+	if ((r.am = pme_addrmap_new(err)) == NULL)
+		goto done;
+	if (t->bf != NULL && bind_bucketfile(&r) == -1)
+		goto done;
+	memset(&sum, 0, sizeof(sum));
+	if (pme_samplefile_read(path, &v, &r, &sum, err) == -1) {
+		if (!r.failed && err->code == PME_EINVAL)
+			histo_err(err, PME_EINVAL, "'%s': cannot be reduced",
+			    path);
+		goto done;
+	}
+	if (r.header != 2 && r.last_time > r.start_mono)
+		t->duration += r.last_time - r.start_mono;
+	t->samples += r.samples;
+	t->threads += r.tids.n;
+	t->processes += r.pids.n;
+	warn_file(&r, &sum);
+	t->files++;
+	rc = 0;
+done:
+	pme_addrmap_free(r.am);
+	bindex_free(r.ix);
+	free(r.res);
+	free(r.live);
+	free(r.mod_units);
+	free(r.tids.v);
+	free(r.pids.v);
+	return rc;
+}

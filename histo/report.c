@@ -1,0 +1,320 @@
+/*
+ * report.c - the histogram report of a bucket file: a group per bucket
+ * group, a row per bucket, then the summary statistics.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histo.h"
+
+/* An outside-bucket share for the summary. */
+struct share {
+	const char	*name;
+	uint64_t	 count;
+};
+
+static int
+cmp_share(const void *a, const void *b)
+{
+	const struct share *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static double
+pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && s[1] != '\0' ? s + 1 : p;
+}
+
+/* The lowest address of unit u, for unit-relative addresses. */
+static uint64_t
+unit_low(const struct pme_unit *u, const struct pme_range *rng,
+    uint64_t fallback)
+{
+	uint64_t lo = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < u->nranges; i++)
+		if (rng[u->range + i].start < lo)
+			lo = rng[u->range + i].start;
+	return u->nranges ? lo : fallback;
+}
+
+static int
+add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
+    struct pme_error *err)
+{
+	const struct pme_group *grp;
+	const struct pme_unit *units;
+	const struct pme_range *rng;
+	const char *const *kinds;
+	struct pme_bucket *bk;
+	size_t ng = pme_bucketfile_groups(bf, &grp), nk, g, i;
+	int abs = (pme_bucketfile_info(bf)->options & PME_OPT_ABSADDR) != 0;
+	struct pme_report_row row;
+
+	pme_bucketfile_units(bf, &units);
+	pme_bucketfile_ranges(bf, &rng);
+	pme_bucketfile_buckets(bf, &bk);
+	nk = pme_bucketfile_kinds(bf, &kinds);
+	for (g = 0; g < ng; g++) {
+		if (pme_report_group(rep, grp[g].statement, err) == -1)
+			return -1;
+		for (i = grp[g].first; i < grp[g].first + grp[g].count; i++) {
+			const struct pme_unit *u = &units[bk[i].unit];
+			uint64_t lo = UINT64_MAX, hi = 0, base;
+			uint32_t j;
+
+			for (j = 0; j < bk[i].nranges; j++) {
+				const struct pme_range *r = &rng[bk[i].range +
+				    j];
+
+				if (r->start < lo)
+					lo = r->start;
+				if (r->end - 1 > hi)
+					hi = r->end - 1;
+			}
+			if (bk[i].nranges == 0)
+				lo = 0;
+			base = abs ? 0 : unit_low(u, rng, lo);
+			memset(&row, 0, sizeof(row));
+			row.name = u->name;
+			row.kind = u->kind < nk ? kinds[u->kind] : "";
+			row.unit = bk[i].unit;
+			row.bucket = (uint32_t)i;
+			row.abs_start = lo;
+			row.abs_last = hi;
+			row.start = lo - base;
+			row.last = hi - base;
+			row.count = bk[i].count;
+			if (pme_report_row(rep, &row, err) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+line(struct pme_report *rep, const char *label, struct pme_error *err,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+line(struct pme_report *rep, const char *label, struct pme_error *err,
+    const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return pme_report_summary(rep, label, buf, err);
+}
+
+/* The outside-bucket shares: the bucket file's modules, the mappings of
+ * none (this run), and for a filled file what is left of the total. */
+static int
+outside(struct pme_report *rep, struct pme_bucketfile *bf,
+    const struct tally *t, uint64_t total, uint64_t inside,
+    struct pme_error *err)
+{
+	const struct pme_module *mods;
+	const struct pme_info *info = pme_bucketfile_info(bf);
+	size_t nm = pme_bucketfile_modules(bf, &mods), n = 0, i;
+	struct share *sh = calloc(nm + (t ? t->nforeign : 0) + 1, sizeof(*sh));
+	uint64_t known = inside + info->unmapped;
+	int rc = 0;
+
+	if (sh == NULL)
+		return histo_err(err, PME_ENOMEM, "out of memory");
+	for (i = 0; i < nm; i++) {
+		known += mods[i].outside;
+		if (mods[i].outside == 0)
+			continue;
+		sh[n].name = mods[i].path[0] ? base_name(mods[i].path) :
+		    "(main program)";
+		sh[n++].count = mods[i].outside;
+	}
+	for (i = 0; t != NULL && i < t->nforeign; i++) {
+		known += t->foreign[i].count;
+		if (t->foreign[i].count == 0)
+			continue;
+		sh[n].name = base_name(t->foreign[i].path);
+		sh[n++].count = t->foreign[i].count;
+	}
+	if (total > known) {
+		sh[n].name = t ? "(earlier runs, other modules)" :
+		    "(other modules)";
+		sh[n++].count = total - known;
+	}
+	qsort(sh, n, sizeof(*sh), cmp_share);
+	if (n == 0)
+		rc = line(rep, "Outside buckets", err, "none");
+	for (i = 0; i < n && rc == 0; i++)
+		rc = line(rep, i == 0 ? "Outside buckets" : "", err,
+		    "%s %.1f%% (%" PRIu64 ")", sh[i].name,
+		    pct(sh[i].count, total), sh[i].count);
+	free(sh);
+	return rc;
+}
+
+static const char *
+measure_name(uint32_t m)
+{
+	switch (m) {
+	case PME_MEASURE_CLOCK:
+		return "clock samples";
+	case PME_MEASURE_INSTR:
+		return "executed instructions";
+	case PME_MEASURE_PAGEFAULT:
+		return "page faults";
+	case PME_MEASURE_BYTES:
+		return "bytes allocated";
+	default:
+		return "nothing yet (an empty bucket file)";
+	}
+}
+
+static const char *
+method_name(uint32_t m)
+{
+	switch (m) {
+	case PME_METHOD_PERF:
+		return "perf_event_open";
+	case PME_METHOD_TIMER:
+		return "timer_create";
+	case PME_METHOD_ITIMER:
+		return "setitimer";
+	case PME_METHOD_TEST:
+		return "test writer";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *
+event_name(uint32_t e)
+{
+	switch (e) {
+	case PME_EVENT_CPU_CLOCK:
+		return ", cpu-clock";
+	case PME_EVENT_TASK_CLOCK:
+		return ", task-clock";
+	case PME_EVENT_PROF:
+		return ", ITIMER_PROF";
+	default:
+		return "";
+	}
+}
+
+static int
+interval(struct pme_report *rep, uint64_t period, struct pme_error *err)
+{
+	if (period == 0)
+		return 0;
+	return line(rep, "Sampling interval", err, "%g ms (%g Hz)",
+	    (double)period / 1e6, 1e9 / (double)period);
+}
+
+static int
+run_lines(struct pme_report *rep, const struct report_input *in,
+    struct pme_error *err)
+{
+	const struct tally *t = in->tally;
+	int rc = 0;
+
+	if (t->periods_differ)
+		rc |= line(rep, "", err, "(the sample files' intervals "
+		    "differ)");
+	rc |= line(rep, "Duration", err, "%.2f s", (double)t->duration / 1e9);
+	rc |= line(rep, "Processes", err, "%" PRIu64, t->processes);
+	rc |= line(rep, "Threads", err, "%" PRIu64, t->threads);
+	if (t->command != NULL)
+		rc |= line(rep, "Command", err, "%s", t->command);
+	rc |= line(rep, "Method", err, "%s%s", method_name(t->method),
+	    event_name(t->event));
+	if (t->note != NULL)
+		rc |= line(rep, "Note", err, "%s", t->note);
+	if (t->status >= 0)
+		rc |= line(rep, "Exit status", err, "%d", t->status);
+	if (t->quick_path != NULL)
+		rc |= line(rep, "Buckets", err, "routines of %s (-x)",
+		    t->quick_path);
+	return rc ? -1 : 0;
+}
+
+static int
+summary(struct pme_report *rep, struct pme_bucketfile *bf,
+    const struct report_input *in, uint64_t total, uint64_t inside,
+    struct pme_error *err)
+{
+	const struct pme_info *info = pme_bucketfile_info(bf);
+	int rc = 0;
+	size_t i;
+
+	rc |= line(rep, "Bucket file", err, "%s", in->bucket_in);
+	if (in->bucket_out != NULL)
+		rc |= line(rep, "Filled bucket file", err, "%s",
+		    in->bucket_out);
+	for (i = 0; i < in->nsamples; i++)
+		rc |= line(rep, i == 0 ? "Sample files" : "", err, "%s",
+		    in->samples[i]);
+	rc |= line(rep, "Counts", err, "%s", measure_name(info->measure));
+	rc |= line(rep, "Total", err, "%" PRIu64, total);
+	rc |= line(rep, "In buckets", err, "%" PRIu64 " (%.1f%%)", inside,
+	    pct(inside, total));
+	if (rc == 0)
+		rc = outside(rep, bf, in->tally, total, inside, err);
+	rc |= line(rep, "Unmapped", err, "%" PRIu64 " (%.1f%%)",
+	    info->unmapped, pct(info->unmapped, total));
+	rc |= line(rep, "Lost samples", err, "%" PRIu64 " (%.1f%% of those "
+	    "taken)", info->lost, pct(info->lost, total + info->lost));
+	rc |= line(rep, "Runs", err, "%" PRIu64, info->runs);
+	rc |= interval(rep, info->period, err);
+	if (rc == 0 && in->tally != NULL)
+		rc = run_lines(rep, in, err);
+	return rc ? -1 : 0;
+}
+
+struct pme_report *
+report_build(struct pme_bucketfile *bf, const struct report_input *in,
+    struct pme_error *err)
+{
+	struct pme_info *info = pme_bucketfile_info(bf);
+	const struct pme_module *mods;
+	struct pme_bucket *bk;
+	struct pme_report *rep;
+	size_t nb = pme_bucketfile_buckets(bf, &bk), i;
+	size_t nm = pme_bucketfile_modules(bf, &mods);
+	uint64_t inside = 0, known, total;
+
+	for (i = 0; i < nb; i++)
+		inside += bk[i].count;
+	known = inside + info->unmapped;
+	for (i = 0; i < nm; i++)
+		known += mods[i].outside;
+	total = info->total > known ? info->total : known;
+	if ((rep = pme_report_new(NULL, total, err)) == NULL)
+		return NULL;
+	pme_report_options(rep, in->flags, in->cutoff);
+	if (add_rows(rep, bf, err) == -1 ||
+	    summary(rep, bf, in, total, inside, err) == -1) {
+		pme_report_free(rep);
+		return NULL;
+	}
+	return rep;
+}
