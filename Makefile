@@ -45,6 +45,7 @@ PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto trace/pmetrace
 # names to EXTRA_INSTALL, EXTRA_UNINSTALL and EXTRA_CLEAN (made by install,
 # uninstall and clean).
 -include trace/trace.mk
+-include sample/sample.mk
 
 # The modules of pmebuild other than its main, for the unit tests and the
 # .PMD fuzz target.

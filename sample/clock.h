@@ -1,0 +1,68 @@
+/*
+ * clock.h - the pmeclock launcher's modules: the command line and the
+ * child (pmeclock.c), the perf_event_open method (perf.c) and the
+ * collector of the preloaded runtime's messages (collect.c).
+ */
+#ifndef PMECLOCK_CLOCK_H
+#define PMECLOCK_CLOCK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pme_sample.h"
+
+extern const char *prog;
+
+struct clockopts {
+	const char	*out;		/* sample file, "-": standard output */
+	uint64_t	 period;	/* ns */
+	int		 method;	/* enum pme_method, NONE: automatic */
+	int		 callchain;
+	int		 quiet, verbose;
+	char		**argv;		/* the command */
+	int		 argc;
+	char		 note[512];	/* why this method ran, or empty */
+};
+
+/* The command, forked and stopped before its exec until child_go(). */
+struct child {
+	pid_t	 pid;
+	int	 go;		/* write end: a byte lets the child exec */
+	int	 err;		/* read end: the child's errno if exec failed */
+	int	 sigfd;		/* read end of the SIGCHLD self-pipe */
+	int	 status;	/* as a shell gives it, once reaped */
+	int	 reaped;
+	int	 tostderr;	/* the child's stdout goes to stderr */
+	const char *cmd;
+};
+
+/* Lets the child exec; returns 0, or after saying why it could not, the
+ * shell's status for that (127 not found, 126). */
+int	child_go(struct child *c);
+/* Reaps the child if it has ended; returns 1 when it has. */
+int	child_poll(struct child *c);
+/* Nanoseconds of CLOCK_MONOTONIC / CLOCK_REALTIME. */
+uint64_t now_mono(void);
+uint64_t now_real(void);
+
+/*
+ * perf method.  perf_probe() returns 0 when perf_event_open works here,
+ * else -1 with o->note saying why.  perf_run() opens the events on the
+ * child, lets it exec and records until it ends.  Returns 0; -1 (said)
+ * when it failed, before the exec if c->go is still open; or child_go()'s
+ * status when the command could not be executed.
+ */
+int	perf_probe(struct clockopts *o);
+int	perf_run(struct clockopts *o, struct child *c,
+	    struct pme_samplewriter *w, struct pme_sample_close *cl);
+
+/*
+ * Preload method.  collect_prepare() makes the pipe and sets the
+ * environment the child inherits (before the fork); collect_run() lets
+ * the child exec and writes what the runtime sends until it ends.
+ */
+int	collect_prepare(struct clockopts *o, const char *runtime);
+int	collect_run(struct clockopts *o, struct child *c,
+	    struct pme_samplewriter *w, struct pme_sample_close *cl);
+
+#endif /* PMECLOCK_CLOCK_H */

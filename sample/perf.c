@@ -1,0 +1,810 @@
+/*
+ * perf.c - pmeclock's perf_event_open method, as `perf record -- cmd`
+ * does it: one software cpu-clock event per online CPU on the stopped
+ * child, inherited by its threads and children, enabled at its exec; the
+ * ring buffers' records are converted to sample file records.
+ *
+ * The event is PERF_COUNT_SW_CPU_CLOCK with a fixed period: an hrtimer
+ * runs while a task of the child is on a CPU, so each sample stands for
+ * one period of CPU time (what the seed's clock interrupt measured) and
+ * it is what `perf record` uses by default.  TASK_CLOCK measures the same
+ * time but through the task's clock, which the kernel only updates at
+ * context switches and ticks; it gives no better samples.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "clock.h"
+
+#define RING_PAGES	128		/* data pages per CPU (512 KiB) */
+#define MAX_CPUS	1024
+#define DELETED_SUFFIX	" (deleted)"
+
+struct ring {
+	int		 fd;
+	int		 cpu;
+	struct perf_event_mmap_page *meta;
+	uint8_t		*data;
+	size_t		 size;		/* of data, a power of two */
+};
+
+/* A record copied out of a ring, to be sorted by time. */
+struct rec {
+	uint64_t	 time;
+	uint64_t	 seq;
+	struct perf_event_header *h;
+};
+
+/* The link-time address of a mapping's file offset, per file. */
+struct vcache {
+	char		*path;
+	uint64_t	 dev, ino, pgoff;
+	uint64_t	 vaddr;
+	uint8_t		 buildid[64];
+	uint32_t	 idlen;
+	int		 ok;
+};
+
+/* A process that has just exec'd: its next executable file mapping is
+ * its main program. */
+struct execwait {
+	uint32_t	 pid;
+	int		 waiting;
+};
+
+struct perfstate {
+	struct clockopts *o;
+	struct pme_samplewriter *w;
+	struct ring	*rings;
+	int		 nrings;
+	struct rec	*recs;
+	size_t		 nrecs, caprecs;
+	uint8_t		*arena;
+	size_t		 narena, caparena;
+	uint64_t	 seq;
+	struct vcache	*vc;
+	size_t		 nvc;
+	struct execwait	*ew;
+	size_t		 new, capew;
+	uint32_t	*tids;		/* open-addressed set, 0 empty */
+	size_t		 ntids, captids;
+	uint64_t	 samples, lost;
+	uint64_t	*frames;
+	int		 failed;
+};
+
+static int exclude_kernel = -1;	/* decided by perf_probe() */
+
+static long
+perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+static void
+fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_period = o->period;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (o->callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->disabled = 1;
+	a->inherit = 1;
+	a->enable_on_exec = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->exclude_kernel = ek;
+	a->exclude_hv = 1;
+	/* The reports want the program's own frames. */
+	a->exclude_callchain_kernel = 1;
+	/* Times on CLOCK_MONOTONIC, the clock the runtime uses too. */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = RING_PAGES * 4096 / 4;
+}
+
+/* The online CPUs, from sysfs ("0-3,5"); -1 if unknown. */
+static int
+online_cpus(int *cpus, int max)
+{
+	char buf[4096], *p;
+	int fd, n = 0, a, b;
+	ssize_t len;
+
+	if ((fd = open("/sys/devices/system/cpu/online", O_RDONLY |
+	    O_CLOEXEC)) < 0)
+		goto guess;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		goto guess;
+	buf[len] = '\0';
+	for (p = buf; *p != '\0' && *p != '\n'; ) {
+		a = (int)strtol(p, &p, 10);
+		b = a;
+		if (*p == '-')
+			b = (int)strtol(p + 1, &p, 10);
+		for (; a <= b && n < max; a++)
+			cpus[n++] = a;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0' && *p != '\n')
+			goto guess;
+	}
+	if (n > 0)
+		return n;
+guess:
+	for (n = 0; n < max && n < sysconf(_SC_NPROCESSORS_ONLN); n++)
+		cpus[n] = n;
+	return n > 0 ? n : -1;
+}
+
+static int
+paranoid(void)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = -99;
+
+	if (fp != NULL) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = -99;
+		fclose(fp);
+	}
+	return v;
+}
+
+/* Opens the event on pid on every online CPU; -1 with errno. */
+static int
+open_all(const struct clockopts *o, pid_t pid, int ek, int *fds, int *cpus,
+    int *n)
+{
+	struct perf_event_attr a;
+	int ncpu, i, e;
+	long fd;
+
+	if ((ncpu = online_cpus(cpus, MAX_CPUS)) < 0) {
+		errno = ENODEV;
+		return -1;
+	}
+	fill_attr(&a, o, ek);
+	for (i = 0; i < ncpu; i++) {
+		if ((fd = perf_open(&a, pid, cpus[i])) < 0) {
+			e = errno;
+			while (i-- > 0)
+				close(fds[i]);
+			errno = e;
+			return -1;
+		}
+		fds[i] = (int)fd;
+	}
+	*n = ncpu;
+	return 0;
+}
+
+int
+perf_probe(struct clockopts *o)
+{
+	int fds[MAX_CPUS], cpus[MAX_CPUS], n, i, e, p;
+
+	if (getenv("PMECLOCK_NOPERF") != NULL) {
+		snprintf(o->note, sizeof(o->note), "perf_event_open not "
+		    "tried (PMECLOCK_NOPERF is set)");
+		return -1;
+	}
+	/* Kernel samples too where allowed: system calls are the
+	 * program's CPU time as well. */
+	for (exclude_kernel = 0; exclude_kernel < 2; exclude_kernel++) {
+		if (open_all(o, getpid(), exclude_kernel, fds, cpus,
+		    &n) == 0) {
+			for (i = 0; i < n; i++)
+				close(fds[i]);
+			if (exclude_kernel && o->verbose)
+				fprintf(stderr, "%s: perf_event_paranoid is "
+				    "%d: kernel samples excluded\n", prog,
+				    paranoid());
+			return 0;
+		}
+		if (errno != EACCES && errno != EPERM)
+			break;
+	}
+	e = errno;
+	p = paranoid();
+	if (e == EACCES || e == EPERM)
+		snprintf(o->note, sizeof(o->note), "perf_event_open refused "
+		    "(%s): perf_event_paranoid is %d%s", strerror(e), p,
+		    p <= 2 ? " (a seccomp filter or a container?)" : "");
+	else if (e == ENOSYS)
+		snprintf(o->note, sizeof(o->note), "perf_event_open is not "
+		    "in this kernel (%s)", strerror(e));
+	else
+		snprintf(o->note, sizeof(o->note), "perf_event_open has no "
+		    "software cpu-clock here (%s)", strerror(e));
+	return -1;
+}
+
+/* ------------------------------------------------------ reading rings */
+
+static void *
+grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	if ((q = realloc(p, c * size)) == NULL)
+		return NULL;
+	*cap = c;
+	return q;
+}
+
+/* Copies the records of ring r into ps->arena (offsets kept in recs). */
+static int
+read_ring(struct perfstate *ps, struct ring *r)
+{
+	uint64_t head, tail, mask = r->size - 1;
+	struct perf_event_header hd;
+	size_t off, first;
+	uint8_t *dst;
+	void *p;
+
+	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	tail = r->meta->data_tail;
+	while (tail + sizeof(hd) <= head) {
+		off = (size_t)(tail & mask);
+		first = r->size - off;
+		if (first >= sizeof(hd))
+			memcpy(&hd, r->data + off, sizeof(hd));
+		else {
+			memcpy(&hd, r->data + off, first);
+			memcpy((uint8_t *)&hd + first, r->data,
+			    sizeof(hd) - first);
+		}
+		if (hd.size < sizeof(hd) || tail + hd.size > head)
+			break;
+		if ((p = grow(ps->arena, &ps->caparena, ps->narena + hd.size +
+		    8, 1)) == NULL)
+			return -1;
+		ps->arena = p;
+		dst = ps->arena + ps->narena;
+		if (first >= hd.size)
+			memcpy(dst, r->data + off, hd.size);
+		else {
+			memcpy(dst, r->data + off, first);
+			memcpy(dst + first, r->data, hd.size - first);
+		}
+		if ((p = grow(ps->recs, &ps->caprecs, ps->nrecs + 1,
+		    sizeof(*ps->recs))) == NULL)
+			return -1;
+		ps->recs = p;
+		/* The pointer is fixed up once the arena stops moving. */
+		ps->recs[ps->nrecs].h = (void *)(uintptr_t)ps->narena;
+		ps->recs[ps->nrecs].seq = ps->seq++;
+		ps->nrecs++;
+		ps->narena += (hd.size + 7) & ~(size_t)7;
+		tail += hd.size;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static uint64_t
+get64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t
+get32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A record's time: in the body of a sample, else in its sample_id. */
+static uint64_t
+rec_time(const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		return h->size >= 32 ? get64(p + 24) : 0;
+	return h->size >= sizeof(*h) + 24 ? get64(p + h->size - 16) : 0;
+}
+
+static int
+cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* -------------------------------------------------------- converting */
+
+static void
+add_tid(struct perfstate *ps, uint32_t tid)
+{
+	size_t i, cap;
+	uint32_t *old;
+
+	if (tid == 0)
+		return;
+	if (ps->ntids * 2 >= ps->captids) {
+		old = ps->tids;
+		cap = ps->captids ? ps->captids * 2 : 256;
+		if ((ps->tids = calloc(cap, sizeof(*ps->tids))) == NULL) {
+			ps->tids = old;
+			return;
+		}
+		ps->captids = cap;
+		ps->ntids = 0;
+		for (i = 0; old != NULL && i < cap / 2; i++)
+			if (old[i] != 0)
+				add_tid(ps, old[i]);
+		free(old);
+	}
+	for (i = (tid * 2654435761u) & (ps->captids - 1); ps->tids[i] != 0;
+	    i = (i + 1) & (ps->captids - 1))
+		if (ps->tids[i] == tid)
+			return;
+	ps->tids[i] = tid;
+	ps->ntids++;
+}
+
+static struct execwait *
+execwait(struct perfstate *ps, uint32_t pid, int add)
+{
+	size_t i;
+	void *p;
+
+	for (i = 0; i < ps->new; i++)
+		if (ps->ew[i].pid == pid)
+			return &ps->ew[i];
+	if (!add || (p = grow(ps->ew, &ps->capew, ps->new + 1,
+	    sizeof(*ps->ew))) == NULL)
+		return NULL;
+	ps->ew = p;
+	ps->ew[ps->new].pid = pid;
+	ps->ew[ps->new].waiting = 0;
+	return &ps->ew[ps->new++];
+}
+
+static void
+werr(struct perfstate *ps, const struct pme_error *err)
+{
+	if (!ps->failed)
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(err));
+	ps->failed = 1;
+}
+
+static void
+conv_sample(struct perfstate *ps, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	const uint8_t *end = (const uint8_t *)h + h->size;
+	struct pme_sample s;
+	struct pme_error err;
+	uint64_t nr, ip, i;
+
+	if (end - p < 40)
+		return;
+	memset(&s, 0, sizeof(s));
+	s.pc = get64(p);
+	s.pid = get32(p + 8);
+	s.tid = get32(p + 12);
+	s.time = get64(p + 16);
+	s.cpu = get32(p + 24);
+	s.weight = get64(p + 32);
+	p += 40;
+	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+	    PERF_RECORD_MISC_KERNEL)
+		s.flags |= PME_SAMPLE_KERNEL;
+	if (ps->o->callchain && end - p >= 8) {
+		nr = get64(p);
+		p += 8;
+		if (nr > (uint64_t)(end - p) / 8)
+			nr = (uint64_t)(end - p) / 8;
+		for (i = 0; i < nr; i++) {
+			ip = get64(p + 8 * i);
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+				continue;	/* a context marker */
+			/* The chain starts with the pc itself. */
+			if (s.nframes == 0 && ip == s.pc)
+				continue;
+			if (s.nframes < 512)
+				ps->frames[s.nframes++] = ip;
+		}
+		s.frames = ps->frames;
+	}
+	add_tid(ps, s.tid);
+	ps->samples++;
+	if (pme_samplewriter_sample(ps->w, &s, &err) < 0)
+		werr(ps, &err);
+}
+
+/* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
+static int
+mapping_vaddr(struct perfstate *ps, struct pme_mapping *m, uint64_t dev,
+    uint64_t ino, uint8_t *buildid)
+{
+	struct pme_error err;
+	struct stat st;
+	struct vcache *v;
+	char alt[PATH_MAX];
+	size_t i;
+	void *p;
+
+	for (i = 0; i < ps->nvc; i++) {
+		v = &ps->vc[i];
+		if (v->ino == ino && v->dev == dev && v->pgoff == m->offset &&
+		    strcmp(v->path, m->path) == 0)
+			goto found;
+	}
+	if ((p = realloc(ps->vc, (ps->nvc + 1) * sizeof(*ps->vc))) == NULL)
+		return -1;
+	ps->vc = p;
+	v = &ps->vc[ps->nvc];
+	memset(v, 0, sizeof(*v));
+	if ((v->path = strdup(m->path)) == NULL)
+		return -1;
+	ps->nvc++;
+	v->dev = dev;
+	v->ino = ino;
+	v->pgoff = m->offset;
+	/* The file named may be gone or replaced: the mapped one is read
+	 * through /proc while the process lives. */
+	if (!(m->flags & PME_MAP_DELETED) && stat(m->path, &st) == 0 &&
+	    st.st_ino == ino && st.st_dev == dev)
+		v->ok = pme_elf_vaddr(m->path, m->offset, &v->vaddr,
+		    v->buildid, &v->idlen, &err) == 0;
+	if (!v->ok) {
+		snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx",
+		    m->pid, (unsigned long long)m->start,
+		    (unsigned long long)m->end);
+		v->ok = pme_elf_vaddr(alt, m->offset, &v->vaddr, v->buildid,
+		    &v->idlen, &err) == 0;
+	}
+	if (!v->ok && (m->flags & PME_MAP_MAIN)) {
+		snprintf(alt, sizeof(alt), "/proc/%u/exe", m->pid);
+		v->ok = pme_elf_vaddr(alt, m->offset, &v->vaddr, v->buildid,
+		    &v->idlen, &err) == 0;
+	}
+	if (!v->ok) {
+		if (ps->o->verbose)
+			fprintf(stderr, "%s: '%s': link-time address "
+			    "unknown: %s\n", prog, m->path,
+			    pme_strerror(&err));
+		/* Not a readable file: pc - start + offset. */
+		v->vaddr = m->offset;
+		v->idlen = 0;
+		if (!(m->flags & PME_MAP_DELETED) && stat(m->path, &st) < 0)
+			m->flags |= PME_MAP_DELETED;
+	}
+found:
+	m->vaddr = v->vaddr;
+	memcpy(buildid, v->buildid, v->idlen);
+	m->buildid = v->idlen ? buildid : NULL;
+	m->buildid_len = v->idlen;
+	return 0;
+}
+
+static void
+conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	const uint8_t *end = (const uint8_t *)h + h->size;
+	struct pme_mapping m;
+	struct pme_error err;
+	struct execwait *ew;
+	uint8_t buildid[64];
+	char path[PATH_MAX];
+	uint64_t dev, ino;
+	size_t len, sl = strlen(DELETED_SUFFIX);
+	uint32_t prot;
+
+	if (end - p < 64)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.pid = get32(p);
+	m.start = get64(p + 8);
+	m.end = m.start + get64(p + 16);
+	m.offset = get64(p + 24);
+	dev = makedev(get32(p + 32), get32(p + 36));
+	ino = get64(p + 40);
+	prot = get32(p + 56);
+	len = strnlen((const char *)p + 64, (size_t)(end - p - 64));
+	if (!(prot & PROT_EXEC) || len == 0 || len >= sizeof(path) ||
+	    p[64] != '/')
+		return;		/* anonymous memory, [vdso], ... */
+	memcpy(path, p + 64, len);
+	path[len] = '\0';
+	m.flags = PME_MAP_EXEC;
+	if (len > sl && strcmp(path + len - sl, DELETED_SUFFIX) == 0) {
+		path[len - sl] = '\0';
+		m.flags |= PME_MAP_DELETED;
+	}
+	m.path = path;
+	m.time = rec_time(h);
+	if ((ew = execwait(ps, m.pid, 0)) != NULL && ew->waiting) {
+		m.flags |= PME_MAP_MAIN;
+		ew->waiting = 0;
+	}
+	if (mapping_vaddr(ps, &m, dev, ino, buildid) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		ps->failed = 1;
+		return;
+	}
+	if (pme_samplewriter_mapping(ps->w, &m, &err) < 0)
+		werr(ps, &err);
+}
+
+static void
+conv_task(struct perfstate *ps, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	const uint8_t *end = (const uint8_t *)h + h->size;
+	struct pme_thread t;
+	struct pme_error err;
+	struct execwait *ew;
+	char name[64];
+	size_t len;
+
+	memset(&t, 0, sizeof(t));
+	if (end - p < 8)
+		return;
+	t.pid = get32(p);
+	t.time = rec_time(h);
+	if (h->type == PERF_RECORD_COMM) {
+		t.tid = get32(p + 4);
+		len = strnlen((const char *)p + 8, (size_t)(end - p - 8));
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, p + 8, len);
+		name[len] = '\0';
+		t.name = name;
+		t.kind = PME_THREAD_COMM;
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+			t.kind = PME_THREAD_EXEC;
+			if ((ew = execwait(ps, t.pid, 1)) != NULL)
+				ew->waiting = 1;
+		}
+	} else {
+		if (end - p < 24)
+			return;
+		t.ppid = get32(p + 4);
+		t.tid = get32(p + 8);
+		t.ptid = get32(p + 12);
+		t.time = get64(p + 16);
+		t.kind = h->type == PERF_RECORD_FORK ? PME_THREAD_FORK :
+		    PME_THREAD_EXIT;
+		if (t.kind == PME_THREAD_EXIT) {
+			t.ppid = t.ptid = 0;
+			if (t.pid == t.tid && (ew = execwait(ps, t.pid, 0)))
+				ew->waiting = 0;
+		}
+	}
+	add_tid(ps, t.tid);
+	if (pme_samplewriter_thread(ps->w, &t, &err) < 0)
+		werr(ps, &err);
+}
+
+static void
+convert(struct perfstate *ps, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		conv_sample(ps, h);
+		break;
+	case PERF_RECORD_MMAP2:
+		conv_mmap2(ps, h);
+		break;
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		conv_task(ps, h);
+		break;
+	case PERF_RECORD_LOST:
+		if (h->size >= sizeof(*h) + 16)
+			ps->lost += get64(p + 8);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size >= sizeof(*h) + 8)
+			ps->lost += get64(p);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Reads every ring, then converts what was read in time order. */
+static int
+drain(struct perfstate *ps)
+{
+	size_t i;
+	int r;
+
+	ps->nrecs = ps->narena = 0;
+	for (r = 0; r < ps->nrings; r++)
+		if (read_ring(ps, &ps->rings[r]) < 0) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return -1;
+		}
+	for (i = 0; i < ps->nrecs; i++) {
+		ps->recs[i].h = (void *)(ps->arena +
+		    (uintptr_t)ps->recs[i].h);
+		ps->recs[i].time = rec_time(ps->recs[i].h);
+	}
+	qsort(ps->recs, ps->nrecs, sizeof(*ps->recs), cmp_rec);
+	for (i = 0; i < ps->nrecs && !ps->failed; i++)
+		convert(ps, ps->recs[i].h);
+	return ps->failed ? -1 : 0;
+}
+
+static void
+close_rings(struct perfstate *ps)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int r;
+
+	for (r = 0; r < ps->nrings; r++) {
+		if (ps->rings[r].meta != NULL)
+			munmap(ps->rings[r].meta, (RING_PAGES + 1) *
+			    (size_t)pg);
+		close(ps->rings[r].fd);
+	}
+	free(ps->rings);
+}
+
+static void
+free_state(struct perfstate *ps)
+{
+	size_t i;
+
+	close_rings(ps);
+	for (i = 0; i < ps->nvc; i++)
+		free(ps->vc[i].path);
+	free(ps->vc);
+	free(ps->recs);
+	free(ps->arena);
+	free(ps->ew);
+	free(ps->tids);
+	free(ps->frames);
+}
+
+static int
+setup(struct perfstate *ps, struct child *c)
+{
+	int fds[MAX_CPUS], cpus[MAX_CPUS], n, i;
+	long pg = sysconf(_SC_PAGESIZE);
+	void *m;
+
+	if (open_all(ps->o, c->pid, exclude_kernel, fds, cpus, &n) < 0) {
+		fprintf(stderr, "%s: perf_event_open: %s\n", prog,
+		    strerror(errno));
+		return -1;
+	}
+	if ((ps->rings = calloc((size_t)n, sizeof(*ps->rings))) == NULL) {
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		return -1;
+	}
+	ps->nrings = n;
+	for (i = 0; i < n; i++) {
+		ps->rings[i].fd = fds[i];
+		ps->rings[i].cpu = cpus[i];
+	}
+	for (i = 0; i < n; i++) {
+		m = mmap(NULL, (RING_PAGES + 1) * (size_t)pg, PROT_READ |
+		    PROT_WRITE, MAP_SHARED, fds[i], 0);
+		if (m == MAP_FAILED) {
+			fprintf(stderr, "%s: mmap of the perf ring buffer: "
+			    "%s\n", prog, strerror(errno));
+			return -1;
+		}
+		ps->rings[i].meta = m;
+		ps->rings[i].data = (uint8_t *)m + pg;
+		ps->rings[i].size = RING_PAGES * (size_t)pg;
+	}
+	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL)
+		return -1;
+	return 0;
+}
+
+int
+perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
+    struct pme_sample_close *cl)
+{
+	struct pollfd pfd[MAX_CPUS + 1];
+	struct perfstate ps;
+	struct pme_error err;
+	uint64_t last;
+	int r, rc = 0, done;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.o = o;
+	ps.w = w;
+	if (setup(&ps, c) < 0) {
+		free_state(&ps);
+		return -1;
+	}
+	if ((rc = child_go(c)) != 0) {
+		free_state(&ps);
+		return rc;
+	}
+	for (r = 0; r < ps.nrings; r++) {
+		pfd[r].fd = ps.rings[r].fd;
+		pfd[r].events = POLLIN;
+	}
+	pfd[ps.nrings].fd = c->sigfd;
+	pfd[ps.nrings].events = POLLIN;
+	last = now_mono();
+	do {
+		if (poll(pfd, (nfds_t)ps.nrings + 1, 250) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", prog,
+			    strerror(errno));
+			rc = -1;
+		}
+		/* An event whose task has gone reports POLLHUP for good. */
+		for (r = 0; r < ps.nrings; r++)
+			if (pfd[r].revents & (POLLHUP | POLLERR))
+				pfd[r].fd = -1;
+		done = child_poll(c);
+		if (drain(&ps) < 0)
+			rc = -1;
+		if (now_mono() - last >= 1000000000u) {
+			if (pme_samplewriter_flush(w, &err) < 0)
+				werr(&ps, &err);
+			last = now_mono();
+		}
+	} while (!done && rc == 0 && !ps.failed);
+	if (!done) {
+		/* The file failed: the program runs on, unrecorded. */
+		pfd[0] = pfd[ps.nrings];
+		close_rings(&ps);
+		ps.rings = NULL;
+		ps.nrings = 0;
+		while (!child_poll(c))
+			poll(pfd, 1, -1);
+	}
+	cl->samples = ps.samples;
+	cl->lost = ps.lost;
+	cl->threads = (uint32_t)ps.ntids;
+	free_state(&ps);
+	return ps.failed ? -1 : rc;
+}

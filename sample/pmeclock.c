@@ -1,0 +1,625 @@
+/*
+ * pmeclock - runs a command and samples its program counter into a sample
+ * file (.PMS).  See pmeclock(1).  Two methods: perf_event_open software
+ * clocks (perf.c) and, where the kernel refuses them, the libpmeclock
+ * runtime preloaded into the command (collect.c, runtime.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include "clock.h"
+
+#ifndef PMECLOCK_RUNTIME
+#define PMECLOCK_RUNTIME "/usr/local/lib/pme/libpmeclock.so"
+#endif
+
+#define DEFAULT_PMS	"PMEFILE.PMS"
+#define MIN_PERIOD	10000ull		/* 10 us: 100 kHz */
+#define MAX_PERIOD	10000000000ull		/* 10 s */
+
+const char *prog = "pmeclock";
+
+static volatile sig_atomic_t child_pid;
+static int sigpipe_w = -1;
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp, "usage: pmeclock [-gqv] [-F hz | -i interval] "
+	    "[-m method] [-o output] [--]\n"
+	    "                command [argument ...]\n");
+}
+
+static void
+help(void)
+{
+	usage(stdout);
+	printf("\n"
+	    "Runs command and samples its program counter into a sample "
+	    "file.\n\n"
+	    "  -o output     sample file, default %s ('-': standard "
+	    "output)\n"
+	    "  -i interval   CPU time between samples: 10ms (default), "
+	    "250us, 1ms, ...\n"
+	    "  -F hz         samples per second of CPU time instead "
+	    "(up to 100000)\n"
+	    "  -g            record call chains\n"
+	    "  -m method     perf, timer or itimer (default: perf where "
+	    "the kernel allows)\n"
+	    "  -q            no messages but errors;  -v  more messages\n"
+	    "  -h, --help    this text;  -V, --version  the version\n",
+	    DEFAULT_PMS);
+}
+
+uint64_t
+now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t
+now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* name, or name with ext when its last component has no extension. */
+static char *
+with_ext(const char *name, const char *ext)
+{
+	const char *base = strrchr(name, '/');
+	char *s;
+
+	base = base ? base + 1 : name;
+	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
+		return strdup(name);
+	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
+		strcpy(s, name);
+		strcat(s, ext);
+	}
+	return s;
+}
+
+/* "10ms", "250us", "1s", "5000ns"; a bare number is milliseconds. */
+static int
+parse_interval(const char *s, uint64_t *ns)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "", 1e6 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 }
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v > 0))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].u) == 0) {
+			v *= units[i].mul;
+			if (v < MIN_PERIOD || v > MAX_PERIOD)
+				return -1;
+			*ns = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	return -1;
+}
+
+static int
+parse_hz(const char *s, uint64_t *ns)
+{
+	char *end;
+	unsigned long hz;
+
+	errno = 0;
+	hz = strtoul(s, &end, 10);
+	if (end == s || *end != '\0' || errno || hz == 0 ||
+	    1000000000ull / hz < MIN_PERIOD)
+		return -1;
+	*ns = 1000000000ull / hz;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the child */
+
+static void
+on_chld(int sig)
+{
+	int e = errno;
+	char c = 0;
+
+	(void)sig;
+	if (sigpipe_w >= 0)
+		(void)!write(sigpipe_w, &c, 1);
+	errno = e;
+}
+
+/*
+ * Signals sent to pmeclock with kill(2) go on to the command; those the
+ * terminal sends (si_code > 0) reached the command's process group
+ * already.
+ */
+static void
+on_forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child_pid > 0 && si->si_code <= 0)
+		kill(child_pid, sig);
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+    SIGUSR1, SIGUSR2, SIGALRM };
+
+static void
+child_signals(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	sa.sa_handler = on_chld;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+static void
+exec_child(struct clockopts *o, int go, int err, int tostderr)
+{
+	struct sigaction sa;
+	sigset_t none;
+	char c;
+	int e;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Waits for the parent to set up; EOF means it gave up. */
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	close(go);
+	if (tostderr && dup2(2, 1) < 0)
+		_exit(127);
+	execvp(o->argv[0], o->argv);
+	e = errno;
+	(void)!write(err, &e, sizeof(e));
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+static int
+child_fork(struct clockopts *o, struct child *c)
+{
+	int gop[2], errp[2], sigp[2];
+
+	memset(c, 0, sizeof(*c));
+	if (pipe2(gop, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    pipe2(sigp, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	c->tostderr = strcmp(o->out, "-") == 0;
+	c->cmd = o->argv[0];
+	sigpipe_w = sigp[1];
+	c->sigfd = sigp[0];
+	child_signals();
+	fflush(NULL);
+	if ((c->pid = fork()) < 0) {
+		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	if (c->pid == 0) {
+		close(gop[1]);
+		close(errp[0]);
+		exec_child(o, gop[0], errp[1], c->tostderr);
+	}
+	child_pid = c->pid;
+	close(gop[0]);
+	close(errp[1]);
+	c->go = gop[1];
+	c->err = errp[0];
+	return 0;
+}
+
+/*
+ * Says why the command could not be executed, as a shell would; returns
+ * the shell's status for it.
+ */
+static int
+exec_failed(const char *cmd, int e)
+{
+	if (e == ENOENT) {
+		fprintf(stderr, "%s: '%s': command not found\n", prog, cmd);
+		return 127;
+	}
+	fprintf(stderr, "%s: '%s': cannot execute: %s\n", prog, cmd,
+	    strerror(e));
+	return 126;
+}
+
+int
+child_go(struct child *c)
+{
+	char one = 1;
+	ssize_t n;
+	int e = 0;
+
+	n = write(c->go, &one, 1);
+	close(c->go);
+	c->go = -1;
+	if (n == 1) {
+		while ((n = read(c->err, &e, sizeof(e))) < 0 && errno == EINTR)
+			;
+	}
+	close(c->err);
+	c->err = -1;
+	if (n <= 0)
+		return 0;
+	return exec_failed(c->cmd, e);
+}
+
+int
+child_poll(struct child *c)
+{
+	char buf[64];
+	int st;
+	pid_t p;
+
+	while (read(c->sigfd, buf, sizeof(buf)) > 0)
+		;
+	if (c->reaped)
+		return 1;
+	while ((p = waitpid(c->pid, &st, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (p != c->pid)
+		return 0;
+	c->reaped = 1;
+	child_pid = 0;
+	if (WIFEXITED(st))
+		c->status = WEXITSTATUS(st);
+	else if (WIFSIGNALED(st))
+		c->status = 128 + WTERMSIG(st);
+	return 1;
+}
+
+/* Kills a child that has not exec'd yet and reaps it. */
+static void
+child_abandon(struct child *c)
+{
+	if (c->go >= 0)
+		close(c->go);
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+}
+
+/* ------------------------------------------------------- the methods */
+
+/* CONFIG_HZ of the running kernel, 0 if unknown. */
+static unsigned
+kernel_hz(void)
+{
+	char path[PATH_MAX], line[256];
+	struct utsname u;
+	unsigned hz = 0;
+	gzFile gz;
+
+	if (uname(&u) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	if ((gz = gzopen(path, "r")) == NULL &&
+	    (gz = gzopen("/proc/config.gz", "r")) == NULL)
+		return 0;
+	while (gzgets(gz, line, sizeof(line)) != NULL)
+		if (sscanf(line, "CONFIG_HZ=%u", &hz) == 1)
+			break;
+	gzclose(gz);
+	return hz;
+}
+
+/* 0 if this kernel gives per-thread CPU-time timers, else -1 and why. */
+static int
+timer_probe(char *why, size_t n)
+{
+	struct sigevent sev;
+	timer_t t;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t) == 0) {
+		timer_delete(t);
+		return 0;
+	}
+	snprintf(why, n, "timer_create refused (%s)", strerror(errno));
+	return -1;
+}
+
+/* The preload library: next to this program (the build tree), else
+ * where make install puts it; PMECLOCK_RUNTIME in the environment wins. */
+static const char *
+find_runtime(char *buf, size_t n)
+{
+	const char *env = getenv("PMECLOCK_RUNTIME");
+	char self[PATH_MAX];
+	ssize_t len;
+	char *slash;
+
+	if (env != NULL && *env != '\0')
+		return env;
+	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[len] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL &&
+		    (size_t)(slash - self) + 17 <= n) {
+			memcpy(buf, self, (size_t)(slash - self));
+			strcpy(buf + (slash - self), "/libpmeclock.so");
+			if (access(buf, R_OK) == 0)
+				return buf;
+		}
+	}
+	return PMECLOCK_RUNTIME;
+}
+
+static const char *
+method_name(int m)
+{
+	switch (m) {
+	case PME_METHOD_PERF:
+		return "perf";
+	case PME_METHOD_TIMER:
+		return "timer";
+	case PME_METHOD_ITIMER:
+		return "itimer";
+	default:
+		return "none";
+	}
+}
+
+/* Decides the method; 0, or -1 when the one asked for cannot run. */
+static int
+choose_method(struct clockopts *o)
+{
+	char why[256];
+	unsigned hz;
+	int asked = o->method;
+
+	if (asked == PME_METHOD_NONE || asked == PME_METHOD_PERF) {
+		if (perf_probe(o) == 0) {
+			o->method = PME_METHOD_PERF;
+			return 0;
+		}
+		if (asked == PME_METHOD_PERF) {
+			fprintf(stderr, "%s: %s\n", prog, o->note);
+			return -1;
+		}
+		o->method = PME_METHOD_TIMER;
+	}
+	if (o->method == PME_METHOD_TIMER && timer_probe(why, sizeof(why))) {
+		if (asked == PME_METHOD_TIMER) {
+			fprintf(stderr, "%s: %s\n", prog, why);
+			return -1;
+		}
+		if (o->note[0] != '\0')
+			strncat(o->note, "; ",
+			    sizeof(o->note) - strlen(o->note) - 1);
+		strncat(o->note, why, sizeof(o->note) - strlen(o->note) - 1);
+		o->method = PME_METHOD_ITIMER;
+	}
+	if (asked == PME_METHOD_NONE && o->note[0] != '\0' && !o->quiet)
+		fprintf(stderr, "%s: %s: sampling with the %s method\n",
+		    prog, o->note, method_name(o->method));
+	hz = kernel_hz();
+	if (hz > 0 && o->period < 1000000000u / hz) {
+		if (!o->quiet)
+			fprintf(stderr, "%s: the %s method is limited by the "
+			    "kernel tick (%u Hz): sampling every %uus, not "
+			    "%lluus\n", prog, method_name(o->method), hz,
+			    1000000u / hz,
+			    (unsigned long long)(o->period / 1000));
+		o->period = 1000000000u / hz;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------- main */
+
+static int
+run(struct clockopts *o)
+{
+	struct pme_sample_header h;
+	struct pme_sample_close cl;
+	struct pme_samplewriter *w;
+	struct pme_error err;
+	struct child c;
+	char rtbuf[PATH_MAX];
+	int rc;
+
+	if (o->method != PME_METHOD_PERF &&
+	    collect_prepare(o, find_runtime(rtbuf, sizeof(rtbuf))) < 0)
+		return 1;
+	setenv("PMECLOCK_ACTIVE", "1", 1);
+	if (child_fork(o, &c) < 0)
+		return 1;
+	memset(&h, 0, sizeof(h));
+	h.method = (uint32_t)o->method;
+	h.event = o->method == PME_METHOD_ITIMER ? PME_EVENT_PROF :
+	    PME_EVENT_CPU_CLOCK;
+	h.period = o->period;
+	h.start = now_real();
+	h.start_mono = now_mono();
+	h.pid = (uint32_t)c.pid;
+	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0);
+	h.argc = (uint32_t)o->argc;
+	h.argv = (const char *const *)o->argv;
+	h.note = o->note[0] ? o->note : NULL;
+	if ((w = pme_samplewriter_open(o->out, &h, 0, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		child_abandon(&c);
+		return 1;
+	}
+	if (o->verbose)
+		fprintf(stderr, "%s: sampling '%s' (pid %d) every %lluus with "
+		    "the %s method into '%s'\n", prog, o->argv[0], (int)c.pid,
+		    (unsigned long long)(o->period / 1000),
+		    method_name(o->method), o->out);
+	memset(&cl, 0, sizeof(cl));
+	if (o->method == PME_METHOD_PERF)
+		rc = perf_run(o, &c, w, &cl);
+	else
+		rc = collect_run(o, &c, w, &cl);
+	if (rc < 0 && c.go >= 0) {
+		/* Set-up failed before the exec: nothing ran. */
+		pme_samplewriter_abort(w);
+		if (strcmp(o->out, "-") != 0)
+			unlink(o->out);
+		child_abandon(&c);
+		return 1;
+	}
+	if (rc > 0) {
+		/* The command could not be executed: no measurement. */
+		while (!child_poll(&c))
+			usleep(1000);
+		pme_samplewriter_abort(w);
+		if (strcmp(o->out, "-") != 0)
+			unlink(o->out);
+		return c.status;
+	}
+	cl.end = now_real();
+	cl.status = c.status;
+	if (pme_samplewriter_close(w, &cl, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return 1;
+	}
+	if (o->verbose)
+		fprintf(stderr, "%s: %llu samples, %llu lost, %u threads, "
+		    "exit status %d\n", prog, (unsigned long long)cl.samples,
+		    (unsigned long long)cl.lost, cl.threads, c.status);
+	else if (cl.lost > 0 && !o->quiet)
+		fprintf(stderr, "%s: %llu samples lost\n", prog,
+		    (unsigned long long)cl.lost);
+	return rc < 0 ? 1 : c.status;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct clockopts o;
+	const char *oname = DEFAULT_PMS;
+	char *out;
+	int c, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.period = 10000000;
+	/* '+': the command's own options are not ours. */
+	while ((c = getopt_long(argc, argv, "+F:ghi:m:o:qVv", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (parse_hz(optarg, &o.period) < 0) {
+				fprintf(stderr, "%s: -F: '%s' is not a rate "
+				    "from 1 to 100000 Hz\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'g':
+			o.callchain = 1;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case 'i':
+			if (parse_interval(optarg, &o.period) < 0) {
+				fprintf(stderr, "%s: -i: '%s' is not an "
+				    "interval from 10us to 10s\n", prog,
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'm':
+			if (strcmp(optarg, "perf") == 0)
+				o.method = PME_METHOD_PERF;
+			else if (strcmp(optarg, "timer") == 0)
+				o.method = PME_METHOD_TIMER;
+			else if (strcmp(optarg, "itimer") == 0)
+				o.method = PME_METHOD_ITIMER;
+			else {
+				fprintf(stderr, "%s: -m: '%s' is not perf, "
+				    "timer or itimer\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			oname = optarg;
+			break;
+		case 'q':
+			o.quiet = 1;
+			o.verbose = 0;
+			break;
+		case 'V':
+			printf("pmeclock (pme) %s\n", PME_VERSION_STRING);
+			return 0;
+		case 'v':
+			o.verbose = 1;
+			o.quiet = 0;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	o.argv = argv + optind;
+	o.argc = argc - optind;
+	if ((out = with_ext(oname, ".PMS")) == NULL) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	o.out = out;
+	signal(SIGPIPE, SIG_IGN);
+	if (choose_method(&o) < 0)
+		rc = 1;
+	else
+		rc = run(&o);
+	free(out);
+	return rc;
+}

@@ -1,0 +1,71 @@
+# sample/sample.mk - pmeclock's part of the Makefile (included by it):
+# the launcher's sources, the libpmeclock runtime (shared, preloaded by
+# pmeclock; static, for pme_init/pme_exit), their install and clean.
+
+sample/pmeclock_SRCS = sample/pmeclock.c sample/perf.c sample/collect.c
+
+# Where make install puts the preload library; pmeclock looks next to
+# itself first (the build tree), then here.
+PMECLOCK_PRELOAD = $(libdir)/pme/libpmeclock.so
+sample/pmeclock.o: PME_CPPFLAGS += \
+	-DPMECLOCK_RUNTIME='"$(PMECLOCK_PRELOAD)"'
+
+# The runtime is never sanitized: an ASan runtime cannot be preloaded
+# into an uninstrumented program, which is what it is for.  It links
+# sample.c, container.c and util.c of libpme (no libelf), compiled with
+# hidden visibility: it exports only pme_* and the interposed functions.
+RT_CFLAGS = $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) \
+	$(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) \
+	-fPIC -fvisibility=hidden -pthread
+RT_LDFLAGS = $(filter-out $(SANITIZE_FLAGS),$(LDFLAGS))
+RT_LIB_OBJS = sample/rt_sample.o sample/rt_container.o sample/rt_util.o
+RT_CORE_OBJS = sample/runtime.rt.o $(RT_LIB_OBJS)
+RT_SONAME = libpmeclock.so.0
+
+sample/%.rt.o: sample/%.c config.mk
+	$(CC) $(PME_CPPFLAGS) $(RT_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(RT_LIB_OBJS): sample/rt_%.o: lib/%.c config.mk
+	$(CC) $(PME_CPPFLAGS) $(RT_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+sample/$(RT_SONAME): $(RT_CORE_OBJS) sample/interpose.rt.o
+	$(CC) -shared -Wl,-soname,$(RT_SONAME) -Wl,--no-undefined \
+	    $(RT_LDFLAGS) -o $@ $(RT_CORE_OBJS) sample/interpose.rt.o \
+	    -lz -pthread -ldl
+
+sample/libpmeclock.so: sample/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $@
+
+# Without interpose.o: see libpmeclock(3) for threads.
+sample/libpmeclock.a: $(RT_CORE_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $(RT_CORE_OBJS)
+
+PMECLOCK_LIBS = sample/$(RT_SONAME) sample/libpmeclock.so \
+	sample/libpmeclock.a
+
+install-pmeclock: $(PMECLOCK_LIBS)
+	install -d $(DESTDIR)$(libdir)/pme $(DESTDIR)$(includedir)
+	install -m 755 sample/$(RT_SONAME) $(DESTDIR)$(libdir)/
+	ln -sf $(RT_SONAME) $(DESTDIR)$(libdir)/libpmeclock.so
+	ln -sf ../$(RT_SONAME) $(DESTDIR)$(PMECLOCK_PRELOAD)
+	install -m 644 sample/libpmeclock.a $(DESTDIR)$(libdir)/
+	install -m 644 sample/pmeclock.h $(DESTDIR)$(includedir)/
+
+uninstall-pmeclock:
+	rm -f $(DESTDIR)$(libdir)/$(RT_SONAME) \
+	    $(DESTDIR)$(libdir)/libpmeclock.so \
+	    $(DESTDIR)$(libdir)/libpmeclock.a $(DESTDIR)$(PMECLOCK_PRELOAD) \
+	    $(DESTDIR)$(includedir)/pmeclock.h
+	-rmdir $(DESTDIR)$(libdir)/pme 2>/dev/null
+
+clean-pmeclock:
+	rm -f sample/*.so sample/*.so.*
+
+EXTRA_ALL += $(PMECLOCK_LIBS)
+EXTRA_INSTALL += install-pmeclock
+EXTRA_UNINSTALL += uninstall-pmeclock
+EXTRA_CLEAN += clean-pmeclock
+ALL_OBJS += $(RT_CORE_OBJS) sample/interpose.rt.o
+
+.PHONY: install-pmeclock uninstall-pmeclock clean-pmeclock
