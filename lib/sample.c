@@ -1244,3 +1244,430 @@ pme_samplefile_mem(const void *buf, size_t len, const char *name,
 		return -1;
 	return read_all(r, v, arg, sum, err);
 }
+
+/* ------------------------------------------------------- address map */
+
+/*
+ * Per process, the mappings it holds (indexes into am->maps) and, built
+ * when first needed after a change, an index of disjoint segments: each
+ * segment lists the mappings covering it in order of time (then arrival),
+ * so a lookup is a binary search for the segment and one in its list.
+ * A one-entry cache remembers the last answer with the addresses and
+ * times it holds for: consecutive samples mostly hit it.
+ */
+struct amseg {
+	uint64_t	 start, end;
+	size_t		 first;		/* into ent */
+	uint32_t	 n;
+};
+
+struct amproc {
+	uint32_t	 pid;
+	uint32_t	*idx;		/* mappings held */
+	size_t		 nidx, capidx;
+	int		 dirty;
+	struct amseg	*seg;
+	size_t		 nseg;
+	uint32_t	*ent;
+	size_t		 nent;
+	int		 cvalid;
+	uint64_t	 cstart, cend, ctlo, cthi;
+	uint32_t	 cmap;
+};
+
+struct pme_addrmap {
+	struct pme_arena arena;		/* paths and build-ids */
+	struct pme_vec	 maps;		/* struct pme_mapping */
+	struct amproc	**tab;		/* open addressing by pid */
+	size_t		 ntab, captab;
+	struct amproc	 kernel;
+	struct amproc	*last;
+};
+
+struct pme_addrmap *
+pme_addrmap_new(struct pme_error *err)
+{
+	struct pme_addrmap *am;
+
+	if ((am = calloc(1, sizeof(*am))) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	pme_vec_init(&am->maps, sizeof(struct pme_mapping));
+	am->kernel.pid = PME_NONE;
+	return am;
+}
+
+static void
+proc_free(struct amproc *p)
+{
+	free(p->idx);
+	free(p->seg);
+	free(p->ent);
+}
+
+void
+pme_addrmap_free(struct pme_addrmap *am)
+{
+	size_t i;
+
+	if (am == NULL)
+		return;
+	for (i = 0; i < am->captab; i++)
+		if (am->tab[i] != NULL) {
+			proc_free(am->tab[i]);
+			free(am->tab[i]);
+		}
+	free(am->tab);
+	proc_free(&am->kernel);
+	pme_vec_free(&am->maps);
+	pme_arena_free(&am->arena);
+	free(am);
+}
+
+static size_t
+pid_slot(uint32_t pid, size_t cap)
+{
+	return (size_t)(sh_u32(pid) & (cap - 1));
+}
+
+static struct amproc *
+proc_find(struct pme_addrmap *am, uint32_t pid)
+{
+	size_t h;
+
+	if (am->last != NULL && am->last->pid == pid)
+		return am->last;
+	if (am->captab == 0)
+		return NULL;
+	for (h = pid_slot(pid, am->captab); am->tab[h] != NULL;
+	    h = (h + 1) & (am->captab - 1))
+		if (am->tab[h]->pid == pid)
+			return am->last = am->tab[h];
+	return NULL;
+}
+
+static struct amproc *
+proc_get(struct pme_addrmap *am, uint32_t pid, struct pme_error *err)
+{
+	struct amproc *p, **t;
+	size_t i, h, cap;
+
+	if ((p = proc_find(am, pid)) != NULL)
+		return p;
+	if (2 * (am->ntab + 1) > am->captab) {
+		cap = am->captab ? 2 * am->captab : 64;
+		if ((t = calloc(cap, sizeof(*t))) == NULL) {
+			pme_setnomem(err);
+			return NULL;
+		}
+		for (i = 0; i < am->captab; i++) {
+			if (am->tab[i] == NULL)
+				continue;
+			for (h = pid_slot(am->tab[i]->pid, cap); t[h] != NULL;
+			    h = (h + 1) & (cap - 1))
+				;
+			t[h] = am->tab[i];
+		}
+		free(am->tab);
+		am->tab = t;
+		am->captab = cap;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	p->pid = pid;
+	for (h = pid_slot(pid, am->captab); am->tab[h] != NULL;
+	    h = (h + 1) & (am->captab - 1))
+		;
+	am->tab[h] = p;
+	am->ntab++;
+	return am->last = p;
+}
+
+static int
+proc_add(struct amproc *p, const uint32_t *idx, size_t n,
+    struct pme_error *err)
+{
+	uint32_t *q;
+	size_t cap;
+
+	if (p->nidx + n > p->capidx) {
+		cap = p->capidx * 2 > p->nidx + n ? p->capidx * 2 :
+		    p->nidx + n + 16;
+		if ((q = realloc(p->idx, cap * sizeof(*q))) == NULL)
+			return pme_setnomem(err);
+		p->idx = q;
+		p->capidx = cap;
+	}
+	memcpy(p->idx + p->nidx, idx, n * sizeof(*idx));
+	p->nidx += n;
+	p->dirty = 1;
+	p->cvalid = 0;
+	return 0;
+}
+
+int
+pme_addrmap_mapping(struct pme_addrmap *am, const struct pme_mapping *m,
+    struct pme_error *err)
+{
+	struct pme_mapping *c;
+	struct amproc *p;
+	uint8_t *id = NULL;
+	uint32_t i;
+
+	if (am == NULL || m == NULL || m->end <= m->start)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_addrmap_mapping: bad argument");
+	if (am->maps.n >= PME_NONE - 1)
+		return pme_seterr(err, PME_ELIMIT, "too many mappings");
+	p = m->flags & PME_MAP_KERNEL ? &am->kernel :
+	    proc_get(am, m->pid, err);
+	if (p == NULL)
+		return -1;
+	if (m->buildid_len > 0 && m->buildid != NULL &&
+	    (id = pme_arena_alloc(&am->arena, m->buildid_len)) == NULL)
+		return pme_setnomem(err);
+	if ((c = pme_vec_push(&am->maps)) == NULL)
+		return pme_setnomem(err);
+	*c = *m;
+	if ((c->path = pme_arena_strdup(&am->arena,
+	    m->path ? m->path : "")) == NULL) {
+		am->maps.n--;
+		return pme_setnomem(err);
+	}
+	if (id != NULL)
+		memcpy(id, m->buildid, m->buildid_len);
+	c->buildid = id;
+	c->buildid_len = id != NULL ? m->buildid_len : 0;
+	i = (uint32_t)(am->maps.n - 1);
+	if (proc_add(p, &i, 1, err) == -1) {
+		am->maps.n--;
+		return -1;
+	}
+	return 0;
+}
+
+int
+pme_addrmap_thread(struct pme_addrmap *am, const struct pme_thread *t,
+    struct pme_error *err)
+{
+	struct amproc *p, *parent;
+
+	if (am == NULL || t == NULL)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_addrmap_thread: bad argument");
+	switch (t->kind) {
+	case PME_THREAD_FORK:
+		/* A new thread shares its process's mappings already. */
+		if (t->pid == t->ppid ||
+		    (parent = proc_find(am, t->ppid)) == NULL ||
+		    parent->nidx == 0)
+			return 0;
+		if ((p = proc_get(am, t->pid, err)) == NULL)
+			return -1;
+		/* proc_get may have moved the table, not the processes */
+		return proc_add(p, parent->idx, parent->nidx, err);
+	case PME_THREAD_EXEC:
+		if ((p = proc_find(am, t->pid)) != NULL) {
+			p->nidx = 0;
+			p->dirty = 1;
+			p->cvalid = 0;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int
+by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts mapping indexes by time, then arrival; the lists are short. */
+static void
+isort_time(uint32_t *v, size_t n, const struct pme_mapping *m)
+{
+	size_t i, j;
+	uint32_t x;
+
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (j = i; j > 0 && (m[v[j - 1]].time > m[x].time ||
+		    (m[v[j - 1]].time == m[x].time && v[j - 1] > x)); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/*
+ * Builds p's segments: the boundaries of all its mappings sorted, and for
+ * each stretch between two boundaries the mappings covering it.
+ */
+static int
+proc_build(struct pme_addrmap *am, struct amproc *p)
+{
+	const struct pme_mapping *m = am->maps.v;
+	uint64_t *b = NULL;
+	uint32_t *act = NULL;
+	size_t nb = 0, i, j, k, nact, capseg = 0, capent = 0;
+	void *q;
+
+	free(p->seg);
+	free(p->ent);
+	p->seg = NULL;
+	p->ent = NULL;
+	p->nseg = p->nent = 0;
+	if (p->nidx == 0)
+		goto done;
+	if ((b = malloc(2 * p->nidx * sizeof(*b))) == NULL ||
+	    (act = malloc(p->nidx * sizeof(*act))) == NULL)
+		goto nomem;
+	for (i = 0; i < p->nidx; i++) {
+		b[nb++] = m[p->idx[i]].start;
+		b[nb++] = m[p->idx[i]].end;
+	}
+	qsort(b, nb, sizeof(*b), by_u64);
+	for (i = j = 0; i < nb; i++)
+		if (j == 0 || b[j - 1] != b[i])
+			b[j++] = b[i];
+	nb = j;
+	for (i = 0; i + 1 < nb; i++) {
+		for (nact = 0, k = 0; k < p->nidx; k++)
+			if (m[p->idx[k]].start <= b[i] &&
+			    b[i] < m[p->idx[k]].end)
+				act[nact++] = p->idx[k];
+		if (nact == 0)
+			continue;
+		isort_time(act, nact, m);
+		if (p->nseg == capseg) {
+			capseg = capseg ? 2 * capseg : 16;
+			if ((q = realloc(p->seg, capseg * sizeof(*p->seg))) ==
+			    NULL)
+				goto nomem;
+			p->seg = q;
+		}
+		if (p->nent + nact > capent) {
+			capent = 2 * capent > p->nent + nact ? 2 * capent :
+			    p->nent + nact + 16;
+			if ((q = realloc(p->ent, capent * sizeof(*p->ent))) ==
+			    NULL)
+				goto nomem;
+			p->ent = q;
+		}
+		p->seg[p->nseg].start = b[i];
+		p->seg[p->nseg].end = b[i + 1];
+		p->seg[p->nseg].first = p->nent;
+		p->seg[p->nseg++].n = (uint32_t)nact;
+		memcpy(p->ent + p->nent, act, nact * sizeof(*act));
+		p->nent += nact;
+	}
+done:
+	free(b);
+	free(act);
+	p->dirty = 0;
+	return 0;
+nomem:
+	free(b);
+	free(act);
+	return -1;
+}
+
+/* Without an index (out of memory): every mapping in turn, same answer. */
+static uint32_t
+proc_scan(struct pme_addrmap *am, struct amproc *p, uint64_t time,
+    uint64_t pc)
+{
+	const struct pme_mapping *m = am->maps.v;
+	uint32_t best = PME_NONE, first = PME_NONE, x;
+	size_t i;
+
+	for (i = 0; i < p->nidx; i++) {
+		x = p->idx[i];
+		if (pc < m[x].start || pc >= m[x].end)
+			continue;
+		if (first == PME_NONE || m[x].time < m[first].time ||
+		    (m[x].time == m[first].time && x < first))
+			first = x;
+		if (m[x].time <= time && (best == PME_NONE ||
+		    m[x].time > m[best].time ||
+		    (m[x].time == m[best].time && x > best)))
+			best = x;
+	}
+	return best != PME_NONE ? best : first;
+}
+
+static uint32_t
+proc_lookup(struct pme_addrmap *am, struct amproc *p, uint64_t time,
+    uint64_t pc)
+{
+	const struct pme_mapping *m = am->maps.v;
+	const struct amseg *s;
+	const uint32_t *e;
+	size_t lo, hi, mid;
+	uint32_t j;
+
+	if (p->cvalid && pc - p->cstart < p->cend - p->cstart &&
+	    time >= p->ctlo && time <= p->cthi)
+		return p->cmap;
+	if (p->dirty && proc_build(am, p) == -1)
+		return proc_scan(am, p, time, pc);
+	for (lo = 0, hi = p->nseg; lo < hi;) {	/* first with start > pc */
+		mid = lo + (hi - lo) / 2;
+		if (p->seg[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pc >= p->seg[lo - 1].end)
+		return PME_NONE;
+	s = &p->seg[lo - 1];
+	e = p->ent + s->first;
+	for (lo = 0, hi = s->n; lo < hi;) {	/* first with time > time */
+		mid = lo + (hi - lo) / 2;
+		if (m[e[mid]].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	j = lo == 0 ? 0 : (uint32_t)lo - 1;
+	p->cvalid = 1;
+	p->cstart = s->start;
+	p->cend = s->end;
+	p->ctlo = j == 0 ? 0 : m[e[j]].time;
+	p->cthi = j + 1 < s->n ? m[e[j + 1]].time - 1 : UINT64_MAX;
+	p->cmap = e[j];
+	return e[j];
+}
+
+uint32_t
+pme_addrmap_lookup(struct pme_addrmap *am, uint32_t pid, uint64_t time,
+    uint64_t pc, uint64_t *vaddr)
+{
+	const struct pme_mapping *m;
+	struct amproc *p = proc_find(am, pid);
+	uint32_t i = PME_NONE;
+
+	if (p != NULL)
+		i = proc_lookup(am, p, time, pc);
+	if (i == PME_NONE && am->kernel.nidx > 0)
+		i = proc_lookup(am, &am->kernel, time, pc);
+	if (i != PME_NONE && vaddr != NULL) {
+		m = (const struct pme_mapping *)am->maps.v + i;
+		*vaddr = pc - m->start + m->vaddr;
+	}
+	return i;
+}
+
+size_t
+pme_addrmap_mappings(const struct pme_addrmap *am,
+    const struct pme_mapping **out)
+{
+	*out = am->maps.v;
+	return am->maps.n;
+}

@@ -573,8 +573,30 @@ w_sample(struct wstate *ws, struct line *l)
 	ws->time = s.time;
 }
 
+static int do_write_file(FILE *, const char *);
+
 static int
 do_write(const char *out)
+{
+	return do_write_file(stdin, out);
+}
+
+/* The same from a string, for the tests. */
+static int
+do_write_str(const char *text, const char *out)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int rc;
+
+	if (f == NULL)
+		die("fmemopen");
+	rc = do_write_file(f, out);
+	fclose(f);
+	return rc;
+}
+
+static int
+do_write_file(FILE *in, const char *out)
 {
 	struct wstate ws;
 	struct pme_sample_close c;
@@ -586,7 +608,7 @@ do_write(const char *out)
 	memset(&ws, 0, sizeof(ws));
 	l.file = "<stdin>";
 	l.no = 0;
-	while (fgets(buf, sizeof(buf), stdin) != NULL) {
+	while (fgets(buf, sizeof(buf), in) != NULL) {
 		l.no++;
 		buf[strcspn(buf, "\n")] = '\0';
 		verb = split(&l, buf);
@@ -1002,20 +1024,28 @@ see(const void *buf, size_t len, struct seen *sn,
 
 static const char *self;
 
-/* Runs `t_sample write OUT` on text; returns its exit status. */
+/* Runs `t_sample write OUT` on text; returns its exit status.  Its
+ * messages are kept from standard error when it is meant to fail. */
 static int
-write_text(const char *text, const char *out)
+write_text_q(const char *text, const char *out, int quiet)
 {
 	char cmd[8600];
 	FILE *p;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "'%s' write '%s'", self, out);
+	snprintf(cmd, sizeof(cmd), "'%s' write '%s'%s", self, out,
+	    quiet ? " 2>/dev/null" : "");
 	if ((p = popen(cmd, "w")) == NULL)
 		die("popen");
 	fputs(text, p);
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int
+write_text(const char *text, const char *out)
+{
+	return write_text_q(text, out, 0);
 }
 
 /* Runs `t_sample dump FILE`; returns its output (malloc'd). */
@@ -1136,7 +1166,7 @@ gen_samples(struct pme_samplewriter *w, struct gen *g, size_t n,
 		s.cpu = r % 11 == 0 ? UINT32_MAX : (uint32_t)(r >> 40) % 64;
 		s.flags = r % 17 == 0 ? PME_SAMPLE_KERNEL : 0;
 		if (chains && r % 3 != 0) {
-			s.nframes = r % 29 == 0 ? 1024 : (uint32_t)(r >> 50) %
+			s.nframes = r % 293 == 0 ? 1024 : (uint32_t)(r >> 50) %
 			    40;
 			for (j = 0; j < s.nframes; j++)
 				frames[j] = j % 9 == 8 ? rnd(&g->x) : s.pc +
@@ -1162,6 +1192,9 @@ gen_open(struct gen *g)
 		die("open_memstream");
 }
 
+static void gen_file_n(struct gen *, const char *, size_t, size_t, size_t,
+    uint32_t, size_t);
+
 /*
  * Writes a file of every record kind to path; returns the expected text
  * in g.  Records are flushed now and then so that the file has many
@@ -1169,6 +1202,14 @@ gen_open(struct gen *g)
  */
 static void
 gen_file(struct gen *g, const char *path, size_t bufsize, int big)
+{
+	gen_file_n(g, path, bufsize, big ? 50000 : 300, big ? 20000 : 100,
+	    big ? 3000 : 5, big ? 30000 : 50);
+}
+
+static void
+gen_file_n(struct gen *g, const char *path, size_t bufsize, size_t n1,
+    size_t n2, uint32_t nthr, size_t n3)
 {
 	struct pme_sample_close c = { 1763700009000000000ull, 0, 3, 128 + 9,
 	    17 };
@@ -1191,14 +1232,14 @@ gen_file(struct gen *g, const char *path, size_t bufsize, int big)
 	gen_thread(w, g, PME_THREAD_COMM, 4242, 4242, "prog");
 	gen_thread(w, g, PME_THREAD_FORK, 4243, 4243, NULL);
 	gen_map(w, g, 4243, 9, 0x1000, 0x2000, 0, "after fork", 0);
-	gen_samples(w, g, big ? 50000 : 300, 7, 1);
+	gen_samples(w, g, n1, 7, 1);
 	gen_thread(w, g, PME_THREAD_EXEC, 4243, 4243, "/bin/other prog");
 	gen_thread(w, g, PME_THREAD_COMM, 4243, 4244, "");
-	gen_samples(w, g, big ? 20000 : 100, big ? 3000 : 5, 0);
+	gen_samples(w, g, n2, nthr, 0);
 	CHECK(pme_samplewriter_flush(w, &err) == 0);
 	CHECK(pme_samplewriter_flush(w, &err) == 0);
 	gen_thread(w, g, PME_THREAD_EXIT, 4243, 4244, NULL);
-	gen_samples(w, g, big ? 30000 : 50, 2, 1);
+	gen_samples(w, g, n3, 2, 1);
 	c.samples = g->nsamples;
 	d_close(g->fm, &c);
 	c.samples = 12345;	/* the writer counts for itself */
@@ -1334,10 +1375,10 @@ test_text(void)
 	free(d);
 	free(d2);
 	/* errors name the line */
-	CHECK(write_text("header\nsample pc=zz\n", b) == 1);
-	CHECK(write_text("sample pc=1\n", b) == 1);
-	CHECK(write_text("header\nmap start=2 end=1\n", b) == 1);
-	CHECK(write_text("header\nbogus\n", b) == 1);
+	CHECK(write_text_q("header\nsample pc=zz\n", b, 1) == 1);
+	CHECK(write_text_q("sample pc=1\n", b, 1) == 1);
+	CHECK(write_text_q("header\nmap start=2 end=1\n", b, 1) == 1);
+	CHECK(write_text_q("header\nbogus\n", b, 1) == 1);
 	/* without close: a file cut short, read in full */
 	CHECK(write_text("header\nsample pc=1 count=2\nflush\n"
 	    "sample pc=2\n", b) == 0);
@@ -1365,6 +1406,834 @@ test_cut_file(void)
 	free(buf);
 }
 
+
+/* The ends of the whole chunks of a pme file, walked independently. */
+static size_t
+chunk_ends(const uint8_t *b, size_t len, size_t *ends, size_t max)
+{
+	size_t off = 16, n = 0, stored;
+
+	while (len - off >= 20 && n < max) {
+		stored = b[off + 8] | b[off + 9] << 8 | b[off + 10] << 16 |
+		    (size_t)b[off + 11] << 24;
+		if (stored > len - off - 20)
+			break;
+		off += 20 + stored;
+		ends[n++] = off;
+	}
+	return n;
+}
+
+static int
+prefix(const char *p, const char *full)
+{
+	return strncmp(p, full, strlen(p)) == 0;
+}
+
+/* Cut at every offset: read up to the last whole chunk, lost bytes exact,
+ * the records read the first ones of the whole file. */
+static void
+test_cut_everywhere(void)
+{
+	const char *path = tmppath("cut.pms");
+	struct pme_sample_summary sum, full;
+	struct pme_error err;
+	struct seen all, sn;
+	struct gen g;
+	size_t len, L, ends[4096], nends, k, good;
+	uint8_t *buf;
+
+	gen_file_n(&g, path, 0, 20, 8, 3, 6);
+	gen_free(&g);
+	buf = readfile(path, &len);
+	CHECK(see(buf, len, &all, &full, &err) == 0);
+	nends = chunk_ends(buf, len, ends, 4096);
+	CHECK(nends > 5 && ends[nends - 1] == len);
+	for (L = 0; L <= len; L++) {
+		if (see(buf, L, &sn, &sum, &err) != 0) {
+			if (L >= 16 || err.code != PME_ETRUNC ||
+			    strstr(err.msg, "t.pms") == NULL)
+				fail("cut at %zu: %s", L, pme_strerror(&err));
+			seen_free(&sn);
+			continue;
+		}
+		CHECK(L >= 16);
+		for (good = 16, k = 0; k < nends && ends[k] <= L; k++)
+			good = ends[k];
+		if (L == len)
+			CHECK(sum.lost_bytes == -1);
+		else if (sum.lost_bytes != (int64_t)(L - good))
+			fail("cut at %zu: lost %lld, not %zu", L,
+			    (long long)sum.lost_bytes, L - good);
+		CHECK(prefix(sn.meta, all.meta) && prefix(sn.smp, all.smp));
+		CHECK(sum.closed == (L >= len - 20));
+		CHECK(sum.samples <= full.samples);
+		seen_free(&sn);
+	}
+	seen_free(&all);
+	free(buf);
+}
+
+/* Makes the header's and every whole chunk's CRC good again. */
+static void
+fix_crcs(uint8_t *p, size_t n)
+{
+	size_t off = 16;
+	uint32_t len, c;
+
+	if (n < 16)
+		return;
+	c = (uint32_t)crc32(0, p, 12);
+	p[12] = (uint8_t)c; p[13] = (uint8_t)(c >> 8);
+	p[14] = (uint8_t)(c >> 16); p[15] = (uint8_t)(c >> 24);
+	while (n - off >= 20) {
+		len = p[off + 8] | p[off + 9] << 8 | p[off + 10] << 16 |
+		    (uint32_t)p[off + 11] << 24;
+		if (len > n - off - 20)
+			break;
+		c = (uint32_t)crc32(crc32(0, p + off, 16), p + off + 20, len);
+		p[off + 16] = (uint8_t)c; p[off + 17] = (uint8_t)(c >> 8);
+		p[off + 18] = (uint8_t)(c >> 16);
+		p[off + 19] = (uint8_t)(c >> 24);
+		off += 20 + len;
+	}
+}
+
+/* Every byte flipped, with the CRCs as they are and made good: an error
+ * naming the file, or a read; never a crash (ASan and valgrind watch). */
+static void
+test_flip(void)
+{
+	static const uint8_t masks[] = { 0xff, 0x01, 0x80 };
+	const char *path = tmppath("flip.pms");
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct seen sn;
+	struct gen g;
+	size_t len, i, k, errors = 0, reads = 0;
+	uint8_t *buf, *copy;
+	int fix, rc;
+
+	gen_file_n(&g, path, 0, 10, 6, 3, 4);
+	gen_free(&g);
+	buf = readfile(path, &len);
+	copy = malloc(len);
+	for (fix = 0; fix < 2; fix++)
+		for (i = 0; i < len; i++)
+			for (k = 0; k < sizeof(masks); k++) {
+				memcpy(copy, buf, len);
+				copy[i] ^= masks[k];
+				if (fix)
+					fix_crcs(copy, len);
+				rc = see(copy, len, &sn, &sum, &err);
+				if (rc == 0)
+					reads++;
+				else if (err.code == PME_OK ||
+				    strstr(err.msg, "t.pms") == NULL)
+					fail("flip %zu: no message", i);
+				else
+					errors++;
+				seen_free(&sn);
+			}
+	/* most flips are caught by the CRCs; some reach the decoders */
+	CHECK(errors > len && reads > 0);
+	free(copy);
+	free(buf);
+}
+
+/* ------------------------------------------------ forged payloads */
+
+struct forge {
+	uint8_t		 b[1 << 16];
+	size_t		 n;
+};
+
+static void
+f_bytes(struct forge *f, const void *p, size_t n)
+{
+	memcpy(f->b + f->n, p, n);
+	f->n += n;
+}
+
+static void
+f_uv(struct forge *f, uint64_t v)
+{
+	while (v >= 0x80) {
+		f->b[f->n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	f->b[f->n++] = (uint8_t)v;
+}
+
+/* A file: header chunk of the library's, then the chunk forged. */
+static int
+forged(const char *type, const struct forge *payload, int closed,
+    const char *expect)
+{
+	static const uint8_t shdr[45] = { 4, 0, 0, 0, 1 };  /* argc 0 */
+	const char *path = tmppath("forged.pms");
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct pme_writer *w;
+	struct seen sn;
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	w = pme_writer_open(path, PME_KIND_SAMPLE, 0, &err);
+	if (w == NULL)
+		die("%s", pme_strerror(&err));
+	if (type != NULL && strcmp(type, "SHDR") != 0)
+		CHECK(pme_writer_chunk(w, PME_FOURCC('S', 'H', 'D', 'R'), shdr,
+		    42, 0, &err) == 0);
+	if (type != NULL)
+		CHECK(pme_writer_chunk(w, PME_FOURCC(type[0], type[1], type[2],
+		    type[3]), payload->b, payload->n, 0, &err) == 0);
+	if (closed)
+		CHECK(pme_writer_chunk(w, PME_FOURCC('C', 'L', 'O', 'S'),
+		    shdr, 32, 0, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	buf = readfile(path, &len);
+	rc = see(buf, len, &sn, &sum, &err);
+	if (expect == NULL && rc != 0)
+		fail("forged %s: %s", type, pme_strerror(&err));
+	if (expect != NULL && (rc != -1 || err.code != PME_EFORMAT ||
+	    strstr(err.msg, expect) == NULL ||
+	    strstr(err.msg, "'t.pms': offset 0x") == NULL))
+		fail("forged %s: want '%s', got rc %d '%s'", type, expect, rc,
+		    pme_strerror(&err));
+	seen_free(&sn);
+	free(buf);
+	return rc;
+}
+
+/* An SMPL payload's head: n, one thread, step, bases, column flags. */
+static void
+f_smpl(struct forge *f, uint64_t n, uint64_t ntids, unsigned cols)
+{
+	uint64_t k;
+
+	f->n = 0;
+	f_uv(f, n);
+	f_uv(f, ntids);
+	for (k = 0; k < ntids && k < 100; k++) {
+		f_uv(f, 7);
+		f_uv(f, 2 * k);
+	}
+	f_uv(f, 10);
+	f_uv(f, 0x1000);
+	f_uv(f, 0);
+	f_uv(f, cols);
+}
+
+/* Forged counts and fields: refused before they size anything. */
+static void
+test_forged(void)
+{
+	struct forge f;
+	uint8_t shdr[64];
+
+	/* a good one first: 2 samples, one thread, no columns stored */
+	f_smpl(&f, 2, 1, 0);
+	f_bytes(&f, "\x00\x05\x00\x01\x00" "\x02\x02" "\x00\x00", 9);
+	CHECK(forged("SMPL", &f, 1, NULL) == 0);
+	f_smpl(&f, (uint64_t)1 << 62, 1, 0);
+	forged("SMPL", &f, 0, "bad sample or thread count");
+	f_smpl(&f, 2, (uint64_t)1 << 40, 0);
+	forged("SMPL", &f, 0, "bad sample or thread count");
+	f_smpl(&f, 2, 3, 0);		/* more threads than samples */
+	forged("SMPL", &f, 0, "bad sample or thread count");
+	f_smpl(&f, 2, 1, 0);		/* constant thread index 1 of 1 */
+	f_bytes(&f, "\x01\x05\x00\x01\x00" "\x02\x02" "\x00\x00", 9);
+	forged("SMPL", &f, 0, "bad sample chunk header");
+	f_smpl(&f, 2, 1, 1 << 4);	/* nframes column of 2^32-1 each */
+	f_bytes(&f, "\x00\x05\x00\x01", 4);
+	f_bytes(&f, "\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f", 10);
+	f_bytes(&f, "\x02\x02\x00\x00\x00\x00", 6);
+	forged("SMPL", &f, 0, "bad sample columns");
+	f_smpl(&f, 2, 1, 0);		/* constant nframes 2^32-1 */
+	f_bytes(&f, "\x00\x05\x00\x01\xff\xff\xff\xff\x0f", 9);
+	f_bytes(&f, "\x02\x02\x00\x00", 4);
+	forged("SMPL", &f, 0, "bad sample columns");
+	f_smpl(&f, 2, 2, 1);		/* thread index out of range */
+	f_bytes(&f, "\x05\x00\x01\x00" "\x00\x02" "\x02\x02\x00\x00", 10);
+	forged("SMPL", &f, 0, "bad sample columns");
+	f_smpl(&f, 2, 1, 0);		/* a byte left over */
+	f_bytes(&f, "\x00\x05\x00\x01\x00" "\x02\x02" "\x00\x00\x00", 10);
+	forged("SMPL", &f, 0, "bad sample columns");
+	f_smpl(&f, 2, 1, 0);		/* a varint of eleven bytes */
+	f_bytes(&f, "\x00\x05\x00\x01\x00" "\x02", 6);
+	f_bytes(&f, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
+	f_bytes(&f, "\x00\x00", 2);
+	forged("SMPL", &f, 0, "bad sample columns");
+	f_smpl(&f, 1, 1, 32);
+	forged("SMPL", &f, 0, "bad column flags");
+	f.n = 0;
+	f_uv(&f, (uint64_t)1 << 40);
+	forged("MAPS", &f, 0, "bad record count");
+	f.n = 0;			/* an empty mapping */
+	f_bytes(&f, "\x01\x01\x00\x00\x10\x00\x00\x00\x00\x00", 10);
+	forged("MAPS", &f, 0, "bad mapping");
+	f.n = 0;			/* a mapping past 2^64 */
+	f_bytes(&f, "\x01\x01\x00\x00", 4);
+	f_uv(&f, UINT64_MAX - 10);
+	f_bytes(&f, "\x7f\x00\x00\x00\x00", 5);
+	forged("MAPS", &f, 0, "bad mapping");
+	f.n = 0;			/* a path with a NUL */
+	f_bytes(&f, "\x01\x01\x00\x00\x10\x01\x00\x00\x02\x61\x00\x00", 12);
+	forged("MAPS", &f, 0, "bad mapping path");
+	f.n = 0;			/* a build-id of 1025 bytes */
+	f_bytes(&f, "\x01\x01\x00\x00\x10\x01\x00\x00\x00\x81\x08", 11);
+	memset(f.b + f.n, 1, 1025);
+	f.n += 1025;
+	forged("MAPS", &f, 0, "bad mapping path or build-id");
+	f.n = 0;
+	f_bytes(&f, "\x01\x09\x01\x01\x00", 5);
+	forged("THRD", &f, 0, "bad thread record kind");
+	f.n = 0;
+	f_uv(&f, (uint64_t)1 << 40);
+	forged("THRD", &f, 0, "bad record count");
+	f.n = 0;
+	f_bytes(&f, "\x01\x01\x01\x01\x00\x05\x61", 7);	/* name cut */
+	forged("THRD", &f, 0, "bad thread record");
+	memset(shdr, 0, sizeof(shdr));
+	f.n = 0;
+	f_bytes(&f, shdr, 40);
+	f_bytes(&f, "\xff\xff\xff\xff\x07", 5);		/* argc 2^31-1 */
+	forged("SHDR", &f, 0, "bad argument count");
+	f.n = 0;
+	f_bytes(&f, shdr, 40);
+	f_bytes(&f, "\x00\x02", 2);			/* note flag 2 */
+	forged("SHDR", &f, 0, "bad note");
+	f.n = 0;
+	f_bytes(&f, shdr, 40);
+	f_bytes(&f, "\x00\x00\x00", 3);
+	forged("SHDR", &f, 0, "bad length");
+	f.n = 0;
+	f_bytes(&f, shdr, 31);
+	forged("CLOS", &f, 0, "bad length");
+	f.n = 0;
+	f_bytes(&f, shdr, 42);
+	forged("SHDR", &f, 0, NULL);			/* alone: fine */
+	f.n = 0;
+	forged("XTRA", &f, 1, NULL);			/* unknown: skipped */
+	forged(NULL, &f, 0, "no header chunk");
+	f_smpl(&f, 0, 0, 0);
+	f_bytes(&f, "\x00\x00\x00\x00\x00", 5);
+	forged("SMPL", &f, 0, NULL);			/* no samples */
+}
+
+/* Chunks out of order. */
+static void
+test_order(void)
+{
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct seen sn;
+	uint8_t *buf;
+	size_t len, ends[64], n;
+	const char *path = tmppath("o.pms");
+
+	CHECK(write_text(demo_text, path) == 0);
+	buf = readfile(path, &len);
+	n = chunk_ends(buf, len, ends, 64);
+	CHECK(n >= 5);
+	/* SHDR dropped: MAPS comes first */
+	memmove(buf + 16, buf + ends[0], len - ends[0]);
+	CHECK(see(buf, len - (ends[0] - 16), &sn, &sum, &err) == -1);
+	CHECK(strstr(err.msg, "'MAPS' chunk: before the header") != NULL);
+	seen_free(&sn);
+	free(buf);
+	/* a chunk after CLOS: the last SMPL moved behind it */
+	CHECK(write_text("header\nsample pc=1\nflush\nsample pc=2\n"
+	    "close\n", path) == 0);
+	buf = readfile(path, &len);
+	n = chunk_ends(buf, len, ends, 64);
+	CHECK(n == 5);		/* SHDR SMPL SMPL CLOS END */
+	{
+		size_t a = ends[1], b = ends[2], c = ends[3];
+		uint8_t *t = malloc(len);
+
+		memcpy(t, buf, a);
+		memcpy(t + a, buf + b, c - b);
+		memcpy(t + a + (c - b), buf + a, b - a);
+		memcpy(t + c, buf + c, len - c);
+		CHECK(see(t, len, &sn, &sum, &err) == -1);
+		CHECK(strstr(err.msg, "after the closing record") != NULL);
+		seen_free(&sn);
+		/* a second SHDR */
+		memcpy(t, buf, ends[0]);
+		memcpy(t + ends[0], buf + 16, ends[0] - 16);
+		CHECK(see(t, 2 * ends[0] - 16, &sn, &sum, &err) == -1);
+		CHECK(strstr(err.msg, "a second header") != NULL);
+		seen_free(&sn);
+		free(t);
+	}
+	free(buf);
+}
+
+static int
+stop_at_map(void *arg, const struct pme_mapping *m)
+{
+	(void)m;
+	return ++*(int *)arg;
+}
+
+static int
+stop_with_err(void *arg, const struct pme_sample *s, size_t n)
+{
+	(void)s;
+	(void)n;
+	struct pme_error *err = arg;
+
+	err->code = PME_ELIMIT;
+	snprintf(err->msg, sizeof(err->msg), "enough");
+	return 1;
+}
+
+/* A visitor stops the reading; the writer refuses what it should. */
+static void
+test_errors(void)
+{
+	struct pme_sample_visitor v = { NULL, stop_at_map, NULL, NULL, NULL };
+	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1, 0, 0, 1, 0, 0,
+	    NULL, NULL };
+	struct pme_sample s = { 1, 2, 3, 4, 5, 6, 0, 1, NULL };
+	struct pme_mapping m = { 1, 0, 0, 10, 10, 0, 0, "x", NULL, 3 };
+	struct pme_thread t = { 9, 1, 1, 0, 0, 0, NULL };
+	struct pme_sample_summary sum;
+	struct pme_samplewriter *w;
+	struct pme_error err;
+	const char *path = tmppath("e.pms");
+	uint8_t *buf;
+	size_t len;
+	int calls = 0;
+
+	CHECK(write_text(demo_text, path) == 0);
+	CHECK(pme_samplefile_read(path, &v, &calls, &sum, &err) == -1);
+	CHECK(calls == 1 && err.code == PME_EINVAL);
+	CHECK(strstr(err.msg, path) != NULL);
+	v.mapping = NULL;
+	v.samples = stop_with_err;
+	CHECK(pme_samplefile_read(path, &v, &err, &sum, &err) == -1);
+	CHECK(err.code == PME_ELIMIT && strcmp(err.msg, "enough") == 0);
+	/* no file, no directory, a full disk */
+	CHECK(pme_samplefile_read(tmppath("none.pms"), NULL, NULL, &sum,
+	    &err) == -1 && err.code == PME_EIO && err.sys_errno == ENOENT);
+	w = pme_samplewriter_open(tmppath("no/such/dir.pms"), &h, 0, &err);
+	CHECK(w == NULL && err.code == PME_EIO);
+	CHECK(strstr(err.msg, "no/such/dir.pms") != NULL);
+	if (access("/dev/full", W_OK) == 0) {
+		w = pme_samplewriter_open("/dev/full", &h, 0, &err);
+		CHECK(w == NULL && err.code == PME_EIO &&
+		    err.sys_errno == ENOSPC);
+		CHECK(strstr(err.msg, "/dev/full") != NULL);
+	}
+	CHECK(pme_samplewriter_open(NULL, &h, 0, &err) == NULL &&
+	    err.code == PME_EINVAL);
+	h.argc = 1;
+	CHECK(pme_samplewriter_open(path, &h, 0, &err) == NULL &&
+	    err.code == PME_EINVAL);
+	h.argc = 0;
+	w = pme_samplewriter_open(path, &h, 0, &err);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	CHECK(pme_samplewriter_sample(w, &s, &err) == -1 &&
+	    err.code == PME_EINVAL);		/* frames NULL */
+	s.nframes = 1025;
+	s.frames = &s.pc;
+	CHECK(pme_samplewriter_sample(w, &s, &err) == -1 &&
+	    err.code == PME_ELIMIT);
+	CHECK(pme_samplewriter_mapping(w, &m, &err) == -1 &&
+	    err.code == PME_EINVAL);		/* empty */
+	m.end = 11;
+	CHECK(pme_samplewriter_mapping(w, &m, &err) == -1 &&
+	    err.code == PME_EINVAL);		/* build-id NULL */
+	m.buildid_len = 1025;
+	m.buildid = buf = calloc(1, 1025);
+	CHECK(pme_samplewriter_mapping(w, &m, &err) == -1 &&
+	    err.code == PME_ELIMIT);
+	free(buf);
+	CHECK(pme_samplewriter_thread(w, &t, &err) == -1 &&
+	    err.code == PME_EINVAL);
+	CHECK(pme_samplewriter_sample(w, NULL, &err) == -1);
+	CHECK(pme_samplewriter_flush(NULL, &err) == -1);
+	CHECK(pme_samplewriter_close(NULL, NULL, &err) == -1);
+	pme_samplewriter_abort(NULL);
+	/* nothing written but the header: close with no record given */
+	CHECK(pme_samplewriter_close(w, NULL, &err) == 0);
+	buf = readfile(path, &len);
+	CHECK(pme_samplefile_mem(buf, len, "x", NULL, NULL, &sum, &err) == 0);
+	CHECK(sum.closed && sum.samples == 0 && sum.lost_bytes == -1);
+	free(buf);
+}
+
+/* abort leaves what was flushed, readable, without CLOS or END. */
+static void
+test_abort(void)
+{
+	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1, 0, 0, 1, 0, 0,
+	    NULL, NULL };
+	struct pme_sample s = { 0x1000, 0, 1, 1, 1, UINT32_MAX, 0, 0, NULL };
+	struct pme_sample_summary sum;
+	struct pme_samplewriter *w;
+	struct pme_error err;
+	const char *path = tmppath("ab.pms");
+	int i;
+
+	w = pme_samplewriter_open(path, &h, 0, &err);
+	CHECK(w != NULL);
+	if (w == NULL)
+		return;
+	for (i = 0; i < 100000; i++, s.time += 10, s.pc += i % 7)
+		CHECK(pme_samplewriter_sample(w, &s, &err) == 0);
+	CHECK(pme_samplewriter_flush(w, &err) == 0);
+	for (i = 0; i < 1000; i++, s.time += 10)
+		CHECK(pme_samplewriter_sample(w, &s, &err) == 0);
+	pme_samplewriter_abort(w);
+	CHECK(pme_samplefile_read(path, NULL, NULL, &sum, &err) == 0);
+	CHECK(sum.closed == 0 && sum.lost_bytes == 0);
+	CHECK(sum.samples == 100000);
+}
+
+/* "-" writes standard output. */
+static void
+test_stdout(void)
+{
+	const char *path = tmppath("so.pms");
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	pid_t pid;
+	int fd, st;
+
+	if ((pid = fork()) == 0) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd == -1 || dup2(fd, 1) == -1)
+			_exit(3);
+		_exit(do_write_str(demo_text, "-"));
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+	CHECK(pme_samplefile_read(path, NULL, NULL, &sum, &err) == 0);
+	CHECK(sum.closed && sum.samples == 5 && sum.lost_bytes == -1);
+}
+
+/* ------------------------------------------------------- address map */
+
+static uint32_t
+am_map(struct pme_addrmap *am, uint32_t pid, uint64_t t, uint64_t start,
+    uint64_t end, uint64_t vaddr, uint32_t flags)
+{
+	struct pme_mapping m = { pid, flags, t, start, end, 0, vaddr, NULL,
+	    NULL, 0 };
+	struct pme_error err;
+	const struct pme_mapping *all;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/m/%" PRIu32 "/%" PRIx64, pid, start);
+	m.path = path;
+	CHECK(pme_addrmap_mapping(am, &m, &err) == 0);
+	return (uint32_t)pme_addrmap_mappings(am, &all) - 1;
+}
+
+static void
+am_thread(struct pme_addrmap *am, uint32_t kind, uint32_t pid, uint32_t ppid)
+{
+	struct pme_thread t = { kind, pid, pid, ppid, ppid, 0, "x" };
+	struct pme_error err;
+
+	CHECK(pme_addrmap_thread(am, &t, &err) == 0);
+}
+
+#define LOOK(pid, t, pc, want, wantva) do { \
+	uint64_t va_ = 0; \
+	uint32_t got_ = pme_addrmap_lookup(am, pid, t, pc, &va_); \
+	if (got_ != (want) || (got_ != PME_NONE && va_ != (wantva))) \
+		fail("%s:%d: lookup(%u, %llu, 0x%llx): %u 0x%llx, want %u", \
+		    __FILE__, __LINE__, (unsigned)(pid), \
+		    (unsigned long long)(t), (unsigned long long)(pc), got_, \
+		    (unsigned long long)va_, (unsigned)(want)); \
+} while (0)
+
+static void
+test_addrmap_cases(void)
+{
+	struct pme_addrmap *am = pme_addrmap_new(NULL);
+	const struct pme_mapping *all;
+	uint32_t m1, m2, m3, m4, m5, k;
+
+	LOOK(1, 0, 0x1000, PME_NONE, 0);
+	m1 = am_map(am, 100, 0, 0x1000, 0x2000, 0x401000, PME_MAP_EXEC);
+	LOOK(100, 5, 0x1000, m1, 0x401000);
+	LOOK(100, 5, 0x1fff, m1, 0x401fff);
+	LOOK(100, 5, 0x2000, PME_NONE, 0);
+	LOOK(100, 5, 0xfff, PME_NONE, 0);
+	LOOK(101, 5, 0x1000, PME_NONE, 0);
+	/* replaced at 100 by a wider mapping */
+	m2 = am_map(am, 100, 100, 0x1000, 0x3000, 0, PME_MAP_EXEC);
+	LOOK(100, 50, 0x1800, m1, 0x401800);
+	LOOK(100, 100, 0x1800, m2, 0x800);
+	LOOK(100, 50, 0x1800, m1, 0x401800);	/* the cache knows time */
+	LOOK(100, 150, 0x1800, m2, 0x800);
+	LOOK(100, 99, 0x1800, m1, 0x401800);
+	LOOK(100, 50, 0x2800, m2, 0x1800);	/* only one: before it */
+	LOOK(100, UINT64_MAX, 0x2fff, m2, 0x1fff);
+	/* reported after the samples it holds */
+	m3 = am_map(am, 100, 1000, 0x8000, 0x9000, 0x10, 0);
+	LOOK(100, 10, 0x8000, m3, 0x10);
+	LOOK(100, 10, 0x1000, m1, 0x401000);
+	/* fork copies as of the fork */
+	am_thread(am, PME_THREAD_FORK, 200, 100);
+	m4 = am_map(am, 100, 2000, 0x5000, 0x6000, 0, 0);
+	LOOK(200, 3000, 0x1800, m2, 0x800);
+	LOOK(200, 3000, 0x5000, PME_NONE, 0);
+	LOOK(100, 3000, 0x5000, m4, 0);
+	am_thread(am, PME_THREAD_FORK, 100, 100);	/* a thread */
+	LOOK(100, 3000, 0x5000, m4, 0);
+	am_thread(am, PME_THREAD_FORK, 300, 999);	/* unknown parent */
+	LOOK(300, 3000, 0x1800, PME_NONE, 0);
+	/* exec drops; later mappings rebuild */
+	am_thread(am, PME_THREAD_EXEC, 200, 0);
+	LOOK(200, 3000, 0x1800, PME_NONE, 0);
+	LOOK(100, 3000, 0x1800, m2, 0x800);
+	m5 = am_map(am, 200, 4000, 0x1000, 0x2000, 0x7000, 0);
+	LOOK(200, 4000, 0x1800, m5, 0x7800);
+	LOOK(200, 3000, 0x1800, m5, 0x7800);
+	am_thread(am, PME_THREAD_COMM, 200, 0);
+	am_thread(am, PME_THREAD_EXIT, 200, 0);
+	LOOK(200, 3000, 0x1800, m5, 0x7800);
+	/* the kernel's, for every process, under the process's own */
+	k = am_map(am, 0, 0, 0xffffffff81000000ull, 0xffffffff82000000ull,
+	    0xffffffff81000000ull, PME_MAP_KERNEL | PME_MAP_EXEC);
+	LOOK(100, 1, 0xffffffff81000010ull, k, 0xffffffff81000010ull);
+	LOOK(12345, 1, 0xffffffff81ffffffull, k, 0xffffffff81ffffffull);
+	LOOK(12345, 1, 0xffffffff82000000ull, PME_NONE, 0);
+	LOOK(100, 1, 0x1000, m1, 0x401000);
+	CHECK(pme_addrmap_mappings(am, &all) == 6);
+	CHECK(strcmp(all[m4].path, "/m/100/5000") == 0 && all[k].pid == 0);
+	pme_addrmap_free(am);
+	pme_addrmap_free(NULL);
+}
+
+/* A reference: every mapping held, in a plain list per lookup. */
+struct refmap {
+	uint32_t	 pid, idx;
+	uint64_t	 t, start, end;
+	int		 live;
+};
+
+static uint32_t
+ref_lookup(const struct refmap *r, size_t n, uint32_t pid, uint64_t t,
+    uint64_t pc)
+{
+	uint32_t best = PME_NONE, first = PME_NONE;
+	uint64_t bt = 0, ft = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!r[i].live || r[i].pid != pid || pc < r[i].start ||
+		    pc >= r[i].end)
+			continue;
+		if (first == PME_NONE || r[i].t < ft) {
+			first = r[i].idx;
+			ft = r[i].t;
+		}
+		if (r[i].t <= t && (best == PME_NONE || r[i].t >= bt)) {
+			best = r[i].idx;
+			bt = r[i].t;
+		}
+	}
+	return best != PME_NONE ? best : first;
+}
+
+/* Random mappings, execs and lookups against the reference. */
+static void
+test_addrmap_random(void)
+{
+	static struct refmap r[4000];
+	struct pme_addrmap *am = pme_addrmap_new(NULL);
+	uint64_t x = 12345, v, start, t = 0;
+	size_t n = 0, i, j;
+	uint32_t pid, want, got, k;
+
+	for (i = 0; i < 200000; i++) {
+		v = rnd(&x);
+		pid = 1 + (uint32_t)(v % 4);
+		if (v % 50 == 0 && n < 4000) {
+			start = 0x1000 * ((v >> 8) % 64);
+			t += (v >> 20) % 3;
+			k = am_map(am, pid, t, start, start + 0x1000 *
+			    (1 + (v >> 30) % 8), start, 0);
+			r[n] = (struct refmap){ pid, k, t, start, start +
+			    0x1000 * (1 + (v >> 30) % 8), 1 };
+			n++;
+		} else if (v % 997 == 0) {
+			am_thread(am, PME_THREAD_EXEC, pid, 0);
+			for (j = 0; j < n; j++)
+				if (r[j].pid == pid)
+					r[j].live = 0;
+		} else {
+			/* mostly near the last lookup, as samples are */
+			uint64_t pc = (v >> 16) % (72 * 0x1000);
+			uint64_t when = t - (v >> 40) % 4;
+
+			want = ref_lookup(r, n, pid, when, pc);
+			got = pme_addrmap_lookup(am, pid, when, pc, NULL);
+			if (got != want) {
+				fail("random lookup %zu: got %u want %u", i,
+				    got, want);
+				break;
+			}
+		}
+	}
+	pme_addrmap_free(am);
+}
+
+/* Lookups per second, mostly cache hits as in a real profile. */
+static void
+bench_addrmap(void)
+{
+	struct pme_addrmap *am = pme_addrmap_new(NULL);
+	uint64_t x = 1, sum = 0, va, i, n = 2000000;
+	double t0;
+	uint32_t j;
+
+	for (j = 0; j < 300; j++)
+		am_map(am, 1, 0, 0x10000 * (uint64_t)j, 0x10000 * (uint64_t)j +
+		    0x8000, 0, 0);
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		uint64_t v = rnd(&x);
+		uint64_t pc = v % 10 < 9 ? 0x10000 * 7 + v % 0x8000 :
+		    0x10000 * (v >> 32 & 255) + (v >> 8) % 0x8000;
+
+		sum += pme_addrmap_lookup(am, 1, i, pc, &va);
+	}
+	if (getenv("T_SAMPLE_VERBOSE") != NULL)
+		fprintf(stderr, "addrmap: %.1f M lookups/s (%llu)\n",
+		    n / (now() - t0) / 1e6, (unsigned long long)sum);
+	pme_addrmap_free(am);
+}
+
+/* ------------------------------------------------------ pme_elf_vaddr */
+
+static int
+run(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Every PT_LOAD of readelf -lW: the offset of each, its middle and the
+ * page below it give the addresses readelf says. */
+static void
+check_elf(const char *path)
+{
+	char cmd[8600], line[512], flags[16];
+	unsigned long long off, va, pa, fsz, msz, align;
+	uint64_t got;
+	struct pme_error err;
+	uint8_t id[64];
+	uint32_t idlen;
+	int loads = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -lW '%s'", path);
+	if ((p = popen(cmd, "r")) == NULL)
+		die("popen");
+	while (fgets(line, sizeof(line), p) != NULL) {
+		flags[0] = '\0';
+		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx "
+		    "%15[RWE ] 0x%llx", &off, &va, &pa, &fsz, &msz, flags,
+		    &align) != 7)
+			continue;
+		loads++;
+		CHECK(pme_elf_vaddr(path, off, &got, NULL, NULL, &err) == 0);
+		if (got != va)
+			fail("%s: offset 0x%llx: 0x%llx, readelf 0x%llx", path,
+			    off, got, va);
+		if (fsz > 2) {
+			CHECK(pme_elf_vaddr(path, off + fsz / 2, &got, NULL,
+			    NULL, &err) == 0);
+			CHECK(got == va + fsz / 2);
+		}
+		if (strchr(flags, 'E') != NULL) {
+			CHECK(pme_elf_vaddr(path, off & ~0xfffull, &got, NULL,
+			    NULL, &err) == 0);
+			CHECK(got == va - (off & 0xfff));
+		}
+	}
+	pclose(p);
+	CHECK(loads >= 2);
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | sed -n "
+	    "'s/.*Build ID: *\\([0-9a-f]*\\).*/\\1/p'", path);
+	if ((p = popen(cmd, "r")) == NULL)
+		die("popen");
+	line[0] = '\0';
+	if (fgets(line, sizeof(line), p) == NULL)
+		line[0] = '\0';
+	pclose(p);
+	line[strcspn(line, "\n")] = '\0';
+	CHECK(pme_elf_vaddr(path, 0, &got, id, &idlen, &err) == 0);
+	CHECK(idlen * 2 == strlen(line));
+	for (uint32_t i = 0; i < idlen && i < 64; i++) {
+		char hx[3];
+
+		snprintf(hx, sizeof(hx), "%02x", id[i]);
+		if (strncmp(hx, line + 2 * i, 2) != 0) {
+			fail("%s: build-id differs from readelf's %s", path,
+			    line);
+			break;
+		}
+	}
+}
+
+static void
+test_elf(void)
+{
+	const char *top = getenv("PME_TOP");
+	char cmd[16384], pie[4200], nopie[4200], so[4200];
+	struct pme_error err;
+	uint8_t id[64];
+	uint32_t idlen = 7;
+	uint64_t va;
+
+	if (top == NULL)
+		top = ".";
+	snprintf(pie, sizeof(pie), "%s/pie", tmpdir);
+	snprintf(nopie, sizeof(nopie), "%s/nopie", tmpdir);
+	snprintf(so, sizeof(so), "%s/lib.so", tmpdir);
+	snprintf(cmd, sizeof(cmd), "gcc -O1 -fPIE -pie -Wl,--build-id -o '%s' "
+	    "%s/tests/fixtures/demo/*.c && gcc -O1 -no-pie -fno-PIE "
+	    "-Wl,--build-id=sha1 -o '%s' %s/tests/fixtures/demo/*.c && "
+	    "gcc -O1 -shared -fPIC -Wl,--build-id=md5 -o '%s' "
+	    "%s/tests/fixtures/shlib/lib.c", pie, top, nopie, top, so, top);
+	if (run("command -v gcc >/dev/null && command -v readelf "
+	    ">/dev/null") != 0 || run(cmd) != 0) {
+		fprintf(stderr, "t_sample: no gcc or readelf: "
+		    "pme_elf_vaddr not checked\n");
+		return;
+	}
+	check_elf(pie);
+	check_elf(nopie);
+	check_elf(so);
+	/* no build-id at all */
+	snprintf(cmd, sizeof(cmd), "gcc -O1 -Wl,--build-id=none -o '%s' "
+	    "%s/tests/fixtures/demo/*.c", pie, top);
+	if (run(cmd) == 0) {
+		CHECK(pme_elf_vaddr(pie, 0, &va, id, &idlen, &err) == 0);
+		CHECK(idlen == 0);
+	}
+	/* not ELF: offsets are addresses; no file: an error */
+	writefile(tmppath("text"), "hello\n", 6);
+	CHECK(pme_elf_vaddr(tmppath("text"), 0x1234, &va, id, &idlen,
+	    &err) == 0 && va == 0x1234 && idlen == 0);
+	CHECK(pme_elf_vaddr(tmppath("absent"), 0, &va, id, &idlen,
+	    &err) == -1 && err.code == PME_EIO);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1386,6 +2255,17 @@ main(int argc, char *argv[])
 	test_roundtrip();
 	test_text();
 	test_cut_file();
+	test_cut_everywhere();
+	test_flip();
+	test_forged();
+	test_order();
+	test_errors();
+	test_abort();
+	test_stdout();
+	test_addrmap_cases();
+	test_addrmap_random();
+	bench_addrmap();
+	test_elf();
 	if (failures > 0) {
 		fprintf(stderr, "t_sample: %d failures\n", failures);
 		return 1;
