@@ -70,16 +70,78 @@ int	 histo_err(struct pme_error *err, enum pme_errcode code,
 struct pme_bucketfile *quick_build(const char *path, uint32_t flags,
 	    const uint8_t *buildid, uint32_t idlen, struct pme_error *err);
 
-/* A bucket lookup faster than pme_bucketfile_lookup() (index.c). */
-struct bindex;
+/*
+ * A bucket lookup faster than pme_bucketfile_lookup() (index.c): per load
+ * module, the bucket ranges sorted and a page table over them.
+ */
+struct modix {
+	uint64_t	 lo;		/* lowest start */
+	unsigned	 shift;		/* page size 2^shift */
+	size_t		 npages;
+	uint32_t	*first;		/* per page: first entry ending after
+					   the page's start; npages + 1 */
+	uint64_t	*start, *end;
+	uint32_t	*bucket;
+	size_t		 n;
+	int		 overlap;	/* ranges overlap: ask the library */
+};
+
+struct bindex {
+	struct pme_bucketfile *bf;
+	size_t		 nm;		/* modules; slot nm is absolute */
+	struct modix	*m;
+};
+
 struct bindex	*bindex_build(struct pme_bucketfile *bf);	/* NULL: no
 								   memory */
 void		 bindex_free(struct bindex *x);		/* NULL ok */
-/* The bucket of addr in module (PME_NONE: absolute addresses) or
+uint32_t	 bindex_slow(const struct bindex *x, uint32_t module,
+		    uint64_t addr);
+
+/*
+ * The bucket of addr in module (PME_NONE: absolute addresses) or
  * PME_NONE; [*lo, *hi) is then the bucket range holding addr, or empty
- * when that is unknown. */
-uint32_t	 bindex_lookup(const struct bindex *x, uint32_t module,
-		    uint64_t addr, uint64_t *lo, uint64_t *hi);
+ * when that is unknown.  Inline: it runs for most samples.
+ */
+static inline uint32_t
+bindex_lookup(const struct bindex *x, uint32_t module, uint64_t addr,
+    uint64_t *lo, uint64_t *hi)
+{
+	const struct modix *m;
+	uint64_t off;
+	size_t a, b, mid;
+
+	if (module == PME_NONE || module > x->nm)
+		module = (uint32_t)x->nm;
+	m = &x->m[module];
+	if (m->n == 0 || addr < m->lo)
+		return PME_NONE;
+	if (m->overlap) {
+		*lo = *hi = 0;
+		return bindex_slow(x, module, addr);
+	}
+	off = (addr - m->lo) >> m->shift;
+	if (off >= m->npages)
+		return PME_NONE;
+	/* The entry holding addr, if any, is the first in
+	 * [first[off], first[off + 1]] that ends after addr. */
+	a = m->first[off];
+	b = m->first[off + 1];
+	if (b >= m->n)
+		b = m->n - 1;
+	while (a < b) {
+		mid = a + (b - a) / 2;
+		if (m->end[mid] <= addr)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a >= m->n || addr < m->start[a] || addr >= m->end[a])
+		return PME_NONE;
+	*lo = m->start[a];
+	*hi = m->end[a];
+	return m->bucket[a];
+}
 
 /* What the report needs besides the bucket file. */
 struct report_input {

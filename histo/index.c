@@ -17,24 +17,6 @@ struct entry {
 	uint64_t	 start, end;
 };
 
-struct modix {
-	uint64_t	 lo;		/* lowest start */
-	unsigned	 shift;		/* page size 2^shift */
-	size_t		 npages;
-	uint32_t	*first;		/* per page: first entry ending after
-					   the page's start; npages + 1 */
-	uint64_t	*start, *end;
-	uint32_t	*bucket;
-	size_t		 n;
-	int		 overlap;	/* ask the library instead */
-};
-
-struct bindex {
-	struct pme_bucketfile *bf;
-	size_t		 nm;		/* modules; slot nm is absolute */
-	struct modix	*m;
-};
-
 static int
 cmp_entry(const void *a, const void *b)
 {
@@ -154,42 +136,8 @@ bindex_free(struct bindex *x)
 }
 
 uint32_t
-bindex_lookup(const struct bindex *x, uint32_t module, uint64_t addr,
-    uint64_t *lo, uint64_t *hi)
+bindex_slow(const struct bindex *x, uint32_t module, uint64_t addr)
 {
-	const struct modix *m;
-	uint64_t off;
-	size_t a, b, mid;
-
-	if (module == PME_NONE || module > x->nm)
-		module = (uint32_t)x->nm;
-	m = &x->m[module];
-	if (m->n == 0 || addr < m->lo)
-		return PME_NONE;
-	if (m->overlap) {
-		*lo = *hi = 0;
-		return pme_bucketfile_lookup(x->bf, module == x->nm ?
-		    PME_NONE : module, addr);
-	}
-	off = (addr - m->lo) >> m->shift;
-	if (off >= m->npages)
-		return PME_NONE;
-	/* The entry holding addr, if any, is the first in
-	 * [first[off], first[off + 1]] that ends after addr. */
-	a = m->first[off];
-	b = m->first[off + 1];
-	if (b >= m->n)
-		b = m->n - 1;
-	while (a < b) {
-		mid = a + (b - a) / 2;
-		if (m->end[mid] <= addr)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	if (a >= m->n || addr < m->start[a] || addr >= m->end[a])
-		return PME_NONE;
-	*lo = m->start[a];
-	*hi = m->end[a];
-	return m->bucket[a];
+	return pme_bucketfile_lookup(x->bf, module == x->nm ? PME_NONE :
+	    module, addr);
 }

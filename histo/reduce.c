@@ -25,9 +25,12 @@ struct live {			/* a mapping of a process, for overlaps */
 	uint64_t	 start, end;
 };
 
+#define IDBITS		(1u << 22)	/* Linux's largest pid_max */
+
 struct idset {			/* thread and process ids seen */
-	uint32_t	*v;		/* id + 1, 0 empty */
-	size_t		 n, cap;
+	uint64_t	*bits;		/* ids below IDBITS */
+	uint32_t	*v;		/* larger ids + 1, 0 empty */
+	size_t		 n, nv, cap;
 };
 
 struct run {
@@ -122,26 +125,48 @@ nomem(struct run *r)
 /* ------------------------------------------------------------------ ids */
 
 static int
-idset_add(struct idset *s, uint32_t id)
+idset_big(struct idset *s, uint32_t id)
 {
 	size_t i, mask;
 
-	if (s->n * 2 >= s->cap) {
-		struct idset g = { NULL, 0, s->cap ? s->cap * 2 : 64 };
+	if (s->nv * 2 >= s->cap) {
+		struct idset g;
 
+		memset(&g, 0, sizeof(g));
+		g.cap = s->cap ? s->cap * 2 : 64;
 		if ((g.v = calloc(g.cap, sizeof(*g.v))) == NULL)
 			return -1;
 		for (i = 0; i < s->cap; i++)
 			if (s->v[i] != 0)
-				idset_add(&g, s->v[i] - 1);
+				idset_big(&g, s->v[i] - 1);
 		free(s->v);
-		*s = g;
+		s->v = g.v;
+		s->cap = g.cap;
 	}
 	mask = s->cap - 1;
 	for (i = (id * 2654435761u) & mask; s->v[i] != 0; i = (i + 1) & mask)
 		if (s->v[i] == id + 1)
 			return 0;
 	s->v[i] = id + 1;
+	s->nv++;
+	s->n++;
+	return 0;
+}
+
+/* Adds id; the bitmap's pages are touched only where ids fall. */
+static inline int
+idset_add(struct idset *s, uint32_t id)
+{
+	uint64_t bit = (uint64_t)1 << (id & 63);
+
+	if (id >= IDBITS)
+		return idset_big(s, id);
+	if (s->bits == NULL &&
+	    (s->bits = calloc(IDBITS / 64, sizeof(*s->bits))) == NULL)
+		return -1;
+	if (s->bits[id >> 6] & bit)
+		return 0;
+	s->bits[id >> 6] |= bit;
 	s->n++;
 	return 0;
 }
@@ -442,7 +467,7 @@ quick_start(struct run *r)
 }
 
 /* Counts a sample of mapping resolution res at link-time vaddr. */
-static inline void
+static inline __attribute__((always_inline)) void
 count(struct run *r, uint32_t res, uint64_t vaddr, uint64_t pc)
 {
 	uint32_t b;
@@ -615,5 +640,7 @@ done:
 	free(r.mod_units);
 	free(r.tids.v);
 	free(r.pids.v);
+	free(r.tids.bits);
+	free(r.pids.bits);
 	return rc;
 }

@@ -1,0 +1,138 @@
+#!/bin/bash
+#
+# bench_pmehisto.sh - how fast pmehisto reduces sample files:
+#	bench_pmehisto.sh [-n RUNS] [-s SAMPLES] [-p SECONDS]
+#
+# 1. pmsgen.c (built here against libpme) writes a flat sample file of
+#    SAMPLES samples (default 20 million) and its bucket file (1000
+#    routine buckets of a PIE executable, one sample in 20 in libc);
+#    pmehisto reduces it (-T none: the filled bucket file and the .HIS are
+#    written, nothing displayed).  Prints the file's bytes per sample and
+#    the reduction rate in million samples per second (best of RUNS,
+#    default 3, wall time of the whole pmehisto run).
+# 2. perf record -F 10000 samples a CPU-bound two-thread program for
+#    SECONDS (default 6); pmsgen writes a sample file with the same number
+#    of samples; perf report --stdio on the perf.data and pmehisto on the
+#    sample file are timed (best of RUNS) and their ratio printed.
+#    Skipped, with the reason, when perf cannot record here.
+#
+# Run from the top directory (or set PME_TOP) after make.
+
+set -eu
+export LC_ALL=C
+top=$(cd "${PME_TOP:-.}" && pwd)
+runs=3 samples=20000000 seconds=6
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) runs=$2; shift 2 ;;
+	-s) samples=$2; shift 2 ;;
+	-p) seconds=$2; shift 2 ;;
+	*) echo "usage: bench_pmehisto.sh [-n runs] [-s samples] [-p seconds]" >&2
+	   exit 2 ;;
+	esac
+done
+pmehisto=${PMEHISTO:-$top/histo/pmehisto}
+libdir=${PME_LIBDIR:-$top/lib}
+[ -x "$pmehisto" ] || { echo "skipped: $pmehisto is not built"; exit 77; }
+[ -f "$libdir/libpme.a" ] || { echo "skipped: no $libdir/libpme.a"; exit 77; }
+command -v gcc >/dev/null || { echo "skipped: no gcc"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmehbench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+gcc -std=c11 -D_GNU_SOURCE -O2 -I"$top/lib" -o "$work/pmsgen" \
+    "$top/tests/bench/pmsgen.c" "$libdir/libpme.a" -ldwarf -lelf -lz
+
+now() { date +%s%N; }
+
+# best_ms CMD...: the best wall time of RUNS runs, in milliseconds
+# (three decimals).
+best_ms() {
+	local i t0 t1 best=
+	for i in $(seq "$runs"); do
+		t0=$(now)
+		"$@" >/dev/null 2>&1
+		t1=$(now)
+		t1=$(((t1 - t0) / 1000))
+		[ -z "$best" ] || [ "$t1" -lt "$best" ] && best=$t1
+	done
+	[ "$best" -gt 0 ] || best=1
+	awk -v us="$best" 'BEGIN { printf "%.3f\n", us / 1000 }'
+}
+
+reduce() {	# DIR: pmehisto on DIR/b.PMS and DIR/b.PME
+	"$pmehisto" -q -T none -b "$1/b.PME" -B "$1/out.PME" -o "$1/out.HIS" \
+	    "$1/b.PMS"
+}
+
+# --- 1. the reduction rate ----------------------------------------------------
+
+mkdir "$work/flat"
+"$work/pmsgen" "$work/flat/b.PMS" "$work/flat/b.PME" "$samples"
+bytes=$(stat -c %s "$work/flat/b.PMS")
+reduce "$work/flat" || { echo "pmehisto failed" >&2; exit 1; }
+ms=$(best_ms reduce "$work/flat")
+awk -v n="$samples" -v b="$bytes" -v ms="$ms" 'BEGIN {
+	printf "pmehisto: %d samples, %.1f MB, %.2f bytes/sample: %.0f ms, " \
+	    "%.1f M samples/s\n", n, b / 1e6, b / n, ms, n / ms / 1000 }'
+
+# --- 2. against perf report ---------------------------------------------------
+
+if ! command -v perf >/dev/null; then
+	echo "perf: skipped: perf is not installed"
+	exit 0
+fi
+cat >"$work/busy.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+static volatile double sink;
+static double secs;
+static double now(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+static void *work(void *a) {
+	double x = 0, end = now() + secs;
+	long i;
+	(void)a;
+	for (i = 0; ; i++) {
+		x += (i % 7) * 0.5;
+		if ((i & 0xfffff) == 0) {
+			sink = x;
+			if (now() > end)
+				break;
+		}
+	}
+	return NULL;
+}
+int main(int argc, char **argv) {
+	pthread_t t[2];
+	int i;
+	secs = argc > 1 ? atof(argv[1]) : 5;
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, work, NULL);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+EOF
+gcc -O1 -pthread -o "$work/busy" "$work/busy.c"
+if ! perf record -q -F 10000 -o "$work/x.data" -- "$work/busy" "$seconds" \
+    >/dev/null 2>"$work/perf.err"; then
+	echo "perf: skipped: perf record failed: $(head -n 1 "$work/perf.err")"
+	exit 0
+fi
+n=$(perf script -i "$work/x.data" -F ip 2>/dev/null | wc -l)
+if [ "$n" -lt 1000 ]; then
+	echo "perf: skipped: perf recorded only $n samples"
+	exit 0
+fi
+mkdir "$work/same"
+"$work/pmsgen" "$work/same/b.PMS" "$work/same/b.PME" "$n"
+reduce "$work/same" || { echo "pmehisto failed" >&2; exit 1; }
+perf_ms=$(best_ms perf report -i "$work/x.data" --stdio)
+histo_ms=$(best_ms reduce "$work/same")
+awk -v n="$n" -v p="$perf_ms" -v h="$histo_ms" 'BEGIN {
+	printf "perf report --stdio: %d samples: %.1f ms; pmehisto on %d " \
+	    "samples: %.1f ms; ratio %.1fx\n", n, p, n, h, p / h }'
