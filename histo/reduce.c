@@ -582,16 +582,12 @@ warn_file(const struct run *r, const struct pme_sample_summary *sum)
 {
 	const struct tally *t = r->t;
 
-	if (sum->lost_bytes > 0)
-		fprintf(stderr, "%s: '%s': cut short: %lld bytes after the "
-		    "last whole chunk lost; %llu samples read\n", t->prog,
-		    r->path, (long long)sum->lost_bytes,
-		    (unsigned long long)sum->samples);
-	else if (!sum->closed)
-		fprintf(stderr, "%s: '%s': cut short: no closing record "
-		    "(lost samples and exit status unknown); %llu samples "
-		    "read\n", t->prog, r->path,
-		    (unsigned long long)sum->samples);
+	if (sum->lost_bytes >= 0 || !sum->closed)
+		fprintf(stderr, "%s: '%s': cut short%s: %lld bytes after the "
+		    "last whole chunk lost; reduced the %llu samples read\n",
+		    t->prog, r->path, sum->closed ? "" :
+		    " (no closing record)", (long long)(sum->lost_bytes > 0 ?
+		    sum->lost_bytes : 0), (unsigned long long)sum->samples);
 	if (r->samples > 0 && r->matched == 0 && !t->quick)
 		fprintf(stderr, "%s: '%s': no sample fell in a load module of "
 		    "'%s' (a run of another program?): all %llu samples are "
