@@ -1,0 +1,271 @@
+/*
+ * pmetrace - runs a command and counts every instruction it executes into
+ * the buckets of a bucket file (.PME).  See pmetrace(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+#define DEFAULT_PME	"PMEFILE.PME"
+
+static const char *prog = "pmetrace";
+
+enum engine { ENG_AUTO, ENG_CALLGRIND, ENG_STEP };
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp, "usage: pmetrace [-fqv] [-b bucketfile] "
+	    "[-e callgrind|step] [-o output] [--]\n"
+	    "                command [argument ...]\n");
+}
+
+static void
+help(void)
+{
+	usage(stdout);
+	printf("\n"
+	    "Runs command and counts every instruction it executes into the "
+	    "buckets of a\nbucket file (pme(5)).\n\n"
+	    "  -b bucketfile  the empty (or filled) bucket file, default %s\n"
+	    "  -o output      the filled bucket file, default %s\n"
+	    "  -e engine      callgrind (default when valgrind is installed) "
+	    "or step\n"
+	    "  -f             count even when the build-ids differ from the "
+	    "bucket file's\n"
+	    "  -q             no warnings\n"
+	    "  -v             say which engine ran and what was counted\n"
+	    "  -h, --help     this text;  -V, --version  the version\n",
+	    DEFAULT_PME, DEFAULT_PME);
+}
+
+/* name, or name with ext when its last component has no extension. */
+static char *
+with_ext(const char *name, const char *ext)
+{
+	const char *base = strrchr(name, '/');
+	char *s;
+
+	base = base ? base + 1 : name;
+	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
+		return strdup(name);
+	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
+		strcpy(s, name);
+		strcat(s, ext);
+	}
+	return s;
+}
+
+static void
+die_nomem(void)
+{
+	fprintf(stderr, "%s: out of memory\n", prog);
+	exit(1);
+}
+
+/*
+ * The second counts, "calls", are what callgrind finds beside the
+ * instructions.  The step engine counts no calls: without ACCUMCOUNTS a
+ * file it fills has none, with it the calls of earlier runs are kept.
+ */
+static int
+prepare_calls(struct pme_bucketfile *bf, enum engine e, int accum,
+    struct pme_error *err)
+{
+	const char *name = pme_bucketfile_counts2(bf, NULL);
+
+	if (e == ENG_STEP)
+		return accum ? 0 : pme_bucketfile_set_counts2(bf, NULL, err);
+	if (accum && name != NULL && strcmp(name, "calls") == 0)
+		return 0;
+	return pme_bucketfile_set_counts2(bf, "calls", err);
+}
+
+static const char *
+engine_name(enum engine e)
+{
+	return e == ENG_STEP ? "step" : "callgrind";
+}
+
+/* Runs the engine chosen, or the other when it is missing here. */
+static int
+run(struct pme_bucketfile *bf, struct tally *t, const struct tr_opts *o,
+    enum engine e, int accum, int *status, struct pme_error *err)
+{
+	int rc, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (prepare_calls(bf, e, accum, err) == -1)
+			return -1;
+		if (o->verbose)
+			fprintf(stderr, "%s: engine %s\n", prog,
+			    engine_name(e));
+		if (e == ENG_STEP)
+			rc = engine_step(t, o, status, err);
+		else
+			rc = engine_callgrind(t, o, status, err);
+		if (rc != ENGINE_MISSING)
+			return rc;
+		if (!o->quiet)
+			fprintf(stderr, "%s: %s: using the %s engine\n",
+			    prog, pme_strerror(err), engine_name(e ==
+			    ENG_STEP ? ENG_CALLGRIND : ENG_STEP));
+		e = e == ENG_STEP ? ENG_CALLGRIND : ENG_STEP;
+	}
+	return -1;
+}
+
+static void
+summary(struct pme_bucketfile *bf, const char *out)
+{
+	const struct pme_info *i = pme_bucketfile_info(bf);
+	struct pme_bucket *b;
+	uint64_t in = 0;
+	size_t n, k;
+
+	n = pme_bucketfile_buckets(bf, &b);
+	for (k = 0; k < n; k++)
+		in += b[k].count;
+	fprintf(stderr, "%s: wrote '%s': %llu instructions, %llu in "
+	    "buckets, %llu unmapped, %llu runs\n", prog, out,
+	    (unsigned long long)i->total, (unsigned long long)in,
+	    (unsigned long long)i->unmapped, (unsigned long long)i->runs);
+}
+
+/* Reads the bucket file and readies it for this run's counts. */
+static struct pme_bucketfile *
+load(const char *in, int *accum)
+{
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	struct pme_info *i;
+
+	if ((bf = pme_bucketfile_open(in, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		exit(1);
+	}
+	i = pme_bucketfile_info(bf);
+	*accum = (i->options & PME_OPT_ACCUM) != 0;
+	if (*accum && i->measure != PME_MEASURE_NONE &&
+	    i->measure != PME_MEASURE_INSTR && i->runs > 0) {
+		fprintf(stderr, "%s: '%s': its counts are not instructions: "
+		    "cannot accumulate (ACCUMCOUNTS) instructions into them\n",
+		    prog, in);
+		exit(1);
+	}
+	if (!*accum)
+		pme_bucketfile_clear(bf);
+	return bf;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *bname = DEFAULT_PME, *oname = DEFAULT_PME, *w;
+	enum engine e = ENG_AUTO;
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	struct tr_opts o;
+	struct tally *t;
+	char *in, *out, *exe;
+	int c, accum, status, rc;
+
+	memset(&o, 0, sizeof(o));
+	while ((c = getopt_long(argc, argv, "+b:e:fho:qvV", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			bname = optarg;
+			break;
+		case 'e':
+			if (strcmp(optarg, "callgrind") == 0)
+				e = ENG_CALLGRIND;
+			else if (strcmp(optarg, "step") == 0)
+				e = ENG_STEP;
+			else {
+				fprintf(stderr, "%s: '%s': no such engine "
+				    "(callgrind or step)\n", prog, optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'f':
+			o.force = 1;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case 'o':
+			oname = optarg;
+			break;
+		case 'q':
+			o.quiet = 1;
+			o.verbose = 0;
+			break;
+		case 'v':
+			o.verbose = 1;
+			o.quiet = 0;
+			break;
+		case 'V':
+			printf("pmetrace (pme) %s\n", PME_VERSION_STRING);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	o.argv = argv + optind;
+	if ((exe = tr_find_in_path(o.argv[0])) == NULL) {
+		fprintf(stderr, "%s: '%s': %s\n", prog, o.argv[0],
+		    strchr(o.argv[0], '/') ? strerror(errno) :
+		    "command not found");
+		return 127;
+	}
+	o.exe = exe;
+	if ((in = with_ext(bname, ".PME")) == NULL ||
+	    (out = with_ext(oname, ".PME")) == NULL)
+		die_nomem();
+	bf = load(in, &accum);
+	if ((t = tally_new(bf, &o, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return 1;
+	}
+	if (e == ENG_AUTO)
+		e = ENG_CALLGRIND;
+	rc = run(bf, t, &o, e, accum, &status, &err);
+	if (rc == 0 && tally_check(t, in, &err) == -1)
+		rc = -1;
+	while (!o.quiet && (w = tally_warning(t)) != NULL)
+		fprintf(stderr, "%s: %s\n", prog, w);
+	if (rc == 0) {
+		pme_bucketfile_info(bf)->measure = PME_MEASURE_INSTR;
+		pme_bucketfile_info(bf)->runs++;
+		if (pme_bucketfile_write(bf, out, &err) == -1)
+			rc = -1;
+		else if (o.verbose)
+			summary(bf, out);
+	}
+	if (rc != 0)
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+	tally_free(t);
+	pme_bucketfile_close(bf);
+	free(in);
+	free(out);
+	free(exe);
+	return rc != 0 ? 1 : status;
+}

@@ -1,0 +1,619 @@
+/*
+ * step.c - the step engine: runs the command under ptrace and steps every
+ * thread of every process one instruction at a time (PTRACE_SINGLESTEP),
+ * tallying each instruction's address.  Self-contained and exact, and
+ * slow: three system calls and two context switches per instruction.
+ *
+ * An instruction is tallied once it is known to have executed: at each
+ * step stop the instruction at the previous stop's address (prev) is
+ * counted, and prev becomes the new address.  The cases where a stop does
+ * not follow the execution of prev:
+ *   - a PTRACE_EVENT stop (fork, clone, exec) comes inside the system
+ *     call; the step stop at its end counts it;
+ *   - after exec, the first stop is at the new program's entry, before
+ *     any of its instructions (the system call is counted at the exec
+ *     event, in the old program's mappings);
+ *   - a signal delivered to a handler stops at the handler's entry, before
+ *     prev executes (it executes after the handler returns);
+ *   - a thread that exits stops at PTRACE_EVENT_EXIT: prev executed when it
+ *     was the exit system call (the address moved past it), not when the
+ *     thread was killed there (exit_group of another thread, a signal).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <sys/user.h>
+#endif
+
+#include "trace.h"
+#include "util.h"
+
+#if defined(__x86_64__)
+
+/* An executable mapping: vaddr = pc + delta (modulo 2^64). */
+struct smap {
+	uint64_t	 start, end, delta;
+	uint32_t	 module;
+};
+
+struct proc {
+	pid_t		 pid;
+	struct smap	*maps;
+	size_t		 nmaps, last;
+	uint64_t	 missed;	/* page re-read for last, or 1 */
+	int		 tasks;		/* live tasks using it */
+};
+
+struct task {
+	pid_t		 tid;
+	struct proc	*p;
+	uint64_t	 prev;
+	int		 haveprev;
+	int		 fresh;		/* its first stop is still to come */
+};
+
+/* ELF files already read, by path. */
+struct elfcache {
+	char		*path;
+	struct tr_elf	 elf;
+	int		 ok;
+};
+
+struct stepper {
+	struct tally	*t;
+	const struct tr_opts *o;
+	struct task	**tasks;
+	size_t		 ntasks, cap, last;
+	struct elfcache	*elves;
+	size_t		 nelves;
+	pid_t		 mainpid;
+	int		 status;
+	uint64_t	 steps;
+};
+
+#define RIP_OFFSET	offsetof(struct user_regs_struct, rip)
+
+static const struct tr_elf *
+elf_of(struct stepper *s, const char *path)
+{
+	struct elfcache *e;
+	size_t i;
+
+	for (i = 0; i < s->nelves; i++)
+		if (strcmp(s->elves[i].path, path) == 0)
+			return s->elves[i].ok ? &s->elves[i].elf : NULL;
+	if ((e = realloc(s->elves, (s->nelves + 1) * sizeof(*e))) == NULL)
+		return NULL;
+	s->elves = e;
+	e = &s->elves[s->nelves];
+	if ((e->path = strdup(path)) == NULL)
+		return NULL;
+	e->ok = tr_elf_read(path, &e->elf) == 0;
+	s->nelves++;
+	return e->ok ? &e->elf : NULL;
+}
+
+/* One line of /proc/PID/maps, if it maps code. */
+static int
+map_line(struct stepper *s, char *line, const char *exe, struct smap *m)
+{
+	unsigned long long start, end, off;
+	const struct tr_elf *elf;
+	char perms[8], *path, *del;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
+	    perms, &off, &n) < 4 || n == 0 || strchr(perms, 'x') == NULL)
+		return 0;
+	path = line + n;
+	path[strcspn(path, "\n")] = '\0';
+	if ((del = strstr(path, " (deleted)")) != NULL && del[10] == '\0')
+		*del = '\0';
+	m->start = start;
+	m->end = end;
+	m->delta = 0;
+	m->module = PME_NONE;
+	if (path[0] != '/')
+		return 1;
+	if ((elf = elf_of(s, path)) != NULL) {
+		m->delta = tr_elf_vaddr(elf, off) - start;
+		m->module = tally_module(s->t, path, elf->id, elf->idlen,
+		    strcmp(path, exe) == 0);
+	} else
+		m->module = tally_module(s->t, path, NULL, 0,
+		    strcmp(path, exe) == 0);
+	return 1;
+}
+
+static void
+read_maps(struct stepper *s, struct proc *p)
+{
+	char path[64], exe[PATH_MAX], *line = NULL;
+	struct smap m, *v;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *fp;
+
+	p->nmaps = 0;
+	p->last = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)p->pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
+		n = 0;
+	exe[n] = '\0';
+	if (n > 10 && strcmp(exe + n - 10, " (deleted)") == 0)
+		exe[n - 10] = '\0';
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)p->pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return;
+	while (getline(&line, &cap, fp) > 0) {
+		if (!map_line(s, line, exe, &m))
+			continue;
+		if ((v = realloc(p->maps, (p->nmaps + 1) * sizeof(*v))) ==
+		    NULL)
+			break;
+		p->maps = v;
+		p->maps[p->nmaps++] = m;
+	}
+	free(line);
+	fclose(fp);
+}
+
+static const struct smap *
+find_map(struct proc *p, uint64_t pc)
+{
+	size_t lo = 0, hi = p->nmaps, mid;
+
+	if (p->last < p->nmaps && pc >= p->maps[p->last].start &&
+	    pc < p->maps[p->last].end)
+		return &p->maps[p->last];
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pc < p->maps[mid].start)
+			hi = mid;
+		else if (pc >= p->maps[mid].end)
+			lo = mid + 1;
+		else {
+			p->last = mid;
+			return &p->maps[mid];
+		}
+	}
+	return NULL;
+}
+
+static void
+count(struct stepper *s, struct task *k, uint64_t pc)
+{
+	const struct smap *m;
+
+	s->steps++;
+	if ((m = find_map(k->p, pc)) == NULL &&
+	    k->p->missed != (pc >> 12)) {
+		/* New code (dlopen): read the mappings again, once per page
+		 * that no mapping holds. */
+		k->p->missed = pc >> 12;
+		read_maps(s, k->p);
+		m = find_map(k->p, pc);
+	}
+	if (m == NULL)
+		tally_add(s->t, PME_NONE, pc, pc, 1, 1);
+	else
+		tally_add(s->t, m->module, pc + m->delta, pc, 1, 1);
+}
+
+/* ------------------------------------------------------------ tasks */
+
+static struct proc *
+new_proc(pid_t pid, const struct proc *copy)
+{
+	struct proc *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->pid = pid;
+	p->missed = 1;
+	if (copy != NULL && copy->nmaps > 0) {
+		if ((p->maps = malloc(copy->nmaps * sizeof(*p->maps))) ==
+		    NULL) {
+			free(p);
+			return NULL;
+		}
+		memcpy(p->maps, copy->maps, copy->nmaps * sizeof(*p->maps));
+		p->nmaps = copy->nmaps;
+	}
+	return p;
+}
+
+static struct task *
+find_task(struct stepper *s, pid_t tid)
+{
+	size_t i;
+
+	if (s->last < s->ntasks && s->tasks[s->last]->tid == tid)
+		return s->tasks[s->last];
+	for (i = 0; i < s->ntasks; i++)
+		if (s->tasks[i]->tid == tid) {
+			s->last = i;
+			return s->tasks[i];
+		}
+	return NULL;
+}
+
+static struct task *
+add_task(struct stepper *s, pid_t tid, struct proc *p)
+{
+	struct task *k, **v;
+
+	if (s->ntasks == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		if ((v = realloc(s->tasks, s->cap * sizeof(*v))) == NULL)
+			return NULL;
+		s->tasks = v;
+	}
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return NULL;
+	k->tid = tid;
+	k->p = p;
+	k->fresh = 1;
+	p->tasks++;
+	s->tasks[s->ntasks++] = k;
+	return k;
+}
+
+static void
+drop_task(struct stepper *s, struct task *k)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntasks && s->tasks[i] != k; i++)
+		continue;
+	if (i == s->ntasks)
+		return;
+	s->tasks[i] = s->tasks[--s->ntasks];
+	if (--k->p->tasks == 0) {
+		free(k->p->maps);
+		free(k->p);
+	}
+	free(k);
+}
+
+/* The thread group of tid, from /proc. */
+static pid_t
+tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	long tgid = -1;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(fp);
+	return (pid_t)tgid;
+}
+
+/* Whether tid's process has a handler for sig (SigCgt in /proc). */
+static int
+caught(pid_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(fp);
+	return sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+}
+
+/* A task seen for the first time: a new thread or process. */
+static struct task *
+adopt(struct stepper *s, pid_t tid, struct task *parent)
+{
+	struct proc *p = NULL;
+	pid_t tgid = tgid_of(tid);
+	size_t i;
+
+	for (i = 0; i < s->ntasks && tgid != -1; i++)
+		if (s->tasks[i]->p->pid == tgid) {
+			p = s->tasks[i]->p;
+			break;
+		}
+	if (p == NULL && (p = new_proc(tgid != -1 ? tgid : tid,
+	    parent ? parent->p : NULL)) == NULL)
+		return NULL;
+	return add_task(s, tid, p);
+}
+
+static uint64_t
+rip(pid_t tid, int *ok)
+{
+	long v;
+
+	errno = 0;
+	v = ptrace(PTRACE_PEEKUSER, tid, (void *)RIP_OFFSET, NULL);
+	*ok = !(v == -1 && errno != 0);
+	return (uint64_t)v;
+}
+
+/* ------------------------------------------------------------ stops */
+
+static void
+event_stop(struct stepper *s, struct task *k, int ev)
+{
+	unsigned long msg = 0;
+	uint64_t pc;
+	int ok;
+
+	switch (ev) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (ptrace(PTRACE_GETEVENTMSG, k->tid, NULL, &msg) == 0 &&
+		    find_task(s, (pid_t)msg) == NULL)
+			adopt(s, (pid_t)msg, k);
+		break;
+	case PTRACE_EVENT_EXEC:
+		if (k->haveprev)
+			count(s, k, k->prev);
+		k->haveprev = 0;
+		if (ptrace(PTRACE_GETEVENTMSG, k->tid, NULL, &msg) == 0 &&
+		    (pid_t)msg != k->tid) {
+			/* A thread exec'ed: it is now the leader. */
+			k->tid = k->p->pid;
+		}
+		read_maps(s, k->p);
+		break;
+	case PTRACE_EVENT_EXIT:
+		pc = rip(k->tid, &ok);
+		if (ok && k->haveprev && pc != k->prev)
+			count(s, k, k->prev);
+		k->haveprev = 0;
+		break;
+	}
+}
+
+/* A stop for signal sig: returns the signal to deliver. */
+static int
+signal_stop(struct stepper *s, struct task *k, int sig)
+{
+	siginfo_t si;
+	int ok;
+
+	(void)s;
+	if (k->fresh && sig == SIGSTOP) {
+		k->fresh = 0;
+		k->prev = rip(k->tid, &ok);
+		k->haveprev = ok;
+		return 0;
+	}
+	if (ptrace(PTRACE_GETSIGINFO, k->tid, NULL, &si) == -1)
+		return 0;	/* a group-stop: carry on */
+	if (caught(k->tid, sig))
+		k->haveprev = 0;	/* the handler runs first */
+	return sig;
+}
+
+static void
+step_stop(struct stepper *s, struct task *k)
+{
+	uint64_t pc;
+	int ok;
+
+	pc = rip(k->tid, &ok);
+	if (!ok)
+		return;
+	if (k->haveprev)
+		count(s, k, k->prev);
+	k->prev = pc;
+	k->haveprev = 1;
+	k->fresh = 0;
+}
+
+static void
+ended(struct stepper *s, pid_t tid, int st)
+{
+	struct task *k;
+
+	if (tid == s->mainpid)
+		s->status = tr_wait_status(st);
+	if ((k = find_task(s, tid)) != NULL)
+		drop_task(s, k);
+}
+
+static int
+loop(struct stepper *s)
+{
+	struct task *k;
+	int st, sig, ev, deliver;
+	pid_t tid;
+
+	while (s->ntasks > 0) {
+		if ((tid = waitpid(-1, &st, __WALL)) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			ended(s, tid, st);
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		if ((k = find_task(s, tid)) == NULL &&
+		    (k = adopt(s, tid, NULL)) == NULL)
+			return -1;
+		sig = WSTOPSIG(st);
+		ev = st >> 16;
+		deliver = 0;
+		if (sig == SIGTRAP && ev != 0)
+			event_stop(s, k, ev);
+		else if (sig == SIGTRAP && !k->fresh)
+			step_stop(s, k);
+		else
+			deliver = signal_stop(s, k, sig);
+		ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)deliver);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ start */
+
+struct failure {
+	int		 stage;		/* 1 ptrace, 2 exec */
+	int		 err;
+};
+
+static void
+child(const struct tr_opts *o, int fd)
+{
+	struct failure f;
+
+	setenv("PMETRACE_ENGINE", "step", 1);
+	f.stage = 1;
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0) {
+		f.stage = 2;
+		execv(o->exe, o->argv);
+	}
+	f.err = errno;
+	if (write(fd, &f, sizeof(f)) != (ssize_t)sizeof(f))
+		_exit(126);
+	_exit(127);
+}
+
+/* Starts the command stopped at its first instruction. */
+static pid_t
+start(const struct tr_opts *o, struct pme_error *err, int *missing)
+{
+	struct failure f;
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	*missing = 0;
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		pme_setsys(err, "pipe", "cannot make a");
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		pme_setsys(err, o->exe, "cannot fork to run");
+		return -1;
+	}
+	if (pid == 0)
+		child(o, fds[1]);
+	close(fds[1]);
+	while ((n = read(fds[0], &f, sizeof(f))) == -1 && errno == EINTR)
+		continue;
+	close(fds[0]);
+	if (n == (ssize_t)sizeof(f)) {
+		waitpid(pid, &st, 0);
+		errno = f.err;
+		if (f.stage == 1) {
+			*missing = 1;
+			pme_seterr(err, PME_EIO, "ptrace refused: %s",
+			    strerror(f.err));
+		} else
+			pme_setsys(err, o->exe, "cannot run");
+		return -1;
+	}
+	if (waitpid(pid, &st, 0) == -1 || !WIFSTOPPED(st)) {
+		pme_seterr(err, PME_EIO, "'%s': did not stop after exec",
+		    o->exe);
+		return -1;
+	}
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)(
+	    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+	    PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) ==
+	    -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		*missing = 1;
+		pme_seterr(err, PME_EIO, "ptrace options refused: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return pid;
+}
+
+int
+engine_step(struct tally *t, const struct tr_opts *o, int *status,
+    struct pme_error *err)
+{
+	struct sigaction ign, oint, oquit;
+	struct stepper s;
+	struct task *k;
+	struct proc *p;
+	size_t i;
+	int missing, ok, rc = 0;
+	pid_t pid;
+
+	*status = -1;
+	memset(&s, 0, sizeof(s));
+	s.t = t;
+	s.o = o;
+	s.status = -1;
+	if ((pid = start(o, err, &missing)) == -1)
+		return missing ? ENGINE_MISSING : -1;
+	s.mainpid = pid;
+	if ((p = new_proc(pid, NULL)) == NULL ||
+	    (k = add_task(&s, pid, p)) == NULL) {
+		kill(pid, SIGKILL);
+		return pme_setnomem(err);
+	}
+	read_maps(&s, p);
+	k->fresh = 0;
+	k->prev = rip(pid, &ok);
+	k->haveprev = ok;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL);
+	if (loop(&s) == -1)
+		rc = pme_setnomem(err);
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	while (s.ntasks > 0)
+		drop_task(&s, s.tasks[0]);
+	free(s.tasks);
+	for (i = 0; i < s.nelves; i++)
+		free(s.elves[i].path);
+	free(s.elves);
+	*status = s.status;
+	if (o->verbose)
+		fprintf(stderr, "pmetrace: step: %llu instructions\n",
+		    (unsigned long long)s.steps);
+	return rc;
+}
+
+#else /* !__x86_64__ */
+
+int
+engine_step(struct tally *t, const struct tr_opts *o, int *status,
+    struct pme_error *err)
+{
+	(void)t;
+	(void)o;
+	*status = -1;
+	pme_seterr(err, PME_EINVAL, "the step engine runs on x86-64 only");
+	return ENGINE_MISSING;
+}
+
+#endif

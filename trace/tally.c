@@ -1,0 +1,253 @@
+/*
+ * tally.c - the bucket file being filled: matching the objects a program
+ * ran to the file's load modules, and counting instructions and calls
+ * into buckets, outside counts and unmapped.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "util.h"
+
+struct obj {
+	char		*path;		/* as the engine gave it */
+	uint32_t	 module;
+};
+
+struct tally {
+	struct pme_bucketfile *bf;
+	const struct tr_opts *o;
+	struct pme_bucket *bk;
+	uint32_t	 norig;		/* modules the file came with */
+	uint8_t		*hasbkt;	/* [norig]: the module holds buckets */
+	uint8_t		*matched;	/* [norig] */
+	int		 hasabs;	/* buckets of absolute addresses */
+	struct obj	*objs;
+	size_t		 nobjs, capobjs, lastobj;
+	char		**warn;		/* pending warnings */
+	size_t		 nwarn, capwarn, nextwarn;
+	char		*firstmismatch;
+};
+
+struct tally *
+tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
+    struct pme_error *err)
+{
+	const struct pme_module *m;
+	const struct pme_unit *u;
+	struct tally *t;
+	size_t nb, i;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	t->bf = bf;
+	t->o = o;
+	t->norig = (uint32_t)pme_bucketfile_modules(bf, &m);
+	pme_bucketfile_units(bf, &u);
+	nb = pme_bucketfile_buckets(bf, &t->bk);
+	t->hasbkt = calloc(t->norig + 1, 1);
+	t->matched = calloc(t->norig + 1, 1);
+	if (t->hasbkt == NULL || t->matched == NULL) {
+		tally_free(t);
+		pme_setnomem(err);
+		return NULL;
+	}
+	for (i = 0; i < nb; i++) {
+		if (u[t->bk[i].unit].module == PME_NONE)
+			t->hasabs = 1;
+		else
+			t->hasbkt[u[t->bk[i].unit].module] = 1;
+	}
+	/* The first lookup builds the index: not while counting. */
+	(void)pme_bucketfile_lookup(bf, 0, 0);
+	return t;
+}
+
+void
+tally_free(struct tally *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nobjs; i++)
+		free(t->objs[i].path);
+	for (i = 0; i < t->nwarn; i++)
+		free(t->warn[i]);
+	free(t->objs);
+	free(t->warn);
+	free(t->hasbkt);
+	free(t->matched);
+	free(t->firstmismatch);
+	free(t);
+}
+
+static void
+warn_mismatch(struct tally *t, const char *real)
+{
+	char *s, **w;
+
+	if (t->firstmismatch == NULL)
+		t->firstmismatch = strdup(real);
+	if (t->nwarn == t->capwarn) {
+		t->capwarn = t->capwarn ? t->capwarn * 2 : 8;
+		if ((w = realloc(t->warn, t->capwarn * sizeof(*w))) == NULL)
+			return;
+		t->warn = w;
+	}
+	if (asprintf(&s, "'%s': build-id differs from the bucket file's: "
+	    "counted outside its buckets", real) != -1)
+		t->warn[t->nwarn++] = s;
+}
+
+const char *
+tally_warning(struct tally *t)
+{
+	return t->nextwarn < t->nwarn ? t->warn[t->nextwarn++] : NULL;
+}
+
+static int
+same_id(const struct pme_module *m, const uint8_t *id, uint32_t idlen)
+{
+	return m->buildid_len == idlen &&
+	    (idlen == 0 || memcmp(m->buildid, id, idlen) == 0);
+}
+
+/* The module of bf that the object is, or PME_NONE. */
+static uint32_t
+match(struct tally *t, const char *real, const uint8_t *id, uint32_t idlen,
+    int ismain)
+{
+	const struct pme_module *m;
+	uint32_t n, i, differs = 0;
+
+	n = (uint32_t)pme_bucketfile_modules(t->bf, &m);
+	if (idlen > 0)
+		for (i = 0; i < n; i++)
+			if (same_id(&m[i], id, idlen))
+				return i;
+	for (i = 0; i < n; i++) {
+		if (strcmp(m[i].path, real) != 0)
+			continue;
+		if (i >= t->norig || m[i].buildid_len == 0 || idlen == 0 ||
+		    t->o->force)
+			return i;
+		differs = 1;
+	}
+	for (i = 0; ismain && i < t->norig; i++) {
+		if (!(m[i].flags & PME_MODULE_MAIN))
+			continue;
+		if (m[i].buildid_len == 0 || idlen == 0 || t->o->force)
+			return i;
+		differs = 1;
+	}
+	if (differs)
+		warn_mismatch(t, real);
+	return PME_NONE;
+}
+
+uint32_t
+tally_module(struct tally *t, const char *path, const uint8_t *id,
+    uint32_t idlen, int ismain)
+{
+	char real[PATH_MAX];
+	struct obj *o;
+	uint32_t mod;
+	size_t i;
+
+	if (t->lastobj < t->nobjs &&
+	    strcmp(t->objs[t->lastobj].path, path) == 0)
+		return t->objs[t->lastobj].module;
+	for (i = 0; i < t->nobjs; i++)
+		if (strcmp(t->objs[i].path, path) == 0) {
+			t->lastobj = i;
+			return t->objs[i].module;
+		}
+	if (path[0] != '/')
+		mod = PME_NONE;
+	else {
+		if (realpath(path, real) == NULL)
+			snprintf(real, sizeof(real), "%s", path);
+		mod = match(t, real, id, idlen, ismain);
+		if (mod == PME_NONE)
+			mod = pme_bucketfile_add_module(t->bf, real, id, idlen,
+			    0, NULL);
+		else if (mod < t->norig)
+			t->matched[mod] = 1;
+	}
+	if (t->nobjs == t->capobjs) {
+		t->capobjs = t->capobjs ? t->capobjs * 2 : 16;
+		if ((o = realloc(t->objs, t->capobjs * sizeof(*o))) == NULL)
+			return mod;
+		t->objs = o;
+	}
+	if ((t->objs[t->nobjs].path = strdup(path)) == NULL)
+		return mod;
+	t->objs[t->nobjs].module = mod;
+	t->lastobj = t->nobjs++;
+	return mod;
+}
+
+void
+tally_add(struct tally *t, uint32_t module, uint64_t vaddr,
+    uint64_t runaddr, int haverun, uint64_t n)
+{
+	struct pme_info *info = pme_bucketfile_info(t->bf);
+	uint32_t b;
+
+	info->total += n;
+	if (module != PME_NONE &&
+	    (b = pme_bucketfile_lookup(t->bf, module, vaddr)) != PME_NONE) {
+		t->bk[b].count += n;
+		return;
+	}
+	if (t->hasabs && haverun &&
+	    (b = pme_bucketfile_lookup(t->bf, PME_NONE, runaddr)) !=
+	    PME_NONE) {
+		t->bk[b].count += n;
+		return;
+	}
+	if (module != PME_NONE)
+		*pme_bucketfile_outside(t->bf, module) += n;
+	else
+		info->unmapped += n;
+}
+
+void
+tally_calls(struct tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
+{
+	uint64_t *c;
+	uint32_t b;
+
+	if (module == PME_NONE || pme_bucketfile_counts2(t->bf, &c) == NULL)
+		return;
+	if ((b = pme_bucketfile_lookup(t->bf, module, vaddr)) != PME_NONE)
+		c[b] += n;
+}
+
+int
+tally_check(struct tally *t, const char *bfname, struct pme_error *err)
+{
+	uint32_t i, want = 0;
+
+	if (t->o->force)
+		return 0;
+	for (i = 0; i < t->norig; i++) {
+		if (t->hasbkt[i] && t->matched[i])
+			return 0;
+		want |= t->hasbkt[i];
+	}
+	if (!want)
+		return 0;	/* only absolute buckets, or none */
+	if (t->firstmismatch != NULL)
+		return pme_seterr(err, PME_EINVAL, "'%s': describes another "
+		    "build of '%s' (build-ids differ; -f counts it anyway)",
+		    bfname, t->firstmismatch);
+	return pme_seterr(err, PME_EINVAL, "'%s': the program ran none of "
+	    "the load modules it describes (a bucket file for another "
+	    "program?)", bfname);
+}

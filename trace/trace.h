@@ -1,0 +1,105 @@
+/*
+ * trace.h - pmetrace's modules: the tally (bucket file being filled, load
+ * modules matched to the program's objects), the ELF reader and the two
+ * engines.  Not installed; the runtime's header is pmetrace.h.
+ */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pme.h"
+
+/* ------------------------------------------------------------- elf.c */
+
+#define TR_MAXLOAD	16
+
+struct tr_elf {
+	int		 type;		/* ET_EXEC, ET_DYN, ... */
+	uint8_t		 id[64];	/* GNU build-id */
+	uint32_t	 idlen;
+	size_t		 nload;
+	struct {
+		uint64_t off, vaddr, filesz;
+	}		 load[TR_MAXLOAD];
+};
+
+/* Reads path's ELF headers into e; -1 when it cannot be read as ELF. */
+int		 tr_elf_read(const char *path, struct tr_elf *e);
+/* The link-time address of file offset off. */
+uint64_t	 tr_elf_vaddr(const struct tr_elf *e, uint64_t off);
+
+/* ----------------------------------------------------------- tally.c */
+
+struct tally;
+
+/* Options of the run, shared by the engines. */
+struct tr_opts {
+	char *const	*argv;		/* the command */
+	const char	*exe;		/* argv[0] found in PATH, real path */
+	int		 verbose;	/* -v given */
+	int		 quiet;		/* -q given */
+	int		 force;		/* -f: build-ids may differ */
+};
+
+/*
+ * The bucket file bf, being filled.  Objects of the program (files it ran
+ * code in) are matched to bf's load modules by build-id, then by path
+ * when either has no build-id (or with force), then the main executable
+ * to the module flagged PME_MODULE_MAIN; an object that matches none is
+ * added as a module of its own, so that its counts are kept as outside
+ * counts.
+ */
+struct tally	*tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
+		    struct pme_error *err);
+void		 tally_free(struct tally *t);
+/*
+ * The module for the object at path (as mapped; made real here) with
+ * build-id id[0..idlen); ismain when it is a process's main executable.
+ * Cached by path.  PME_NONE when path is not a file ("[vdso]", "???").
+ */
+uint32_t	 tally_module(struct tally *t, const char *path,
+		    const uint8_t *id, uint32_t idlen, int ismain);
+/*
+ * n instructions at link-time address vaddr of module (PME_NONE: no
+ * module, unmapped; run-time address runaddr, looked up in the buckets
+ * of absolute addresses when the file has any; haverun 0 when unknown).
+ */
+void		 tally_add(struct tally *t, uint32_t module, uint64_t vaddr,
+		    uint64_t runaddr, int haverun, uint64_t n);
+/* n calls to the routine entered at vaddr of module. */
+void		 tally_calls(struct tally *t, uint32_t module, uint64_t vaddr,
+		    uint64_t n);
+/* 0 when at least one module holding buckets matched an object the
+ * program ran (or force); else -1 with a message in err naming the
+ * mismatches. */
+int		 tally_check(struct tally *t, const char *bfname,
+		    struct pme_error *err);
+/* Warnings the tally has for the user (build-ids that differ), one per
+ * call, NULL when done. */
+const char	*tally_warning(struct tally *t);
+
+/* ------------------------------------------------------------ engines */
+
+/*
+ * Each engine runs o->argv and tallies into t.  It returns 0 when the
+ * counts are in t, -1 with err filled when they are not, ENGINE_MISSING
+ * when the engine cannot run here at all (err says why; another engine
+ * may be tried).  *status is the program's exit status as a shell gives
+ * it (0-255, 128 + signal), or -1 when the program did not run.
+ */
+#define ENGINE_MISSING	(-2)
+
+int		 engine_callgrind(struct tally *t, const struct tr_opts *o,
+		    int *status, struct pme_error *err);
+int		 engine_step(struct tally *t, const struct tr_opts *o,
+		    int *status, struct pme_error *err);
+/* valgrind's path (the caller frees it), or NULL when not in PATH. */
+char		*callgrind_find(void);
+/* name as execvp(3) would find it (the caller frees it), or NULL. */
+char		*tr_find_in_path(const char *name);
+/* A wait(2) status as a shell gives it: the code, or 128 + signal. */
+int		 tr_wait_status(int st);
+
+#endif /* TRACE_H */
