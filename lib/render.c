@@ -873,7 +873,7 @@ static void
 ps_group(struct psout *o, const struct pme_report *r, const struct view *v,
     const struct psgeom *p, const struct vgroup *g)
 {
-	char buf[160], s[64];
+	char buf[160];
 	uint64_t cum = 0;
 	size_t j;
 
@@ -897,9 +897,8 @@ ps_group(struct psout *o, const struct pme_report *r, const struct view *v,
 		ps_row(o, r, v, p, g->rows[j], show, cum);
 	}
 	ps_need(o, PS_ROW * 2);
-	snprintf(buf, sizeof(buf), "Scaling: the longest bar is %s counts "
-	    "(%.1f%%)", scaling_text((double)v->max, s, sizeof(s)),
-	    pct(v, v->max));
+	snprintf(buf, sizeof(buf), "Scaling: the longest bar is %" PRIu64
+	    " counts (%.1f%%)", v->max, pct(v, v->max));
 	if (g->omitted)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 		    "; %zu bucket%s below %.1f%% not shown (%.1f%%)",
