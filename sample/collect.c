@@ -107,6 +107,24 @@ cerr(struct collector *co, const struct pme_error *err)
 	co->failed = 1;
 }
 
+/* Whether pid was seen before; it is from now on. */
+static int
+seen_pid(struct collector *co, uint32_t pid)
+{
+	size_t i;
+	void *p;
+
+	for (i = 0; i < co->npids; i++)
+		if (co->pids[i] == pid)
+			return 1;
+	if ((p = realloc(co->pids, (co->npids + 1) * sizeof(*co->pids))) !=
+	    NULL) {
+		co->pids = p;
+		co->pids[co->npids++] = pid;
+	}
+	return 0;
+}
+
 static void
 on_hello(struct collector *co, const struct pmeclock_hello *h, size_t len)
 {
@@ -114,23 +132,13 @@ on_hello(struct collector *co, const struct pmeclock_hello *h, size_t len)
 	struct pme_error err;
 	char comm[17];
 	const char *note = (const char *)(h + 1);
-	size_t i;
-	void *p;
 
 	memcpy(comm, h->comm, 16);
 	comm[16] = '\0';
 	memset(&t, 0, sizeof(t));
 	t.pid = t.tid = h->hdr.pid;
 	t.time = h->time;
-	for (i = 0; i < co->npids; i++)
-		if (co->pids[i] == h->hdr.pid)
-			break;
-	if (i == co->npids) {
-		if ((p = realloc(co->pids, (co->npids + 1) *
-		    sizeof(*co->pids))) != NULL) {
-			co->pids = p;
-			co->pids[co->npids++] = h->hdr.pid;
-		}
+	if (!seen_pid(co, h->hdr.pid)) {
 		/* A process started without fork(3) (posix_spawn,
 		 * vfork): its birth is told here. */
 		if (h->hdr.pid != co->mainpid && h->ppid != 0) {
@@ -200,6 +208,8 @@ on_thread(struct collector *co, const struct pmeclock_thread *mt,
 	t.name = name[0] ? name : NULL;
 	if (t.kind == PME_THREAD_COMM && t.name == NULL)
 		t.name = "";
+	if (t.kind == PME_THREAD_FORK && t.tid == t.pid)
+		seen_pid(co, t.pid);
 	add_tid(co, t.tid);
 	if (pme_samplewriter_thread(co->w, &t, &err) < 0)
 		cerr(co, &err);
@@ -242,6 +252,22 @@ on_samples(struct collector *co, const uint8_t *buf, size_t len)
 	}
 }
 
+/* A process image ends: its main thread's exit. */
+static void
+on_bye(struct collector *co, const struct pmeclock_bye *b)
+{
+	struct pme_thread t;
+	struct pme_error err;
+
+	co->lost += b->lost;
+	memset(&t, 0, sizeof(t));
+	t.kind = PME_THREAD_EXIT;
+	t.pid = t.tid = b->hdr.pid;
+	t.time = b->time;
+	if (pme_samplewriter_thread(co->w, &t, &err) < 0)
+		cerr(co, &err);
+}
+
 /* Reads the packets waiting; 0, or -1 at the end of the stream. */
 static int
 receive(struct collector *co)
@@ -276,8 +302,7 @@ receive(struct collector *co)
 			break;
 		case PMECLOCK_MSG_BYE:
 			if ((size_t)n >= sizeof(struct pmeclock_bye))
-				co->lost += ((const struct pmeclock_bye *)
-				    (const void *)buf)->lost;
+				on_bye(co, (const void *)buf);
 			break;
 		default:
 			break;

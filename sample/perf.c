@@ -209,11 +209,6 @@ perf_probe(struct clockopts *o)
 {
 	int fds[MAX_CPUS], cpus[MAX_CPUS], n, i, e, p;
 
-	if (getenv("PMECLOCK_NOPERF") != NULL) {
-		snprintf(o->note, sizeof(o->note), "perf_event_open not "
-		    "tried (PMECLOCK_NOPERF is set)");
-		return -1;
-	}
 	/* Kernel samples too where allowed: system calls are the
 	 * program's CPU time as well. */
 	for (exclude_kernel = 0; exclude_kernel < 2; exclude_kernel++) {

@@ -74,6 +74,7 @@ struct pmeclock_rec {
 struct pmeclock_bye {
 	struct pmeclock_msg hdr;
 	uint64_t	samples, lost;
+	uint64_t	time;
 };
 
 #endif /* PMECLOCK_PROTO_H */

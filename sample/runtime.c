@@ -184,6 +184,12 @@ get_regs(void *ucv, uintptr_t *pc, uintptr_t *fp, uintptr_t *sp)
  * thread whose stack is unknown gives no frames; code without frame
  * pointers gives short or wrong chains, never a fault.
  */
+#if defined(__x86_64__)
+#define USER_TOP	(1ull << 47)
+#else
+#define USER_TOP	(1ull << 48)
+#endif
+
 static uint32_t
 walk(uintptr_t fp, uintptr_t sp, uint64_t *frames)
 {
@@ -195,7 +201,8 @@ walk(uintptr_t fp, uintptr_t sp, uint64_t *frames)
 	while (n < ring_depth && fp >= sp && fp <= hi - 2 * sizeof(void *) &&
 	    (fp & (sizeof(void *) - 1)) == 0) {
 		frames[n] = ((const uintptr_t *)fp)[1];
-		if (frames[n] == 0)
+		/* The outermost record holds no return address. */
+		if (frames[n] < 4096 || frames[n] >= USER_TOP)
 			break;
 		n++;
 		next = ((const uintptr_t *)fp)[0];
@@ -1057,6 +1064,7 @@ bye(void)
 	memset(&b, 0, sizeof(b));
 	b.samples = rt.samples;
 	b.lost = atomic_load(&ring_lost);
+	b.time = rt_now();
 	msg_hdr(&b.hdr, PMECLOCK_MSG_BYE, sizeof(b));
 	sock_send(&b, sizeof(b));
 }
