@@ -1,0 +1,420 @@
+/*
+ * runtime.c - libpmetrace, the seed's PMETRACE subroutines: pme_init()
+ * reads a bucket file and starts counting every instruction of the
+ * region, pme_exit() stops and writes the filled file.  See
+ * libpmetrace(3).
+ *
+ * Three ways to count, chosen at pme_init():
+ *   - under pmetrace's callgrind engine (valgrind, and PMETRACE_ENGINE=
+ *     callgrind in the environment), the region is marked for callgrind
+ *     with client requests and pmetrace does the tallying;
+ *   - under pmetrace's step engine the whole program is being counted:
+ *     nothing to do;
+ *   - otherwise the calling thread steps itself: the x86-64 trap flag
+ *     makes the processor raise SIGTRAP after every instruction, and the
+ *     handler tallies the interrupted address.  The handler allocates
+ *     nothing, takes no lock and does no stdio: everything it needs is
+ *     built at pme_init(), and it counts with atomic additions because
+ *     the threads created in the region inherit the trap flag.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#endif
+#endif
+
+#include "pmetrace.h"
+#include "trace.h"
+
+#define PUBLIC		__attribute__((visibility("default")))
+#define DEFAULT_PME	"PMEFILE.PME"
+#define MAXOBJS		256
+#define EFLAGS_TF	0x100
+
+enum { OFF, STEPPING, CALLGRIND, INERT };
+
+/* Executable segments of the objects loaded at pme_init(). */
+struct robj {
+	uint64_t	 start, end, bias;
+	uint32_t	 module;
+	uint64_t	*outside;
+};
+
+static struct {
+	char		 iname[PATH_MAX], oname[PATH_MAX];
+	volatile int	 on;
+	struct pme_bucketfile *bf;
+	struct tally	*t;
+	struct pme_bucket *bk;
+	struct robj	 objs[MAXOBJS];
+	size_t		 nobjs, last;
+	uint64_t	 total, unmapped;
+	struct sigaction old;
+	int		 atfork;
+} rt;
+
+static const struct tr_opts rt_opts;
+
+static void
+say(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "libpmetrace: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
+/* name without trailing blanks, with .PME when its last component has no
+ * extension, into buf. */
+static void
+set_name(char *buf, size_t len, const char *name)
+{
+	const char *base;
+	size_t n;
+
+	if (name == NULL)
+		name = "";
+	n = strlen(name);
+	while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+		n--;
+	if (n == 0 || n >= len - 4) {
+		buf[0] = '\0';
+		return;
+	}
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	if (strchr(base + (base[0] == '.'), '.') == NULL)
+		strcat(buf, ".PME");
+}
+
+PUBLIC void
+pme_iname(const char *name)
+{
+	set_name(rt.iname, sizeof(rt.iname), name);
+}
+
+PUBLIC void
+pme_oname(const char *name)
+{
+	set_name(rt.oname, sizeof(rt.oname), name);
+}
+
+PUBLIC void
+pme_sname(const char *name)
+{
+	(void)name;
+}
+
+#if defined(__x86_64__)
+
+static inline void
+set_tf(int on)
+{
+	if (on)
+		__asm__ volatile("pushfq; orq $0x100, (%%rsp); popfq" :::
+		    "memory", "cc");
+	else
+		__asm__ volatile("pushfq; andq $~0x100, (%%rsp); popfq" :::
+		    "memory", "cc");
+}
+
+/* A SIGTRAP that is not a step: the program's own, as it would have had
+ * it without us. */
+static void
+forward(int sig, siginfo_t *si, void *uc)
+{
+	if (rt.old.sa_flags & SA_SIGINFO) {
+		if (rt.old.sa_sigaction != NULL)
+			rt.old.sa_sigaction(sig, si, uc);
+	} else if (rt.old.sa_handler == SIG_DFL) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	} else if (rt.old.sa_handler != SIG_IGN)
+		rt.old.sa_handler(sig);
+}
+
+static void
+on_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	const struct robj *o;
+	uint64_t pc;
+	uint32_t b;
+	size_t i;
+
+	if (si->si_code != TRAP_TRACE) {
+		forward(sig, si, ucv);
+		return;
+	}
+	if (rt.on != STEPPING) {
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+		return;
+	}
+	pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	__atomic_fetch_add(&rt.total, 1, __ATOMIC_RELAXED);
+	i = __atomic_load_n(&rt.last, __ATOMIC_RELAXED);
+	if (i >= rt.nobjs || pc < rt.objs[i].start || pc >= rt.objs[i].end)
+		for (i = 0; i < rt.nobjs; i++)
+			if (pc >= rt.objs[i].start && pc < rt.objs[i].end)
+				break;
+	if (i < rt.nobjs) {
+		__atomic_store_n(&rt.last, i, __ATOMIC_RELAXED);
+		o = &rt.objs[i];
+		b = pme_bucketfile_lookup(rt.bf, o->module, pc - o->bias);
+		if (b != PME_NONE)
+			__atomic_fetch_add(&rt.bk[b].count, 1,
+			    __ATOMIC_RELAXED);
+		else if (o->outside != NULL)
+			__atomic_fetch_add(o->outside, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_add(&rt.unmapped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if ((b = pme_bucketfile_lookup(rt.bf, PME_NONE, pc)) != PME_NONE)
+		__atomic_fetch_add(&rt.bk[b].count, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&rt.unmapped, 1, __ATOMIC_RELAXED);
+}
+
+/* The GNU build-id of a loaded object, from its notes in memory. */
+static void
+buildid(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
+    const uint8_t **id, uint32_t *idlen)
+{
+	const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+	const uint8_t *end = p + ph->p_memsz;
+	const ElfW(Nhdr) *nh;
+	size_t name, desc;
+
+	while (p + sizeof(*nh) <= end) {
+		nh = (const ElfW(Nhdr) *)p;
+		name = (nh->n_namesz + 3) & ~(size_t)3;
+		desc = (nh->n_descsz + 3) & ~(size_t)3;
+		if ((size_t)(end - p) < sizeof(*nh) + name + desc)
+			return;
+		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+		    memcmp(p + sizeof(*nh), "GNU", 4) == 0) {
+			*id = p + sizeof(*nh) + name;
+			*idlen = nh->n_descsz;
+			return;
+		}
+		p += sizeof(*nh) + name + desc;
+	}
+}
+
+static int
+add_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char exe[PATH_MAX];
+	const char *path = info->dlpi_name;
+	const uint8_t *id = NULL;
+	uint32_t idlen = 0, mod;
+	int *first = arg, ismain = *first;
+	ssize_t n;
+	int i;
+
+	(void)size;
+	*first = 0;
+	if (ismain && (path == NULL || path[0] == '\0')) {
+		if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
+			n = 0;
+		exe[n] = '\0';
+		path = exe;
+	}
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE && id == NULL)
+			buildid(info, &info->dlpi_phdr[i], &id, &idlen);
+	mod = tally_module(rt.t, path ? path : "", id, idlen, ismain);
+	for (i = 0; i < info->dlpi_phnum && rt.nobjs < MAXOBJS; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_LOAD ||
+		    !(info->dlpi_phdr[i].p_flags & PF_X))
+			continue;
+		rt.objs[rt.nobjs].start = info->dlpi_addr +
+		    info->dlpi_phdr[i].p_vaddr;
+		rt.objs[rt.nobjs].end = rt.objs[rt.nobjs].start +
+		    info->dlpi_phdr[i].p_memsz;
+		rt.objs[rt.nobjs].bias = info->dlpi_addr;
+		rt.objs[rt.nobjs].module = mod;
+		rt.nobjs++;
+	}
+	return 0;
+}
+
+static void
+child_after_fork(void)
+{
+	/* The child's counts are a copy nobody writes: stop stepping. */
+	if (rt.on == STEPPING) {
+		rt.on = OFF;
+		set_tf(0);
+	}
+}
+
+static int
+load(const char *in)
+{
+	struct pme_error err;
+	struct pme_info *info;
+	int first = 1;
+	size_t i;
+
+	if ((rt.bf = pme_bucketfile_open(in, &err)) == NULL) {
+		say("%s%s", pme_strerror(&err), "");
+		return -1;
+	}
+	info = pme_bucketfile_info(rt.bf);
+	if (!(info->options & PME_OPT_ACCUM)) {
+		pme_bucketfile_clear(rt.bf);
+		pme_bucketfile_set_counts2(rt.bf, NULL, NULL);
+	}
+	if ((rt.t = tally_new(rt.bf, &rt_opts, &err)) == NULL) {
+		say("%s%s", pme_strerror(&err), "");
+		return -1;
+	}
+	rt.nobjs = 0;
+	dl_iterate_phdr(add_object, &first);
+	if (tally_check(rt.t, in, &err) == -1) {
+		say("%s%s", pme_strerror(&err), "");
+		return -1;
+	}
+	for (i = 0; i < rt.nobjs; i++)
+		rt.objs[i].outside = rt.objs[i].module == PME_NONE ? NULL :
+		    pme_bucketfile_outside(rt.bf, rt.objs[i].module);
+	pme_bucketfile_buckets(rt.bf, &rt.bk);
+	rt.total = rt.unmapped = 0;
+	return 0;
+}
+
+static void
+unload(void)
+{
+	tally_free(rt.t);
+	pme_bucketfile_close(rt.bf);
+	rt.t = NULL;
+	rt.bf = NULL;
+}
+
+static void
+start_stepping(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	if (load(rt.iname[0] ? rt.iname : DEFAULT_PME) == -1) {
+		unload();
+		say("%s%s", "nothing measured", "");
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &rt.old) == -1) {
+		unload();
+		say("cannot catch SIGTRAP: %s%s", strerror(errno), "");
+		return;
+	}
+	if (!rt.atfork && pthread_atfork(NULL, NULL, child_after_fork) == 0)
+		rt.atfork = 1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTRAP);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	rt.on = STEPPING;
+	set_tf(1);
+}
+
+static void
+stop_stepping(void)
+{
+	struct pme_error err;
+	struct pme_info *info;
+	const char *out = rt.oname[0] ? rt.oname : DEFAULT_PME;
+
+	set_tf(0);
+	rt.on = OFF;
+	/* The handler stays: threads still stepping clear their flag at
+	 * their next trap. */
+	info = pme_bucketfile_info(rt.bf);
+	info->measure = PME_MEASURE_INSTR;
+	info->runs++;
+	info->total += __atomic_load_n(&rt.total, __ATOMIC_RELAXED);
+	info->unmapped += __atomic_load_n(&rt.unmapped, __ATOMIC_RELAXED);
+	if (pme_bucketfile_write(rt.bf, out, &err) == -1)
+		say("%s%s", pme_strerror(&err), "");
+	unload();
+}
+
+#else /* !__x86_64__ */
+
+static void
+start_stepping(void)
+{
+	say("%s%s", "stepping needs x86-64 here: nothing measured (run the "
+	    "program under pmetrace, whose callgrind engine counts it)", "");
+	errno = ENOTSUP;
+}
+
+static void
+stop_stepping(void)
+{
+}
+
+#endif
+
+PUBLIC void
+pme_init(void)
+{
+	const char *engine = getenv("PMETRACE_ENGINE");
+
+	if (rt.on != OFF)
+		return;
+#if defined(HAVE_CALLGRIND)
+	if (RUNNING_ON_VALGRIND) {
+		if (engine == NULL || strcmp(engine, "callgrind") != 0) {
+			say("%s%s", "under valgrind but not under pmetrace's "
+			    "callgrind engine: nothing measured", "");
+			return;
+		}
+		CALLGRIND_ZERO_STATS;
+		rt.on = CALLGRIND;
+		return;
+	}
+#endif
+	if (engine != NULL && strcmp(engine, "step") == 0) {
+		rt.on = INERT;
+		return;
+	}
+	start_stepping();
+}
+
+PUBLIC void
+pme_exit(void)
+{
+	switch (rt.on) {
+	case CALLGRIND:
+#if defined(HAVE_CALLGRIND)
+		CALLGRIND_DUMP_STATS_AT("pmetrace region");
+#endif
+		rt.on = OFF;
+		break;
+	case INERT:
+		rt.on = OFF;
+		break;
+	case STEPPING:
+		stop_stepping();
+		break;
+	}
+}
