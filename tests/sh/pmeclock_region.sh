@@ -1,0 +1,51 @@
+#!/bin/bash
+#
+# pmeclock_region.sh - libpmeclock linked into a program, shared and
+# static: pme_sname("region   ") names region.PMS, and the file holds the
+# samples of the work between pme_init() and pme_exit() only.  Under
+# pmeclock the program's pme_init() stands down and the launcher records
+# the whole run.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "$PME_TOP/tests/fixtures/clock/common.sh"
+
+lib=$top/sample
+if ! $cc -g -O1 -I "$lib" -o region-shared "$fx/region.c" -L "$lib" \
+    -lpmeclock >"$tmp/build.log" 2>&1 ||
+    ! $cc -g -O1 -I "$lib" -o region-static "$fx/region.c" \
+    "$lib/libpmeclock.a" -lz -pthread >>"$tmp/build.log" 2>&1; then
+	fail "cannot link region: $(cat "$tmp/build.log")"
+	finish
+fi
+
+for kind in shared static; do
+	rm -f region.PMS
+	LD_LIBRARY_PATH=$lib ./region-$kind >"$tmp/out" 2>"$tmp/err" ||
+	    fail "$kind: exit status $?: $(cat "$tmp/err")"
+	[ ! -s "$tmp/err" ] || fail "$kind: said $(cat "$tmp/err")"
+	[ -f region.PMS ] || { fail "$kind: no region.PMS"; continue; }
+	stat region.PMS
+	has "$kind: method" "^method timer period 10000000 "
+	has "$kind: closed" "^close samples "
+	between "$kind: samples of 0.5 s" "$(field samples)" 42 58
+	between "$kind: samples in inside" "$(field sym "region-$kind" inside)" \
+	    $(($(field samples) - 1)) "$(field samples)"
+	[ "$(field sym "region-$kind" outside)" = 0 ] ||
+	    fail "$kind: samples outside the region"
+	has "$kind: main mapping" "^map [0-9]* region-$kind xm$"
+done
+
+# Under pmeclock: the launcher's file has everything, no region.PMS.
+rm -f region.PMS
+for m in perf timer; do
+	LD_LIBRARY_PATH=$lib run 0 "under pmeclock -m $m" -q -m "$m" \
+	    -o whole -- ./region-shared
+	[ ! -e region.PMS ] || fail "under pmeclock -m $m: region.PMS made"
+	stat whole.PMS
+	between "under pmeclock -m $m: samples" "$(field samples)" 95 125
+	n=$(field sym region-shared outside)
+	between "under pmeclock -m $m: samples outside" "$n" 50 70
+done
+
+finish
