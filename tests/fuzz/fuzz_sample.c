@@ -1,0 +1,191 @@
+/*
+ * fuzz_sample.c - libFuzzer target for the sample file reader: any bytes
+ * must either be refused with an error or be read with every field in
+ * bounds (strings terminated, frames where the sample says).  Each input
+ * is tried as it comes, then with its CRCs made good so that mutations
+ * reach the payload decoders; what is read also feeds an address map.
+ * `make fuzz` builds and runs it.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "pme_sample.h"
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Recomputes the CRCs of the header and of every whole chunk (pme(5)). */
+static void
+fix_crcs(uint8_t *p, size_t n)
+{
+	size_t off = 16;
+	uint32_t len;
+	uLong c;
+
+	if (n < 16)
+		return;
+	put32(p + 12, (uint32_t)crc32(0, p, 12));
+	while (n - off >= 20) {
+		len = get32(p + off + 8);
+		if (len > n - off - 20)
+			break;
+		c = crc32(0, p + off, 16);
+		c = crc32(c, p + off + 20, len);
+		put32(p + off + 16, (uint32_t)c);
+		off += 20 + (size_t)len;
+	}
+}
+
+struct state {
+	struct pme_addrmap *am;
+	uint64_t	 sum;
+};
+
+static size_t
+touch(const char *s)
+{
+	return s == NULL ? 0 : strlen(s);
+}
+
+static int
+v_header(void *arg, const struct pme_sample_header *h)
+{
+	struct state *st = arg;
+	uint32_t i;
+
+	st->sum += h->method + h->event + h->period + h->start +
+	    h->start_mono + h->pid + h->flags + touch(h->note);
+	for (i = 0; i < h->argc; i++)
+		st->sum += touch(h->argv[i]);
+	if (h->argv[h->argc] != NULL)
+		abort();
+	return 0;
+}
+
+static int
+v_mapping(void *arg, const struct pme_mapping *m)
+{
+	struct state *st = arg;
+	uint32_t i;
+
+	if (m->end <= m->start || m->path == NULL ||
+	    (m->buildid == NULL) != (m->buildid_len == 0))
+		abort();
+	st->sum += m->pid + m->flags + m->time + m->offset + m->vaddr +
+	    touch(m->path);
+	for (i = 0; i < m->buildid_len; i++)
+		st->sum += m->buildid[i];
+	pme_addrmap_mapping(st->am, m, NULL);
+	return 0;
+}
+
+static int
+v_thread(void *arg, const struct pme_thread *t)
+{
+	struct state *st = arg;
+
+	if (t->kind < PME_THREAD_COMM || t->kind > PME_THREAD_EXEC ||
+	    ((t->kind == PME_THREAD_COMM || t->kind == PME_THREAD_EXEC) !=
+	    (t->name != NULL)))
+		abort();
+	st->sum += t->pid + t->tid + t->ppid + t->ptid + t->time +
+	    touch(t->name);
+	pme_addrmap_thread(st->am, t, NULL);
+	return 0;
+}
+
+static int
+v_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct state *st = arg;
+	uint64_t va;
+	size_t i;
+	uint32_t j;
+
+	if (n == 0)
+		abort();
+	for (i = 0; i < n; i++) {
+		st->sum += s[i].pc + s[i].time + s[i].weight + s[i].pid +
+		    s[i].tid + s[i].cpu + s[i].flags;
+		if ((s[i].nframes > 0) != (s[i].frames != NULL))
+			abort();
+		for (j = 0; j < s[i].nframes; j++)
+			st->sum += s[i].frames[j];
+		if (i < 64 && pme_addrmap_lookup(st->am, s[i].pid, s[i].time,
+		    s[i].pc, &va) != PME_NONE)
+			st->sum += va;
+	}
+	return 0;
+}
+
+static int
+v_close(void *arg, const struct pme_sample_close *c)
+{
+	struct state *st = arg;
+
+	st->sum += c->end + c->samples + c->lost + (uint32_t)c->status +
+	    c->threads;
+	return 0;
+}
+
+static const struct pme_sample_visitor visitor = {
+	v_header, v_mapping, v_thread, v_samples, v_close
+};
+
+static void
+one(const uint8_t *data, size_t size)
+{
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct state st;
+	const struct pme_mapping *maps;
+
+	memset(&err, 0, sizeof(err));
+	st.sum = 0;
+	if ((st.am = pme_addrmap_new(NULL)) == NULL)
+		return;
+	if (pme_samplefile_mem(data, size, "fuzz", &visitor, &st, &sum,
+	    &err) == -1) {
+		if (err.code == PME_OK || touch(pme_strerror(&err)) == 0)
+			abort();
+	} else if (sum.lost_bytes < -1 ||
+	    (sum.lost_bytes >= 0 && (uint64_t)sum.lost_bytes > size))
+		abort();
+	(void)pme_addrmap_mappings(st.am, &maps);
+	pme_addrmap_free(st.am);
+	if (st.sum == 1)	/* keeps the sums from being optimised away */
+		abort();
+}
+
+/* The bytes as they come, then with their CRCs made good. */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *copy;
+
+	one(data, size);
+	if (size > 0 && (copy = malloc(size)) != NULL) {
+		memcpy(copy, data, size);
+		fix_crcs(copy, size);
+		one(copy, size);
+		free(copy);
+	}
+	return 0;
+}
