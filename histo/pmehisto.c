@@ -172,7 +172,8 @@ ask_questions(struct opts *o, enum mode automatic)
 		return;
 	if (o->mode == MODE_CLOCK) {
 		s = ask_name("Input sample file", DEFAULT_PMS, ".PMS");
-		o->pms = xmalloc_check(calloc(1, sizeof(*o->pms)));
+		free(o->pms);
+		o->pms = xmalloc_check(calloc(2, sizeof(*o->pms)));
 		o->pms[0] = s;
 		o->npms = 1;
 	}
