@@ -15,7 +15,11 @@
  * per process (%p).  A forked child starts with a copy of its parent's
  * counts, so the parent dumps its counts (and zeroes them) just before
  * fork (--dump-before=fork): every instruction is then in exactly one
- * file.  Every dump file of every process is read.
+ * file.  valgrind starts over at exec, dropping what the process counted
+ * before, so it dumps before execve too.  Every dump file of every
+ * process is read.  (An exec'ed program numbers its dumps from 1 again:
+ * a process that dumped before exec and dumps again after it loses the
+ * earlier dump of the same number; pmetrace(1) says so.)
  *
  * Regions.  A program linked with libpmetrace brackets its region with
  * client requests: CALLGRIND_ZERO_STATS at pme_init() and
@@ -555,7 +559,7 @@ log_reason(const char *dir, pid_t pid, char *out, size_t outlen)
 	fclose(fp);
 }
 
-#define VG_MAXARGS	24
+#define VG_MAXARGS	32
 
 static pid_t
 start(const char *vg, const char *dir, const struct tr_opts *o,
@@ -581,6 +585,7 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	args[n++] = (char *)"--dump-before=fork";
 	args[n++] = (char *)"--dump-before=vfork";
 	args[n++] = (char *)"--dump-before=_Fork";
+	args[n++] = (char *)"--dump-before=execve";
 	args[n++] = outarg;
 	args[n++] = logarg;
 	args[n++] = (char *)"--";

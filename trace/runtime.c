@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -146,6 +147,55 @@ forward(int sig, siginfo_t *si, void *uc)
 		rt.old.sa_handler(sig);
 }
 
+/*
+ * A SIGTRAP the trap flag raises while SIGTRAP is blocked kills the
+ * process (the kernel forces it with the default action), and glibc
+ * blocks every signal around clone (pthread_create) and elsewhere.  So
+ * when the next instruction is a rt_sigprocmask system call that would
+ * block SIGTRAP, its set is replaced by the same set without SIGTRAP: a
+ * copy in a table whose entries never change once written (the set may
+ * be read-only, and the syscall reads it after the handler returns).
+ */
+#define NMASKS		32
+#define TRAPBIT		((uint64_t)1 << (SIGTRAP - 1))
+
+static uint64_t masks[NMASKS];
+static const uint64_t nomask;
+
+static const uint64_t *
+mask_without_trap(uint64_t v)
+{
+	uint64_t m;
+	size_t i;
+
+	if (v == 0)
+		return &nomask;
+	for (i = 0; i < NMASKS; i++) {
+		m = __atomic_load_n(&masks[i], __ATOMIC_ACQUIRE);
+		if (m == 0 && __atomic_compare_exchange_n(&masks[i], &m, v, 0,
+		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return &masks[i];
+		if (m == v)
+			return &masks[i];
+	}
+	return NULL;
+}
+
+static void
+keep_trap_unblocked(ucontext_t *uc, const uint8_t *ip)
+{
+	greg_t *r = uc->uc_mcontext.gregs;
+	const uint64_t *set, *clean;
+
+	if (ip[0] != 0x0f || ip[1] != 0x05 || r[REG_RAX] != SYS_rt_sigprocmask ||
+	    r[REG_RDI] == SIG_UNBLOCK || r[REG_RSI] == 0)
+		return;
+	set = (const uint64_t *)r[REG_RSI];
+	if ((*set & TRAPBIT) && (clean = mask_without_trap(*set & ~TRAPBIT)) !=
+	    NULL)
+		r[REG_RSI] = (greg_t)clean;
+}
+
 static void
 on_trap(int sig, siginfo_t *si, void *ucv)
 {
@@ -164,6 +214,7 @@ on_trap(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	keep_trap_unblocked(uc, (const uint8_t *)pc);
 	__atomic_fetch_add(&rt.total, 1, __ATOMIC_RELAXED);
 	i = __atomic_load_n(&rt.last, __ATOMIC_RELAXED);
 	if (i >= rt.nobjs || pc < rt.objs[i].start || pc >= rt.objs[i].end)
