@@ -13,7 +13,8 @@
 # 2. perf record -F 10000 samples a CPU-bound two-thread program for
 #    SECONDS (default 6); pmsgen writes a sample file with the same number
 #    of samples; perf report --stdio on the perf.data and pmehisto on the
-#    sample file are timed (best of RUNS) and their ratio printed.
+#    sample file are timed (wall: best of RUNS; CPU: task-clock, mean of
+#    RUNS) and their ratios printed.
 #    Skipped, with the reason, when perf cannot record here.
 #
 # Run from the top directory (or set PME_TOP) after make.
@@ -133,6 +134,20 @@ mkdir "$work/same"
 reduce "$work/same" || { echo "pmehisto failed" >&2; exit 1; }
 perf_ms=$(best_ms perf report -i "$work/x.data" --stdio)
 histo_ms=$(best_ms reduce "$work/same")
-awk -v n="$n" -v p="$perf_ms" -v h="$histo_ms" 'BEGIN {
-	printf "perf report --stdio: %d samples: %.1f ms; pmehisto on %d " \
-	    "samples: %.1f ms; ratio %.1fx\n", n, p, n, h, p / h }'
+# CPU time (task-clock, mean of RUNS): pmehisto's wall time includes the
+# fdatasync of its atomic bucket file write, which a loaded disk can make
+# several times its CPU time; perf report writes nothing.
+cpu_ms() {
+	perf stat -x, -e task-clock -r "$runs" "$@" 2>&1 >/dev/null |
+	    awk -F, '$3 == "task-clock" { print $1 }'
+}
+perf_cpu=$(cpu_ms perf report -i "$work/x.data" --stdio)
+histo_cpu=$(cpu_ms "$pmehisto" -q -T none -b "$work/same/b.PME" \
+    -B "$work/same/out.PME" -o "$work/same/out.HIS" "$work/same/b.PMS")
+awk -v n="$n" -v p="$perf_ms" -v h="$histo_ms" -v pc="$perf_cpu" \
+    -v hc="$histo_cpu" 'BEGIN {
+	printf "perf report --stdio: %d samples: %.1f ms wall, %.1f ms CPU\n",
+	    n, p, pc
+	printf "pmehisto:            %d samples: %.1f ms wall, %.1f ms CPU\n",
+	    n, h, hc
+	printf "ratio: %.1fx wall, %.1fx CPU\n", p / h, (hc > 0 ? pc / hc : 0) }'
