@@ -31,10 +31,15 @@
 #define CLOS_LEN	32
 #define VARINT_MAX	10
 
-/* The columns of an SMPL chunk, in the order they are stored. */
-enum { C_TIDX, C_WEIGHT, C_CPU, C_FLAGS, C_NFR,	/* may be constant */
-    C_PC, C_TIME, C_FRAMES, NCOL };
+/* The columns of an SMPL chunk; the first NLAZY may be constant, and
+ * their bit in the chunk's column flags says which are stored. */
+enum { C_TIDX, C_WEIGHT, C_CPU, C_FLAGS, C_NFR, C_PC, C_TIME, C_FRAMES,
+    NCOL };
 #define NLAZY	5
+/* The order they are stored in: pc and time first, so that a reader
+ * fills whole records in the time column's pass. */
+static const uint8_t col_order[NCOL] = { C_TIDX, C_PC, C_TIME, C_WEIGHT,
+    C_CPU, C_FLAGS, C_NFR, C_FRAMES };
 /* Bytes of a sample but its frames, every column at its longest, and of
  * a new entry in the thread table. */
 #define SAMPLE_BOUND	(5 + 10 + 5 + 5 + 5 + 10 + 10)
@@ -254,7 +259,7 @@ flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
 	uint8_t *p = sw->out;
 	unsigned cols = 0;
 	uint32_t k;
-	int c;
+	int c, i;
 
 	p = put_uv(p, sw->n);
 	p = put_uv(p, sw->ntids);
@@ -273,7 +278,8 @@ flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
 	for (c = 0; c < NLAZY; c++)
 		if (!sw->lazyvar[c])
 			p = put_uv(p, sw->lazy0[c]);
-	for (c = 0; c < NCOL; c++) {
+	for (i = 0; i < NCOL; i++) {
+		c = col_order[i];
 		if (c < NLAZY && !sw->lazyvar[c])
 			continue;
 		memcpy(p, sw->col[c], sw->coln[c]);
@@ -540,12 +546,14 @@ tid_forget(struct pme_samplewriter *sw, uint32_t k)
 	sw->lastk = 0;
 }
 
-static inline void
+static inline size_t
 col_put(struct pme_samplewriter *sw, int c, uint64_t v)
 {
 	uint8_t *p = sw->col[c] + sw->coln[c];
+	size_t n = (size_t)(put_uv(p, v) - p);
 
-	sw->coln[c] = (size_t)(put_uv(p, v) - sw->col[c]);
+	sw->coln[c] += n;
+	return n;
 }
 
 /*
@@ -574,7 +582,7 @@ static int
 sample_add(struct pme_samplewriter *sw, const struct pme_sample *s,
     uint64_t lz[NLAZY], struct pme_error *err)
 {
-	size_t before = 0, after = 0, i;
+	size_t added = 0, i;
 	uint64_t prev, pred;
 	struct tidw *t;
 	int c, k, isnew;
@@ -590,8 +598,6 @@ sample_add(struct pme_samplewriter *sw, const struct pme_sample *s,
 			tid_forget(sw, (uint32_t)k);
 		return 1;	/* the caller flushes and tries again */
 	}
-	for (c = 0; c < NCOL; c++)
-		before += sw->coln[c];
 	if (isnew)
 		sw->used += uv_len(s->pid) +
 		    uv_len(zig((uint64_t)s->tid - s->pid));
@@ -608,25 +614,23 @@ sample_add(struct pme_samplewriter *sw, const struct pme_sample *s,
 	for (c = 0; c < NLAZY; c++) {
 		if (!sw->lazyvar[c] && lz[c] != sw->lazy0[c]) {
 			for (i = 0; i < sw->n; i++)
-				col_put(sw, c, sw->lazy0[c]);
+				added += col_put(sw, c, sw->lazy0[c]);
 			sw->lazyvar[c] = 1;
 		}
 		if (sw->lazyvar[c])
-			col_put(sw, c, lz[c]);
+			added += col_put(sw, c, lz[c]);
 	}
 	t = &sw->tids[k];
-	col_put(sw, C_PC, zig(s->pc - t->pc));
-	col_put(sw, C_TIME, zig(s->time - (t->time + sw->step)));
+	added += col_put(sw, C_PC, zig(s->pc - t->pc));
+	added += col_put(sw, C_TIME, zig(s->time - (t->time + sw->step)));
 	t->pc = s->pc;
 	t->time = s->time;
 	for (prev = s->pc, i = 0; i < s->nframes; i++) {
 		pred = prev;
 		prev = s->frames[i];
-		col_put(sw, C_FRAMES, zig(prev - pred));
+		added += col_put(sw, C_FRAMES, zig(prev - pred));
 	}
-	for (c = 0; c < NCOL; c++)
-		after += sw->coln[c];
-	sw->used += after - before;
+	sw->used += added;
 	sw->n++;
 	return 0;
 }
@@ -969,29 +973,63 @@ rd_thrd(struct rd *rd, struct dc *d)
 	return 0;
 }
 
-/* A column of n u32 varints into a field of each sample. */
-#define COL_U32(field, lim) do { \
-	for (i = 0; i < n; i++) { \
-		if (p < end && *p < 0x80) \
-			v = *p++; \
-		else if ((p = get_uv_long(p, end, &v)) == NULL) \
-			goto bad; \
-		if (v > (lim)) \
-			goto bad; \
-		s[i].field = (uint32_t)v; \
-	} \
-} while (0)
+/*
+ * A varint with ten bytes or more left, so no bounds check per byte: the
+ * decoder's fast path.  NULL if it does not fit in 64 bits.
+ */
+static inline const uint8_t *
+get_uv10(const uint8_t *p, uint64_t *v)
+{
+	uint64_t b, x;
+	unsigned sh;
+
+	if ((b = *p++) < 0x80) {
+		*v = b;
+		return p;
+	}
+	x = b & 0x7f;
+	if ((b = *p++) < 0x80) {
+		*v = x | b << 7;
+		return p;
+	}
+	x |= (b & 0x7f) << 7;
+	for (sh = 14; sh < 63; sh += 7) {
+		b = *p++;
+		x |= (b & 0x7f) << sh;
+		if (b < 0x80) {
+			*v = x;
+			return p;
+		}
+	}
+	if ((b = *p++) > 1)
+		return NULL;
+	*v = x | b << 63;
+	return p;
+}
 
 #define GET(v) do { \
-	if (p < end && *p < 0x80) \
-		v = *p++; \
-	else if ((p = get_uv_long(p, end, &v)) == NULL) \
+	if (end - p >= VARINT_MAX) { \
+		if ((p = get_uv10(p, &(v))) == NULL) \
+			goto bad; \
+	} else if ((p = get_uv(p, end, &(v))) == NULL) \
 		goto bad; \
 } while (0)
 
+/* A column of n u32 varints into a field of each sample. */
+#define COL_U32(field, lim, adj) do { \
+	for (i = 0; i < n; i++) { \
+		GET(v); \
+		if (v > (lim)) \
+			goto bad; \
+		s[i].field = (uint32_t)v adj; \
+	} \
+} while (0)
+
 /*
- * The columns of an SMPL chunk (pme(5)) into rd->s: each column is one
- * tight loop over the samples.  Only pc and time are always stored.
+ * The columns of an SMPL chunk (pme(5)) into rd->s, each in one tight
+ * loop: the thread indexes (kept in tid for a while), the pcs, then the
+ * times, which pass fills every field from the constants; then the
+ * columns stored in place of those constants, and the frames.
  */
 static int
 rd_columns(struct rd *rd, const uint8_t *p, const uint8_t *end, size_t n,
@@ -999,46 +1037,13 @@ rd_columns(struct rd *rd, const uint8_t *p, const uint8_t *end, size_t n,
 {
 	struct pme_sample *s = rd->s;
 	struct tidr *t = rd->t;
-	uint64_t v, pc, time, nfr = 0, j;
+	uint64_t v, pc, time, nfr, j;
 	size_t i;
 	uint32_t k;
 
 	if (cols & 1 << C_TIDX)
-		COL_U32(pid, ntids - 1);
-	else
-		for (i = 0; i < n; i++)
-			s[i].pid = (uint32_t)lz[C_TIDX];
-	if (cols & 1 << C_WEIGHT) {
-		for (i = 0; i < n; i++) {
-			GET(v);
-			s[i].weight = v;
-		}
-	} else
-		for (i = 0; i < n; i++)
-			s[i].weight = lz[C_WEIGHT];
-	if (cols & 1 << C_CPU)
-		COL_U32(cpu, UINT32_MAX);
-	else
-		for (i = 0; i < n; i++)
-			s[i].cpu = (uint32_t)lz[C_CPU];
-	for (i = 0; i < n; i++)
-		s[i].cpu -= 1;
-	if (cols & 1 << C_FLAGS)
-		COL_U32(flags, UINT32_MAX);
-	else
-		for (i = 0; i < n; i++)
-			s[i].flags = (uint32_t)lz[C_FLAGS];
-	if (cols & 1 << C_NFR) {
-		COL_U32(nframes, UINT32_MAX);
-		for (i = 0; i < n; i++)
-			nfr += s[i].nframes;
-	} else {
-		for (i = 0; i < n; i++)
-			s[i].nframes = (uint32_t)lz[C_NFR];
-		nfr = lz[C_NFR] * n;
-	}
-	if (ntids == 1) {
-		/* The common case of one thread, kept in registers. */
+		COL_U32(tid, ntids - 1, + 0);
+	if (ntids == 1) {	/* one thread: its state in registers */
 		for (pc = t[0].pc, i = 0; i < n; i++) {
 			GET(v);
 			s[i].pc = pc += unzig(v);
@@ -1046,23 +1051,53 @@ rd_columns(struct rd *rd, const uint8_t *p, const uint8_t *end, size_t n,
 		for (time = t[0].time, i = 0; i < n; i++) {
 			GET(v);
 			s[i].time = time += step + unzig(v);
+			s[i].weight = lz[C_WEIGHT];
 			s[i].pid = t[0].pid;
 			s[i].tid = t[0].tid;
+			s[i].cpu = (uint32_t)lz[C_CPU] - 1;
+			s[i].flags = (uint32_t)lz[C_FLAGS];
+			s[i].nframes = (uint32_t)lz[C_NFR];
+			s[i].frames = NULL;
 		}
 	} else {
+		if (!(cols & 1 << C_TIDX))
+			for (i = 0; i < n; i++)
+				s[i].tid = (uint32_t)lz[C_TIDX];
 		for (i = 0; i < n; i++) {
 			GET(v);
-			k = s[i].pid;
+			k = s[i].tid;
 			s[i].pc = t[k].pc += unzig(v);
 		}
 		for (i = 0; i < n; i++) {
 			GET(v);
-			k = s[i].pid;
+			k = s[i].tid;
 			s[i].time = t[k].time += step + unzig(v);
+			s[i].weight = lz[C_WEIGHT];
 			s[i].pid = t[k].pid;
 			s[i].tid = t[k].tid;
+			s[i].cpu = (uint32_t)lz[C_CPU] - 1;
+			s[i].flags = (uint32_t)lz[C_FLAGS];
+			s[i].nframes = (uint32_t)lz[C_NFR];
+			s[i].frames = NULL;
 		}
 	}
+	if (cols & 1 << C_WEIGHT)
+		for (i = 0; i < n; i++) {
+			GET(v);
+			s[i].weight = v;
+		}
+	if (cols & 1 << C_CPU)
+		COL_U32(cpu, UINT32_MAX, - 1);
+	if (cols & 1 << C_FLAGS)
+		COL_U32(flags, UINT32_MAX, + 0);
+	if (cols & 1 << C_NFR) {
+		COL_U32(nframes, UINT32_MAX, + 0);
+		for (nfr = 0, i = 0; i < n; i++)
+			nfr += s[i].nframes;
+	} else
+		nfr = lz[C_NFR] * n;
+	if (nfr == 0)
+		return p == end ? 0 : derr(rd, "bad sample columns");
 	/* Each frame takes a byte at least: nfr is checked before it sizes
 	 * the array. */
 	if (nfr > (uint64_t)(end - p))

@@ -8,8 +8,10 @@
  *   t_sample dump FILE.PMS   prints every record of a sample file in the
  *                            same text, one per line ("-": standard input)
  *   t_sample bench [N]       writes N (default 20000000) flat samples with
- *                            a realistic pc distribution, reads them back,
- *                            prints MB, bytes/sample and M samples/s
+ *                            a realistic pc distribution, reads them back
+ *                            from the file and again from memory; prints
+ *                            MB, bytes/sample and M samples/s of CPU time
+ *                            for write, read (file included) and decode
  *
  * The text: one record per line, a verb and key=value words; numbers in
  * decimal or 0x hex; a value in "double quotes" may hold spaces and C
@@ -837,6 +839,16 @@ now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU time of the process: steadier than the clock on a busy machine. */
+static double
+cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static uint64_t
 rnd(uint64_t *x)
 {
@@ -847,31 +859,31 @@ rnd(uint64_t *x)
 }
 
 /*
- * A realistic flat profile: four threads; 90% of samples in a hot
- * 64 KiB of the executable (skewed to a few functions), the rest spread
- * over two shared libraries; times a period apart with some jitter.
+ * A realistic flat profile: four threads on four CPUs, each sampled every
+ * period with a little jitter, so they come round in turn; 90% of the
+ * samples in a hot 64 KiB of the executable (a few hot spots and a spread),
+ * the rest over two shared libraries.
  */
 static void
-bench_fill(struct pme_sample *s, uint64_t *x, uint64_t *t, uint32_t nthr)
+bench_fill(struct pme_sample *s, uint64_t *x, uint64_t i, uint32_t nthr)
 {
 	uint64_t r = rnd(x);
 
 	memset(s, 0, sizeof(*s));
 	s->pid = 4242;
-	s->tid = 4242 + (uint32_t)(r % nthr);
-	r >>= 8;
+	s->tid = 4242 + (uint32_t)(i % nthr);
 	if (r % 10 < 9)
-		s->pc = 0x555555554000ull + 0x1000 +
-		    (r >> 4) % 0x100 * (r >> 12 & 1 ? 1 : 0x100) % 0x10000;
+		s->pc = 0x555555554000ull + 0x1000 + (r >> 8 & 1 ?
+		    (r >> 12) % 16 * 0x40 + (r >> 20) % 0x40 :
+		    (r >> 12) % 0x10000);
 	else
 		s->pc = (r >> 4 & 1 ? 0x7ffff7c00000ull : 0x7ffff7e00000ull) +
 		    (r >> 8) % 0x180000;
-	*t += 10000000 / nthr + (rnd(x) % 2000);
-	s->time = *t;
+	s->time = i / nthr * 10000000 + (i % nthr) * 10000000 / nthr +
+	    (r >> 40) % 20000;
 	s->weight = 10000000;
 	s->cpu = UINT32_MAX;
 }
-
 struct bsum {
 	uint64_t	 n, pcs;
 };
@@ -888,6 +900,11 @@ b_samples(void *arg, const struct pme_sample *s, size_t n)
 	return 0;
 }
 
+/*
+ * Writes n samples, reads them back from the file, then decodes them
+ * again from memory: the reader's own speed, without the file's.  Rates
+ * are samples per second of CPU time.
+ */
 static int
 do_bench(uint64_t n)
 {
@@ -899,35 +916,51 @@ do_bench(uint64_t n)
 	struct pme_samplewriter *w;
 	struct pme_sample s;
 	struct pme_error err;
-	struct bsum b = { 0, 0 };
+	struct bsum b = { 0, 0 }, b2 = { 0, 0 };
 	const char *dir = getenv("TMPDIR");
 	char path[4200];
-	uint64_t x = 88172645463325252ull, t = 0, i, want = 0;
-	double t0, t1, t2;
-	struct stat st;
+	uint64_t x = 88172645463325252ull, i, want = 0;
+	double t0, t1, t2, t3, gen;
+	uint8_t *buf;
+	size_t len;
 
 	snprintf(path, sizeof(path), "%s/bench.pms", dir ? dir : "/tmp");
-	t0 = now();
+	/* the generator's own cost, taken off the writer's */
+	t0 = cpu();
+	for (i = 0; i < n; i++) {
+		bench_fill(&s, &x, i, 4);
+		want += s.pc + s.tid;
+	}
+	gen = cpu() - t0;
+	x = 88172645463325252ull;
+	want = 0;
+	t0 = cpu();
 	if ((w = pme_samplewriter_open(path, &h, 0, &err)) == NULL)
 		die("%s", pme_strerror(&err));
 	for (i = 0; i < n; i++) {
-		bench_fill(&s, &x, &t, 4);
+		bench_fill(&s, &x, i, 4);
 		want += s.pc + s.tid;
 		if (pme_samplewriter_sample(w, &s, &err) == -1)
 			die("%s", pme_strerror(&err));
 	}
 	if (pme_samplewriter_close(w, NULL, &err) == -1)
 		die("%s", pme_strerror(&err));
-	t1 = now();
+	t1 = cpu();
 	if (pme_samplefile_read(path, &v, &b, &sum, &err) == -1)
 		die("%s", pme_strerror(&err));
-	t2 = now();
-	if (b.n != n || b.pcs != want || stat(path, &st) == -1)
+	t2 = cpu();
+	buf = readfile(path, &len);
+	t3 = cpu();
+	if (pme_samplefile_mem(buf, len, path, &v, &b2, &sum, &err) == -1)
+		die("%s", pme_strerror(&err));
+	t3 = cpu() - t3;
+	if (b.n != n || b.pcs != want || b2.n != n || b2.pcs != want)
 		die("bench: read back %" PRIu64 " samples of %" PRIu64, b.n, n);
 	printf("samples %" PRIu64 "  file %.1f MB  %.2f bytes/sample  "
-	    "write %.1f M samples/s  read %.1f M samples/s\n", n,
-	    st.st_size / 1e6, (double)st.st_size / (double)n,
-	    n / (t1 - t0) / 1e6, n / (t2 - t1) / 1e6);
+	    "write %.1f  read %.1f  decode %.1f M samples/s\n", n,
+	    len / 1e6, (double)len / (double)n,
+	    n / (t1 - t0 - gen) / 1e6, n / (t2 - t1) / 1e6, n / t3 / 1e6);
+	free(buf);
 	unlink(path);
 	return 0;
 }
