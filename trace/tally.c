@@ -29,6 +29,7 @@ struct tally {
 	char		**warn;		/* pending warnings */
 	size_t		 nwarn, capwarn, nextwarn;
 	char		*firstmismatch;
+	char		*mainmismatch;	/* a main executable of another build */
 };
 
 struct tally *
@@ -83,6 +84,7 @@ tally_free(struct tally *t)
 	free(t->hasbkt);
 	free(t->matched);
 	free(t->firstmismatch);
+	free(t->mainmismatch);
 	free(t);
 }
 
@@ -143,7 +145,8 @@ match(struct tally *t, const char *real, const uint8_t *id, uint32_t idlen,
 			continue;
 		if (m[i].buildid_len == 0 || idlen == 0 || t->o->force)
 			return i;
-		differs = 1;
+		if (t->mainmismatch == NULL)
+			t->mainmismatch = strdup(real);
 	}
 	if (differs)
 		warn_mismatch(t, real);
@@ -229,20 +232,34 @@ tally_calls(struct tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
 		c[b] += n;
 }
 
+/*
+ * An error when no module holding buckets matched, or when the main
+ * program's module holds buckets, matched nothing and a main executable
+ * of another build ran: a bucket file made for another program or an
+ * earlier build.  A library of another build is only warned about.
+ */
 int
 tally_check(struct tally *t, const char *bfname, struct pme_error *err)
 {
-	uint32_t i, want = 0;
+	const struct pme_module *m;
+	uint32_t i, want = 0, any = 0;
 
 	if (t->o->force)
 		return 0;
+	pme_bucketfile_modules(t->bf, &m);
 	for (i = 0; i < t->norig; i++) {
 		if (t->hasbkt[i] && t->matched[i])
-			return 0;
+			any = 1;
+		if (t->hasbkt[i] && !t->matched[i] &&
+		    (m[i].flags & PME_MODULE_MAIN) && t->mainmismatch != NULL)
+			return pme_seterr(err, PME_EINVAL, "'%s': made for "
+			    "another program or build than '%s' (build-ids "
+			    "differ; -f counts it anyway)", bfname,
+			    t->mainmismatch);
 		want |= t->hasbkt[i];
 	}
-	if (!want)
-		return 0;	/* only absolute buckets, or none */
+	if (any || !want)
+		return 0;	/* or only absolute buckets, or none */
 	if (t->firstmismatch != NULL)
 		return pme_seterr(err, PME_EINVAL, "'%s': describes another "
 		    "build of '%s' (build-ids differ; -f counts it anyway)",
