@@ -260,6 +260,10 @@ on_bye(struct collector *co, const struct pmeclock_bye *b)
 	struct pme_error err;
 
 	co->lost += b->lost;
+	if (co->o->verbose)
+		fprintf(stderr, "%s: process %u: %llu samples, %llu lost\n",
+		    prog, b->hdr.pid, (unsigned long long)b->samples,
+		    (unsigned long long)b->lost);
 	memset(&t, 0, sizeof(t));
 	t.kind = PME_THREAD_EXIT;
 	t.pid = t.tid = b->hdr.pid;

@@ -79,42 +79,54 @@ RT_EXPORT int
 execve(const char *path, char *const argv[], char *const envp[])
 {
 	static int (*real)(const char *, char *const *, char *const *);
+	int rc;
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "execve");
 	rt_before_exec();
-	return real(path, argv, envp);
+	rc = real(path, argv, envp);
+	rt_after_exec();
+	return rc;
 }
 
 RT_EXPORT int
 execv(const char *path, char *const argv[])
 {
 	static int (*real)(const char *, char *const *);
+	int rc;
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "execv");
 	rt_before_exec();
-	return real(path, argv);
+	rc = real(path, argv);
+	rt_after_exec();
+	return rc;
 }
 
 RT_EXPORT int
 execvp(const char *file, char *const argv[])
 {
 	static int (*real)(const char *, char *const *);
+	int rc;
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "execvp");
 	rt_before_exec();
-	return real(file, argv);
+	rc = real(file, argv);
+	rt_after_exec();
+	return rc;
 }
 
 RT_EXPORT int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	static int (*real)(const char *, char *const *, char *const *);
+	int rc;
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "execvpe");
 	rt_before_exec();
-	return real(file, argv, envp);
+	rc = real(file, argv, envp);
+	rt_after_exec();
+	return rc;
 }

@@ -1084,13 +1084,34 @@ rt_fini(void)
 	pthread_mutex_unlock(&rt.lock);
 }
 
+/*
+ * Before an exec: what the ring holds is sent, and ITIMER_PROF, which an
+ * exec keeps, is stopped, lest its SIGPROF kill the new image before its
+ * runtime has a handler.  rt_after_exec() re-arms it if the exec failed.
+ */
 void
 rt_before_exec(void)
 {
+	struct itimerval off;
+
 	if (rt.sink != SINK_SOCK || !atomic_load(&sampling))
 		return;
+	memset(&off, 0, sizeof(off));
+	if (rt.method == PME_METHOD_ITIMER)
+		setitimer(ITIMER_PROF, &off, NULL);
 	pthread_mutex_lock(&rt.lock);
 	drain();
+	pthread_mutex_unlock(&rt.lock);
+}
+
+void
+rt_after_exec(void)
+{
+	if (rt.sink != SINK_SOCK || !atomic_load(&sampling) ||
+	    rt.method != PME_METHOD_ITIMER)
+		return;
+	pthread_mutex_lock(&rt.lock);
+	arm_first();
 	pthread_mutex_unlock(&rt.lock);
 }
 

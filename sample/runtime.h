@@ -23,6 +23,8 @@ RT_HIDDEN int	rt_wants_threads(void);
 RT_HIDDEN void	rt_dlopened(uint64_t t);
 /* Before an exec: writes out what is buffered. */
 RT_HIDDEN void	rt_before_exec(void);
+/* After an exec that failed. */
+RT_HIDDEN void	rt_after_exec(void);
 RT_HIDDEN uint64_t rt_now(void);
 RT_HIDDEN uint32_t rt_gettid(void);
 
