@@ -231,10 +231,11 @@ main(int argc, char **argv)
 	}
 	o.argv = argv + optind;
 	if ((exe = tr_find_in_path(o.argv[0])) == NULL) {
+		c = errno;
 		fprintf(stderr, "%s: '%s': %s\n", prog, o.argv[0],
-		    strchr(o.argv[0], '/') ? strerror(errno) :
+		    strchr(o.argv[0], '/') ? strerror(c) :
 		    "command not found");
-		return 127;
+		return strchr(o.argv[0], '/') && c == EACCES ? 126 : 127;
 	}
 	o.exe = exe;
 	if ((in = with_ext(bname, ".PME")) == NULL ||
