@@ -1756,6 +1756,36 @@ test_forged(void)
 	forged("SMPL", &f, 0, NULL);			/* no samples */
 }
 
+/* The SMPL payload pme(5) shows as its example, byte for byte. */
+static void
+test_manpage_example(void)
+{
+	static const uint8_t want[] = { 0x04, 0x02, 0x64, 0x00, 0x64, 0x02,
+	    0xe8, 0x07, 0x80, 0xa0, 0x80, 0x02, 0xa0, 0x1f, 0x05, 0xe8, 0x07,
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x20, 0x0f, 0x00, 0x00,
+	    0x00, 0x06, 0xb8, 0x17, 0x00, 0x00, 0x00, 0x03 };
+	const char *path = tmppath("ex.pms");
+	size_t len, ends[16], n, k, at;
+	uint8_t *buf;
+
+	CHECK(write_text("header period=1000 pid=100\n"
+	    "sample pc=0x401000 time=5000\nsample pc=0x401010 time=6000\n"
+	    "sample pc=0x401008 time=7003\n"
+	    "sample tid=101 pc=0x401000 time=6500 cpu=2\nclose\n",
+	    path) == 0);
+	buf = readfile(path, &len);
+	n = chunk_ends(buf, len, ends, 16);
+	CHECK(n == 4);		/* SHDR SMPL CLOS END */
+	for (k = 0, at = 16; k < n; at = ends[k++])
+		if (memcmp(buf + at, "SMPL", 4) == 0) {
+			CHECK(ends[k] - at - 20 == sizeof(want));
+			CHECK(memcmp(buf + at + 20, want, sizeof(want)) == 0);
+			break;
+		}
+	CHECK(k < n);
+	free(buf);
+}
+
 /* Chunks out of order. */
 static void
 test_order(void)
@@ -2291,6 +2321,7 @@ main(int argc, char *argv[])
 	test_cut_everywhere();
 	test_flip();
 	test_forged();
+	test_manpage_example();
 	test_order();
 	test_errors();
 	test_abort();
