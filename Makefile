@@ -130,7 +130,8 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointe
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
-FUZZERS = tests/fuzz/fuzz_bucket $(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd)
+FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample \
+	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd)
 
 $(FUZZ_DIR)/%.o: %.c config.mk
 	@mkdir -p $(dir $@)
@@ -141,14 +142,26 @@ tests/fuzz/fuzz_bucket: tests/fuzz/fuzz_bucket.c $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
 
+tests/fuzz/fuzz_sample: tests/fuzz/fuzz_sample.c $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
+	    $< $(FUZZ_LIB_OBJS) $(LIBS)
+
 tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Ibuild $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
 # Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
-# files pmebuild makes from them (when it is built) and any the tests left.
+# files pmebuild makes from them (when it is built) and any the tests left;
+# for fuzz_sample, the sample files t_sample writes from pmehisto's golden
+# sample texts.
 fuzz-corpus:
-	@mkdir -p $(FUZZ_DIR)/corpus_pmd $(FUZZ_DIR)/corpus_bucket
+	@mkdir -p $(FUZZ_DIR)/corpus_pmd $(FUZZ_DIR)/corpus_bucket \
+	    $(FUZZ_DIR)/corpus_sample
+	@for f in tests/histo/*.smp; do \
+	    [ -f "$$f" ] && [ -x tests/unit/t_sample ] || continue; \
+	    tests/unit/t_sample write \
+	        $(FUZZ_DIR)/corpus_sample/$$(basename "$$f" .smp).pms <"$$f" \
+	        >/dev/null 2>&1; done; true
 	@for f in tests/golden/*.pmd tests/fuzz/corpus_pmd/*; do \
 	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_pmd/; done; true
 	@for f in tests/golden/*.pmd; do \
@@ -163,6 +176,8 @@ fuzz-corpus:
 fuzz: $(FUZZERS) fuzz-corpus
 	tests/fuzz/fuzz_bucket -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_bucket
+	tests/fuzz/fuzz_sample -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_sample
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd \
 	    -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_pmd)
@@ -207,7 +222,8 @@ SRC_DIRS = lib build sample trace histo stats tests/unit tests/fuzz
 clean: $(EXTRA_CLEAN)
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
-	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd
+	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd \
+	    tests/fuzz/fuzz_sample
 	rm -rf tests/out
 
 distclean: clean
