@@ -116,10 +116,15 @@ $(DEMO_DIR)/demo: $(DEMO_SRCS) tests/fixtures/demo/demo.h
 	@mkdir -p $(DEMO_DIR)
 	$(CC) -std=c11 -g -O2 -o $@ $(DEMO_SRCS)
 
-demo: build/pmebuild $(DEMO_DIR)/demo
+# The main job: the whole clock pipeline on the demo program.  pmebuild
+# makes PMEFILE.PME from demo.pmd, pmeclock samples a run into PMEFILE.PMS
+# (at 1 kHz: the run is short), pmehisto fills the buckets and prints the
+# histogram (also kept as PMEFILE.HIS).
+demo: build/pmebuild sample/pmeclock histo/pmehisto $(DEMO_DIR)/demo
 	cp tests/fixtures/demo/demo.pmd $(DEMO_DIR)/demo.pmd
-	cd $(DEMO_DIR) && ./demo
-	cd $(DEMO_DIR) && ../../../build/pmebuild -o demo.pme demo.pmd
+	cd $(DEMO_DIR) && ../../../build/pmebuild demo.pmd
+	cd $(DEMO_DIR) && ../../../sample/pmeclock -F 1000 -- ./demo
+	cd $(DEMO_DIR) && ../../../histo/pmehisto -T text </dev/null
 
 # --- fuzzing ----------------------------------------------------------------
 # The library and pmebuild's modules are compiled again with clang and the
