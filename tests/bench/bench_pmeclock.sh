@@ -84,8 +84,7 @@ done
 "$pmeclock" -q -m perf -F 1000 -g -o g1000 -- ./spin work "$mill"
 printf '%-28s %s\n' "g1000.PMS (-g)" "$(bytes g1000.PMS)"
 if [ "$have_perf" = 1 ]; then
-	n=$(perf report -i perf1000.data --stdio 2>/dev/null |
-	    sed -n 's/^# Samples: \([0-9]*\).*/\1/p')
+	n=$(perf script -i perf1000.data -F ip 2>/dev/null | wc -l)
 	[ -n "$n" ] && [ "$n" -gt 0 ] && awk -v s="$(stat -c %s perf1000.data)" \
 	    -v n="$n" 'BEGIN { printf "%-28s %.2f bytes/sample (%d samples)\n",
 	    "perf1000.data", s / n, n }'
