@@ -43,8 +43,8 @@ gcc -O1 -shared -fPIC -o libtr.so "$fx/lib.c"
 gcc -g -O1 -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$work" -pthread
 gcc -g -O1 -I"$top/trace" -o rt "$fx/rt.c" -L"$top/trace" -lpmetrace \
     -Wl,-rpath,"$top/trace" -pthread
-gcc -std=c11 -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/libpme.a" -lz
+gcc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
+    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz
 "$top/build/pmebuild" -q -x ./prog -l ./libtr.so -o prog.pme
 "$top/build/pmebuild" -q -x ./rt -o rtin.PME
 

@@ -47,8 +47,9 @@ $cc -g -O1 -shared -fPIC -o libtr.so "$fx/lib.c" &&
 $cc -g -O1 -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" -pthread &&
 sed 's/sink += i;/sink += i + 1;/' "$fx/prog.c" >prog2.c &&
 $cc -g -O1 -o prog2 prog2.c -L. -ltr -Wl,-rpath,"$tmp" -pthread &&
-$cc -std=c11 -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/libpme.a" -lz || { echo "cannot build the fixtures" >&2; exit 1; }
+$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
+    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz ||
+    { echo "cannot build the fixtures" >&2; exit 1; }
 $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme ||
     { echo "pmebuild failed" >&2; exit 1; }
 

@@ -41,8 +41,9 @@ $cc -g -O1 -pie -fPIE -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" \
     -pthread &&
 $cc -g -O1 -no-pie -fno-pie -o prog_nopie "$fx/prog.c" -L. -ltr \
     -Wl,-rpath,"$tmp" -pthread &&
-$cc -std=c11 -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/libpme.a" -lz || { echo "cannot build the fixtures" >&2; exit 1; }
+$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
+    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz ||
+    { echo "cannot build the fixtures" >&2; exit 1; }
 $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme &&
 $pmebuild -q -x ./prog_nopie -l ./libtr.so -o prog_nopie.pme ||
     { echo "pmebuild failed" >&2; exit 1; }

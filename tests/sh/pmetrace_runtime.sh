@@ -37,8 +37,9 @@ $cc -g -O1 -I"$top/trace" -o rt "$fx/rt.c" -L"$top/trace" -lpmetrace \
     -Wl,-rpath,"$top/trace" -pthread &&
 $cc -g -O1 -I"$top/trace" -o rt_static "$fx/rt.c" \
     "$top/trace/libpmetrace.a" -lz -pthread &&
-$cc -std=c11 -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/libpme.a" -lz || { echo "cannot build the fixtures" >&2; exit 1; }
+$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
+    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz ||
+    { echo "cannot build the fixtures" >&2; exit 1; }
 
 # check WHAT FILE KLOOP [MIN-TOTAL MAX-TOTAL]
 check() {
