@@ -66,7 +66,12 @@ add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
 	size_t ng = pme_bucketfile_groups(bf, &grp), nk, g, i;
 	int abs = (pme_bucketfile_info(bf)->options & PME_OPT_ABSADDR) != 0;
 	struct pme_report_row row;
+	uint64_t *counts2 = NULL;
+	const char *name2 = pme_bucketfile_counts2(bf, &counts2);
 
+	/* A second measure (pmetrace's calls) gets a column of its own. */
+	if (name2 != NULL && pme_report_count2(rep, name2, err) == -1)
+		return -1;
 	pme_bucketfile_units(bf, &units);
 	pme_bucketfile_ranges(bf, &rng);
 	pme_bucketfile_buckets(bf, &bk);
@@ -101,6 +106,7 @@ add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
 			row.start = lo - base;
 			row.last = hi - base;
 			row.count = bk[i].count;
+			row.count2 = name2 != NULL ? counts2[i] : 0;
 			if (pme_report_row(rep, &row, err) == -1)
 				return -1;
 		}

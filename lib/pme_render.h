@@ -38,6 +38,8 @@ struct pme_report_row {
 	uint64_t	 abs_start;	/* link-time range, for exports */
 	uint64_t	 abs_last;
 	uint64_t	 count;
+	uint64_t	 count2;	/* the second measure, when the report
+					   has one (pme_report_count2) */
 };
 
 struct pme_report;
@@ -58,6 +60,13 @@ int		 pme_report_subtitle(struct pme_report *r, const char *s,
  * left out (0: none), and each group says how many. */
 void		 pme_report_options(struct pme_report *r, unsigned flags,
 		    double cutoff);
+/*
+ * A second measure per row, shown after the other columns under the
+ * heading name (e.g. "calls", the call counts pmetrace keeps), and as a
+ * last CSV column of that name.
+ */
+int		 pme_report_count2(struct pme_report *r, const char *name,
+		    struct pme_error *err);
 /* Starts a group (the statement that made it); rows added next are its. */
 int		 pme_report_group(struct pme_report *r, const char *title,
 		    struct pme_error *err);
@@ -103,7 +112,8 @@ int		 pme_report_ps(const struct pme_report *r, FILE *fp,
 
 /* CSV: a header line, then
  * bucket,unit,kind,group,start,end,count,percent per row (start and end
- * link-time, end included, hexadecimal), every row whatever the cutoff. */
+ * link-time, end included, hexadecimal), every row whatever the cutoff;
+ * with a second measure, its column last. */
 int		 pme_report_csv(const struct pme_report *r, FILE *fp,
 		    struct pme_error *err);
 

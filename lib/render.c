@@ -36,6 +36,7 @@ struct pme_report {
 	uint64_t	 total;
 	unsigned	 flags;
 	double		 cutoff;
+	const char	*count2;	/* the second measure's name, or NULL */
 	struct pme_vec	 rows;		/* struct pme_report_row */
 	struct pme_vec	 groups;	/* struct rgroup */
 	struct pme_vec	 sum;		/* struct rsum */
@@ -95,6 +96,15 @@ pme_report_options(struct pme_report *r, unsigned flags, double cutoff)
 {
 	r->flags = flags;
 	r->cutoff = cutoff > 0 ? cutoff : 0;
+}
+
+int
+pme_report_count2(struct pme_report *r, const char *name,
+    struct pme_error *err)
+{
+	if ((r->count2 = pme_arena_strdup(&r->arena, name)) == NULL)
+		return pme_setnomem(err);
+	return 0;
 }
 
 int
@@ -254,6 +264,7 @@ struct doc {
 struct geom {
 	int		 width, lines;
 	int		 nw, sw, ew, cw;	/* name, start, end, count widths */
+	int		 c2w;			/* second measure width */
 	int		 barw;
 	int		 indent;		/* column of the bar's '|' */
 	double		 cpa;			/* counts per asterisk */
@@ -313,6 +324,7 @@ geometry(const struct pme_report *r, const struct view *v,
 	g->width = pg->width < 40 ? 40 : pg->width;
 	g->lines = pg->lines < 10 ? 10 : pg->lines;
 	g->cw = 5;
+	g->c2w = 1;
 	for (i = 0; i < v->ng; i++)
 		for (j = 0; j < v->g[i].n; j++) {
 			const struct pme_report_row *w = v->g[i].rows[j];
@@ -326,6 +338,8 @@ geometry(const struct pme_report *r, const struct view *v,
 				g->ew = hexlen(w->last);
 			if (declen(w->count) > g->cw)
 				g->cw = declen(w->count);
+			if (declen(w->count2) > g->c2w)
+				g->c2w = declen(w->count2);
 		}
 	if (g->nw < NAME_MIN_TEXT)
 		g->nw = NAME_MIN_TEXT;
@@ -335,6 +349,11 @@ geometry(const struct pme_report *r, const struct view *v,
 		extra += 2 + g->cw;
 	if (r->flags & PME_REPORT_CUMUL)
 		extra += 8;
+	if (r->count2 != NULL) {
+		if (g->c2w < (int)strlen(r->count2))
+			g->c2w = (int)strlen(r->count2);
+		extra += 2 + g->c2w;
+	}
 	/* name "  | " start " - " end "  |" bar "nnn.n%" extras */
 	for (;;) {
 		fixed = g->nw + 4 + g->sw + 3 + g->ew + 3;
@@ -372,14 +391,19 @@ scale_line(const struct pme_report *r, const struct geom *g, struct doc *d,
 	n += snprintf(bar + n, sizeof(bar) - n, "%*s+", g->indent, "");
 	for (i = 0; i < g->barw / 5 && n < (int)sizeof(bar) - 6; i++)
 		n += snprintf(bar + n, sizeof(bar) - n, "----+");
-	if (top && (r->flags & (PME_REPORT_COUNTS | PME_REPORT_CUMUL))) {
+	if (top && ((r->flags & (PME_REPORT_COUNTS | PME_REPORT_CUMUL)) ||
+	    r->count2 != NULL)) {
 		int m = snprintf(lab, sizeof(lab), "%6s", "%");
 
 		if (r->flags & PME_REPORT_COUNTS)
 			m += snprintf(lab + m, sizeof(lab) - m, "  %*s",
 			    g->cw, "count");
 		if (r->flags & PME_REPORT_CUMUL)
-			snprintf(lab + m, sizeof(lab) - m, "  %6s", "cum %");
+			m += snprintf(lab + m, sizeof(lab) - m, "  %6s",
+			    "cum %");
+		if (r->count2 != NULL)
+			snprintf(lab + m, sizeof(lab) - m, "  %*s", g->c2w,
+			    r->count2);
 	}
 	doc_add(d, "%s%s", bar, lab);
 }
@@ -411,7 +435,10 @@ row_line(const struct pme_report *r, const struct view *v,
 		n += snprintf(tail + n, sizeof(tail) - n, "  %*" PRIu64,
 		    g->cw, w->count);
 	if (r->flags & PME_REPORT_CUMUL)
-		snprintf(tail + n, sizeof(tail) - n, "  %5.1f%%", cum);
+		n += snprintf(tail + n, sizeof(tail) - n, "  %5.1f%%", cum);
+	if (r->count2 != NULL)
+		snprintf(tail + n, sizeof(tail) - n, "  %*" PRIu64, g->c2w,
+		    w->count2);
 	doc_add(d, "%-*s  | %*" PRIX64 " - %-*" PRIX64 "  |%s%6.1f%%%s",
 	    g->nw, name, g->sw, w->start, g->ew, w->last, bar,
 	    pct(v, w->count), tail);
@@ -755,7 +782,7 @@ static const char ps_prolog[] =
     "%%%%EndProlog\n";
 
 struct psgeom {
-	double	 xname, xaddr, xbar, barw, xpct, xcount, xcum;
+	double	 xname, xaddr, xbar, barw, xpct, xcount, xcum, xcount2;
 	int	 nw;
 	struct geom g;
 };
@@ -772,6 +799,9 @@ ps_geometry(const struct pme_report *r, const struct view *v,
 	p->xname = PS_MARGIN;
 	p->xaddr = p->xname + (p->nw + 1) * PS_CHAR;
 	p->xbar = p->xaddr + (p->g.sw + 3 + p->g.ew + 1) * PS_CHAR;
+	p->xcount2 = right;
+	if (r->count2 != NULL)
+		right -= (p->g.c2w + 2) * PS_CHAR;
 	p->xcum = right;
 	p->xcount = (r->flags & PME_REPORT_CUMUL) ? right - 8 * PS_CHAR :
 	    right;
@@ -854,6 +884,12 @@ ps_row(struct psout *o, const struct pme_report *r, const struct view *v,
 	if (r->flags & PME_REPORT_CUMUL) {
 		snprintf(buf, sizeof(buf), "%.1f%%", pct(v, cum));
 		fprintf(o->fp, "%.1f %.1f ", p->xcum, o->y);
+		ps_string(o->fp, buf);
+		fputs(" RS\n", o->fp);
+	}
+	if (r->count2 != NULL) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, w->count2);
+		fprintf(o->fp, "%.1f %.1f ", p->xcount2, o->y);
 		ps_string(o->fp, buf);
 		fputs(" RS\n", o->fp);
 	}
@@ -1014,7 +1050,12 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 
 	if (view_make(r, &v, 1, err) == -1)
 		return -1;
-	fputs("bucket,unit,kind,group,start,end,count,percent\n", fp);
+	fputs("bucket,unit,kind,group,start,end,count,percent", fp);
+	if (r->count2 != NULL) {
+		fputc(',', fp);
+		csv_field(fp, r->count2);
+	}
+	fputc('\n', fp);
 	for (i = 0; i < v.ng; i++)
 		for (j = 0; j < v.g[i].n; j++) {
 			const struct pme_report_row *w = v.g[i].rows[j];
@@ -1026,8 +1067,11 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 			fputc(',', fp);
 			csv_field(fp, v.g[i].title);
 			fprintf(fp, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64
-			    ",%.4f\n", w->abs_start, w->abs_last, w->count,
+			    ",%.4f", w->abs_start, w->abs_last, w->count,
 			    pct(&v, w->count));
+			if (r->count2 != NULL)
+				fprintf(fp, ",%" PRIu64, w->count2);
+			fputc('\n', fp);
 		}
 	view_free(&v);
 	return write_failed(fp, err);
