@@ -21,7 +21,7 @@ enum engine { ENG_AUTO, ENG_CALLGRIND, ENG_STEP };
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: pmetrace [-fqv] [-b bucketfile] "
+	fprintf(fp, "usage: pmetrace [-fPqv] [-b bucketfile] "
 	    "[-e callgrind|step] [-o output] [--]\n"
 	    "                command [argument ...]\n");
 }
@@ -39,6 +39,8 @@ help(void)
 	    "or step\n"
 	    "  -f             count even when the build-ids differ from the "
 	    "bucket file's\n"
+	    "  -P             step engine: do not keep the program on "
+	    "pmetrace's CPU\n"
 	    "  -q             no warnings\n"
 	    "  -v             say which engine ran and what was counted\n"
 	    "  -h, --help     this text;  -V, --version  the version\n",
@@ -182,7 +184,7 @@ main(int argc, char **argv)
 	int c, accum, status, rc;
 
 	memset(&o, 0, sizeof(o));
-	while ((c = getopt_long(argc, argv, "+b:e:fho:qvV", longopts,
+	while ((c = getopt_long(argc, argv, "+b:e:fhPo:qvV", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -208,6 +210,9 @@ main(int argc, char **argv)
 			return 0;
 		case 'o':
 			oname = optarg;
+			break;
+		case 'P':
+			o.nopin = 1;
 			break;
 		case 'q':
 			o.quiet = 1;

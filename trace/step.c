@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -498,6 +499,27 @@ child(const struct tr_opts *o, int fd)
 	_exit(127);
 }
 
+/*
+ * Keeps pmetrace, and so the program it forks, on the CPU it runs on: a
+ * step then costs a switch between two tasks of one CPU instead of a
+ * wake-up across CPUs, three times as fast here (about 20 against 68 us).
+ * The program then sees one CPU in its affinity mask (-P: not pinned).
+ */
+static void
+pin(const struct tr_opts *o)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (o->nopin || (cpu = sched_getcpu()) < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == -1 && o->verbose)
+		fprintf(stderr, "pmetrace: cannot keep the step engine on "
+		    "one CPU: %s\n", strerror(errno));
+}
+
 /* Starts the command stopped at its first instruction. */
 static pid_t
 start(const struct tr_opts *o, struct pme_error *err, int *missing)
@@ -512,6 +534,7 @@ start(const struct tr_opts *o, struct pme_error *err, int *missing)
 		pme_setsys(err, "pipe", "cannot make a");
 		return -1;
 	}
+	pin(o);
 	if ((pid = fork()) == -1) {
 		pme_setsys(err, o->exe, "cannot fork to run");
 		return -1;

@@ -41,6 +41,7 @@ struct tr_opts {
 	int		 verbose;	/* -v given */
 	int		 quiet;		/* -q given */
 	int		 force;		/* -f: build-ids may differ */
+	int		 nopin;		/* -P: step engine on any CPU */
 };
 
 /*

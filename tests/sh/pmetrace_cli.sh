@@ -55,7 +55,7 @@ $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme ||
 
 # Usage.
 expect "--help" 0 $pmetrace --help
-grep -q '^usage: pmetrace \[-fqv\] \[-b bucketfile\] \[-e callgrind|step\] \[-o output\] \[--\]$' \
+grep -q '^usage: pmetrace \[-fPqv\] \[-b bucketfile\] \[-e callgrind|step\] \[-o output\] \[--\]$' \
     "$tmp/out" || fail "--help: no usage line"
 expect "--version" 0 $pmetrace --version
 grep -q '^pmetrace (pme) [0-9]' "$tmp/out" || fail "--version"
