@@ -34,9 +34,12 @@ measure() {
 	local name=$1 i
 	shift
 	: >times
+	# bash's time keeps milliseconds where /usr/bin/time keeps ten.
+	local TIMEFORMAT='%3R %3U %3S'
 	for ((i = 0; i < runs; i++)); do
-		/usr/bin/time -f '%e %U %S' -o t.out "$@" >/dev/null 2>&1 ||
+		{ time "$@" >/dev/null 2>&1 ||
 		    { echo "bench_pmeclock: $name failed" >&2; return 1; }
+		} 2>t.out
 		awk '{ printf "%s %.3f\n", $1, $2 + $3 }' t.out >>times
 	done
 	wall=$(sort -n -k1,1 times | awk -v n="$runs" \
