@@ -47,23 +47,6 @@ help(void)
 	    DEFAULT_PMD, DEFAULT_PME);
 }
 
-/* name, or name with ext when its last component has no extension. */
-static char *
-with_ext(const char *name, const char *ext)
-{
-	const char *base = strrchr(name, '/');
-	char *s;
-
-	base = base ? base + 1 : name;
-	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
-		return strdup(name);
-	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
-		strcpy(s, name);
-		strcat(s, ext);
-	}
-	return s;
-}
-
 /* Reads one line (without its newline) into *buf; -1 at end of input. */
 static ssize_t
 read_line(FILE *fp, char **buf, size_t *cap)
@@ -147,10 +130,10 @@ ask_names(char **in, char **out)
 	free(*out);
 	a = ask("Input program definition file [" DEFAULT_PMD "]: ",
 	    DEFAULT_PMD);
-	*in = a ? with_ext(a, ".PMD") : NULL;
+	*in = a ? pme_with_ext(a, ".PMD") : NULL;
 	free(a);
 	a = ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
-	*out = a ? with_ext(a, ".PME") : NULL;
+	*out = a ? pme_with_ext(a, ".PME") : NULL;
 	free(a);
 }
 
@@ -303,9 +286,9 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if (exe == NULL && argc > 0)
-		in = with_ext(argv[0], ".PMD");
+		in = pme_with_ext(argv[0], ".PMD");
 	if (oname != NULL || argc > (exe ? 0 : 1))
-		out = with_ext(oname ? oname : argv[argc - 1], ".PME");
+		out = pme_with_ext(oname ? oname : argv[argc - 1], ".PME");
 	if (exe == NULL && argc == 0 && oname == NULL && isatty(0))
 		ask_names(&in, &out);
 	if (in == NULL && exe == NULL)

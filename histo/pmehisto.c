@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "histo.h"
+#include "util.h"
 
 #define DEFAULT_PMS	"PMEFILE.PMS"
 #define DEFAULT_PME	"PMEFILE.PME"
@@ -69,23 +70,6 @@ help(void)
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  -V, --version  the version\n",
 	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS);
-}
-
-/* name, or name with ext when its last component has no extension. */
-static char *
-with_ext(const char *name, const char *ext)
-{
-	const char *base = strrchr(name, '/');
-	char *s;
-
-	base = base ? base + 1 : name;
-	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
-		return strdup(name);
-	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
-		strcpy(s, name);
-		strcat(s, ext);
-	}
-	return s;
 }
 
 static void *
@@ -152,7 +136,7 @@ ask_name(const char *what, const char *def, const char *ext)
 
 	snprintf(q, sizeof(q), "%s [%s]: ", what, def);
 	a = xmalloc_check(ask(q, def));
-	s = xmalloc_check(with_ext(a, ext));
+	s = xmalloc_check(pme_with_ext(a, ext));
 	free(a);
 	return s;
 }
@@ -235,11 +219,11 @@ parse(int argc, char *argv[], struct opts *o)
 		switch (c) {
 		case 'B':
 			free(o->bout);
-			o->bout = xmalloc_check(with_ext(optarg, ".PME"));
+			o->bout = xmalloc_check(pme_with_ext(optarg, ".PME"));
 			break;
 		case 'b':
 			free(o->bin);
-			o->bin = xmalloc_check(with_ext(optarg, ".PME"));
+			o->bin = xmalloc_check(pme_with_ext(optarg, ".PME"));
 			o->bin_given = 1;
 			break;
 		case 'C':
@@ -263,7 +247,7 @@ parse(int argc, char *argv[], struct opts *o)
 			break;
 		case 'o':
 			free(o->his);
-			o->his = xmalloc_check(with_ext(optarg, ".HIS"));
+			o->his = xmalloc_check(pme_with_ext(optarg, ".HIS"));
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -304,7 +288,7 @@ parse(int argc, char *argv[], struct opts *o)
 	o->npms = (size_t)(argc - optind);
 	o->pms = xmalloc_check(calloc(o->npms + 1, sizeof(*o->pms)));
 	for (i = optind; i < argc; i++)
-		o->pms[i - optind] = xmalloc_check(with_ext(argv[i], ".PMS"));
+		o->pms[i - optind] = xmalloc_check(pme_with_ext(argv[i], ".PMS"));
 	return 0;
 }
 

@@ -202,6 +202,22 @@ pme_hash(const void *p, size_t n)
 	return h;
 }
 
+char *
+pme_with_ext(const char *name, const char *ext)
+{
+	const char *base = strrchr(name, '/');
+	char *s;
+
+	base = base ? base + 1 : name;
+	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
+		return strdup(name);
+	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
+		strcpy(s, name);
+		strcat(s, ext);
+	}
+	return s;
+}
+
 static int
 cmp_range(const void *a, const void *b)
 {

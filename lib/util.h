@@ -67,6 +67,13 @@ void		 pme_intern_free(struct pme_intern *in);
 
 uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
 
+/*
+ * The seed's rule for file names: name as given, or name with ext (".PME")
+ * added when its last path component has no extension; "-" stays "-".
+ * The caller frees the result; NULL when out of memory.
+ */
+char		*pme_with_ext(const char *name, const char *ext);
+
 /* Sorts r[0..n) and merges overlapping or touching ranges in place;
  * returns how many are left. */
 size_t		 pme_ranges_merge(struct pme_range *r, size_t n);

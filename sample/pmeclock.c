@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "clock.h"
+#include "util.h"
 
 #ifndef PMECLOCK_RUNTIME
 #define PMECLOCK_RUNTIME "/usr/local/lib/pme/libpmeclock.so"
@@ -80,23 +81,6 @@ now_real(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* name, or name with ext when its last component has no extension. */
-static char *
-with_ext(const char *name, const char *ext)
-{
-	const char *base = strrchr(name, '/');
-	char *s;
-
-	base = base ? base + 1 : name;
-	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
-		return strdup(name);
-	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
-		strcpy(s, name);
-		strcat(s, ext);
-	}
-	return s;
 }
 
 /* "10ms", "250us", "1s", "5000ns"; a bare number is milliseconds. */
@@ -610,7 +594,7 @@ main(int argc, char *argv[])
 	}
 	o.argv = argv + optind;
 	o.argc = argc - optind;
-	if ((out = with_ext(oname, ".PMS")) == NULL) {
+	if ((out = pme_with_ext(oname, ".PMS")) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "trace.h"
+#include "util.h"
 
 #define DEFAULT_PME	"PMEFILE.PME"
 
@@ -45,23 +46,6 @@ help(void)
 	    "  -v             say which engine ran and what was counted\n"
 	    "  -h, --help     this text;  -V, --version  the version\n",
 	    DEFAULT_PME, DEFAULT_PME);
-}
-
-/* name, or name with ext when its last component has no extension. */
-static char *
-with_ext(const char *name, const char *ext)
-{
-	const char *base = strrchr(name, '/');
-	char *s;
-
-	base = base ? base + 1 : name;
-	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
-		return strdup(name);
-	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
-		strcpy(s, name);
-		strcat(s, ext);
-	}
-	return s;
 }
 
 static void
@@ -243,8 +227,8 @@ main(int argc, char **argv)
 		return strchr(o.argv[0], '/') && c == EACCES ? 126 : 127;
 	}
 	o.exe = exe;
-	if ((in = with_ext(bname, ".PME")) == NULL ||
-	    (out = with_ext(oname, ".PME")) == NULL)
+	if ((in = pme_with_ext(bname, ".PME")) == NULL ||
+	    (out = pme_with_ext(oname, ".PME")) == NULL)
 		die_nomem();
 	bf = load(in, &accum);
 	if ((t = tally_new(bf, &o, &err)) == NULL) {
