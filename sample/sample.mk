@@ -36,10 +36,18 @@ sample/$(RT_SONAME): $(RT_CORE_OBJS) sample/interpose.rt.o
 sample/libpmeclock.so: sample/$(RT_SONAME)
 	ln -sf $(RT_SONAME) $@
 
-# Without interpose.o: see libpmeclock(3) for threads.
-sample/libpmeclock.a: $(RT_CORE_OBJS)
+# Without interpose.o: see libpmeclock(3) for threads.  One object whose
+# only globals are the five entry points, so that a program may link
+# libpme beside it without two copies of libpme's functions clashing.
+RT_ENTRIES = pme_init pme_exit pme_sname pme_iname pme_oname
+sample/libpmeclock.o: $(RT_CORE_OBJS)
+	$(CC) -nostdlib -r -o $@.tmp $(RT_CORE_OBJS)
+	objcopy $(addprefix -G ,$(RT_ENTRIES)) $@.tmp $@
+	rm -f $@.tmp
+
+sample/libpmeclock.a: sample/libpmeclock.o
 	rm -f $@
-	$(AR) rcs $@ $(RT_CORE_OBJS)
+	$(AR) rcs $@ sample/libpmeclock.o
 
 PMECLOCK_LIBS = sample/$(RT_SONAME) sample/libpmeclock.so \
 	sample/libpmeclock.a
