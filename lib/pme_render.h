@@ -63,7 +63,7 @@ void		 pme_report_options(struct pme_report *r, unsigned flags,
 /*
  * A second measure per row, shown after the other columns under the
  * heading name (e.g. "calls", the call counts pmetrace keeps), and as a
- * last CSV column of that name.
+ * last CSV column of that name; NULL removes it.
  */
 int		 pme_report_count2(struct pme_report *r, const char *name,
 		    struct pme_error *err);

@@ -102,6 +102,10 @@ int
 pme_report_count2(struct pme_report *r, const char *name,
     struct pme_error *err)
 {
+	if (name == NULL) {
+		r->count2 = NULL;
+		return 0;
+	}
 	if ((r->count2 = pme_arena_strdup(&r->arena, name)) == NULL)
 		return pme_setnomem(err);
 	return 0;
