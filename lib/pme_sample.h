@@ -141,10 +141,13 @@ int		 pme_samplewriter_sample(struct pme_samplewriter *w,
 		    const struct pme_sample *s, struct pme_error *err);
 int		 pme_samplewriter_flush(struct pme_samplewriter *w,
 		    struct pme_error *err);
-/* Flushes, writes the closing record and END, closes and frees w. */
+/* Flushes, writes the closing record and END, closes and frees w.  The
+ * closing record's sample count is the writer's own; c->samples is not
+ * used, and c may be NULL. */
 int		 pme_samplewriter_close(struct pme_samplewriter *w,
 		    const struct pme_sample_close *c, struct pme_error *err);
-/* Closes and frees w without a closing record (file left cut short). */
+/* Closes and frees w without a closing record (file left cut short);
+ * records not yet flushed are lost. */
 void		 pme_samplewriter_abort(struct pme_samplewriter *w);
 
 /* ------------------------------------------------------------ reading */
@@ -171,7 +174,9 @@ struct pme_sample_summary {
 	uint64_t	 samples;	/* samples read */
 };
 
-/* Reads path ("-": standard input).  Returns 0 (*sum filled) or -1. */
+/* Reads path ("-": standard input).  Returns 0 (*sum filled) or -1.
+ * err->code is set to PME_OK first, so that a stop can tell whether the
+ * callback filled err. */
 int		 pme_samplefile_read(const char *path,
 		    const struct pme_sample_visitor *v, void *arg,
 		    struct pme_sample_summary *sum, struct pme_error *err);
@@ -200,7 +205,12 @@ int		 pme_addrmap_thread(struct pme_addrmap *am,
 /*
  * The mapping holding pc in process pid at time, as an index into
  * pme_addrmap_mappings(), with *vaddr its link-time address; PME_NONE
- * when no mapping holds it.  O(log n).
+ * when no mapping holds it.  Of the mappings holding pc, the latest that
+ * appeared at or before time; for a sample older than all of them, the
+ * earliest.  The kernel's mappings are searched when none of the
+ * process's holds pc.  O(log n) once the process's index is built; the
+ * first lookup after a change of its mappings rebuilds it (quadratic in
+ * mappings that overlap one another, which real processes rarely have).
  */
 uint32_t	 pme_addrmap_lookup(struct pme_addrmap *am, uint32_t pid,
 		    uint64_t time, uint64_t pc, uint64_t *vaddr);
