@@ -23,8 +23,10 @@ if [ -n "$hz" ] && [ "$hz" -lt 1000 ]; then
 	    fail "timer: 1 kHz: no word of the tick: $(cat "$tmp/err")"
 	stat khz.PMS
 	has "timer: 1 kHz: period" "^method timer period $((1000000000 / hz)) "
+	# Tick-based CPU timers lose up to a fifth when other programs
+	# share the CPUs (199 of 250 seen beside two busy loops).
 	between "timer: samples of 1 s at the tick" "$(field samples)" \
-	    $((hz * 85 / 100)) $((hz * 115 / 100))
+	    $((hz * 75 / 100)) $((hz * 115 / 100))
 fi
 
 # Call chains from the frame-pointer walk, main thread and others.
