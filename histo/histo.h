@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pme.h"
 #include "pme_render.h"
@@ -47,6 +48,8 @@ struct tally {
 	struct foreign	*foreign;
 	size_t		 nforeign;
 	char		*quick_path;	/* the executable -x read */
+	struct stacks	*stacks;	/* -T folded: set by the caller to
+					   collect call chains; else NULL */
 };
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
@@ -57,6 +60,34 @@ void	 tally_free(struct tally *t);
  * Returns 0, or -1 with err filled.
  */
 int	 tally_file(struct tally *t, const char *path, struct pme_error *err);
+
+/*
+ * Call chains for -T folded (folded.c).  A frame is an id: a unit of
+ * t->bf, a module of t->bf (in no bucket), an entry of t->foreign, a
+ * mapping's path, or unknown (in no mapping), in the type bits above the
+ * index.
+ */
+#define FRAME_TYPE	(UINT64_C(7) << 32)
+#define FRAME_UNIT	(UINT64_C(1) << 32)
+#define FRAME_MODULE	(UINT64_C(2) << 32)
+#define FRAME_FOREIGN	(UINT64_C(3) << 32)
+#define FRAME_UNKNOWN	(UINT64_C(4) << 32)
+#define FRAME_NAME	(UINT64_C(5) << 32)	/* a mapping's path, for a
+						   module without one */
+
+struct stacks	*stacks_new(void);			/* NULL: no memory */
+void		 stacks_free(struct stacks *s);		/* NULL ok */
+/* The id of a frame named by the path name (copied); FRAME_UNKNOWN when
+ * out of memory. */
+uint64_t	 stacks_name(struct stacks *s, const char *name);
+/* Counts count samples of the stack id[0..n), innermost first; 0 or -1
+ * (no memory). */
+int		 stacks_add(struct stacks *s, const uint64_t *id, size_t n,
+		    uint64_t count);
+/* Prints the folded stacks, names from t, lines in byte order; 0 or -1
+ * (no memory, or a write failed). */
+int		 stacks_print(const struct stacks *s, const struct tally *t,
+		    FILE *fp);
 
 /* Fills err (when not NULL) with code and a message; returns -1. */
 int	 histo_err(struct pme_error *err, enum pme_errcode code,

@@ -21,7 +21,7 @@
 
 enum mode { MODE_AUTO, MODE_CLOCK, MODE_TRACE };
 enum type { TYPE_DEFAULT, TYPE_TERM, TYPE_TEXT, TYPE_PS, TYPE_CSV,
-	TYPE_NONE };
+	TYPE_FOLDED, TYPE_NONE };
 
 static const char *prog = "pmehisto";
 
@@ -59,7 +59,9 @@ help(void)
 	    "name\n"
 	    "  -o histogram   line-printer histogram, default %s "
 	    "('-': stdout)\n"
-	    "  -T type        display on stdout: term, text, ps, csv, none\n"
+	    "  -T type        display on stdout: term, text, ps, csv, none,\n"
+	    "                 or folded (clock input: call stacks for "
+	    "flamegraphs)\n"
 	    "  -c, -t         clock input (samples) or trace input (a filled "
 	    "bucket file)\n"
 	    "  -x             no bucket file: a bucket per routine of the "
@@ -179,7 +181,8 @@ parse_type(const char *s, enum type *t)
 		enum type	 type;
 	} types[] = {
 		{ "term", TYPE_TERM }, { "text", TYPE_TEXT },
-		{ "ps", TYPE_PS }, { "csv", TYPE_CSV }, { "none", TYPE_NONE }
+		{ "ps", TYPE_PS }, { "csv", TYPE_CSV },
+		{ "folded", TYPE_FOLDED }, { "none", TYPE_NONE }
 	};
 	size_t i;
 
@@ -200,6 +203,15 @@ parse_percent(const char *s, double *v)
 	*v = strtod(s, &end);
 	return errno || end == s || *end != '\0' || *v < 0 || *v > 100 ?
 	    -1 : 0;
+}
+
+static void
+folded_trace(void)
+{
+	fprintf(stderr, "%s: -T folded: call stacks come from sample files "
+	    "(clock input), not from a filled bucket file (trace input)\n",
+	    prog);
+	usage(stderr);
 }
 
 /* Returns -1 after printing the error for a usage error, 1 for --help or
@@ -258,7 +270,8 @@ parse(int argc, char *argv[], struct opts *o)
 		case 'T':
 			if (parse_type(optarg, &o->type) == -1) {
 				fprintf(stderr, "%s: -T: '%s' is not term, "
-				    "text, ps, csv or none\n", prog, optarg);
+				    "text, ps, csv, folded or none\n", prog,
+				    optarg);
 				return -1;
 			}
 			break;
@@ -283,6 +296,10 @@ parse(int argc, char *argv[], struct opts *o)
 		fprintf(stderr, "%s: -t: trace input is a filled bucket file: "
 		    "no sample files%s\n", prog, o->quick ? " and no -x" : "");
 		usage(stderr);
+		return -1;
+	}
+	if (o->mode == MODE_TRACE && o->type == TYPE_FOLDED) {
+		folded_trace();
 		return -1;
 	}
 	o->npms = (size_t)(argc - optind);
@@ -370,6 +387,8 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	t->quick = o->quick;
 	t->quiet = o->quiet;
 	t->bfname = o->bin;
+	if (o->type == TYPE_FOLDED)
+		t->stacks = xmalloc_check(stacks_new());
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
 			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
@@ -442,7 +461,8 @@ term_size(int *rows, int *cols)
 }
 
 static int
-display(const struct opts *o, const struct pme_report *rep)
+display(const struct opts *o, const struct pme_report *rep,
+    const struct tally *t)
 {
 	struct pme_error err;
 	int rows, cols, rc = 0;
@@ -473,6 +493,13 @@ display(const struct opts *o, const struct pme_report *rep)
 		break;
 	case TYPE_CSV:
 		rc = pme_report_csv(rep, stdout, &err);
+		break;
+	case TYPE_FOLDED:
+		memset(&err, 0, sizeof(err));
+		if ((rc = stacks_print(t->stacks, t, stdout)) == 0 &&
+		    fflush(stdout) == EOF)
+			rc = -1;
+		err.sys_errno = errno;
 		break;
 	default:
 		break;
@@ -584,7 +611,7 @@ run(struct opts *o)
 	}
 	if (write_outputs(o, bf, rep) == -1)
 		goto done;
-	rc = display(o, rep) == -1 ? 1 : 0;
+	rc = display(o, rep, &t) == -1 ? 1 : 0;
 done:
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
@@ -631,6 +658,11 @@ main(int argc, char *argv[])
 	}
 	if (o.mode == MODE_AUTO)
 		o.mode = automatic;
+	if (o.mode == MODE_TRACE && o.type == TYPE_FOLDED) {
+		folded_trace();
+		opts_free(&o);
+		return 2;
+	}
 	if (o.mode == MODE_CLOCK && o.npms == 0) {
 		o.pms = xmalloc_check(realloc(o.pms, 2 * sizeof(*o.pms)));
 		o.pms[0] = xmalloc_check(strdup(DEFAULT_PMS));

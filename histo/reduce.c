@@ -66,6 +66,10 @@ struct run {
 	uint64_t	 blo, blen;
 	struct bindex	*ix;
 
+	/* -T folded: one sample's frame ids */
+	uint64_t	*ids;
+	size_t		 capids;
+
 	/* statistics */
 	uint64_t	 matched;	/* samples in the bucket file's modules
 					   or in absolute buckets */
@@ -112,6 +116,7 @@ tally_free(struct tally *t)
 	free(t->note);
 	free(t->command);
 	free(t->quick_path);
+	stacks_free(t->stacks);
 }
 
 static int
@@ -525,6 +530,67 @@ tally_slow(struct run *r, const struct pme_sample *s)
 	count(r, res, vaddr, s->pc);
 }
 
+/*
+ * The frame id (histo.h) of addr, a pc of process pid at time, rebased as
+ * the samples' pcs are; the kernel's when nothing maps a pc it flagged.
+ */
+static uint64_t
+frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
+    int kernel)
+{
+	const struct pme_mapping *maps;
+	uint64_t vaddr, lo, hi;
+	uint32_t mi, res = PME_NONE, b;
+
+	mi = pme_addrmap_lookup(r->am, pid, time, addr, &vaddr);
+	if (mi == PME_NONE || (res = resolve(r, mi)) == PME_NONE ||
+	    (res & RES_FOREIGN)) {
+		if (r->has_abs && (b = bindex_lookup(r->ix, PME_NONE, addr,
+		    &lo, &hi)) != PME_NONE)
+			return FRAME_UNIT | r->bk[b].unit;
+		if (mi != PME_NONE && res != PME_NONE)
+			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
+		if (kernel && (res = kernel_index(r)) != PME_NONE)
+			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
+		return FRAME_UNKNOWN;
+	}
+	if ((b = bindex_lookup(r->ix, res, vaddr, &lo, &hi)) != PME_NONE)
+		return FRAME_UNIT | r->bk[b].unit;
+	if (r->mods[res].path[0] != '\0')
+		return FRAME_MODULE | res;
+	pme_addrmap_mappings(r->am, &maps);
+	return maps[mi].path != NULL && maps[mi].path[0] != '\0' ?
+	    stacks_name(r->t->stacks, maps[mi].path) : FRAME_UNKNOWN;
+}
+
+/* Counts the call chains of s[0..n) into t->stacks (-T folded).  A return
+ * address points after its call: the call is the byte before it. */
+static int
+add_stacks(struct run *r, const struct pme_sample *s, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++, s++) {
+		if (s->nframes + 1 > r->capids) {
+			size_t cap = (size_t)s->nframes + 64;
+			uint64_t *v = realloc(r->ids, cap * sizeof(*v));
+
+			if (v == NULL)
+				return nomem(r);
+			r->ids = v;
+			r->capids = cap;
+		}
+		r->ids[0] = frame_id(r, s->pid, s->time, s->pc,
+		    s->flags & PME_SAMPLE_KERNEL);
+		for (j = 0; j < s->nframes; j++)
+			r->ids[j + 1] = frame_id(r, s->pid, s->time,
+			    s->frames[j] - 1, 0);
+		if (stacks_add(r->t->stacks, r->ids, s->nframes + 1, 1) == -1)
+			return nomem(r);
+	}
+	return 0;
+}
+
 static int
 on_samples(void *arg, const struct pme_sample *s, size_t n)
 {
@@ -532,6 +598,9 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	size_t i;
 
 	if (r->t->bf == NULL && quick_start(r) == -1)
+		return -1;
+	/* Apart from the loop below, which must stay lean. */
+	if (r->t->stacks != NULL && add_stacks(r, s, n) == -1)
 		return -1;
 	for (i = 0; i < n; i++, s++) {
 		if (!r->have_last || s->tid != r->last_tid ||
@@ -632,6 +701,7 @@ done:
 	pme_addrmap_free(r.am);
 	bindex_free(r.ix);
 	free(r.res);
+	free(r.ids);
 	free(r.live);
 	free(r.mod_units);
 	free(r.tids.v);

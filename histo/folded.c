@@ -1,0 +1,266 @@
+/*
+ * folded.c - the stacks of pmehisto -T folded: each sample's call chain as
+ * frame ids (histo.h: FRAME_*), counted in a hash table, then printed as
+ * flamegraph "folded stacks", one line per distinct stack:
+ * "outermost;...;innermost COUNT", in byte order.
+ *
+ * Names are made only at the end, so that reducing costs a hash of a few
+ * integers per sample; stacks of different ids that print the same (two
+ * units of one name) become one line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histo.h"
+
+struct entry {
+	size_t		 off;		/* first id in the pool */
+	uint32_t	 n;		/* ids, innermost first */
+	uint64_t	 count;
+	uint64_t	 hash;
+};
+
+struct stacks {
+	struct entry	*e;		/* open addressing; n == 0: empty */
+	size_t		 cap, used;
+	uint64_t	*pool;
+	size_t		 npool, cappool;
+	char		**names;	/* FRAME_NAME's */
+	size_t		 nnames;
+};
+
+struct line {
+	char		*text;		/* the stack, without its count */
+	uint64_t	 count;
+};
+
+struct stacks *
+stacks_new(void)
+{
+	return calloc(1, sizeof(struct stacks));
+}
+
+void
+stacks_free(struct stacks *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->e);
+	free(s->pool);
+	free(s);
+}
+
+uint64_t
+stacks_name(struct stacks *s, const char *name)
+{
+	char **v;
+	size_t i;
+
+	for (i = 0; i < s->nnames; i++)
+		if (strcmp(s->names[i], name) == 0)
+			return FRAME_NAME | i;
+	if ((v = realloc(s->names, (s->nnames + 1) * sizeof(*v))) == NULL)
+		return FRAME_UNKNOWN;
+	s->names = v;
+	if ((v[s->nnames] = strdup(name)) == NULL)
+		return FRAME_UNKNOWN;
+	return FRAME_NAME | s->nnames++;
+}
+
+static uint64_t
+hash_ids(const uint64_t *id, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ n;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= id[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static int
+grow(struct stacks *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 256, i, j;
+	struct entry *e = calloc(cap, sizeof(*e));
+
+	if (e == NULL)
+		return -1;
+	for (i = 0; i < s->cap; i++) {
+		if (s->e[i].n == 0)
+			continue;
+		for (j = s->e[i].hash & (cap - 1); e[j].n != 0;
+		    j = (j + 1) & (cap - 1))
+			;
+		e[j] = s->e[i];
+	}
+	free(s->e);
+	s->e = e;
+	s->cap = cap;
+	return 0;
+}
+
+int
+stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
+{
+	uint64_t h;
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	if ((s->used + 1) * 2 > s->cap && grow(s) == -1)
+		return -1;
+	h = hash_ids(id, n);
+	for (i = h & (s->cap - 1); s->e[i].n != 0; i = (i + 1) & (s->cap - 1))
+		if (s->e[i].hash == h && s->e[i].n == n &&
+		    memcmp(s->pool + s->e[i].off, id, n * sizeof(*id)) == 0) {
+			s->e[i].count += count;
+			return 0;
+		}
+	if (s->npool + n > s->cappool) {
+		size_t cap = s->cappool ? s->cappool * 2 : 1024;
+		uint64_t *p;
+
+		while (cap < s->npool + n)
+			cap *= 2;
+		if ((p = realloc(s->pool, cap * sizeof(*p))) == NULL)
+			return -1;
+		s->pool = p;
+		s->cappool = cap;
+	}
+	memcpy(s->pool + s->npool, id, n * sizeof(*id));
+	s->e[i].off = s->npool;
+	s->e[i].n = (uint32_t)n;
+	s->e[i].count = count;
+	s->e[i].hash = h;
+	s->npool += n;
+	s->used++;
+	return 0;
+}
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Appends frame id's name to fp: a unit's name, or a module's or
+ * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are). */
+static void
+put_name(FILE *fp, uint64_t id, const struct tally *t,
+    const struct pme_unit *units, const struct pme_module *mods,
+    char *const *names)
+{
+	uint32_t i = (uint32_t)id;
+	const char *name = NULL, *c;
+
+	switch (id & FRAME_TYPE) {
+	case FRAME_UNIT:
+		name = units[i].name;
+		break;
+	case FRAME_MODULE:
+		name = base_name(mods[i].path);
+		break;
+	case FRAME_FOREIGN:
+		name = base_name(t->foreign[i].path);
+		break;
+	case FRAME_NAME:
+		name = base_name(names[i]);
+		break;
+	}
+	if (name == NULL || name[0] == '\0')
+		name = "[unknown]";
+	else if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
+		fputc('[', fp);
+	/* ';' separates frames and a blank ends the stack. */
+	for (c = name; *c != '\0'; c++)
+		fputc(*c == ';' || (unsigned char)*c <= ' ' ? '_' : *c, fp);
+	if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
+		fputc(']', fp);
+}
+
+static char *
+stack_text(const struct stacks *s, const struct entry *e,
+    const struct tally *t, const struct pme_unit *units,
+    const struct pme_module *mods)
+{
+	char *buf = NULL;
+	size_t len = 0, j;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	for (j = e->n; j-- > 0; ) {
+		put_name(fp, s->pool[e->off + j], t, units, mods, s->names);
+		if (j > 0)
+			fputc(';', fp);
+	}
+	if (fclose(fp) == EOF) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int
+line_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->text,
+	    ((const struct line *)b)->text);
+}
+
+int
+stacks_print(const struct stacks *s, const struct tally *t, FILE *fp)
+{
+	const struct pme_unit *units = NULL;
+	const struct pme_module *mods = NULL;
+	struct line *v;
+	size_t i, n = 0, k;
+	int rc = 0;
+
+	if (t->bf != NULL) {
+		pme_bucketfile_units(t->bf, &units);
+		pme_bucketfile_modules(t->bf, &mods);
+	}
+	if ((v = calloc(s->used + 1, sizeof(*v))) == NULL)
+		return -1;
+	for (i = 0; i < s->cap; i++) {
+		if (s->e[i].n == 0)
+			continue;
+		if ((v[n].text = stack_text(s, &s->e[i], t, units, mods)) ==
+		    NULL) {
+			rc = -1;
+			goto done;
+		}
+		v[n++].count = s->e[i].count;
+	}
+	/* The count follows a blank, which sorts before every byte a name
+	 * keeps (put_name): the stacks' order is the lines'. */
+	qsort(v, n, sizeof(*v), line_cmp);
+	for (i = 0; i < n; i = k) {
+		uint64_t count = v[i].count;
+
+		for (k = i + 1; k < n && strcmp(v[k].text, v[i].text) == 0;
+		    k++)
+			count += v[k].count;
+		if (fprintf(fp, "%s %llu\n", v[i].text,
+		    (unsigned long long)count) < 0)
+			rc = -1;
+	}
+done:
+	for (i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
+	return rc;
+}
