@@ -21,26 +21,10 @@
 
 #include "pme.h"
 
-static int failures;
+#define TEST_NAME "t_container"
+#include "check.h"
+
 static char dir[4096];
-
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "t_container: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	failures++;
-}
-
-#define CHECK(cond) do { \
-	if (!(cond)) \
-		fail("%s:%d: %s", __FILE__, __LINE__, #cond); \
-} while (0)
 
 static char *
 tmppath(const char *name)
@@ -51,26 +35,6 @@ tmppath(const char *name)
 	i = (i + 1) % 8;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
 	return buf[i];
-}
-
-static uint8_t *
-readfile(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0) {
-		fprintf(stderr, "t_container: %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		exit(1);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 static void

@@ -19,23 +19,9 @@
 
 #include "pmd.h"
 
-static int failures;
+#define TEST_NAME "t_pmebuild"
+#include "check.h"
 
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "t_pmebuild: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	failures++;
-}
-
-#define CHECK(c) do { if (!(c)) fail("%s:%d: %s", __FILE__, __LINE__, #c); \
-} while (0)
 
 static const char *
 base(const char *path)

@@ -62,26 +62,10 @@
 
 #include "pme_sample.h"
 
-static int failures;
+#define TEST_NAME "t_sample"
+#include "check.h"
+
 static const char *tmpdir;
-
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "t_sample: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	failures++;
-}
-
-#define CHECK(cond) do { \
-	if (!(cond)) \
-		fail("%s:%d: %s", __FILE__, __LINE__, #cond); \
-} while (0)
 
 static void
 die(const char *fmt, ...)
@@ -105,24 +89,6 @@ tmppath(const char *name)
 	i = (i + 1) % 8;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
 	return buf[i];
-}
-
-static uint8_t *
-readfile(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n = 0;
-
-	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0)
-		die("%s: %s", path, strerror(errno));
-	rewind(f);
-	if ((buf = malloc((size_t)n + 1)) == NULL ||
-	    fread(buf, 1, (size_t)n, f) != (size_t)n)
-		die("%s: cannot read", path);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 static void
@@ -2216,7 +2182,7 @@ check_elf(const char *path)
 		CHECK(pme_elf_vaddr(path, off, &got, NULL, NULL, &err) == 0);
 		if (got != va)
 			fail("%s: offset 0x%llx: 0x%llx, readelf 0x%llx", path,
-			    off, got, va);
+			    off, (unsigned long long)got, va);
 		if (fsz > 2) {
 			CHECK(pme_elf_vaddr(path, off + fsz / 2, &got, NULL,
 			    NULL, &err) == 0);

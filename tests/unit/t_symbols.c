@@ -27,23 +27,9 @@
 
 #include "pme_symbols.h"
 
-static int failures;
+#define TEST_NAME "t_symbols"
+#include "check.h"
 
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "t_symbols: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	failures++;
-}
-
-#define CHECK(c) do { if (!(c)) fail("%s:%d: %s", __FILE__, __LINE__, #c); \
-} while (0)
 
 /* ------------------------------------------------------------ dumps */
 
