@@ -10,8 +10,10 @@ trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c trace/elf.c \
 
 # The runtime is never sanitized: a sanitizer runtime cannot be loaded
 # into the uninstrumented programs it is linked with or preloaded into.
+# DWARF 4: the runtime runs under valgrind, whose 3.19 cannot read the
+# DWARF 5 forms clang emits (strx1, addrx).
 TRACE_RT_CFLAGS = $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) \
-	$(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) -fPIC -pthread
+	$(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) -gdwarf-4 -fPIC -pthread
 TRACE_RT_LIB_OBJS = trace/rt_bucket.o trace/rt_container.o trace/rt_util.o
 TRACE_RT_OBJS = trace/runtime.rt.o trace/tally.rt.o $(TRACE_RT_LIB_OBJS)
 TRACE_RT_SYMS = pme_init pme_exit pme_iname pme_oname pme_sname
@@ -19,10 +21,10 @@ TRACE_SONAME = libpmetrace.so.0
 
 ALL_OBJS += $(TRACE_RT_OBJS)
 
-trace/%.rt.o: trace/%.c config.mk
+trace/%.rt.o: trace/%.c config.mk trace/trace.mk
 	$(CC) $(PME_CPPFLAGS) $(TRACE_RT_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(TRACE_RT_LIB_OBJS): trace/rt_%.o: lib/%.c config.mk
+$(TRACE_RT_LIB_OBJS): trace/rt_%.o: lib/%.c config.mk trace/trace.mk
 	$(CC) $(PME_CPPFLAGS) $(TRACE_RT_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # One relocatable object whose only global symbols are the entry points,
