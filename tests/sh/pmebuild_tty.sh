@@ -12,8 +12,6 @@ top=${PME_TOP:?}
 tmp=${TMPDIR:?}
 pmebuild=${PMEBUILD:-$top/build/pmebuild}
 fails=0
-base=pme$$
-sock=
 
 command -v tmux >/dev/null || { echo "skipped: tmux is not installed"; exit 77; }
 
@@ -22,41 +20,12 @@ fail() {
 	fails=$((fails + 1))
 }
 
-screen() {
-	tmux -L "$sock" capture-pane -p -t t 2>/dev/null
-}
-
-# wait_for TEXT: up to 10 s for TEXT on the screen.
-wait_for() {
-	local i
-	for i in $(seq 100); do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-	done
-	fail "never saw '$1'; the screen was:"
-	screen | sed 's/^/    /' >&2
-	return 1
-}
-
-type_line() {
-	tmux -L "$sock" send-keys -t t -l -- "$1"
-	tmux -L "$sock" send-keys -t t Enter
-}
-
-start() {	# DIR: runs pmebuild there, then keeps the pane open
-	# A server of its own each time: a new session on a server that is
-	# still shutting down can fail.
-	[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null
-	sock=$base-$(basename "$1")
-	tmux -L "$sock" new-session -d -s t -x 150 -y 50 -c "$1" \
-	    "$pmebuild; echo \"EXIT=\$?\"; sleep 60"
-}
-
-trap '[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null' EXIT
+TTY_COMMAND=$pmebuild TTY_COLS=150 TTY_ROWS=50
+. "$top/tests/sh/lib/tty.sh"
 
 # The seed's first example: no .PMD, everything typed.
 mkdir -p "$tmp/one" && cd "$tmp/one" || exit 1
-start "$tmp/one"
+tty_start "$tmp/one"
 wait_for "Do you wish to specify file names? (Yes or No):" && type_line N
 wait_for "cannot open 'PMEFILE.PMD': No such file or directory; reading statements from the terminal"
 wait_for "Enter DEFINE statement:" && type_line "DEFINE UNITS: PROGRAM, MODULE"
@@ -88,7 +57,7 @@ DEFINE ADDRESSES
 MODULE CRUSH,,100
 DEFINE SAMPLING
 EOF
-start "$tmp/two"
+tty_start "$tmp/two"
 wait_for "Do you wish to specify file names? (Yes or No):" && type_line y
 wait_for "Input program definition file [PMEFILE.PMD]:" &&
     type_line gravel.pmd

@@ -16,8 +16,6 @@ pmebuild=${PMEBUILD:-$top/build/pmebuild}
 pmehisto=${PMEHISTO:-$top/histo/pmehisto}
 tsample=$top/tests/unit/t_sample
 fails=0
-base=pmeh$$
-sock=
 cols=100 rows=30
 
 command -v tmux >/dev/null || { echo "skipped: tmux is not installed"; exit 77; }
@@ -28,35 +26,8 @@ fail() {
 	fails=$((fails + 1))
 }
 
-screen() {
-	tmux -L "$sock" capture-pane -p -t t 2>/dev/null
-}
-
-# wait_for TEXT: up to 10 s for TEXT on the screen.
-wait_for() {
-	local i
-	for i in $(seq 100); do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-	done
-	fail "never saw '$1'; the screen was:"
-	screen | sed 's/^/    /' >&2
-	return 1
-}
-
-type_line() {
-	tmux -L "$sock" send-keys -t t -l -- "$1"
-	tmux -L "$sock" send-keys -t t Enter
-}
-
-start() {	# DIR: runs pmehisto there, then keeps the pane open
-	[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null
-	sock=$base-$(basename "$1")
-	tmux -L "$sock" new-session -d -s t -x $cols -y $rows -c "$1" \
-	    "$pmehisto; echo \"EXIT=\$?\"; sleep 60"
-}
-
-trap '[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null' EXIT
+TTY_COMMAND=$pmehisto TTY_COLS=$cols TTY_ROWS=$rows
+. "$top/tests/sh/lib/tty.sh"
 
 # fits: the screen's lines are no wider than the pane, and the page with
 # its prompt fits it (the page header is on the screen's first line).
@@ -72,7 +43,7 @@ fits() {
 mkdir -p "$tmp/one" && cd "$tmp/one" || exit 1
 "$pmebuild" -q "$top/tests/histo/long.pmd" PMEFILE.PME >/dev/null || exit 1
 "$tsample" write PMEFILE.PMS <"$top/tests/histo/many.smp" || exit 1
-start "$tmp/one"
+tty_start "$tmp/one"
 wait_for "Clock or Trace? (C or T):" && type_line c
 wait_for "Do you wish to specify file names? (Yes or No):" && type_line n
 wait_for "Page 1" && wait_for "Enter command (H for help):"
@@ -103,7 +74,7 @@ wait_for "EXIT=0"
 mkdir -p "$tmp/two" && cd "$tmp/two" || exit 1
 "$pmebuild" -q "$top/tests/histo/gravel.pmd" gravel.PME >/dev/null || exit 1
 "$tsample" write run.PMS <"$top/tests/histo/gravel.smp" || exit 1
-start "$tmp/two"
+tty_start "$tmp/two"
 wait_for "Clock or Trace? (C or T):" && type_line x
 wait_for "Clock or Trace? (C or T):" && type_line C
 wait_for "Do you wish to specify file names? (Yes or No):" && type_line y

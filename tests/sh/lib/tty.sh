@@ -1,0 +1,41 @@
+# tests/sh/lib/tty.sh - sourced by the terminal tests: a program on a
+# pseudo-terminal driven through tmux, as a user at a terminal would.
+# The test defines fail() first, and sets TTY_COMMAND (what runs in the
+# pane), TTY_COLS and TTY_ROWS (the pane's size).  Each tty_start gets a
+# tmux server of its own: a new session on a server still shutting down
+# can fail.
+
+tty_base=pme$$
+tty_sock=
+
+screen() {
+	tmux -L "$tty_sock" capture-pane -p -t t 2>/dev/null
+}
+
+# wait_for TEXT: up to 10 s for TEXT on the screen.
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	fail "never saw '$1'; the screen was:"
+	screen | sed 's/^/    /' >&2
+	return 1
+}
+
+type_line() {
+	tmux -L "$tty_sock" send-keys -t t -l -- "$1"
+	tmux -L "$tty_sock" send-keys -t t Enter
+}
+
+# tty_start DIR: TTY_COMMAND in DIR, then the pane stays open with its
+# exit status shown as EXIT=N.
+tty_start() {
+	[ -n "$tty_sock" ] && tmux -L "$tty_sock" kill-server 2>/dev/null
+	tty_sock=$tty_base-$(basename "$1")
+	tmux -L "$tty_sock" new-session -d -s t -x "$TTY_COLS" -y "$TTY_ROWS" \
+	    -c "$1" "$TTY_COMMAND; echo \"EXIT=\$?\"; sleep 60"
+}
+
+trap '[ -n "$tty_sock" ] && tmux -L "$tty_sock" kill-server 2>/dev/null' EXIT
