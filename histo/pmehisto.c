@@ -418,28 +418,6 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	return 0;
 }
 
-/* A temporary file beside path, for an atomic write. */
-static FILE *
-temp_beside(const char *path, char **tmp)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-	FILE *fp;
-	int fd;
-
-	*tmp = xmalloc_check(malloc(strlen(path) + 16));
-	snprintf(*tmp, strlen(path) + 16, "%.*s.%s.XXXXXX", (int)dl, path,
-	    path + dl);
-	if ((fd = mkstemp(*tmp)) == -1)
-		return NULL;
-	fchmod(fd, 0666 & ~umask(umask(0)));
-	if ((fp = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		unlink(*tmp);
-	}
-	return fp;
-}
-
 static void
 term_size(int *rows, int *cols)
 {
@@ -511,6 +489,37 @@ display(const struct opts *o, const struct pme_report *rep,
 }
 
 /*
+ * The histogram file written whole to a temporary file beside it (util.h);
+ * NULL, with the message printed, when it cannot be.
+ */
+static char *
+write_his(const char *path, const struct pme_report *rep)
+{
+	struct pme_error err;
+	char *tmp;
+	FILE *fp;
+	int fd;
+
+	if ((fd = pme_tmp_create(path, &tmp, &err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return NULL;
+	}
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
+		close(fd);
+		pme_tmp_abort(tmp);
+		return NULL;
+	}
+	if (pme_report_text(rep, fp, NULL, &err) == -1 || fclose(fp) == EOF) {
+		fprintf(stderr, "%s: '%s': write failed: %s\n", prog, path,
+		    strerror(errno));
+		pme_tmp_abort(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+/*
  * Writes the histogram file (to a temporary file first), the filled
  * bucket file when there is one to write, then renames the histogram
  * into place: an error leaves the old files as they were.
@@ -521,39 +530,20 @@ write_outputs(const struct opts *o, struct pme_bucketfile *bf,
 {
 	struct pme_error err;
 	char *tmp = NULL;
-	FILE *fp = NULL;
 	int tostdout = strcmp(o->his, "-") == 0;
 
-	if (!tostdout && (fp = temp_beside(o->his, &tmp)) == NULL) {
-		fprintf(stderr, "%s: '%s': cannot create: %s\n", prog, o->his,
-		    strerror(errno));
-		free(tmp);
+	if (!tostdout && (tmp = write_his(o->his, rep)) == NULL)
 		return -1;
-	}
-	if (fp != NULL && (pme_report_text(rep, fp, NULL, &err) == -1 ||
-	    fclose(fp) == EOF)) {
-		fprintf(stderr, "%s: '%s': write failed: %s\n", prog, o->his,
-		    strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
 	if (o->mode == MODE_CLOCK &&
 	    pme_bucketfile_write(bf, o->bout, &err) == -1) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
-		if (tmp != NULL)
-			unlink(tmp);
-		free(tmp);
+		pme_tmp_abort(tmp);
 		return -1;
 	}
-	if (tmp != NULL && rename(tmp, o->his) == -1) {
-		fprintf(stderr, "%s: '%s': cannot rename into place: %s\n",
-		    prog, o->his, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+	if (tmp != NULL && pme_tmp_commit(tmp, o->his, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return -1;
 	}
-	free(tmp);
 	if (tostdout && pme_report_text(rep, stdout, NULL, &err) == -1) {
 		fprintf(stderr, "%s: standard output: write failed\n", prog);
 		return -1;

@@ -1,11 +1,15 @@
 /*
- * util.c - libpme internals: errors, arrays, arena, interning, buffers.
+ * util.c - libpme internals: errors, arrays, arena, interning, buffers,
+ * atomic output files, escaped names.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -469,4 +473,101 @@ pme_cur_fits(const struct pme_cur *c, uint64_t count, size_t minsize)
 	if (minsize == 0)
 		return count <= c->n + 1;
 	return count <= c->n / minsize;
+}
+
+/* ------------------------------------------------------- atomic output */
+
+/*
+ * A temporary name beside path: "dir/.base.XXXXXX".  Hidden, so that a
+ * glob in the directory does not pick it up while it is being written.
+ */
+static char *
+tmp_template(const char *path, struct pme_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dirlen = (size_t)(base - path);
+	char *t;
+
+	if (*base == '\0') {
+		pme_seterr(err, PME_EINVAL, "'%s': not a file name", path);
+		return NULL;
+	}
+	if ((t = malloc(dirlen + strlen(base) + 9)) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	memcpy(t, path, dirlen);
+	t[dirlen] = '.';
+	strcpy(t + dirlen + 1, base);
+	strcat(t + dirlen, ".XXXXXX");
+	return t;
+}
+
+/*
+ * mkstemp(3) creates files with mode 0600; pme's outputs are ordinary
+ * files the user's umask should govern, and reading the umask back is
+ * racy in a threaded program.  So the name is filled here and the file
+ * created with O_EXCL and mode 0666, which the kernel masks with the
+ * umask.
+ */
+static int
+tmp_open(char *t)
+{
+	static const char digits[] =
+	    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	static unsigned long counter;
+	char *x = t + strlen(t) - 6;
+	struct timespec ts;
+	unsigned long long v;
+	int fd, i, try;
+
+	for (try = 0; try < 100; try++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (unsigned long long)ts.tv_nsec * 2654435761u ^
+		    (unsigned long long)getpid() << 20 ^ counter++ * 7919;
+		for (i = 0; i < 6; i++, v /= 62)
+			x[i] = digits[v % 62];
+		fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd != -1 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int
+pme_tmp_create(const char *path, char **tmp, struct pme_error *err)
+{
+	int fd;
+
+	if ((*tmp = tmp_template(path, err)) == NULL)
+		return -1;
+	if ((fd = tmp_open(*tmp)) == -1) {
+		pme_setsys(err, path, "cannot create");
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+int
+pme_tmp_commit(char *tmp, const char *path, struct pme_error *err)
+{
+	int rc = 0;
+
+	if (rename(tmp, path) == -1) {
+		rc = pme_setsys(err, path, "cannot rename into place");
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+void
+pme_tmp_abort(char *tmp)
+{
+	if (tmp == NULL)
+		return;
+	unlink(tmp);
+	free(tmp);
 }
