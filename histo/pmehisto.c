@@ -208,9 +208,8 @@ parse_percent(const char *s, double *v)
 static void
 folded_trace(void)
 {
-	fprintf(stderr, "%s: -T folded: call stacks come from sample files "
-	    "(clock input), not from a filled bucket file (trace input)\n",
-	    prog);
+	histo_warn(prog, "-T folded: call stacks come from sample files "
+	    "(clock input), not from a filled bucket file (trace input)");
 	usage(stderr);
 }
 
@@ -240,8 +239,8 @@ parse(int argc, char *argv[], struct opts *o)
 			break;
 		case 'C':
 			if (parse_percent(optarg, &o->cutoff) == -1) {
-				fprintf(stderr, "%s: -C: '%s' is not a "
-				    "percentage from 0 to 100\n", prog, optarg);
+				histo_warn(prog, "-C: '%s' is not a "
+				    "percentage from 0 to 100", optarg);
 				return -1;
 			}
 			break;
@@ -269,8 +268,8 @@ parse(int argc, char *argv[], struct opts *o)
 			break;
 		case 'T':
 			if (parse_type(optarg, &o->type) == -1) {
-				fprintf(stderr, "%s: -T: '%s' is not term, "
-				    "text, ps, csv, folded or none\n", prog,
+				histo_warn(prog, "-T: '%s' is not term, "
+				    "text, ps, csv, folded or none",
 				    optarg);
 				return -1;
 			}
@@ -293,8 +292,8 @@ parse(int argc, char *argv[], struct opts *o)
 		}
 	}
 	if (o->mode == MODE_TRACE && (optind < argc || o->quick)) {
-		fprintf(stderr, "%s: -t: trace input is a filled bucket file: "
-		    "no sample files%s\n", prog, o->quick ? " and no -x" : "");
+		histo_warn(prog, "-t: trace input is a filled bucket file: "
+		    "no sample files%s", o->quick ? " and no -x" : "");
 		usage(stderr);
 		return -1;
 	}
@@ -341,13 +340,13 @@ open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
 	if (o->mode == MODE_CLOCK && !o->bin_given &&
 	    access(o->bin, F_OK) == -1 && errno == ENOENT) {
 		if (!o->quiet)
-			fprintf(stderr, "%s: no '%s': a bucket per routine of "
-			    "the recorded program (-x)\n", prog, o->bin);
+			histo_warn(prog, "no '%s': a bucket per routine of "
+			    "the recorded program (-x)", o->bin);
 		o->quick = 1;
 		return 0;
 	}
 	if ((*bf = pme_bucketfile_open(o->bin, &err)) == NULL) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
 	return 0;
@@ -365,9 +364,9 @@ prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
 	}
 	if (info->measure != PME_MEASURE_NONE &&
 	    info->measure != PME_MEASURE_CLOCK) {
-		fprintf(stderr, "%s: '%s': its counts are not clock samples "
+		histo_warn(prog, "'%s': its counts are not clock samples "
 		    "(measure %u, ACCUMCOUNTS): clock samples cannot be added "
-		    "to them\n", prog, o->bin, info->measure);
+		    "to them", o->bin, info->measure);
 		return -1;
 	}
 	return 0;
@@ -391,24 +390,24 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 		t->stacks = xmalloc_check(stacks_new());
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
-			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+			histo_warn(prog, "%s", pme_strerror(&err));
 			return -1;
 		}
 	if ((*bfp = t->bf) == NULL) {
-		fprintf(stderr, "%s: '%s': no samples: no routines to make "
-		    "buckets of (-x)\n", prog, o->pms[0]);
+		histo_warn(prog, "'%s': no samples: no routines to make "
+		    "buckets of (-x)", o->pms[0]);
 		return -1;
 	}
 	info = pme_bucketfile_info(*bfp);
 	period = info->period;
 	if (!o->quiet && info->runs > 0 && period != 0 && t->period != 0 &&
 	    period != t->period)
-		fprintf(stderr, "%s: '%s': accumulated runs sampled every %g "
-		    "ms, this one every %g ms\n", prog, o->bin,
+		histo_warn(prog, "'%s': accumulated runs sampled every %g "
+		    "ms, this one every %g ms", o->bin,
 		    (double)period / 1e6, (double)t->period / 1e6);
 	if (!o->quiet && t->periods_differ)
-		fprintf(stderr, "%s: the sample files were taken at different "
-		    "intervals\n", prog);
+		histo_warn(prog, "the sample files were taken at different "
+		    "intervals");
 	info->measure = PME_MEASURE_CLOCK;
 	info->period = t->period;
 	info->runs += t->files;
@@ -453,9 +452,8 @@ display(const struct opts *o, const struct pme_report *rep,
 	if (type == TYPE_TERM && !(isatty(STDIN_FILENO) &&
 	    isatty(STDOUT_FILENO))) {
 		if (!o->quiet)
-			fprintf(stderr, "%s: -T term: standard input and "
-			    "output are not both a terminal: text instead\n",
-			    prog);
+			histo_warn(prog, "-T term: standard input and "
+			    "output are not both a terminal: text instead");
 		type = TYPE_TEXT;
 	}
 	switch (type) {
@@ -483,7 +481,7 @@ display(const struct opts *o, const struct pme_report *rep,
 		break;
 	}
 	if (rc == -1)
-		fprintf(stderr, "%s: standard output: %s\n", prog,
+		histo_warn(prog, "standard output: %s",
 		    strerror(err.sys_errno ? err.sys_errno : EIO));
 	return rc;
 }
@@ -501,17 +499,17 @@ write_his(const char *path, const struct pme_report *rep)
 	int fd;
 
 	if ((fd = pme_tmp_create(path, &tmp, &err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return NULL;
 	}
 	if ((fp = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
+		histo_warn(prog, "'%s': %s", path, strerror(errno));
 		close(fd);
 		pme_tmp_abort(tmp);
 		return NULL;
 	}
 	if (pme_report_text(rep, fp, NULL, &err) == -1 || fclose(fp) == EOF) {
-		fprintf(stderr, "%s: '%s': write failed: %s\n", prog, path,
+		histo_warn(prog, "'%s': write failed: %s", path,
 		    strerror(errno));
 		pme_tmp_abort(tmp);
 		return NULL;
@@ -536,25 +534,25 @@ write_outputs(const struct opts *o, struct pme_bucketfile *bf,
 		return -1;
 	if (o->mode == MODE_CLOCK &&
 	    pme_bucketfile_write(bf, o->bout, &err) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		histo_warn(prog, "%s", pme_strerror(&err));
 		pme_tmp_abort(tmp);
 		return -1;
 	}
 	if (tmp != NULL && pme_tmp_commit(tmp, o->his, &err) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
 	if (tostdout && pme_report_text(rep, stdout, NULL, &err) == -1) {
-		fprintf(stderr, "%s: standard output: write failed\n", prog);
+		histo_warn(prog, "standard output: write failed");
 		return -1;
 	}
 	if (o->verbose) {
 		if (o->mode == MODE_CLOCK)
-			fprintf(stderr, "%s: wrote '%s' (filled, %llu "
-			    "run%s)\n", prog, o->bout, (unsigned long long)
+			histo_warn(prog, "wrote '%s' (filled, %llu "
+			    "run%s)", o->bout, (unsigned long long)
 			    pme_bucketfile_info(bf)->runs,
 			    pme_bucketfile_info(bf)->runs == 1 ? "" : "s");
-		fprintf(stderr, "%s: wrote '%s' (%d page%s)\n", prog, o->his,
+		histo_warn(prog, "wrote '%s' (%d page%s)", o->his,
 		    pme_report_pages(rep, NULL),
 		    pme_report_pages(rep, NULL) == 1 ? "" : "s");
 	}
@@ -579,8 +577,8 @@ run(struct opts *o)
 			goto done;
 	} else if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
 	    !o->quiet)
-		fprintf(stderr, "%s: '%s': an empty bucket file: no counts "
-		    "(clock input needs a sample file: -c)\n", prog, o->bin);
+		histo_warn(prog, "'%s': an empty bucket file: no counts "
+		    "(clock input needs a sample file: -c)", o->bin);
 	memset(&in, 0, sizeof(in));
 	in.bucket_in = o->quick ? "(none: -x)" : o->bin;
 	in.bucket_out = o->mode == MODE_CLOCK ? o->bout : NULL;
@@ -590,7 +588,7 @@ run(struct opts *o)
 	in.flags = o->flags;
 	in.cutoff = o->cutoff;
 	if ((rep = report_build(bf, &in, &err)) == NULL) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		histo_warn(prog, "%s", pme_strerror(&err));
 		goto done;
 	}
 	if (o->mode == MODE_CLOCK) {

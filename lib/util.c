@@ -571,3 +571,83 @@ pme_tmp_abort(char *tmp)
 	unlink(tmp);
 	free(tmp);
 }
+
+/* --------------------------------------------------------- escaped names */
+
+/*
+ * The length of the UTF-8 sequence at s when it is valid (shortest form,
+ * no surrogate, at most U+10FFFF) and not a C1 control (U+0080 to
+ * U+009F); else 0.
+ */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+		return 0;
+	return n;
+}
+
+size_t
+pme_escape(char *out, size_t outlen, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	char e[4];
+	const char *u;
+	size_t n = 0, done = 0, k, used;
+
+	while (*p != '\0') {
+		u = (const char *)p;
+		used = 1;
+		if (*p == '\\') {
+			u = "\\\\";
+			k = 2;
+		} else if (*p >= 0x20 && *p < 0x7f)
+			k = 1;
+		else if ((k = utf8_len(p)) > 0)
+			used = k;
+		else {
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[*p >> 4];
+			e[3] = hex[*p & 15];
+			u = e;
+			k = 4;
+		}
+		/* Whole escapes and characters only, up to the first that
+		 * does not fit. */
+		if (out != NULL && done == n && n + k < outlen) {
+			memcpy(out + n, u, k);
+			done += k;
+		}
+		n += k;
+		p += used;
+	}
+	if (out != NULL && outlen > 0)
+		out[done] = '\0';
+	return n;
+}
+
+char *
+pme_escape_dup(const char *s)
+{
+	size_t n = pme_escape(NULL, 0, s);
+	char *e;
+
+	if ((e = malloc(n + 1)) != NULL)
+		pme_escape(e, n + 1, s);
+	return e;
+}

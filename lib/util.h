@@ -95,6 +95,20 @@ int	 pme_tmp_create(const char *path, char **tmp, struct pme_error *err);
 int	 pme_tmp_commit(char *tmp, const char *path, struct pme_error *err);
 void	 pme_tmp_abort(char *tmp);
 
+/*
+ * Names from files made safe to show on a terminal or in a text file
+ * (pmehisto(1)): each C0 control, DEL, C1 control (U+0080 to U+009F) and
+ * each byte that is not part of valid UTF-8 becomes "\xHH" (two lower
+ * case hexadecimal digits), a backslash becomes "\\", and the rest (valid
+ * UTF-8) is kept.  pme_escape() writes the escaped s to out, as
+ * snprintf(3) does: at most outlen bytes with the NUL, never part of an
+ * escape or of a character; it returns the length of the whole escaped
+ * form.  pme_escape_dup() returns it in memory the caller frees, NULL
+ * when out of memory.
+ */
+size_t	 pme_escape(char *out, size_t outlen, const char *s);
+char	*pme_escape_dup(const char *s);
+
 /* Sorts r[0..n) and merges overlapping or touching ranges in place;
  * returns how many are left. */
 size_t		 pme_ranges_merge(struct pme_range *r, size_t n);
