@@ -48,10 +48,10 @@ check() {
 	[ -s "$name.err" ] && fail "$name: messages: $(cat -A "$name.err")"
 	same "$fx/$name.his" "$name.HIS" "$name: .HIS"
 	cmp -s "$name.HIS" "$name.txt" || fail "$name: -T text is not the .HIS"
-	$PME_VALGRIND "$pmehisto" -b "$bf" -B out.PME -o /dev/null -T csv \
+	$PME_VALGRIND "$pmehisto" -b "$bf" -B out.PME -o x.HIS -T csv \
 	    "$pms" >"$name.csv" 2>/dev/null </dev/null
 	same "$fx/$name.csv" "$name.csv" "$name: CSV"
-	$PME_VALGRIND "$pmehisto" -b "$bf" -B out.PME -o /dev/null \
+	$PME_VALGRIND "$pmehisto" -b "$bf" -B out.PME -o x.HIS \
 	    -T folded "$pms" >"$name.folded" 2>/dev/null </dev/null
 	same "$fx/$name.folded" "$name.folded" "$name: folded"
 	for f in "$name.HIS" "$name.csv" "$name.folded"; do
@@ -66,7 +66,7 @@ grep -qF '\x1b]0;PWNED\x07\x1b[2J  | 0 - 64' esc.HIS ||
     fail "esc: the name is not escaped, or its column is not as wide"
 # PostScript shows the same escaped name (its string syntax doubles the
 # backslashes).
-"$pmehisto" -b esc.pme -B out.PME -o /dev/null -T ps orig.pms >esc.ps \
+"$pmehisto" -b esc.pme -B out.PME -o x.HIS -T ps orig.pms >esc.ps \
     2>/dev/null </dev/null
 grep -qF '(\\x1b]0;PWNED\\x07\\x1b[2J) show' esc.ps ||
     fail "esc: PostScript does not show the escaped name"
@@ -83,7 +83,7 @@ grep -Eq "^Größe_日本 {26}\| 0 - FF  \|" classes.HIS ||
 
 # A mapping's path from a sample file, in an error message.
 "$tsample" write badpath.PMS <"$fx/badpath.smp" || exit 1
-$PME_VALGRIND "$pmehisto" -x -o /dev/null -T none badpath.PMS \
+$PME_VALGRIND "$pmehisto" -x -o x.HIS -T none badpath.PMS \
     >/dev/null 2>badpath.err </dev/null
 [ $? = 1 ] || fail "badpath: not an error"
 same "$fx/badpath.err" badpath.err "badpath: message"

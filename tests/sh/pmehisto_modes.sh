@@ -44,7 +44,7 @@ for um in 077 022; do
 		"$pmebuild" -q -o g.PME g.pmd >/dev/null &&
 		"$pmehisto" -q -b g.PME -B filled.PME -T none ../g.PMS &&
 		"$pmehisto" -q -t -b filled.PME -o t.HIS -T ps >f.ps &&
-		"$pmehisto" -q -t -b filled.PME -o - -T csv >f.csv
+		"$pmehisto" -q -t -b filled.PME -o t2.HIS -T csv >f.csv
 	) </dev/null || fail "umask $um: a run failed"
 	mode_is g.PME "$want" "umask $um: pmebuild"
 	mode_is PMEFILE.HIS "$want" "umask $um: pmehisto .HIS"
