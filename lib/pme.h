@@ -303,8 +303,12 @@ void		 pme_bucketfile_clear(struct pme_bucketfile *bf);
 
 /*
  * Adds src's counts into dst.  Fails with PME_EINVAL unless both have the
- * same kinds, modules, units and buckets, and both or neither have second
- * counts, of the same name.
+ * same kinds, units and buckets, the same load modules up to the last
+ * one a unit refers to, and both or neither have second counts, of the
+ * same name.  src's other load modules (added by a run for its counts
+ * outside the buckets) are matched by path and build-id: their outside
+ * counts go to dst's module of the same path and build-id, added to dst
+ * when it has none.  On failure dst's counts are unchanged.
  */
 int		 pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 		    const struct pme_bucketfile *src, struct pme_error *err);
