@@ -352,23 +352,35 @@ open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
 	return 0;
 }
 
-/* Readies an input bucket file for new counts (CLEARCOUNTS/ACCUMCOUNTS). */
+/*
+ * The filled bucket file is the input's counts and this run's added
+ * under the input's lock (pme_fill_begin), unless there is no input file
+ * to lock: standard input, or the quick path's buckets.
+ */
+static int
+fills(const struct opts *o)
+{
+	return o->mode == MODE_CLOCK && !o->quick && strcmp(o->bin, "-") != 0;
+}
+
+/*
+ * Readies an input bucket file for this run's counts: cleared, when they
+ * are added to the file's under its lock (CLEARCOUNTS there too, which
+ * then clears the file's), else as the file's option says.  Counts of
+ * another measure are refused before any sample is read (and again under
+ * the lock).
+ */
 static int
 prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
 {
-	struct pme_info *info = pme_bucketfile_info(bf);
+	struct pme_error err;
 
-	if (!(info->options & PME_OPT_ACCUM)) {
-		pme_bucketfile_clear(bf);
-		return 0;
-	}
-	if (info->measure != PME_MEASURE_NONE &&
-	    info->measure != PME_MEASURE_CLOCK) {
-		histo_warn(prog, "'%s': its counts are not clock samples "
-		    "(measure %u, ACCUMCOUNTS): clock samples cannot be added "
-		    "to them", o->bin, info->measure);
+	if (pme_fill_check(bf, PME_MEASURE_CLOCK, o->bin, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
+	if (fills(o) || !(pme_bucketfile_info(bf)->options & PME_OPT_ACCUM))
+		pme_bucketfile_clear(bf);
 	return 0;
 }
 
@@ -377,11 +389,16 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 {
 	struct pme_error err;
 	struct pme_info *info;
-	uint64_t period;
+	uint64_t period = 0, runs = 0;
 	size_t i;
 
-	if (*bfp != NULL && prepare_counts(o, *bfp) == -1)
-		return -1;
+	if (*bfp != NULL) {
+		info = pme_bucketfile_info(*bfp);
+		runs = info->options & PME_OPT_ACCUM ? info->runs : 0;
+		period = info->period;
+		if (prepare_counts(o, *bfp) == -1)
+			return -1;
+	}
 	tally_init(t, *bfp);
 	t->quick = o->quick;
 	t->quiet = o->quiet;
@@ -399,8 +416,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 		return -1;
 	}
 	info = pme_bucketfile_info(*bfp);
-	period = info->period;
-	if (!o->quiet && info->runs > 0 && period != 0 && t->period != 0 &&
+	if (!o->quiet && runs > 0 && period != 0 && t->period != 0 &&
 	    period != t->period)
 		histo_warn(prog, "'%s': accumulated runs sampled every %g "
 		    "ms, this one every %g ms", o->bin,
@@ -519,21 +535,30 @@ write_his(const char *path, const struct pme_report *rep)
 
 /*
  * Writes the histogram file (to a temporary file first), the filled
- * bucket file when there is one to write, then renames the histogram
- * into place: an error leaves the old files as they were.
+ * bucket file when there is one to write (the sum of *fill, which is
+ * committed and freed, or bf), then renames the histogram into place: an
+ * error leaves the old files as they were.
  */
 static int
-write_outputs(const struct opts *o, struct pme_bucketfile *bf,
-    const struct pme_report *rep)
+write_outputs(const struct opts *o, struct pme_fill **fill,
+    struct pme_bucketfile *bf, const struct pme_report *rep)
 {
 	struct pme_error err;
 	char *tmp = NULL;
-	int tostdout = strcmp(o->his, "-") == 0;
+	int tostdout = strcmp(o->his, "-") == 0, rc = 0;
+	uint64_t runs;
 
+	if (*fill != NULL)
+		bf = pme_fill_sum(*fill);
+	runs = o->mode == MODE_CLOCK ? pme_bucketfile_info(bf)->runs : 0;
 	if (!tostdout && (tmp = write_his(o->his, rep)) == NULL)
 		return -1;
-	if (o->mode == MODE_CLOCK &&
-	    pme_bucketfile_write(bf, o->bout, &err) == -1) {
+	if (*fill != NULL) {
+		rc = pme_fill_commit(*fill, o->bout, &err);
+		*fill = NULL;
+	} else if (o->mode == MODE_CLOCK)
+		rc = pme_bucketfile_write(bf, o->bout, &err);
+	if (rc == -1) {
 		histo_warn(prog, "%s", pme_strerror(&err));
 		pme_tmp_abort(tmp);
 		return -1;
@@ -549,9 +574,8 @@ write_outputs(const struct opts *o, struct pme_bucketfile *bf,
 	if (o->verbose) {
 		if (o->mode == MODE_CLOCK)
 			histo_warn(prog, "wrote '%s' (filled, %llu "
-			    "run%s)", o->bout, (unsigned long long)
-			    pme_bucketfile_info(bf)->runs,
-			    pme_bucketfile_info(bf)->runs == 1 ? "" : "s");
+			    "run%s)", o->bout, (unsigned long long)runs,
+			    runs == 1 ? "" : "s");
 		histo_warn(prog, "wrote '%s' (%d page%s)", o->his,
 		    pme_report_pages(rep, NULL),
 		    pme_report_pages(rep, NULL) == 1 ? "" : "s");
@@ -564,6 +588,7 @@ run(struct opts *o)
 {
 	struct pme_bucketfile *bf = NULL;
 	struct pme_report *rep = NULL;
+	struct pme_fill *fill = NULL;
 	struct report_input in;
 	struct pme_error err;
 	struct tally t;
@@ -575,6 +600,13 @@ run(struct opts *o)
 	if (o->mode == MODE_CLOCK) {
 		if (clock_input(o, &bf, &t) == -1)
 			goto done;
+		/* The samples are reduced: now the input's lock, for as
+		 * short a time as the report and the writes take. */
+		if (fills(o) && (fill = pme_fill_begin(o->bin, bf, &err)) ==
+		    NULL) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
 	} else if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
 	    !o->quiet)
 		histo_warn(prog, "'%s': an empty bucket file: no counts "
@@ -587,7 +619,8 @@ run(struct opts *o)
 	in.tally = o->mode == MODE_CLOCK ? &t : NULL;
 	in.flags = o->flags;
 	in.cutoff = o->cutoff;
-	if ((rep = report_build(bf, &in, &err)) == NULL) {
+	if ((rep = report_build(fill != NULL ? pme_fill_sum(fill) : bf, &in,
+	    &err)) == NULL) {
 		histo_warn(prog, "%s", pme_strerror(&err));
 		goto done;
 	}
@@ -597,10 +630,11 @@ run(struct opts *o)
 		snprintf(sub, sizeof(sub), "%s", t.command ? t.command : "");
 		pme_report_subtitle(rep, sub, NULL);
 	}
-	if (write_outputs(o, bf, rep) == -1)
+	if (write_outputs(o, &fill, bf, rep) == -1)
 		goto done;
 	rc = display(o, rep, &t) == -1 ? 1 : 0;
 done:
+	pme_fill_abort(fill);
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
 	tally_free(&t);
