@@ -2,7 +2,7 @@
 #
 # accum_lock.sh - ACCUMCOUNTS with runs at the same time: two loops of N
 # runs each fill one bucket file, for pmehisto (a sample file tallied),
-# pmetrace (the step engine on a program of 609 instructions) and
+# pmetrace (the step engine on a program of some 600 instructions) and
 # libpmetrace (a region counted by the program itself).  Every run must
 # succeed and the file must end with Runs = 2N and every count exactly
 # 2N times one run's: no run's counts lost (pmehisto(1), pme(5): the
@@ -50,7 +50,8 @@ together() {
 	loop "$tag.b" "$@" &
 	wait
 	for f in "fail.$tag.a" "fail.$tag.b"; do
-		[ -f "$f" ] && fail "$tag: runs failed: $(cat "$f" "err.${f#fail.}")"
+		[ -f "$f" ] &&
+		    fail "$tag: runs failed: $(cat "$f" "err.${f#fail.}")"
 	done
 }
 
@@ -64,7 +65,8 @@ cd "$tmp" || exit 1
 # --- pmehisto ---------------------------------------------------------------
 sed 's/^DEFINE OPTIONS NOPRINT$/DEFINE OPTIONS NOPRINT ACCUMCOUNTS/' \
     "$top/tests/histo/gravel.pmd" >conc.pmd
-"$pmebuild" -q -o conc.PME conc.pmd </dev/null || { fail "pmebuild conc.pmd"; exit 1; }
+"$pmebuild" -q -o conc.PME conc.pmd </dev/null ||
+    { fail "pmebuild conc.pmd"; exit 1; }
 cp conc.PME one.PME
 "$tsample" write g.PMS <"$top/tests/histo/gravel.smp" || exit 1
 "$pmehisto" -q -b one.PME -o one.HIS -T none g.PMS </dev/null ||
@@ -92,8 +94,10 @@ $cc -g -O1 -I"$top/trace" -o rtacc "$fx/rtacc.c" \
     "$top/trace/libpmetrace.a" -lz -pthread ||
     { fail "cannot build the fixtures"; exit 1; }
 
-# counts FILE UNIT: the count of UNIT's bucket; runs FILE: the runs.
-count() { ./pmecounts "$1" | awk -v u="$2" '$1 == "bucket" && $2 == u { print $3 }'; }
+# count FILE UNIT: the count of UNIT's bucket; runs FILE: the runs.
+count() {
+	./pmecounts "$1" | awk -v u="$2" '$1 == "bucket" && $2 == u { print $3 }'
+}
 runs() { ./pmecounts "$1" | sed -n 's/^info .* runs \([0-9]*\) .*/\1/p'; }
 
 for p in tiny rtacc; do
@@ -109,10 +113,16 @@ for p in tiny rtacc; do
 	"$pmebuild" -q -o "$p.pme" "$p.pmd" </dev/null || fail "pmebuild $p.pmd"
 done
 
+# The step engine is exact: every run counts what one run alone does.
+cp tiny.pme one.pme
+"$pmetrace" -q -e step -b one.pme -o one.pme -- ./tiny </dev/null ||
+    fail "pmetrace: one run failed"
 together pmetrace "$pmetrace" -q -e step -b tiny.pme -o tiny.pme -- ./tiny
 is pmetrace runs "$(runs tiny.pme)" $((2 * N))
-is pmetrace work "$(count tiny.pme work)" $((2 * N * 604))
-is pmetrace _start "$(count tiny.pme _start)" $((2 * N * 5))
+is pmetrace "the counts" "$(./pmecounts tiny.pme | awk '$1 == "bucket"')" \
+    "$(./pmecounts one.pme | awk -v k=$((2 * N)) \
+    '$1 == "bucket" { print $1, $2, $3 * k, $4 }')"
+[ "$(count one.pme work)" -gt 100 ] || fail "pmetrace: work not counted"
 
 cp rtacc.pme conc.PME
 together libpmetrace ./rtacc 3
