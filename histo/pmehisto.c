@@ -607,6 +607,11 @@ run(struct opts *o)
 			histo_warn(prog, "%s", pme_strerror(&err));
 			goto done;
 		}
+		/* The file says the latest run's interval (warned above
+		 * when it differs from the earlier runs'). */
+		if (fill != NULL && t.period != 0)
+			pme_bucketfile_info(pme_fill_sum(fill))->period =
+			    t.period;
 	} else if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
 	    !o->quiet)
 		histo_warn(prog, "'%s': an empty bucket file: no counts "

@@ -98,6 +98,16 @@ done
 grep -q "^Total:  *480$" PMEFILE.HIS && grep -q "^Runs:  *3$" PMEFILE.HIS ||
     { fail "ACCUMCOUNTS: three runs did not add up:"; cat PMEFILE.HIS >&2; }
 grep -q "CRUSH .*31.2%" PMEFILE.HIS || fail "ACCUMCOUNTS: shares changed"
+# A run at another interval: warned, and the file takes the latest.
+sed 's/period=10000000/period=1000000/' "$top/tests/histo/gravel.smp" |
+    "$tsample" write g1.PMS || exit 1
+ph -b acc -T none g1.PMS
+expect 0 "accumulate at 1 ms"
+has err "'acc.PME': accumulated runs sampled every 10 ms, this one every 1 ms" \
+    "accumulate at 1 ms"
+grep -q "^Sampling interval:   1 ms (1000 Hz)$" PMEFILE.HIS &&
+    grep -q "^Runs:  *4$" PMEFILE.HIS ||
+    { fail "ACCUMCOUNTS: not the latest interval:"; cat PMEFILE.HIS >&2; }
 
 # --- exports ---------------------------------------------------------------------
 
