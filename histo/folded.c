@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "histo.h"
+#include "util.h"
 
 struct entry {
 	size_t		 off;		/* first id in the pool */
@@ -156,14 +157,16 @@ base_name(const char *p)
 }
 
 /* Appends frame id's name to fp: a unit's name, or a module's or
- * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are). */
-static void
+ * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are);
+ * -1 when out of memory. */
+static int
 put_name(FILE *fp, uint64_t id, const struct tally *t,
     const struct pme_unit *units, const struct pme_module *mods,
     char *const *names)
 {
 	uint32_t i = (uint32_t)id;
 	const char *name = NULL, *c;
+	char *e;
 
 	switch (id & FRAME_TYPE) {
 	case FRAME_UNIT:
@@ -183,11 +186,16 @@ put_name(FILE *fp, uint64_t id, const struct tally *t,
 		name = "[unknown]";
 	else if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
 		fputc('[', fp);
-	/* ';' separates frames and a blank ends the stack. */
-	for (c = name; *c != '\0'; c++)
-		fputc(*c == ';' || (unsigned char)*c <= ' ' ? '_' : *c, fp);
+	/* Escaped as in every report (pme_escape); then ';' separates
+	 * frames and a blank ends the stack. */
+	if ((e = pme_escape_dup(name)) == NULL)
+		return -1;
+	for (c = e; *c != '\0'; c++)
+		fputc(*c == ';' || *c == ' ' ? '_' : *c, fp);
+	free(e);
 	if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
 		fputc(']', fp);
+	return 0;
 }
 
 static char *
@@ -198,15 +206,17 @@ stack_text(const struct stacks *s, const struct entry *e,
 	char *buf = NULL;
 	size_t len = 0, j;
 	FILE *fp;
+	int failed = 0;
 
 	if ((fp = open_memstream(&buf, &len)) == NULL)
 		return NULL;
-	for (j = e->n; j-- > 0; ) {
-		put_name(fp, s->pool[e->off + j], t, units, mods, s->names);
+	for (j = e->n; j-- > 0 && !failed; ) {
+		failed = put_name(fp, s->pool[e->off + j], t, units, mods,
+		    s->names) == -1;
 		if (j > 0)
 			fputc(';', fp);
 	}
-	if (fclose(fp) == EOF) {
+	if (fclose(fp) == EOF || failed) {
 		free(buf);
 		return NULL;
 	}

@@ -89,6 +89,11 @@ int		 stacks_add(struct stacks *s, const uint64_t *id, size_t n,
 int		 stacks_print(const struct stacks *s, const struct tally *t,
 		    FILE *fp);
 
+/* Prints "prog: message" on standard error, the message escaped as the
+ * reports' names are (pme_escape): names from files reach a terminal. */
+void	 histo_warn(const char *prog, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
 /* Fills err (when not NULL) with code and a message; returns -1. */
 int	 histo_err(struct pme_error *err, enum pme_errcode code,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

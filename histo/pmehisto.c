@@ -208,9 +208,8 @@ parse_percent(const char *s, double *v)
 static void
 folded_trace(void)
 {
-	fprintf(stderr, "%s: -T folded: call stacks come from sample files "
-	    "(clock input), not from a filled bucket file (trace input)\n",
-	    prog);
+	histo_warn(prog, "-T folded: call stacks come from sample files "
+	    "(clock input), not from a filled bucket file (trace input)");
 	usage(stderr);
 }
 
@@ -240,8 +239,8 @@ parse(int argc, char *argv[], struct opts *o)
 			break;
 		case 'C':
 			if (parse_percent(optarg, &o->cutoff) == -1) {
-				fprintf(stderr, "%s: -C: '%s' is not a "
-				    "percentage from 0 to 100\n", prog, optarg);
+				histo_warn(prog, "-C: '%s' is not a "
+				    "percentage from 0 to 100", optarg);
 				return -1;
 			}
 			break;
@@ -269,8 +268,8 @@ parse(int argc, char *argv[], struct opts *o)
 			break;
 		case 'T':
 			if (parse_type(optarg, &o->type) == -1) {
-				fprintf(stderr, "%s: -T: '%s' is not term, "
-				    "text, ps, csv, folded or none\n", prog,
+				histo_warn(prog, "-T: '%s' is not term, "
+				    "text, ps, csv, folded or none",
 				    optarg);
 				return -1;
 			}
@@ -293,8 +292,8 @@ parse(int argc, char *argv[], struct opts *o)
 		}
 	}
 	if (o->mode == MODE_TRACE && (optind < argc || o->quick)) {
-		fprintf(stderr, "%s: -t: trace input is a filled bucket file: "
-		    "no sample files%s\n", prog, o->quick ? " and no -x" : "");
+		histo_warn(prog, "-t: trace input is a filled bucket file: "
+		    "no sample files%s", o->quick ? " and no -x" : "");
 		usage(stderr);
 		return -1;
 	}
@@ -341,35 +340,47 @@ open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
 	if (o->mode == MODE_CLOCK && !o->bin_given &&
 	    access(o->bin, F_OK) == -1 && errno == ENOENT) {
 		if (!o->quiet)
-			fprintf(stderr, "%s: no '%s': a bucket per routine of "
-			    "the recorded program (-x)\n", prog, o->bin);
+			histo_warn(prog, "no '%s': a bucket per routine of "
+			    "the recorded program (-x)", o->bin);
 		o->quick = 1;
 		return 0;
 	}
 	if ((*bf = pme_bucketfile_open(o->bin, &err)) == NULL) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
 	return 0;
 }
 
-/* Readies an input bucket file for new counts (CLEARCOUNTS/ACCUMCOUNTS). */
+/*
+ * The filled bucket file is the input's counts and this run's added
+ * under the input's lock (pme_fill_begin), unless there is no input file
+ * to lock: standard input, or the quick path's buckets.
+ */
+static int
+fills(const struct opts *o)
+{
+	return o->mode == MODE_CLOCK && !o->quick && strcmp(o->bin, "-") != 0;
+}
+
+/*
+ * Readies an input bucket file for this run's counts: cleared, when they
+ * are added to the file's under its lock (CLEARCOUNTS there too, which
+ * then clears the file's), else as the file's option says.  Counts of
+ * another measure are refused before any sample is read (and again under
+ * the lock).
+ */
 static int
 prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
 {
-	struct pme_info *info = pme_bucketfile_info(bf);
+	struct pme_error err;
 
-	if (!(info->options & PME_OPT_ACCUM)) {
-		pme_bucketfile_clear(bf);
-		return 0;
-	}
-	if (info->measure != PME_MEASURE_NONE &&
-	    info->measure != PME_MEASURE_CLOCK) {
-		fprintf(stderr, "%s: '%s': its counts are not clock samples "
-		    "(measure %u, ACCUMCOUNTS): clock samples cannot be added "
-		    "to them\n", prog, o->bin, info->measure);
+	if (pme_fill_check(bf, PME_MEASURE_CLOCK, o->bin, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
+	if (fills(o) || !(pme_bucketfile_info(bf)->options & PME_OPT_ACCUM))
+		pme_bucketfile_clear(bf);
 	return 0;
 }
 
@@ -378,11 +389,16 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 {
 	struct pme_error err;
 	struct pme_info *info;
-	uint64_t period;
+	uint64_t period = 0, runs = 0;
 	size_t i;
 
-	if (*bfp != NULL && prepare_counts(o, *bfp) == -1)
-		return -1;
+	if (*bfp != NULL) {
+		info = pme_bucketfile_info(*bfp);
+		runs = info->options & PME_OPT_ACCUM ? info->runs : 0;
+		period = info->period;
+		if (prepare_counts(o, *bfp) == -1)
+			return -1;
+	}
 	tally_init(t, *bfp);
 	t->quick = o->quick;
 	t->quiet = o->quiet;
@@ -391,24 +407,23 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 		t->stacks = xmalloc_check(stacks_new());
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
-			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+			histo_warn(prog, "%s", pme_strerror(&err));
 			return -1;
 		}
 	if ((*bfp = t->bf) == NULL) {
-		fprintf(stderr, "%s: '%s': no samples: no routines to make "
-		    "buckets of (-x)\n", prog, o->pms[0]);
+		histo_warn(prog, "'%s': no samples: no routines to make "
+		    "buckets of (-x)", o->pms[0]);
 		return -1;
 	}
 	info = pme_bucketfile_info(*bfp);
-	period = info->period;
-	if (!o->quiet && info->runs > 0 && period != 0 && t->period != 0 &&
+	if (!o->quiet && runs > 0 && period != 0 && t->period != 0 &&
 	    period != t->period)
-		fprintf(stderr, "%s: '%s': accumulated runs sampled every %g "
-		    "ms, this one every %g ms\n", prog, o->bin,
+		histo_warn(prog, "'%s': accumulated runs sampled every %g "
+		    "ms, this one every %g ms", o->bin,
 		    (double)period / 1e6, (double)t->period / 1e6);
 	if (!o->quiet && t->periods_differ)
-		fprintf(stderr, "%s: the sample files were taken at different "
-		    "intervals\n", prog);
+		histo_warn(prog, "the sample files were taken at different "
+		    "intervals");
 	info->measure = PME_MEASURE_CLOCK;
 	info->period = t->period;
 	info->runs += t->files;
@@ -416,28 +431,6 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	info->lost += t->lost;
 	info->unmapped += t->unmapped;
 	return 0;
-}
-
-/* A temporary file beside path, for an atomic write. */
-static FILE *
-temp_beside(const char *path, char **tmp)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-	FILE *fp;
-	int fd;
-
-	*tmp = xmalloc_check(malloc(strlen(path) + 16));
-	snprintf(*tmp, strlen(path) + 16, "%.*s.%s.XXXXXX", (int)dl, path,
-	    path + dl);
-	if ((fd = mkstemp(*tmp)) == -1)
-		return NULL;
-	fchmod(fd, 0666 & ~umask(umask(0)));
-	if ((fp = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		unlink(*tmp);
-	}
-	return fp;
 }
 
 static void
@@ -475,9 +468,8 @@ display(const struct opts *o, const struct pme_report *rep,
 	if (type == TYPE_TERM && !(isatty(STDIN_FILENO) &&
 	    isatty(STDOUT_FILENO))) {
 		if (!o->quiet)
-			fprintf(stderr, "%s: -T term: standard input and "
-			    "output are not both a terminal: text instead\n",
-			    prog);
+			histo_warn(prog, "-T term: standard input and "
+			    "output are not both a terminal: text instead");
 		type = TYPE_TEXT;
 	}
 	switch (type) {
@@ -505,66 +497,86 @@ display(const struct opts *o, const struct pme_report *rep,
 		break;
 	}
 	if (rc == -1)
-		fprintf(stderr, "%s: standard output: %s\n", prog,
+		histo_warn(prog, "standard output: %s",
 		    strerror(err.sys_errno ? err.sys_errno : EIO));
 	return rc;
 }
 
 /*
+ * The histogram file written whole to a temporary file beside it (util.h);
+ * NULL, with the message printed, when it cannot be.
+ */
+static char *
+write_his(const char *path, const struct pme_report *rep)
+{
+	struct pme_error err;
+	char *tmp;
+	FILE *fp;
+	int fd;
+
+	if ((fd = pme_tmp_create(path, &tmp, &err)) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return NULL;
+	}
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		histo_warn(prog, "'%s': %s", path, strerror(errno));
+		close(fd);
+		pme_tmp_abort(tmp);
+		return NULL;
+	}
+	if (pme_report_text(rep, fp, NULL, &err) == -1 || fclose(fp) == EOF) {
+		histo_warn(prog, "'%s': write failed: %s", path,
+		    strerror(errno));
+		pme_tmp_abort(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+/*
  * Writes the histogram file (to a temporary file first), the filled
- * bucket file when there is one to write, then renames the histogram
- * into place: an error leaves the old files as they were.
+ * bucket file when there is one to write (the sum of *fill, which is
+ * committed and freed, or bf), then renames the histogram into place: an
+ * error leaves the old files as they were.
  */
 static int
-write_outputs(const struct opts *o, struct pme_bucketfile *bf,
-    const struct pme_report *rep)
+write_outputs(const struct opts *o, struct pme_fill **fill,
+    struct pme_bucketfile *bf, const struct pme_report *rep)
 {
 	struct pme_error err;
 	char *tmp = NULL;
-	FILE *fp = NULL;
-	int tostdout = strcmp(o->his, "-") == 0;
+	int tostdout = strcmp(o->his, "-") == 0, rc = 0;
+	uint64_t runs;
 
-	if (!tostdout && (fp = temp_beside(o->his, &tmp)) == NULL) {
-		fprintf(stderr, "%s: '%s': cannot create: %s\n", prog, o->his,
-		    strerror(errno));
-		free(tmp);
+	if (*fill != NULL)
+		bf = pme_fill_sum(*fill);
+	runs = o->mode == MODE_CLOCK ? pme_bucketfile_info(bf)->runs : 0;
+	if (!tostdout && (tmp = write_his(o->his, rep)) == NULL)
+		return -1;
+	if (*fill != NULL) {
+		rc = pme_fill_commit(*fill, o->bout, &err);
+		*fill = NULL;
+	} else if (o->mode == MODE_CLOCK)
+		rc = pme_bucketfile_write(bf, o->bout, &err);
+	if (rc == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		pme_tmp_abort(tmp);
 		return -1;
 	}
-	if (fp != NULL && (pme_report_text(rep, fp, NULL, &err) == -1 ||
-	    fclose(fp) == EOF)) {
-		fprintf(stderr, "%s: '%s': write failed: %s\n", prog, o->his,
-		    strerror(errno));
-		unlink(tmp);
-		free(tmp);
+	if (tmp != NULL && pme_tmp_commit(tmp, o->his, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
-	if (o->mode == MODE_CLOCK &&
-	    pme_bucketfile_write(bf, o->bout, &err) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
-		if (tmp != NULL)
-			unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	if (tmp != NULL && rename(tmp, o->his) == -1) {
-		fprintf(stderr, "%s: '%s': cannot rename into place: %s\n",
-		    prog, o->his, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
 	if (tostdout && pme_report_text(rep, stdout, NULL, &err) == -1) {
-		fprintf(stderr, "%s: standard output: write failed\n", prog);
+		histo_warn(prog, "standard output: write failed");
 		return -1;
 	}
 	if (o->verbose) {
 		if (o->mode == MODE_CLOCK)
-			fprintf(stderr, "%s: wrote '%s' (filled, %llu "
-			    "run%s)\n", prog, o->bout, (unsigned long long)
-			    pme_bucketfile_info(bf)->runs,
-			    pme_bucketfile_info(bf)->runs == 1 ? "" : "s");
-		fprintf(stderr, "%s: wrote '%s' (%d page%s)\n", prog, o->his,
+			histo_warn(prog, "wrote '%s' (filled, %llu "
+			    "run%s)", o->bout, (unsigned long long)runs,
+			    runs == 1 ? "" : "s");
+		histo_warn(prog, "wrote '%s' (%d page%s)", o->his,
 		    pme_report_pages(rep, NULL),
 		    pme_report_pages(rep, NULL) == 1 ? "" : "s");
 	}
@@ -576,6 +588,7 @@ run(struct opts *o)
 {
 	struct pme_bucketfile *bf = NULL;
 	struct pme_report *rep = NULL;
+	struct pme_fill *fill = NULL;
 	struct report_input in;
 	struct pme_error err;
 	struct tally t;
@@ -587,10 +600,22 @@ run(struct opts *o)
 	if (o->mode == MODE_CLOCK) {
 		if (clock_input(o, &bf, &t) == -1)
 			goto done;
+		/* The samples are reduced: now the input's lock, for as
+		 * short a time as the report and the writes take. */
+		if (fills(o) && (fill = pme_fill_begin(o->bin, bf, &err)) ==
+		    NULL) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
+		/* The file says the latest run's interval (warned above
+		 * when it differs from the earlier runs'). */
+		if (fill != NULL && t.period != 0)
+			pme_bucketfile_info(pme_fill_sum(fill))->period =
+			    t.period;
 	} else if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
 	    !o->quiet)
-		fprintf(stderr, "%s: '%s': an empty bucket file: no counts "
-		    "(clock input needs a sample file: -c)\n", prog, o->bin);
+		histo_warn(prog, "'%s': an empty bucket file: no counts "
+		    "(clock input needs a sample file: -c)", o->bin);
 	memset(&in, 0, sizeof(in));
 	in.bucket_in = o->quick ? "(none: -x)" : o->bin;
 	in.bucket_out = o->mode == MODE_CLOCK ? o->bout : NULL;
@@ -599,8 +624,9 @@ run(struct opts *o)
 	in.tally = o->mode == MODE_CLOCK ? &t : NULL;
 	in.flags = o->flags;
 	in.cutoff = o->cutoff;
-	if ((rep = report_build(bf, &in, &err)) == NULL) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+	if ((rep = report_build(fill != NULL ? pme_fill_sum(fill) : bf, &in,
+	    &err)) == NULL) {
+		histo_warn(prog, "%s", pme_strerror(&err));
 		goto done;
 	}
 	if (o->mode == MODE_CLOCK) {
@@ -609,10 +635,11 @@ run(struct opts *o)
 		snprintf(sub, sizeof(sub), "%s", t.command ? t.command : "");
 		pme_report_subtitle(rep, sub, NULL);
 	}
-	if (write_outputs(o, bf, rep) == -1)
+	if (write_outputs(o, &fill, bf, rep) == -1)
 		goto done;
 	rc = display(o, rep, &t) == -1 ? 1 : 0;
 done:
+	pme_fill_abort(fill);
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
 	tally_free(&t);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "histo.h"
+#include "util.h"
 
 #define RES_FOREIGN	0x80000000u	/* resolution: foreign table index */
 
@@ -94,6 +95,19 @@ histo_err(struct pme_error *err, enum pme_errcode code, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+void
+histo_warn(const char *prog, const char *fmt, ...)
+{
+	char msg[1024], out[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pme_escape(out, sizeof(out), msg);
+	fprintf(stderr, "%s: %s\n", prog, out);
 }
 
 void
@@ -652,15 +666,15 @@ warn_file(const struct run *r, const struct pme_sample_summary *sum)
 	const struct tally *t = r->t;
 
 	if (sum->lost_bytes >= 0 || !sum->closed)
-		fprintf(stderr, "%s: '%s': cut short%s: %lld bytes after the "
-		    "last whole chunk lost; reduced the %llu samples read\n",
-		    t->prog, r->path, sum->closed ? "" :
+		histo_warn(t->prog, "'%s': cut short%s: %lld bytes after the "
+		    "last whole chunk lost; reduced the %llu samples read",
+		    r->path, sum->closed ? "" :
 		    " (no closing record)", (long long)(sum->lost_bytes > 0 ?
 		    sum->lost_bytes : 0), (unsigned long long)sum->samples);
 	if (r->samples > 0 && r->matched == 0 && !t->quick)
-		fprintf(stderr, "%s: '%s': no sample fell in a load module of "
+		histo_warn(t->prog, "'%s': no sample fell in a load module of "
 		    "'%s' (a run of another program?): all %llu samples are "
-		    "outside its buckets\n", t->prog, r->path, t->bfname,
+		    "outside its buckets", r->path, t->bfname,
 		    (unsigned long long)r->samples);
 }
 

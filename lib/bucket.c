@@ -1746,21 +1746,76 @@ same_rangeset(const struct pme_bucketfile *a, uint64_t ra,
 	    n * sizeof(struct pme_range)) == 0;
 }
 
+static int
+same_module(const struct pme_module *x, const struct pme_module *y)
+{
+	return strcmp(x->path, y->path) == 0 &&
+	    x->buildid_len == y->buildid_len && (x->buildid_len == 0 ||
+	    memcmp(x->buildid, y->buildid, x->buildid_len) == 0);
+}
+
+/* The modules up to the last one a unit refers to. */
+static size_t
+unit_modules(const struct pme_bucketfile *bf)
+{
+	const struct pme_unit *u = UNITS(bf);
+	size_t i, n = 0;
+
+	for (i = 0; i < bf->units.n; i++)
+		if (u[i].module != PME_NONE && u[i].module >= n)
+			n = (size_t)u[i].module + 1;
+	return n;
+}
+
+/*
+ * The modules units refer to must be the same, in the same order; the
+ * others (those a run added for its counts outside the buckets) are
+ * matched by path and build-id when the counts are added.
+ */
 static const char *
 diff_modules(const struct pme_bucketfile *a, const struct pme_bucketfile *b)
 {
-	const struct pme_module *x = MODS(a), *y = MODS(b);
-	size_t i;
+	size_t n = unit_modules(a), i;
 
-	if (a->mods.n != b->mods.n)
+	if (unit_modules(b) != n)
 		return "load modules";
-	for (i = 0; i < a->mods.n; i++)
-		if (strcmp(x[i].path, y[i].path) != 0 ||
-		    x[i].buildid_len != y[i].buildid_len ||
-		    (x[i].buildid_len > 0 && memcmp(x[i].buildid,
-		    y[i].buildid, x[i].buildid_len) != 0))
+	for (i = 0; i < n; i++)
+		if (!same_module(&MODS(a)[i], &MODS(b)[i]))
 			return "load modules";
 	return NULL;
+}
+
+/* dst's module for each of src's, added to dst when it has none; NULL
+ * when out of memory. */
+static uint32_t *
+map_modules(struct pme_bucketfile *dst, const struct pme_bucketfile *src,
+    struct pme_error *err)
+{
+	const struct pme_module *m = MODS(src);
+	size_t n = unit_modules(src), i, j;
+	uint32_t *map;
+
+	if ((map = malloc((src->mods.n + 1) * sizeof(*map))) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	for (i = 0; i < src->mods.n; i++) {
+		map[i] = (uint32_t)i;
+		if (i < n)
+			continue;
+		for (j = 0; j < dst->mods.n; j++)
+			if (same_module(&MODS(dst)[j], &m[i]))
+				break;
+		if (j < dst->mods.n)
+			map[i] = (uint32_t)j;
+		else if ((map[i] = pme_bucketfile_add_module(dst, m[i].path,
+		    m[i].buildid, m[i].buildid_len, m[i].flags, err)) ==
+		    PME_NONE) {
+			free(map);
+			return NULL;
+		}
+	}
+	return map;
 }
 
 static const char *
@@ -1835,6 +1890,7 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 	struct pme_info *d = &dst->info;
 	const struct pme_info *s = &src->info;
 	const char *what;
+	uint32_t *map;
 	size_t i;
 
 	if ((what = diff_layout(dst, src)) != NULL)
@@ -1848,6 +1904,8 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 	    d->measure != s->measure)
 		return pme_seterr(err, PME_EINVAL, "the bucket files count "
 		    "different things");
+	if ((map = map_modules(dst, src, err)) == NULL)
+		return -1;
 	if (d->measure == PME_MEASURE_NONE)
 		d->measure = s->measure;
 	if (d->period == 0)
@@ -1855,9 +1913,10 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 	for (i = 0; i < dst->buckets.n; i++)
 		BUCKETS(dst)[i].count = sat_add(BUCKETS(dst)[i].count,
 		    BUCKETS(src)[i].count);
-	for (i = 0; i < dst->mods.n; i++)
-		MODS(dst)[i].outside = sat_add(MODS(dst)[i].outside,
+	for (i = 0; i < src->mods.n; i++)
+		MODS(dst)[map[i]].outside = sat_add(MODS(dst)[map[i]].outside,
 		    MODS(src)[i].outside);
+	free(map);
 	for (i = 0; i < dst->counts2.n; i++)
 		PME_VEC_AT(&dst->counts2, uint64_t, i) = sat_add(
 		    PME_VEC_AT(&dst->counts2, uint64_t, i),

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -59,63 +58,6 @@ writer_free(struct pme_writer *w)
 	free(w);
 }
 
-/*
- * A temporary name beside path: "dir/.base.XXXXXX".  Hidden, so that a
- * glob in the directory does not pick it up while it is being written.
- */
-static char *
-tmp_template(const char *path, struct pme_error *err)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dirlen = (size_t)(base - path);
-	char *t;
-
-	if (*base == '\0') {
-		pme_seterr(err, PME_EINVAL, "'%s': not a file name", path);
-		return NULL;
-	}
-	if ((t = malloc(dirlen + strlen(base) + 9)) == NULL) {
-		pme_setnomem(err);
-		return NULL;
-	}
-	memcpy(t, path, dirlen);
-	t[dirlen] = '.';
-	strcpy(t + dirlen + 1, base);
-	strcat(t + dirlen, ".XXXXXX");
-	return t;
-}
-
-/*
- * mkstemp(3) creates files with mode 0600; pme files are ordinary data the
- * user's umask should govern, and reading the umask back is racy in a
- * threaded program.  So the name is filled here and the file created with
- * O_EXCL and mode 0666, which the kernel masks with the umask.
- */
-static int
-tmp_create(char *t)
-{
-	static const char digits[] =
-	    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-	static unsigned long counter;
-	char *x = t + strlen(t) - 6;
-	struct timespec ts;
-	unsigned long long v;
-	int fd, i, try;
-
-	for (try = 0; try < 100; try++) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		v = (unsigned long long)ts.tv_nsec * 2654435761u ^
-		    (unsigned long long)getpid() << 20 ^ counter++ * 7919;
-		for (i = 0; i < 6; i++, v /= 62)
-			x[i] = digits[v % 62];
-		fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd != -1 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
 struct pme_writer *
 pme_writer_open(const char *path, uint32_t kind, unsigned flags,
     struct pme_error *err)
@@ -141,12 +83,9 @@ pme_writer_open(const char *path, uint32_t kind, unsigned flags,
 	} else if (flags & PME_WRITE_DIRECT) {
 		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		    0666);
-	} else {
-		if ((w->tmp = tmp_template(path, err)) == NULL) {
-			writer_free(w);
-			return NULL;
-		}
-		w->fd = tmp_create(w->tmp);
+	} else if ((w->fd = pme_tmp_create(path, &w->tmp, err)) == -1) {
+		writer_free(w);
+		return NULL;
 	}
 	if (w->fd == -1) {
 		e = errno;

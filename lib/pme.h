@@ -303,11 +303,58 @@ void		 pme_bucketfile_clear(struct pme_bucketfile *bf);
 
 /*
  * Adds src's counts into dst.  Fails with PME_EINVAL unless both have the
- * same kinds, modules, units and buckets, and both or neither have second
- * counts, of the same name.
+ * same kinds, units and buckets, the same load modules up to the last
+ * one a unit refers to, and both or neither have second counts, of the
+ * same name.  src's other load modules (added by a run for its counts
+ * outside the buckets) are matched by path and build-id: their outside
+ * counts go to dst's module of the same path and build-id, added to dst
+ * when it has none.  On failure dst's counts are unchanged.
  */
 int		 pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 		    const struct pme_bucketfile *src, struct pme_error *err);
+
+/* -------------------------------------------------------------- filling */
+
+/*
+ * Adding a run's counts to a bucket file, safely when runs overlap
+ * (pme(5)).  The run's counts are tallied first, apart: into run, a
+ * bucket file read from path whose counts were then cleared
+ * (pme_bucketfile_clear), with its measure (and period) set.  Then:
+ *
+ * pme_fill_begin() opens path, takes an exclusive flock(2) on it (waiting
+ * for other fills), checks that path still names the locked file (else
+ * locks the file that replaced it), reads it, and adds run's counts to
+ * it, which must measure the same thing: with ACCUMCOUNTS to the counts
+ * there, else to none (CLEARCOUNTS).  Second counts follow the run's
+ * (with ACCUMCOUNTS, run is given the file's, zero, when it has none, so
+ * that they are kept).  Returns NULL with err filled when path cannot be
+ * read or locked, its counts are of another measure, or its layout is no
+ * longer run's; path is then left as it was.  path may not be "-".
+ *
+ * pme_fill_sum() is the sum (owned by f; the caller may read it, e.g. to
+ * report on it, and change its info), until pme_fill_commit() writes it
+ * atomically to out (NULL: path) and releases the lock, or
+ * pme_fill_abort() releases it writing nothing; both free f, and
+ * pme_fill_abort() accepts NULL.  pme_fill_add() is pme_fill_begin() and
+ * pme_fill_commit().
+ *
+ * pme_fill_check() is the check of the measure alone, for a program to
+ * make before it counts: 0 when counts of measure (enum pme_measure) may
+ * be added to those of bf, read from path (its counts are cleared, or
+ * are none or of that measure); else -1 with err filled.
+ */
+struct pme_fill;
+
+struct pme_fill	*pme_fill_begin(const char *path, struct pme_bucketfile *run,
+		    struct pme_error *err);
+struct pme_bucketfile *pme_fill_sum(struct pme_fill *f);
+int		 pme_fill_commit(struct pme_fill *f, const char *out,
+		    struct pme_error *err);
+void		 pme_fill_abort(struct pme_fill *f);
+int		 pme_fill_add(const char *path, const char *out,
+		    struct pme_bucketfile *run, struct pme_error *err);
+int		 pme_fill_check(struct pme_bucketfile *bf, uint32_t measure,
+		    const char *path, struct pme_error *err);
 
 #ifdef __cplusplus
 }

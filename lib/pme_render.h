@@ -46,7 +46,10 @@ struct pme_report;
 
 /*
  * A report titled title (NULL: "Performance Measurement and Evaluation
- * Histogram").  Strings passed to the pme_report_* functions are copied.
+ * Histogram").  Strings passed to the pme_report_* functions are copied,
+ * escaped (pmehisto(1)): control characters and bytes that are not UTF-8
+ * become "\x1b" and the like, so that no backend writes a name from a
+ * file raw.
  * total is the count percentages are of (all samples, in buckets or not).
  */
 struct pme_report *pme_report_new(const char *title, uint64_t total,

@@ -5,6 +5,12 @@
  * pages of lines once, then written with form feeds (text) or shown a
  * page at a time (terminal).  PostScript lays out the same rows on its own
  * pages in points; CSV writes the rows.
+ *
+ * Every string the model is given is kept escaped (util.h: control
+ * characters and bytes that are not UTF-8 as "\x1b"), so that no backend
+ * passes a unit name from a file raw to a terminal or a text file; widths
+ * are counted in characters of the escaped form, and a name is cut only
+ * between characters or escapes.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -44,6 +50,18 @@ struct pme_report {
 
 /* ---------------------------------------------------------------- model */
 
+/* s escaped (util.h), in the arena. */
+static const char *
+esc_dup(struct pme_arena *a, const char *s)
+{
+	size_t n = pme_escape(NULL, 0, s);
+	char *p;
+
+	if ((p = pme_arena_alloc(a, n + 1)) != NULL)
+		pme_escape(p, n + 1, s);
+	return p;
+}
+
 struct pme_report *
 pme_report_new(const char *title, uint64_t total, struct pme_error *err)
 {
@@ -57,8 +75,8 @@ pme_report_new(const char *title, uint64_t total, struct pme_error *err)
 	pme_vec_init(&r->groups, sizeof(struct rgroup));
 	pme_vec_init(&r->sum, sizeof(struct rsum));
 	r->total = total;
-	r->title = pme_arena_strdup(&r->arena, title ? title : DEFAULT_TITLE);
-	r->subtitle = pme_arena_strdup(&r->arena, "");
+	r->title = esc_dup(&r->arena, title ? title : DEFAULT_TITLE);
+	r->subtitle = esc_dup(&r->arena, "");
 	if (r->title == NULL || r->subtitle == NULL) {
 		pme_report_free(r);
 		pme_setnomem(err);
@@ -83,7 +101,7 @@ int
 pme_report_subtitle(struct pme_report *r, const char *s,
     struct pme_error *err)
 {
-	const char *c = pme_arena_strdup(&r->arena, s ? s : "");
+	const char *c = esc_dup(&r->arena, s ? s : "");
 
 	if (c == NULL)
 		return pme_setnomem(err);
@@ -106,7 +124,7 @@ pme_report_count2(struct pme_report *r, const char *name,
 		r->count2 = NULL;
 		return 0;
 	}
-	if ((r->count2 = pme_arena_strdup(&r->arena, name)) == NULL)
+	if ((r->count2 = esc_dup(&r->arena, name)) == NULL)
 		return pme_setnomem(err);
 	return 0;
 }
@@ -119,8 +137,7 @@ pme_report_group(struct pme_report *r, const char *title,
 
 	if (g == NULL)
 		return pme_setnomem(err);
-	if ((g->title = pme_arena_strdup(&r->arena, title ? title : ""))
-	    == NULL) {
+	if ((g->title = esc_dup(&r->arena, title ? title : "")) == NULL) {
 		r->groups.n--;
 		return pme_setnomem(err);
 	}
@@ -140,8 +157,8 @@ pme_report_row(struct pme_report *r, const struct pme_report_row *row,
 	if ((w = pme_vec_push(&r->rows)) == NULL)
 		return pme_setnomem(err);
 	*w = *row;
-	w->name = pme_arena_strdup(&r->arena, row->name ? row->name : "");
-	w->kind = pme_arena_strdup(&r->arena, row->kind ? row->kind : "");
+	w->name = esc_dup(&r->arena, row->name ? row->name : "");
+	w->kind = esc_dup(&r->arena, row->kind ? row->kind : "");
 	if (w->name == NULL || w->kind == NULL) {
 		r->rows.n--;
 		return pme_setnomem(err);
@@ -159,13 +176,69 @@ pme_report_summary(struct pme_report *r, const char *label,
 
 	if (s == NULL)
 		return pme_setnomem(err);
-	s->label = pme_arena_strdup(&r->arena, label ? label : "");
-	s->value = pme_arena_strdup(&r->arena, value ? value : "");
+	s->label = esc_dup(&r->arena, label ? label : "");
+	s->value = esc_dup(&r->arena, value ? value : "");
 	if (s->label == NULL || s->value == NULL) {
 		r->sum.n--;
 		return pme_setnomem(err);
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- widths */
+
+/* Columns of an escaped string: one per character. */
+static int
+width(const char *s)
+{
+	int n = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+#define FIT_PAD		0x1	/* blanks up to cols */
+#define FIT_TILDE	0x2	/* a '~' where s is cut */
+
+/*
+ * The escaped string s in at most cols columns, into buf (len bytes;
+ * 4 * cols + 2 is always enough): cut when wider, between characters or
+ * escapes ("\x1b" stays whole), with flags FIT_TILDE a '~' in the last
+ * column, with FIT_PAD blanks up to cols.
+ */
+static const char *
+fit(char *buf, size_t len, const char *s, int cols, unsigned flags)
+{
+	int cut = width(s) > cols, room, used = 0, c;
+	size_t n = 0, k;
+
+	room = cut && (flags & FIT_TILDE) ? cols - 1 : cols;
+	while (*s != '\0') {
+		if (*s == '\\')
+			k = s[1] == 'x' ? 4 : 2;
+		else
+			for (k = 1; ((unsigned char)s[k] & 0xc0) == 0x80; k++)
+				;
+		c = (unsigned char)*s < 0x80 ? (int)k : 1;
+		if (used + c > room || n + k + 2 > len)
+			break;
+		memcpy(buf + n, s, k);
+		n += k;
+		used += c;
+		s += k;
+	}
+	if (cut && (flags & FIT_TILDE) && n + 2 <= len) {
+		buf[n++] = '~';
+		used++;
+	}
+	while ((flags & FIT_PAD) && used < cols && n + 1 < len) {
+		buf[n++] = ' ';
+		used++;
+	}
+	buf[n] = '\0';
+	return buf;
 }
 
 /* ----------------------------------------------------------------- views */
@@ -277,24 +350,28 @@ struct geom {
 static void
 doc_add(struct doc *d, const char *fmt, ...) PME_PRINTF(2, 3);
 
+/* A line of any length: never cut inside a character or an escape. */
 static void
 doc_add(struct doc *d, const char *fmt, ...)
 {
-	char buf[1024];
-	char **slot;
+	char **slot, *p;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (d->failed)
 		return;
-	if ((slot = pme_vec_push(&d->lines)) == NULL ||
-	    (*slot = pme_arena_strdup(&d->arena, buf)) == NULL) {
-		if (slot != NULL)
-			d->lines.n--;
+	if (n < 0 || (p = pme_arena_alloc(&d->arena, (size_t)n + 1)) ==
+	    NULL || (slot = pme_vec_push(&d->lines)) == NULL) {
 		d->failed = 1;
+		return;
 	}
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*slot = p;
 }
 
 static int
@@ -332,7 +409,7 @@ geometry(const struct pme_report *r, const struct view *v,
 	for (i = 0; i < v->ng; i++)
 		for (j = 0; j < v->g[i].n; j++) {
 			const struct pme_report_row *w = v->g[i].rows[j];
-			int nl = (int)strlen(w->name);
+			int nl = width(w->name);
 
 			if (nl > g->nw)
 				g->nw = nl;
@@ -354,8 +431,8 @@ geometry(const struct pme_report *r, const struct view *v,
 	if (r->flags & PME_REPORT_CUMUL)
 		extra += 8;
 	if (r->count2 != NULL) {
-		if (g->c2w < (int)strlen(r->count2))
-			g->c2w = (int)strlen(r->count2);
+		if (g->c2w < width(r->count2))
+			g->c2w = width(r->count2);
 		extra += 2 + g->c2w;
 	}
 	/* name "  | " start " - " end "  |" bar "nnn.n%" extras */
@@ -390,7 +467,7 @@ scale_line(const struct pme_report *r, const struct geom *g, struct doc *d,
     int top)
 {
 	char bar[600], lab[64] = "";
-	int i, n = 0;
+	int i, n = 0, c2 = 0;
 
 	n += snprintf(bar + n, sizeof(bar) - n, "%*s+", g->indent, "");
 	for (i = 0; i < g->barw / 5 && n < (int)sizeof(bar) - 6; i++)
@@ -405,11 +482,11 @@ scale_line(const struct pme_report *r, const struct geom *g, struct doc *d,
 		if (r->flags & PME_REPORT_CUMUL)
 			m += snprintf(lab + m, sizeof(lab) - m, "  %6s",
 			    "cum %");
-		if (r->count2 != NULL)
-			snprintf(lab + m, sizeof(lab) - m, "  %*s", g->c2w,
-			    r->count2);
+		c2 = r->count2 != NULL;
 	}
-	doc_add(d, "%s%s", bar, lab);
+	/* The second measure's name comes from a file: of any length. */
+	doc_add(d, "%s%s%*s%s", bar, lab, c2 ? 2 + g->c2w -
+	    width(r->count2) : 0, "", c2 ? r->count2 : "");
 }
 
 static void
@@ -417,16 +494,11 @@ row_line(const struct pme_report *r, const struct view *v,
     const struct geom *g, const struct pme_report_row *w, int showname,
     double cum, struct doc *d)
 {
-	char name[NAME_MAX_TEXT + 1], bar[600], tail[64] = "";
-	size_t nl = strlen(w->name);
+	char name[4 * NAME_MAX_TEXT + 2], bar[600], tail[64] = "";
 	int k, n = 0;
 
-	if (!showname)
-		name[0] = '\0';
-	else if ((int)nl <= g->nw)
-		snprintf(name, sizeof(name), "%s", w->name);
-	else
-		snprintf(name, sizeof(name), "%.*s~", g->nw - 1, w->name);
+	fit(name, sizeof(name), showname ? w->name : "", g->nw,
+	    FIT_PAD | FIT_TILDE);
 	k = w->count == 0 ? 0 : (int)((double)w->count / g->cpa + 0.5);
 	if (w->count > 0 && k == 0)
 		k = 1;
@@ -443,8 +515,8 @@ row_line(const struct pme_report *r, const struct view *v,
 	if (r->count2 != NULL)
 		snprintf(tail + n, sizeof(tail) - n, "  %*" PRIu64, g->c2w,
 		    w->count2);
-	doc_add(d, "%-*s  | %*" PRIX64 " - %-*" PRIX64 "  |%s%6.1f%%%s",
-	    g->nw, name, g->sw, w->start, g->ew, w->last, bar,
+	doc_add(d, "%s  | %*" PRIX64 " - %-*" PRIX64 "  |%s%6.1f%%%s",
+	    name, g->sw, w->start, g->ew, w->last, bar,
 	    pct(v, w->count), tail);
 }
 
@@ -462,7 +534,7 @@ page_new(const struct pme_report *r, const struct geom *g, struct doc *d,
 	}
 	*p = d->lines.n;
 	snprintf(num, sizeof(num), "Page %zu", d->pages.n);
-	pad = g->width - (int)strlen(r->title) - (int)strlen(num);
+	pad = g->width - width(r->title) - (int)strlen(num);
 	doc_add(d, "%s%*s%s", r->title, pad < 2 ? 2 : pad, "", num);
 	doc_add(d, "%s", "");
 	*avail = g->lines - 2;
@@ -532,11 +604,16 @@ layout_summary(const struct pme_report *r, const struct geom *g,
 {
 	const struct rsum *s = r->sum.v;
 	int lw = 0, avail;
-	size_t i;
+	char *val;
+	size_t i, len = 4 * (size_t)g->width + 2;
 
 	for (i = 0; i < r->sum.n; i++)
-		if ((int)strlen(s[i].label) > lw)
-			lw = (int)strlen(s[i].label);
+		if (width(s[i].label) > lw)
+			lw = width(s[i].label);
+	if ((val = malloc(len)) == NULL) {
+		d->failed = 1;
+		return;
+	}
 	page_new(r, g, d, &avail);
 	d->summary = d->pages.n - 1;
 	doc_add(d, "%s", "Summary statistics");
@@ -549,15 +626,15 @@ layout_summary(const struct pme_report *r, const struct geom *g,
 			doc_add(d, "%s", "");
 			avail -= 2;
 		}
+		fit(val, len, s[i].value, g->width - lw - 3, 0);
 		if (s[i].label[0] != '\0')
-			doc_add(d, "%s:%*s%.*s", s[i].label,
-			    lw + 2 - (int)strlen(s[i].label), "",
-			    g->width - lw - 3, s[i].value);
+			doc_add(d, "%s:%*s%s", s[i].label,
+			    lw + 2 - width(s[i].label), "", val);
 		else
-			doc_add(d, "%*s%.*s", lw + 3, "", g->width - lw - 3,
-			    s[i].value);
+			doc_add(d, "%*s%s", lw + 3, "", val);
 		avail--;
 	}
+	free(val);
 }
 
 static void
@@ -855,13 +932,9 @@ ps_row(struct psout *o, const struct pme_report *r, const struct view *v,
 
 	fputs("8 /Courier F\n", o->fp);
 	if (showname) {
-		char name[64];
+		char name[4 * 28 + 2];
 
-		if ((int)strlen(w->name) > p->nw)
-			snprintf(name, sizeof(name), "%.*s~", p->nw - 1,
-			    w->name);
-		else
-			snprintf(name, sizeof(name), "%s", w->name);
+		fit(name, sizeof(name), w->name, p->nw, FIT_TILDE);
 		fprintf(o->fp, "%.1f %.1f moveto ", p->xname, o->y);
 		ps_string(o->fp, name);
 		fputs(" show\n", o->fp);
@@ -952,22 +1025,22 @@ static void
 ps_summary(struct psout *o, const struct pme_report *r)
 {
 	const struct rsum *s = r->sum.v;
-	char buf[512];
+	char buf[1024], val[4 * 90 + 2];
 	size_t i;
 	int lw = 0;
 
 	for (i = 0; i < r->sum.n; i++)
-		if ((int)strlen(s[i].label) > lw)
-			lw = (int)strlen(s[i].label);
+		if (width(s[i].label) > lw)
+			lw = width(s[i].label);
 	ps_need(o, PS_ROW * 4);
 	o->y -= 4;
 	ps_text(o, "Helvetica-Bold", 10, PS_MARGIN, "Summary statistics");
 	o->y -= PS_ROW + 4;
 	for (i = 0; i < r->sum.n; i++) {
 		ps_need(o, PS_ROW);
-		snprintf(buf, sizeof(buf), "%s%s%*s%.90s", s[i].label,
-		    s[i].label[0] ? ":" : " ",
-		    lw + 1 - (int)strlen(s[i].label), "", s[i].value);
+		snprintf(buf, sizeof(buf), "%s%s%*s%s", s[i].label,
+		    s[i].label[0] ? ":" : " ", lw + 1 - width(s[i].label), "",
+		    fit(val, sizeof(val), s[i].value, 90, 0));
 		ps_text(o, "Courier", 8, PS_MARGIN, buf);
 		o->y -= PS_ROW;
 	}

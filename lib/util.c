@@ -1,11 +1,15 @@
 /*
- * util.c - libpme internals: errors, arrays, arena, interning, buffers.
+ * util.c - libpme internals: errors, arrays, arena, interning, buffers,
+ * atomic output files, escaped names.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -469,4 +473,181 @@ pme_cur_fits(const struct pme_cur *c, uint64_t count, size_t minsize)
 	if (minsize == 0)
 		return count <= c->n + 1;
 	return count <= c->n / minsize;
+}
+
+/* ------------------------------------------------------- atomic output */
+
+/*
+ * A temporary name beside path: "dir/.base.XXXXXX".  Hidden, so that a
+ * glob in the directory does not pick it up while it is being written.
+ */
+static char *
+tmp_template(const char *path, struct pme_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dirlen = (size_t)(base - path);
+	char *t;
+
+	if (*base == '\0') {
+		pme_seterr(err, PME_EINVAL, "'%s': not a file name", path);
+		return NULL;
+	}
+	if ((t = malloc(dirlen + strlen(base) + 9)) == NULL) {
+		pme_setnomem(err);
+		return NULL;
+	}
+	memcpy(t, path, dirlen);
+	t[dirlen] = '.';
+	strcpy(t + dirlen + 1, base);
+	strcat(t + dirlen, ".XXXXXX");
+	return t;
+}
+
+/*
+ * mkstemp(3) creates files with mode 0600; pme's outputs are ordinary
+ * files the user's umask should govern, and reading the umask back is
+ * racy in a threaded program.  So the name is filled here and the file
+ * created with O_EXCL and mode 0666, which the kernel masks with the
+ * umask.
+ */
+static int
+tmp_open(char *t)
+{
+	static const char digits[] =
+	    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	static unsigned long counter;
+	char *x = t + strlen(t) - 6;
+	struct timespec ts;
+	unsigned long long v;
+	int fd, i, try;
+
+	for (try = 0; try < 100; try++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (unsigned long long)ts.tv_nsec * 2654435761u ^
+		    (unsigned long long)getpid() << 20 ^ counter++ * 7919;
+		for (i = 0; i < 6; i++, v /= 62)
+			x[i] = digits[v % 62];
+		fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd != -1 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int
+pme_tmp_create(const char *path, char **tmp, struct pme_error *err)
+{
+	int fd;
+
+	if ((*tmp = tmp_template(path, err)) == NULL)
+		return -1;
+	if ((fd = tmp_open(*tmp)) == -1) {
+		pme_setsys(err, path, "cannot create");
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+int
+pme_tmp_commit(char *tmp, const char *path, struct pme_error *err)
+{
+	int rc = 0;
+
+	if (rename(tmp, path) == -1) {
+		rc = pme_setsys(err, path, "cannot rename into place");
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+void
+pme_tmp_abort(char *tmp)
+{
+	if (tmp == NULL)
+		return;
+	unlink(tmp);
+	free(tmp);
+}
+
+/* --------------------------------------------------------- escaped names */
+
+/*
+ * The length of the UTF-8 sequence at s when it is valid (shortest form,
+ * no surrogate, at most U+10FFFF) and not a C1 control (U+0080 to
+ * U+009F); else 0.
+ */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+		return 0;
+	return n;
+}
+
+size_t
+pme_escape(char *out, size_t outlen, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	char e[4];
+	const char *u;
+	size_t n = 0, done = 0, k, used;
+
+	while (*p != '\0') {
+		u = (const char *)p;
+		used = 1;
+		if (*p == '\\') {
+			u = "\\\\";
+			k = 2;
+		} else if (*p >= 0x20 && *p < 0x7f)
+			k = 1;
+		else if ((k = utf8_len(p)) > 0)
+			used = k;
+		else {
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[*p >> 4];
+			e[3] = hex[*p & 15];
+			u = e;
+			k = 4;
+		}
+		/* Whole escapes and characters only, up to the first that
+		 * does not fit. */
+		if (out != NULL && done == n && n + k < outlen) {
+			memcpy(out + n, u, k);
+			done += k;
+		}
+		n += k;
+		p += used;
+	}
+	if (out != NULL && outlen > 0)
+		out[done] = '\0';
+	return n;
+}
+
+char *
+pme_escape_dup(const char *s)
+{
+	size_t n = pme_escape(NULL, 0, s);
+	char *e;
+
+	if ((e = malloc(n + 1)) != NULL)
+		pme_escape(e, n + 1, s);
+	return e;
 }

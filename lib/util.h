@@ -1,6 +1,7 @@
 /*
  * util.h - libpme internals: error filling, growable arrays, an arena for
- * strings, interning, little-endian byte buffers.  Not installed.
+ * strings, interning, little-endian byte buffers, atomic output files,
+ * escaped names.  Not installed.
  */
 #ifndef PME_UTIL_H
 #define PME_UTIL_H
@@ -73,6 +74,40 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
  * The caller frees the result; NULL when out of memory.
  */
 char		*pme_with_ext(const char *name, const char *ext);
+
+/*
+ * Atomic output files.  A file is written whole under a temporary name
+ * beside its own, "dir/.base.XXXXXX" (hidden from a glob in the
+ * directory), then renamed over its name: a reader sees the old file or
+ * the new one, never part of one, and a failed write leaves the old file
+ * as it was.
+ *
+ * pme_tmp_create() creates the temporary file for path with O_EXCL and
+ * mode 0666, which the kernel masks with the umask: the mode any new file
+ * of the caller gets.  It returns the descriptor (write only,
+ * close-on-exec) and points *tmp at the temporary name; or -1, *tmp NULL
+ * and err filled.  The caller writes and closes the descriptor, then
+ * passes the name to pme_tmp_commit(), which renames it over path (on
+ * failure removes it: -1 and err filled), or to pme_tmp_abort(), which
+ * removes it (NULL ok).  Both free the name.
+ */
+int	 pme_tmp_create(const char *path, char **tmp, struct pme_error *err);
+int	 pme_tmp_commit(char *tmp, const char *path, struct pme_error *err);
+void	 pme_tmp_abort(char *tmp);
+
+/*
+ * Names from files made safe to show on a terminal or in a text file
+ * (pmehisto(1)): each C0 control, DEL, C1 control (U+0080 to U+009F) and
+ * each byte that is not part of valid UTF-8 becomes "\xHH" (two lower
+ * case hexadecimal digits), a backslash becomes "\\", and the rest (valid
+ * UTF-8) is kept.  pme_escape() writes the escaped s to out, as
+ * snprintf(3) does: at most outlen bytes with the NUL, never part of an
+ * escape or of a character; it returns the length of the whole escaped
+ * form.  pme_escape_dup() returns it in memory the caller frees, NULL
+ * when out of memory.
+ */
+size_t	 pme_escape(char *out, size_t outlen, const char *s);
+char	*pme_escape_dup(const char *s);
 
 /* Sorts r[0..n) and merges overlapping or touching ranges in place;
  * returns how many are left. */

@@ -107,8 +107,9 @@ run(struct pme_bucketfile *bf, struct tally *t, const struct tr_opts *o,
 	return -1;
 }
 
+/* What -v says of the file written: its counts, this run's and others'. */
 static void
-summary(struct pme_bucketfile *bf, const char *out)
+summary(struct pme_bucketfile *bf, const char *out, char *buf, size_t len)
 {
 	const struct pme_info *i = pme_bucketfile_info(bf);
 	struct pme_bucket *b;
@@ -118,34 +119,61 @@ summary(struct pme_bucketfile *bf, const char *out)
 	n = pme_bucketfile_buckets(bf, &b);
 	for (k = 0; k < n; k++)
 		in += b[k].count;
-	fprintf(stderr, "%s: wrote '%s': %llu instructions, %llu in "
+	snprintf(buf, len, "%s: wrote '%s': %llu instructions, %llu in "
 	    "buckets, %llu unmapped, %llu runs\n", prog, out,
 	    (unsigned long long)i->total, (unsigned long long)in,
 	    (unsigned long long)i->unmapped, (unsigned long long)i->runs);
 }
 
-/* Reads the bucket file and readies it for this run's counts. */
+/*
+ * Writes out: this run's counts in bf added to those of the bucket file
+ * in (ACCUMCOUNTS) under its lock (pme_fill_begin), so that runs at the
+ * same time each add theirs.  Standard input cannot be read again: its
+ * counts are in bf already.
+ */
+static int
+write_counts(struct pme_bucketfile *bf, const char *in, const char *out,
+    int verbose, struct pme_error *err)
+{
+	struct pme_fill *f = NULL;
+	char msg[512];
+
+	if (strcmp(in, "-") != 0) {
+		if ((f = pme_fill_begin(in, bf, err)) == NULL)
+			return -1;
+		bf = pme_fill_sum(f);
+	}
+	summary(bf, out, msg, sizeof(msg));
+	if ((f != NULL ? pme_fill_commit(f, out, err) :
+	    pme_bucketfile_write(bf, out, err)) == -1)
+		return -1;
+	if (verbose)
+		fputs(msg, stderr);
+	return 0;
+}
+
+/*
+ * Reads the bucket file and readies it for this run's counts: cleared
+ * (write_counts adds them to the file's), or for standard input as its
+ * option says.  Counts of another measure are refused before the program
+ * runs (and again under the lock).
+ */
 static struct pme_bucketfile *
 load(const char *in, int *accum)
 {
 	struct pme_bucketfile *bf;
 	struct pme_error err;
-	struct pme_info *i;
 
 	if ((bf = pme_bucketfile_open(in, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		exit(1);
 	}
-	i = pme_bucketfile_info(bf);
-	*accum = (i->options & PME_OPT_ACCUM) != 0;
-	if (*accum && i->measure != PME_MEASURE_NONE &&
-	    i->measure != PME_MEASURE_INSTR && i->runs > 0) {
-		fprintf(stderr, "%s: '%s': its counts are not instructions: "
-		    "cannot accumulate (ACCUMCOUNTS) instructions into them\n",
-		    prog, in);
+	*accum = (pme_bucketfile_info(bf)->options & PME_OPT_ACCUM) != 0;
+	if (pme_fill_check(bf, PME_MEASURE_INSTR, in, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		exit(1);
 	}
-	if (!*accum)
+	if (!*accum || strcmp(in, "-") != 0)
 		pme_bucketfile_clear(bf);
 	return bf;
 }
@@ -245,10 +273,7 @@ main(int argc, char **argv)
 	if (rc == 0) {
 		pme_bucketfile_info(bf)->measure = PME_MEASURE_INSTR;
 		pme_bucketfile_info(bf)->runs++;
-		if (pme_bucketfile_write(bf, out, &err) == -1)
-			rc = -1;
-		else if (o.verbose)
-			summary(bf, out);
+		rc = write_counts(bf, in, out, o.verbose, &err);
 	}
 	if (rc != 0)
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));

@@ -55,6 +55,7 @@ struct robj {
 
 static struct {
 	char		 iname[PATH_MAX], oname[PATH_MAX];
+	char		 in[PATH_MAX];	/* the bucket file read: added to */
 	volatile int	 on;
 	struct pme_bucketfile *bf;
 	struct tally	*t;
@@ -326,11 +327,17 @@ load(const char *in)
 		say("%s%s", pme_strerror(&err), "");
 		return -1;
 	}
+	/* The region's counts alone: stop_stepping adds them to the
+	 * file's (ACCUMCOUNTS) under its lock. */
 	info = pme_bucketfile_info(rt.bf);
-	if (!(info->options & PME_OPT_ACCUM)) {
-		pme_bucketfile_clear(rt.bf);
-		pme_bucketfile_set_counts2(rt.bf, NULL, NULL);
+	if (pme_fill_check(rt.bf, PME_MEASURE_INSTR, in, &err) == -1) {
+		say("%s%s", pme_strerror(&err), "");
+		return -1;
 	}
+	snprintf(rt.in, sizeof(rt.in), "%s", in);
+	pme_bucketfile_clear(rt.bf);
+	if (!(info->options & PME_OPT_ACCUM))
+		pme_bucketfile_set_counts2(rt.bf, NULL, NULL);
 	if ((rt.t = tally_new(rt.bf, &rt_opts, &err)) == NULL) {
 		say("%s%s", pme_strerror(&err), "");
 		return -1;
@@ -403,7 +410,7 @@ stop_stepping(void)
 	info->runs++;
 	info->total += __atomic_load_n(&rt.total, __ATOMIC_RELAXED);
 	info->unmapped += __atomic_load_n(&rt.unmapped, __ATOMIC_RELAXED);
-	if (pme_bucketfile_write(rt.bf, out, &err) == -1)
+	if (pme_fill_add(rt.in, out, rt.bf, &err) == -1)
 		say("%s%s", pme_strerror(&err), "");
 	unload();
 }

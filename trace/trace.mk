@@ -1,7 +1,7 @@
 # trace.mk - pmetrace's sources and the libpmetrace runtime, included by
 # the Makefile.  The runtime (trace/runtime.c) is not part of pmetrace; it
 # carries the few libpme modules it needs (bucket files: bucket, container,
-# util; not the ELF/DWARF readers) and pmetrace's tally, compiled again
+# fill, util; not the ELF/DWARF readers) and pmetrace's tally, compiled again
 # -fPIC and unsanitized, every symbol but its five entry points made
 # local.
 
@@ -14,7 +14,8 @@ trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c trace/elf.c \
 # DWARF 5 forms clang emits (strx1, addrx).
 TRACE_RT_CFLAGS = $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) \
 	$(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) -gdwarf-4 -fPIC -pthread
-TRACE_RT_LIB_OBJS = trace/rt_bucket.o trace/rt_container.o trace/rt_util.o
+TRACE_RT_LIB_OBJS = trace/rt_bucket.o trace/rt_container.o trace/rt_fill.o \
+	trace/rt_util.o
 TRACE_RT_OBJS = trace/runtime.rt.o trace/tally.rt.o $(TRACE_RT_LIB_OBJS)
 TRACE_RT_SYMS = pme_init pme_exit pme_iname pme_oname pme_sname
 TRACE_SONAME = libpmetrace.so.0

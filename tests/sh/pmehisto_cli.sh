@@ -72,7 +72,7 @@ cp empty.PME named.PME
 ph -b named g
 expect 0 "-b named"
 grep -q "^Total:  *160" out || fail "-b named: the display is not the report"
-"$pmehisto" -t -b named.PME -T csv -o /dev/null >named.csv 2>&1
+"$pmehisto" -t -b named.PME -T csv -o x.HIS >named.csv 2>&1
 grep -q '^1,CRUSH,MODULE,PHASE TWO BY MODULE,0x1300,0x13ff,50,31.2500$' named.csv ||
     { fail "-b named: named.PME not filled (csv):"; cat named.csv >&2; }
 ph -b empty -B other.PME -o other g.PMS
@@ -98,15 +98,25 @@ done
 grep -q "^Total:  *480$" PMEFILE.HIS && grep -q "^Runs:  *3$" PMEFILE.HIS ||
     { fail "ACCUMCOUNTS: three runs did not add up:"; cat PMEFILE.HIS >&2; }
 grep -q "CRUSH .*31.2%" PMEFILE.HIS || fail "ACCUMCOUNTS: shares changed"
+# A run at another interval: warned, and the file takes the latest.
+sed 's/period=10000000/period=1000000/' "$top/tests/histo/gravel.smp" |
+    "$tsample" write g1.PMS || exit 1
+ph -b acc -T none g1.PMS
+expect 0 "accumulate at 1 ms"
+has err "'acc.PME': accumulated runs sampled every 10 ms, this one every 1 ms" \
+    "accumulate at 1 ms"
+grep -q "^Sampling interval:   1 ms (1000 Hz)$" PMEFILE.HIS &&
+    grep -q "^Runs:  *4$" PMEFILE.HIS ||
+    { fail "ACCUMCOUNTS: not the latest interval:"; cat PMEFILE.HIS >&2; }
 
 # --- exports ---------------------------------------------------------------------
 
-ph -t -b named -T csv -o /dev/null -C 10
+ph -t -b named -T csv -o x.HIS -C 10
 expect 0 "csv"
 [ "$(head -n 1 out)" = "bucket,unit,kind,group,start,end,count,percent" ] ||
     fail "csv: header"
 [ "$(wc -l <out)" = 11 ] || fail "csv: not a line per bucket whatever -C"
-ph -t -b named -T ps -o /dev/null
+ph -t -b named -T ps -o x.HIS
 expect 0 "ps"
 has out "%!PS-Adobe-3.0" "ps"
 has out "%%EOF" "ps"

@@ -32,24 +32,7 @@ fail() {
 	fails=$((fails + 1))
 }
 
-# same EXPECTED ACTUAL WHAT: compares, or writes EXPECTED with PME_REGEN.
-same() {
-	if [ "${PME_REGEN:-0}" = 1 ]; then
-		if [ -s "$2" ] || [ "${1##*.}" = his ]; then
-			cp "$2" "$1"
-		else
-			rm -f "$1"
-		fi
-		return
-	fi
-	if [ -f "$1" ]; then
-		diff -u "$1" "$2" >"$tmp/diff" || {
-			fail "$3 differs:"; cat "$tmp/diff" >&2; }
-	elif [ -s "$2" ]; then
-		fail "$3 should be empty:"
-		cat "$2" >&2
-	fi
-}
+. "$top/tests/sh/lib/golden.sh"
 
 for case in "$dir"/*.case; do
 	name=$(basename "$case" .case)

@@ -1051,6 +1051,54 @@ test_accumulate(void)
 	pme_bucketfile_close(c);
 }
 
+/*
+ * Modules no unit refers to (a run's libraries, for counts outside the
+ * buckets) are matched by path and build-id, whatever their order, and
+ * added when missing; the modules units refer to must be the same.
+ */
+static void
+test_accumulate_modules(void)
+{
+	struct pme_bucketfile *a = build(), *b = build(), *c;
+	const struct pme_module *m;
+	struct pme_error err;
+	uint32_t x, y;
+	size_t n;
+
+	x = pme_bucketfile_add_module(a, "/lib/libx.so", id_lib, 4, 0, &err);
+	y = pme_bucketfile_add_module(a, "/lib/liby.so", NULL, 0, 0, &err);
+	*pme_bucketfile_outside(a, x) = 1;
+	*pme_bucketfile_outside(a, y) = 2;
+	CHECK(pme_bucketfile_add_module(b, "/lib/libz.so", NULL, 0, 0,
+	    &err) == 3);
+	CHECK(pme_bucketfile_add_module(b, "/lib/liby.so", NULL, 0, 0,
+	    &err) == 4);
+	CHECK(pme_bucketfile_add_module(b, "/lib/libx.so", id_lib, 5, 0,
+	    &err) == 5);	/* another build-id: another module */
+	*pme_bucketfile_outside(b, 3) = 30;
+	*pme_bucketfile_outside(b, 4) = 40;
+	*pme_bucketfile_outside(b, 5) = 50;
+	CHECK(pme_bucketfile_accumulate(a, b, &err) == 0);
+	n = pme_bucketfile_modules(a, &m);
+	CHECK(n == 7);
+	CHECK(m[0].outside == 2 * 12345 && m[1].outside == 2 * BIG);
+	CHECK(m[x].outside == 1 && m[y].outside == 2 + 40);
+	CHECK(strcmp(m[5].path, "/lib/libz.so") == 0 && m[5].outside == 30);
+	CHECK(strcmp(m[6].path, "/lib/libx.so") == 0 &&
+	    m[6].buildid_len == 5 && m[6].outside == 50);
+
+	/* Into a file without them: all three added, in src's order. */
+	c = build();
+	CHECK(pme_bucketfile_accumulate(c, a, &err) == 0);
+	n = pme_bucketfile_modules(c, &m);
+	CHECK(n == 7 && strcmp(m[3].path, "/lib/libx.so") == 0 &&
+	    m[3].outside == 1 && m[4].outside == 42 && m[5].outside == 30 &&
+	    m[6].outside == 50 && m[0].outside == 3 * 12345);
+	pme_bucketfile_close(c);
+	pme_bucketfile_close(a);
+	pme_bucketfile_close(b);
+}
+
 static void
 test_args(void)
 {
@@ -1205,6 +1253,7 @@ main(int argc, char **argv)
 	test_lookup();
 	test_overlap();
 	test_accumulate();
+	test_accumulate_modules();
 	test_args();
 	if (failures == 0)
 		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
