@@ -1373,6 +1373,21 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 	return k->fn(rd, &d) == -1 ? -1 : 1;
 }
 
+/*
+ * A file without the header chunk holds no samples, whether it is
+ * complete or was cut short before the header was written: an error, so
+ * that no caller takes it for an empty run.
+ */
+static int
+no_header(struct rd *rd, struct pme_reader *r)
+{
+	if (pme_reader_lost(r) == -1)
+		return pme_setfmt(rd->err, PME_EFORMAT, rd->name,
+		    pme_reader_offset(r), "no header chunk");
+	return pme_setfmt(rd->err, PME_ETRUNC, rd->name, pme_reader_offset(r),
+	    "cut short before its header chunk: it holds no samples");
+}
+
 static int
 read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
     struct pme_sample_summary *sum, struct pme_error *err)
@@ -1393,9 +1408,8 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
 		if ((rc = rd_chunk(rd, r, &c)) != 1)
 			break;
-	if (rc == 0 && !rd->header && pme_reader_lost(r) == -1)
-		rc = pme_setfmt(err, PME_EFORMAT, rd->name,
-		    pme_reader_offset(r), "no header chunk");
+	if (rc == 0 && !rd->header)
+		rc = no_header(rd, r);
 	if (rc == 0 && sum != NULL) {
 		sum->lost_bytes = pme_reader_lost(r);
 		sum->closed = rd->closed;

@@ -1,6 +1,7 @@
 #!/bin/bash
 #
-# pmehisto_bombs.sh - small files that ask for huge memory.  pmehisto reads each bucket and
+# pmehisto_bombs.sh - small files that ask for huge memory, and sample
+# files too short to hold a profile.  pmehisto reads each bucket and
 # sample file through libpme's streaming readers, which skip chunks of
 # unknown types without inflating them, refuse a chunk larger than its
 # type holds before inflating it, and refuse a repeated chunk unread.
@@ -15,7 +16,8 @@
 # 64 MiB (before these limits each took 264 MB or more; a correct reader
 # needs a few MB, 25 at most for the largest header a file may hold).
 # The RSS bound is not checked under valgrind, whose own memory it would
-# measure.
+# measure.  Then a sample file of its 16-byte container header alone, and
+# one cut inside its header chunk: exit 1, "it holds no samples".
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -112,5 +114,16 @@ ph /dev/null -b orig.pme b/s_maps.pms
 check s_maps 1 "pmehisto: 'b/s_maps.pms': offset 0x7c: 'MAPS' chunk: bytes after the last record"
 ph /dev/null -b orig.pme b/s_smpl.pms
 check s_smpl 1 "pmehisto: 'b/s_smpl.pms': offset 0x19e: 'SMPL' chunk of 16777473 bytes, more than the 16777472 it may hold"
+
+# --- sample files without a profile ---------------------------------------------
+
+head -c 16 orig.pms >hdr.pms
+ph /dev/null -b orig.pme hdr.pms
+check "header only" 1 "pmehisto: 'hdr.pms': offset 0x10: cut short before its header chunk: it holds no samples"
+head -c 40 orig.pms >shdrcut.pms
+ph /dev/null -b orig.pme shdrcut.pms
+check "cut in SHDR" 1 "pmehisto: 'shdrcut.pms': offset 0x10: cut short before its header chunk: it holds no samples"
+ph hdr.pms -b orig.pme -
+check "header only, standard input" 1 "pmehisto: '-': offset 0x10: cut short before its header chunk: it holds no samples"
 
 [ "$fails" = 0 ]
