@@ -940,16 +940,63 @@ pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
 
 /* ------------------------------------------------------------ decoding */
 
-/* One chunk's payload being decoded, and where to say what is wrong. */
+/*
+ * One chunk's payload being decoded, and where to say what is wrong.  The
+ * payload is read through a window as the decoder goes, decompressed a
+ * piece at a time (pme_reader_read()): a chunk that goes wrong early, or
+ * claims more bytes than its table fills, is refused having cost a
+ * window, not its raw length.
+ */
+#define WIN_LEN		(64u << 10)	/* at least the longest field read
+					   whole: a build-id, OPTS */
 struct dec {
 	const uint8_t	*p;
-	const uint8_t	*end;
+	const uint8_t	*end;		/* of the bytes in the window */
+	uint64_t	 rest;		/* payload bytes not yet in it */
 	int		 bad;
+	int		 failed;	/* reading failed: err says why */
+	struct pme_reader *r;
+	uint8_t		*win;
 	const char	*file;
 	const char	*tag;
 	uint64_t	 offset;
 	struct pme_error *err;
 };
+
+/* Payload bytes not yet decoded. */
+static uint64_t
+left(const struct dec *d)
+{
+	return (uint64_t)(d->end - d->p) + d->rest;
+}
+
+/* Makes want bytes (at most WIN_LEN) readable at d->p if the payload
+ * has them; returns how many are. */
+static size_t
+refill(struct dec *d, size_t want)
+{
+	size_t have = (size_t)(d->end - d->p), n, k, got;
+
+	if (have >= want || d->rest == 0 || d->failed)
+		return have;
+	memmove(d->win, d->p, have);
+	n = WIN_LEN - have < d->rest ? WIN_LEN - have : (size_t)d->rest;
+	for (k = 0; k < n; k += got) {
+		if (pme_reader_read(d->r, d->win + have + k, n - k, &got,
+		    d->err) == -1) {
+			d->failed = d->bad = 1;
+			break;
+		}
+		if (got == 0) {
+			d->bad = 1;
+			break;
+		}
+	}
+	d->p = d->win;
+	d->end = d->win + have + k;
+	d->rest -= k;
+	return have + k;
+}
 
 static uint64_t
 get_uv_slow(struct dec *d)
@@ -959,7 +1006,7 @@ get_uv_slow(struct dec *d)
 	uint8_t b;
 
 	do {
-		if (d->p == d->end) {
+		if (d->p == d->end && refill(d, 1) == 0) {
 			d->bad = 1;
 			return 0;
 		}
@@ -994,12 +1041,15 @@ get_sv(struct dec *d, uint64_t expected)
 static int
 derr(struct dec *d, const char *fmt, ...) PME_PRINTF(2, 3);
 
+/* After a failed read, err already says what went wrong. */
 static int
 derr(struct dec *d, const char *fmt, ...)
 {
 	char what[300];
 	va_list ap;
 
+	if (d->failed)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
@@ -1027,20 +1077,23 @@ get_u32v(struct dec *d)
 /*
  * Reads a table's element count and reserves room for it, after checking
  * that count elements of at least minsize bytes each fit in the payload:
- * a forged count must not size an allocation.
+ * a forged count must not size an allocation.  Unless maxsize is 0, the
+ * payload must not hold more than count elements of maxsize bytes: what
+ * the table can hold bounds what it may cost to read.
  */
 static int
-get_count(struct dec *d, struct pme_vec *v, size_t minsize, size_t *count)
+get_count(struct dec *d, struct pme_vec *v, size_t minsize, size_t maxsize,
+    size_t *count)
 {
-	struct pme_cur c;
 	uint64_t n = get_uv(d);
 
-	c.p = d->p;
-	c.n = (size_t)(d->end - d->p);
-	c.bad = d->bad;
-	if (!pme_cur_fits(&c, n, minsize) || n >= PME_NONE)
+	if (d->bad || n > left(d) / minsize || n >= PME_NONE)
 		return derr(d, "count %llu does not fit the payload",
 		    (unsigned long long)n);
+	if (maxsize > 0 && left(d) > n * maxsize)
+		return derr(d, "%llu bytes for %llu records of at most %zu",
+		    (unsigned long long)left(d), (unsigned long long)n,
+		    maxsize);
 	if (v != NULL && pme_vec_reserve(v, v->n + (size_t)n) == -1)
 		return pme_setnomem(d->err);
 	*count = (size_t)n;
@@ -1052,9 +1105,9 @@ dec_end(struct dec *d)
 {
 	if (d->bad)
 		return short_payload(d);
-	if (d->p != d->end)
-		return derr(d, "%zu bytes after the table",
-		    (size_t)(d->end - d->p));
+	if (left(d) != 0)
+		return derr(d, "%llu bytes after the table",
+		    (unsigned long long)left(d));
 	return 0;
 }
 
@@ -1064,15 +1117,41 @@ get_u64le(const uint8_t *p)
 	return pme_get32(p) | (uint64_t)pme_get32(p + 4) << 32;
 }
 
+/*
+ * Copies len bytes of text (len checked against the payload) to dst and
+ * terminates it.  -1, reported, when they cannot be read; -2, for the
+ * caller to report, when they hold a NUL byte.
+ */
+static int
+get_text(struct dec *d, char *dst, size_t len)
+{
+	size_t have, k;
+
+	for (; len > 0; len -= k, dst += k) {
+		if ((have = refill(d, 1)) == 0)
+			return short_payload(d);
+		k = have < len ? have : len;
+		if (memchr(d->p, '\0', k) != NULL)
+			return -2;
+		memcpy(dst, d->p, k);
+		d->p += k;
+	}
+	*dst = '\0';
+	return 0;
+}
+
 static int
 dec_opts(struct pme_bucketfile *bf, struct dec *d)
 {
 	struct pme_info *i = &bf->info;
-	const uint8_t *p = d->p;
+	const uint8_t *p;
 
-	if (d->end - d->p != 48)
-		return derr(d, "payload of %zu bytes, not 48",
-		    (size_t)(d->end - d->p));
+	if (left(d) != 48)
+		return derr(d, "payload of %llu bytes, not 48",
+		    (unsigned long long)left(d));
+	if (refill(d, 48) < 48)
+		return short_payload(d);
+	p = d->p;
 	i->options = pme_get32(p);
 	i->measure = pme_get32(p + 4);
 	i->period = get_u64le(p + 8);
@@ -1080,7 +1159,7 @@ dec_opts(struct pme_bucketfile *bf, struct dec *d)
 	i->total = get_u64le(p + 24);
 	i->lost = get_u64le(p + 32);
 	i->unmapped = get_u64le(p + 40);
-	d->p = d->end;
+	d->p += 48;
 	return 0;
 }
 
@@ -1091,21 +1170,24 @@ dec_strs(struct pme_bucketfile *bf, struct dec *d)
 	size_t n, i;
 	uint64_t len;
 
-	if (get_count(d, &bf->st.strs, 1, &n) == -1)
+	char *t;
+	int rc;
+
+	if (get_count(d, &bf->st.strs, 1, 0, &n) == -1)
 		return -1;
 	s = bf->st.strs.v;
 	for (i = 0; i < n; i++) {
 		len = get_uv(d);
-		if (d->bad || len > (uint64_t)(d->end - d->p))
+		if (d->bad || len > left(d))
 			return short_payload(d);
-		if (memchr(d->p, '\0', (size_t)len) != NULL)
-			return derr(d, "string %zu holds a NUL byte", i);
-		s[i] = pme_arena_strndup(&bf->arena, (const char *)d->p,
-		    (size_t)len);
-		if (s[i] == NULL)
+		if ((t = pme_arena_alloc(&bf->arena, (size_t)len + 1)) == NULL)
 			return pme_setnomem(d->err);
+		if ((rc = get_text(d, t, (size_t)len)) == -2)
+			return derr(d, "string %zu holds a NUL byte", i);
+		if (rc == -1)
+			return -1;
+		s[i] = t;
 		bf->st.strs.n++;
-		d->p += len;
 	}
 	return dec_end(d);
 }
@@ -1134,7 +1216,7 @@ dec_kinds(struct pme_bucketfile *bf, struct dec *d)
 	size_t n, i;
 	uint32_t s;
 
-	if (get_count(d, &bf->kinds, 1, &n) == -1)
+	if (get_count(d, &bf->kinds, 1, VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->kindstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1156,7 +1238,7 @@ dec_mods(struct pme_bucketfile *bf, struct dec *d)
 	uint32_t s;
 	uint8_t *id;
 
-	if (get_count(d, &bf->mods, 4, &n) == -1)
+	if (get_count(d, &bf->mods, 4, 4 * VARINT_MAX + MAX_BUILDID, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->modstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1170,11 +1252,13 @@ dec_mods(struct pme_bucketfile *bf, struct dec *d)
 		m->outside = get_uv(d);
 		m->buildid_len = get_u32v(d);
 		m->buildid = NULL;
-		if (d->bad || m->buildid_len > (uint64_t)(d->end - d->p))
+		if (d->bad || m->buildid_len > left(d))
 			return short_payload(d);
 		if (m->buildid_len > MAX_BUILDID)
 			return derr(d, "module %zu: build-id of %u bytes", i,
 			    m->buildid_len);
+		if (refill(d, m->buildid_len) < m->buildid_len)
+			return short_payload(d);
 		if (m->buildid_len > 0) {
 			if ((id = pme_arena_alloc(&bf->arena,
 			    m->buildid_len)) == NULL)
@@ -1195,7 +1279,7 @@ dec_ranges(struct pme_bucketfile *bf, struct dec *d)
 	uint64_t prev = 0, len;
 	size_t n, i;
 
-	if (get_count(d, &bf->ranges, 2, &n) == -1)
+	if (get_count(d, &bf->ranges, 2, 2 * VARINT_MAX, &n) == -1)
 		return -1;
 	r = RANGES(bf);
 	for (i = 0; i < n; i++) {
@@ -1337,7 +1421,7 @@ dec_units(struct pme_bucketfile *bf, struct dec *d)
 {
 	size_t n;
 
-	if (get_count(d, &bf->units, 10, &n) == -1)
+	if (get_count(d, &bf->units, 10, 10 * VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->unitstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1357,7 +1441,7 @@ dec_groups(struct pme_bucketfile *bf, struct dec *d)
 	size_t n, i;
 	uint32_t s;
 
-	if (get_count(d, &bf->groups, 4, &n) == -1)
+	if (get_count(d, &bf->groups, 4, 4 * VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->groupstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1432,7 +1516,7 @@ dec_buckets(struct pme_bucketfile *bf, struct dec *d)
 
 	for (i = 0; i < bf->groups.n; i++)
 		want += g[i].count;
-	if (get_count(d, &bf->buckets, 4, &n) == -1)
+	if (get_count(d, &bf->buckets, 4, 4 * VARINT_MAX, &n) == -1)
 		return -1;
 	if (n != want)
 		return derr(d, "%zu buckets, the groups hold %zu", n, want);
@@ -1466,17 +1550,19 @@ dec_counts2(struct pme_bucketfile *bf, struct dec *d)
 {
 	uint64_t len = get_uv(d), *c;
 	size_t n, i;
+	int rc;
 
-	if (d->bad || len > (uint64_t)(d->end - d->p))
+	if (d->bad || len > left(d))
 		return short_payload(d);
 	if (len == 0 || len > C2NAME_MAX)
 		return derr(d, "a name of %llu bytes", (unsigned long long)len);
-	if (memchr(d->p, '\0', (size_t)len) != NULL)
-		return derr(d, "the name holds a NUL byte");
-	if ((bf->c2name = strndup((const char *)d->p, (size_t)len)) == NULL)
+	if ((bf->c2name = malloc((size_t)len + 1)) == NULL)
 		return pme_setnomem(d->err);
-	d->p += len;
-	if (get_count(d, &bf->counts2, 1, &n) == -1)
+	if ((rc = get_text(d, bf->c2name, (size_t)len)) == -2)
+		return derr(d, "the name holds a NUL byte");
+	if (rc == -1)
+		return -1;
+	if (get_count(d, &bf->counts2, 1, VARINT_MAX, &n) == -1)
 		return -1;
 	if (n != bf->buckets.n)
 		return derr(d, "%zu counts for %zu buckets", n,
@@ -1510,11 +1596,16 @@ static const struct dectab {
  * The tables refer to the ones before them, so each chunk must follow
  * those it needs: the order of dectab, OPTS anywhere.  An optional chunk
  * need not be there, but when it is, it follows those before it too.
+ * The place is checked before the payload is read, so that a repeated
+ * chunk costs nothing to refuse; chunks of unknown types are passed over
+ * unread.
  */
 static int
-dec_chunk(struct pme_bucketfile *bf, const struct pme_chunk *c,
-    unsigned *seen, const char *file, struct pme_error *err)
+dec_chunk(struct pme_bucketfile *bf, struct pme_reader *r,
+    const struct pme_chunk *c, unsigned *seen, uint8_t *win,
+    struct pme_error *err)
 {
+	const char *file = pme_reader_name(r);
 	struct dec d;
 	size_t i, k;
 
@@ -1532,8 +1623,10 @@ dec_chunk(struct pme_bucketfile *bf, const struct pme_chunk *c,
 			    dectab[k].name);
 	*seen |= 1u << i;
 	memset(&d, 0, sizeof(d));
-	d.p = c->data;
-	d.end = c->data + c->len;
+	d.p = d.end = win;
+	d.rest = c->len;
+	d.r = r;
+	d.win = win;
 	d.file = file;
 	d.tag = dectab[i].name;
 	d.offset = c->offset;
@@ -1561,12 +1654,19 @@ read_all(struct pme_reader *r, struct pme_error *err)
 	struct pme_chunk c;
 	unsigned seen = 0;
 	const char *file = pme_reader_name(r);
+	uint8_t *win;
 	int rc;
 
-	if ((bf = pme_bucketfile_new(err)) == NULL)
+	if ((win = malloc(WIN_LEN)) == NULL) {
+		pme_setnomem(err);
 		return NULL;
+	}
+	if ((bf = pme_bucketfile_new(err)) == NULL) {
+		free(win);
+		return NULL;
+	}
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
-		if (dec_chunk(bf, &c, &seen, file, err) == -1)
+		if (dec_chunk(bf, r, &c, &seen, win, err) == -1)
 			goto fail;
 	if (rc == -1)
 		goto fail;
@@ -1578,8 +1678,10 @@ read_all(struct pme_reader *r, struct pme_error *err)
 	}
 	if (missing(seen, file, pme_reader_offset(r), err) == -1)
 		goto fail;
+	free(win);
 	return bf;
 fail:
+	free(win);
 	pme_bucketfile_close(bf);
 	return NULL;
 }

@@ -286,66 +286,49 @@ pme_writer_abort(struct pme_writer *w)
 
 /* ---------------------------------------------------------------- reader */
 
-struct pme_reader {
-	const uint8_t	*buf;
-	size_t		 len;
-	uint8_t		*own;		/* buf when read from a file */
-	char		*name;
-	uint16_t	 minor;
-	size_t		 pos;		/* next chunk header */
-	int		 done;
-	int64_t		 lost;
-	int		 zinit;
-	z_stream	 z;
-	uint8_t		*raw;		/* decompressed payload */
-	size_t		 rawcap;
+/*
+ * A reader streams its file: it holds a read buffer, the stored bytes of
+ * the chunk whose payload was asked for, and that payload decompressed,
+ * never the whole file.  Files are read, not mapped: a sample file may be
+ * cut short under a mapping while it is being written (SIGBUS), and pipes
+ * cannot be mapped at all.  Bytes in memory (pme_reader_mem) are read in
+ * place, as one buffer that has reached its end.
+ */
+#define IBUF_LEN	(64u << 10)
+
+enum chunkstate {
+	CH_NONE,	/* no chunk, or the last one is behind us */
+	CH_HEAD,	/* header returned, stored bytes not yet read */
+	CH_LOADED	/* stored bytes read and their crc checked */
 };
 
-/*
- * Reads fd to its end.  Files are read rather than mapped: a sample file
- * may be cut short under a mapping while it is being written (SIGBUS), and
- * pipes cannot be mapped at all.
- */
-static uint8_t *
-slurp(int fd, const char *name, size_t *lenp, struct pme_error *err)
-{
-	struct stat st;
-	size_t cap = 65536, len = 0;
-	uint8_t *buf = NULL, *p;
-	ssize_t n;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX - 1)
-		cap = (size_t)st.st_size + 1;	/* + 1 sees EOF in one read */
-	for (;;) {
-		if (buf == NULL || len == cap) {
-			if (buf != NULL && cap > SIZE_MAX / 2)
-				goto nomem;
-			if (buf != NULL)
-				cap *= 2;
-			if ((p = realloc(buf, cap)) == NULL)
-				goto nomem;
-			buf = p;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n == 0)
-			break;
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			pme_setsys(err, name, "read");
-			free(buf);
-			return NULL;
-		}
-		len += (size_t)n;
-	}
-	*lenp = len;
-	return buf;
-nomem:
-	free(buf);
-	pme_setnomem(err);
-	return NULL;
-}
+struct pme_reader {
+	int		 fd;		/* -1: bytes in memory */
+	int		 closefd;
+	const uint8_t	*buf;		/* the caller's bytes, or ibuf */
+	uint8_t		*ibuf;
+	size_t		 ioff, ilen;	/* unread: buf[ioff .. ilen) */
+	int		 eof;		/* nothing after buf[ilen] */
+	char		*name;
+	uint16_t	 minor;
+	uint64_t	 next;		/* offset of the next chunk header */
+	int		 done;
+	int64_t		 lost;
+	/* The chunk last returned by pme_reader_next(). */
+	enum chunkstate	 state;
+	uint32_t	 type, flags, storedlen, rawlen;
+	uint64_t	 coff;		/* offset of its header */
+	uint32_t	 hcrc;		/* crc of its header's first 16 bytes */
+	uint32_t	 want;		/* the crc its header gives */
+	const uint8_t	*sp;		/* its stored bytes, once loaded */
+	uint8_t		*sbuf;		/* where they are, for a file */
+	size_t		 scap;
+	size_t		 out;		/* raw bytes pme_reader_read gave */
+	int		 zinit;
+	z_stream	 z;
+	uint8_t		*rawbuf;	/* a compressed payload, inflated */
+	size_t		 rawcap;
+};
 
 /* A kind or chunk type for messages; other than printable ASCII as '?'. */
 static const char *
@@ -360,19 +343,102 @@ fourcc(uint32_t v, char s[5])
 	return s;
 }
 
+/*
+ * Makes at least want bytes (at most IBUF_LEN) readable at buf + ioff,
+ * unless the file ends first; *have is then how many are.
+ */
+static int
+fill(struct pme_reader *r, size_t want, size_t *have, struct pme_error *err)
+{
+	ssize_t n;
+
+	while (r->ilen - r->ioff < want && !r->eof) {
+		if (r->ioff > 0) {
+			memmove(r->ibuf, r->ibuf + r->ioff, r->ilen - r->ioff);
+			r->ilen -= r->ioff;
+			r->ioff = 0;
+		}
+		n = read(r->fd, r->ibuf + r->ilen, IBUF_LEN - r->ilen);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return pme_setsys(err, r->name, "read");
+		if (n == 0)
+			r->eof = 1;
+		r->ilen += (size_t)n;
+	}
+	*have = r->ilen - r->ioff;
+	return 0;
+}
+
+static void
+consume(struct pme_reader *r, size_t n)
+{
+	r->ioff += n;
+}
+
+/*
+ * Reads n bytes into dst: what the buffer holds, then straight from the
+ * file.  *got is less than n when the file ends first.
+ */
+static int
+take(struct pme_reader *r, uint8_t *dst, size_t n, size_t *got,
+    struct pme_error *err)
+{
+	size_t k = r->ilen - r->ioff < n ? r->ilen - r->ioff : n;
+	ssize_t m;
+
+	memcpy(dst, r->buf + r->ioff, k);
+	consume(r, k);
+	while (k < n && !r->eof) {
+		m = read(r->fd, dst + k, n - k);
+		if (m == -1 && errno == EINTR)
+			continue;
+		if (m == -1)
+			return pme_setsys(err, r->name, "read");
+		if (m == 0)
+			r->eof = 1;
+		k += (size_t)m;
+	}
+	*got = k;
+	return 0;
+}
+
+/* Passes over n bytes, adding them to the crc *c; *got as in take(). */
+static int
+skip(struct pme_reader *r, size_t n, uint32_t *c, size_t *got,
+    struct pme_error *err)
+{
+	size_t have, k;
+
+	for (*got = 0; *got < n; *got += k) {
+		if (fill(r, 1, &have, err) == -1)
+			return -1;
+		if (have == 0)
+			break;
+		k = have < n - *got ? have : n - *got;
+		*c = crc(*c, r->buf + r->ioff, k);
+		consume(r, k);
+	}
+	return 0;
+}
+
 static int
 check_header(struct pme_reader *r, uint32_t kind, struct pme_error *err)
 {
-	const uint8_t *h = r->buf;
-	size_t have = r->len < 4 ? r->len : 4;
+	const uint8_t *h;
+	size_t have;
 	char s1[5], s2[5];
 	uint16_t major;
 
-	if (memcmp(h, magic, have) != 0)
+	if (fill(r, HEADER_LEN, &have, err) == -1)
+		return -1;
+	h = r->buf + r->ioff;
+	if (memcmp(h, magic, have < 4 ? have : 4) != 0)
 		return pme_setfmt(err, PME_EFORMAT, r->name, 0,
 		    "not a pme file");
-	if (r->len < HEADER_LEN)
-		return pme_setfmt(err, PME_ETRUNC, r->name, r->len,
+	if (have < HEADER_LEN)
+		return pme_setfmt(err, PME_ETRUNC, r->name, have,
 		    "file ends inside the %d-byte header", HEADER_LEN);
 	if (crc(0, h, 12) != pme_get32(h + 12))
 		return pme_setfmt(err, PME_EFORMAT, r->name, 12,
@@ -387,8 +453,34 @@ check_header(struct pme_reader *r, uint32_t kind, struct pme_error *err)
 		return pme_setfmt(err, PME_EKIND, r->name, 4,
 		    "a '%s' file, not '%s'", fourcc(pme_get32(h + 4), s1),
 		    fourcc(kind, s2));
-	r->pos = HEADER_LEN;
+	consume(r, HEADER_LEN);
+	r->next = HEADER_LEN;
 	return 0;
+}
+
+static struct pme_reader *
+reader_new(const char *name, struct pme_error *err)
+{
+	struct pme_reader *r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL ||
+	    (r->name = strdup(name)) == NULL) {
+		free(r);
+		pme_setnomem(err);
+		return NULL;
+	}
+	r->fd = -1;
+	return r;
+}
+
+static struct pme_reader *
+reader_start(struct pme_reader *r, uint32_t kind, struct pme_error *err)
+{
+	if (check_header(r, kind, err) == -1) {
+		pme_reader_close(r);
+		return NULL;
+	}
+	return r;
 }
 
 struct pme_reader *
@@ -401,94 +493,53 @@ pme_reader_mem(const void *buf, size_t len, const char *name, uint32_t kind,
 		pme_seterr(err, PME_EINVAL, "pme_reader_mem: bad argument");
 		return NULL;
 	}
-	if ((r = calloc(1, sizeof(*r))) == NULL ||
-	    (r->name = strdup(name)) == NULL) {
-		free(r);
-		pme_setnomem(err);
+	if ((r = reader_new(name, err)) == NULL)
 		return NULL;
-	}
-	r->buf = buf;
-	r->len = len;
-	if (check_header(r, kind, err) == -1) {
-		pme_reader_close(r);
-		return NULL;
-	}
-	return r;
+	r->buf = len > 0 ? buf : magic;
+	r->ilen = len;
+	r->eof = 1;
+	return reader_start(r, kind, err);
 }
 
 struct pme_reader *
 pme_reader_open(const char *path, uint32_t kind, struct pme_error *err)
 {
 	struct pme_reader *r;
-	uint8_t *buf;
-	size_t len;
-	int fd, isstdin;
+	int isstdin;
 
 	if (path == NULL) {
 		pme_seterr(err, PME_EINVAL, "pme_reader_open: no path");
 		return NULL;
 	}
+	if ((r = reader_new(path, err)) == NULL)
+		return NULL;
+	if ((r->ibuf = malloc(IBUF_LEN)) == NULL) {
+		pme_reader_close(r);
+		pme_setnomem(err);
+		return NULL;
+	}
+	r->buf = r->ibuf;
 	isstdin = strcmp(path, "-") == 0;
-	fd = isstdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1) {
+	r->fd = isstdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd == -1) {
 		pme_setsys(err, path, "cannot open");
+		pme_reader_close(r);
 		return NULL;
 	}
-	buf = slurp(fd, path, &len, err);
-	if (!isstdin)
-		close(fd);
-	if (buf == NULL)
-		return NULL;
-	if ((r = pme_reader_mem(buf, len, path, kind, err)) == NULL) {
-		free(buf);
-		return NULL;
-	}
-	r->own = buf;
-	return r;
+	r->closefd = !isstdin;
+	return reader_start(r, kind, err);
 }
 
 /*
- * Inflates a payload into a buffer of exactly raw bytes; the stream must
- * fill it, end there, and use all its stored bytes.
+ * The file ends have bytes after offset r->next, inside a chunk or before
+ * END (have: a count, not a verb): they are lost, and the reading is over.
  */
 static int
-inflate_chunk(struct pme_reader *r, const uint8_t *in, size_t stored,
-    size_t raw)
+cut_short(struct pme_reader *r, uint64_t have)
 {
-	static uint8_t dummy;
-	uint8_t *p;
-	int rc;
-
-	if (raw > r->rawcap) {
-		if ((p = realloc(r->raw, raw)) == NULL)
-			return -2;
-		r->raw = p;
-		r->rawcap = raw;
-	}
-	if (!r->zinit) {
-		if (inflateInit(&r->z) != Z_OK)
-			return -2;
-		r->zinit = 1;
-	} else if (inflateReset(&r->z) != Z_OK)
-		return -2;
-	r->z.next_in = (Bytef *)in;
-	r->z.avail_in = (uInt)stored;
-	r->z.next_out = raw > 0 ? r->raw : &dummy;
-	r->z.avail_out = (uInt)raw;
-	rc = inflate(&r->z, Z_FINISH);
-	if (rc == Z_MEM_ERROR)
-		return -2;
-	if (rc != Z_STREAM_END || r->z.avail_out != 0 || r->z.avail_in != 0)
-		return -1;
-	return 0;
-}
-
-/* The file ends at pos, inside a chunk or before END. */
-static int
-cut_short(struct pme_reader *r)
-{
-	r->lost = (int64_t)(r->len - r->pos);
+	r->lost = (int64_t)have;
 	r->done = 1;
+	r->state = CH_NONE;
 	return 0;
 }
 
@@ -498,30 +549,72 @@ check_chunk(struct pme_reader *r, uint32_t type, uint32_t flags,
     uint32_t stored, uint32_t raw, struct pme_error *err)
 {
 	if (flags & ~(uint32_t)PME_CHUNK_ZLIB)
-		return pme_setfmt(err, PME_EFORMAT, r->name, r->pos,
+		return pme_setfmt(err, PME_EFORMAT, r->name, r->next,
 		    "bad chunk flags 0x%x", flags);
 	if (stored > PME_CHUNK_MAX || raw > PME_CHUNK_MAX)
-		return pme_setfmt(err, PME_EFORMAT, r->name, r->pos,
+		return pme_setfmt(err, PME_EFORMAT, r->name, r->next,
 		    "bad chunk length");
 	if (!(flags & PME_CHUNK_ZLIB) && stored != raw)
-		return pme_setfmt(err, PME_EFORMAT, r->name, r->pos,
+		return pme_setfmt(err, PME_EFORMAT, r->name, r->next,
 		    "bad chunk length");
 	if (type == PME_CHUNK_END && (stored != 0 || flags != 0))
-		return pme_setfmt(err, PME_EFORMAT, r->name, r->pos,
+		return pme_setfmt(err, PME_EFORMAT, r->name, r->next,
 		    "END chunk with a payload");
 	return 0;
+}
+
+static int
+crc_mismatch(struct pme_reader *r, struct pme_error *err)
+{
+	return pme_setfmt(err, PME_EFORMAT, r->name, r->coff,
+	    "chunk crc mismatch");
+}
+
+/*
+ * Leaves the chunk last returned: a payload not asked for is passed over,
+ * its crc checked but nothing inflated.  1 done, 0 cut short, -1 error.
+ */
+static int
+leave_chunk(struct pme_reader *r, struct pme_error *err)
+{
+	uint32_t c = r->hcrc;
+	size_t got;
+
+	if (r->state != CH_HEAD) {
+		r->state = CH_NONE;
+		return 1;
+	}
+	r->state = CH_NONE;
+	if (skip(r, r->storedlen, &c, &got, err) == -1)
+		return -1;
+	if (got < r->storedlen) {
+		r->next = r->coff;
+		return cut_short(r, CHUNK_HLEN + (uint64_t)got);
+	}
+	if (c != r->want)
+		return crc_mismatch(r, err);
+	return 1;
 }
 
 /* The END chunk must be the last bytes of the file. */
 static int
 at_end(struct pme_reader *r, struct pme_error *err)
 {
-	size_t after = r->pos + CHUNK_HLEN;
+	uint64_t after = r->next + CHUNK_HLEN, extra = 0;
+	uint32_t c = 0;
+	size_t got;
 
 	r->done = 1;
-	if (after != r->len)
+	consume(r, CHUNK_HLEN);
+	do {
+		if (skip(r, IBUF_LEN, &c, &got, err) == -1)
+			return -1;
+		extra += got;
+	} while (got == IBUF_LEN);
+	if (extra > 0)
 		return pme_setfmt(err, PME_EFORMAT, r->name, after,
-		    "%zu bytes after the END chunk", r->len - after);
+		    "%llu bytes after the END chunk",
+		    (unsigned long long)extra);
 	r->lost = -1;
 	return 0;
 }
@@ -530,8 +623,9 @@ int
 pme_reader_next(struct pme_reader *r, struct pme_chunk *c,
     struct pme_error *err)
 {
-	const uint8_t *h, *payload;
+	const uint8_t *h;
 	uint32_t type, flags, stored, raw;
+	size_t have;
 	int rc;
 
 	if (r == NULL || c == NULL)
@@ -539,38 +633,244 @@ pme_reader_next(struct pme_reader *r, struct pme_chunk *c,
 		    "pme_reader_next: bad argument");
 	if (r->done)
 		return 0;
-	if (r->len - r->pos < CHUNK_HLEN)
-		return cut_short(r);
-	h = r->buf + r->pos;
+	if ((rc = leave_chunk(r, err)) != 1)
+		return rc;
+	if (fill(r, CHUNK_HLEN, &have, err) == -1)
+		return -1;
+	if (have < CHUNK_HLEN)
+		return cut_short(r, have);
+	h = r->buf + r->ioff;
 	type = pme_get32(h);
 	flags = pme_get32(h + 4);
 	stored = pme_get32(h + 8);
 	raw = pme_get32(h + 12);
 	if (check_chunk(r, type, flags, stored, raw, err) == -1)
 		return -1;
-	if (r->len - r->pos - CHUNK_HLEN < stored)
-		return cut_short(r);
-	payload = h + CHUNK_HLEN;
-	if (crc(crc(0, h, 16), payload, stored) != pme_get32(h + 16))
-		return pme_setfmt(err, PME_EFORMAT, r->name, r->pos,
-		    "chunk crc mismatch");
-	if (type == PME_CHUNK_END)
+	if (type == PME_CHUNK_END) {
+		if (crc(0, h, 16) != pme_get32(h + 16))
+			return pme_setfmt(err, PME_EFORMAT, r->name, r->next,
+			    "chunk crc mismatch");
 		return at_end(r, err);
+	}
+	r->state = CH_HEAD;
+	r->type = type;
+	r->flags = flags;
+	r->storedlen = stored;
+	r->rawlen = raw;
+	r->coff = r->next;
+	r->hcrc = crc(0, h, 16);
+	r->want = pme_get32(h + 16);
+	consume(r, CHUNK_HLEN);
+	r->next = r->coff + CHUNK_HLEN + stored;
 	c->type = type;
 	c->flags = flags;
-	c->offset = r->pos;
-	c->data = payload;
+	c->offset = r->coff;
+	c->data = NULL;
 	c->len = raw;
-	if (flags & PME_CHUNK_ZLIB) {
-		if ((rc = inflate_chunk(r, payload, stored, raw)) == -2)
-			return pme_setnomem(err);
-		if (rc == -1)
-			return pme_setfmt(err, PME_EFORMAT, r->name, r->pos,
-			    "bad compressed payload");
-		c->data = r->raw;
-	}
-	r->pos += CHUNK_HLEN + (size_t)stored;
+	c->stored = stored;
 	return 1;
+}
+
+/* Makes room for n bytes in *buf of *cap; 0 or -1. */
+static int
+reserve(uint8_t **buf, size_t *cap, size_t n)
+{
+	uint8_t *p;
+
+	if (n <= *cap)
+		return 0;
+	if ((p = realloc(*buf, n)) == NULL)
+		return -1;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+/*
+ * Reads the stored bytes of a file's chunk into sbuf, which grows as they
+ * arrive: a chunk that claims more than the file holds costs what the
+ * file holds.
+ */
+static int
+load_file(struct pme_reader *r, size_t *got, struct pme_error *err)
+{
+	size_t want, k = 0, n = 0;
+
+	while (n < r->storedlen) {
+		want = r->scap > n ? r->scap : n * 2 + IBUF_LEN;
+		if (want > r->storedlen)
+			want = r->storedlen;
+		if (reserve(&r->sbuf, &r->scap, want) == -1)
+			return pme_setnomem(err);
+		if (take(r, r->sbuf + n, want - n, &k, err) == -1)
+			return -1;
+		n += k;
+		if (n < want)
+			break;
+	}
+	*got = n;
+	r->sp = r->sbuf;
+	return 0;
+}
+
+static int
+bad_zlib(struct pme_reader *r, struct pme_error *err)
+{
+	return pme_setfmt(err, PME_EFORMAT, r->name, r->coff,
+	    "bad compressed payload");
+}
+
+/*
+ * Inflates the next n raw bytes into dst.  With the last of them the
+ * stream must end, having used every stored byte.
+ */
+static int
+inflate_some(struct pme_reader *r, uint8_t *dst, size_t n,
+    struct pme_error *err)
+{
+	uint8_t extra;
+	int rc;
+
+	r->z.next_out = dst;
+	r->z.avail_out = (uInt)n;
+	rc = inflate(&r->z, Z_SYNC_FLUSH);
+	if (rc == Z_MEM_ERROR)
+		return pme_setnomem(err);
+	if ((rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) ||
+	    r->z.avail_out != 0)
+		return bad_zlib(r, err);
+	r->out += n;
+	if (r->out < r->rawlen)
+		return 0;
+	r->z.next_out = &extra;
+	r->z.avail_out = 1;
+	if (inflate(&r->z, Z_FINISH) != Z_STREAM_END ||
+	    r->z.avail_out != 1 || r->z.avail_in != 0)
+		return bad_zlib(r, err);
+	return 0;
+}
+
+/* The stored bytes of the chunk, crc checked: 1, 0 cut short, -1. */
+static int
+load(struct pme_reader *r, struct pme_error *err)
+{
+	static uint8_t dummy;
+	size_t got = 0;
+
+	if (r->fd == -1) {
+		got = r->ilen - r->ioff < r->storedlen ? r->ilen - r->ioff :
+		    r->storedlen;
+		r->sp = r->buf + r->ioff;
+		consume(r, got);
+	} else if (load_file(r, &got, err) == -1)
+		return -1;
+	r->state = CH_NONE;
+	if (r->sp == NULL)
+		r->sp = magic;		/* no bytes, but a pointer */
+	if (got < r->storedlen) {
+		r->next = r->coff;
+		return cut_short(r, CHUNK_HLEN + (uint64_t)got);
+	}
+	if (crc(r->hcrc, r->sp, r->storedlen) != r->want)
+		return crc_mismatch(r, err);
+	r->state = CH_LOADED;
+	r->out = 0;
+	if (!(r->flags & PME_CHUNK_ZLIB))
+		return 1;
+	if (!r->zinit) {
+		if (inflateInit(&r->z) != Z_OK)
+			return pme_setnomem(err);
+		r->zinit = 1;
+	} else if (inflateReset(&r->z) != Z_OK)
+		return pme_setnomem(err);
+	r->z.next_in = (Bytef *)r->sp;
+	r->z.avail_in = r->storedlen;
+	if (r->rawlen == 0 && inflate_some(r, &dummy, 0, err) == -1)
+		return -1;
+	return 1;
+}
+
+/* zlib's bound on the stream of n bytes, of any level. */
+static size_t
+zbound(size_t n)
+{
+	return (size_t)compressBound((uLong)n);
+}
+
+int
+pme_reader_payload(struct pme_reader *r, struct pme_chunk *c, size_t max,
+    struct pme_error *err)
+{
+	char s[5];
+	int rc;
+
+	if (r == NULL || c == NULL || r->state != CH_HEAD ||
+	    c->offset != r->coff)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_reader_payload: no chunk to read");
+	if (r->rawlen > max || (r->flags & PME_CHUNK_ZLIB &&
+	    r->storedlen > zbound(max))) {
+		/* The crc first: a damaged length is damage. */
+		if ((rc = leave_chunk(r, err)) != 1)
+			return rc;
+		if (r->rawlen > max)
+			return pme_setfmt(err, PME_EFORMAT, r->name, r->coff,
+			    "'%s' chunk of %u bytes, more than the %zu it may "
+			    "hold", fourcc(r->type, s), r->rawlen, max);
+		return pme_setfmt(err, PME_EFORMAT, r->name, r->coff,
+		    "'%s' chunk of %u compressed bytes, more than zlib makes "
+		    "of %zu", fourcc(r->type, s), r->storedlen, max);
+	}
+	if ((rc = load(r, err)) != 1)
+		return rc;
+	if (!(r->flags & PME_CHUNK_ZLIB)) {
+		c->data = r->sp;
+		return 1;
+	}
+	if (r->rawlen > 0) {
+		if (reserve(&r->rawbuf, &r->rawcap, r->rawlen) == -1)
+			return pme_setnomem(err);
+		if (inflate_some(r, r->rawbuf, r->rawlen, err) == -1)
+			return -1;
+	}
+	c->data = r->rawlen > 0 ? r->rawbuf : r->sp;
+	return 1;
+}
+
+int
+pme_reader_read(struct pme_reader *r, void *buf, size_t n, size_t *got,
+    struct pme_error *err)
+{
+	size_t k;
+	int rc;
+
+	if (r == NULL || (buf == NULL && n > 0) || got == NULL)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_reader_read: bad argument");
+	*got = 0;
+	if (r->state == CH_HEAD) {
+		if ((rc = load(r, err)) == -1)
+			return -1;
+		if (rc == 0)
+			return pme_setfmt(err, PME_ETRUNC, r->name, r->next,
+			    "file cut short inside a chunk: %lld bytes lost",
+			    (long long)r->lost);
+	}
+	if (r->state != CH_LOADED)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_reader_read: no chunk to read");
+	k = r->rawlen - r->out < n ? r->rawlen - r->out : n;
+	if (k == 0)
+		return 0;
+	if (r->flags & PME_CHUNK_ZLIB) {
+		if (inflate_some(r, buf, k, err) == -1)
+			return -1;
+	} else {
+		memcpy(buf, r->sp + r->out, k);
+		r->out += k;
+	}
+	*got = k;
+	return 0;
 }
 
 int64_t
@@ -582,7 +882,7 @@ pme_reader_lost(const struct pme_reader *r)
 uint64_t
 pme_reader_offset(const struct pme_reader *r)
 {
-	return r->pos;
+	return r->next;
 }
 
 uint16_t
@@ -602,10 +902,13 @@ pme_reader_close(struct pme_reader *r)
 {
 	if (r == NULL)
 		return;
+	if (r->closefd)
+		close(r->fd);
 	if (r->zinit)
 		inflateEnd(&r->z);
-	free(r->raw);
-	free(r->own);
+	free(r->rawbuf);
+	free(r->sbuf);
+	free(r->ibuf);
 	free(r->name);
 	free(r);
 }

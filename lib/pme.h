@@ -104,29 +104,65 @@ struct pme_chunk {
 	uint32_t	 type;
 	uint32_t	 flags;		/* as stored */
 	uint64_t	 offset;	/* file offset of the chunk header */
-	const uint8_t	*data;		/* payload, decompressed */
-	size_t		 len;
+	const uint8_t	*data;		/* payload, decompressed: NULL until
+					   pme_reader_payload() */
+	size_t		 len;		/* raw length, as the header says */
+	size_t		 stored;	/* stored length */
 };
 
 struct pme_reader;
 
 /*
  * Opens path ("-" is standard input) and checks its header against kind.
- * The whole file is read (or mapped) at once.
+ * The file is read as the chunks are asked for, not at once (nor mapped):
+ * a reader holds a 64 KiB buffer, the stored bytes of the chunk whose
+ * payload was last asked for and that payload decompressed, so its memory
+ * is bounded by the largest payload read, not by the file.
  */
 struct pme_reader *pme_reader_open(const char *path, uint32_t kind,
 		    struct pme_error *err);
-/* The same over bytes in memory; name is used in messages.  Not copied. */
+/* The same over bytes in memory; name is used in messages.  buf is not
+ * copied and must stay unchanged until pme_reader_close(). */
 struct pme_reader *pme_reader_mem(const void *buf, size_t len,
 		    const char *name, uint32_t kind, struct pme_error *err);
 /*
- * The next chunk other than END.  Returns 1 with *c filled (c->data valid
- * until the next call or close), 0 at the END chunk or when the file ends,
- * -1 on a corrupt chunk.  A file that ends without END, or inside a chunk,
- * returns 0 and pme_reader_lost() then tells the bytes lost.
+ * The header of the next chunk other than END.  Returns 1 with *c filled
+ * but c->data NULL: the payload is read only when asked for, by
+ * pme_reader_payload() or pme_reader_read(), before the next call.  One
+ * not asked for is passed over here, its CRC checked but nothing
+ * decompressed.  Returns 0 at the END chunk or when the file ends, -1 on a
+ * corrupt chunk (a bad header, or the CRC of the chunk passed over).  A
+ * file that ends without END, or inside a chunk, returns 0 and
+ * pme_reader_lost() then tells the bytes lost.  After -1 the reader is
+ * good only for pme_reader_close().
  */
 int		 pme_reader_next(struct pme_reader *r, struct pme_chunk *c,
 		    struct pme_error *err);
+/*
+ * The payload of chunk c, the one pme_reader_next() returned last, at
+ * most max bytes once decompressed: the most the caller's type of chunk
+ * holds.  Returns 1 with c->data pointing at c->len bytes owned by r (or
+ * inside the caller's buf), valid until the next pme_reader_next() or
+ * pme_reader_close(); 0 when the file ends inside the chunk (cut short,
+ * as for pme_reader_next()); -1 on a CRC mismatch, a bad zlib stream, or
+ * a chunk larger than max (PME_EFORMAT, "'x.pms': offset 0x1a0: 'SMPL'
+ * chunk of 268435456 bytes, more than the 16777472 it may hold"), which
+ * is refused before anything is decompressed.  Once per chunk.
+ */
+int		 pme_reader_payload(struct pme_reader *r, struct pme_chunk *c,
+		    size_t max, struct pme_error *err);
+/*
+ * The payload of the chunk pme_reader_next() returned last, decompressed
+ * piece by piece as it is read: up to n bytes into buf, *got of them (0
+ * when the payload has all been read).  For a decoder that checks as it
+ * goes, so that a chunk of many bytes that are wrong early costs little.
+ * The first call reads the stored bytes and checks their CRC.  Returns 0,
+ * or -1 on a CRC mismatch, a bad zlib stream, or a file cut short inside
+ * the chunk (PME_ETRUNC; pme_reader_lost() then tells the bytes lost).
+ * Not after pme_reader_payload() on the same chunk.
+ */
+int		 pme_reader_read(struct pme_reader *r, void *buf, size_t n,
+		    size_t *got, struct pme_error *err);
 /* -1 when END was seen; else the number of bytes after the last whole chunk. */
 int64_t		 pme_reader_lost(const struct pme_reader *r);
 /* The offset of the next chunk header: after the last chunk returned, at

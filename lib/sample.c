@@ -706,6 +706,10 @@ pme_samplewriter_abort(struct pme_samplewriter *sw)
 
 /* ------------------------------------------------------------- reader */
 
+/* The most arguments a header's command line has: each costs the kernel's
+ * 6 MiB limit on a command line 9 bytes at least, so fewer than 700000. */
+#define ARGC_MAX	(1u << 20)
+
 struct tidr {
 	uint32_t	 pid, tid;
 	uint64_t	 pc, time;
@@ -870,7 +874,7 @@ rd_header(struct rd *rd, struct dc *d)
 	h.pid = (uint32_t)dc_fixed(d, 4);
 	h.flags = (uint32_t)dc_fixed(d, 4);
 	h.argc = dc_u32v(d);
-	if (!fits(d, h.argc, 1))
+	if (!fits(d, h.argc, 1) || h.argc > ARGC_MAX)
 		return derr(rd, "bad argument count");
 	/* argv, then each string and its NUL: within the payload's size. */
 	len = (h.argc + 1) * sizeof(char *) + (size_t)(d->end - d->p) +
@@ -1015,91 +1019,175 @@ get_uv10(const uint8_t *p, uint64_t *v)
 		goto bad; \
 } while (0)
 
+/*
+ * An SMPL chunk is decoded in batches of at most BATCH samples, passed to
+ * the visitor in runs of at most BATCH_FRAMES frames: what a chunk costs
+ * the reader is bounded whatever it holds.  A chunk of the default 64 KiB
+ * buffer is one batch, its columns decoded one after the other; a bigger
+ * one has the start of each column found first.
+ */
+#define BATCH		32768
+#define BATCH_FRAMES	65536
+
+/* The columns of an SMPL chunk being decoded. */
+struct smpl {
+	const uint8_t	*col[NCOL];	/* each one's next value, once found */
+	const uint8_t	*next;		/* else: where the next one starts */
+	int		 found;
+	unsigned	 cols;		/* of the first NLAZY, those stored */
+	const uint8_t	*end;
+	uint32_t	 ntids;
+	uint64_t	 step;
+	uint64_t	 lz[NLAZY];
+};
+
+/* Past n varints from p: where the next column starts, or NULL. */
+static const uint8_t *
+skip_uv(const uint8_t *p, const uint8_t *end, uint64_t n)
+{
+	for (; n > 0; p++) {
+		if (p == end)
+			return NULL;
+		if (*p < 0x80)
+			n--;
+	}
+	return p;
+}
+
+/* Finds where each stored column starts; the frames come last. */
+static int
+smpl_find(struct smpl *m, const uint8_t *p, uint64_t n)
+{
+	int i, c;
+
+	for (i = 0; i < NCOL; i++) {
+		c = col_order[i];
+		if (c < NLAZY && !(m->cols & 1u << c))
+			continue;
+		m->col[c] = p;
+		if (c != C_FRAMES && (p = skip_uv(p, m->end, n)) == NULL)
+			return -1;
+	}
+	m->found = 1;
+	return 0;
+}
+
+/* The cursor of column c, and where it is left. */
+#define COL_START(c)	(p = m->found ? m->col[c] : m->next)
+#define COL_END(c)	(m->col[c] = m->next = p)
+
 /* A column of n u32 varints into a field of each sample. */
-#define COL_U32(field, lim, adj) do { \
-	for (i = 0; i < n; i++) { \
+#define COL_U32(c, field, lim, adj) do { \
+	for (COL_START(c), i = 0; i < n; i++) { \
 		GET(v); \
 		if (v > (lim)) \
 			goto bad; \
 		s[i].field = (uint32_t)v adj; \
 	} \
+	COL_END(c); \
 } while (0)
 
 /*
- * The columns of an SMPL chunk (pme(5)) into rd->s, each in one tight
- * loop: the thread indexes (kept in tid for a while), the pcs, then the
- * times, which pass fills every field from the constants; then the
- * columns stored in place of those constants, and the frames.
+ * The next n samples into rd->s, each column in one tight loop: the
+ * thread indexes (kept in tid for a while), the pcs, then the times,
+ * which pass fills every field from the constants; then the columns
+ * stored in place of those constants.  *nfr gets their frames.
  */
 static int
-rd_columns(struct rd *rd, const uint8_t *p, const uint8_t *end, size_t n,
-    uint32_t ntids, uint64_t step, unsigned cols, const uint64_t lz[NLAZY])
+rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 {
 	struct pme_sample *s = rd->s;
 	struct tidr *t = rd->t;
-	uint64_t v, pc, time, nfr, j;
+	const uint8_t *p, *end = m->end;
+	uint64_t v, pc, time, step = m->step, weight = m->lz[C_WEIGHT];
+	uint32_t cpu = (uint32_t)m->lz[C_CPU] - 1, flags = (uint32_t)
+	    m->lz[C_FLAGS], nf = (uint32_t)m->lz[C_NFR], k;
 	size_t i;
-	uint32_t k;
 
-	if (cols & 1 << C_TIDX)
-		COL_U32(tid, ntids - 1, + 0);
-	if (ntids == 1) {	/* one thread: its state in registers */
-		for (pc = t[0].pc, i = 0; i < n; i++) {
+	if (m->cols & 1u << C_TIDX)
+		COL_U32(C_TIDX, tid, m->ntids - 1, + 0);
+	else if (m->ntids > 1)
+		for (i = 0; i < n; i++)
+			s[i].tid = (uint32_t)m->lz[C_TIDX];
+	if (m->ntids == 1) {	/* one thread: its state in registers */
+		for (COL_START(C_PC), pc = t[0].pc, i = 0; i < n; i++) {
 			GET(v);
 			s[i].pc = pc += unzig(v);
 		}
-		for (time = t[0].time, i = 0; i < n; i++) {
+		COL_END(C_PC);
+		t[0].pc = pc;
+		for (COL_START(C_TIME), time = t[0].time, i = 0; i < n; i++) {
 			GET(v);
 			s[i].time = time += step + unzig(v);
-			s[i].weight = lz[C_WEIGHT];
+			s[i].weight = weight;
 			s[i].pid = t[0].pid;
 			s[i].tid = t[0].tid;
-			s[i].cpu = (uint32_t)lz[C_CPU] - 1;
-			s[i].flags = (uint32_t)lz[C_FLAGS];
-			s[i].nframes = (uint32_t)lz[C_NFR];
+			s[i].cpu = cpu;
+			s[i].flags = flags;
+			s[i].nframes = nf;
 			s[i].frames = NULL;
 		}
+		COL_END(C_TIME);
+		t[0].time = time;
 	} else {
-		if (!(cols & 1 << C_TIDX))
-			for (i = 0; i < n; i++)
-				s[i].tid = (uint32_t)lz[C_TIDX];
-		for (i = 0; i < n; i++) {
+		for (COL_START(C_PC), i = 0; i < n; i++) {
 			GET(v);
 			k = s[i].tid;
 			s[i].pc = t[k].pc += unzig(v);
 		}
-		for (i = 0; i < n; i++) {
+		COL_END(C_PC);
+		for (COL_START(C_TIME), i = 0; i < n; i++) {
 			GET(v);
 			k = s[i].tid;
 			s[i].time = t[k].time += step + unzig(v);
-			s[i].weight = lz[C_WEIGHT];
+			s[i].weight = weight;
 			s[i].pid = t[k].pid;
 			s[i].tid = t[k].tid;
-			s[i].cpu = (uint32_t)lz[C_CPU] - 1;
-			s[i].flags = (uint32_t)lz[C_FLAGS];
-			s[i].nframes = (uint32_t)lz[C_NFR];
+			s[i].cpu = cpu;
+			s[i].flags = flags;
+			s[i].nframes = nf;
 			s[i].frames = NULL;
 		}
+		COL_END(C_TIME);
 	}
-	if (cols & 1 << C_WEIGHT)
-		for (i = 0; i < n; i++) {
+	if (m->cols & 1u << C_WEIGHT) {
+		for (COL_START(C_WEIGHT), i = 0; i < n; i++) {
 			GET(v);
 			s[i].weight = v;
 		}
-	if (cols & 1 << C_CPU)
-		COL_U32(cpu, UINT32_MAX, - 1);
-	if (cols & 1 << C_FLAGS)
-		COL_U32(flags, UINT32_MAX, + 0);
-	if (cols & 1 << C_NFR) {
-		COL_U32(nframes, UINT32_MAX, + 0);
-		for (nfr = 0, i = 0; i < n; i++)
-			nfr += s[i].nframes;
+		COL_END(C_WEIGHT);
+	}
+	if (m->cols & 1u << C_CPU)
+		COL_U32(C_CPU, cpu, UINT32_MAX, - 1);
+	if (m->cols & 1u << C_FLAGS)
+		COL_U32(C_FLAGS, flags, UINT32_MAX, + 0);
+	if (m->cols & 1u << C_NFR) {
+		COL_U32(C_NFR, nframes, FRAMES_MAX, + 0);
+		for (*nfr = 0, i = 0; i < n; i++)
+			*nfr += s[i].nframes;
 	} else
-		nfr = lz[C_NFR] * n;
-	if (nfr == 0)
-		return p == end ? 0 : derr(rd, "bad sample columns");
-	/* Each frame takes a byte at least: nfr is checked before it sizes
-	 * the array. */
+		*nfr = (uint64_t)nf * n;
+	if (!m->found)
+		m->col[C_FRAMES] = p;
+	return 0;
+bad:
+	return derr(rd, "bad sample columns");
+}
+
+/*
+ * The frames of samples s[0..n), nfr of them, from the frames column:
+ * each frame takes a byte at least, so nfr is checked before it sizes
+ * the array.
+ */
+static int
+rd_frames(struct rd *rd, struct smpl *m, struct pme_sample *s, size_t n,
+    uint64_t nfr)
+{
+	const uint8_t *p = m->col[C_FRAMES], *end = m->end;
+	uint64_t v, pc, j;
+	size_t i;
+	uint32_t k;
+
 	if (nfr > (uint64_t)(end - p))
 		goto bad;
 	if (grow(&rd->fr, &rd->fcap, nfr, sizeof(uint64_t), rd) == -1)
@@ -1111,26 +1199,77 @@ rd_columns(struct rd *rd, const uint8_t *p, const uint8_t *end, size_t n,
 			rd->fr[j++] = pc += unzig(v);
 		}
 	}
-	if (p != end)
-		goto bad;
+	m->col[C_FRAMES] = p;
 	return 0;
 bad:
 	return derr(rd, "bad sample columns");
 }
 
+/* Passes s[0..n) to the visitor, in runs of at most BATCH_FRAMES frames
+ * (a sample has fewer than that). */
+static int
+rd_pass(struct rd *rd, struct smpl *m, size_t n, uint64_t nfr)
+{
+	struct pme_sample *s = rd->s;
+	size_t i, j;
+	uint64_t f;
+
+	for (i = 0; i < n; i = j) {
+		f = nfr;
+		j = n;
+		if (nfr > BATCH_FRAMES)
+			for (f = 0, j = i; j < n &&
+			    f + s[j].nframes <= BATCH_FRAMES; j++)
+				f += s[j].nframes;
+		if (f > 0 && rd_frames(rd, m, s + i, j - i, f) == -1)
+			return -1;
+		nfr -= f;
+		rd->samples += j - i;
+		if (rd->v->samples != NULL &&
+		    rd->v->samples(rd->arg, s + i, j - i) != 0)
+			return stopped(rd);
+	}
+	return 0;
+}
+
+/* The samples of an SMPL chunk, n of them, batch by batch. */
+static int
+rd_columns(struct rd *rd, struct smpl *m, const uint8_t *p, size_t n)
+{
+	size_t done, k;
+	uint64_t nfr = 0;
+
+	m->found = 0;
+	m->next = p;
+	if (n > BATCH && smpl_find(m, p, n) == -1)
+		return derr(rd, "bad sample columns");
+	if (grow(&rd->s, &rd->scap, n < BATCH ? n : BATCH, sizeof(*rd->s),
+	    rd) == -1)
+		return -1;
+	for (done = 0; done < n; done += k) {
+		k = n - done < BATCH ? n - done : BATCH;
+		if (rd_batch(rd, m, k, &nfr) == -1 ||
+		    rd_pass(rd, m, k, nfr) == -1)
+			return -1;
+	}
+	if (m->col[C_FRAMES] != m->end)
+		return derr(rd, "bad sample columns");
+	return 0;
+}
+
 static int
 rd_smpl(struct rd *rd, struct dc *d)
 {
-	uint64_t n = dc_uv(d), ntids = dc_uv(d), step, pcb, tb, lz[NLAZY], tid;
+	uint64_t n = dc_uv(d), ntids = dc_uv(d), pcb, tb, tid;
+	struct smpl m;
 	unsigned cols;
 	uint32_t k;
 	int c;
 
-	if (!fits(d, n, 2) || !fits(d, ntids, 2) ||
+	if (!fits(d, n, 2) || !fits(d, ntids, 2) || ntids > TID_MAX ||
 	    (n == 0 ? ntids != 0 : ntids == 0 || ntids > n))
 		return derr(rd, "bad sample or thread count");
-	if (grow(&rd->t, &rd->tcap, ntids, sizeof(*rd->t), rd) == -1 ||
-	    grow(&rd->s, &rd->scap, n, sizeof(*rd->s), rd) == -1)
+	if (grow(&rd->t, &rd->tcap, ntids, sizeof(*rd->t), rd) == -1)
 		return -1;
 	for (k = 0; k < ntids; k++) {
 		rd->t[k].pid = dc_u32v(d);
@@ -1139,15 +1278,16 @@ rd_smpl(struct rd *rd, struct dc *d)
 			d->bad = 1;
 		rd->t[k].tid = (uint32_t)tid;
 	}
-	step = dc_uv(d);
+	m.step = dc_uv(d);
 	pcb = dc_uv(d);
 	tb = dc_uv(d);
 	if ((cols = (unsigned)dc_uv(d)) >= 1u << NLAZY)
 		return derr(rd, "bad column flags");
 	for (c = 0; c < NLAZY; c++)
-		lz[c] = cols & 1u << c ? 0 : dc_uv(d);
-	if (d->bad || (n > 0 && lz[C_TIDX] >= ntids) || lz[C_CPU] > UINT32_MAX ||
-	    lz[C_FLAGS] > UINT32_MAX || lz[C_NFR] > UINT32_MAX)
+		m.lz[c] = cols & 1u << c ? 0 : dc_uv(d);
+	if (d->bad || (n > 0 && m.lz[C_TIDX] >= ntids) ||
+	    m.lz[C_CPU] > UINT32_MAX || m.lz[C_FLAGS] > UINT32_MAX ||
+	    m.lz[C_NFR] > FRAMES_MAX)
 		return derr(rd, "bad sample chunk header");
 	if (n == 0)
 		return d->p == d->end ? 0 : derr(rd, "bad length");
@@ -1155,14 +1295,10 @@ rd_smpl(struct rd *rd, struct dc *d)
 		rd->t[k].pc = pcb;
 		rd->t[k].time = tb;
 	}
-	if (rd_columns(rd, d->p, d->end, (size_t)n, (uint32_t)ntids, step,
-	    cols, lz) == -1)
-		return -1;
-	rd->samples += n;
-	if (rd->v->samples != NULL && rd->v->samples(rd->arg, rd->s,
-	    (size_t)n) != 0)
-		return stopped(rd);
-	return 0;
+	m.ntids = (uint32_t)ntids;
+	m.cols = cols;
+	m.end = d->end;
+	return rd_columns(rd, &m, d->p, (size_t)n);
 }
 
 static int
@@ -1183,37 +1319,73 @@ rd_close(struct rd *rd, struct dc *d)
 	return 0;
 }
 
-static int
-rd_chunk(struct rd *rd, const struct pme_chunk *c)
-{
-	struct dc d = { c->data, c->data + c->len, 0 };
-	static const struct {
-		uint32_t type;
-		const char *tag;
-		int (*fn)(struct rd *, struct dc *);
-	} kinds[] = {
-		{ T_SHDR, "SHDR", rd_header },
-		{ T_MAPS, "MAPS", rd_maps },
-		{ T_THRD, "THRD", rd_thrd },
-		{ T_SMPL, "SMPL", rd_smpl },
-		{ T_CLOS, "CLOS", rd_close },
-	};
-	size_t i;
+/*
+ * The most a chunk of each type holds: what the writer's buffers can.  A
+ * header holds a command line, which the kernel limits to 6 MiB.
+ */
+#define SHDR_MAX	(8u << 20)
+#define RECS_MAX	(BUF_MAX + 256)
 
-	rd->off = c->offset;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (kinds[i].type == c->type)
+static const struct rdkind {
+	uint32_t	 type;
+	const char	*tag;
+	size_t		 max;
+	int		(*fn)(struct rd *, struct dc *);
+} rdkinds[] = {
+	{ T_SHDR, "SHDR", SHDR_MAX, rd_header },
+	{ T_MAPS, "MAPS", RECS_MAX, rd_maps },
+	{ T_THRD, "THRD", RECS_MAX, rd_thrd },
+	{ T_SMPL, "SMPL", RECS_MAX, rd_smpl },
+	{ T_CLOS, "CLOS", CLOS_LEN, rd_close },
+};
+#define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
+
+/*
+ * A chunk's place is checked before its payload is read, and the payload
+ * is refused beyond what its type holds; a chunk of a type not known here
+ * is passed over unread.  1 when read, 0 when the file ends, -1.
+ */
+static int
+rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
+{
+	const struct rdkind *k;
+	struct dc d;
+	int rc;
+
+	for (k = rdkinds; k < rdkinds + NRDKINDS; k++)
+		if (k->type == c->type)
 			break;
-	if (i == sizeof(kinds) / sizeof(kinds[0]))
-		return 0;	/* a later minor version's: skipped */
-	rd->tag = kinds[i].tag;
+	if (k == rdkinds + NRDKINDS)
+		return 1;	/* a later minor version's: skipped */
+	rd->off = c->offset;
+	rd->tag = k->tag;
 	if (c->type == T_SHDR ? rd->header : !rd->header)
 		return derr(rd, c->type == T_SHDR ? "a second header" :
 		    "before the header");
 	if (rd->closed)
 		return derr(rd, "after the closing record");
+	if ((rc = pme_reader_payload(r, c, k->max, rd->err)) != 1)
+		return rc;
 	rd->header = 1;
-	return kinds[i].fn(rd, &d);
+	d.p = c->data;
+	d.end = c->data + c->len;
+	d.bad = 0;
+	return k->fn(rd, &d) == -1 ? -1 : 1;
+}
+
+/*
+ * A file without the header chunk holds no samples, whether it is
+ * complete or was cut short before the header was written: an error, so
+ * that no caller takes it for an empty run.
+ */
+static int
+no_header(struct rd *rd, struct pme_reader *r)
+{
+	if (pme_reader_lost(r) == -1)
+		return pme_setfmt(rd->err, PME_EFORMAT, rd->name,
+		    pme_reader_offset(r), "no header chunk");
+	return pme_setfmt(rd->err, PME_ETRUNC, rd->name, pme_reader_offset(r),
+	    "cut short before its header chunk: it holds no samples");
 }
 
 static int
@@ -1234,11 +1406,10 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
 	rd->arg = arg;
 	rd->err = err;
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
-		if ((rc = rd_chunk(rd, &c)) == -1)
+		if ((rc = rd_chunk(rd, r, &c)) != 1)
 			break;
-	if (rc == 0 && !rd->header && pme_reader_lost(r) == -1)
-		rc = pme_setfmt(err, PME_EFORMAT, rd->name,
-		    pme_reader_offset(r), "no header chunk");
+	if (rc == 0 && !rd->header)
+		rc = no_header(rd, r);
 	if (rc == 0 && sum != NULL) {
 		sum->lost_bytes = pme_reader_lost(r);
 		sum->closed = rd->closed;

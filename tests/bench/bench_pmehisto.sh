@@ -1,7 +1,9 @@
 #!/bin/bash
 #
-# bench_pmehisto.sh - how fast pmehisto reduces sample files:
-#	bench_pmehisto.sh [-n RUNS] [-s SAMPLES] [-p SECONDS]
+# bench_pmehisto.sh - how fast pmehisto reduces sample files, and in how
+# much memory:
+#	bench_pmehisto.sh [-n RUNS] [-s SAMPLES] [-p SECONDS] [-m SAMPLES]...
+#	    [-b PMEHISTO]
 #
 # 1. pmsgen.c (built here against libpme) writes a flat sample file of
 #    SAMPLES samples (default 20 million) and its bucket file (1000
@@ -10,7 +12,17 @@
 #    written, nothing displayed).  Prints the file's bytes per sample and
 #    the reduction rate in million samples per second (best of RUNS,
 #    default 3, wall time of the whole pmehisto run).
-# 2. perf record -F 10000 samples a CPU-bound two-thread program for
+# 2. pmsgen writes files of 1000, 1 million and 50 million samples (or
+#    the -m counts given) with the same bucket file, and peakrss.c reports
+#    pmehisto's peak resident set size (ru_maxrss) reducing each.  Printed
+#    per file: its samples and size, and the peak RSS, in MB.  The
+#    1000-sample file is the baseline: what pmehisto needs with almost
+#    nothing to read.  A reader that held the whole file would need the
+#    file's size above it; one that streams stays near it.  With -b, a
+#    second pmehisto (say, one built before a change) is measured on the
+#    same files, in a column of its own.  The 50 million sample file takes
+#    about 300 MB in TMPDIR while it is measured.
+# 3. perf record -F 10000 samples a CPU-bound two-thread program for
 #    SECONDS (default 6); pmsgen writes a sample file with the same number
 #    of samples; perf report --stdio on the perf.data and pmehisto on the
 #    sample file are timed (wall: best of RUNS; CPU: task-clock, mean of
@@ -22,16 +34,20 @@
 set -eu
 export LC_ALL=C
 top=$(cd "${PME_TOP:-.}" && pwd)
-runs=3 samples=20000000 seconds=6
+runs=3 samples=20000000 seconds=6 counts=() other=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift 2 ;;
 	-s) samples=$2; shift 2 ;;
 	-p) seconds=$2; shift 2 ;;
-	*) echo "usage: bench_pmehisto.sh [-n runs] [-s samples] [-p seconds]" >&2
+	-m) counts+=("$2"); shift 2 ;;
+	-b) other=$2; shift 2 ;;
+	*) echo "usage: bench_pmehisto.sh [-n runs] [-s samples] [-p seconds]" \
+	       "[-m samples]... [-b pmehisto]" >&2
 	   exit 2 ;;
 	esac
 done
+[ ${#counts[@]} -gt 0 ] || counts=(1000 1000000 50000000)
 pmehisto=${PMEHISTO:-$top/histo/pmehisto}
 libdir=${PME_LIBDIR:-$top/lib}
 [ -x "$pmehisto" ] || { echo "skipped: $pmehisto is not built"; exit 77; }
@@ -42,6 +58,7 @@ trap 'rm -rf "$work"' EXIT
 
 gcc -std=c11 -D_GNU_SOURCE -O2 -I"$top/lib" -o "$work/pmsgen" \
     "$top/tests/bench/pmsgen.c" "$libdir/libpme.a" -ldwarf -lelf -lz
+gcc -O2 -o "$work/peakrss" "$top/tests/bench/peakrss.c"
 
 now() { date +%s%N; }
 
@@ -76,7 +93,36 @@ awk -v n="$samples" -v b="$bytes" -v ms="$ms" 'BEGIN {
 	printf "pmehisto: %d samples, %.1f MB, %.2f bytes/sample: %.0f ms, " \
 	    "%.1f M samples/s\n", n, b / 1e6, b / n, ms, n / ms / 1000 }'
 
-# --- 2. against perf report ---------------------------------------------------
+# --- 2. memory ---------------------------------------------------------------
+
+peak_mb() {	# PMEHISTO: its peak RSS reducing $work/mem/b.PMS, in MB
+	"$work/peakrss" "$work/rss" "$1" -q -T none -b "$work/mem/b.PME" \
+	    -B "$work/mem/out.PME" -o "$work/mem/out.HIS" "$work/mem/b.PMS" ||
+	    { echo "$1 failed" >&2; exit 1; }
+	awk '{ printf "%.1f", $1 / 1024 }' "$work/rss"
+}
+
+mkdir "$work/mem"
+if [ -n "$other" ]; then
+	printf '%12s %10s %14s %14s\n' samples "file MB" "peak RSS MB" \
+	    "-b's peak MB"
+else
+	printf '%12s %10s %14s\n' samples "file MB" "peak RSS MB"
+fi
+for n in "${counts[@]}"; do
+	"$work/pmsgen" "$work/mem/b.PMS" "$work/mem/b.PME" "$n"
+	mb=$(awk -v b="$(stat -c %s "$work/mem/b.PMS")" 'BEGIN {
+	    printf "%.1f", b / 1e6 }')
+	if [ -n "$other" ]; then
+		printf '%12d %10s %14s %14s\n' "$n" "$mb" \
+		    "$(peak_mb "$pmehisto")" "$(peak_mb "$other")"
+	else
+		printf '%12d %10s %14s\n' "$n" "$mb" "$(peak_mb "$pmehisto")"
+	fi
+done
+rm -rf "$work/mem"
+
+# --- 3. against perf report ---------------------------------------------------
 
 if ! command -v perf >/dev/null; then
 	echo "perf: skipped: perf is not installed"

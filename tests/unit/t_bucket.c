@@ -443,20 +443,31 @@ le32(uint8_t *p, uint32_t v)
 	p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24;
 }
 
+/* Set: forged payloads are stored compressed, whatever their size, so
+ * that the decoders read them through the reader's inflating stream. */
+static int zip;
+
 static size_t
 chunk(uint8_t *p, const char *type, const struct pay *pay)
 {
+	uLongf stored = compressBound(sizeof(pay->b));
 	uint32_t c;
 
 	memcpy(p, type, 4);
-	le32(p + 4, 0);
-	le32(p + 8, (uint32_t)pay->n);
+	le32(p + 4, zip && pay->n > 0);
 	le32(p + 12, (uint32_t)pay->n);
-	memcpy(p + 20, pay->b, pay->n);
+	if (zip && pay->n > 0) {
+		if (compress(p + 20, &stored, pay->b, pay->n) != Z_OK)
+			die("compress", NULL);
+	} else {
+		memcpy(p + 20, pay->b, pay->n);
+		stored = pay->n;
+	}
+	le32(p + 8, (uint32_t)stored);
 	c = crc32(0, p, 16);
-	c = crc32(c, p + 20, (uInt)pay->n);
+	c = crc32(c, p + 20, (uInt)stored);
 	le32(p + 16, c);
-	return 20 + pay->n;
+	return 20 + stored;
 }
 
 enum { OPTS, STRS, KIND, MODS, RNGS, UNIT, GRPS, BCKT, NPAY };
@@ -787,6 +798,118 @@ valid(const struct pme_bucketfile *bf)
 }
 
 /*
+ * Chunks refused before they are inflated: a repeated one, and one that
+ * is not a zlib stream, of a type not known here, is passed over.  A
+ * table with more bytes than its count of records can fill is refused
+ * having read the count.
+ */
+static void
+test_unread(void)
+{
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	struct pay p[NPAY];
+	uint8_t buf[16384], *q;
+	size_t n, k;
+	uint32_t c;
+	int i;
+
+	/* base's file, then a GRPS or a ZZZZ chunk of raw 1000 bytes whose
+	 * stored bytes are no zlib stream, with a good crc */
+	for (i = 0; i < 2; i++) {
+		base(p);
+		n = assemble(buf, p, "01234567");
+		n -= 20;		/* END */
+		q = buf + n;
+		memcpy(q, i == 0 ? "GRPS" : "ZZZZ", 4);
+		memcpy(q + 4, "\x01\0\0\0\x05\0\0\0\xe8\x03\0\0", 12);
+		memcpy(q + 20, "junk!", 5);
+		c = crc32(crc32(0, q, 16), q + 20, 5);
+		le32(q + 16, c);
+		n += 25;
+		n += chunk(buf + n, "END ", &(struct pay){ "", 0 });
+		memset(&err, 0, sizeof(err));
+		bf = pme_bucketfile_mem(buf, n, "forged.pme", &err);
+		if (i == 0)
+			CHECK(bf == NULL && strstr(err.msg, "'forged.pme': "
+			    "offset 0x") != NULL && strstr(err.msg,
+			    ": second 'GRPS' chunk") != NULL);
+		else
+			CHECK(bf != NULL);
+		pme_bucketfile_close(bf);
+	}
+	/* A RNGS of 2 ranges holds 40 bytes at most after its count. */
+	for (k = 0; k < 2; k++) {
+		base(p);
+		while (p[RNGS].n < 42 - k)	/* the count, then 41 or 40 */
+			p[RNGS].b[p[RNGS].n++] = 0;
+		expect(p, "01234567", k == 0 ? "'RNGS' chunk: 41 bytes for 2 "
+		    "records of at most 20" : "'RNGS' chunk: 35 bytes after "
+		    "the table", "rngs bound");
+	}
+	base(p);
+	p[KIND].b[0] = 0;	/* a count of 0 with a byte after it */
+	expect(p, "01234567", "'KIND' chunk: 1 bytes for 0 records of at "
+	    "most 10", "kind bound");
+}
+
+/*
+ * A file bigger than the reader's window, with strings longer than it:
+ * read back whole, stored compressed and not, it writes the same bytes.
+ */
+static void
+test_big(void)
+{
+	struct pme_bucketfile *a, *b;
+	struct pme_error err;
+	struct pme_range r[2];
+	const char *p1 = tmppath("big1.pme"), *p2 = tmppath("big2.pme");
+	char name[32], *longname;
+	uint8_t *x, *y;
+	size_t nx, ny, i;
+	uint64_t addr = 0x401000;
+	uint32_t u;
+
+	if ((longname = malloc(300001)) == NULL)
+		die("malloc", NULL);
+	for (i = 0; i < 300000; i++)
+		longname[i] = (char)('a' + (i * 7 + i / 26) % 26);
+	longname[300000] = '\0';
+	a = pme_bucketfile_new(&err);
+	pme_bucketfile_add_kind(a, "LINE", &err);
+	pme_bucketfile_add_module(a, "/usr/bin/big", id_main, 20,
+	    PME_MODULE_MAIN, &err);
+	u = unit(a, longname, 0, PME_NONE, 0, 0, 0, 0, NULL, NULL, 0);
+	group(a, longname + 1000, u, 0);
+	for (i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "%zu", i % 7000 + 1);
+		r[0].start = addr;
+		r[0].end = addr += 4 + i % 13;
+		r[1].start = addr + 0x100000;
+		r[1].end = addr + 0x100000 + 8;
+		u = unit(a, i % 50000 == 7 ? longname + i / 1000 : name, 0, 0,
+		    0, 0, 0, (uint32_t)(i % 10000 + 1), name, r,
+		    1 + (i % 3 == 0));
+		bucket(a, u, r, 1 + (i % 3 == 0), i * 0x123456789ull);
+	}
+	CHECK(pme_bucketfile_write(a, p1, &err) == 0);
+	b = pme_bucketfile_open(p1, &err);
+	CHECK(b != NULL);
+	if (b != NULL) {
+		compare(a, b);
+		CHECK(pme_bucketfile_write(b, p2, &err) == 0);
+		x = readfile(p1, &nx);
+		y = readfile(p2, &ny);
+		CHECK(nx > 400000 && nx == ny && memcmp(x, y, nx) == 0);
+		free(x);
+		free(y);
+	}
+	pme_bucketfile_close(a);
+	pme_bucketfile_close(b);
+	free(longname);
+}
+
+/*
  * Random changes to the decompressed payloads of a good file, stored
  * again with good crcs: the decoders alone stand between these bytes and
  * the caller.  Each is refused as corrupt or gives a valid bucket file.
@@ -811,8 +934,9 @@ test_mutate(void)
 	pme_bucketfile_close(bf);
 	r = pme_reader_open(p, PME_KIND_BUCKET, &err);
 	for (i = 0; r != NULL && pme_reader_next(r, &c, &err) == 1; i++) {
-		if (c.len > sizeof(((struct pay *)0)->b)) {
-			fail("mutate: payload of %zu bytes", c.len);
+		if (pme_reader_payload(r, &c, sizeof(((struct pay *)0)->b),
+		    &err) != 1) {
+			fail("mutate: %s", pme_strerror(&err));
 			return;
 		}
 		memcpy(pay[i], c.data, c.len);
@@ -1246,8 +1370,13 @@ main(int argc, char **argv)
 	test_roundtrip();
 	test_empty();
 	test_damage();
-	test_forged_ok();
-	test_forged_bad();
+	for (zip = 0; zip < 2; zip++) {
+		test_forged_ok();
+		test_forged_bad();
+	}
+	zip = 0;
+	test_unread();
+	test_big();
 	test_mutate();
 	test_kind();
 	test_lookup();

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "check.h"
 
 static char dir[4096];
+static char self[PATH_MAX];
 
 static char *
 tmppath(const char *name)
@@ -35,6 +37,18 @@ tmppath(const char *name)
 	i = (i + 1) % 8;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
 	return buf[i];
+}
+
+static void
+writefile(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+		fprintf(stderr, "t_container: '%s': %s\n", path,
+		    strerror(errno));
+		exit(1);
+	}
 }
 
 static void
@@ -98,7 +112,34 @@ static const size_t sizes[] = { 0, 1, 2, 19, 20, 255, 256, 257, 1000, 4096,
     65535, 65536, 1u << 20, 3u << 20 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-/* Every size, compressible and not, compressed and not: same bytes back. */
+/*
+ * Reads the payload of the chunk just returned with pme_reader_read() in
+ * pieces of at most piece bytes: 1 when it is the n bytes of want.
+ */
+static int
+read_pieces(struct pme_reader *r, const uint8_t *want, size_t n,
+    size_t piece)
+{
+	struct pme_error err;
+	uint8_t buf[4096];
+	size_t off = 0, got;
+
+	if (piece > sizeof(buf))
+		piece = sizeof(buf);
+	do {
+		if (pme_reader_read(r, buf, piece, &got, &err) == -1) {
+			fail("read: %s", pme_strerror(&err));
+			return 0;
+		}
+		if (got > n - off || memcmp(buf, want + off, got) != 0)
+			return 0;
+		off += got;
+	} while (got > 0);
+	return off == n;
+}
+
+/* Every size, compressible and not, compressed and not: same bytes back,
+ * whole or in pieces. */
 static void
 test_roundtrip(void)
 {
@@ -145,8 +186,15 @@ test_roundtrip(void)
 				CHECK(c.type == PME_FOURCC('T', 'S', '0' + k,
 				    'A' + i));
 				CHECK(c.len == sizes[i]);
-				CHECK(c.len == 0 ||
-				    memcmp(c.data, data[i][k], c.len) == 0);
+				CHECK(c.data == NULL);
+				if ((i + k) % 2 == 0) {
+					CHECK(pme_reader_payload(r, &c,
+					    sizes[i], &err) == 1);
+					CHECK(c.len == 0 || memcmp(c.data,
+					    data[i][k], c.len) == 0);
+				} else
+					CHECK(read_pieces(r, data[i][k],
+					    sizes[i], 1000 + i));
 				/* Compressible big payloads are compressed
 				 * when asked, random ones never, nor any
 				 * below 256 bytes. */
@@ -233,23 +281,60 @@ small_file(uint8_t *buf, size_t *bounds, size_t *nb)
 	return len;
 }
 
-/* Reads all chunks: 1 complete, 0 cut short, -1 error. */
+/* How read_all() takes the payloads, from memory or through a file. */
+enum { SKIP, WHOLE, PIECES, HOW = 3, VIAFILE = 4, NMODES = 8 };
+
+/*
+ * Reads all chunks, their payloads as mode says: 1 complete, 0 cut short,
+ * -1 error.  *nchunks counts the whole chunks.
+ */
 static int
-read_all(const uint8_t *buf, size_t len, int64_t *lost, int *nchunks,
-    struct pme_error *err)
+read_all(const uint8_t *buf, size_t len, int mode, int64_t *lost,
+    int *nchunks, struct pme_error *err)
 {
 	struct pme_reader *r;
 	struct pme_chunk c;
+	uint8_t piece[100];
+	uint64_t last = 0;
+	size_t got;
 	int rc;
 
 	*nchunks = 0;
 	*lost = -2;
-	if ((r = pme_reader_mem(buf, len, "cut.pme", PME_KIND_EVENT,
-	    err)) == NULL)
+	if (mode & VIAFILE) {
+		writefile("cut.pme", buf, len);
+		r = pme_reader_open("cut.pme", PME_KIND_EVENT, err);
+	} else
+		r = pme_reader_mem(buf, len, "cut.pme", PME_KIND_EVENT, err);
+	if (r == NULL)
 		return -1;
-	while ((rc = pme_reader_next(r, &c, err)) == 1)
+	mode &= HOW;
+	while ((rc = pme_reader_next(r, &c, err)) == 1) {
+		last = c.offset;
+		if (mode == WHOLE &&
+		    (rc = pme_reader_payload(r, &c, PME_CHUNK_MAX, err)) != 1)
+			break;
+		if (mode == PIECES) {
+			do
+				rc = pme_reader_read(r, piece, sizeof(piece),
+				    &got, err);
+			while (rc == 0 && got > 0);
+			if (rc == -1 && err->code == PME_ETRUNC &&
+			    pme_reader_lost(r) >= 0) {
+				rc = 0;
+				break;
+			}
+			if (rc == -1)
+				break;
+		}
 		(*nchunks)++;
+	}
 	*lost = pme_reader_lost(r);
+	/* A chunk passed over is returned before it is found cut short;
+	 * the lost bytes then begin at its header. */
+	if (mode == SKIP && rc == 0 && *lost > 0 && *nchunks > 0 &&
+	    pme_reader_offset(r) == last)
+		(*nchunks)--;
 	pme_reader_close(r);
 	if (rc == -1)
 		return -1;
@@ -263,12 +348,15 @@ test_truncate(void)
 	uint8_t buf[2048];
 	size_t bounds[8], nb, len, cut, last;
 	int64_t lost;
-	int rc, n, whole;
+	int rc, n, whole, mode;
 
 	len = small_file(buf, bounds, &nb);
-	CHECK(read_all(buf, len, &lost, &n, &err) == 1 && n == 3);
+	for (mode = 0; mode < NMODES; mode++) {
+	if ((mode & HOW) == HOW)
+		continue;
+	CHECK(read_all(buf, len, mode, &lost, &n, &err) == 1 && n == 3);
 	for (cut = 0; cut < len; cut++) {
-		rc = read_all(buf, cut, &lost, &n, &err);
+		rc = read_all(buf, cut, mode, &lost, &n, &err);
 		if (cut < 16) {
 			if (rc != -1 || err.code != PME_ETRUNC ||
 			    strstr(err.msg, "'cut.pme': offset 0x") == NULL)
@@ -282,9 +370,11 @@ test_truncate(void)
 		while (whole + 1 < (int)nb && bounds[whole + 1] <= cut)
 			last = bounds[++whole];
 		if (rc != 0 || lost != (int64_t)(cut - last) || n != whole)
-			fail("cut at %zu: rc %d lost %lld chunks %d (want "
-			    "0 %zu %d) %s", cut, rc, (long long)lost, n,
-			    cut - last, whole, rc == -1 ? err.msg : "");
+			fail("mode %d: cut at %zu: rc %d lost %lld chunks %d "
+			    "(want 0 %zu %d) %s", mode, cut, rc,
+			    (long long)lost, n, cut - last, whole,
+			    rc == -1 ? err.msg : "");
+	}
 	}
 }
 
@@ -322,15 +412,16 @@ test_flip(void)
 	uint8_t buf[2048];
 	size_t bounds[8], nb, len, off;
 	int64_t lost;
-	int rc, n, x;
+	int rc, n, x, mode;
 	static const uint8_t masks[] = { 0xff, 0x01, 0x80 };
 
 	len = small_file(buf, bounds, &nb);
-	for (x = 0; x < 3; x++)
+	for (mode = 0; mode < NMODES; mode++)
+	for (x = 0; x < 3 && (mode & HOW) != HOW; x++)
 		for (off = 0; off < len; off++) {
 			buf[off] ^= masks[x];
 			memset(&err, 0, sizeof(err));
-			rc = read_all(buf, len, &lost, &n, &err);
+			rc = read_all(buf, len, mode, &lost, &n, &err);
 			buf[off] ^= masks[x];
 			if (rc == 1) {
 				fail("flip 0x%02x at %zu: read as good",
@@ -357,13 +448,24 @@ expect_err(const uint8_t *buf, size_t len, enum pme_errcode code,
 {
 	struct pme_error err;
 	int64_t lost;
-	int rc, n;
+	int rc, n, mode;
 
-	memset(&err, 0, sizeof(err));
-	rc = read_all(buf, len, &lost, &n, &err);
-	if (rc != -1 || err.code != code || strstr(err.msg, what) == NULL)
-		fail("%s: rc %d code %d '%s', want '%s'", label, rc,
-		    err.code, err.msg, what);
+	for (mode = 0; mode < NMODES; mode++) {
+		if ((mode & HOW) == HOW)
+			continue;
+		memset(&err, 0, sizeof(err));
+		rc = read_all(buf, len, mode, &lost, &n, &err);
+		if ((mode & HOW) == SKIP && strstr(what, "compressed") != NULL) {
+			/* Passed over, a chunk is not inflated. */
+			if (rc == -1)
+				fail("%s: passed over: %s", label, err.msg);
+			continue;
+		}
+		if (rc != -1 || err.code != code ||
+		    strstr(err.msg, what) == NULL)
+			fail("%s: mode %d: rc %d code %d '%s', want '%s'",
+			    label, mode, rc, err.code, err.msg, what);
+	}
 }
 
 /* Headers and chunks with good crcs but bad contents. */
@@ -451,6 +553,192 @@ test_forged(void)
 	    "after END");
 }
 
+/*
+ * Payloads are read when asked for, as much as the caller allows: a chunk
+ * passed over is CRC-checked but never inflated, and one larger than the
+ * caller's limit is refused before it is.
+ */
+static void
+test_lazy(void)
+{
+	struct pme_error err;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	uint8_t buf[4096], big[256], out[64];
+	size_t n, k, got;
+
+	/* JUNK: flagged zlib, raw 1000, stored bytes no zlib stream. */
+	n = forge_header(buf, PME_KIND_EVENT, 1, 0);
+	n += forge_chunk(buf + n, PME_FOURCC('J', 'U', 'N', 'K'), 1,
+	    "not a zlib stream", 17, 1000);
+	n += forge_chunk(buf + n, PME_FOURCC('G', 'O', 'O', 'D'), 0, "ok", 2,
+	    2);
+	n += forge_chunk(buf + n, PME_CHUNK_END, 0, "", 0, 0);
+	r = pme_reader_mem(buf, n, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(r != NULL);
+	CHECK(pme_reader_next(r, &c, &err) == 1 && c.data == NULL &&
+	    c.len == 1000 && c.stored == 17 && c.offset == 16);
+	CHECK(pme_reader_next(r, &c, &err) == 1 && c.len == 2);
+	CHECK(pme_reader_payload(r, &c, 1, &err) == -1 &&
+	    err.code == PME_EFORMAT && strcmp(err.msg, "'lazy.pme': offset "
+	    "0x35: 'GOOD' chunk of 2 bytes, more than the 1 it may hold") == 0);
+	CHECK(pme_reader_next(r, &c, &err) == 0 && pme_reader_lost(r) == -1);
+	pme_reader_close(r);
+
+	r = pme_reader_mem(buf, n, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	/* refused for its size, not inflated: not a "bad compressed" */
+	CHECK(pme_reader_payload(r, &c, 999, &err) == -1 &&
+	    strcmp(err.msg, "'lazy.pme': offset 0x10: 'JUNK' chunk of 1000 "
+	    "bytes, more than the 999 it may hold") == 0);
+	pme_reader_close(r);
+	r = pme_reader_mem(buf, n, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_payload(r, &c, 1000, &err) == -1 &&
+	    strstr(err.msg, "offset 0x10: bad compressed payload") != NULL);
+	pme_reader_close(r);
+	/* raw within the most allowed, stored more than zlib makes of it */
+	memset(out, 'z', sizeof(out));
+	k = forge_header(big, PME_KIND_EVENT, 1, 0);
+	k += forge_chunk(big + k, PME_FOURCC('J', 'U', 'N', 'K'), 1, out, 24,
+	    10);
+	r = pme_reader_mem(big, k, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_payload(r, &c, 10, &err) == -1 &&
+	    strcmp(err.msg, "'lazy.pme': offset 0x10: 'JUNK' chunk of 24 "
+	    "compressed bytes, more than zlib makes of 10") == 0);
+	pme_reader_close(r);
+	r = pme_reader_mem(big, k, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_payload(r, &c, 11, &err) == -1 &&
+	    strstr(err.msg, "bad compressed payload") != NULL);
+	pme_reader_close(r);
+
+	/* Too big and damaged: the damage is told. */
+	buf[16 + 20] ^= 1;
+	r = pme_reader_mem(buf, n, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_payload(r, &c, 10, &err) == -1 &&
+	    strstr(err.msg, "offset 0x10: chunk crc mismatch") != NULL);
+	pme_reader_close(r);
+	buf[16 + 20] ^= 1;
+
+	/* One way to a payload, once; and only the chunk just returned. */
+	r = pme_reader_mem(buf, n, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(pme_reader_payload(r, &c, 10, &err) == -1 &&
+	    err.code == PME_EINVAL);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_read(r, out, 1, &got, &err) == 0 && got == 1 &&
+	    out[0] == 'o');
+	CHECK(pme_reader_payload(r, &c, 10, &err) == -1 &&
+	    err.code == PME_EINVAL);
+	CHECK(pme_reader_read(r, out, sizeof(out), &got, &err) == 0 &&
+	    got == 1 && out[0] == 'k');
+	CHECK(pme_reader_read(r, out, sizeof(out), &got, &err) == 0 &&
+	    got == 0);
+	CHECK(pme_reader_next(r, &c, &err) == 0);
+	CHECK(pme_reader_read(r, out, 1, &got, &err) == -1 &&
+	    err.code == PME_EINVAL);
+	pme_reader_close(r);
+
+	/* Cut inside a payload read in pieces: PME_ETRUNC, bytes lost. */
+	r = pme_reader_mem(buf, n - 22, "lazy.pme", PME_KIND_EVENT, &err);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_next(r, &c, &err) == 1);
+	CHECK(pme_reader_read(r, out, 1, &got, &err) == -1 &&
+	    err.code == PME_ETRUNC && strcmp(err.msg, "'lazy.pme': offset "
+	    "0x35: file cut short inside a chunk: 20 bytes lost") == 0);
+	CHECK(pme_reader_lost(r) == 20 && pme_reader_offset(r) == 0x35);
+	CHECK(pme_reader_next(r, &c, &err) == 0);
+	pme_reader_close(r);
+}
+
+/*
+ * "t_container memchild FILE|-": reads every chunk of FILE (standard
+ * input for "-"), payloads too unless FILE is passed as "open:FILE"
+ * (opened and closed only), and prints its peak RSS in KiB.
+ */
+static int
+memchild(const char *path)
+{
+	struct pme_error err;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	struct rusage ru;
+	int rc, open_only = strncmp(path, "open:", 5) == 0;
+
+	if ((r = pme_reader_open(path + 5 * open_only, PME_KIND_EVENT,
+	    &err)) == NULL) {
+		fprintf(stderr, "t_container: %s\n", pme_strerror(&err));
+		return 1;
+	}
+	while (!open_only && (rc = pme_reader_next(r, &c, &err)) == 1)
+		if (pme_reader_payload(r, &c, c.len, &err) != 1)
+			break;
+	if (!open_only && (rc != 0 || pme_reader_lost(r) != -1)) {
+		fprintf(stderr, "t_container: %s\n", pme_strerror(&err));
+		return 1;
+	}
+	pme_reader_close(r);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("%ld\n", ru.ru_maxrss);
+	return 0;
+}
+
+/* Runs memchild on arg with standard input from in; its peak, or -1. */
+static long
+peak(const char *self, const char *arg, const char *in)
+{
+	char cmd[8192], out[64];
+	FILE *p;
+	long kib = -1;
+
+	snprintf(cmd, sizeof(cmd), "'%s' memchild '%s' <'%s'", self, arg, in);
+	if ((p = popen(cmd, "r")) == NULL)
+		return -1;
+	if (fgets(out, sizeof(out), p) != NULL)
+		kib = strtol(out, NULL, 10);
+	if (pclose(p) != 0)
+		return -1;
+	return kib;
+}
+
+/*
+ * A reader's memory is bounded by the largest payload it reads, not by
+ * the file: 24 chunks of 1 MiB, read from the file and from standard
+ * input, cost a reader a few MiB above one that only opened the file.
+ */
+static void
+test_memory(const char *self)
+{
+	struct pme_error err;
+	struct pme_writer *w;
+	uint8_t *data;
+	long base, file, in;
+	int i;
+
+	if ((data = malloc(1u << 20)) == NULL)
+		return;
+	fill(data, 1u << 20, 1);
+	w = pme_writer_open("mem.pme", PME_KIND_EVENT, 0, &err);
+	CHECK(w != NULL);
+	for (i = 0; w != NULL && i < 24; i++)
+		CHECK(pme_writer_chunk(w, PME_FOURCC('M', 'E', 'M', ' '), data,
+		    1u << 20, 1, &err) == 0);
+	CHECK(w != NULL && pme_writer_commit(w, &err) == 0);
+	free(data);
+	base = peak(self, "open:mem.pme", "/dev/null");
+	file = peak(self, "mem.pme", "/dev/null");
+	in = peak(self, "-", "mem.pme");
+	if (base <= 0 || file <= 0 || in <= 0)
+		fail("memory: peaks %ld %ld %ld KiB", base, file, in);
+	else if (file - base > 6 * 1024 || in - base > 6 * 1024)
+		fail("memory: 24 MiB read with %ld (file) and %ld (stdin) KiB "
+		    "more than opened only", file - base, in - base);
+	unlink("mem.pme");
+}
+
 static int
 count_entries(void)
 {
@@ -478,6 +766,7 @@ file_is(const char *path, const char *payload)
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, &err)) == NULL)
 		return 0;
 	ok = pme_reader_next(r, &c, &err) == 1 && c.len == strlen(payload) &&
+	    pme_reader_payload(r, &c, c.len, &err) == 1 &&
 	    memcmp(c.data, payload, c.len) == 0 &&
 	    pme_reader_next(r, &c, &err) == 0 && pme_reader_lost(r) == -1;
 	pme_reader_close(r);
@@ -679,18 +968,22 @@ test_stdio(void)
 	saved = dup(0);
 	dup2(p[0], 0);
 	close(p[0]);
+	/* Read as the chunks are asked for: standard input stays the pipe
+	 * until the reader is closed. */
 	r = pme_reader_open("-", PME_KIND_SAMPLE, &err);
-	dup2(saved, 0);
-	close(saved);
 	CHECK(r != NULL);
 	if (r != NULL) {
 		CHECK(strcmp(pme_reader_name(r), "-") == 0);
 		CHECK(pme_reader_next(r, &c, &err) == 1 &&
 		    c.len == sizeof(big) - 56);
+		CHECK(pme_reader_payload(r, &c, c.len, &err) == 1 &&
+		    memcmp(c.data, big + 36, c.len) == 0);
 		CHECK(pme_reader_next(r, &c, &err) == 0 &&
 		    pme_reader_lost(r) == -1);
 		pme_reader_close(r);
 	}
+	dup2(saved, 0);
+	close(saved);
 	CHECK(waitpid(pid, &status, 0) == pid && status == 0);
 }
 
@@ -725,13 +1018,24 @@ rm_entry(const char *path, const struct stat *st, int type, struct FTW *f)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const char *t = getenv("TMPDIR");
+
+	if (argc == 3 && strcmp(argv[1], "memchild") == 0)
+		return memchild(argv[2]);
+	if (argc != 1 || realpath(argv[0], self) == NULL) {
+		fprintf(stderr, "usage: t_container\n");
+		return 2;
+	}
 
 	snprintf(dir, sizeof(dir), "%s/t_container.%ld", t ? t : "/tmp",
 	    (long)getpid());
 	if (mkdir(dir, 0777) == -1) {
+		fprintf(stderr, "t_container: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if (chdir(dir) == -1) {
 		fprintf(stderr, "t_container: %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
@@ -740,6 +1044,8 @@ main(void)
 	test_truncate();
 	test_flip();
 	test_forged();
+	test_lazy();
+	test_memory(self);
 	test_atomic();
 	test_full();
 	test_direct();

@@ -751,8 +751,9 @@ d_samples(void *arg, const struct pme_sample *s, size_t n)
 	return 0;
 }
 
-/* The dump marks where each chunk of samples ended, so that writing it
- * back keeps the records in the same order around the samples. */
+/* The dump marks where each batch of samples ended (a chunk, or part of
+ * one of more than 32768 samples), so that writing it back keeps the
+ * records in the same order around the samples. */
 static int
 d_batch(void *arg, const struct pme_sample *s, size_t n)
 {
@@ -1430,7 +1431,8 @@ prefix(const char *p, const char *full)
 }
 
 /* Cut at every offset: read up to the last whole chunk, lost bytes exact,
- * the records read the first ones of the whole file. */
+ * the records read the first ones of the whole file.  Cut before the
+ * header chunk is whole, it holds no samples: an error. */
 static void
 test_cut_everywhere(void)
 {
@@ -1450,13 +1452,16 @@ test_cut_everywhere(void)
 	CHECK(nends > 5 && ends[nends - 1] == len);
 	for (L = 0; L <= len; L++) {
 		if (see(buf, L, &sn, &sum, &err) != 0) {
-			if (L >= 16 || err.code != PME_ETRUNC ||
-			    strstr(err.msg, "t.pms") == NULL)
+			if (L >= ends[0] || err.code != PME_ETRUNC ||
+			    strstr(err.msg, "t.pms") == NULL || (L >= 16 &&
+			    strstr(err.msg, "'t.pms': offset 0x10: cut short "
+			    "before its header chunk: it holds no samples") ==
+			    NULL))
 				fail("cut at %zu: %s", L, pme_strerror(&err));
 			seen_free(&sn);
 			continue;
 		}
-		CHECK(L >= 16);
+		CHECK(L >= ends[0]);
 		for (good = 16, k = 0; k < nends && ends[k] <= L; k++)
 			good = ends[k];
 		if (L == len)
@@ -1653,7 +1658,7 @@ test_forged(void)
 	f_smpl(&f, 2, 1, 0);		/* constant nframes 2^32-1 */
 	f_bytes(&f, "\x00\x05\x00\x01\xff\xff\xff\xff\x0f", 9);
 	f_bytes(&f, "\x02\x02\x00\x00", 4);
-	forged("SMPL", &f, 0, "bad sample columns");
+	forged("SMPL", &f, 0, "bad sample chunk header");
 	f_smpl(&f, 2, 2, 1);		/* thread index out of range */
 	f_bytes(&f, "\x05\x00\x01\x00" "\x00\x02" "\x02\x02\x00\x00", 10);
 	forged("SMPL", &f, 0, "bad sample columns");
@@ -1799,6 +1804,250 @@ test_order(void)
 		free(t);
 	}
 	free(buf);
+}
+
+/*
+ * A file of the library's header chunk, then a chunk of type holding len
+ * zero bytes, stored compressed, then END; read, it must fail with what.
+ */
+static void
+too_big(const char *type, size_t len, const char *what)
+{
+	static const uint8_t shdr[42] = { 4, 0, 0, 0, 1 };  /* argc 0 */
+	const char *path = tmppath("big.pms");
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct pme_writer *w;
+	struct seen sn;
+	uint8_t *zero, *buf;
+	size_t n;
+
+	if ((zero = calloc(1, len)) == NULL)
+		die("out of memory");
+	w = pme_writer_open(path, PME_KIND_SAMPLE, 0, &err);
+	if (w == NULL)
+		die("%s", pme_strerror(&err));
+	if (strcmp(type, "SHDR") != 0)
+		CHECK(pme_writer_chunk(w, PME_FOURCC('S', 'H', 'D', 'R'), shdr,
+		    sizeof(shdr), 0, &err) == 0);
+	CHECK(pme_writer_chunk(w, PME_FOURCC(type[0], type[1], type[2],
+	    type[3]), zero, len, 1, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	free(zero);
+	buf = readfile(path, &n);
+	if (see(buf, n, &sn, &sum, &err) != -1 || err.code != PME_EFORMAT ||
+	    strstr(err.msg, what) == NULL)
+		fail("%s of %zu bytes: want '%s', got '%s'", type, len, what,
+		    pme_strerror(&err));
+	seen_free(&sn);
+	free(buf);
+}
+
+/*
+ * demo_text's file with a chunk of type spliced in after chunk k (0 the
+ * header): flags zlib, raw 1000, a stored payload that is no zlib stream,
+ * and a good CRC.  Read, it fails with what, or is read when what is NULL.
+ */
+static void
+junk_after(size_t k, const char *type, const char *what)
+{
+	const char *path = tmppath("junk.pms");
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct seen sn;
+	uint8_t *buf, *t, *p;
+	size_t len, ends[64];
+	uint32_t c;
+	int rc;
+
+	CHECK(write_text(demo_text, path) == 0);
+	buf = readfile(path, &len);
+	CHECK(chunk_ends(buf, len, ends, 64) > k);
+	t = malloc(len + 25);
+	memcpy(t, buf, ends[k]);
+	p = t + ends[k];
+	memcpy(p, type, 4);
+	memcpy(p + 4, "\x01\0\0\0\x05\0\0\0\xe8\x03\0\0", 12);
+	memcpy(p + 20, "junk!", 5);
+	c = (uint32_t)crc32(crc32(0, p, 16), p + 20, 5);
+	p[16] = (uint8_t)c; p[17] = (uint8_t)(c >> 8);
+	p[18] = (uint8_t)(c >> 16); p[19] = (uint8_t)(c >> 24);
+	memcpy(p + 25, buf + ends[k], len - ends[k]);
+	rc = see(t, len + 25, &sn, &sum, &err);
+	if (what == NULL ? rc != 0 : rc != -1 ||
+	    strstr(err.msg, what) == NULL)
+		fail("junk %s after chunk %zu: want '%s', got '%s'", type, k,
+		    what ? what : "read", pme_strerror(&err));
+	seen_free(&sn);
+	free(t);
+	free(buf);
+}
+
+/*
+ * What a chunk may hold: no more than the writer puts in one, refused
+ * before anything is inflated; a chunk in the wrong place refused unread;
+ * a chunk of an unknown type passed over uninflated.
+ */
+static void
+test_limits(void)
+{
+	struct forge f;
+	uint8_t *big, *p;
+	const char *path = tmppath("argc.pms");
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct pme_writer *w;
+	size_t k, n;
+	int argc;
+
+	too_big("SHDR", (8u << 20) + 1, "offset 0x10: 'SHDR' chunk of "
+	    "8388609 bytes, more than the 8388608 it may hold");
+	too_big("MAPS", (16u << 20) + 257, "offset 0x4e: 'MAPS' chunk of "
+	    "16777473 bytes, more than the 16777472 it may hold");
+	too_big("THRD", (16u << 20) + 257, "more than the 16777472");
+	too_big("SMPL", (16u << 20) + 257, "more than the 16777472");
+	too_big("CLOS", 33, "'CLOS' chunk of 33 bytes, more than the 32 it "
+	    "may hold");
+	too_big("MAPS", 16u << 20, "'MAPS' chunk: bytes after the last "
+	    "record");		/* at the limit: read, and found wrong */
+	junk_after(0, "SHDR", "offset 0x63: 'SHDR' chunk: a second header");
+	junk_after(6, "SMPL", "'SMPL' chunk: after the closing record");
+	junk_after(1, "MAPS", "offset 0x94: bad compressed payload");
+	junk_after(1, "JUNK", NULL);
+	junk_after(6, "JUNK", NULL);
+
+	/* 1024 threads in a chunk, as the writer's table holds; not 1025 */
+	for (n = 1024; n <= 1025; n++) {
+		f.n = 0;
+		f_uv(&f, n);
+		f_uv(&f, n);
+		for (k = 0; k < n; k++) {
+			f_uv(&f, 7);
+			f_uv(&f, 2 * k);
+		}
+		f_bytes(&f, "\x0a\x80\x20\x00\x01" "\x05\x00\x00\x00", 9);
+		for (k = 0; k < n; k++)
+			f_uv(&f, k);
+		for (k = 0; k < 2 * n; k++)
+			f_uv(&f, 0);
+		forged("SMPL", &f, 0, n == 1024 ? NULL :
+		    "bad sample or thread count");
+	}
+	/* 1024 frames in a sample, as the writer takes; not 1025 */
+	for (n = 1024; n <= 1025; n++) {
+		f_smpl(&f, 1, 1, 1 << 4);
+		f_bytes(&f, "\x00\x05\x00\x01" "\x00\x00", 6);
+		f_uv(&f, n);
+		for (k = 0; k < n; k++)
+			f_uv(&f, 2);
+		forged("SMPL", &f, 0, n == 1024 ? NULL : "bad sample columns");
+	}
+	/* 2^20 arguments in the header, not one more */
+	if ((big = calloc(1, (2u << 20) + 64)) == NULL)
+		die("out of memory");
+	for (argc = 1 << 20; argc <= (1 << 20) + 1; argc++) {
+		p = big + 40;
+		for (n = (size_t)argc; n >= 0x80; n >>= 7)
+			*p++ = (uint8_t)(n | 0x80);
+		*p++ = (uint8_t)n;
+		p += argc + 1;		/* empty strings, no note */
+		w = pme_writer_open(path, PME_KIND_SAMPLE, 0, &err);
+		CHECK(w != NULL && pme_writer_chunk(w, PME_FOURCC('S', 'H',
+		    'D', 'R'), big, (size_t)(p - big), 1, &err) == 0 &&
+		    pme_writer_commit(w, &err) == 0);
+		memset(&err, 0, sizeof(err));
+		if (argc == 1 << 20)
+			CHECK(pme_samplefile_read(path, NULL, NULL, &sum,
+			    &err) == 0);
+		else
+			CHECK(pme_samplefile_read(path, NULL, NULL, &sum,
+			    &err) == -1 && strstr(err.msg,
+			    "'SHDR' chunk: bad argument count") != NULL);
+	}
+	free(big);
+}
+
+/* A visitor that checks each batch against the reader's bounds. */
+struct batches {
+	size_t		 calls, most, mostframes;
+	struct seen	 sn;
+};
+
+static int
+b_check(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct batches *b = arg;
+	size_t i, fr = 0;
+
+	for (i = 0; i < n; i++)
+		fr += s[i].nframes;
+	b->calls++;
+	if (n > b->most)
+		b->most = n;
+	if (fr > b->mostframes)
+		b->mostframes = fr;
+	return s_samples(&b->sn, s, n);
+}
+
+/*
+ * A chunk of the largest buffer holds millions of samples: they are
+ * passed in batches of at most 32768 samples and 65536 frames, the same
+ * samples in the same order as one chunk of the smallest buffer would.
+ */
+static void
+test_batches(void)
+{
+	static const struct pme_sample_visitor v = {
+		NULL, NULL, NULL, b_check, NULL
+	};
+	static uint64_t frames[1024];
+	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1000, 0, 0, 1, 0,
+	    0, NULL, NULL };
+	struct pme_sample s = { 0x1000, 0, 1000, 1, 1, 0, 0, 0, NULL };
+	const char *path = tmppath("batch.pms");
+	struct pme_samplewriter *w;
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct batches b;
+	uint32_t i, j;
+	char *want;
+	int pass;
+
+	for (j = 0; j < 1024; j++)
+		frames[j] = 0x2000 + j;
+	for (pass = 0; pass < 2; pass++) {
+		w = pme_samplewriter_open(path, &h, pass ? 1 : 16u << 20,
+		    &err);
+		if (w == NULL)
+			die("%s", pme_strerror(&err));
+		for (i = 0, s.time = 0; i < 1000000; i++, s.time += 1000) {
+			s.pc = 0x1000 + i % 5;
+			s.nframes = i % 100000 < 200 ? 1024 : i % 3;
+			s.frames = frames;
+			if (pme_samplewriter_sample(w, &s, &err) != 0)
+				die("%s", pme_strerror(&err));
+		}
+		CHECK(pme_samplewriter_close(w, NULL, &err) == 0);
+		memset(&b, 0, sizeof(b));
+		seen_open(&b.sn);
+		CHECK(pme_samplefile_read(path, &v, &b, &sum, &err) == 0);
+		seen_close(&b.sn);
+		CHECK(sum.samples == 1000000 && b.sn.samples == 1000000);
+		CHECK(b.most <= 32768 && b.mostframes <= 65536);
+		if (pass == 0) {
+			/* a few chunks of 16 MiB: batches of each */
+			CHECK(b.calls > 30 && b.most == 32768);
+			CHECK(b.mostframes > 60000);
+			want = b.sn.smp;
+		} else {
+			same_text("batched samples", want, b.sn.smp);
+			free(want);
+		}
+		if (pass == 1)
+			seen_free(&b.sn);
+		else
+			free(b.sn.meta);
+	}
 }
 
 static int
@@ -2289,6 +2538,8 @@ main(int argc, char *argv[])
 	test_forged();
 	test_manpage_example();
 	test_order();
+	test_limits();
+	test_batches();
 	test_errors();
 	test_abort();
 	test_stdout();
