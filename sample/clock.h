@@ -21,6 +21,8 @@ struct clockopts {
 	int		 quiet, verbose;
 	char		**argv;		/* the command */
 	int		 argc;
+	int		 setid;		/* the command's exec changes its
+					   credentials: no samples (said) */
 	char		 note[512];	/* why this method ran, or empty */
 };
 

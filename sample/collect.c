@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "proto.h"
+#include "setid.h"
 
 /* What a thread (or with tid 0 a process) gave and used. */
 struct tally {
@@ -33,6 +34,8 @@ struct proc {
 	uint32_t	 pid;
 	uint32_t	 method;
 	char		 comm[17];
+	char		*exec;		/* exec'd, not heard of since */
+	uint32_t	 exec_kind, exec_id;
 	int		 started;	/* its runtime said hello or fork */
 	int		 ended;		/* and bye */
 };
@@ -240,6 +243,8 @@ on_hello(struct collector *co, const struct pmeclock_hello *h, size_t len)
 		pr->started = 1;
 		pr->method = h->method;
 		memcpy(pr->comm, comm, sizeof(pr->comm));
+		free(pr->exec);
+		pr->exec = NULL;
 	}
 	t.kind = PME_THREAD_EXEC;
 	t.ppid = t.ptid = 0;
@@ -382,6 +387,8 @@ on_bye(struct collector *co, const struct pmeclock_bye *b)
 	co->lost += b->lost;
 	if ((pr = proc(co, b->hdr.pid, 0)) != NULL) {
 		pr->ended = 1;
+		free(pr->exec);
+		pr->exec = NULL;
 	}
 	if (co->o->verbose)
 		fprintf(stderr, "%s: process %u: %llu samples, %llu lost\n",
@@ -406,6 +413,21 @@ on_cpu(struct collector *co, const struct pmeclock_cpu *m)
 	a->taken = m->taken;
 	a->flags |= m->flags;
 	a->has_cpu = 1;
+}
+
+static void
+on_exec(struct collector *co, const struct pmeclock_exec *m, size_t len)
+{
+	const char *path = (const char *)(m + 1);
+	struct proc *pr;
+
+	if (len <= sizeof(*m) || memchr(path, '\0', len - sizeof(*m)) ==
+	    NULL || (pr = proc(co, m->hdr.pid, 1)) == NULL)
+		return;
+	free(pr->exec);
+	pr->exec = strdup(path);
+	pr->exec_kind = m->flags;
+	pr->exec_id = m->id;
 }
 
 /* Reads the packets waiting; 0, or -1 at the end of the stream. */
@@ -447,6 +469,10 @@ receive(struct collector *co)
 		case PMECLOCK_MSG_CPU:
 			if ((size_t)n >= sizeof(struct pmeclock_cpu))
 				on_cpu(co, (const void *)buf);
+			break;
+		case PMECLOCK_MSG_EXEC:
+			if ((size_t)n >= sizeof(struct pmeclock_exec))
+				on_exec(co, (const void *)buf, (size_t)n);
 			break;
 		default:
 			break;
@@ -542,6 +568,39 @@ report_cpu(struct collector *co)
 		    prog, nmore, (double)more / 1e9);
 }
 
+/* The processes that exec'd and were not heard of since: not entered. */
+static void
+report_execs(struct collector *co)
+{
+	const struct proc *pr;
+	size_t i;
+
+	for (i = 0; i < co->nprocs; i++) {
+		pr = &co->procs[i];
+		/* Still running: recorded no further, as documented. */
+		if (pr->exec == NULL || pid_alive(pr->pid))
+			continue;
+		if (pr->exec_kind == SETID_UID || pr->exec_kind == SETID_GID)
+			fprintf(stderr, "%s: process %u exec'd '%s', a "
+			    "set-%s-ID program (%s %u): the dynamic linker "
+			    "ignores LD_PRELOAD for it, so it was not "
+			    "sampled\n", prog, pr->pid, pr->exec,
+			    pr->exec_kind == SETID_UID ? "user" : "group",
+			    pr->exec_kind == SETID_UID ? "owner uid" : "gid",
+			    pr->exec_id);
+		else if (pr->exec_kind == SETID_CAPS)
+			fprintf(stderr, "%s: process %u exec'd '%s', a program "
+			    "with file capabilities: the dynamic linker "
+			    "ignores LD_PRELOAD for it, so it was not "
+			    "sampled\n", prog, pr->pid, pr->exec);
+		else
+			fprintf(stderr, "%s: process %u exec'd '%s' and was "
+			    "not sampled after (a statically linked program, "
+			    "or its environment lost the runtime?)\n", prog,
+			    pr->pid, pr->exec);
+	}
+}
+
 /* The processes whose runtime never said bye: killed by SIGKILL, or
  * they closed its socket; what the runtime held was lost. */
 static void
@@ -552,7 +611,8 @@ report_unended(struct collector *co)
 
 	for (i = 0; i < co->nprocs; i++) {
 		pr = &co->procs[i];
-		if (!pr->started || pr->ended || pid_alive(pr->pid))
+		if (!pr->started || pr->ended || pr->exec != NULL ||
+		    pid_alive(pr->pid))
 			continue;
 		fprintf(stderr, "%s: process %u ('%s') ended without its "
 		    "runtime's last records: killed by SIGKILL (the samples "
@@ -565,6 +625,10 @@ report_unended(struct collector *co)
 static void
 free_collector(struct collector *co)
 {
+	size_t i;
+
+	for (i = 0; i < co->nprocs; i++)
+		free(co->procs[i].exec);
 	free(co->procs);
 	free(co->tallies);
 	free(co->pids);
@@ -616,12 +680,13 @@ collect_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	while (!child_poll(c))
 		poll(&pfd[1], 1, -1);
 	close(sock);
-	if (!co.hello_main && !o->quiet)
+	if (!co.hello_main && !o->quiet && !o->setid)
 		fprintf(stderr, "%s: the runtime did not start in '%s' "
 		    "(a static or set-user-ID program?): no samples\n", prog,
 		    o->argv[0]);
 	if (!o->quiet) {
 		report_cpu(&co);
+		report_execs(&co);
 		report_unended(&co);
 	}
 	cl->samples = co.samples;

@@ -11,6 +11,7 @@
  * does not replace libc's functions behind its user's back.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/time.h>
 
 #include "runtime.h"
+#include "setid.h"
 
 struct start {
 	void	*(*fn)(void *);
@@ -145,6 +147,20 @@ dlopen(const char *file, int flags)
 
 /* ---------------------------------------------------------------- exec */
 
+/* Tells the runtime what is about to run: file as execvp(3) finds it
+ * when search is set. */
+static void
+before_exec(const char *file, int search)
+{
+	char buf[PATH_MAX];
+	const char *path = search ? setid_which(file, buf, sizeof(buf)) :
+	    file;
+	unsigned id = 0;
+	int kind = path != NULL ? setid_exec(path, &id) : SETID_NONE;
+
+	rt_before_exec(path != NULL ? path : file, (uint32_t)kind, id);
+}
+
 RT_EXPORT int
 execve(const char *path, char *const argv[], char *const envp[])
 {
@@ -153,7 +169,7 @@ execve(const char *path, char *const argv[], char *const envp[])
 
 	if (real == NULL)
 		*(void **)&real = next("execve");
-	rt_before_exec();
+	before_exec(path, 0);
 	rc = real(path, argv, envp);
 	rt_after_exec();
 	return rc;
@@ -167,7 +183,7 @@ execv(const char *path, char *const argv[])
 
 	if (real == NULL)
 		*(void **)&real = next("execv");
-	rt_before_exec();
+	before_exec(path, 0);
 	rc = real(path, argv);
 	rt_after_exec();
 	return rc;
@@ -181,7 +197,7 @@ execvp(const char *file, char *const argv[])
 
 	if (real == NULL)
 		*(void **)&real = next("execvp");
-	rt_before_exec();
+	before_exec(file, 1);
 	rc = real(file, argv);
 	rt_after_exec();
 	return rc;
@@ -195,7 +211,7 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 
 	if (real == NULL)
 		*(void **)&real = next("execvpe");
-	rt_before_exec();
+	before_exec(file, 1);
 	rc = real(file, argv, envp);
 	rt_after_exec();
 	return rc;

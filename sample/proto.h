@@ -22,7 +22,8 @@ enum pmeclock_msgtype {
 	PMECLOCK_MSG_THREAD,	/* a pme_thread record */
 	PMECLOCK_MSG_SAMPLES,	/* a batch of samples */
 	PMECLOCK_MSG_BYE,	/* the process image ends its recording */
-	PMECLOCK_MSG_CPU	/* the CPU time a thread or image used */
+	PMECLOCK_MSG_CPU,	/* the CPU time a thread or image used */
+	PMECLOCK_MSG_EXEC	/* a process execs a program */
 };
 
 struct pmeclock_msg {
@@ -94,6 +95,16 @@ struct pmeclock_cpu {
 #define PMECLOCK_CPU_REPLACED	0x08	/* the handler was replaced by means
 					   not interposed */
 #define PMECLOCK_CPU_ITIMER_M	0x10	/* sampled by ITIMER_PROF */
+
+/* EXEC: followed by the path, NUL-terminated; flags say why the new
+ * image will not be entered, if it will not. */
+struct pmeclock_exec {
+	struct pmeclock_msg hdr;
+	uint32_t	flags;		/* PMECLOCK_EXEC_* */
+	uint32_t	id;		/* the owner (SETID_UID) or group */
+};
+
+/* flags: what setid_exec() (setid.h) returned. */
 
 /* BYE: what the image took and lost. */
 struct pmeclock_bye {

@@ -827,6 +827,24 @@ sink_cpu(uint32_t tid, uint32_t flags, uint64_t cpu)
 	sock_send(&m, sizeof(m));
 }
 
+/* Said by the process that execs, which is not rt.pid after vfork. */
+static void
+sink_exec(const char *path, uint32_t flags, uint32_t id)
+{
+	uint8_t buf[sizeof(struct pmeclock_exec) + PMECLOCK_PATH_MAX];
+	struct pmeclock_exec *me = (void *)buf;
+	size_t len = strnlen(path, PMECLOCK_PATH_MAX - 1);
+
+	memset(me, 0, sizeof(*me));
+	me->flags = flags;
+	me->id = id;
+	memcpy(buf + sizeof(*me), path, len);
+	buf[sizeof(*me) + len] = '\0';
+	msg_hdr(&me->hdr, PMECLOCK_MSG_EXEC, sizeof(*me) + len + 1);
+	me->hdr.pid = (uint32_t)getpid();
+	sock_send(buf, sizeof(*me) + len + 1);
+}
+
 static void
 msg_flush(void)
 {
@@ -1712,20 +1730,23 @@ rt_final(void)
 }
 
 /*
- * Before an exec: what the ring holds is sent with the CPU time of the
- * image, and ITIMER_PROF, which an exec keeps, is stopped, lest its
+ * Before an exec of path: pmeclock is told (it then expects the new
+ * image to say hello), what the ring holds is sent with the CPU time of
+ * the image, and ITIMER_PROF, which an exec keeps, is stopped, lest its
  * SIGPROF kill the new image before its runtime has a handler.  The new
  * image gets the sampling signal as the program set it: ignored or
  * blocked.  rt_after_exec() undoes this if the exec failed.  A vfork(2)
- * child, which shares its parent's memory, only hands the signal over.
+ * child, which shares its parent's memory, only tells pmeclock and hands
+ * the signal over.
  */
 void
-rt_before_exec(void)
+rt_before_exec(const char *path, uint32_t flags, uint32_t id)
 {
 	struct itimerval off;
 
 	if (rt.sink != SINK_SOCK || !atomic_load(&sampling))
 		return;
+	sink_exec(path, flags, id);
 	if ((uint32_t)getpid() == rt.pid) {
 		memset(&off, 0, sizeof(off));
 		if (rt.method == PME_METHOD_ITIMER && !atomic_load(&taken))

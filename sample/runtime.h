@@ -27,8 +27,10 @@ RT_HIDDEN int	rt_want_blocked(void);
 RT_HIDDEN int	rt_wants_threads(void);
 /* After a dlopen that started at time t (CLOCK_MONOTONIC ns). */
 RT_HIDDEN void	rt_dlopened(uint64_t t);
-/* Before an exec: writes out what is buffered. */
-RT_HIDDEN void	rt_before_exec(void);
+/* Before an exec of path (flags and id: what setid_exec() said of it):
+ * writes out what is buffered. */
+RT_HIDDEN void	rt_before_exec(const char *path, uint32_t flags,
+		    uint32_t id);
 /* After an exec that failed. */
 RT_HIDDEN void	rt_after_exec(void);
 /* The image ends without its destructor (_exit, quick_exit, a fatal
