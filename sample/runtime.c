@@ -340,6 +340,17 @@ reraise(int sig, const siginfo_t *si)
 }
 
 /*
+ * A vfork(2) child shares its parent's memory, and so the runtime's
+ * state, but has its own signal actions and mask: its calls go to libc
+ * untouched, lest they change what the parent's runtime holds.
+ */
+static int
+in_vfork_child(void)
+{
+	return rt.pid != 0 && (uint32_t)getpid() != rt.pid;
+}
+
+/*
  * The program's action for sig is the default, which for every signal
  * the runtime borrows ends the process: its last records are sent, the
  * default restored and the signal raised again, which the kernel
@@ -354,7 +365,8 @@ die_of(int sig, const siginfo_t *si)
 	rt_final();
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	atomic_store(&borrowed[sig], BORROW_NONE);
+	if (!in_vfork_child())
+		atomic_store(&borrowed[sig], BORROW_NONE);
 	real_sigaction(sig, &dfl, NULL);
 	if (si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS ||
 	    sig == SIGILL || sig == SIGFPE))
@@ -615,7 +627,8 @@ rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact,
 	int kind;
 
 	if (sig <= 0 || sig >= _NSIG ||
-	    (kind = atomic_load(&borrowed[sig])) == BORROW_NONE)
+	    (kind = atomic_load(&borrowed[sig])) == BORROW_NONE ||
+	    in_vfork_child())
 		return 0;
 	prev = prog_act[sig];
 	*rc = 0;
@@ -643,10 +656,12 @@ rt_sigmask(int how, const sigset_t *set, sigset_t *old,
 	int sig = atomic_load(&sample_sig), want = want_blocked, rc;
 	sigset_t s;
 
-	if (sig == 0 || set == NULL || (how != SIG_BLOCK &&
-	    how != SIG_UNBLOCK && how != SIG_SETMASK)) {
+	if (sig == 0 || in_vfork_child())
+		return fn(how, set, old);
+	if (set == NULL || (how != SIG_BLOCK && how != SIG_UNBLOCK &&
+	    how != SIG_SETMASK)) {
 		rc = fn(how, set, old);
-		if (rc == 0 && old != NULL && sig != 0 && want_blocked)
+		if (rc == 0 && old != NULL && want_blocked)
 			sigaddset(old, sig);
 		return rc;
 	}
@@ -669,7 +684,8 @@ rt_setitimer(int which, const struct itimerval *nv, struct itimerval *ov,
     int *rc)
 {
 	if (which != ITIMER_PROF || nv == NULL ||
-	    atomic_load(&sample_sig) != SIGPROF || atomic_load(&taken))
+	    atomic_load(&sample_sig) != SIGPROF || atomic_load(&taken) ||
+	    in_vfork_child())
 		return 0;
 	/* Stopping a timer it never set changes nothing for the program. */
 	if (nv->it_value.tv_sec == 0 && nv->it_value.tv_usec == 0) {

@@ -13,6 +13,7 @@
 #     only its own signals, and is said to be the program's under itimer;
 #   rawblock: signals blocked by a system call no library sees: said;
 #   a process killed by SIGKILL, which loses the runtime's buffer: said;
+#   vfork: what a vfork child does with its signals is not its parent's;
 #   workers: threads started with every signal blocked, as liblzma's are,
 #     are sampled in proportion to the CPU time each measured itself, and
 #     still see the mask they set;
@@ -25,7 +26,7 @@
 
 . "$PME_TOP/tests/fixtures/clock/common.sh"
 
-build_more cpuof blocksig ownprof sigprof rawblock workers forks
+build_more cpuof blocksig ownprof sigprof rawblock workers forks vfork
 period=10000000
 
 # The weight of all samples, in ns.
@@ -146,6 +147,13 @@ pmeclock: process X ('sh') ended without its runtime's last records: killed by S
 EOF
 diff -u "$tmp/want" "$tmp/got" >"$tmp/diff" ||
     fail "timer: SIGKILL: the warning: $(cat "$tmp/diff")"
+
+# A vfork child's signal calls are its own, not its parent's.
+for m in timer itimer; do
+	run 130 "$m: vfork" -m "$m" -o vf -- ./vfork
+	[ "$(cat "$tmp/out")" = "parent SIGRTMAX-3 blocked 0" ] ||
+	    fail "$m: vfork: $(cat "$tmp/out")"
+done
 
 # ------------------------------------------------------------- workers
 
