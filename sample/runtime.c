@@ -490,12 +490,6 @@ borrow_fatal(void)
 			borrow(fatal_sigs[i], BORROW_FATAL, on_fatal);
 }
 
-/*
- * Makes sig the sampling signal, taking it over from the program, and
- * opens it in this thread if the program had it blocked (inherited
- * across an exec) and the masks are interposed.  Under ITIMER_PROF a
- * handler the program put on SIGPROF before means the program owns it.
- */
 /* Blocks or unblocks sig in this thread. */
 static void
 mask_one(int how, int sig)
@@ -531,6 +525,12 @@ sig_open(void)
 	want_blocked = 1;
 }
 
+/*
+ * Makes sig the sampling signal, taking it over from the program, and
+ * opens it in this thread if the program had it blocked (inherited
+ * across an exec) and the masks are interposed.  Under ITIMER_PROF a
+ * handler the program put on SIGPROF before means the program owns it.
+ */
 static int
 sample_sig_take(int sig)
 {
