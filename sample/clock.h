@@ -21,6 +21,8 @@ struct clockopts {
 	int		 quiet, verbose;
 	char		**argv;		/* the command */
 	int		 argc;
+	int		 setid;		/* the command's exec changes its
+					   credentials: no samples (said) */
 	char		 note[512];	/* why this method ran, or empty */
 };
 
@@ -41,6 +43,8 @@ struct child {
 int	child_go(struct child *c);
 /* Reaps the child if it has ended; returns 1 when it has. */
 int	child_poll(struct child *c);
+/* Whether pid is a process that has not ended (not even a zombie). */
+int	pid_alive(uint32_t pid);
 /* Nanoseconds of CLOCK_MONOTONIC / CLOCK_REALTIME. */
 uint64_t now_mono(void);
 uint64_t now_real(void);

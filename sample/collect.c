@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,27 @@
 
 #include "clock.h"
 #include "proto.h"
+#include "setid.h"
+
+/* What a thread (or with tid 0 a process) gave and used. */
+struct tally {
+	uint32_t	 pid, tid;
+	uint64_t	 n, weight;	/* samples */
+	uint64_t	 cpu, taken;	/* PMECLOCK_MSG_CPU */
+	uint32_t	 flags;
+	int		 has_cpu;
+};
+
+/* A process of the run. */
+struct proc {
+	uint32_t	 pid;
+	uint32_t	 method;
+	char		 comm[17];
+	char		*exec;		/* exec'd, not heard of since */
+	uint32_t	 exec_kind, exec_id;
+	int		 started;	/* its runtime said hello or fork */
+	int		 ended;		/* and bye */
+};
 
 struct collector {
 	struct clockopts *o;
@@ -26,6 +48,10 @@ struct collector {
 	size_t		 npids;
 	uint32_t	*tids;
 	size_t		 ntids, captids;
+	struct tally	*tallies;
+	size_t		 ntallies, captallies, lasttally;
+	struct proc	*procs;
+	size_t		 nprocs, capprocs;
 	uint64_t	 samples, lost;
 	int		 hello_main;
 	int		 failed;
@@ -99,6 +125,68 @@ add_tid(struct collector *co, uint32_t tid)
 	co->tids[co->ntids++] = tid;
 }
 
+/* The record of (pid, tid), made if new and add is set; NULL when there
+ * is none or no memory. */
+static struct tally *
+tally(struct collector *co, uint32_t pid, uint32_t tid, int add)
+{
+	struct tally *a;
+	size_t i;
+	void *p;
+
+	if (co->lasttally < co->ntallies) {
+		a = &co->tallies[co->lasttally];
+		if (a->pid == pid && a->tid == tid)
+			return a;
+	}
+	for (i = co->ntallies; i-- > 0; )
+		if (co->tallies[i].pid == pid && co->tallies[i].tid == tid) {
+			co->lasttally = i;
+			return &co->tallies[i];
+		}
+	if (!add)
+		return NULL;
+	if (co->ntallies == co->captallies) {
+		if ((p = realloc(co->tallies, (co->captallies * 2 + 64) *
+		    sizeof(*co->tallies))) == NULL)
+			return NULL;
+		co->tallies = p;
+		co->captallies = co->captallies * 2 + 64;
+	}
+	a = &co->tallies[co->ntallies];
+	memset(a, 0, sizeof(*a));
+	a->pid = pid;
+	a->tid = tid;
+	co->lasttally = co->ntallies;
+	return &co->tallies[co->ntallies++];
+}
+
+static struct proc *
+proc(struct collector *co, uint32_t pid, int add)
+{
+	struct proc *pr;
+	size_t i;
+	void *p;
+
+	for (i = co->nprocs; i-- > 0; )
+		if (co->procs[i].pid == pid)
+			return &co->procs[i];
+	if (!add)
+		return NULL;
+	if (co->nprocs == co->capprocs) {
+		if ((p = realloc(co->procs, (co->capprocs * 2 + 16) *
+		    sizeof(*co->procs))) == NULL)
+			return NULL;
+		co->procs = p;
+		co->capprocs = co->capprocs * 2 + 16;
+	}
+	pr = &co->procs[co->nprocs++];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = pid;
+	pr->method = (uint32_t)co->o->method;
+	return pr;
+}
+
 static void
 cerr(struct collector *co, const struct pme_error *err)
 {
@@ -130,6 +218,7 @@ on_hello(struct collector *co, const struct pmeclock_hello *h, size_t len)
 {
 	struct pme_thread t;
 	struct pme_error err;
+	struct proc *pr;
 	char comm[17];
 	const char *note = (const char *)(h + 1);
 
@@ -150,6 +239,13 @@ on_hello(struct collector *co, const struct pmeclock_hello *h, size_t len)
 	}
 	if (h->hdr.pid == co->mainpid)
 		co->hello_main = 1;
+	if ((pr = proc(co, h->hdr.pid, 1)) != NULL) {
+		pr->started = 1;
+		pr->method = h->method;
+		memcpy(pr->comm, comm, sizeof(pr->comm));
+		free(pr->exec);
+		pr->exec = NULL;
+	}
 	t.kind = PME_THREAD_EXEC;
 	t.ppid = t.ptid = 0;
 	t.name = comm;
@@ -193,6 +289,7 @@ on_thread(struct collector *co, const struct pmeclock_thread *mt,
 {
 	struct pme_thread t;
 	struct pme_error err;
+	struct proc *parent, *child;
 	const char *name = (const char *)(mt + 1);
 
 	if (len <= sizeof(*mt) || memchr(name, '\0', len - sizeof(*mt)) ==
@@ -208,11 +305,36 @@ on_thread(struct collector *co, const struct pmeclock_thread *mt,
 	t.name = name[0] ? name : NULL;
 	if (t.kind == PME_THREAD_COMM && t.name == NULL)
 		t.name = "";
-	if (t.kind == PME_THREAD_FORK && t.tid == t.pid)
+	if (t.kind == PME_THREAD_FORK && t.tid == t.pid) {
 		seen_pid(co, t.pid);
+		/* Both made first: making one may move the other. */
+		if (proc(co, t.pid, 1) != NULL &&
+		    proc(co, t.ppid, 1) != NULL) {
+			child = proc(co, t.pid, 0);
+			parent = proc(co, t.ppid, 0);
+			child->method = parent->method;
+			child->started = 1;
+			memcpy(child->comm, parent->comm, sizeof(child->comm));
+		}
+	}
 	add_tid(co, t.tid);
 	if (pme_samplewriter_thread(co->w, &t, &err) < 0)
 		cerr(co, &err);
+}
+
+static void
+count(struct collector *co, uint32_t pid, uint32_t tid, uint64_t weight)
+{
+	struct tally *a;
+
+	if ((a = tally(co, pid, tid, 1)) != NULL) {
+		a->n++;
+		a->weight += weight;
+	}
+	if ((a = tally(co, pid, 0, 1)) != NULL) {
+		a->n++;
+		a->weight += weight;
+	}
 }
 
 static void
@@ -246,6 +368,7 @@ on_samples(struct collector *co, const uint8_t *buf, size_t len)
 		s.nframes = r.nframes;
 		s.frames = frames;
 		add_tid(co, r.tid);
+		count(co, s.pid, r.tid, r.weight);
 		co->samples++;
 		if (pme_samplewriter_sample(co->w, &s, &err) < 0)
 			cerr(co, &err);
@@ -259,7 +382,14 @@ on_bye(struct collector *co, const struct pmeclock_bye *b)
 	struct pme_thread t;
 	struct pme_error err;
 
+	struct proc *pr;
+
 	co->lost += b->lost;
+	if ((pr = proc(co, b->hdr.pid, 0)) != NULL) {
+		pr->ended = 1;
+		free(pr->exec);
+		pr->exec = NULL;
+	}
 	if (co->o->verbose)
 		fprintf(stderr, "%s: process %u: %llu samples, %llu lost\n",
 		    prog, b->hdr.pid, (unsigned long long)b->samples,
@@ -270,6 +400,34 @@ on_bye(struct collector *co, const struct pmeclock_bye *b)
 	t.time = b->time;
 	if (pme_samplewriter_thread(co->w, &t, &err) < 0)
 		cerr(co, &err);
+}
+
+static void
+on_cpu(struct collector *co, const struct pmeclock_cpu *m)
+{
+	struct tally *a;
+
+	if ((a = tally(co, m->hdr.pid, m->tid, 1)) == NULL)
+		return;
+	a->cpu += m->cpu;
+	a->taken = m->taken;
+	a->flags |= m->flags;
+	a->has_cpu = 1;
+}
+
+static void
+on_exec(struct collector *co, const struct pmeclock_exec *m, size_t len)
+{
+	const char *path = (const char *)(m + 1);
+	struct proc *pr;
+
+	if (len <= sizeof(*m) || memchr(path, '\0', len - sizeof(*m)) ==
+	    NULL || (pr = proc(co, m->hdr.pid, 1)) == NULL)
+		return;
+	free(pr->exec);
+	pr->exec = strdup(path);
+	pr->exec_kind = m->flags;
+	pr->exec_id = m->id;
 }
 
 /* Reads the packets waiting; 0, or -1 at the end of the stream. */
@@ -308,10 +466,173 @@ receive(struct collector *co)
 			if ((size_t)n >= sizeof(struct pmeclock_bye))
 				on_bye(co, (const void *)buf);
 			break;
+		case PMECLOCK_MSG_CPU:
+			if ((size_t)n >= sizeof(struct pmeclock_cpu))
+				on_cpu(co, (const void *)buf);
+			break;
+		case PMECLOCK_MSG_EXEC:
+			if ((size_t)n >= sizeof(struct pmeclock_exec))
+				on_exec(co, (const void *)buf, (size_t)n);
+			break;
 		default:
 			break;
 		}
 	}
+}
+
+#define REPORT_MAX	10	/* lines of threads and processes */
+
+/*
+ * Why a thread or process gave fewer samples than its CPU time, from
+ * what its runtime saw; pr->method is the method that sampled it.
+ */
+static void
+why(const struct proc *pr, const struct tally *a, const struct tally *pa,
+    char *buf, size_t n)
+{
+	uint32_t pf = pa != NULL ? pa->flags : 0;
+
+	if (pf & PMECLOCK_CPU_REPLACED)
+		snprintf(buf, n, "the program replaced the runtime's signal "
+		    "handler (by a call the runtime does not interpose)");
+	else if (a->flags & PMECLOCK_CPU_BLOCKED)
+		snprintf(buf, n, "its signals were blocked (by a call the "
+		    "runtime does not interpose)");
+	else if (pf & (PMECLOCK_CPU_HANDLER | PMECLOCK_CPU_ITIMER))
+		snprintf(buf, n, "after %.2f s it %s, and ITIMER_PROF is the "
+		    "program's: -m timer or -m perf sample it",
+		    (double)pa->taken / 1e9, (pf & PMECLOCK_CPU_HANDLER) ?
+		    "installed its own SIGPROF handler" :
+		    "set ITIMER_PROF itself");
+	else if (pr->method == PME_METHOD_ITIMER)
+		snprintf(buf, n, "SIGPROF signals were lost (one pending "
+		    "absorbs the next: a busy machine?)");
+	else
+		snprintf(buf, n, "cause not known");
+}
+
+/*
+ * The threads (timer method) and processes (itimer) whose samples stand
+ * for much less CPU time than they used: at least three intervals and
+ * half of it unseen.  A thread's last interval is always partly unseen
+ * (the timers fire at the kernel's tick), and ITIMER_PROF loses signals
+ * on a busy machine, hence the margins.
+ */
+static void
+report_cpu(struct collector *co)
+{
+	uint64_t period = co->o->period, unseen, more = 0;
+	const struct tally *a, *pa;
+	const struct proc *pr;
+	char reason[256];
+	size_t i, lines = 0, nmore = 0;
+
+	for (i = 0; i < co->ntallies; i++) {
+		a = &co->tallies[i];
+		if (!a->has_cpu || a->cpu <= a->weight ||
+		    (pr = proc(co, a->pid, 0)) == NULL)
+			continue;
+		/* Per thread for the timer method, per process for
+		 * ITIMER_PROF, which samples the thread that runs. */
+		if ((a->tid == 0) != (pr->method == PME_METHOD_ITIMER))
+			continue;
+		unseen = a->cpu - a->weight;
+		if (unseen < 3 * period || unseen * 2 < a->cpu)
+			continue;
+		if (lines++ == REPORT_MAX) {
+			nmore = 1;
+			more = unseen;
+			continue;
+		} else if (lines > REPORT_MAX) {
+			nmore++;
+			more += unseen;
+			continue;
+		}
+		pa = tally(co, a->pid, 0, 0);
+		why(pr, a, pa, reason, sizeof(reason));
+		if (a->tid == 0)
+			fprintf(stderr, "%s: '%s' (pid %u) used %.2f s of CPU "
+			    "and gave %llu samples (%.2f s unseen): %s\n",
+			    prog, pr->comm, a->pid, (double)a->cpu / 1e9,
+			    (unsigned long long)a->n, (double)unseen / 1e9,
+			    reason);
+		else
+			fprintf(stderr, "%s: thread %u of '%s' (pid %u) used "
+			    "%.2f s of CPU and gave %llu samples (%.2f s "
+			    "unseen): %s\n", prog, a->tid, pr->comm, a->pid,
+			    (double)a->cpu / 1e9, (unsigned long long)a->n,
+			    (double)unseen / 1e9, reason);
+	}
+	if (nmore > 0)
+		fprintf(stderr, "%s: and %zu more with %.2f s of CPU unseen\n",
+		    prog, nmore, (double)more / 1e9);
+}
+
+/* The processes that exec'd and were not heard of since: not entered. */
+static void
+report_execs(struct collector *co)
+{
+	const struct proc *pr;
+	size_t i;
+
+	for (i = 0; i < co->nprocs; i++) {
+		pr = &co->procs[i];
+		/* Still running: recorded no further, as documented. */
+		if (pr->exec == NULL || pid_alive(pr->pid))
+			continue;
+		if (pr->exec_kind == SETID_UID || pr->exec_kind == SETID_GID)
+			fprintf(stderr, "%s: process %u exec'd '%s', a "
+			    "set-%s-ID program (%s %u): the dynamic linker "
+			    "ignores LD_PRELOAD for it, so it was not "
+			    "sampled\n", prog, pr->pid, pr->exec,
+			    pr->exec_kind == SETID_UID ? "user" : "group",
+			    pr->exec_kind == SETID_UID ? "owner uid" : "gid",
+			    pr->exec_id);
+		else if (pr->exec_kind == SETID_CAPS)
+			fprintf(stderr, "%s: process %u exec'd '%s', a program "
+			    "with file capabilities: the dynamic linker "
+			    "ignores LD_PRELOAD for it, so it was not "
+			    "sampled\n", prog, pr->pid, pr->exec);
+		else
+			fprintf(stderr, "%s: process %u exec'd '%s' and was "
+			    "not sampled after (a statically linked program, "
+			    "or its environment lost the runtime?)\n", prog,
+			    pr->pid, pr->exec);
+	}
+}
+
+/* The processes whose runtime never said bye: killed by SIGKILL, or
+ * they closed its socket; what the runtime held was lost. */
+static void
+report_unended(struct collector *co)
+{
+	const struct proc *pr;
+	size_t i;
+
+	for (i = 0; i < co->nprocs; i++) {
+		pr = &co->procs[i];
+		if (!pr->started || pr->ended || pr->exec != NULL ||
+		    pid_alive(pr->pid))
+			continue;
+		fprintf(stderr, "%s: process %u ('%s') ended without its "
+		    "runtime's last records: killed by SIGKILL (the samples "
+		    "of its last 100 ms lost), or it closed the runtime's "
+		    "socket (its samples from then on lost)\n", prog,
+		    pr->pid, pr->comm);
+	}
+}
+
+static void
+free_collector(struct collector *co)
+{
+	size_t i;
+
+	for (i = 0; i < co->nprocs; i++)
+		free(co->procs[i].exec);
+	free(co->procs);
+	free(co->tallies);
+	free(co->pids);
+	free(co->tids);
 }
 
 int
@@ -359,14 +680,18 @@ collect_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	while (!child_poll(c))
 		poll(&pfd[1], 1, -1);
 	close(sock);
-	if (!co.hello_main && !o->quiet)
+	if (!co.hello_main && !o->quiet && !o->setid)
 		fprintf(stderr, "%s: the runtime did not start in '%s' "
 		    "(a static or set-user-ID program?): no samples\n", prog,
 		    o->argv[0]);
+	if (!o->quiet) {
+		report_cpu(&co);
+		report_execs(&co);
+		report_unended(&co);
+	}
 	cl->samples = co.samples;
 	cl->lost = co.lost;
 	cl->threads = (uint32_t)co.ntids;
-	free(co.pids);
-	free(co.tids);
+	free_collector(&co);
 	return co.failed ? -1 : 0;
 }

@@ -1,30 +1,99 @@
 /*
  * interpose.c - the shared libpmeclock's preload side: the constructor
- * that starts recording for pmeclock(1), and the functions it interposes
- * so that new threads get their timer and dlopen'ed libraries their
- * mapping at once.  Not in libpmeclock.a: a static library does not
- * replace pthread_create behind its user's back.
+ * that starts recording for pmeclock(1), and the functions it interposes:
+ * pthread_create, so that new threads get their timer at once, with the
+ * sampling signal open; dlopen, so that libraries get their mapping at
+ * once; the exec family, to send what is buffered; _exit and _Exit, to
+ * send it before the process ends; and sigaction, signal, sigprocmask,
+ * pthread_sigmask and setitimer, through which the program would take
+ * the sampling signal away (runtime.c keeps it working, or records that
+ * the program took ITIMER_PROF).  Not in libpmeclock.a: a static library
+ * does not replace libc's functions behind its user's back.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 
 #include "runtime.h"
-
-RT_HIDDEN const int rt_interposed = 1;
+#include "setid.h"
 
 struct start {
 	void	*(*fn)(void *);
 	void	*arg;
 	uint32_t ptid;
+	int	 want;
 };
+
+typedef int (*sigaction_fn)(int, const struct sigaction *,
+    struct sigaction *);
+typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
+typedef int (*setitimer_fn)(__itimer_which_t, const struct itimerval *,
+    struct itimerval *);
+typedef void (*(*signal_fn)(int, void (*)(int)))(int);
+
+/* libc's, found at load: a signal handler may call them, and must not
+ * be the first to look them up. */
+static sigaction_fn	 libc_sigaction;
+static sigmask_fn	 libc_sigprocmask, libc_pthread_sigmask;
+static setitimer_fn	 libc_setitimer;
+static signal_fn	 libc_signal;
+
+static void *
+next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void
+find_libc(void)
+{
+	if (libc_sigaction != NULL)
+		return;
+	*(void **)&libc_sigprocmask = next("sigprocmask");
+	*(void **)&libc_pthread_sigmask = next("pthread_sigmask");
+	*(void **)&libc_setitimer = next("setitimer");
+	*(void **)&libc_signal = next("signal");
+	*(void **)&libc_sigaction = next("sigaction");
+}
 
 __attribute__((constructor)) static void
 preload_init(void)
 {
+	find_libc();
 	rt_preload_start();
 }
+
+/* ------------------------------------------- for the runtime's own use */
+
+int
+rt_libc_sigaction(int sig, const struct sigaction *a, struct sigaction *o)
+{
+	find_libc();
+	return libc_sigaction(sig, a, o);
+}
+
+int
+rt_libc_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	find_libc();
+	return libc_pthread_sigmask(how, set, old);
+}
+
+int
+rt_libc_setitimer(int which, const struct itimerval *nv,
+    struct itimerval *ov)
+{
+	find_libc();
+	return libc_setitimer(which, nv, ov);
+}
+
+/* -------------------------------------------------------------- threads */
 
 static void *
 trampoline(void *p)
@@ -33,7 +102,7 @@ trampoline(void *p)
 	void *ret;
 
 	free(p);
-	rt_thread_begin(st.ptid);
+	rt_thread_begin(st.ptid, st.want);
 	pthread_cleanup_push(rt_thread_end, NULL);
 	ret = st.fn(st.arg);
 	pthread_cleanup_pop(1);
@@ -50,12 +119,13 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	int rc;
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+		*(void **)&real = next("pthread_create");
 	if (!rt_wants_threads() || (st = malloc(sizeof(*st))) == NULL)
 		return real(t, attr, fn, arg);
 	st->fn = fn;
 	st->arg = arg;
 	st->ptid = rt_gettid();
+	st->want = rt_want_blocked();
 	if ((rc = real(t, attr, trampoline, st)) != 0)
 		free(st);
 	return rc;
@@ -69,10 +139,26 @@ dlopen(const char *file, int flags)
 	void *h;
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "dlopen");
+		*(void **)&real = next("dlopen");
 	if ((h = real(file, flags)) != NULL)
 		rt_dlopened(t);
 	return h;
+}
+
+/* ---------------------------------------------------------------- exec */
+
+/* Tells the runtime what is about to run: file as execvp(3) finds it
+ * when search is set. */
+static void
+before_exec(const char *file, int search)
+{
+	char buf[PATH_MAX];
+	const char *path = search ? setid_which(file, buf, sizeof(buf)) :
+	    file;
+	unsigned id = 0;
+	int kind = path != NULL ? setid_exec(path, &id) : SETID_NONE;
+
+	rt_before_exec(path != NULL ? path : file, (uint32_t)kind, id);
 }
 
 RT_EXPORT int
@@ -82,8 +168,8 @@ execve(const char *path, char *const argv[], char *const envp[])
 	int rc;
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "execve");
-	rt_before_exec();
+		*(void **)&real = next("execve");
+	before_exec(path, 0);
 	rc = real(path, argv, envp);
 	rt_after_exec();
 	return rc;
@@ -96,8 +182,8 @@ execv(const char *path, char *const argv[])
 	int rc;
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "execv");
-	rt_before_exec();
+		*(void **)&real = next("execv");
+	before_exec(path, 0);
 	rc = real(path, argv);
 	rt_after_exec();
 	return rc;
@@ -110,8 +196,8 @@ execvp(const char *file, char *const argv[])
 	int rc;
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "execvp");
-	rt_before_exec();
+		*(void **)&real = next("execvp");
+	before_exec(file, 1);
 	rc = real(file, argv);
 	rt_after_exec();
 	return rc;
@@ -124,9 +210,85 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 	int rc;
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "execvpe");
-	rt_before_exec();
+		*(void **)&real = next("execvpe");
+	before_exec(file, 1);
 	rc = real(file, argv, envp);
 	rt_after_exec();
 	return rc;
+}
+
+/* ---------------------------------------------------------------- exit */
+
+/* As libc's: the exit_group system call, after the last records. */
+RT_EXPORT void
+_exit(int status)
+{
+	rt_final();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+RT_EXPORT void
+_Exit(int status)
+{
+	rt_final();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+/* ------------------------------------------------------------- signals */
+
+RT_EXPORT int
+sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	int rc;
+
+	if (rt_sigaction(sig, act, oact, &rc))
+		return rc;
+	find_libc();
+	return libc_sigaction(sig, act, oact);
+}
+
+/* glibc's signal(3): BSD semantics. */
+RT_EXPORT void
+(*signal(int sig, void (*fn)(int)))(int)
+{
+	struct sigaction a, o;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.sa_handler = fn;
+	a.sa_flags = SA_RESTART;
+	sigemptyset(&a.sa_mask);
+	if (rt_sigaction(sig, &a, &o, &rc))
+		return rc < 0 ? SIG_ERR : o.sa_handler;
+	find_libc();
+	return libc_signal(sig, fn);
+}
+
+RT_EXPORT int
+sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	find_libc();
+	return rt_sigmask(how, set, old, libc_sigprocmask);
+}
+
+RT_EXPORT int
+pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	find_libc();
+	return rt_sigmask(how, set, old, libc_pthread_sigmask);
+}
+
+/* (glibc declares which as its enum __itimer_which with _GNU_SOURCE.) */
+RT_EXPORT int
+setitimer(__itimer_which_t which, const struct itimerval *nv,
+    struct itimerval *ov)
+{
+	int rc;
+
+	if (rt_setitimer(which, nv, ov, &rc))
+		return rc;
+	find_libc();
+	return libc_setitimer(which, nv, ov);
 }

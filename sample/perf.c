@@ -58,10 +58,11 @@ struct vcache {
 };
 
 /* A process that has just exec'd: its next executable file mapping is
- * its main program. */
+ * its main program; comm: the program's name, from the exec. */
 struct execwait {
 	uint32_t	 pid;
 	int		 waiting;
+	char		 comm[64];
 };
 
 struct perfstate {
@@ -82,6 +83,7 @@ struct perfstate {
 	size_t		 ntids, captids;
 	uint64_t	 samples, lost;
 	uint64_t	*frames;
+	uint32_t	 mainpid;
 	int		 failed;
 };
 
@@ -566,6 +568,24 @@ conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 		werr(ps, &err);
 }
 
+/*
+ * A process ends before the image it exec'd mapped anything: the kernel
+ * ended its events at the exec, as it does when the exec changes the
+ * process's credentials (a set-user-ID or set-group-ID program: see
+ * setid.h) or the program cannot be read, and it runs on unsampled.
+ */
+static void
+exit_check(struct perfstate *ps, const struct execwait *ew)
+{
+	if (ps->o->quiet || !ew->waiting || (ps->o->setid &&
+	    ew->pid == ps->mainpid))
+		return;
+	fprintf(stderr, "%s: process %u exec'd '%s' (a set-user-ID or "
+	    "set-group-ID program, or one it may not read): the kernel "
+	    "ended perf sampling at the exec, so it was not sampled\n",
+	    prog, ew->pid, ew->comm);
+}
+
 static void
 conv_task(struct perfstate *ps, const struct perf_event_header *h)
 {
@@ -593,8 +613,11 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		t.kind = PME_THREAD_COMM;
 		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			t.kind = PME_THREAD_EXEC;
-			if ((ew = execwait(ps, t.pid, 1)) != NULL)
+			if ((ew = execwait(ps, t.pid, 1)) != NULL) {
 				ew->waiting = 1;
+				snprintf(ew->comm, sizeof(ew->comm), "%s",
+				    name);
+			}
 		}
 	} else {
 		if (end - p < 24)
@@ -607,8 +630,10 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		    PME_THREAD_EXIT;
 		if (t.kind == PME_THREAD_EXIT) {
 			t.ppid = t.ptid = 0;
-			if (t.pid == t.tid && (ew = execwait(ps, t.pid, 0)))
+			if (t.pid == t.tid && (ew = execwait(ps, t.pid, 0))) {
+				exit_check(ps, ew);
 				ew->waiting = 0;
+			}
 		}
 	}
 	add_tid(ps, t.tid);
@@ -753,6 +778,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	memset(&ps, 0, sizeof(ps));
 	ps.o = o;
 	ps.w = w;
+	ps.mainpid = (uint32_t)c->pid;
 	if (setup(&ps, c) < 0) {
 		free_state(&ps);
 		return -1;

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include <zlib.h>
 
 #include "clock.h"
+#include "setid.h"
 #include "util.h"
 
 #ifndef PMECLOCK_RUNTIME
@@ -81,6 +84,27 @@ now_real(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+pid_alive(uint32_t pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) state ...": the comm may hold anything. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return 0;
+	return p[2] != 'Z' && p[2] != 'X';
 }
 
 /* "10ms", "250us", "1s", "5000ns"; a bare number is milliseconds. */
@@ -437,6 +461,56 @@ choose_method(struct clockopts *o)
 	return 0;
 }
 
+/*
+ * A command that no method can see: its exec changes the credentials of
+ * the process (setid.h), or, for the perf method, it cannot be read,
+ * which makes it not dumpable.  The kernel then ends perf sampling at the
+ * exec; the dynamic linker ignores LD_PRELOAD.  Said before the run and
+ * kept in the sample file's note.
+ */
+static void
+setid_check(struct clockopts *o)
+{
+	char buf[PATH_MAX], who[128], msg[512];
+	const char *path, *what;
+	struct passwd *pw;
+	struct group *gr;
+	unsigned id = 0;
+	int kind;
+
+	if ((path = setid_which(o->argv[0], buf, sizeof(buf))) == NULL)
+		return;
+	kind = setid_exec(path, &id);
+	if (kind == SETID_UID) {
+		pw = getpwuid((uid_t)id);
+		snprintf(who, sizeof(who), "a set-user-ID program of %s%s%s"
+		    "uid %u%s", pw ? "'" : "", pw ? pw->pw_name : "",
+		    pw ? "' (" : "", id, pw ? ")" : "");
+	} else if (kind == SETID_GID) {
+		gr = getgrgid((gid_t)id);
+		snprintf(who, sizeof(who), "a set-group-ID program of %s%s%s"
+		    "gid %u%s", gr ? "'" : "", gr ? gr->gr_name : "",
+		    gr ? "' (" : "", id, gr ? ")" : "");
+	} else if (kind == SETID_CAPS)
+		snprintf(who, sizeof(who), "a program with file capabilities");
+	else if (o->method == PME_METHOD_PERF && access(path, R_OK) < 0 &&
+	    errno == EACCES)
+		snprintf(who, sizeof(who), "not readable by this user");
+	else
+		return;
+	what = o->method == PME_METHOD_PERF ? "the kernel ends perf "
+	    "sampling at its exec" : "the dynamic linker ignores LD_PRELOAD "
+	    "for it";
+	snprintf(msg, sizeof(msg), "'%s' is %s: %s: no samples", o->argv[0],
+	    who, what);
+	o->setid = 1;
+	if (!o->quiet)
+		fprintf(stderr, "%s: %s\n", prog, msg);
+	if (o->note[0] != '\0')
+		strncat(o->note, "; ", sizeof(o->note) - strlen(o->note) - 1);
+	strncat(o->note, msg, sizeof(o->note) - strlen(o->note) - 1);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static int
@@ -602,8 +676,10 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	if (choose_method(&o) < 0)
 		rc = 1;
-	else
+	else {
+		setid_check(&o);
 		rc = run(&o);
+	}
 	free(out);
 	return rc;
 }

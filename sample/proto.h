@@ -21,7 +21,9 @@ enum pmeclock_msgtype {
 	PMECLOCK_MSG_MAP,	/* an executable mapping */
 	PMECLOCK_MSG_THREAD,	/* a pme_thread record */
 	PMECLOCK_MSG_SAMPLES,	/* a batch of samples */
-	PMECLOCK_MSG_BYE	/* the process image ends its recording */
+	PMECLOCK_MSG_BYE,	/* the process image ends its recording */
+	PMECLOCK_MSG_CPU,	/* the CPU time a thread or image used */
+	PMECLOCK_MSG_EXEC	/* a process execs a program */
 };
 
 struct pmeclock_msg {
@@ -69,6 +71,40 @@ struct pmeclock_rec {
 	uint32_t	tid, cpu;
 	uint32_t	nframes, pad;
 };
+
+/*
+ * CPU: the CPU time a thread (or with tid 0 the whole process image)
+ * used while it was sampled, sent when it ends (its exit, the image's
+ * exec or end), so that pmeclock can compare it with the samples it got.
+ */
+struct pmeclock_cpu {
+	struct pmeclock_msg hdr;
+	uint32_t	tid;		/* 0: the process image */
+	uint32_t	flags;		/* PMECLOCK_CPU_* */
+	uint64_t	cpu;		/* ns while sampled */
+	uint64_t	taken;		/* ns of it before the program took the
+					   signal (HANDLER, ITIMER) */
+};
+
+#define PMECLOCK_CPU_BLOCKED	0x01	/* the thread (with tid 0: a thread)
+					   ended with the signal blocked by
+					   means not interposed */
+#define PMECLOCK_CPU_HANDLER	0x02	/* the program installed its own
+					   SIGPROF handler (itimer) */
+#define PMECLOCK_CPU_ITIMER	0x04	/* the program set ITIMER_PROF */
+#define PMECLOCK_CPU_REPLACED	0x08	/* the handler was replaced by means
+					   not interposed */
+#define PMECLOCK_CPU_ITIMER_M	0x10	/* sampled by ITIMER_PROF */
+
+/* EXEC: followed by the path, NUL-terminated; flags say why the new
+ * image will not be entered, if it will not. */
+struct pmeclock_exec {
+	struct pmeclock_msg hdr;
+	uint32_t	flags;		/* PMECLOCK_EXEC_* */
+	uint32_t	id;		/* the owner (SETID_UID) or group */
+};
+
+/* flags: what setid_exec() (setid.h) returned. */
 
 /* BYE: what the image took and lost. */
 struct pmeclock_bye {

@@ -5,7 +5,7 @@
  * subroutines) or, preloaded by pmeclock(1), as messages to the launcher
  * (proto.h).  See libpmeclock(3) and pmeclock(1).
  *
- * The SIGPROF handler only copies the pc (and with call chains a
+ * The signal handler only copies the pc (and with call chains a
  * frame-pointer walk bounded by the thread's stack) into a preallocated
  * ring of slots: a slot is claimed with a compare-and-swap on the head
  * and published by storing its sequence number, so the handler takes no
@@ -13,7 +13,17 @@
  * sched_getcpu.  A full ring counts the sample as lost.  A writer thread,
  * which blocks every signal, empties the ring every 100 ms into the sink
  * and flushes the file every second; pme_exit() and the destructor empty
- * it a last time.
+ * it a last time, and when preloaded, _exit and the fatal signals too.
+ *
+ * The per-thread timers signal RT_SIGNAL, a real-time signal programs
+ * rarely use; ITIMER_PROF can only signal SIGPROF.  The signal is shared
+ * with the program: the handler takes the runtime's own signals (a timer
+ * of its own, or the kernel's ITIMER_PROF) and passes any other to what
+ * the program set for the signal, which the interposed sigaction keeps
+ * (interpose.c); the interposed masks never block it, but remember that
+ * the program asked, so that the program sees the masks it set.  Each
+ * thread's and process image's CPU time is sent to pmeclock at its end,
+ * which compares it with the samples it got.
  */
 #include <dirent.h>
 #include <elf.h>
@@ -53,7 +63,14 @@
 /* CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK, as pthread_getcpuclockid. */
 #define THREAD_CPUCLOCK(tid)	((clockid_t)((~(unsigned)(tid)) << 3) | 6)
 
+/* The per-thread timers' signal (61 with glibc). */
+#define RT_SIGNAL	(SIGRTMAX - 3)
+
 enum { SINK_NONE, SINK_FILE, SINK_SOCK };
+
+/* What the runtime does with a signal: nothing; samples with it; or
+ * writes out its buffer before the program dies of it. */
+enum { BORROW_NONE, BORROW_SAMPLE, BORROW_FATAL };
 
 struct slot {
 	_Atomic uint64_t seq;		/* index + 1 once written */
@@ -69,6 +86,7 @@ struct rthread {
 	int		 armed;
 	int		 seen;
 	timer_t		 timer;
+	uint64_t	 cpu0;		/* its CPU time when first seen */
 };
 
 struct known {
@@ -99,6 +117,7 @@ static struct {
 	size_t		 nknown, capknown;
 	unsigned long long dlgen;
 	uint64_t	 lastscan, lastflush;
+	uint64_t	 cpu0;		/* the process's CPU time at start */
 	uint64_t	 samples;
 	uint32_t	 nseen;		/* threads seen */
 	uint8_t		*msg;		/* PMECLOCK_MSG_MAX bytes */
@@ -121,6 +140,33 @@ static __thread uintptr_t stack_lo __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
 /* Set while this thread creates the writer, which is not sampled. */
 static __thread int making_writer __attribute__((tls_model("initial-exec")));
+/* The program asked for the sampling signal to be blocked in this
+ * thread: the interposed masks leave it open but say it is blocked. */
+static __thread int want_blocked __attribute__((tls_model("initial-exec")));
+
+/* The signals the runtime shares with the program (see above). */
+static _Atomic int	 sample_sig;
+static _Atomic int	 borrowed[_NSIG];
+static struct sigaction	 prog_act[_NSIG];	/* as the program set it */
+/* PMECLOCK_CPU_HANDLER or _ITIMER once the program has taken ITIMER_PROF,
+ * which is the process's own; taken_cpu: the CPU time then. */
+static _Atomic int	 taken;
+static uint64_t		 taken_cpu;
+static _Atomic int	 finishing;	/* the image's last records are out */
+/* The sival_ptr of the runtime's timers, to tell their signals. */
+static const int	 timer_cookie;
+
+/*
+ * The libc functions interpose.c replaces, for the runtime's own use:
+ * defined there (the shared library), absent from the static one, where
+ * libc's are called.
+ */
+extern int rt_libc_sigaction(int, const struct sigaction *,
+    struct sigaction *) __attribute__((weak, visibility("hidden")));
+extern int rt_libc_sigmask(int, const sigset_t *, sigset_t *)
+    __attribute__((weak, visibility("hidden")));
+extern int rt_libc_setitimer(int, const struct itimerval *,
+    struct itimerval *) __attribute__((weak, visibility("hidden")));
 
 static void	writer_start(void);
 static void	writer_stop(void);
@@ -214,23 +260,22 @@ walk(uintptr_t fp, uintptr_t sp, uint64_t *frames)
 }
 
 static void
-on_prof(int sig, siginfo_t *si, void *ucv)
+take_sample(const siginfo_t *si, void *ucv)
 {
 	uintptr_t pc, fp, sp;
 	struct timespec ts;
 	struct slot *s;
 	uint64_t h, w;
-	int e = errno, cpu;
+	int cpu;
 
-	(void)sig;
 	if (!atomic_load_explicit(&sampling, memory_order_acquire))
-		goto out;
+		return;
 	h = atomic_load_explicit(&ring_head, memory_order_relaxed);
 	do {
 		if (h - atomic_load_explicit(&ring_tail,
 		    memory_order_acquire) >= ring_n) {
 			atomic_fetch_add(&ring_lost, 1);
-			goto out;
+			return;
 		}
 	} while (!atomic_compare_exchange_weak(&ring_head, &h, h + 1));
 	s = (struct slot *)(ring + (h & (ring_n - 1)) * slot_size);
@@ -249,8 +294,411 @@ on_prof(int sig, siginfo_t *si, void *ucv)
 	s->cpu = cpu < 0 ? UINT32_MAX : (uint32_t)cpu;
 	s->nframes = ring_depth ? walk(fp, sp, s->frames) : 0;
 	atomic_store_explicit(&s->seq, h + 1, memory_order_release);
-out:
+}
+
+/* ------------------------------------- the signals shared with the program */
+
+static int
+real_sigaction(int sig, const struct sigaction *a, struct sigaction *o)
+{
+	return rt_libc_sigaction ? rt_libc_sigaction(sig, a, o) :
+	    sigaction(sig, a, o);
+}
+
+static int
+real_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return rt_libc_sigmask ? rt_libc_sigmask(how, set, old) :
+	    pthread_sigmask(how, set, old);
+}
+
+static void
+real_itimer(const struct itimerval *it)
+{
+	if (rt_libc_setitimer)
+		rt_libc_setitimer(ITIMER_PROF, it, NULL);
+	else
+		setitimer(ITIMER_PROF, it, NULL);
+}
+
+static uint64_t
+cpu_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Raises sig again on this thread with the same siginfo. */
+static void
+reraise(int sig, const siginfo_t *si)
+{
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig,
+	    si);
+}
+
+/*
+ * A vfork(2) child shares its parent's memory, and so the runtime's
+ * state, but has its own signal actions and mask: its calls go to libc
+ * untouched, lest they change what the parent's runtime holds.
+ */
+static int
+in_vfork_child(void)
+{
+	return rt.pid != 0 && (uint32_t)getpid() != rt.pid;
+}
+
+/*
+ * The program's action for sig is the default, which for every signal
+ * the runtime borrows ends the process: its last records are sent, the
+ * default restored and the signal raised again, which the kernel
+ * delivers when the handler returns.  A fault the kernel raised (si_code
+ * > 0) happens again by itself when the faulting instruction reruns.
+ */
+static void
+die_of(int sig, const siginfo_t *si)
+{
+	struct sigaction dfl;
+
+	rt_final();
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	if (!in_vfork_child())
+		atomic_store(&borrowed[sig], BORROW_NONE);
+	real_sigaction(sig, &dfl, NULL);
+	if (si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS ||
+	    sig == SIGILL || sig == SIGFPE))
+		return;
+	reraise(sig, si);
+}
+
+/* Does with a signal that is not the runtime's what the program set. */
+static void
+pass_on(int sig, siginfo_t *si, void *ucv)
+{
+	struct sigaction a = prog_act[sig];
+	sigset_t mask, old;
+
+	if (a.sa_handler == SIG_IGN)
+		return;
+	if (a.sa_handler == SIG_DFL) {
+		die_of(sig, si);
+		return;
+	}
+	mask = a.sa_mask;
+	if (!(a.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	real_sigmask(SIG_BLOCK, &mask, &old);
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, ucv);
+	else
+		a.sa_handler(sig);
+	real_sigmask(SIG_SETMASK, &old, NULL);
+	if (a.sa_flags & SA_RESETHAND)
+		prog_act[sig].sa_handler = SIG_DFL;
+}
+
+static int
+is_sample(int sig, const siginfo_t *si)
+{
+	if (sig != atomic_load_explicit(&sample_sig, memory_order_relaxed))
+		return 0;
+	if (sig == SIGPROF)
+		return si->si_code == SI_KERNEL && !atomic_load(&taken);
+	return si->si_code == SI_TIMER &&
+	    si->si_value.sival_ptr == (void *)&timer_cookie;
+}
+
+/*
+ * The sampling signal's handler: the runtime's own signals are samples,
+ * even in a thread that asked for the signal to be blocked.  Another
+ * signal of that number goes where the program wanted it: made pending
+ * again, blocked when the handler returns, in such a thread; else to the
+ * program's action.
+ */
+static void
+on_sample_sig(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int e = errno;
+
+	if (is_sample(sig, si))
+		take_sample(si, ucv);
+	else if (want_blocked) {
+		sigaddset(&uc->uc_sigmask, sig);
+		reraise(sig, si);
+	} else
+		pass_on(sig, si, ucv);
 	errno = e;
+}
+
+/* A fatal signal whose action the program left the default. */
+static void
+on_fatal(int sig, siginfo_t *si, void *ucv)
+{
+	int e = errno;
+
+	(void)ucv;
+	if (prog_act[sig].sa_handler == SIG_DFL)
+		die_of(sig, si);
+	errno = e;
+}
+
+/*
+ * Puts fn on sig, keeping what was there as the program's action.  A
+ * fatal signal is borrowed only when its action is the default.
+ */
+static int
+borrow(int sig, int kind, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa, old;
+
+	if (real_sigaction(sig, NULL, &old) < 0)
+		return -1;
+	if (atomic_load(&borrowed[sig]) != BORROW_NONE)
+		return 0;
+	if (kind == BORROW_FATAL && ((old.sa_flags & SA_SIGINFO) ||
+	    old.sa_handler != SIG_DFL))
+		return 0;
+	prog_act[sig] = old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (real_sigaction(sig, &sa, NULL) < 0)
+		return -1;
+	atomic_store(&borrowed[sig], kind);
+	return 0;
+}
+
+static const int fatal_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGILL,
+    SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM,
+    SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,
+    SIGPWR, SIGSYS };
+
+/* Preloaded: the fatal signals left to their default, so that the last
+ * buffer is sent before the process dies of one. */
+static void
+borrow_fatal(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		if (fatal_sigs[i] != atomic_load(&sample_sig))
+			borrow(fatal_sigs[i], BORROW_FATAL, on_fatal);
+}
+
+/* Blocks or unblocks sig in this thread. */
+static void
+mask_one(int how, int sig)
+{
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	real_sigmask(how, &one, NULL);
+}
+
+/* Whether the sampling signal is blocked in this thread. */
+static int
+sig_blocked_here(void)
+{
+	int sig = atomic_load(&sample_sig);
+	sigset_t cur;
+
+	return sig != 0 && real_sigmask(SIG_BLOCK, NULL, &cur) == 0 &&
+	    sigismember(&cur, sig);
+}
+
+/*
+ * Opens the sampling signal in this thread when it is blocked there and
+ * the masks are interposed (the program then sees it blocked).
+ */
+static void
+sig_open(void)
+{
+	if (rt_libc_sigmask == NULL || !sig_blocked_here())
+		return;
+	mask_one(SIG_UNBLOCK, atomic_load(&sample_sig));
+	want_blocked = 1;
+}
+
+/*
+ * Makes sig the sampling signal, taking it over from the program, and
+ * opens it in this thread if the program had it blocked (inherited
+ * across an exec) and the masks are interposed.  Under ITIMER_PROF a
+ * handler the program put on SIGPROF before means the program owns it.
+ */
+static int
+sample_sig_take(int sig)
+{
+	atomic_store(&sample_sig, sig);
+	if (borrow(sig, BORROW_SAMPLE, on_sample_sig) < 0)
+		return -1;
+	if (sig == SIGPROF && prog_act[sig].sa_handler != SIG_DFL &&
+	    prog_act[sig].sa_handler != SIG_IGN)
+		rt_take(PMECLOCK_CPU_HANDLER);
+	sig_open();
+	return 0;
+}
+
+/* Gives sig back to the program (the timer method could not start). */
+static void
+sig_give_back(int sig)
+{
+	atomic_store(&borrowed[sig], BORROW_NONE);
+	real_sigaction(sig, &prog_act[sig], NULL);
+	atomic_store(&sample_sig, 0);
+}
+
+/*
+ * Before an exec (out set): the new image inherits the sampling signal
+ * ignored or blocked if the program set it so (an exec resets a handler
+ * itself).  After an exec that failed (out clear): the runtime's again.
+ */
+static void
+sig_exec(int out)
+{
+	int sig = atomic_load(&sample_sig);
+	struct sigaction sa;
+
+	if (sig == 0)
+		return;
+	if (prog_act[sig].sa_handler == SIG_IGN) {
+		memset(&sa, 0, sizeof(sa));
+		if (out)
+			sa.sa_handler = SIG_IGN;
+		else {
+			sa.sa_sigaction = on_sample_sig;
+			sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		}
+		sigemptyset(&sa.sa_mask);
+		real_sigaction(sig, &sa, NULL);
+	}
+	if (want_blocked)
+		mask_one(out ? SIG_BLOCK : SIG_UNBLOCK, sig);
+}
+
+/* The program takes ITIMER_PROF (see proto.h for the flags). */
+void
+rt_take(int flag)
+{
+	struct itimerval off;
+	int none = 0;
+
+	if (!atomic_compare_exchange_strong(&taken, &none, flag))
+		return;
+	taken_cpu = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - rt.cpu0;
+	/* Its own handler must not get the runtime's signals. */
+	if (flag == PMECLOCK_CPU_HANDLER) {
+		memset(&off, 0, sizeof(off));
+		real_itimer(&off);
+	}
+}
+
+/*
+ * The program sets an action for the sampling signal: a handler of its
+ * own on SIGPROF takes ITIMER_PROF; its signals are handled as it asks
+ * (restarting system calls or not, on its alternate stack or not).
+ */
+static void
+sample_flags(int sig, const struct sigaction *a)
+{
+	struct sigaction sa;
+	int own = a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
+
+	if (own && sig == SIGPROF)
+		rt_take(PMECLOCK_CPU_HANDLER);
+	if (real_sigaction(sig, NULL, &sa) < 0 ||
+	    sa.sa_sigaction != on_sample_sig)
+		return;
+	sa.sa_flags = SA_SIGINFO | (own ? a->sa_flags &
+	    (SA_RESTART | SA_ONSTACK) : SA_RESTART);
+	real_sigaction(sig, &sa, NULL);
+}
+
+int
+rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact,
+    int *rc)
+{
+	struct sigaction a, prev;
+	int kind;
+
+	if (sig <= 0 || sig >= _NSIG ||
+	    (kind = atomic_load(&borrowed[sig])) == BORROW_NONE ||
+	    in_vfork_child())
+		return 0;
+	prev = prog_act[sig];
+	*rc = 0;
+	if (act != NULL) {
+		a = *act;
+		if (kind == BORROW_FATAL && a.sa_handler != SIG_DFL) {
+			/* The program's own: the runtime lets it go. */
+			if ((*rc = real_sigaction(sig, &a, NULL)) < 0)
+				return 1;
+			atomic_store(&borrowed[sig], BORROW_NONE);
+		}
+		prog_act[sig] = a;
+		if (kind == BORROW_SAMPLE)
+			sample_flags(sig, &a);
+	}
+	if (oact != NULL)
+		*oact = prev;
+	return 1;
+}
+
+int
+rt_sigmask(int how, const sigset_t *set, sigset_t *old,
+    int (*fn)(int, const sigset_t *, sigset_t *))
+{
+	int sig = atomic_load(&sample_sig), want = want_blocked, rc;
+	sigset_t s;
+
+	if (sig == 0 || in_vfork_child())
+		return fn(how, set, old);
+	if (set == NULL || (how != SIG_BLOCK && how != SIG_UNBLOCK &&
+	    how != SIG_SETMASK)) {
+		rc = fn(how, set, old);
+		if (rc == 0 && old != NULL && want_blocked)
+			sigaddset(old, sig);
+		return rc;
+	}
+	s = *set;
+	if (sigismember(&s, sig)) {
+		want = how != SIG_UNBLOCK;
+		sigdelset(&s, sig);
+	} else if (how == SIG_SETMASK)
+		want = 0;
+	if ((rc = fn(how, &s, old)) == 0) {
+		if (old != NULL && want_blocked)
+			sigaddset(old, sig);
+		want_blocked = want;
+	}
+	return rc;
+}
+
+int
+rt_setitimer(int which, const struct itimerval *nv, struct itimerval *ov,
+    int *rc)
+{
+	if (which != ITIMER_PROF || nv == NULL ||
+	    atomic_load(&sample_sig) != SIGPROF || atomic_load(&taken) ||
+	    in_vfork_child())
+		return 0;
+	/* Stopping a timer it never set changes nothing for the program. */
+	if (nv->it_value.tv_sec == 0 && nv->it_value.tv_usec == 0) {
+		if (ov != NULL)
+			memset(ov, 0, sizeof(*ov));
+		*rc = 0;
+		return 1;
+	}
+	rt_take(PMECLOCK_CPU_ITIMER);
+	*rc = rt_libc_setitimer(which, nv, ov);
+	if (*rc == 0 && ov != NULL)
+		memset(ov, 0, sizeof(*ov));
+	return 1;
 }
 
 static void
@@ -377,6 +825,40 @@ sink_thread(uint32_t kind, uint32_t tid, uint32_t ppid, uint32_t ptid,
 	buf[sizeof(*mt) + len] = '\0';
 	msg_hdr(&mt->hdr, PMECLOCK_MSG_THREAD, sizeof(*mt) + len + 1);
 	sock_send(buf, sizeof(*mt) + len + 1);
+}
+
+static void
+sink_cpu(uint32_t tid, uint32_t flags, uint64_t cpu)
+{
+	struct pmeclock_cpu m;
+
+	if (rt.sink != SINK_SOCK)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.tid = tid;
+	m.flags = flags;
+	m.cpu = cpu;
+	m.taken = tid == 0 ? taken_cpu : 0;
+	msg_hdr(&m.hdr, PMECLOCK_MSG_CPU, sizeof(m));
+	sock_send(&m, sizeof(m));
+}
+
+/* Said by the process that execs, which is not rt.pid after vfork. */
+static void
+sink_exec(const char *path, uint32_t flags, uint32_t id)
+{
+	uint8_t buf[sizeof(struct pmeclock_exec) + PMECLOCK_PATH_MAX];
+	struct pmeclock_exec *me = (void *)buf;
+	size_t len = strnlen(path, PMECLOCK_PATH_MAX - 1);
+
+	memset(me, 0, sizeof(*me));
+	me->flags = flags;
+	me->id = id;
+	memcpy(buf + sizeof(*me), path, len);
+	buf[sizeof(*me) + len] = '\0';
+	msg_hdr(&me->hdr, PMECLOCK_MSG_EXEC, sizeof(*me) + len + 1);
+	me->hdr.pid = (uint32_t)getpid();
+	sock_send(buf, sizeof(*me) + len + 1);
 }
 
 static void
@@ -621,6 +1103,26 @@ rt_dlopened(uint64_t t)
 
 /* ------------------------------------------------------------- threads */
 
+/*
+ * Reads the file path, a small one of /proc, into buf, terminated;
+ * returns its length or -1.  Only system calls: safe in a handler.
+ */
+static ssize_t
+slurp(const char *path, char *buf, size_t n)
+{
+	ssize_t len;
+	int fd;
+
+	buf[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	len = read(fd, buf, n - 1);
+	close(fd);
+	if (len >= 0)
+		buf[len] = '\0';
+	return len;
+}
+
 static struct rthread *
 thread_find(uint32_t tid, int add)
 {
@@ -641,8 +1143,28 @@ thread_find(uint32_t tid, int add)
 	}
 	memset(&rt.threads[rt.nthreads], 0, sizeof(*rt.threads));
 	rt.threads[rt.nthreads].tid = tid;
+	rt.threads[rt.nthreads].cpu0 = cpu_ns(THREAD_CPUCLOCK(tid));
 	rt.nseen++;
 	return &rt.threads[rt.nthreads++];
+}
+
+/*
+ * The first expiry of a new timer, in [1, period] ns: at a random phase,
+ * so that a thread or process that uses less than a period, or a period
+ * and a bit, gets a sample with the probability of that fraction, and
+ * short threads and children are sampled in proportion to their CPU
+ * time instead of not at all.  (splitmix64 of the time and the tid.)
+ */
+static uint64_t
+first_expiry(uint32_t tid)
+{
+	uint64_t x = rt_now() ^ ((uint64_t)tid << 32);
+
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return 1 + x % rt.period;
 }
 
 /* Arms a CPU-time timer on thread tid of this process; 0 or -1. */
@@ -651,18 +1173,22 @@ arm(struct rthread *th)
 {
 	struct itimerspec its;
 	struct sigevent sev;
+	uint64_t first;
 
 	if (th->armed || rt.method != PME_METHOD_TIMER)
 		return 0;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGPROF;
+	sev.sigev_signo = RT_SIGNAL;
+	sev.sigev_value.sival_ptr = (void *)&timer_cookie;
 	sev._sigev_un._tid = (pid_t)th->tid;
 	if (timer_create(THREAD_CPUCLOCK(th->tid), &sev, &th->timer) < 0)
 		return -1;
 	its.it_interval.tv_sec = (time_t)(rt.period / 1000000000u);
 	its.it_interval.tv_nsec = (long)(rt.period % 1000000000u);
-	its.it_value = its.it_interval;
+	first = first_expiry(th->tid);
+	its.it_value.tv_sec = (time_t)(first / 1000000000u);
+	its.it_value.tv_nsec = (long)(first % 1000000000u);
 	if (timer_settime(th->timer, 0, &its, NULL) < 0) {
 		timer_delete(th->timer);
 		return -1;
@@ -684,15 +1210,9 @@ comm_of(uint32_t tid, char *name, size_t n)
 {
 	char path[64];
 	ssize_t len;
-	int fd;
 
-	name[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	len = read(fd, name, n - 1);
-	close(fd);
-	if (len < 0)
+	if ((len = slurp(path, name, n)) < 0)
 		len = 0;
 	while (len > 0 && name[len - 1] == '\n')
 		len--;
@@ -754,15 +1274,24 @@ rt_wants_threads(void)
 	return !making_writer;
 }
 
+int
+rt_want_blocked(void)
+{
+	return want_blocked;
+}
+
 void
-rt_thread_begin(uint32_t ptid)
+rt_thread_begin(uint32_t ptid, int want)
 {
 	struct rthread *th;
 	uint32_t tid;
 
 	stack_bounds();
+	want_blocked = want;
 	if (!atomic_load(&sampling))
 		return;
+	/* Blocked by the creator by means not interposed: opened. */
+	sig_open();
 	tid = rt_gettid();
 	pthread_mutex_lock(&rt.lock);
 	if ((th = thread_find(tid, 0)) == NULL &&
@@ -789,10 +1318,103 @@ rt_thread_end(void *unused)
 	if ((th = thread_find(tid, 0)) != NULL) {
 		disarm(th);
 		th->ended = 1;
+		sink_cpu(tid, sig_blocked_here() ? PMECLOCK_CPU_BLOCKED : 0,
+		    cpu_ns(CLOCK_THREAD_CPUTIME_ID) - th->cpu0);
 	}
 	sink_thread(PME_THREAD_COMM, tid, 0, 0, name);
 	sink_thread(PME_THREAD_EXIT, tid, 0, 0, NULL);
 	pthread_mutex_unlock(&rt.lock);
+}
+
+/* Writes v in decimal at p; returns the number of digits. */
+static size_t
+put_uint(char *p, uint32_t v)
+{
+	char d[10];
+	size_t n = 0, i;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (i = 0; i < n; i++)
+		p[i] = d[n - 1 - i];
+	return n;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
+
+/*
+ * Whether thread tid has the sampling signal blocked, from the SigBlk
+ * line of its /proc status: hexadecimal, signal 1 the lowest bit of the
+ * last digit.  Only system calls and plain code: safe in a handler.
+ */
+static int
+sig_blocked_in(uint32_t tid)
+{
+	static const char pre[] = "/proc/self/task/", key[] = "\nSigBlk:";
+	char path[48], buf[2048], *p;
+	int sig = atomic_load(&sample_sig), d;
+	size_t len = sizeof(pre) - 1, i;
+
+	memcpy(path, pre, len);
+	len += put_uint(path + len, tid);
+	memcpy(path + len, "/status", 8);
+	if (sig == 0 || slurp(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	if ((p = strstr(buf, key)) == NULL)
+		return 0;
+	p += sizeof(key) - 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (i = 0; hexval(p[i]) >= 0; i++)
+		;
+	if ((size_t)(sig - 1) / 4 >= i)
+		return 0;
+	d = hexval(p[i - 1 - (size_t)(sig - 1) / 4]);
+	return (d >> ((sig - 1) % 4)) & 1;
+}
+
+/*
+ * Sends the CPU time each live thread and the whole image used while
+ * sampled, with what is known of why signals could be missing (lock
+ * held).  Threads that ended through the trampoline have said theirs.
+ */
+static void
+account(void)
+{
+	int sig = atomic_load(&sample_sig);
+	struct sigaction cur;
+	struct rthread *th;
+	uint32_t flags = 0, f;
+	uint64_t now;
+	size_t i;
+
+	if (rt.sink != SINK_SOCK)
+		return;
+	for (i = 0; i < rt.nthreads; i++) {
+		th = &rt.threads[i];
+		if (th->ended || (now = cpu_ns(THREAD_CPUCLOCK(th->tid))) == 0)
+			continue;
+		f = (th->tid == rt_gettid() ? sig_blocked_here() :
+		    sig_blocked_in(th->tid)) ? PMECLOCK_CPU_BLOCKED : 0;
+		flags |= f;
+		sink_cpu(th->tid, f, now - th->cpu0);
+	}
+	flags |= (uint32_t)atomic_load(&taken);
+	if (rt.method == PME_METHOD_ITIMER)
+		flags |= PMECLOCK_CPU_ITIMER_M;
+	if (sig != 0 && real_sigaction(sig, NULL, &cur) == 0 &&
+	    cur.sa_sigaction != on_sample_sig)
+		flags |= PMECLOCK_CPU_REPLACED;
+	sink_cpu(0, flags, cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - rt.cpu0);
 }
 
 /* -------------------------------------------------------- the writer */
@@ -838,14 +1460,14 @@ writer_start(void)
 	sigset_t all, old;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	real_sigmask(SIG_SETMASK, &all, &old);
 	rt.stop = 0;
 	rt.writer_tid = 0;
 	making_writer = 1;
 	rt.writer_on = pthread_create(&rt.writer, NULL, writer_main,
 	    NULL) == 0;
 	making_writer = 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	real_sigmask(SIG_SETMASK, &old, NULL);
 	if (!rt.writer_on)
 		fprintf(stderr, "libpmeclock: cannot start the writer "
 		    "thread: samples are written at the end\n");
@@ -919,39 +1541,39 @@ env_settings(void)
 
 /*
  * Decides the method on the calling thread: its timer, or ITIMER_PROF
- * when timer_create is refused.  Lock held.
+ * when timer_create is refused; puts the handler on the method's signal
+ * first.  Lock held.
  */
-static void
+static int
 arm_first(void)
 {
 	struct rthread *th;
 	struct itimerval it;
+	uint64_t first;
 
+	rt.cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	th = thread_find(rt_gettid(), 1);
 	if (rt.method == PME_METHOD_TIMER) {
-		if ((th = thread_find(rt_gettid(), 1)) != NULL &&
+		if (sample_sig_take(RT_SIGNAL) == 0 && th != NULL &&
 		    arm(th) == 0)
-			return;
+			return 0;
 		snprintf(rt.note, sizeof(rt.note), "timer_create refused "
 		    "(%s): ITIMER_PROF", strerror(errno));
+		sig_give_back(RT_SIGNAL);
 		rt.method = PME_METHOD_ITIMER;
 	}
+	if (sample_sig_take(SIGPROF) < 0)
+		return -1;
+	if (atomic_load(&taken))
+		return 0;	/* the program's already */
 	it.it_interval.tv_sec = (time_t)(rt.period / 1000000000u);
 	it.it_interval.tv_usec = (suseconds_t)(rt.period % 1000000000u /
 	    1000);
-	it.it_value = it.it_interval;
-	setitimer(ITIMER_PROF, &it, NULL);
-}
-
-static int
-handler_install(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_prof;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	return sigaction(SIGPROF, &sa, NULL);
+	first = (first_expiry(0) + 999) / 1000;
+	it.it_value.tv_sec = (time_t)(first / 1000000u);
+	it.it_value.tv_usec = (suseconds_t)(first % 1000000u);
+	real_itimer(&it);
+	return 0;
 }
 
 static void
@@ -981,7 +1603,7 @@ start_sampling(void)
 		return -1;
 	rt.nmsg = sizeof(struct pmeclock_samples);
 	((struct pmeclock_samples *)rt.msg)->n = 0;
-	if (ring_init() < 0 || handler_install() < 0)
+	if (ring_init() < 0)
 		return -1;
 	stack_bounds();
 	if (!rt.atfork) {
@@ -1031,6 +1653,8 @@ rt_preload_start(void)
 	}
 	rt.sink = SINK_SOCK;
 	arm_first();
+	borrow_fatal();
+	at_quick_exit(rt_final);
 	hello();
 	start_records();
 	pthread_mutex_unlock(&rt.lock);
@@ -1046,10 +1670,11 @@ stop_sampling(void)
 
 	atomic_store(&sampling, 0);
 	memset(&off, 0, sizeof(off));
-	if (rt.method == PME_METHOD_ITIMER)
-		setitimer(ITIMER_PROF, &off, NULL);
+	if (rt.method == PME_METHOD_ITIMER && !atomic_load(&taken))
+		real_itimer(&off);
 	writer_stop();
 	pthread_mutex_lock(&rt.lock);
+	account();
 	for (i = 0; i < rt.nthreads; i++)
 		disarm(&rt.threads[i]);
 	rt.nthreads = 0;
@@ -1078,6 +1703,8 @@ rt_fini(void)
 		pme_exit();
 		return;
 	}
+	if (atomic_exchange(&finishing, 1))
+		return;
 	stop_sampling();
 	bye();
 	rt.sink = SINK_NONE;
@@ -1085,33 +1712,87 @@ rt_fini(void)
 }
 
 /*
- * Before an exec: what the ring holds is sent, and ITIMER_PROF, which an
- * exec keeps, is stopped, lest its SIGPROF kill the new image before its
- * runtime has a handler.  rt_after_exec() re-arms it if the exec failed.
+ * The image ends without its destructor (_exit, a fatal signal,
+ * quick_exit): what the ring holds and the closing messages are sent.
+ * Safe in a signal handler but for the lock, which is only tried: the
+ * writer holds it for moments, and a thread interrupted while holding it
+ * would never give it back.  Nothing in a vfork(2) child, which shares
+ * the parent's memory.
  */
 void
-rt_before_exec(void)
+rt_final(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct itimerval off;
+	int i;
+
+	if (rt.sink != SINK_SOCK || (uint32_t)getpid() != rt.pid ||
+	    atomic_exchange(&finishing, 1))
+		return;
+	atomic_store(&sampling, 0);
+	memset(&off, 0, sizeof(off));
+	if (rt.method == PME_METHOD_ITIMER && !atomic_load(&taken))
+		real_itimer(&off);
+	for (i = 0; pthread_mutex_trylock(&rt.lock) != 0; i++) {
+		if (i == 200)
+			return;
+		nanosleep(&ms, NULL);
+	}
+	drain();
+	account();
+	bye();
+	rt.sink = SINK_NONE;
+	pthread_mutex_unlock(&rt.lock);
+}
+
+/*
+ * Before an exec of path: pmeclock is told (it then expects the new
+ * image to say hello), what the ring holds is sent with the CPU time of
+ * the image, and ITIMER_PROF, which an exec keeps, is stopped, lest its
+ * SIGPROF kill the new image before its runtime has a handler.  The new
+ * image gets the sampling signal as the program set it: ignored or
+ * blocked.  rt_after_exec() undoes this if the exec failed.  A vfork(2)
+ * child, which shares its parent's memory, only tells pmeclock and hands
+ * the signal over.
+ */
+void
+rt_before_exec(const char *path, uint32_t flags, uint32_t id)
 {
 	struct itimerval off;
 
 	if (rt.sink != SINK_SOCK || !atomic_load(&sampling))
 		return;
-	memset(&off, 0, sizeof(off));
-	if (rt.method == PME_METHOD_ITIMER)
-		setitimer(ITIMER_PROF, &off, NULL);
-	pthread_mutex_lock(&rt.lock);
-	drain();
-	pthread_mutex_unlock(&rt.lock);
+	sink_exec(path, flags, id);
+	if ((uint32_t)getpid() == rt.pid) {
+		memset(&off, 0, sizeof(off));
+		if (rt.method == PME_METHOD_ITIMER && !atomic_load(&taken))
+			real_itimer(&off);
+		pthread_mutex_lock(&rt.lock);
+		drain();
+		account();
+		pthread_mutex_unlock(&rt.lock);
+	}
+	sig_exec(1);
 }
 
 void
 rt_after_exec(void)
 {
-	if (rt.sink != SINK_SOCK || !atomic_load(&sampling) ||
-	    rt.method != PME_METHOD_ITIMER)
+	size_t i;
+
+	if (rt.sink != SINK_SOCK || !atomic_load(&sampling))
+		return;
+	sig_exec(0);
+	if ((uint32_t)getpid() != rt.pid)
 		return;
 	pthread_mutex_lock(&rt.lock);
-	arm_first();
+	for (i = 0; i < rt.nthreads; i++)
+		rt.threads[i].cpu0 =
+		    cpu_ns(THREAD_CPUCLOCK(rt.threads[i].tid));
+	if (rt.method == PME_METHOD_ITIMER)
+		arm_first();
+	else
+		rt.cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 	pthread_mutex_unlock(&rt.lock);
 }
 
@@ -1160,6 +1841,8 @@ on_fork_child(void)
 	((struct pmeclock_samples *)rt.msg)->n = 0;
 	rt.samples = 0;
 	atomic_store(&ring_lost, 0);
+	atomic_store(&finishing, 0);
+	taken_cpu = 0;
 	sink_thread(PME_THREAD_FORK, rt.pid, ppid, fork_ptid, NULL);
 	arm_first();
 	writer_start();

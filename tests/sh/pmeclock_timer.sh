@@ -14,25 +14,25 @@ method_suite timer
 method_suite itimer
 
 # Above the kernel tick: said, and the interval the tick allows used.
-hz=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_HZ=//p')
-[ -n "$hz" ] || hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" \
-    2>/dev/null)
-if [ -n "$hz" ] && [ "$hz" -lt 1000 ]; then
+if [ "$hz" -gt 0 ] && [ "$hz" -lt 1000 ]; then
 	run 0 "timer: 1 kHz" -m timer -F 1000 -o khz -- ./spin cpu 1000
 	grep -q "limited by the kernel tick ($hz Hz)" "$tmp/err" ||
 	    fail "timer: 1 kHz: no word of the tick: $(cat "$tmp/err")"
 	stat khz.PMS
 	has "timer: 1 kHz: period" "^method timer period $((1000000000 / hz)) "
-	# Tick-based CPU timers lose up to a fifth when other programs
-	# share the CPUs (199 of 250 seen beside two busy loops).
-	between "timer: samples of 1 s at the tick" "$(field samples)" \
-	    $((hz * 75 / 100)) $((hz * 115 / 100))
+	# (Fewer samples than ticks on a busy machine, each standing for
+	# the expiries it stands for: their weight counts.)
+	expected "timer: samples of 1 s at the tick" \
+	    "$(awk '$1 == "samples" { print $4 }' "$tmp/stat")" 1000000000 \
+	    1 $((1000000000 / hz))
 fi
 
 # Call chains from the frame-pointer walk, main thread and others.
 run 0 "timer: -g" -m timer -g -o chain -- ./spin threads 2 300
 stat chain.PMS
-between "timer: -g: samples with frames" "$(field frames)" 50 70
+count_ok "timer: -g: samples" timer 600000000 3
+between "timer: -g: samples with frames" "$(field frames)" \
+    $(($(field samples) * 9 / 10)) "$(field samples)"
 
 # perf_event_open refused: the timer method, said on stderr and recorded.
 if "$tmp/noperf" true 2>/dev/null; then
@@ -44,7 +44,7 @@ if "$tmp/noperf" true 2>/dev/null; then
 	stat fb.PMS
 	has "fallback: method" "^method timer "
 	has "fallback: note" "^note perf_event_open refused"
-	between "fallback: samples" "$(field samples)" 25 35
+	count_ok "fallback: samples" timer 300000000 1
 	# shellcheck disable=SC2086
 	"$tmp/noperf" $pmeclock -q -m perf -o fb2 -- ./spin cpu 10 \
 	    >"$tmp/out" 2>"$tmp/err"

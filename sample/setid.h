@@ -1,0 +1,104 @@
+/*
+ * setid.h - whether executing a program changes the credentials of the
+ * process: a set-user-ID program of a user other than the real one, a
+ * set-group-ID program of another group, or (for a user other than root)
+ * a program with file capabilities.  The kernel then ends perf sampling
+ * at the exec (the new image may not be traced by its caller) and the
+ * dynamic linker ignores LD_PRELOAD (AT_SECURE), so no method of
+ * pmeclock(1) sees the program.  Shared by pmeclock, before the run, and
+ * the preloaded runtime, before an exec; the functions make only system
+ * calls, so that the runtime may use them in a vfork(2) child.
+ */
+#ifndef PMECLOCK_SETID_H
+#define PMECLOCK_SETID_H
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+
+enum { SETID_NONE, SETID_UID, SETID_GID, SETID_CAPS };
+
+/*
+ * What exec'ing path does to the credentials: SETID_UID (*id the
+ * owner), SETID_GID (*id the group), SETID_CAPS, or SETID_NONE, also
+ * when the file cannot be examined.  Set-ID bits count unless the file
+ * system is mounted nosuid or the process has no_new_privs, as in the
+ * kernel; a script's are ignored by Linux.
+ */
+static inline int
+setid_exec(const char *path, unsigned *id)
+{
+	struct statvfs vfs;
+	struct stat st;
+	char magic[2];
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return SETID_NONE;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (read(fd, magic, 2) == 2 && magic[0] == '#' &&
+		    magic[1] == '!') {
+			close(fd);
+			return SETID_NONE;
+		}
+		close(fd);
+	}
+	if ((st.st_mode & (S_ISUID | S_ISGID)) != 0 &&
+	    (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 ||
+	    (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))))
+		st.st_mode &= ~(mode_t)(S_ISUID | S_ISGID);
+	*id = (unsigned)st.st_uid;
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+		return SETID_UID;
+	*id = (unsigned)st.st_gid;
+	/* Set-group-ID without group execute marks mandatory locking. */
+	if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+	    st.st_gid != getgid())
+		return SETID_GID;
+	if (getuid() != 0 && getxattr(path, "security.capability", NULL,
+	    0) > 0)
+		return SETID_CAPS;
+	return SETID_NONE;
+}
+
+/*
+ * The file execvp(3) runs for file, into buf: file itself when it holds
+ * a '/', else the first executable file of that name in PATH.  Returns
+ * buf, or NULL when there is none.
+ */
+static inline const char *
+setid_which(const char *file, char *buf, size_t n)
+{
+	const char *p, *end, *path = getenv("PATH");
+	size_t dl, fl = strlen(file);
+
+	if (strchr(file, '/') != NULL)
+		return file;
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path; ; p = end + 1) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		dl = (size_t)(end - p);
+		if (dl == 0 && dl + fl + 3 <= n) {
+			memcpy(buf, "./", 2);
+			memcpy(buf + 2, file, fl + 1);
+		} else if (dl + fl + 2 <= n) {
+			memcpy(buf, p, dl);
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, file, fl + 1);
+		} else
+			buf[0] = '\0';
+		if (buf[0] != '\0' && access(buf, X_OK) == 0)
+			return buf;
+		if (*end == '\0')
+			return NULL;
+	}
+}
+
+#endif /* PMECLOCK_SETID_H */
