@@ -503,34 +503,34 @@ display(const struct opts *o, const struct pme_report *rep,
 }
 
 /*
- * The histogram file written whole to a temporary file beside it (util.h);
- * NULL, with the message printed, when it cannot be.
+ * The histogram file written whole to a temporary file beside it (util.h),
+ * whose name is left in *tmp (NULL: path is a device or FIFO, written
+ * directly); -1, with the message printed, when it cannot be.
  */
-static char *
-write_his(const char *path, const struct pme_report *rep)
+static int
+write_his(const char *path, const struct pme_report *rep, char **tmp)
 {
 	struct pme_error err;
-	char *tmp;
 	FILE *fp;
 	int fd;
 
-	if ((fd = pme_tmp_create(path, &tmp, &err)) == -1) {
+	if ((fd = pme_tmp_create(path, tmp, &err)) == -1) {
 		histo_warn(prog, "%s", pme_strerror(&err));
-		return NULL;
+		return -1;
 	}
 	if ((fp = fdopen(fd, "w")) == NULL) {
 		histo_warn(prog, "'%s': %s", path, strerror(errno));
 		close(fd);
-		pme_tmp_abort(tmp);
-		return NULL;
+		pme_tmp_abort(*tmp);
+		return -1;
 	}
 	if (pme_report_text(rep, fp, NULL, &err) == -1 || fclose(fp) == EOF) {
 		histo_warn(prog, "'%s': write failed: %s", path,
 		    strerror(errno));
-		pme_tmp_abort(tmp);
-		return NULL;
+		pme_tmp_abort(*tmp);
+		return -1;
 	}
-	return tmp;
+	return 0;
 }
 
 /*
@@ -551,7 +551,7 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 	if (*fill != NULL)
 		bf = pme_fill_sum(*fill);
 	runs = o->mode == MODE_CLOCK ? pme_bucketfile_info(bf)->runs : 0;
-	if (!tostdout && (tmp = write_his(o->his, rep)) == NULL)
+	if (!tostdout && write_his(o->his, rep, &tmp) == -1)
 		return -1;
 	if (*fill != NULL) {
 		rc = pme_fill_commit(*fill, o->bout, &err);
@@ -563,7 +563,7 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 		pme_tmp_abort(tmp);
 		return -1;
 	}
-	if (tmp != NULL && pme_tmp_commit(tmp, o->his, &err) == -1) {
+	if (pme_tmp_commit(tmp, o->his, &err) == -1) {
 		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}

@@ -35,9 +35,16 @@ crc(uint32_t c, const uint8_t *p, size_t n)
 struct pme_writer {
 	int		 fd;
 	char		*path;		/* as the caller named it */
-	char		*tmp;		/* temporary file, NULL if direct */
+	char		*tmp;		/* the hidden name beside path, or NULL */
+	int		 tmpnew;	/* tmp holds this file, renamed over path
+					   at commit; else it holds the previous
+					   file, set aside (live) */
+	int		 live;		/* PME_WRITE_LIVE */
+	int		 placed;	/* this file is at path (live) */
 	int		 isstdout;
 	int		 failed;	/* a write failed: the file is bad */
+	dev_t		 dev;		/* this file's, when it has a name */
+	ino_t		 ino;
 	int		 zinit;
 	z_stream	 z;
 	uint8_t		*zbuf;
@@ -58,15 +65,100 @@ writer_free(struct pme_writer *w)
 	free(w);
 }
 
+/* The file at a temporary name beside path (util.h), or a device or
+ * FIFO at path itself, written directly. */
+static int
+open_temp(struct pme_writer *w, struct pme_error *err)
+{
+	struct stat st;
+
+	if ((w->fd = pme_tmp_create(w->path, &w->tmp, err)) == -1)
+		return -1;
+	if (w->tmp == NULL)
+		return 0;
+	w->tmpnew = 1;
+	if (fstat(w->fd, &st) == 0) {
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+	}
+	return 0;
+}
+
+/*
+ * Puts a live file at path at once: renameat2(2) with RENAME_EXCHANGE
+ * swaps it with what was there (a symbolic link is swapped, not
+ * followed), which then waits under the temporary name until commit
+ * removes it or a failure swaps it back.  With nothing there, a plain
+ * rename.  A file system that cannot exchange two names (NFS, SMB, FAT:
+ * EINVAL) keeps the file under its temporary name until commit.
+ */
+static int
+publish(struct pme_writer *w, struct pme_error *err)
+{
+	if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->path,
+	    RENAME_EXCHANGE) == 0) {
+		w->tmpnew = 0;
+		w->placed = 1;
+		return 0;
+	}
+	if (errno == ENOENT && rename(w->tmp, w->path) == 0) {
+		free(w->tmp);
+		w->tmp = NULL;
+		w->placed = 1;
+		return 0;
+	}
+	if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)
+		return 0;
+	return pme_setsys(err, w->path, "cannot replace");
+}
+
+/*
+ * Puts path back as it was before the writer opened it: the previous
+ * file swapped back, this one removed.  Done as soon as a write fails, so
+ * that a kill that follows finds the previous file in place.
+ */
+static void
+withdraw(struct pme_writer *w)
+{
+	struct stat st;
+
+	if (w->tmp != NULL && !w->tmpnew) {
+		if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->path,
+		    RENAME_EXCHANGE) == 0)
+			unlink(w->tmp);
+		else if (errno == ENOENT)
+			rename(w->tmp, w->path);
+	} else if (w->tmp != NULL)
+		unlink(w->tmp);
+	else if (w->placed && lstat(w->path, &st) == 0 &&
+	    st.st_dev == w->dev && st.st_ino == w->ino)
+		unlink(w->path);
+	free(w->tmp);
+	w->tmp = NULL;
+	w->placed = 0;
+}
+
+/* Leaves a live file as a killed writer's is left, and nothing else. */
+static void
+leave(struct pme_writer *w)
+{
+	if (w->tmp != NULL && !w->tmpnew)
+		unlink(w->tmp);
+	else if (w->tmp != NULL && rename(w->tmp, w->path) == -1)
+		unlink(w->tmp);
+	free(w->tmp);
+	w->tmp = NULL;
+}
+
 struct pme_writer *
 pme_writer_open(const char *path, uint32_t kind, unsigned flags,
     struct pme_error *err)
 {
 	struct pme_writer *w;
 	uint8_t h[HEADER_LEN];
-	int e;
+	int rc = 0;
 
-	if (path == NULL || flags & ~(unsigned)PME_WRITE_DIRECT) {
+	if (path == NULL || flags & ~(unsigned)PME_WRITE_LIVE) {
 		pme_seterr(err, PME_EINVAL, "pme_writer_open: bad argument");
 		return NULL;
 	}
@@ -77,22 +169,13 @@ pme_writer_open(const char *path, uint32_t kind, unsigned flags,
 		return NULL;
 	}
 	w->fd = -1;
+	w->live = (flags & PME_WRITE_LIVE) != 0;
 	if (strcmp(path, "-") == 0) {
 		w->fd = STDOUT_FILENO;
 		w->isstdout = 1;
-	} else if (flags & PME_WRITE_DIRECT) {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0666);
-	} else if ((w->fd = pme_tmp_create(path, &w->tmp, err)) == -1) {
-		writer_free(w);
-		return NULL;
-	}
-	if (w->fd == -1) {
-		e = errno;
-		free(w->tmp);
-		w->tmp = NULL;
-		errno = e;
-		pme_setsys(err, path, "cannot create");
+	} else
+		rc = open_temp(w, err);
+	if (rc == -1) {
 		writer_free(w);
 		return NULL;
 	}
@@ -103,8 +186,9 @@ pme_writer_open(const char *path, uint32_t kind, unsigned flags,
 	h[10] = PME_FORMAT_MINOR & 0xff;
 	h[11] = PME_FORMAT_MINOR >> 8;
 	pme_le32(h + 12, crc(0, h, 12));
-	if (write_all(w, h, sizeof(h), NULL, 0, err) == -1) {
-		pme_writer_abort(w);
+	if (write_all(w, h, sizeof(h), NULL, 0, err) == -1 ||
+	    (w->live && w->tmp != NULL && publish(w, err) == -1)) {
+		pme_writer_discard(w);
 		return NULL;
 	}
 	return w;
@@ -134,8 +218,10 @@ write_all(struct pme_writer *w, const void *a, size_t alen,
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
+			pme_setsys(err, w->path, "write");
 			w->failed = 1;
-			return pme_setsys(err, w->path, "write");
+			withdraw(w);
+			return -1;
 		}
 		while (i < niov && (size_t)n >= iov[i].iov_len)
 			n -= (ssize_t)iov[i++].iov_len;
@@ -250,7 +336,7 @@ pme_writer_commit(struct pme_writer *w, struct pme_error *err)
 	if (w->failed) {
 		pme_seterr(err, PME_EIO, "'%s': an earlier write failed",
 		    w->path);
-		pme_writer_abort(w);
+		pme_writer_discard(w);
 		return -1;
 	}
 	memset(h, 0, sizeof(h));
@@ -258,18 +344,29 @@ pme_writer_commit(struct pme_writer *w, struct pme_error *err)
 	pme_le32(h + 16, crc(0, h, 16));
 	if (write_all(w, h, sizeof(h), NULL, 0, err) == -1 ||
 	    writer_close(w, err) == -1) {
-		pme_writer_abort(w);
+		pme_writer_discard(w);
 		return -1;
 	}
-	if (w->tmp != NULL && rename(w->tmp, w->path) == -1) {
+	if (w->tmp != NULL && w->tmpnew && rename(w->tmp, w->path) == -1) {
 		pme_setsys(err, w->path, "rename");
-		pme_writer_abort(w);
+		pme_writer_discard(w);
 		return -1;
 	}
-	free(w->tmp);
-	w->tmp = NULL;
+	if (w->tmp != NULL && !w->tmpnew)
+		unlink(w->tmp);
 	writer_free(w);
 	return 0;
+}
+
+void
+pme_writer_discard(struct pme_writer *w)
+{
+	if (w == NULL)
+		return;
+	withdraw(w);
+	if (w->fd != -1 && !w->isstdout)
+		close(w->fd);
+	writer_free(w);
 }
 
 void
@@ -277,11 +374,21 @@ pme_writer_abort(struct pme_writer *w)
 {
 	if (w == NULL)
 		return;
+	if (!w->live)
+		withdraw(w);
+	else
+		leave(w);
 	if (w->fd != -1 && !w->isstdout)
 		close(w->fd);
-	if (w->tmp != NULL)
-		unlink(w->tmp);
 	writer_free(w);
+}
+
+const char *
+pme_writer_tmpname(const struct pme_writer *w, int *isnew)
+{
+	if (isnew != NULL)
+		*isnew = w != NULL && w->tmp != NULL && w->tmpnew;
+	return w == NULL ? NULL : w->tmp;
 }
 
 /* ---------------------------------------------------------------- reader */

@@ -71,9 +71,8 @@ const char	*pme_strerror(const struct pme_error *err);
 #define PME_CHUNK_MAX	(256u << 20)
 
 /* Writer flags. */
-#define PME_WRITE_DIRECT 0x1	/* write the named file in place (sample
-				   files written while a program runs);
-				   default: temporary file renamed at commit */
+#define PME_WRITE_LIVE	0x1	/* the file is at path while it is written
+				   (sample files); see pme_writer_open() */
 /* Chunk flags. */
 #define PME_CHUNK_ZLIB	0x1	/* payload is a zlib stream */
 
@@ -81,9 +80,18 @@ struct pme_writer;
 
 /*
  * Starts a file of the given kind at path ("-" is standard output, written
- * directly).  Unless PME_WRITE_DIRECT, bytes go to a temporary file in the
- * same directory that pme_writer_commit() renames over path, so a failed or
- * aborted write leaves path as it was.  Returns NULL on failure.
+ * directly, as is a device or FIFO of the caller's or root's; a directory
+ * or another user's device or FIFO is refused).  Bytes go to a temporary
+ * file ".name.XXXXXX" in the same directory, created with O_EXCL and mode
+ * 0666 less the umask: a symbolic link at path is replaced, never
+ * followed, and no existing file is truncated.  By default the temporary
+ * file is renamed over path at commit.  With PME_WRITE_LIVE it is put at
+ * path at once, the previous file (if any) swapped to the temporary name
+ * (renameat2 RENAME_EXCHANGE), so that readers and a killed writer's
+ * leftovers see the file as it grows; on a file system that cannot
+ * exchange names it stays under the temporary name until commit.  Either
+ * way a failed write puts path back as it was at once, and so do
+ * pme_writer_discard() and a failed commit.  Returns NULL on failure.
  */
 struct pme_writer *pme_writer_open(const char *path, uint32_t kind,
 		    unsigned flags, struct pme_error *err);
@@ -95,10 +103,29 @@ struct pme_writer *pme_writer_open(const char *path, uint32_t kind,
 int		 pme_writer_chunk(struct pme_writer *w, uint32_t type,
 		    const void *data, size_t len, int compress,
 		    struct pme_error *err);
-/* Writes END, flushes, closes, renames into place and frees w. */
+/* Writes END, closes, renames into place (or removes the previous file
+ * set aside) and frees w; on failure path is as it was. */
 int		 pme_writer_commit(struct pme_writer *w, struct pme_error *err);
-/* Removes the temporary file (direct files are left) and frees w; NULL ok. */
+/* Frees w and puts path back as it was before the open; NULL ok. */
+void		 pme_writer_discard(struct pme_writer *w);
+/*
+ * Frees w without END.  By default as pme_writer_discard().  A
+ * PME_WRITE_LIVE file is left at path as written, which readers take for
+ * a file cut short, and the previous file is removed: what a killed
+ * writer leaves once its leftovers are tidied.  NULL ok.
+ */
 void		 pme_writer_abort(struct pme_writer *w);
+/*
+ * The temporary name beside path that w has made, or NULL when there is
+ * none (standard output, a device, a live file that replaced nothing, a
+ * writer that failed).  *isnew (if isnew is not NULL) is 1 when it holds
+ * w's file, not yet at path, and 0 when it holds the previous file set
+ * aside.  If the process dies without commit, abort or discard, that
+ * file is left behind: a guardian process (pmeclock(1)'s) then renames a
+ * new one over path, or removes a previous one.  Owned by w, valid until
+ * its next call.
+ */
+const char	*pme_writer_tmpname(const struct pme_writer *w, int *isnew);
 
 struct pme_chunk {
 	uint32_t	 type;

@@ -3,11 +3,13 @@
  * libpmeclock runtime record, and what pmehisto reduces.  The bytes are
  * specified in pme(5).  Errors as in pme.h: returned, never printed.
  *
- * A sample file is a pme container of kind PME_KIND_SAMPLE, written
- * directly (PME_WRITE_DIRECT) and incrementally: a header chunk first,
- * then chunks of mapping, thread and sample records as buffers fill or a
+ * A sample file is a pme container of kind PME_KIND_SAMPLE, written live
+ * (PME_WRITE_LIVE: at its name while it grows, the previous file kept
+ * aside until the close) and incrementally: a header chunk first, then
+ * chunks of mapping, thread and sample records as buffers fill or a
  * second passes, then a closing record and END.  A file cut short (a
- * killed program, a full disk) is read up to its last whole chunk.
+ * killed program) is read up to its last whole chunk; a failed write
+ * puts the previous file back.
  */
 #ifndef PME_SAMPLE_H
 #define PME_SAMPLE_H
@@ -125,10 +127,13 @@ struct pme_sample_close {
 struct pme_samplewriter;
 
 /*
- * Creates path ("-": standard output) and writes the header chunk at once.
- * Records are buffered; a buffer becomes one chunk when it fills (at most
- * bufsize bytes of records; 0: 64 KiB) or at pme_samplewriter_flush().
- * Mapping and thread records of a flush are written before its samples.
+ * Creates path ("-": standard output) as pme_writer_open() does with
+ * PME_WRITE_LIVE, and writes the header chunk at once.  Records are
+ * buffered; a buffer becomes one chunk when it fills (at most bufsize
+ * bytes of records; 0: 64 KiB) or at pme_samplewriter_flush().  Mapping
+ * and thread records of a flush are written before its samples.  After a
+ * failed write (a full disk) path is as it was before the open, and
+ * every later call fails.
  */
 struct pme_samplewriter *pme_samplewriter_open(const char *path,
 		    const struct pme_sample_header *h, size_t bufsize,
@@ -146,9 +151,17 @@ int		 pme_samplewriter_flush(struct pme_samplewriter *w,
  * used, and c may be NULL. */
 int		 pme_samplewriter_close(struct pme_samplewriter *w,
 		    const struct pme_sample_close *c, struct pme_error *err);
-/* Closes and frees w without a closing record (file left cut short);
- * records not yet flushed are lost. */
+/* Closes and frees w without a closing record: the file is left at path
+ * cut short, the previous one removed (pme_writer_abort()); records not
+ * yet flushed are lost. */
 void		 pme_samplewriter_abort(struct pme_samplewriter *w);
+/* Closes and frees w and puts path back as it was before the open (a
+ * run that did not happen); NULL ok. */
+void		 pme_samplewriter_discard(struct pme_samplewriter *w);
+/* The temporary name beside path and what it holds, as
+ * pme_writer_tmpname() tells; NULL for a NULL w. */
+const char	*pme_samplewriter_tmpname(const struct pme_samplewriter *w,
+		    int *isnew);
 
 /* ------------------------------------------------------------ reading */
 

@@ -393,9 +393,9 @@ pme_samplewriter_open(const char *path, const struct pme_sample_header *h,
 	sw->meta = m;
 	sw->out = m + bufsize;
 	reset_chunk(sw);
-	if ((sw->w = pme_writer_open(path, PME_KIND_SAMPLE, PME_WRITE_DIRECT,
+	if ((sw->w = pme_writer_open(path, PME_KIND_SAMPLE, PME_WRITE_LIVE,
 	    err)) == NULL || write_header(sw, h, err) == -1) {
-		pme_samplewriter_abort(sw);
+		pme_samplewriter_discard(sw);
 		return NULL;
 	}
 	return sw;
@@ -693,15 +693,36 @@ out:
 	return rc;
 }
 
+static void
+sw_free(struct pme_samplewriter *sw)
+{
+	free(sw->mem);
+	free(sw->path);
+	free(sw);
+}
+
 void
 pme_samplewriter_abort(struct pme_samplewriter *sw)
 {
 	if (sw == NULL)
 		return;
 	pme_writer_abort(sw->w);
-	free(sw->mem);
-	free(sw->path);
-	free(sw);
+	sw_free(sw);
+}
+
+void
+pme_samplewriter_discard(struct pme_samplewriter *sw)
+{
+	if (sw == NULL)
+		return;
+	pme_writer_discard(sw->w);
+	sw_free(sw);
+}
+
+const char *
+pme_samplewriter_tmpname(const struct pme_samplewriter *sw, int *isnew)
+{
+	return pme_writer_tmpname(sw == NULL ? NULL : sw->w, isnew);
 }
 
 /* ------------------------------------------------------------- reader */

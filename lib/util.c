@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,6 +207,17 @@ pme_hash(const void *p, size_t n)
 	return h;
 }
 
+/* name exists and is neither a regular file nor a directory: a device
+ * (/dev/null, /dev/stdout's terminal), a FIFO (bash's <(...)), a socket. */
+static int
+is_special(const char *name)
+{
+	struct stat st;
+
+	return stat(name, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode);
+}
+
 char *
 pme_with_ext(const char *name, const char *ext)
 {
@@ -213,7 +225,8 @@ pme_with_ext(const char *name, const char *ext)
 	char *s;
 
 	base = base ? base + 1 : name;
-	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.'))
+	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.') ||
+	    is_special(name))
 		return strdup(name);
 	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
 		strcpy(s, name);
@@ -535,13 +548,66 @@ tmp_open(char *t)
 	return -1;
 }
 
+/* The caller's or root's. */
+static int
+mine(const struct stat *st)
+{
+	return st->st_uid == geteuid() || st->st_uid == 0;
+}
+
+/*
+ * A name that holds a device, a FIFO or a socket is written directly, as
+ * standard output is: replacing it would turn /dev/null into a file.  It
+ * must be the caller's or root's (a FIFO another user planted gets
+ * nothing), and the file opened must be the one looked at.  A symbolic
+ * link is followed only when it is the caller's or root's and leads to
+ * such a file (/dev/stdout, /dev/fd/N); any other link is replaced, never
+ * followed, so that a link planted in a shared directory leads nowhere.
+ */
+int
+pme_out_special(const char *path, int *fd, struct pme_error *err)
+{
+	struct stat st, fst;
+
+	*fd = -1;
+	if (lstat(path, &st) == -1 || S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISLNK(st.st_mode) && (!mine(&st) || stat(path, &st) == -1 ||
+	    S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return pme_setsys(err, path, "cannot create");
+	}
+	if (!mine(&st)) {
+		errno = EPERM;
+		return pme_setsys(err, path, "not written, a special file of "
+		    "another user");
+	}
+	if ((*fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)) == -1)
+		return pme_setsys(err, path, "cannot open");
+	if (fstat(*fd, &fst) == -1 || fst.st_dev != st.st_dev ||
+	    fst.st_ino != st.st_ino) {
+		close(*fd);
+		*fd = -1;
+		errno = EAGAIN;
+		return pme_setsys(err, path, "replaced while opened");
+	}
+	return 1;
+}
+
 int
 pme_tmp_create(const char *path, char **tmp, struct pme_error *err)
 {
-	int fd;
+	int fd, rc;
 
 	if ((*tmp = tmp_template(path, err)) == NULL)
 		return -1;
+	if ((rc = pme_out_special(path, &fd, err)) != 0) {
+		free(*tmp);
+		*tmp = NULL;
+		return rc == 1 ? fd : -1;
+	}
 	if ((fd = tmp_open(*tmp)) == -1) {
 		pme_setsys(err, path, "cannot create");
 		free(*tmp);
@@ -555,6 +621,8 @@ pme_tmp_commit(char *tmp, const char *path, struct pme_error *err)
 {
 	int rc = 0;
 
+	if (tmp == NULL)
+		return 0;
 	if (rename(tmp, path) == -1) {
 		rc = pme_setsys(err, path, "cannot rename into place");
 		unlink(tmp);

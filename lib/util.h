@@ -70,7 +70,9 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
 
 /*
  * The seed's rule for file names: name as given, or name with ext (".PME")
- * added when its last path component has no extension; "-" stays "-".
+ * added when its last path component has no extension; "-" stays "-", and
+ * so does a name that holds a device, a FIFO or a socket (/dev/null,
+ * /dev/stdout, bash's <(...)).
  * The caller frees the result; NULL when out of memory.
  */
 char		*pme_with_ext(const char *name, const char *ext);
@@ -89,11 +91,24 @@ char		*pme_with_ext(const char *name, const char *ext);
  * and err filled.  The caller writes and closes the descriptor, then
  * passes the name to pme_tmp_commit(), which renames it over path (on
  * failure removes it: -1 and err filled), or to pme_tmp_abort(), which
- * removes it (NULL ok).  Both free the name.
+ * removes it (NULL ok).  Both free the name.  When path holds a device,
+ * a FIFO or a socket of the caller's or root's (pme_out_special()), the
+ * descriptor is on it, *tmp is NULL and commit and abort do nothing.
  */
 int	 pme_tmp_create(const char *path, char **tmp, struct pme_error *err);
 int	 pme_tmp_commit(char *tmp, const char *path, struct pme_error *err);
 void	 pme_tmp_abort(char *tmp);
+/*
+ * Outputs at a name that holds a device, a FIFO or a socket (/dev/null,
+ * /dev/stdout's target) are written directly, not replaced: returns 1
+ * with *fd open for writing when path is such a file of the caller's or
+ * root's (reached, if through symbolic links, through the caller's or
+ * root's: /dev/stdout, /dev/fd/N); 0 (and *fd -1) when path is to be
+ * replaced through a temporary file (nothing there, a regular file, any
+ * other symbolic link, which is then replaced and never followed); -1
+ * with err filled otherwise (a directory, another user's special file).
+ */
+int	 pme_out_special(const char *path, int *fd, struct pme_error *err);
 
 /*
  * Names from files made safe to show on a terminal or in a text file

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -38,6 +39,8 @@ const char *prog = "pmeclock";
 
 static volatile sig_atomic_t child_pid;
 static int sigpipe_w = -1;
+static pid_t guard_pid = -1;
+static int guard_fd = -1;
 
 static void
 usage(FILE *fp)
@@ -332,6 +335,111 @@ child_abandon(struct child *c)
 	child_pid = 0;
 }
 
+/* ------------------------------------------------------------ the guard */
+
+/*
+ * The sample file is written live (PME_WRITE_LIVE, libpme(3)):
+ * at its name from the start, the previous file kept under a hidden
+ * temporary name until the close removes it or a failed write swaps it
+ * back.  A pmeclock killed by SIGKILL can do neither; the guard, a child
+ * that only waits on a pipe, finishes for it: told the temporary name,
+ * it removes the previous file, or, where the file system cannot swap
+ * names and the new file waits under the temporary name, renames that
+ * over the name.  Told "done", it does nothing.  It has a process group
+ * of its own, so that what kills pmeclock's group (^C, timeout(1)) does
+ * not reach it.
+ */
+static void __attribute__((noreturn))
+guard_main(int fd)
+{
+	static char buf[2 * PATH_MAX + 8];	/* a message, then "D" */
+	const char *tmp = buf + 1, *path;
+	size_t n = 0;
+	ssize_t r;
+
+	setpgid(0, 0);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	prctl(PR_SET_NAME, "pmeclock-guard");
+	if (fd != 3 && dup2(fd, 3) == 3)
+		fd = 3;
+	closefrom(fd + 1);
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	while (n < sizeof(buf) &&
+	    ((r = read(fd, buf + n, sizeof(buf) - n)) > 0 ||
+	    (r < 0 && errno == EINTR)))
+		n += r > 0 ? (size_t)r : 0;
+	/* Done, or nothing to do, unless a whole message came last. */
+	if (n < 4 || buf[n - 1] != '\0' || (buf[0] != 'R' && buf[0] != 'U') ||
+	    (path = tmp + strlen(tmp) + 1) >= buf + n)
+		_exit(0);
+	if (buf[0] == 'R' && rename(tmp, path) < 0)
+		fprintf(stderr, "%s: '%s': rename: %s\n", prog, path,
+		    strerror(errno));
+	if (buf[0] == 'U' && unlink(tmp) < 0 && errno != ENOENT)
+		fprintf(stderr, "%s: '%s': cannot remove: %s\n", prog, tmp,
+		    strerror(errno));
+	_exit(0);
+}
+
+static int
+guard_start(void)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	if ((guard_pid = fork()) < 0) {
+		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (guard_pid == 0) {
+		close(p[1]);
+		guard_main(p[0]);
+	}
+	close(p[0]);
+	guard_fd = p[1];
+	return 0;
+}
+
+/* Tells the guard what w leaves if pmeclock dies: 'U' or 'R', tmp, path. */
+static void
+guard_tell(struct pme_samplewriter *w, const char *path)
+{
+	const char *tmp;
+	char msg[2 * PATH_MAX + 2];
+	int isnew, n;
+
+	if (guard_fd < 0 || (tmp = pme_samplewriter_tmpname(w, &isnew)) ==
+	    NULL)
+		return;
+	n = snprintf(msg, sizeof(msg), "%c%s%c%s", isnew ? 'R' : 'U', tmp,
+	    '\0', path);
+	if (n > 0 && (size_t)n < sizeof(msg))
+		(void)!write(guard_fd, msg, (size_t)n + 1);
+}
+
+/* "Done": the file is closed or was never made; the guard ends. */
+static void
+guard_end(void)
+{
+	if (guard_pid <= 0)
+		return;
+	(void)!write(guard_fd, "D", 1);
+	close(guard_fd);
+	while (waitpid(guard_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	guard_pid = -1;
+}
+
 /* ------------------------------------------------------- the methods */
 
 /* CONFIG_HZ of the running kernel, 0 if unknown. */
@@ -524,6 +632,8 @@ run(struct clockopts *o)
 	char rtbuf[PATH_MAX];
 	int rc;
 
+	if (strcmp(o->out, "-") != 0 && guard_start() < 0)
+		return 1;
 	if (o->method != PME_METHOD_PERF &&
 	    collect_prepare(o, find_runtime(rtbuf, sizeof(rtbuf))) < 0)
 		return 1;
@@ -547,6 +657,7 @@ run(struct clockopts *o)
 		child_abandon(&c);
 		return 1;
 	}
+	guard_tell(w, o->out);
 	if (o->verbose)
 		fprintf(stderr, "%s: sampling '%s' (pid %d) every %lluus with "
 		    "the %s method into '%s'\n", prog, o->argv[0], (int)c.pid,
@@ -559,9 +670,7 @@ run(struct clockopts *o)
 		rc = collect_run(o, &c, w, &cl);
 	if (rc < 0 && c.go >= 0) {
 		/* Set-up failed before the exec: nothing ran. */
-		pme_samplewriter_abort(w);
-		if (strcmp(o->out, "-") != 0)
-			unlink(o->out);
+		pme_samplewriter_discard(w);
 		child_abandon(&c);
 		return 1;
 	}
@@ -569,15 +678,15 @@ run(struct clockopts *o)
 		/* The command could not be executed: no measurement. */
 		while (!child_poll(&c))
 			usleep(1000);
-		pme_samplewriter_abort(w);
-		if (strcmp(o->out, "-") != 0)
-			unlink(o->out);
+		pme_samplewriter_discard(w);
 		return c.status;
 	}
 	cl.end = now_real();
 	cl.status = c.status;
 	if (pme_samplewriter_close(w, &cl, &err) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		/* A failed write was said when it failed. */
+		if (rc == 0)
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return 1;
 	}
 	if (o->verbose)
@@ -680,6 +789,7 @@ main(int argc, char *argv[])
 		setid_check(&o);
 		rc = run(&o);
 	}
+	guard_end();
 	free(out);
 	return rc;
 }

@@ -828,7 +828,7 @@ test_atomic(void)
 	w = pme_writer_open(missing, PME_KIND_SAMPLE, 0, &err);
 	CHECK(w == NULL && err.code == PME_EIO && err.sys_errno == ENOENT &&
 	    strstr(err.msg, missing) != NULL);
-	w = pme_writer_open(missing, PME_KIND_SAMPLE, PME_WRITE_DIRECT, &err);
+	w = pme_writer_open(missing, PME_KIND_SAMPLE, PME_WRITE_LIVE, &err);
 	CHECK(w == NULL && err.code == PME_EIO &&
 	    strstr(err.msg, missing) != NULL);
 	w = pme_writer_open(tmppath(""), PME_KIND_SAMPLE, 0, &err);
@@ -866,7 +866,7 @@ full_disk_child(const char *path)
 		return 5;
 	if (pme_writer_commit(w, &err) != -1 || err.code != PME_EIO)
 		return 6;
-	w = pme_writer_open("/dev/full", PME_KIND_SAMPLE, PME_WRITE_DIRECT,
+	w = pme_writer_open("/dev/full", PME_KIND_SAMPLE, PME_WRITE_LIVE,
 	    &err);
 	if (w != NULL || err.code != PME_EIO || err.sys_errno != ENOSPC)
 		return 7;
@@ -892,7 +892,7 @@ test_full(void)
 	CHECK(count_entries() == before);
 }
 
-/* Direct files hold every chunk written before a crash. */
+/* Live files hold every chunk written before a crash. */
 static void
 test_direct(void)
 {
@@ -901,7 +901,7 @@ test_direct(void)
 	struct pme_chunk c;
 	const char *path = tmppath("direct.pme");
 
-	CHECK(write_one(path, PME_WRITE_DIRECT, "kept", 0) == 0);
+	CHECK(write_one(path, PME_WRITE_LIVE, "kept", 0) == 0);
 	r = pme_reader_open(path, PME_KIND_SAMPLE, &err);
 	CHECK(r != NULL);
 	if (r == NULL)
@@ -910,7 +910,7 @@ test_direct(void)
 	CHECK(pme_reader_next(r, &c, &err) == 0);
 	CHECK(pme_reader_lost(r) == 0);
 	pme_reader_close(r);
-	CHECK(write_one(path, PME_WRITE_DIRECT, "whole", 1) == 0);
+	CHECK(write_one(path, PME_WRITE_LIVE, "whole", 1) == 0);
 	CHECK(file_is(path, "whole"));
 
 	r = pme_reader_open(tmppath("absent.pme"), PME_KIND_SAMPLE, &err);
