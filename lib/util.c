@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,15 +208,44 @@ pme_hash(const void *p, size_t n)
 	return h;
 }
 
-/* name exists and is neither a regular file nor a directory: a device
- * (/dev/null, /dev/stdout's terminal), a FIFO (bash's <(...)), a socket. */
+/*
+ * The descriptor a name stands for: /dev/stdout (1), /dev/stderr (2),
+ * /dev/fd/N and /proc/self/fd/N (N, bash's >(...) among them); else -1.
+ */
+static int
+fd_name(const char *name)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
+	const char *p;
+	char *end;
+	long n;
+	size_t i;
+
+	if (strcmp(name, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(name, "/dev/stderr") == 0)
+		return 2;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (strncmp(name, dirs[i], strlen(dirs[i])) != 0)
+			continue;
+		p = name + strlen(dirs[i]);
+		if (*p < '0' || *p > '9')
+			return -1;
+		n = strtol(p, &end, 10);
+		return *end == '\0' && n <= INT_MAX ? (int)n : -1;
+	}
+	return -1;
+}
+
+/* name stands for a descriptor, or exists and is neither a regular file
+ * nor a directory: a device (/dev/null), a FIFO, a socket. */
 static int
 is_special(const char *name)
 {
 	struct stat st;
 
-	return stat(name, &st) == 0 && !S_ISREG(st.st_mode) &&
-	    !S_ISDIR(st.st_mode);
+	return fd_name(name) != -1 || (stat(name, &st) == 0 &&
+	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
 }
 
 char *
@@ -568,8 +598,14 @@ int
 pme_out_special(const char *path, int *fd, struct pme_error *err)
 {
 	struct stat st, fst;
+	int n;
 
 	*fd = -1;
+	if ((n = fd_name(path)) != -1) {
+		if ((*fd = fcntl(n, F_DUPFD_CLOEXEC, 3)) == -1)
+			return pme_setsys(err, path, "cannot write");
+		return 1;
+	}
 	if (lstat(path, &st) == -1 || S_ISREG(st.st_mode))
 		return 0;
 	if (S_ISLNK(st.st_mode) && (!mine(&st) || stat(path, &st) == -1 ||

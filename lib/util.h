@@ -71,8 +71,8 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
 /*
  * The seed's rule for file names: name as given, or name with ext (".PME")
  * added when its last path component has no extension; "-" stays "-", and
- * so does a name that holds a device, a FIFO or a socket (/dev/null,
- * /dev/stdout, bash's <(...)).
+ * so does a name of a descriptor (/dev/stdout, /dev/fd/N: bash's <(...))
+ * or that holds a device, a FIFO or a socket (/dev/null).
  * The caller frees the result; NULL when out of memory.
  */
 char		*pme_with_ext(const char *name, const char *ext);
@@ -99,11 +99,14 @@ int	 pme_tmp_create(const char *path, char **tmp, struct pme_error *err);
 int	 pme_tmp_commit(char *tmp, const char *path, struct pme_error *err);
 void	 pme_tmp_abort(char *tmp);
 /*
- * Outputs at a name that holds a device, a FIFO or a socket (/dev/null,
- * /dev/stdout's target) are written directly, not replaced: returns 1
- * with *fd open for writing when path is such a file of the caller's or
- * root's (reached, if through symbolic links, through the caller's or
- * root's: /dev/stdout, /dev/fd/N); 0 (and *fd -1) when path is to be
+ * Outputs at a name that holds a device, a FIFO or a socket (/dev/null)
+ * are written directly, not replaced; a name of a descriptor
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) is that
+ * descriptor, whatever it is open on, as in a shell.  Returns 1 with *fd
+ * open for writing (a duplicate of the named descriptor) when path is one
+ * of those, a special file of the caller's or root's (reached, if through
+ * symbolic links, through the caller's or root's); 0 (and *fd -1) when
+ * path is to be
  * replaced through a temporary file (nothing there, a regular file, any
  * other symbolic link, which is then replaced and never followed); -1
  * with err filled otherwise (a directory, another user's special file).
