@@ -35,6 +35,8 @@ struct tally {
 	/* this run, all sample files together */
 	size_t		 files;
 	uint64_t	 samples;	/* samples read */
+	uint64_t	 counted;	/* the sampling intervals they stand
+					   for, counted into buckets */
 	uint64_t	 lost;		/* from the closing records */
 	uint64_t	 unmapped;	/* in no mapping and no absolute bucket */
 	uint64_t	 period;	/* of the first file */

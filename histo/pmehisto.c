@@ -427,7 +427,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	info->measure = PME_MEASURE_CLOCK;
 	info->period = t->period;
 	info->runs += t->files;
-	info->total += t->samples;
+	info->total += t->counted;
 	info->lost += t->lost;
 	info->unmapped += t->unmapped;
 	return 0;

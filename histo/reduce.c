@@ -75,6 +75,8 @@ struct run {
 	uint64_t	 matched;	/* samples in the bucket file's modules
 					   or in absolute buckets */
 	uint64_t	 samples;
+	uint64_t	 counted;	/* sampling intervals they stand for */
+	uint64_t	 period;	/* of this file, ns */
 	uint32_t	 last_tid, last_pid;
 	int		 have_last;
 	struct idset	 tids, pids;
@@ -367,6 +369,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 
 	r->header = 1;
 	r->start = h->start;
+	r->period = h->period;
 	r->start_mono = h->start_mono;
 	if (t->files == 0) {
 		t->period = h->period;
@@ -485,26 +488,43 @@ quick_start(struct run *r)
 	return bind_bucketfile(r);
 }
 
-/* Counts a sample of mapping resolution res at link-time vaddr. */
+/*
+ * The sampling intervals sample s stands for: one, or more when the
+ * kernel delivered one timer signal for several expirations (its weight
+ * then holds them all, pme_sample.h).  Counting samples alone would
+ * charge the intervals a busy machine's timer missed to nobody, and the
+ * threads that ran with least contention would take more than their
+ * share.
+ */
+static inline uint64_t
+intervals(const struct run *r, const struct pme_sample *s)
+{
+	if (r->period == 0 || s->weight <= r->period)
+		return 1;
+	return (s->weight + r->period / 2) / r->period;
+}
+
+/* Counts n intervals of mapping resolution res at link-time vaddr. */
 static inline __attribute__((always_inline)) void
-count(struct run *r, uint32_t res, uint64_t vaddr, uint64_t pc)
+count(struct run *r, uint32_t res, uint64_t vaddr, uint64_t pc, uint64_t n)
 {
 	uint32_t b;
 
+	r->counted += n;
 	if (res & RES_FOREIGN) {
 		if (r->has_abs &&
 		    (b = bucket_of(r, PME_NONE, pc)) != PME_NONE) {
-			r->bk[b].count++;
+			r->bk[b].count += n;
 			r->matched++;
 		} else
-			r->t->foreign[res & ~RES_FOREIGN].count++;
+			r->t->foreign[res & ~RES_FOREIGN].count += n;
 		return;
 	}
 	r->matched += r->mod_units[res];
 	if ((b = bucket_of(r, res, vaddr)) != PME_NONE)
-		r->bk[b].count++;
+		r->bk[b].count += n;
 	else
-		(*pme_bucketfile_outside(r->t->bf, res))++;
+		*pme_bucketfile_outside(r->t->bf, res) += n;
 }
 
 /* A sample the mapping cache did not hold. */
@@ -512,20 +532,21 @@ static void
 tally_slow(struct run *r, const struct pme_sample *s)
 {
 	const struct pme_mapping *maps;
-	uint64_t vaddr;
+	uint64_t vaddr, n = intervals(r, s);
 	uint32_t mi, res, b;
 
 	mi = pme_addrmap_lookup(r->am, s->pid, s->time, s->pc, &vaddr);
 	if (mi == PME_NONE) {
+		r->counted += n;
 		if (r->has_abs &&
 		    (b = bucket_of(r, PME_NONE, s->pc)) != PME_NONE) {
-			r->bk[b].count++;
+			r->bk[b].count += n;
 			r->matched++;
 		} else if ((s->flags & PME_SAMPLE_KERNEL) &&
 		    (res = kernel_index(r)) != PME_NONE)
-			r->t->foreign[res & ~RES_FOREIGN].count++;
+			r->t->foreign[res & ~RES_FOREIGN].count += n;
 		else
-			r->t->unmapped++;
+			r->t->unmapped += n;
 		return;
 	}
 	if ((res = resolve(r, mi)) == PME_NONE) {
@@ -541,7 +562,7 @@ tally_slow(struct run *r, const struct pme_sample *s)
 		r->cdelta = maps[mi].vaddr - maps[mi].start;
 		r->cres = res;
 	}
-	count(r, res, vaddr, s->pc);
+	count(r, res, vaddr, s->pc, n);
 }
 
 /*
@@ -599,7 +620,8 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 		for (j = 0; j < s->nframes; j++)
 			r->ids[j + 1] = frame_id(r, s->pid, s->time,
 			    s->frames[j] - 1, 0);
-		if (stacks_add(r->t->stacks, r->ids, s->nframes + 1, 1) == -1)
+		if (stacks_add(r->t->stacks, r->ids, s->nframes + 1,
+		    intervals(r, s)) == -1)
 			return nomem(r);
 	}
 	return 0;
@@ -628,7 +650,8 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 		}
 		if (r->cvalid && s->pid == r->cpid &&
 		    s->pc - r->clo < r->clen && s->time >= r->maptime)
-			count(r, r->cres, s->pc + r->cdelta, s->pc);
+			count(r, r->cres, s->pc + r->cdelta, s->pc,
+			    intervals(r, s));
 		else {
 			tally_slow(r, s);
 			if (r->failed)
@@ -706,6 +729,7 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	if (r.header != 2 && r.last_time > r.start_mono)
 		t->duration += r.last_time - r.start_mono;
 	t->samples += r.samples;
+	t->counted += r.counted;
 	t->threads += r.tids.n;
 	t->processes += r.pids.n;
 	warn_file(&r, &sum);

@@ -6,16 +6,21 @@
 # The split fixture spends its CPU time about 50/30/20 in fifty() and
 # thirty() (in the executable) and twenty() (in libsplit.so), with one
 # thread and with three.  On a shared machine the split by iterations is
-# not what a run gets, so the fixture measures the CPU time of each of its
-# calls itself (CLOCK_THREAD_CPUTIME_ID) and writes it: that is the truth
-# of the run.  perf record is attached to the same process (-p, started
-# disabled and enabled through its control fifo before the fixture starts
-# working), so pme and perf sample one and the same run.
+# not what a run gets, so the fixture writes what it got, the truth of the
+# run: each thread's CPU time (CLOCK_THREAD_CPUTIME_ID) with three
+# threads, the iterations each routine ran with one (split.c says why
+# these are the CPU shares).  perf record is attached to the same process
+# (-p, started disabled and enabled through its control fifo before the
+# fixture starts working), so pme and perf sample one and the same run.
 #
-# Shares are of the three routines' samples together (on a busy machine
+# Shares are of the three routines' counts together (on a busy machine
 # the kernel's share of interrupt exits varies and is no part of the
-# split).  Tolerance, in percentage points, for a routine whose true share
-# is p, from N samples (and M of perf's):
+# split).  pmehisto counts sampling intervals: a timer sample that stands
+# for several (overruns on a busy machine) counts as that many, so N
+# below is the intervals counted scaled by the file's samples per interval
+# (pmsstat), the number of samples they came from.  Tolerance, in
+# percentage points, for a routine whose true share is p, from N samples
+# (and M of perf's):
 #
 #     pme against the truth:  1 + 4.5 * 100 * sqrt(p (1 - p) / N)
 #     pme against perf:       1 + 4.5 * 100 * sqrt(p (1 - p) (1/N + 1/M))
@@ -53,6 +58,13 @@ if ! gcc -g -O2 -shared -fPIC -o libsplit.so "$fx/libsplit.c" ||
 	fail "cannot build the fixture"
 	exit 1
 fi
+sanitize=$(sed -n 's/^SANITIZE_FLAGS = *//p' "$top/config.mk" 2>/dev/null)
+if ! cc -std=c11 -D_GNU_SOURCE -g $sanitize -I "$top/lib" -o pmsstat \
+    "$top/tests/fixtures/clock/pmsstat.c" "$top/lib/libpme.a" -lelf \
+    -ldwarf -lz; then
+	fail "cannot build pmsstat"
+	exit 1
+fi
 if ! "$pmebuild" -q -x ./split -l ./libsplit.so -o split.pme; then
 	fail "pmebuild failed"
 	exit 1
@@ -76,12 +88,21 @@ perf_counts() {
 	    awk '$1 ~ /%$/ { print $NF, $2 }' | three
 }
 
-# compare WHAT "truth" "counts" ["counts2"]: each routine's share of
-# counts against the truth's (or against counts2's) within the tolerance
-# above.  Prints the shares.
+# samples_per_interval FILE.PMS: samples / (weight / period) in the file.
+samples_per_interval() {
+	./pmsstat "$1" | awk '$1 == "method" { p = $4 }
+	    $1 == "samples" { n = $2; w = $4 }
+	    END { printf "%.4f\n", (p > 0 && w > 0) ? n * p / w : 1 }'
+}
+
+# compare WHAT SCALE "truth" "counts" ["counts2"]: each routine's share
+# of counts against the truth's (or against counts2's) within the
+# tolerance above, counts standing for SCALE samples each.  Prints the
+# shares.
 compare() {
-	local what=$1 truth=$2 a=$3 b=${4:-}
-	awk -v what="$what" -v truth="$truth" -v a="$a" -v b="$b" '
+	local what=$1 scale=$2 truth=$3 a=$4 b=${5:-}
+	awk -v what="$what" -v scale="$scale" -v truth="$truth" -v a="$a" \
+	    -v b="$b" '
 	function load(s, v,   f, n, i, t) {
 		n = split(s, f, " ")
 		t = 0
@@ -93,7 +114,7 @@ compare() {
 	}
 	BEGIN {
 		load(truth, p)
-		na = load(a, x)
+		na = load(a, x) * scale
 		nb = b == "" ? 0 : load(b, y)
 		if (na < 200 || (b != "" && nb < 200)) {
 			printf "%s: too few samples (%d, %d)\n", what, na, nb
@@ -194,12 +215,13 @@ profile() {
 		fail "$name: pmehisto failed"
 		return 1
 	fi
-	local truth pme
+	local truth pme scale
 	truth=$(three <"$name.truth")
 	pme=$(pme_counts "$name.csv")
-	compare "$name: pme/truth" "$truth" "$pme"
-	[ -n "$perf_pid" ] &&
-	    compare "$name: pme/perf" "$truth" "$pme" "$(perf_counts "$name.data")"
+	scale=$(samples_per_interval "$name.PMS")
+	compare "$name: pme/truth" "$scale" "$truth" "$pme"
+	[ -n "$perf_pid" ] && compare "$name: pme/perf" "$scale" "$truth" \
+	    "$pme" "$(perf_counts "$name.data")"
 	return 0
 }
 
