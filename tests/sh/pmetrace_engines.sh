@@ -11,38 +11,21 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmetrace="${PME_VALGRIND:-} $top/trace/pmetrace"
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-fx=$top/tests/fixtures/trace
-fails=0
+name=pmetrace_engines
+. "${PME_TOP:?}/tests/sh/lib/trace.sh"
 KLOOP=302	# instructions per call of kloop (prog.c)
 
-fail() {
-	echo "pmetrace_engines: $*" >&2
-	fails=$((fails + 1))
-}
-
-if ! command -v valgrind >/dev/null; then
-	echo "valgrind is not installed: the callgrind engine cannot be compared"
-	exit 77
-fi
-if [ -n "${PME_VALGRIND:-}" ]; then
-	echo "pmetrace runs valgrind itself: not under PME_VALGRIND"
-	exit 77
-fi
-[ "$(uname -m)" = x86_64 ] || { echo "the step engine needs x86-64"; exit 77; }
+need_valgrind
+need_no_pme_valgrind "pmetrace runs valgrind itself"
+need_step
 
 cd "$tmp" || exit 1
-cc=${CC:-cc}
 $cc -g -O1 -shared -fPIC -o libtr.so "$fx/lib.c" &&
 $cc -g -O1 -pie -fPIE -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" \
     -pthread &&
 $cc -g -O1 -no-pie -fno-pie -o prog_nopie "$fx/prog.c" -L. -ltr \
     -Wl,-rpath,"$tmp" -pthread &&
-$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz ||
+build_pmecounts ||
     { echo "cannot build the fixtures" >&2; exit 1; }
 $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme &&
 $pmebuild -q -x ./prog_nopie -l ./libtr.so -o prog_nopie.pme ||
@@ -143,5 +126,4 @@ else
 	rm -rf keep
 fi
 
-[ $fails -eq 0 ] || exit 1
-exit 0
+finish
