@@ -25,6 +25,13 @@
  * client requests: CALLGRIND_ZERO_STATS at pme_init() and
  * CALLGRIND_DUMP_STATS_AT("pmetrace region ...") at pme_exit().  When a
  * dump of that trigger exists, only such dumps are read.
+ *
+ * The temporary directory.  While valgrind runs, pmetrace waits with the
+ * signals that would end it blocked: one sent by another process (kill)
+ * is passed on to valgrind, which gives it to the program; one from the
+ * terminal reached the program already.  Once valgrind has exited every
+ * file is mapped and the directory removed before any is read, so that
+ * nothing is left behind, whatever happens next.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -46,6 +53,7 @@
 #include "util.h"
 
 #define REGION_TRIGGER	"desc: Trigger: Client Request: pmetrace region"
+#define NOOBJ		((size_t)-1)	/* no object */
 
 /* An object (ob= or cob=) of the output, as the tally knows it. */
 struct cgobj {
@@ -97,39 +105,54 @@ callgrind_find(void)
 
 /* ------------------------------------------------------------ parsing */
 
-static struct cgobj *
+/* The index of the object named name[0..len), or NOOBJ. */
+static size_t
+find_object(const struct cgparse *cp, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = cp->nobjs; i-- > 0;)
+		if (strncmp(cp->objs[i].name, name, len) == 0 &&
+		    cp->objs[i].name[len] == '\0')
+			return i;
+	return NOOBJ;
+}
+
+/*
+ * The object named name[0..len), added when new.  Objects are known by
+ * their index: the array grows while a file is read.
+ */
+static size_t
 object(struct cgparse *cp, const char *name, size_t len)
 {
 	struct tr_elf elf;
 	struct cgobj *o;
 	size_t i;
 
-	for (i = cp->nobjs; i-- > 0;)
-		if (strncmp(cp->objs[i].name, name, len) == 0 &&
-		    cp->objs[i].name[len] == '\0')
-			return &cp->objs[i];
+	if ((i = find_object(cp, name, len)) != NOOBJ)
+		return i;
 	if (cp->nobjs == cp->capobjs) {
 		cp->capobjs = cp->capobjs ? cp->capobjs * 2 : 16;
 		o = realloc(cp->objs, cp->capobjs * sizeof(*o));
 		if (o == NULL)
-			return NULL;
+			return NOOBJ;
 		cp->objs = o;
 	}
 	o = &cp->objs[cp->nobjs];
+	memset(o, 0, sizeof(*o));
 	if ((o->name = strndup(name, len)) == NULL)
-		return NULL;
+		return NOOBJ;
 	if (tr_elf_read(o->name, &elf) == -1)
 		memset(&elf, 0, sizeof(elf));
 	/* Addresses in no object ("???") are the run-time ones. */
 	o->fixed = elf.type == ET_EXEC || o->name[0] != '/';
 	o->module = tally_module(cp->t, o->name, elf.id, elf.idlen,
 	    strcmp(o->name, cp->mainpath) == 0);
-	cp->nobjs++;
-	return o;
+	return cp->nobjs++;
 }
 
 /* The object a line's value names: "name", "(id) name" or "(id)". */
-static struct cgobj *
+static size_t
 named_object(struct cgparse *cp, const char *s, const char *end)
 {
 	char **ids;
@@ -147,7 +170,7 @@ named_object(struct cgparse *cp, const char *s, const char *end)
 		if (id >= cp->nids) {
 			n = id + 16;
 			if ((ids = realloc(cp->ids, n * sizeof(*ids))) == NULL)
-				return NULL;
+				return NOOBJ;
 			memset(ids + cp->nids, 0, (n - cp->nids) *
 			    sizeof(*ids));
 			cp->ids = ids;
@@ -157,7 +180,7 @@ named_object(struct cgparse *cp, const char *s, const char *end)
 		cp->ids[id] = strndup(s, (size_t)(end - s));
 	}
 	if (id >= cp->nids || cp->ids[id] == NULL)
-		return NULL;
+		return NOOBJ;
 	return object(cp, cp->ids[id], strlen(cp->ids[id]));
 }
 
@@ -275,21 +298,53 @@ count_words(const char *s, const char *end)
 	}
 }
 
+/* ------------------------------------------------------------ reading */
+
 /* The state of one output file being read. */
 struct cgfile {
-	struct cgobj	*ob, *cob;
+	size_t		 ob, cob;	/* objects, or NOOBJ */
 	int		 npos;		/* position columns */
 	int		 ir;		/* Ir's column among the costs */
 	int		 counting;	/* this part is tallied */
 	int		 callcost;	/* the next cost line is a call's */
 	uint64_t	 last;		/* last instruction position */
+	const char	*name;		/* the file */
 };
+
+/* The cost of column col after the positions. */
+static uint64_t
+cost_at(const char *s, const char *end, int col)
+{
+	uint64_t cost = 0;
+	int i;
+
+	for (i = 0; i <= col; i++) {
+		while (s < end && *s == ' ')
+			s++;
+		cost = number(&s, end);
+	}
+	return cost;
+}
+
+/* n instructions at address a of object ob. */
+static void
+book(struct cgparse *cp, size_t ob, uint64_t a, uint64_t n)
+{
+	const struct cgobj *o;
+
+	if (ob == NOOBJ)
+		tally_add(cp->t, PME_NONE, a, a, 0, n);
+	else {
+		o = &cp->objs[ob];
+		tally_add(cp->t, o->module, a, a, o->fixed, n);
+	}
+}
 
 static void
 cost_line(struct cgparse *cp, struct cgfile *f, const char *s,
     const char *end)
 {
-	uint64_t addr, cost = 0;
+	uint64_t addr, cost;
 	int i;
 
 	addr = position(&s, end, f->last);
@@ -300,27 +355,22 @@ cost_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		while (s < end && *s != ' ')
 			s++;
 	}
-	for (i = 0; i <= f->ir; i++) {
-		while (s < end && *s == ' ')
-			s++;
-		cost = number(&s, end);
-	}
+	cost = cost_at(s, end, f->ir);
 	if (f->callcost) {
 		f->callcost = 0;
-		f->cob = NULL;
+		f->cob = NOOBJ;
 		return;
 	}
 	cp->lines++;
 	if (f->counting && cost > 0)
-		tally_add(cp->t, f->ob ? f->ob->module : PME_NONE, addr, addr,
-		    f->ob != NULL && f->ob->fixed, cost);
+		book(cp, f->ob, addr, cost);
 }
 
 static void
 calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
     const char *end)
 {
-	struct cgobj *callee = f->cob ? f->cob : f->ob;
+	size_t callee = f->cob != NOOBJ ? f->cob : f->ob;
 	uint64_t n, target;
 
 	n = number(&s, end);
@@ -328,8 +378,9 @@ calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		s++;
 	target = position(&s, end, f->last);
 	f->callcost = 1;
-	if (f->counting && callee != NULL && n > 0)
-		tally_calls(cp->t, callee->module, target, n);
+	if (!f->counting || callee == NOOBJ || n == 0)
+		return;
+	tally_calls(cp->t, cp->objs[callee].module, target, n);
 }
 
 static void
@@ -346,63 +397,195 @@ header_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		f->counting = prefix(s, end, REGION_TRIGGER);
 }
 
+/* The lines of an output file; see parse(). */
 static int
-parse(struct cgparse *cp, const char *buf, size_t len, const char *name,
-    struct pme_error *err)
+parse_lines(struct cgparse *cp, struct cgfile *f, const char *buf,
+    size_t len, struct pme_error *err)
 {
 	const char *s = buf, *end = buf + len, *e;
-	struct cgfile f;
 
-	memset(&f, 0, sizeof(f));
-	f.npos = 1;
-	f.counting = !cp->region;
 	for (; s < end; s = e + 1) {
 		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			e = end;
 		if ((*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
 		    *s == '*')
-			cost_line(cp, &f, s, e);
+			cost_line(cp, f, s, e);
 		else if (prefix(s, e, "ob="))
-			f.ob = named_object(cp, s + 3, e);
+			f->ob = named_object(cp, s + 3, e);
 		else if (prefix(s, e, "cob="))
-			f.cob = named_object(cp, s + 4, e);
+			f->cob = named_object(cp, s + 4, e);
 		else if (prefix(s, e, "calls="))
-			calls_line(cp, &f, s + 6, e);
+			calls_line(cp, f, s + 6, e);
 		else if (prefix(s, e, "fn="))
-			f.cob = NULL;
+			f->cob = NOOBJ;
 		else
-			header_line(cp, &f, s, e);
-		if (f.ir < 0)
+			header_line(cp, f, s, e);
+		if (f->ir < 0)
 			return pme_seterr(err, PME_EFORMAT, "'%s': callgrind "
-			    "output without an Ir event", name);
+			    "output without an Ir event", f->name);
 	}
 	return 0;
 }
 
+/* Reads the output file name, buf[0..len), into the tally. */
 static int
-map_file(const char *path, char **buf, size_t *len, struct pme_error *err)
+parse(struct cgparse *cp, const char *buf, size_t len, const char *name,
+    struct pme_error *err)
+{
+	struct cgfile f;
+
+	memset(&f, 0, sizeof(f));
+	f.ob = f.cob = NOOBJ;
+	f.npos = 1;
+	f.counting = !cp->region;
+	f.name = name;
+	return parse_lines(cp, &f, buf, len, err);
+}
+
+/* ------------------------------------------------------- output files */
+
+/* A file valgrind left in the directory, mapped. */
+struct cgmap {
+	char		*path;
+	char		*buf;		/* NULL when empty */
+	size_t		 len;
+	long		 pid;		/* of its name: cg.PID[.N], log.PID */
+};
+
+struct cgout {
+	struct cgmap	*cg, *log;	/* by name */
+	size_t		 ncg, nlog;
+};
+
+static int
+map_file(struct cgmap *m, struct pme_error *err)
 {
 	struct stat st;
+	void *p;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &st) == -1) {
 		if (fd != -1)
 			close(fd);
-		return pme_setsys(err, path, "cannot read");
+		return pme_setsys(err, m->path, "cannot read");
 	}
-	*len = (size_t)st.st_size;
-	*buf = NULL;
-	if (*len > 0 && (*buf = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd,
-	    0)) == MAP_FAILED) {
+	m->len = (size_t)st.st_size;
+	if (m->len > 0 && (p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE,
+	    fd, 0)) == MAP_FAILED) {
 		close(fd);
-		return pme_setsys(err, path, "cannot map");
+		m->len = 0;
+		return pme_setsys(err, m->path, "cannot map");
 	}
+	if (m->len > 0)
+		m->buf = p;
 	close(fd);
 	return 0;
 }
 
-/* Whether the file holds a region dump (its header names the trigger). */
+static int
+map_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cgmap *)a)->path,
+	    ((const struct cgmap *)b)->path);
+}
+
+/* Adds dir/name to v[*n], mapped. */
+static int
+add_file(struct cgmap **v, size_t *n, const char *dir, const char *name,
+    struct pme_error *err)
+{
+	struct cgmap *m;
+
+	if ((m = realloc(*v, (*n + 1) * sizeof(*m))) == NULL)
+		return pme_setnomem(err);
+	*v = m;
+	m += *n;
+	memset(m, 0, sizeof(*m));
+	if (asprintf(&m->path, "%s/%s", dir, name) == -1) {
+		m->path = NULL;
+		return pme_setnomem(err);
+	}
+	(*n)++;
+	m->pid = strtol(strchr(name, '.') + 1, NULL, 10);
+	return map_file(m, err);
+}
+
+static void
+free_outputs(struct cgout *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->ncg + out->nlog; i++) {
+		struct cgmap *m = i < out->ncg ? &out->cg[i] :
+		    &out->log[i - out->ncg];
+		if (m->buf != NULL)
+			munmap(m->buf, m->len);
+		free(m->path);
+	}
+	free(out->cg);
+	free(out->log);
+	memset(out, 0, sizeof(*out));
+}
+
+/* The output files (cg.*) and logs (log.*) valgrind left in dir, mapped
+ * and sorted. */
+static int
+list_outputs(const char *dir, struct cgout *out, struct pme_error *err)
+{
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if ((d = opendir(dir)) == NULL)
+		return pme_setsys(err, dir, "cannot read");
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "cg.", 3) == 0)
+			rc = add_file(&out->cg, &out->ncg, dir, de->d_name,
+			    err);
+		else if (strncmp(de->d_name, "log.", 4) == 0)
+			rc = add_file(&out->log, &out->nlog, dir, de->d_name,
+			    err);
+	}
+	closedir(d);
+	if (rc == 0 && out->ncg > 0)
+		qsort(out->cg, out->ncg, sizeof(*out->cg), map_cmp);
+	return rc;
+}
+
+/* The first of v[0..n) of process pid, or NULL. */
+static const struct cgmap *
+of_pid(const struct cgmap *v, size_t n, long pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].pid == pid)
+			return &v[i];
+	return NULL;
+}
+
+/* The first line of a log that says what went wrong, or 0. */
+static int
+log_reason(const struct cgmap *lg, char *out, size_t outlen)
+{
+	const char *s, *end, *e;
+
+	if (lg == NULL || lg->buf == NULL)
+		return 0;
+	for (s = lg->buf, end = s + lg->len; s < end; s = e + 1) {
+		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			e = end;
+		if (prefix(s, e, "valgrind:") || (e > s && !prefix(s, e, "=="))) {
+			snprintf(out, outlen, "%.*s", (int)(e - s), s);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether a file holds a region dump (its header names the trigger). */
 static int
 has_region(const char *buf, size_t len)
 {
@@ -420,77 +603,41 @@ has_region(const char *buf, size_t len)
 	return 0;
 }
 
-struct cgout {
-	char		**names;
-	size_t		 n;
-};
-
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The output files callgrind left in dir, sorted. */
-static int
-list_outputs(const char *dir, struct cgout *out, struct pme_error *err)
-{
-	struct dirent *de;
-	char **v;
-	DIR *d;
-
-	out->names = NULL;
-	out->n = 0;
-	if ((d = opendir(dir)) == NULL)
-		return pme_setsys(err, dir, "cannot read");
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "cg.", 3) != 0)
-			continue;
-		if ((v = realloc(out->names, (out->n + 1) * sizeof(*v))) ==
-		    NULL)
-			break;
-		out->names = v;
-		if (asprintf(&v[out->n], "%s/%s", dir, de->d_name) == -1)
-			break;
-		out->n++;
-	}
-	closedir(d);
-	qsort(out->names, out->n, sizeof(*out->names), name_cmp);
-	return 0;
-}
-
 static void
-free_outputs(struct cgout *out)
+free_parse(struct cgparse *cp)
 {
 	size_t i;
 
-	for (i = 0; i < out->n; i++)
-		free(out->names[i]);
-	free(out->names);
+	for (i = 0; i < cp->nobjs; i++)
+		free(cp->objs[i].name);
+	free(cp->objs);
+	for (i = 0; i < cp->nids; i++)
+		free(cp->ids[i]);
+	free(cp->ids);
 }
 
+/* Reads every output file into t. */
 static int
-read_outputs(struct cgparse *cp, const struct cgout *out,
-    struct pme_error *err)
+read_outputs(struct tally *t, const struct tr_opts *o,
+    const struct cgout *out, struct pme_error *err)
 {
-	size_t i, len;
-	char *buf;
+	struct cgparse cp;
+	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < out->n && !cp->region; i++) {
-		if (map_file(out->names[i], &buf, &len, err) == -1)
-			return -1;
-		cp->region = has_region(buf, len);
-		if (buf != NULL)
-			munmap(buf, len);
-	}
-	for (i = 0; i < out->n && rc == 0; i++) {
-		if (map_file(out->names[i], &buf, &len, err) == -1)
-			return -1;
-		rc = parse(cp, buf, len, out->names[i], err);
-		if (buf != NULL)
-			munmap(buf, len);
-	}
+	memset(&cp, 0, sizeof(cp));
+	cp.t = t;
+	cp.o = o;
+	for (i = 0; i < out->ncg && !cp.region; i++)
+		cp.region = has_region(out->cg[i].buf, out->cg[i].len);
+	for (i = 0; i < out->ncg && rc == 0; i++)
+		rc = parse(&cp, out->cg[i].buf, out->cg[i].len,
+		    out->cg[i].path, err);
+	if (rc == 0 && o->verbose)
+		fprintf(stderr, "pmetrace: callgrind: %zu output files, %llu "
+		    "cost lines%s\n", out->ncg, (unsigned long long)cp.lines,
+		    cp.region ? ", the libpmetrace region only" : "");
+	free_parse(&cp);
 	return rc;
 }
 
@@ -535,35 +682,59 @@ remove_tmpdir(const char *dir)
 	rmdir(dir);
 }
 
-/* The first line of valgrind's log that says what went wrong. */
-static void
-log_reason(const char *dir, pid_t pid, char *out, size_t outlen)
-{
-	char path[PATH_MAX], line[512];
-	FILE *fp;
-	size_t n;
+#define VG_MAXARGS	32
 
-	snprintf(out, outlen, "no output");
-	snprintf(path, sizeof(path), "%s/log.%ld", dir, (long)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return;
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		n = strcspn(line, "\n");
-		line[n] = '\0';
-		if (strncmp(line, "valgrind:", 9) == 0 ||
-		    (strncmp(line, "==", 2) != 0 && n > 0)) {
-			snprintf(out, outlen, "%s", line);
-			break;
-		}
-	}
-	fclose(fp);
+/* The signals pmetrace waits with blocked while valgrind runs. */
+static const int waitsigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGCHLD };
+
+struct sigsave {
+	sigset_t	 set, old;	/* blocked, and the mask before */
+	struct sigaction chld;		/* SIGCHLD's disposition before */
+};
+
+static void
+block_signals(struct sigsave *ss)
+{
+	struct sigaction dfl;
+	size_t i;
+
+	sigemptyset(&ss->set);
+	for (i = 0; i < sizeof(waitsigs) / sizeof(waitsigs[0]); i++)
+		sigaddset(&ss->set, waitsigs[i]);
+	sigprocmask(SIG_BLOCK, &ss->set, &ss->old);
+	/* Ignored, SIGCHLD would reap valgrind before pmetrace waits. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &dfl, &ss->chld);
 }
 
-#define VG_MAXARGS	32
+/*
+ * Back to the signals as they were.  A signal that came after valgrind
+ * exited: the terminal's reached the program too and is dropped, one
+ * sent to pmetrace takes effect now.
+ */
+static void
+restore_signals(struct sigsave *ss)
+{
+	static const struct timespec zero;
+	sigset_t raise_set;
+	siginfo_t si;
+	int sig;
+
+	sigemptyset(&raise_set);
+	while ((sig = sigtimedwait(&ss->set, &si, &zero)) > 0)
+		if (sig != SIGCHLD && si.si_code != SI_KERNEL)
+			sigaddset(&raise_set, sig);
+	sigaction(SIGCHLD, &ss->chld, NULL);
+	sigprocmask(SIG_SETMASK, &ss->old, NULL);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&raise_set, sig) == 1)
+			raise(sig);
+}
 
 static pid_t
 start(const char *vg, const char *dir, const struct tr_opts *o,
-    struct pme_error *err)
+    const struct sigsave *ss, struct pme_error *err)
 {
 	char *args[VG_MAXARGS], outarg[PATH_MAX + 32], logarg[PATH_MAX + 32];
 	size_t n = 0, argc, i;
@@ -586,6 +757,8 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	args[n++] = (char *)"--dump-before=vfork";
 	args[n++] = (char *)"--dump-before=_Fork";
 	args[n++] = (char *)"--dump-before=execve";
+	/* No gdbserver: its FIFOs in TMPDIR outlive a killed valgrind. */
+	args[n++] = (char *)"--vgdb=no";
 	args[n++] = outarg;
 	args[n++] = logarg;
 	args[n++] = (char *)"--";
@@ -604,6 +777,8 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 		return -1;
 	}
 	if (pid == 0) {
+		sigaction(SIGCHLD, &ss->chld, NULL);
+		sigprocmask(SIG_SETMASK, &ss->old, NULL);
 		setenv("PMETRACE_ENGINE", "callgrind", 1);
 		execv(vg, argv);
 		fprintf(stderr, "pmetrace: '%s': %s\n", vg, strerror(errno));
@@ -611,6 +786,29 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	}
 	free(argv);
 	return pid;
+}
+
+/*
+ * Waits for valgrind.  A signal another process sent pmetrace is passed
+ * on to valgrind, which gives it to the program; one from the terminal
+ * (si_code SI_KERNEL) went to the program already.
+ */
+static int
+wait_child(pid_t pid, const struct sigsave *ss, int *st)
+{
+	siginfo_t si;
+	pid_t r;
+
+	for (;;) {
+		if ((r = waitpid(pid, st, WNOHANG)) == pid)
+			return 0;
+		if (r == -1 && errno != EINTR)
+			return -1;
+		if (sigwaitinfo(&ss->set, &si) == -1 || si.si_signo == SIGCHLD)
+			continue;
+		if (si.si_code != SI_KERNEL)
+			kill(pid, si.si_signo);
+	}
 }
 
 /* The program's status as a shell gives it. */
@@ -622,77 +820,62 @@ tr_wait_status(int st)
 	return WEXITSTATUS(st);
 }
 
+/* Runs valgrind in a directory of its own, removed once its files are
+ * mapped. */
+static int
+run_valgrind(const char *vg, const struct tr_opts *o, struct cgout *out,
+    pid_t *pid, int *status, struct pme_error *err)
+{
+	struct sigsave ss;
+	char *dir;
+	int st, rc = -1;
+
+	block_signals(&ss);
+	if ((dir = make_tmpdir(err)) != NULL &&
+	    (*pid = start(vg, dir, o, &ss, err)) != -1) {
+		if (wait_child(*pid, &ss, &st) == -1)
+			pme_setsys(err, vg, "cannot wait for");
+		else {
+			*status = tr_wait_status(st);
+			rc = list_outputs(dir, out, err);
+		}
+	}
+	if (dir != NULL && getenv("PMETRACE_KEEP") != NULL)
+		fprintf(stderr, "pmetrace: callgrind output kept in '%s'\n",
+		    dir);
+	else if (dir != NULL)
+		remove_tmpdir(dir);
+	free(dir);
+	restore_signals(&ss);
+	return rc;
+}
+
 int
 engine_callgrind(struct tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
-	struct sigaction ign, oint, oquit;
-	struct cgparse cp;
+	char *vg, reason[512];
 	struct cgout out;
-	char *vg, *dir, reason[512], first[PATH_MAX + 16];
-	pid_t pid;
-	size_t i;
-	int st, rc = -1;
+	pid_t pid = -1;
+	int rc;
 
 	*status = -1;
+	memset(&out, 0, sizeof(out));
 	if ((vg = callgrind_find()) == NULL) {
 		pme_seterr(err, PME_EIO, "valgrind is not installed (not "
 		    "found in PATH)");
 		return ENGINE_MISSING;
 	}
-	if ((dir = make_tmpdir(err)) == NULL) {
-		free(vg);
-		return -1;
-	}
-	/* As system(3): the terminal's signals are for the program. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
-	if ((pid = start(vg, dir, o, err)) != -1) {
-		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-			continue;
-		*status = tr_wait_status(st);
-	}
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
-	if (pid == -1)
-		goto out;
-	if (list_outputs(dir, &out, err) == -1)
-		goto out;
-	snprintf(first, sizeof(first), "%s/cg.%ld", dir, (long)pid);
-	for (i = 0; i < out.n && strncmp(out.names[i], first,
-	    strlen(first)) != 0; i++)
-		continue;
-	if (i == out.n) {
-		log_reason(dir, pid, reason, sizeof(reason));
-		pme_seterr(err, PME_EIO, "callgrind wrote no counts "
+	rc = run_valgrind(vg, o, &out, &pid, status, err);
+	if (rc == 0 && of_pid(out.cg, out.ncg, pid) == NULL) {
+		if (!log_reason(of_pid(out.log, out.nlog, pid), reason,
+		    sizeof(reason)))
+			snprintf(reason, sizeof(reason), "no output");
+		rc = pme_seterr(err, PME_EIO, "callgrind wrote no counts "
 		    "(program status %d): %s", *status, reason);
-	} else {
-		memset(&cp, 0, sizeof(cp));
-		cp.t = t;
-		cp.o = o;
-		rc = read_outputs(&cp, &out, err);
-		if (rc == 0 && o->verbose)
-			fprintf(stderr, "pmetrace: callgrind: %zu output "
-			    "files, %llu cost lines%s\n", out.n,
-			    (unsigned long long)cp.lines, cp.region ?
-			    ", the libpmetrace region only" : "");
-		for (i = 0; i < cp.nobjs; i++)
-			free(cp.objs[i].name);
-		free(cp.objs);
-		for (i = 0; i < cp.nids; i++)
-			free(cp.ids[i]);
-		free(cp.ids);
-	}
+	} else if (rc == 0)
+		rc = read_outputs(t, o, &out, err);
 	free_outputs(&out);
-out:
-	if (getenv("PMETRACE_KEEP") == NULL)
-		remove_tmpdir(dir);
-	else
-		fprintf(stderr, "pmetrace: callgrind output kept in '%s'\n",
-		    dir);
-	free(dir);
 	free(vg);
 	return rc;
 }
