@@ -11,6 +11,13 @@
  * addresses are therefore looked up as they are; pmetrace(1) says so and
  * the tests check it against nm on PIE, non-PIE and shared objects.
  *
+ * Checks.  callgrind ends every output file with a "totals:" line, the
+ * sum of the file's cost lines, and does not check its writes: a full
+ * disk leaves a file cut short and says nothing.  Each file is checked
+ * against its totals line as it is read; a file that is short,
+ * unfinished or does not add up is an error naming it, with valgrind's
+ * exit status and the first error its logs hold.
+ *
  * Processes.  --trace-children=yes follows fork and exec, one output file
  * per process (%p).  A forked child starts with a copy of its parent's
  * counts, so the parent dumps its counts (and zeroes them) just before
@@ -19,7 +26,9 @@
  * before, so it dumps before execve too.  Every dump file of every
  * process is read.  (An exec'ed program numbers its dumps from 1 again:
  * a process that dumped before exec and dumps again after it loses the
- * earlier dump of the same number; pmetrace(1) says so.)
+ * earlier dump of the same number; pmetrace(1) says so.)  A process
+ * killed before its final dump (SIGKILL) leaves that file empty; its log
+ * then has no closing "Collected" line, and its last counts are lost.
  *
  * Regions.  A program linked with libpmetrace brackets its region with
  * client requests: CALLGRIND_ZERO_STATS at pme_init() and
@@ -298,6 +307,23 @@ count_words(const char *s, const char *end)
 	}
 }
 
+/* --------------------------------------------------------------- logs */
+
+/* The message of a log line, after its "==PID== " or "--PID-- ". */
+static const char *
+log_message(const char *s, const char *end)
+{
+	const char *p;
+
+	if (end - s < 5 || (s[0] != '=' && s[0] != '-') || s[1] != s[0])
+		return NULL;
+	for (p = s + 2; p < end && isdigit((unsigned char)*p); p++)
+		continue;
+	if (end - p < 3 || p[0] != s[0] || p[1] != s[0] || p[2] != ' ')
+		return NULL;
+	return p + 3;
+}
+
 /* ------------------------------------------------------------ reading */
 
 /* The state of one output file being read. */
@@ -308,6 +334,10 @@ struct cgfile {
 	int		 counting;	/* this part is tallied */
 	int		 callcost;	/* the next cost line is a call's */
 	uint64_t	 last;		/* last instruction position */
+	uint64_t	 sum;		/* Ir of the cost lines since the last
+					 * totals line */
+	int		 open;		/* a part whose totals are due */
+	int		 totals;	/* totals lines read */
 	const char	*name;		/* the file */
 };
 
@@ -361,6 +391,8 @@ cost_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		f->cob = NOOBJ;
 		return;
 	}
+	f->open = 1;
+	f->sum += cost;
 	cp->lines++;
 	if (f->counting && cost > 0)
 		book(cp, f->ob, addr, cost);
@@ -383,6 +415,24 @@ calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
 	tally_calls(cp->t, cp->objs[callee].module, target, n);
 }
 
+/* A totals line: the sum of the cost lines before it, back to the last
+ * one. */
+static int
+totals_line(struct cgfile *f, const char *s, const char *end, size_t off,
+    struct pme_error *err)
+{
+	uint64_t v = cost_at(s, end, f->ir);
+
+	if (v != f->sum)
+		return pme_setfmt(err, PME_EFORMAT, f->name, off, "totals line "
+		    "says %llu instructions, its cost lines add up to %llu",
+		    (unsigned long long)v, (unsigned long long)f->sum);
+	f->sum = 0;
+	f->open = 0;
+	f->totals++;
+	return 0;
+}
+
 static void
 header_line(struct cgparse *cp, struct cgfile *f, const char *s,
     const char *end)
@@ -395,6 +445,8 @@ header_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		set_main(cp, s + 4, end);
 	else if (prefix(s, end, "desc: Trigger:") && cp->region)
 		f->counting = prefix(s, end, REGION_TRIGGER);
+	if (prefix(s, end, "part:") || prefix(s, end, "events:"))
+		f->open = 1;
 }
 
 /* The lines of an output file; see parse(). */
@@ -406,7 +458,8 @@ parse_lines(struct cgparse *cp, struct cgfile *f, const char *buf,
 
 	for (; s < end; s = e + 1) {
 		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
-			e = end;
+			return pme_setfmt(err, PME_EFORMAT, f->name, len, "cut "
+			    "short: the file ends inside a line");
 		if ((*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
 		    *s == '*')
 			cost_line(cp, f, s, e);
@@ -418,16 +471,27 @@ parse_lines(struct cgparse *cp, struct cgfile *f, const char *buf,
 			calls_line(cp, f, s + 6, e);
 		else if (prefix(s, e, "fn="))
 			f->cob = NOOBJ;
-		else
+		else if (prefix(s, e, "totals:")) {
+			if (totals_line(f, s + 7, e, (size_t)(s - buf),
+			    err) == -1)
+				return -1;
+		} else
 			header_line(cp, f, s, e);
 		if (f->ir < 0)
 			return pme_seterr(err, PME_EFORMAT, "'%s': callgrind "
 			    "output without an Ir event", f->name);
 	}
+	if (f->open || f->totals == 0)
+		return pme_setfmt(err, PME_EFORMAT, f->name, len, "cut short: "
+		    "the file ends before its totals line");
 	return 0;
 }
 
-/* Reads the output file name, buf[0..len), into the tally. */
+/*
+ * Reads the output file name, buf[0..len), into the tally, checking it
+ * against its totals lines: a file cut short or that does not add up is
+ * an error (and the tally is then dropped).
+ */
 static int
 parse(struct cgparse *cp, const char *buf, size_t len, const char *name,
     struct pme_error *err)
@@ -450,6 +514,7 @@ struct cgmap {
 	char		*buf;		/* NULL when empty */
 	size_t		 len;
 	long		 pid;		/* of its name: cg.PID[.N], log.PID */
+	int		 last;		/* cg.PID: the process's final dump */
 };
 
 struct cgout {
@@ -496,6 +561,7 @@ add_file(struct cgmap **v, size_t *n, const char *dir, const char *name,
     struct pme_error *err)
 {
 	struct cgmap *m;
+	char *end;
 
 	if ((m = realloc(*v, (*n + 1) * sizeof(*m))) == NULL)
 		return pme_setnomem(err);
@@ -507,7 +573,8 @@ add_file(struct cgmap **v, size_t *n, const char *dir, const char *name,
 		return pme_setnomem(err);
 	}
 	(*n)++;
-	m->pid = strtol(strchr(name, '.') + 1, NULL, 10);
+	m->pid = strtol(strchr(name, '.') + 1, &end, 10);
+	m->last = *end == '\0';
 	return map_file(m, err);
 }
 
@@ -566,18 +633,30 @@ of_pid(const struct cgmap *v, size_t n, long pid)
 	return NULL;
 }
 
-/* The first line of a log that says what went wrong, or 0. */
+/* Whether a log shows its process's end: callgrind's closing summary,
+ * written after its final dump. */
+static int
+log_ended(const struct cgmap *lg)
+{
+	return lg->buf != NULL &&
+	    memmem(lg->buf, lg->len, "== Collected : ", 15) != NULL;
+}
+
+/* The first line of a log that says what went wrong, or 0: valgrind's
+ * own ("valgrind: ..."), or an error of the tool ("==PID== Error: ..."). */
 static int
 log_reason(const struct cgmap *lg, char *out, size_t outlen)
 {
-	const char *s, *end, *e;
+	const char *s, *end, *e, *m;
 
 	if (lg == NULL || lg->buf == NULL)
 		return 0;
 	for (s = lg->buf, end = s + lg->len; s < end; s = e + 1) {
 		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			e = end;
-		if (prefix(s, e, "valgrind:") || (e > s && !prefix(s, e, "=="))) {
+		if (prefix(s, e, "valgrind:") || ((m = log_message(s,
+		    e)) != NULL && (prefix(m, e, "Error") ||
+		    prefix(m, e, "Fatal")))) {
 			snprintf(out, outlen, "%.*s", (int)(e - s), s);
 			return 1;
 		}
@@ -603,6 +682,29 @@ has_region(const char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * An empty output file: the final dump of a process whose log shows it
+ * never got there (killed by SIGKILL) is lost, and said so; any other
+ * could not be written.
+ */
+static int
+empty_file(const struct cgout *out, const struct cgmap *m,
+    const struct tr_opts *o, struct pme_error *err)
+{
+	const struct cgmap *lg = of_pid(out->log, out->nlog, m->pid);
+
+	if (m->last && lg != NULL && lg->len > 0 && !log_ended(lg)) {
+		if (!o->quiet)
+			fprintf(stderr, "pmetrace: '%s': process %ld ended "
+			    "before callgrind wrote its last counts (killed "
+			    "by SIGKILL?): they are lost\n", m->path, m->pid);
+		return 0;
+	}
+	return pme_setfmt(err, PME_EFORMAT, m->path, 0, "empty: callgrind "
+	    "could not write it%s", lg == NULL || lg->len == 0 ?
+	    ", nor valgrind its log" : "");
+}
+
 static void
 free_parse(struct cgparse *cp)
 {
@@ -621,8 +723,9 @@ static int
 read_outputs(struct tally *t, const struct tr_opts *o,
     const struct cgout *out, struct pme_error *err)
 {
+	const struct cgmap *m;
 	struct cgparse cp;
-	size_t i;
+	size_t i, nread = 0;
 	int rc = 0;
 
 	memset(&cp, 0, sizeof(cp));
@@ -630,9 +733,16 @@ read_outputs(struct tally *t, const struct tr_opts *o,
 	cp.o = o;
 	for (i = 0; i < out->ncg && !cp.region; i++)
 		cp.region = has_region(out->cg[i].buf, out->cg[i].len);
-	for (i = 0; i < out->ncg && rc == 0; i++)
-		rc = parse(&cp, out->cg[i].buf, out->cg[i].len,
-		    out->cg[i].path, err);
+	for (i = 0; i < out->ncg && rc == 0; i++) {
+		m = &out->cg[i];
+		if (m->len == 0)
+			rc = empty_file(out, m, o, err);
+		else if ((rc = parse(&cp, m->buf, m->len, m->path, err)) == 0)
+			nread++;
+	}
+	if (rc == 0 && nread == 0)
+		rc = pme_seterr(err, PME_EIO, "callgrind wrote no counts: "
+		    "every process ended before writing them");
 	if (rc == 0 && o->verbose)
 		fprintf(stderr, "pmetrace: callgrind: %zu output files, %llu "
 		    "cost lines%s\n", out->ncg, (unsigned long long)cp.lines,
@@ -820,6 +930,21 @@ tr_wait_status(int st)
 	return WEXITSTATUS(st);
 }
 
+/* Appends valgrind's exit status and the first error of its logs to
+ * err's message. */
+static void
+add_context(struct pme_error *err, const struct cgout *out, int status)
+{
+	char reason[256] = "";
+	size_t i, n = strlen(err->msg);
+
+	for (i = 0; i < out->nlog && !log_reason(&out->log[i], reason,
+	    sizeof(reason)); i++)
+		continue;
+	snprintf(err->msg + n, sizeof(err->msg) - n, " (valgrind exit "
+	    "status %d%s%s)", status, reason[0] ? ": " : "", reason);
+}
+
 /* Runs valgrind in a directory of its own, removed once its files are
  * mapped. */
 static int
@@ -854,6 +979,7 @@ int
 engine_callgrind(struct tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
+	const char *kept = getenv("PMETRACE_READ");
 	char *vg, reason[512];
 	struct cgout out;
 	pid_t pid = -1;
@@ -861,6 +987,18 @@ engine_callgrind(struct tally *t, const struct tr_opts *o, int *status,
 
 	*status = -1;
 	memset(&out, 0, sizeof(out));
+	if (kept != NULL && *kept != '\0') {
+		/* A directory PMETRACE_KEEP kept: read, nothing run. */
+		if ((rc = list_outputs(kept, &out, err)) == 0 && out.ncg == 0)
+			rc = pme_seterr(err, PME_EIO, "'%s': no callgrind "
+			    "output in it (cg.*)", kept);
+		else if (rc == 0) {
+			*status = 0;
+			rc = read_outputs(t, o, &out, err);
+		}
+		free_outputs(&out);
+		return rc;
+	}
 	if ((vg = callgrind_find()) == NULL) {
 		pme_seterr(err, PME_EIO, "valgrind is not installed (not "
 		    "found in PATH)");
@@ -873,8 +1011,10 @@ engine_callgrind(struct tally *t, const struct tr_opts *o, int *status,
 			snprintf(reason, sizeof(reason), "no output");
 		rc = pme_seterr(err, PME_EIO, "callgrind wrote no counts "
 		    "(program status %d): %s", *status, reason);
-	} else if (rc == 0)
-		rc = read_outputs(t, o, &out, err);
+	} else if (rc == 0 && read_outputs(t, o, &out, err) == -1) {
+		add_context(err, &out, *status);
+		rc = -1;
+	}
 	free_outputs(&out);
 	free(vg);
 	return rc;
