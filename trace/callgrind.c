@@ -11,6 +11,20 @@
  * addresses are therefore looked up as they are; pmetrace(1) says so and
  * the tests check it against nm on PIE, non-PIE and shared objects.
  *
+ * Code outside .text.  valgrind gives an object only the addresses of
+ * its .text: PLT stubs (.plt, .plt.sec, .plt.got), .init and .fini are
+ * in no object ("???") for callgrind, at their run-time addresses.  With
+ * -v -v valgrind logs each object it maps with its load bias ("Reading
+ * syms from PATH", "svma 0x..., avma 0x..."), and pmetrace books such
+ * code to the object whose run-time extent holds it, at its link-time
+ * address.  The objects are those in the log of the file's own process;
+ * else (a forked child inherits its parent's objects without logging
+ * them) those of the processes running the same command; else those the
+ * file names, as any process mapped them.  Processes that disagree leave
+ * the code unmapped, as is code of an image that exec'ed another whose
+ * objects no other process mapped (valgrind starts the log again at
+ * exec).
+ *
  * Checks.  callgrind ends every output file with a "totals:" line, the
  * sum of the file's cost lines, and does not check its writes: a full
  * disk leaves a file cut short and says nothing.  Each file is checked
@@ -71,6 +85,26 @@ struct cgobj {
 	int		 fixed;		/* loaded at its link-time address */
 };
 
+/* An object a process mapped, as its valgrind log says. */
+struct cgload {
+	const char	*path;		/* in the log */
+	size_t		 pathlen;
+	size_t		 obj;		/* in cgparse.objs, or NOOBJ */
+	uint64_t	 bias;		/* run-time minus link-time address */
+	uint64_t	 lo, hi;	/* run-time extent [lo, hi) */
+};
+
+/* What a process's log says: its command and what it mapped. */
+struct cglog {
+	long		 pid;
+	const char	*buf;
+	size_t		 len;
+	const char	*cmd;		/* "Command:" text, or NULL */
+	size_t		 cmdlen;
+	struct cgload	*loads;
+	size_t		 nloads;
+};
+
 struct cgparse {
 	struct tally	*t;
 	const struct tr_opts *o;
@@ -81,6 +115,10 @@ struct cgparse {
 	char		 mainpath[PATH_MAX];	/* this file's executable */
 	int		 region;	/* read only region dumps */
 	uint64_t	 lines;		/* cost lines read, for -v */
+	struct cglog	*logs;
+	size_t		 nlogs;
+	uint64_t	 notext;	/* instructions in no object's .text */
+	uint64_t	 lost;		/* of those, in no object at all */
 };
 
 char *
@@ -158,6 +196,13 @@ object(struct cgparse *cp, const char *name, size_t len)
 	o->module = tally_module(cp->t, o->name, elf.id, elf.idlen,
 	    strcmp(o->name, cp->mainpath) == 0);
 	return cp->nobjs++;
+}
+
+/* Whether object i is callgrind's "???": code in no object it knows. */
+static int
+unknown(const struct cgparse *cp, size_t i)
+{
+	return i < cp->nobjs && cp->objs[i].name[0] != '/';
 }
 
 /* The object a line's value names: "name", "(id) name" or "(id)". */
@@ -324,6 +369,94 @@ log_message(const char *s, const char *end)
 	return p + 3;
 }
 
+/* Adds the object at path[0..len) loaded with bias to lg, with its
+ * run-time extent from its ELF headers. */
+static int
+add_load(struct cglog *lg, const char *path, size_t len, uint64_t bias)
+{
+	char name[PATH_MAX];
+	struct tr_elf elf;
+	struct cgload *l;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i;
+
+	if (len >= sizeof(name))
+		return 0;
+	memcpy(name, path, len);
+	name[len] = '\0';
+	if (tr_elf_read(name, &elf) == -1)
+		return 0;
+	for (i = 0; i < elf.nload; i++) {
+		if (elf.load[i].vaddr < lo)
+			lo = elf.load[i].vaddr;
+		if (elf.load[i].vaddr + elf.load[i].filesz > hi)
+			hi = elf.load[i].vaddr + elf.load[i].filesz;
+	}
+	if (lo >= hi)
+		return 0;
+	if ((l = realloc(lg->loads, (lg->nloads + 1) * sizeof(*l))) == NULL)
+		return -1;
+	lg->loads = l;
+	l += lg->nloads++;
+	l->path = path;
+	l->pathlen = len;
+	l->obj = NOOBJ;
+	l->bias = bias;
+	l->lo = lo + bias;
+	l->hi = hi + bias;
+	return 0;
+}
+
+/*
+ * Reads what the log of a process says: "==PID== Command: ...", and
+ * with -v -v each object mapped, "--PID-- Reading syms from PATH" then
+ * "--PID--    svma 0x..., avma 0x..." (its .text, link-time and run-time).
+ */
+static int
+read_log(struct cglog *lg, struct pme_error *err)
+{
+	const char *s, *end = lg->buf + lg->len, *e, *m, *path = NULL;
+	uint64_t svma, avma;
+	size_t pathlen = 0;
+
+	for (s = lg->buf; s < end; s = e + 1) {
+		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			e = end;
+		if ((m = log_message(s, e)) == NULL)
+			continue;
+		if (prefix(m, e, "Command: ") && lg->cmd == NULL) {
+			lg->cmd = m + 9;
+			lg->cmdlen = (size_t)(e - lg->cmd);
+		} else if (prefix(m, e, "Reading syms from ")) {
+			path = m + 18;
+			pathlen = (size_t)(e - path);
+		} else if (path != NULL && prefix(m, e, "   svma 0x")) {
+			m += 8;
+			svma = number(&m, e);
+			if (!prefix(m, e, ", avma 0x"))
+				continue;
+			m += 7;
+			avma = number(&m, e);
+			if (add_load(lg, path, pathlen, avma - svma) == -1)
+				return pme_setnomem(err);
+			path = NULL;
+		}
+	}
+	return 0;
+}
+
+/* Whether two command lines (callgrind's "cmd:", valgrind's "Command:")
+ * are the same. */
+static int
+same_command(const char *a, size_t alen, const char *b, size_t blen)
+{
+	while (alen > 0 && *a == ' ')
+		a++, alen--;
+	while (blen > 0 && *b == ' ')
+		b++, blen--;
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
 /* ------------------------------------------------------------ reading */
 
 /* The state of one output file being read. */
@@ -339,7 +472,133 @@ struct cgfile {
 	int		 open;		/* a part whose totals are due */
 	int		 totals;	/* totals lines read */
 	const char	*name;		/* the file */
+	long		 pid;		/* its process */
+	const char	*cmd;		/* its "cmd:" */
+	size_t		 cmdlen;
+	size_t		 own;		/* own_log() */
+	struct cgload	*lastload;	/* the last found by find_load() */
+	unsigned char	*named;		/* [nnamed]: objects it names */
+	size_t		 nnamed;
 };
+
+/* The log of the process that wrote file f, when it says so ("Dump to
+ * .../NAME"), or NOOBJ: an image that exec'ed another lost its log. */
+static size_t
+own_log(const struct cgparse *cp, const struct cgfile *f)
+{
+	const char *base = strrchr(f->name, '/');
+	char dump[PATH_MAX];
+	size_t i;
+
+	snprintf(dump, sizeof(dump), "/%s\n", base ? base + 1 : f->name);
+	for (i = 0; i < cp->nlogs; i++)
+		if (cp->logs[i].pid == f->pid &&
+		    memmem(cp->logs[i].buf, cp->logs[i].len, dump,
+		    strlen(dump)) != NULL)
+			return i;
+	return NOOBJ;
+}
+
+/* The latest object lg's process mapped at run-time address a; at level
+ * 2 only one f names. */
+static struct cgload *
+log_load(struct cgparse *cp, struct cglog *lg, const struct cgfile *f,
+    int level, uint64_t a)
+{
+	struct cgload *l;
+	size_t i, k;
+
+	for (i = lg->nloads; i-- > 0;) {
+		l = &lg->loads[i];
+		if (a < l->lo || a >= l->hi)
+			continue;
+		if (level < 2)
+			return l;
+		k = find_object(cp, l->path, l->pathlen);
+		return k < f->nnamed && f->named[k] ? l : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The object holding run-time address a of code in no object's .text:
+ * one the file's own process mapped, else one that processes of the
+ * same command mapped (a forked child inherits its parent's), else one
+ * the file names as any process mapped it.  Processes of one level that
+ * disagree leave it unknown (NULL).
+ */
+static struct cgload *
+find_load(struct cgparse *cp, struct cgfile *f, uint64_t a)
+{
+	struct cgload *l, *found;
+	struct cglog *lg;
+	size_t i;
+	int level;
+
+	if ((l = f->lastload) != NULL && a >= l->lo && a < l->hi)
+		return l;
+	for (level = 0; level < 3; level++) {
+		found = NULL;
+		for (i = 0; i < cp->nlogs; i++) {
+			lg = &cp->logs[i];
+			if ((level == 0 && i != f->own) || (level == 1 &&
+			    (lg->cmd == NULL || f->cmd == NULL ||
+			    !same_command(lg->cmd, lg->cmdlen, f->cmd,
+			    f->cmdlen))) ||
+			    (l = log_load(cp, lg, f, level, a)) == NULL)
+				continue;
+			if (found != NULL && (found->bias != l->bias ||
+			    found->pathlen != l->pathlen || memcmp(found->path,
+			    l->path, l->pathlen) != 0))
+				return NULL;
+			found = l;
+		}
+		if (found != NULL) {
+			if (found->obj == NOOBJ)
+				found->obj = object(cp, found->path,
+				    found->pathlen);
+			return f->lastload = found;
+		}
+	}
+	return NULL;
+}
+
+/* Marks the objects file f names (ob=, cob=), for find_load(), and
+ * finds its main executable (cmd:, which comes first). */
+static int
+name_objects(struct cgparse *cp, struct cgfile *f, const char *buf,
+    size_t len, struct pme_error *err)
+{
+	const char *s = buf, *end = buf + len, *e;
+	unsigned char *v;
+	size_t k;
+
+	for (; s < end; s = e + 1) {
+		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			e = end;
+		if (prefix(s, e, "cmd:")) {
+			set_main(cp, s + 4, e);
+			continue;
+		}
+		if (prefix(s, e, "ob="))
+			k = named_object(cp, s + 3, e);
+		else if (prefix(s, e, "cob="))
+			k = named_object(cp, s + 4, e);
+		else
+			continue;
+		if (k == NOOBJ)
+			continue;
+		if (k >= f->nnamed) {
+			if ((v = realloc(f->named, k + 16)) == NULL)
+				return pme_setnomem(err);
+			memset(v + f->nnamed, 0, k + 16 - f->nnamed);
+			f->named = v;
+			f->nnamed = k + 16;
+		}
+		f->named[k] = 1;
+	}
+	return 0;
+}
 
 /* The cost of column col after the positions. */
 static uint64_t
@@ -358,10 +617,22 @@ cost_at(const char *s, const char *end, int col)
 
 /* n instructions at address a of object ob. */
 static void
-book(struct cgparse *cp, size_t ob, uint64_t a, uint64_t n)
+book(struct cgparse *cp, struct cgfile *f, size_t ob, uint64_t a,
+    uint64_t n)
 {
 	const struct cgobj *o;
+	struct cgload *l;
 
+	if (ob != NOOBJ && unknown(cp, ob)) {
+		cp->notext += n;
+		if ((l = find_load(cp, f, a)) != NULL && l->obj != NOOBJ) {
+			o = &cp->objs[l->obj];
+			tally_add(cp->t, o->module, a - l->bias, a, o->fixed,
+			    n);
+			return;
+		}
+		cp->lost += n;
+	}
 	if (ob == NOOBJ)
 		tally_add(cp->t, PME_NONE, a, a, 0, n);
 	else {
@@ -395,7 +666,7 @@ cost_line(struct cgparse *cp, struct cgfile *f, const char *s,
 	f->sum += cost;
 	cp->lines++;
 	if (f->counting && cost > 0)
-		book(cp, f->ob, addr, cost);
+		book(cp, f, f->ob, addr, cost);
 }
 
 static void
@@ -403,6 +674,7 @@ calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
     const char *end)
 {
 	size_t callee = f->cob != NOOBJ ? f->cob : f->ob;
+	struct cgload *l;
 	uint64_t n, target;
 
 	n = number(&s, end);
@@ -412,7 +684,11 @@ calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
 	f->callcost = 1;
 	if (!f->counting || callee == NOOBJ || n == 0)
 		return;
-	tally_calls(cp->t, cp->objs[callee].module, target, n);
+	if (!unknown(cp, callee))
+		tally_calls(cp->t, cp->objs[callee].module, target, n);
+	else if ((l = find_load(cp, f, target)) != NULL && l->obj != NOOBJ)
+		tally_calls(cp->t, cp->objs[l->obj].module, target - l->bias,
+		    n);
 }
 
 /* A totals line: the sum of the cost lines before it, back to the last
@@ -441,9 +717,10 @@ header_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		f->npos = count_words(s + 10, end);
 	else if (prefix(s, end, "events:"))
 		f->ir = ir_column(s + 7, end);
-	else if (prefix(s, end, "cmd:"))
-		set_main(cp, s + 4, end);
-	else if (prefix(s, end, "desc: Trigger:") && cp->region)
+	else if (prefix(s, end, "cmd:")) {
+		f->cmd = s + 4;
+		f->cmdlen = (size_t)(end - f->cmd);
+	} else if (prefix(s, end, "desc: Trigger:") && cp->region)
 		f->counting = prefix(s, end, REGION_TRIGGER);
 	if (prefix(s, end, "part:") || prefix(s, end, "events:"))
 		f->open = 1;
@@ -488,22 +765,28 @@ parse_lines(struct cgparse *cp, struct cgfile *f, const char *buf,
 }
 
 /*
- * Reads the output file name, buf[0..len), into the tally, checking it
- * against its totals lines: a file cut short or that does not add up is
- * an error (and the tally is then dropped).
+ * Reads the output file name, buf[0..len), of process pid into the
+ * tally, checking it against its totals lines: a file cut short or that
+ * does not add up is an error (and the tally is then dropped).
  */
 static int
 parse(struct cgparse *cp, const char *buf, size_t len, const char *name,
-    struct pme_error *err)
+    long pid, struct pme_error *err)
 {
 	struct cgfile f;
+	int rc;
 
 	memset(&f, 0, sizeof(f));
 	f.ob = f.cob = NOOBJ;
 	f.npos = 1;
 	f.counting = !cp->region;
 	f.name = name;
-	return parse_lines(cp, &f, buf, len, err);
+	f.pid = pid;
+	f.own = own_log(cp, &f);
+	if ((rc = name_objects(cp, &f, buf, len, err)) == 0)
+		rc = parse_lines(cp, &f, buf, len, err);
+	free(f.named);
+	return rc;
 }
 
 /* ------------------------------------------------------- output files */
@@ -716,6 +999,31 @@ free_parse(struct cgparse *cp)
 	for (i = 0; i < cp->nids; i++)
 		free(cp->ids[i]);
 	free(cp->ids);
+	for (i = 0; i < cp->nlogs; i++)
+		free(cp->logs[i].loads);
+	free(cp->logs);
+}
+
+/* What the logs say: commands, and the objects mapped. */
+static int
+read_logs(struct cgparse *cp, const struct cgout *out, struct pme_error *err)
+{
+	struct cglog *lg;
+	size_t i;
+
+	if (out->nlog == 0)
+		return 0;
+	if ((cp->logs = calloc(out->nlog, sizeof(*cp->logs))) == NULL)
+		return pme_setnomem(err);
+	for (i = 0; i < out->nlog; i++) {
+		lg = &cp->logs[cp->nlogs++];
+		lg->pid = out->log[i].pid;
+		lg->buf = out->log[i].buf;
+		lg->len = out->log[i].len;
+		if (read_log(lg, err) == -1)
+			return -1;
+	}
+	return 0;
 }
 
 /* Reads every output file into t. */
@@ -726,18 +1034,20 @@ read_outputs(struct tally *t, const struct tr_opts *o,
 	const struct cgmap *m;
 	struct cgparse cp;
 	size_t i, nread = 0;
-	int rc = 0;
+	int rc;
 
 	memset(&cp, 0, sizeof(cp));
 	cp.t = t;
 	cp.o = o;
+	rc = read_logs(&cp, out, err);
 	for (i = 0; i < out->ncg && !cp.region; i++)
 		cp.region = has_region(out->cg[i].buf, out->cg[i].len);
 	for (i = 0; i < out->ncg && rc == 0; i++) {
 		m = &out->cg[i];
 		if (m->len == 0)
 			rc = empty_file(out, m, o, err);
-		else if ((rc = parse(&cp, m->buf, m->len, m->path, err)) == 0)
+		else if ((rc = parse(&cp, m->buf, m->len, m->path, m->pid,
+		    err)) == 0)
 			nread++;
 	}
 	if (rc == 0 && nread == 0)
@@ -745,8 +1055,12 @@ read_outputs(struct tally *t, const struct tr_opts *o,
 		    "every process ended before writing them");
 	if (rc == 0 && o->verbose)
 		fprintf(stderr, "pmetrace: callgrind: %zu output files, %llu "
-		    "cost lines%s\n", out->ncg, (unsigned long long)cp.lines,
-		    cp.region ? ", the libpmetrace region only" : "");
+		    "cost lines; %llu instructions outside the objects' .text "
+		    "(PLT, .init, .fini), %llu of them in no object%s\n",
+		    out->ncg, (unsigned long long)cp.lines,
+		    (unsigned long long)cp.notext,
+		    (unsigned long long)cp.lost, cp.region ?
+		    "; the libpmetrace region only" : "");
 	free_parse(&cp);
 	return rc;
 }
@@ -856,6 +1170,9 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	snprintf(logarg, sizeof(logarg), "--log-file=%s/log.%%p", dir);
 	args[n++] = (char *)"valgrind";
 	args[n++] = (char *)"--tool=callgrind";
+	/* Each object's load bias in the log, for the code outside .text. */
+	args[n++] = (char *)"-v";
+	args[n++] = (char *)"-v";
 	args[n++] = (char *)"--dump-instr=yes";
 	args[n++] = (char *)"--dump-line=no";
 	args[n++] = (char *)"--compress-strings=no";
