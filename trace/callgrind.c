@@ -819,14 +819,15 @@ map_file(struct cgmap *m, struct pme_error *err)
 		return pme_setsys(err, m->path, "cannot read");
 	}
 	m->len = (size_t)st.st_size;
-	if (m->len > 0 && (p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE,
-	    fd, 0)) == MAP_FAILED) {
-		close(fd);
-		m->len = 0;
-		return pme_setsys(err, m->path, "cannot map");
-	}
-	if (m->len > 0)
+	if (m->len > 0) {
+		p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			close(fd);
+			m->len = 0;
+			return pme_setsys(err, m->path, "cannot map");
+		}
 		m->buf = p;
+	}
 	close(fd);
 	return 0;
 }
