@@ -629,13 +629,31 @@ step_stop(struct stepper *s, struct task *k)
 	k->fresh = 0;
 }
 
+/* The program's first process, for pass_on(); 0 once it has ended. */
+static volatile sig_atomic_t passpid;
+
+/*
+ * A signal another process sent pmetrace goes on to the program, as
+ * under the callgrind engine; the terminal's (SI_KERNEL) reached it
+ * already.  kill(2) is async-signal-safe.
+ */
+static void
+pass_on(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code != SI_KERNEL && passpid > 0)
+		kill((pid_t)passpid, sig);
+}
+
 static void
 ended(struct stepper *s, pid_t tid, int st)
 {
 	struct task *k;
 
-	if (tid == s->mainpid)
+	if (tid == s->mainpid) {
+		passpid = 0;
 		s->status = tr_wait_status(st);
+	}
 	if ((k = find_task(s, tid)) != NULL)
 		drop_task(s, k);
 }
@@ -780,7 +798,8 @@ int
 engine_step(struct tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
-	struct sigaction ign, oint, oquit;
+	static const int passed[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+	struct sigaction sa, old[4];
 	struct stepper s;
 	struct task *k;
 	struct proc *p;
@@ -807,15 +826,18 @@ engine_step(struct tally *t, const struct tr_opts *o, int *status,
 	k->haveprev = ok;
 	if (ok)
 		rep_arrive(k, k->prev);
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = pass_on;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	passpid = pid;
+	for (i = 0; i < 4; i++)
+		sigaction(passed[i], &sa, &old[i]);
 	ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL);
 	if (loop(&s) == -1)
 		rc = pme_setnomem(err);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
+	passpid = 0;
+	for (i = 0; i < 4; i++)
+		sigaction(passed[i], &old[i], NULL);
 	while (s.ntasks > 0)
 		drop_task(&s, s.tasks[0]);
 	free(s.tasks);

@@ -4,9 +4,10 @@
 # (tests/fixtures/trace): they agree exactly, routine by routine, on the
 # program's own routines and its shared library's, for a PIE and a
 # non-PIE build, one thread or three, fork, exec, a signal handler, a
-# crash and a kill; the hand-written loop gives its known count; the
-# callgrind engine's counts equal callgrind_annotate's per-function Ir and
-# its calls equal callgrind_annotate's call counts on the same run.
+# crash and a kill; SIGTERM sent to pmetrace ends the program, whose
+# counts are written; the hand-written loop gives its known count; the
+# callgrind engine's counts equal callgrind_annotate's per-function Ir
+# and its calls equal callgrind_annotate's call counts on the same run.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -84,6 +85,14 @@ both prog prog.pme 0 exec 2
 kloop_is st.pme 3 "exec 2"
 both prog prog.pme 0 signal 2
 both prog prog.pme 143 kill 2
+
+# SIGTERM sent to pmetrace: the program ends of it, its counts written.
+for e in callgrind step; do
+	signal_run TERM $pmetrace -e $e -b prog.pme -o $e.pme -- ./prog sleep 2
+	[ "$got" = 143 ] ||
+	    fail "$e: SIGTERM: exit status $got, not 143: $(cat err)"
+	kloop_is $e.pme 2 "$e: SIGTERM"
+done
 
 # A crash: status 139, counts written; callgrind does not charge the basic
 # block that faulted (pmetrace(1)), so only the loop is compared.

@@ -74,36 +74,16 @@ grep -q "made for another program" err || fail "error: $(cat err)"
 run "crash" 139 -b m.pme -o crash.pme -- ./main crash
 works "crash" crash.pme
 
-# eventually SECONDS COMMAND...: COMMAND succeeds within SECONDS
-# (valgrind starts slowly on a busy machine).
-eventually() {
-	local i
-	for i in $(seq $(($1 * 5))); do
-		"${@:2}" && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 # signal SIG STATUS: SIG sent to pmetrace while the program waits.
 signal() {
-	local sig=$1 want=$2 pid got
 	mkdir -p t
-	rm -f out sig.pme
-	set -m
-	TMPDIR=$tmp/t $pmetrace -b m.pme -o sig.pme -- ./main sleep \
-	    >out 2>err &
-	pid=$!
-	set +m
-	eventually 120 grep -qs ready out || fail "$sig: the program never ran"
-	kill -s "$sig" $pid
-	wait $pid
-	got=$?
-	kill -s KILL -- -$pid 2>/dev/null	# what a failure left running
-	[ "$got" = "$want" ] ||
-	    fail "$sig: exit status $got, not $want: $(head -c 300 err)"
-	works "$sig" sig.pme
-	clean "$sig"
+	rm -f sig.pme
+	signal_run $1 env TMPDIR=$tmp/t $pmetrace -b m.pme -o sig.pme -- \
+	    ./main sleep
+	[ "$got" = "$2" ] ||
+	    fail "$1: exit status $got, not $2: $(head -c 300 err)"
+	works "$1" sig.pme
+	clean "$1"
 }
 
 signal TERM 143

@@ -9,6 +9,11 @@
 #	need_step		skips it off x86-64 (the step engine)
 #	need_no_pme_valgrind WHY	skips it under PME_VALGRIND
 #	build_pmecounts		builds ./pmecounts (fixtures/trace/pmecounts.c)
+#	eventually SECONDS COMMAND...	whether COMMAND succeeds within SECONDS
+#				(valgrind starts slowly on a busy machine)
+#	signal_run SIG COMMAND...	runs COMMAND (pmetrace) in a process
+#				group of its own, sends it SIG once "ready"
+#				is in ./out, and leaves its status in $got
 
 top=${PME_TOP:?}
 tmp=${TMPDIR:?}
@@ -50,4 +55,28 @@ build_pmecounts() {
 	$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts \
 	    "$fx/pmecounts.c" "$top/lib/bucket.c" "$top/lib/container.c" \
 	    "$top/lib/util.c" -lz
+}
+
+eventually() {
+	local i
+	for i in $(seq $(($1 * 5))); do
+		"${@:2}" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+signal_run() {
+	local sig=$1 pid
+	shift
+	rm -f out
+	set -m
+	"$@" >out 2>err &
+	pid=$!
+	set +m
+	eventually 120 grep -qs ready out || fail "$sig: the program never ran"
+	kill -s "$sig" $pid
+	wait $pid
+	got=$?
+	kill -s KILL -- -$pid 2>/dev/null	# what a failure left running
 }
