@@ -61,7 +61,9 @@ struct smap {
 	uint32_t	 module;
 };
 
-/* Instructions decoded, by address: REP_* or 0. */
+/* Instructions decoded, by address: REP_* or REP_NONE.  Forgotten when
+ * the mappings are read again (exec, new code); code rewritten in place,
+ * as a JIT compiler's, is not decoded again. */
 struct insns {
 	uint64_t	*addr;		/* 0: empty slot */
 	uint8_t		*kind;
@@ -121,6 +123,14 @@ struct stepper {
 #define RIP_OFFSET	offsetof(struct user_regs_struct, rip)
 #define RCX_OFFSET	offsetof(struct user_regs_struct, rcx)
 #define EFLAGS_OFFSET	offsetof(struct user_regs_struct, eflags)
+
+static void
+insns_free(struct insns *in)
+{
+	free(in->addr);
+	free(in->kind);
+	memset(in, 0, sizeof(*in));
+}
 
 static const struct tr_elf *
 elf_of(struct stepper *s, const char *path)
@@ -185,6 +195,7 @@ read_maps(struct stepper *s, struct proc *p)
 
 	p->nmaps = 0;
 	p->last = 0;
+	insns_free(&p->insns);
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)p->pid);
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
 		n = 0;
@@ -295,14 +306,6 @@ insn_slot(const struct insns *in, uint64_t pc)
 	while (in->addr[i] != 0 && in->addr[i] != pc)
 		i = (i + 1) & (in->cap - 1);
 	return i;
-}
-
-static void
-insns_free(struct insns *in)
-{
-	free(in->addr);
-	free(in->kind);
-	memset(in, 0, sizeof(*in));
 }
 
 /* Remembers kind at pc; nothing when memory is short. */
@@ -574,7 +577,6 @@ event_stop(struct stepper *s, struct task *k, int ev)
 			k->tid = k->p->pid;
 		}
 		read_maps(s, k->p);
-		insns_free(&k->p->insns);
 		break;
 	case PTRACE_EVENT_EXIT:
 		pc = rip(k->tid, &ok);
