@@ -1248,8 +1248,8 @@ tr_wait_status(int st)
 	return WEXITSTATUS(st);
 }
 
-/* Appends valgrind's exit status and the first error of its logs to
- * err's message. */
+/* Appends valgrind's exit status (-1: not known) and the first error of
+ * its logs to err's message. */
 static void
 add_context(struct pme_error *err, const struct cgout *out, int status)
 {
@@ -1259,8 +1259,13 @@ add_context(struct pme_error *err, const struct cgout *out, int status)
 	for (i = 0; i < out->nlog && !log_reason(&out->log[i], reason,
 	    sizeof(reason)); i++)
 		continue;
-	snprintf(err->msg + n, sizeof(err->msg) - n, " (valgrind exit "
-	    "status %d%s%s)", status, reason[0] ? ": " : "", reason);
+	if (status != -1)
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (valgrind "
+		    "exit status %d%s%s)", status, reason[0] ? ": " : "",
+		    reason);
+	else if (reason[0] != '\0')
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (valgrind's "
+		    "log: %s)", reason);
 }
 
 /* Runs valgrind in a directory of its own, removed once its files are
@@ -1310,10 +1315,11 @@ engine_callgrind(struct tally *t, const struct tr_opts *o, int *status,
 		if ((rc = list_outputs(kept, &out, err)) == 0 && out.ncg == 0)
 			rc = pme_seterr(err, PME_EIO, "'%s': no callgrind "
 			    "output in it (cg.*)", kept);
-		else if (rc == 0) {
+		else if (rc == 0 && read_outputs(t, o, &out, err) == -1) {
+			add_context(err, &out, -1);
+			rc = -1;
+		} else if (rc == 0)
 			*status = 0;
-			rc = read_outputs(t, o, &out, err);
-		}
 		free_outputs(&out);
 		return rc;
 	}

@@ -6,7 +6,8 @@
 # ignored, so that valgrind's writes fail as on a full disk), and a real
 # output kept with PMETRACE_KEEP, read back with PMETRACE_READ whole (the
 # same counts), from a directory without it, and damaged: cut before its
-# totals line, inside it, at half its lines, its totals changed, a cost
+# totals line (and with the first error of valgrind's log in the
+# message), inside it, at half its lines, its totals changed, a cost
 # line removed, emptied with its log, without it, or with a log that
 # shows its process killed.  A process killed by SIGKILL loses its last
 # counts, and says so.
@@ -121,6 +122,15 @@ sed "s/^totals: .*/totals: $((total + 1))/" "$f" >x && mv x "$f"
 read_back
 expect "totals changed" 1
 error "totals changed" "pmetrace: '$tmp/$f': offset $(printf 0x%x $toff): totals line says $((total + 1)) instructions, its cost lines add up to $total"
+
+# valgrind's first error in its log goes with the message.
+damaged
+head -n $((tline - 1)) "$f" >x && mv x "$f"
+echo "==$pid== Error: can not open cache simulation output file \`$f'" \
+    >>d/$log
+read_back
+expect "log error" 1
+error "log error" "pmetrace: '$tmp/$f': offset $(printf 0x%x $toff): cut short: the file ends before its totals line (valgrind's log: ==$pid== Error: can not open cache simulation output file \`$f')"
 
 # The first cost line of leaf, a plain one (no call before it).
 damaged
