@@ -11,6 +11,27 @@
  * addresses are therefore looked up as they are; pmetrace(1) says so and
  * the tests check it against nm on PIE, non-PIE and shared objects.
  *
+ * Code outside .text.  valgrind gives an object only the addresses of
+ * its .text: PLT stubs (.plt, .plt.sec, .plt.got), .init and .fini are
+ * in no object ("???") for callgrind, at their run-time addresses.  With
+ * -v -v valgrind logs each object it maps with its load bias ("Reading
+ * syms from PATH", "svma 0x..., avma 0x..."), and pmetrace books such
+ * code to the object whose run-time extent holds it, at its link-time
+ * address.  The objects are those in the log of the file's own process;
+ * else (a forked child inherits its parent's objects without logging
+ * them) those of the processes running the same command; else those the
+ * file names, as any process mapped them.  Processes that disagree leave
+ * the code unmapped, as is code of an image that exec'ed another whose
+ * objects no other process mapped (valgrind starts the log again at
+ * exec).
+ *
+ * Checks.  callgrind ends every output file with a "totals:" line, the
+ * sum of the file's cost lines, and does not check its writes: a full
+ * disk leaves a file cut short and says nothing.  Each file is checked
+ * against its totals line as it is read; a file that is short,
+ * unfinished or does not add up is an error naming it, with valgrind's
+ * exit status and the first error its logs hold.
+ *
  * Processes.  --trace-children=yes follows fork and exec, one output file
  * per process (%p).  A forked child starts with a copy of its parent's
  * counts, so the parent dumps its counts (and zeroes them) just before
@@ -19,12 +40,21 @@
  * before, so it dumps before execve too.  Every dump file of every
  * process is read.  (An exec'ed program numbers its dumps from 1 again:
  * a process that dumped before exec and dumps again after it loses the
- * earlier dump of the same number; pmetrace(1) says so.)
+ * earlier dump of the same number; pmetrace(1) says so.)  A process
+ * killed before its final dump (SIGKILL) leaves that file empty; its log
+ * then has no closing "Collected" line, and its last counts are lost.
  *
  * Regions.  A program linked with libpmetrace brackets its region with
  * client requests: CALLGRIND_ZERO_STATS at pme_init() and
  * CALLGRIND_DUMP_STATS_AT("pmetrace region ...") at pme_exit().  When a
  * dump of that trigger exists, only such dumps are read.
+ *
+ * The temporary directory.  While valgrind runs, pmetrace waits with the
+ * signals that would end it blocked: one sent by another process (kill)
+ * is passed on to valgrind, which gives it to the program; one from the
+ * terminal reached the program already.  Once valgrind has exited every
+ * file is mapped and the directory removed before any is read, so that
+ * nothing is left behind, whatever happens next.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -46,12 +76,33 @@
 #include "util.h"
 
 #define REGION_TRIGGER	"desc: Trigger: Client Request: pmetrace region"
+#define NOOBJ		((size_t)-1)	/* no object */
 
 /* An object (ob= or cob=) of the output, as the tally knows it. */
 struct cgobj {
 	char		*name;
 	uint32_t	 module;
 	int		 fixed;		/* loaded at its link-time address */
+};
+
+/* An object a process mapped, as its valgrind log says. */
+struct cgload {
+	const char	*path;		/* in the log */
+	size_t		 pathlen;
+	size_t		 obj;		/* in cgparse.objs, or NOOBJ */
+	uint64_t	 bias;		/* run-time minus link-time address */
+	uint64_t	 lo, hi;	/* run-time extent [lo, hi) */
+};
+
+/* What a process's log says: its command and what it mapped. */
+struct cglog {
+	long		 pid;
+	const char	*buf;
+	size_t		 len;
+	const char	*cmd;		/* "Command:" text, or NULL */
+	size_t		 cmdlen;
+	struct cgload	*loads;
+	size_t		 nloads;
 };
 
 struct cgparse {
@@ -64,6 +115,10 @@ struct cgparse {
 	char		 mainpath[PATH_MAX];	/* this file's executable */
 	int		 region;	/* read only region dumps */
 	uint64_t	 lines;		/* cost lines read, for -v */
+	struct cglog	*logs;
+	size_t		 nlogs;
+	uint64_t	 notext;	/* instructions in no object's .text */
+	uint64_t	 lost;		/* of those, in no object at all */
 };
 
 char *
@@ -97,39 +152,61 @@ callgrind_find(void)
 
 /* ------------------------------------------------------------ parsing */
 
-static struct cgobj *
+/* The index of the object named name[0..len), or NOOBJ. */
+static size_t
+find_object(const struct cgparse *cp, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = cp->nobjs; i-- > 0;)
+		if (strncmp(cp->objs[i].name, name, len) == 0 &&
+		    cp->objs[i].name[len] == '\0')
+			return i;
+	return NOOBJ;
+}
+
+/*
+ * The object named name[0..len), added when new.  Objects are known by
+ * their index: the array grows while a file is read.
+ */
+static size_t
 object(struct cgparse *cp, const char *name, size_t len)
 {
 	struct tr_elf elf;
 	struct cgobj *o;
 	size_t i;
 
-	for (i = cp->nobjs; i-- > 0;)
-		if (strncmp(cp->objs[i].name, name, len) == 0 &&
-		    cp->objs[i].name[len] == '\0')
-			return &cp->objs[i];
+	if ((i = find_object(cp, name, len)) != NOOBJ)
+		return i;
 	if (cp->nobjs == cp->capobjs) {
 		cp->capobjs = cp->capobjs ? cp->capobjs * 2 : 16;
 		o = realloc(cp->objs, cp->capobjs * sizeof(*o));
 		if (o == NULL)
-			return NULL;
+			return NOOBJ;
 		cp->objs = o;
 	}
 	o = &cp->objs[cp->nobjs];
+	memset(o, 0, sizeof(*o));
 	if ((o->name = strndup(name, len)) == NULL)
-		return NULL;
+		return NOOBJ;
 	if (tr_elf_read(o->name, &elf) == -1)
 		memset(&elf, 0, sizeof(elf));
 	/* Addresses in no object ("???") are the run-time ones. */
 	o->fixed = elf.type == ET_EXEC || o->name[0] != '/';
 	o->module = tally_module(cp->t, o->name, elf.id, elf.idlen,
 	    strcmp(o->name, cp->mainpath) == 0);
-	cp->nobjs++;
-	return o;
+	return cp->nobjs++;
+}
+
+/* Whether object i is callgrind's "???": code in no object it knows. */
+static int
+unknown(const struct cgparse *cp, size_t i)
+{
+	return i < cp->nobjs && cp->objs[i].name[0] != '/';
 }
 
 /* The object a line's value names: "name", "(id) name" or "(id)". */
-static struct cgobj *
+static size_t
 named_object(struct cgparse *cp, const char *s, const char *end)
 {
 	char **ids;
@@ -147,7 +224,7 @@ named_object(struct cgparse *cp, const char *s, const char *end)
 		if (id >= cp->nids) {
 			n = id + 16;
 			if ((ids = realloc(cp->ids, n * sizeof(*ids))) == NULL)
-				return NULL;
+				return NOOBJ;
 			memset(ids + cp->nids, 0, (n - cp->nids) *
 			    sizeof(*ids));
 			cp->ids = ids;
@@ -157,7 +234,7 @@ named_object(struct cgparse *cp, const char *s, const char *end)
 		cp->ids[id] = strndup(s, (size_t)(end - s));
 	}
 	if (id >= cp->nids || cp->ids[id] == NULL)
-		return NULL;
+		return NOOBJ;
 	return object(cp, cp->ids[id], strlen(cp->ids[id]));
 }
 
@@ -275,21 +352,300 @@ count_words(const char *s, const char *end)
 	}
 }
 
+/* --------------------------------------------------------------- logs */
+
+/* The message of a log line, after its "==PID== " or "--PID-- ". */
+static const char *
+log_message(const char *s, const char *end)
+{
+	const char *p;
+
+	if (end - s < 5 || (s[0] != '=' && s[0] != '-') || s[1] != s[0])
+		return NULL;
+	for (p = s + 2; p < end && isdigit((unsigned char)*p); p++)
+		continue;
+	if (end - p < 3 || p[0] != s[0] || p[1] != s[0] || p[2] != ' ')
+		return NULL;
+	return p + 3;
+}
+
+/* Adds the object at path[0..len) loaded with bias to lg, with its
+ * run-time extent from its ELF headers. */
+static int
+add_load(struct cglog *lg, const char *path, size_t len, uint64_t bias)
+{
+	char name[PATH_MAX];
+	struct tr_elf elf;
+	struct cgload *l;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i;
+
+	if (len >= sizeof(name))
+		return 0;
+	memcpy(name, path, len);
+	name[len] = '\0';
+	if (tr_elf_read(name, &elf) == -1)
+		return 0;
+	for (i = 0; i < elf.nload; i++) {
+		if (elf.load[i].vaddr < lo)
+			lo = elf.load[i].vaddr;
+		if (elf.load[i].vaddr + elf.load[i].filesz > hi)
+			hi = elf.load[i].vaddr + elf.load[i].filesz;
+	}
+	if (lo >= hi)
+		return 0;
+	if ((l = realloc(lg->loads, (lg->nloads + 1) * sizeof(*l))) == NULL)
+		return -1;
+	lg->loads = l;
+	l += lg->nloads++;
+	l->path = path;
+	l->pathlen = len;
+	l->obj = NOOBJ;
+	l->bias = bias;
+	l->lo = lo + bias;
+	l->hi = hi + bias;
+	return 0;
+}
+
+/*
+ * Reads what the log of a process says: "==PID== Command: ...", and
+ * with -v -v each object mapped, "--PID-- Reading syms from PATH" then
+ * "--PID--    svma 0x..., avma 0x..." (its .text, link-time and run-time).
+ */
+static int
+read_log(struct cglog *lg, struct pme_error *err)
+{
+	const char *s, *end = lg->buf + lg->len, *e, *m, *path = NULL;
+	uint64_t svma, avma;
+	size_t pathlen = 0;
+
+	for (s = lg->buf; s < end; s = e + 1) {
+		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			e = end;
+		if ((m = log_message(s, e)) == NULL)
+			continue;
+		if (prefix(m, e, "Command: ") && lg->cmd == NULL) {
+			lg->cmd = m + 9;
+			lg->cmdlen = (size_t)(e - lg->cmd);
+		} else if (prefix(m, e, "Reading syms from ")) {
+			path = m + 18;
+			pathlen = (size_t)(e - path);
+		} else if (path != NULL && prefix(m, e, "   svma 0x")) {
+			m += 8;
+			svma = number(&m, e);
+			if (!prefix(m, e, ", avma 0x"))
+				continue;
+			m += 7;
+			avma = number(&m, e);
+			if (add_load(lg, path, pathlen, avma - svma) == -1)
+				return pme_setnomem(err);
+			path = NULL;
+		}
+	}
+	return 0;
+}
+
+/* Whether two command lines (callgrind's "cmd:", valgrind's "Command:")
+ * are the same. */
+static int
+same_command(const char *a, size_t alen, const char *b, size_t blen)
+{
+	while (alen > 0 && *a == ' ')
+		a++, alen--;
+	while (blen > 0 && *b == ' ')
+		b++, blen--;
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* ------------------------------------------------------------ reading */
+
 /* The state of one output file being read. */
 struct cgfile {
-	struct cgobj	*ob, *cob;
+	size_t		 ob, cob;	/* objects, or NOOBJ */
 	int		 npos;		/* position columns */
 	int		 ir;		/* Ir's column among the costs */
 	int		 counting;	/* this part is tallied */
 	int		 callcost;	/* the next cost line is a call's */
 	uint64_t	 last;		/* last instruction position */
+	uint64_t	 sum;		/* Ir of the cost lines since the last
+					 * totals line */
+	int		 open;		/* a part whose totals are due */
+	int		 totals;	/* totals lines read */
+	const char	*name;		/* the file */
+	long		 pid;		/* its process */
+	const char	*cmd;		/* its "cmd:" */
+	size_t		 cmdlen;
+	size_t		 own;		/* own_log() */
+	struct cgload	*lastload;	/* the last found by find_load() */
+	unsigned char	*named;		/* [nnamed]: objects it names */
+	size_t		 nnamed;
 };
+
+/* The log of the process that wrote file f, when it says so ("Dump to
+ * .../NAME"), or NOOBJ: an image that exec'ed another lost its log. */
+static size_t
+own_log(const struct cgparse *cp, const struct cgfile *f)
+{
+	const char *base = strrchr(f->name, '/');
+	char dump[PATH_MAX];
+	size_t i;
+
+	snprintf(dump, sizeof(dump), "/%s\n", base ? base + 1 : f->name);
+	for (i = 0; i < cp->nlogs; i++)
+		if (cp->logs[i].pid == f->pid &&
+		    memmem(cp->logs[i].buf, cp->logs[i].len, dump,
+		    strlen(dump)) != NULL)
+			return i;
+	return NOOBJ;
+}
+
+/* The latest object lg's process mapped at run-time address a; at level
+ * 2 only one f names. */
+static struct cgload *
+log_load(struct cgparse *cp, struct cglog *lg, const struct cgfile *f,
+    int level, uint64_t a)
+{
+	struct cgload *l;
+	size_t i, k;
+
+	for (i = lg->nloads; i-- > 0;) {
+		l = &lg->loads[i];
+		if (a < l->lo || a >= l->hi)
+			continue;
+		if (level < 2)
+			return l;
+		k = find_object(cp, l->path, l->pathlen);
+		return k < f->nnamed && f->named[k] ? l : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The object holding run-time address a of code in no object's .text:
+ * one the file's own process mapped, else one that processes of the
+ * same command mapped (a forked child inherits its parent's), else one
+ * the file names as any process mapped it.  Processes of one level that
+ * disagree leave it unknown (NULL).
+ */
+static struct cgload *
+find_load(struct cgparse *cp, struct cgfile *f, uint64_t a)
+{
+	struct cgload *l, *found;
+	struct cglog *lg;
+	size_t i;
+	int level;
+
+	if ((l = f->lastload) != NULL && a >= l->lo && a < l->hi)
+		return l;
+	for (level = 0; level < 3; level++) {
+		found = NULL;
+		for (i = 0; i < cp->nlogs; i++) {
+			lg = &cp->logs[i];
+			if ((level == 0 && i != f->own) || (level == 1 &&
+			    (lg->cmd == NULL || f->cmd == NULL ||
+			    !same_command(lg->cmd, lg->cmdlen, f->cmd,
+			    f->cmdlen))) ||
+			    (l = log_load(cp, lg, f, level, a)) == NULL)
+				continue;
+			if (found != NULL && (found->bias != l->bias ||
+			    found->pathlen != l->pathlen || memcmp(found->path,
+			    l->path, l->pathlen) != 0))
+				return NULL;
+			found = l;
+		}
+		if (found != NULL) {
+			if (found->obj == NOOBJ)
+				found->obj = object(cp, found->path,
+				    found->pathlen);
+			return f->lastload = found;
+		}
+	}
+	return NULL;
+}
+
+/* Marks the objects file f names (ob=, cob=), for find_load(), and
+ * finds its main executable (cmd:, which comes first). */
+static int
+name_objects(struct cgparse *cp, struct cgfile *f, const char *buf,
+    size_t len, struct pme_error *err)
+{
+	const char *s = buf, *end = buf + len, *e;
+	unsigned char *v;
+	size_t k;
+
+	for (; s < end; s = e + 1) {
+		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			e = end;
+		if (prefix(s, e, "cmd:")) {
+			set_main(cp, s + 4, e);
+			continue;
+		}
+		if (prefix(s, e, "ob="))
+			k = named_object(cp, s + 3, e);
+		else if (prefix(s, e, "cob="))
+			k = named_object(cp, s + 4, e);
+		else
+			continue;
+		if (k == NOOBJ)
+			continue;
+		if (k >= f->nnamed) {
+			if ((v = realloc(f->named, k + 16)) == NULL)
+				return pme_setnomem(err);
+			memset(v + f->nnamed, 0, k + 16 - f->nnamed);
+			f->named = v;
+			f->nnamed = k + 16;
+		}
+		f->named[k] = 1;
+	}
+	return 0;
+}
+
+/* The cost of column col after the positions. */
+static uint64_t
+cost_at(const char *s, const char *end, int col)
+{
+	uint64_t cost = 0;
+	int i;
+
+	for (i = 0; i <= col; i++) {
+		while (s < end && *s == ' ')
+			s++;
+		cost = number(&s, end);
+	}
+	return cost;
+}
+
+/* n instructions at address a of object ob. */
+static void
+book(struct cgparse *cp, struct cgfile *f, size_t ob, uint64_t a,
+    uint64_t n)
+{
+	const struct cgobj *o;
+	struct cgload *l;
+
+	if (ob != NOOBJ && unknown(cp, ob)) {
+		cp->notext += n;
+		if ((l = find_load(cp, f, a)) != NULL && l->obj != NOOBJ) {
+			o = &cp->objs[l->obj];
+			tally_add(cp->t, o->module, a - l->bias, a, o->fixed,
+			    n);
+			return;
+		}
+		cp->lost += n;
+	}
+	if (ob == NOOBJ)
+		tally_add(cp->t, PME_NONE, a, a, 0, n);
+	else {
+		o = &cp->objs[ob];
+		tally_add(cp->t, o->module, a, a, o->fixed, n);
+	}
+}
 
 static void
 cost_line(struct cgparse *cp, struct cgfile *f, const char *s,
     const char *end)
 {
-	uint64_t addr, cost = 0;
+	uint64_t addr, cost;
 	int i;
 
 	addr = position(&s, end, f->last);
@@ -300,27 +656,25 @@ cost_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		while (s < end && *s != ' ')
 			s++;
 	}
-	for (i = 0; i <= f->ir; i++) {
-		while (s < end && *s == ' ')
-			s++;
-		cost = number(&s, end);
-	}
+	cost = cost_at(s, end, f->ir);
 	if (f->callcost) {
 		f->callcost = 0;
-		f->cob = NULL;
+		f->cob = NOOBJ;
 		return;
 	}
+	f->open = 1;
+	f->sum += cost;
 	cp->lines++;
 	if (f->counting && cost > 0)
-		tally_add(cp->t, f->ob ? f->ob->module : PME_NONE, addr, addr,
-		    f->ob != NULL && f->ob->fixed, cost);
+		book(cp, f, f->ob, addr, cost);
 }
 
 static void
 calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
     const char *end)
 {
-	struct cgobj *callee = f->cob ? f->cob : f->ob;
+	size_t callee = f->cob != NOOBJ ? f->cob : f->ob;
+	struct cgload *l;
 	uint64_t n, target;
 
 	n = number(&s, end);
@@ -328,8 +682,31 @@ calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		s++;
 	target = position(&s, end, f->last);
 	f->callcost = 1;
-	if (f->counting && callee != NULL && n > 0)
-		tally_calls(cp->t, callee->module, target, n);
+	if (!f->counting || callee == NOOBJ || n == 0)
+		return;
+	if (!unknown(cp, callee))
+		tally_calls(cp->t, cp->objs[callee].module, target, n);
+	else if ((l = find_load(cp, f, target)) != NULL && l->obj != NOOBJ)
+		tally_calls(cp->t, cp->objs[l->obj].module, target - l->bias,
+		    n);
+}
+
+/* A totals line: the sum of the cost lines before it, back to the last
+ * one. */
+static int
+totals_line(struct cgfile *f, const char *s, const char *end, size_t off,
+    struct pme_error *err)
+{
+	uint64_t v = cost_at(s, end, f->ir);
+
+	if (v != f->sum)
+		return pme_setfmt(err, PME_EFORMAT, f->name, off, "totals line "
+		    "says %llu instructions, its cost lines add up to %llu",
+		    (unsigned long long)v, (unsigned long long)f->sum);
+	f->sum = 0;
+	f->open = 0;
+	f->totals++;
+	return 0;
 }
 
 static void
@@ -340,69 +717,238 @@ header_line(struct cgparse *cp, struct cgfile *f, const char *s,
 		f->npos = count_words(s + 10, end);
 	else if (prefix(s, end, "events:"))
 		f->ir = ir_column(s + 7, end);
-	else if (prefix(s, end, "cmd:"))
-		set_main(cp, s + 4, end);
-	else if (prefix(s, end, "desc: Trigger:") && cp->region)
+	else if (prefix(s, end, "cmd:")) {
+		f->cmd = s + 4;
+		f->cmdlen = (size_t)(end - f->cmd);
+	} else if (prefix(s, end, "desc: Trigger:") && cp->region)
 		f->counting = prefix(s, end, REGION_TRIGGER);
+	if (prefix(s, end, "part:") || prefix(s, end, "events:"))
+		f->open = 1;
 }
 
+/* The lines of an output file; see parse(). */
 static int
-parse(struct cgparse *cp, const char *buf, size_t len, const char *name,
-    struct pme_error *err)
+parse_lines(struct cgparse *cp, struct cgfile *f, const char *buf,
+    size_t len, struct pme_error *err)
 {
 	const char *s = buf, *end = buf + len, *e;
-	struct cgfile f;
 
-	memset(&f, 0, sizeof(f));
-	f.npos = 1;
-	f.counting = !cp->region;
 	for (; s < end; s = e + 1) {
 		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
-			e = end;
+			return pme_setfmt(err, PME_EFORMAT, f->name, len, "cut "
+			    "short: the file ends inside a line");
 		if ((*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
 		    *s == '*')
-			cost_line(cp, &f, s, e);
+			cost_line(cp, f, s, e);
 		else if (prefix(s, e, "ob="))
-			f.ob = named_object(cp, s + 3, e);
+			f->ob = named_object(cp, s + 3, e);
 		else if (prefix(s, e, "cob="))
-			f.cob = named_object(cp, s + 4, e);
+			f->cob = named_object(cp, s + 4, e);
 		else if (prefix(s, e, "calls="))
-			calls_line(cp, &f, s + 6, e);
+			calls_line(cp, f, s + 6, e);
 		else if (prefix(s, e, "fn="))
-			f.cob = NULL;
-		else
-			header_line(cp, &f, s, e);
-		if (f.ir < 0)
+			f->cob = NOOBJ;
+		else if (prefix(s, e, "totals:")) {
+			if (totals_line(f, s + 7, e, (size_t)(s - buf),
+			    err) == -1)
+				return -1;
+		} else
+			header_line(cp, f, s, e);
+		if (f->ir < 0)
 			return pme_seterr(err, PME_EFORMAT, "'%s': callgrind "
-			    "output without an Ir event", name);
+			    "output without an Ir event", f->name);
 	}
+	if (f->open || f->totals == 0)
+		return pme_setfmt(err, PME_EFORMAT, f->name, len, "cut short: "
+		    "the file ends before its totals line");
 	return 0;
 }
 
+/*
+ * Reads the output file name, buf[0..len), of process pid into the
+ * tally, checking it against its totals lines: a file cut short or that
+ * does not add up is an error (and the tally is then dropped).
+ */
 static int
-map_file(const char *path, char **buf, size_t *len, struct pme_error *err)
+parse(struct cgparse *cp, const char *buf, size_t len, const char *name,
+    long pid, struct pme_error *err)
+{
+	struct cgfile f;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.ob = f.cob = NOOBJ;
+	f.npos = 1;
+	f.counting = !cp->region;
+	f.name = name;
+	f.pid = pid;
+	f.own = own_log(cp, &f);
+	if ((rc = name_objects(cp, &f, buf, len, err)) == 0)
+		rc = parse_lines(cp, &f, buf, len, err);
+	free(f.named);
+	return rc;
+}
+
+/* ------------------------------------------------------- output files */
+
+/* A file valgrind left in the directory, mapped. */
+struct cgmap {
+	char		*path;
+	char		*buf;		/* NULL when empty */
+	size_t		 len;
+	long		 pid;		/* of its name: cg.PID[.N], log.PID */
+	int		 last;		/* cg.PID: the process's final dump */
+};
+
+struct cgout {
+	struct cgmap	*cg, *log;	/* by name */
+	size_t		 ncg, nlog;
+};
+
+static int
+map_file(struct cgmap *m, struct pme_error *err)
 {
 	struct stat st;
+	void *p;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &st) == -1) {
 		if (fd != -1)
 			close(fd);
-		return pme_setsys(err, path, "cannot read");
+		return pme_setsys(err, m->path, "cannot read");
 	}
-	*len = (size_t)st.st_size;
-	*buf = NULL;
-	if (*len > 0 && (*buf = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd,
-	    0)) == MAP_FAILED) {
-		close(fd);
-		return pme_setsys(err, path, "cannot map");
+	m->len = (size_t)st.st_size;
+	if (m->len > 0) {
+		p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			close(fd);
+			m->len = 0;
+			return pme_setsys(err, m->path, "cannot map");
+		}
+		m->buf = p;
 	}
 	close(fd);
 	return 0;
 }
 
-/* Whether the file holds a region dump (its header names the trigger). */
+static int
+map_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cgmap *)a)->path,
+	    ((const struct cgmap *)b)->path);
+}
+
+/* Adds dir/name to v[*n], mapped. */
+static int
+add_file(struct cgmap **v, size_t *n, const char *dir, const char *name,
+    struct pme_error *err)
+{
+	struct cgmap *m;
+	char *end;
+
+	if ((m = realloc(*v, (*n + 1) * sizeof(*m))) == NULL)
+		return pme_setnomem(err);
+	*v = m;
+	m += *n;
+	memset(m, 0, sizeof(*m));
+	if (asprintf(&m->path, "%s/%s", dir, name) == -1) {
+		m->path = NULL;
+		return pme_setnomem(err);
+	}
+	(*n)++;
+	m->pid = strtol(strchr(name, '.') + 1, &end, 10);
+	m->last = *end == '\0';
+	return map_file(m, err);
+}
+
+static void
+free_outputs(struct cgout *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->ncg + out->nlog; i++) {
+		struct cgmap *m = i < out->ncg ? &out->cg[i] :
+		    &out->log[i - out->ncg];
+		if (m->buf != NULL)
+			munmap(m->buf, m->len);
+		free(m->path);
+	}
+	free(out->cg);
+	free(out->log);
+	memset(out, 0, sizeof(*out));
+}
+
+/* The output files (cg.*) and logs (log.*) valgrind left in dir, mapped
+ * and sorted. */
+static int
+list_outputs(const char *dir, struct cgout *out, struct pme_error *err)
+{
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if ((d = opendir(dir)) == NULL)
+		return pme_setsys(err, dir, "cannot read");
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "cg.", 3) == 0)
+			rc = add_file(&out->cg, &out->ncg, dir, de->d_name,
+			    err);
+		else if (strncmp(de->d_name, "log.", 4) == 0)
+			rc = add_file(&out->log, &out->nlog, dir, de->d_name,
+			    err);
+	}
+	closedir(d);
+	if (rc == 0 && out->ncg > 0)
+		qsort(out->cg, out->ncg, sizeof(*out->cg), map_cmp);
+	return rc;
+}
+
+/* The first of v[0..n) of process pid, or NULL. */
+static const struct cgmap *
+of_pid(const struct cgmap *v, size_t n, long pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].pid == pid)
+			return &v[i];
+	return NULL;
+}
+
+/* Whether a log shows its process's end: callgrind's closing summary,
+ * written after its final dump. */
+static int
+log_ended(const struct cgmap *lg)
+{
+	return lg->buf != NULL &&
+	    memmem(lg->buf, lg->len, "== Collected : ", 15) != NULL;
+}
+
+/* The first line of a log that says what went wrong, or 0: valgrind's
+ * own ("valgrind: ..."), or an error of the tool ("==PID== Error: ..."). */
+static int
+log_reason(const struct cgmap *lg, char *out, size_t outlen)
+{
+	const char *s, *end, *e, *m;
+
+	if (lg == NULL || lg->buf == NULL)
+		return 0;
+	for (s = lg->buf, end = s + lg->len; s < end; s = e + 1) {
+		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			e = end;
+		if (prefix(s, e, "valgrind:") || ((m = log_message(s,
+		    e)) != NULL && (prefix(m, e, "Error") ||
+		    prefix(m, e, "Fatal")))) {
+			snprintf(out, outlen, "%.*s", (int)(e - s), s);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether a file holds a region dump (its header names the trigger). */
 static int
 has_region(const char *buf, size_t len)
 {
@@ -420,77 +966,103 @@ has_region(const char *buf, size_t len)
 	return 0;
 }
 
-struct cgout {
-	char		**names;
-	size_t		 n;
-};
-
+/*
+ * An empty output file: the final dump of a process whose log shows it
+ * never got there (killed by SIGKILL) is lost, and said so; any other
+ * could not be written.
+ */
 static int
-name_cmp(const void *a, const void *b)
+empty_file(const struct cgout *out, const struct cgmap *m,
+    const struct tr_opts *o, struct pme_error *err)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	const struct cgmap *lg = of_pid(out->log, out->nlog, m->pid);
 
-/* The output files callgrind left in dir, sorted. */
-static int
-list_outputs(const char *dir, struct cgout *out, struct pme_error *err)
-{
-	struct dirent *de;
-	char **v;
-	DIR *d;
-
-	out->names = NULL;
-	out->n = 0;
-	if ((d = opendir(dir)) == NULL)
-		return pme_setsys(err, dir, "cannot read");
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "cg.", 3) != 0)
-			continue;
-		if ((v = realloc(out->names, (out->n + 1) * sizeof(*v))) ==
-		    NULL)
-			break;
-		out->names = v;
-		if (asprintf(&v[out->n], "%s/%s", dir, de->d_name) == -1)
-			break;
-		out->n++;
+	if (m->last && lg != NULL && lg->len > 0 && !log_ended(lg)) {
+		if (!o->quiet)
+			fprintf(stderr, "pmetrace: '%s': process %ld ended "
+			    "before callgrind wrote its last counts (killed "
+			    "by SIGKILL?): they are lost\n", m->path, m->pid);
+		return 0;
 	}
-	closedir(d);
-	qsort(out->names, out->n, sizeof(*out->names), name_cmp);
-	return 0;
+	return pme_setfmt(err, PME_EFORMAT, m->path, 0, "empty: callgrind "
+	    "could not write it%s", lg == NULL || lg->len == 0 ?
+	    ", nor valgrind its log" : "");
 }
 
 static void
-free_outputs(struct cgout *out)
+free_parse(struct cgparse *cp)
 {
 	size_t i;
 
-	for (i = 0; i < out->n; i++)
-		free(out->names[i]);
-	free(out->names);
+	for (i = 0; i < cp->nobjs; i++)
+		free(cp->objs[i].name);
+	free(cp->objs);
+	for (i = 0; i < cp->nids; i++)
+		free(cp->ids[i]);
+	free(cp->ids);
+	for (i = 0; i < cp->nlogs; i++)
+		free(cp->logs[i].loads);
+	free(cp->logs);
 }
 
+/* What the logs say: commands, and the objects mapped. */
 static int
-read_outputs(struct cgparse *cp, const struct cgout *out,
-    struct pme_error *err)
+read_logs(struct cgparse *cp, const struct cgout *out, struct pme_error *err)
 {
-	size_t i, len;
-	char *buf;
-	int rc = 0;
+	struct cglog *lg;
+	size_t i;
 
-	for (i = 0; i < out->n && !cp->region; i++) {
-		if (map_file(out->names[i], &buf, &len, err) == -1)
+	if (out->nlog == 0)
+		return 0;
+	if ((cp->logs = calloc(out->nlog, sizeof(*cp->logs))) == NULL)
+		return pme_setnomem(err);
+	for (i = 0; i < out->nlog; i++) {
+		lg = &cp->logs[cp->nlogs++];
+		lg->pid = out->log[i].pid;
+		lg->buf = out->log[i].buf;
+		lg->len = out->log[i].len;
+		if (read_log(lg, err) == -1)
 			return -1;
-		cp->region = has_region(buf, len);
-		if (buf != NULL)
-			munmap(buf, len);
 	}
-	for (i = 0; i < out->n && rc == 0; i++) {
-		if (map_file(out->names[i], &buf, &len, err) == -1)
-			return -1;
-		rc = parse(cp, buf, len, out->names[i], err);
-		if (buf != NULL)
-			munmap(buf, len);
+	return 0;
+}
+
+/* Reads every output file into t. */
+static int
+read_outputs(struct tally *t, const struct tr_opts *o,
+    const struct cgout *out, struct pme_error *err)
+{
+	const struct cgmap *m;
+	struct cgparse cp;
+	size_t i, nread = 0;
+	int rc;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.t = t;
+	cp.o = o;
+	rc = read_logs(&cp, out, err);
+	for (i = 0; i < out->ncg && !cp.region; i++)
+		cp.region = has_region(out->cg[i].buf, out->cg[i].len);
+	for (i = 0; i < out->ncg && rc == 0; i++) {
+		m = &out->cg[i];
+		if (m->len == 0)
+			rc = empty_file(out, m, o, err);
+		else if ((rc = parse(&cp, m->buf, m->len, m->path, m->pid,
+		    err)) == 0)
+			nread++;
 	}
+	if (rc == 0 && nread == 0)
+		rc = pme_seterr(err, PME_EIO, "callgrind wrote no counts: "
+		    "every process ended before writing them");
+	if (rc == 0 && o->verbose)
+		fprintf(stderr, "pmetrace: callgrind: %zu output files, %llu "
+		    "cost lines; %llu instructions outside the objects' .text "
+		    "(PLT, .init, .fini), %llu of them in no object%s\n",
+		    out->ncg, (unsigned long long)cp.lines,
+		    (unsigned long long)cp.notext,
+		    (unsigned long long)cp.lost, cp.region ?
+		    "; the libpmetrace region only" : "");
+	free_parse(&cp);
 	return rc;
 }
 
@@ -535,35 +1107,59 @@ remove_tmpdir(const char *dir)
 	rmdir(dir);
 }
 
-/* The first line of valgrind's log that says what went wrong. */
-static void
-log_reason(const char *dir, pid_t pid, char *out, size_t outlen)
-{
-	char path[PATH_MAX], line[512];
-	FILE *fp;
-	size_t n;
+#define VG_MAXARGS	32
 
-	snprintf(out, outlen, "no output");
-	snprintf(path, sizeof(path), "%s/log.%ld", dir, (long)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return;
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		n = strcspn(line, "\n");
-		line[n] = '\0';
-		if (strncmp(line, "valgrind:", 9) == 0 ||
-		    (strncmp(line, "==", 2) != 0 && n > 0)) {
-			snprintf(out, outlen, "%s", line);
-			break;
-		}
-	}
-	fclose(fp);
+/* The signals pmetrace waits with blocked while valgrind runs. */
+static const int waitsigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGCHLD };
+
+struct sigsave {
+	sigset_t	 set, old;	/* blocked, and the mask before */
+	struct sigaction chld;		/* SIGCHLD's disposition before */
+};
+
+static void
+block_signals(struct sigsave *ss)
+{
+	struct sigaction dfl;
+	size_t i;
+
+	sigemptyset(&ss->set);
+	for (i = 0; i < sizeof(waitsigs) / sizeof(waitsigs[0]); i++)
+		sigaddset(&ss->set, waitsigs[i]);
+	sigprocmask(SIG_BLOCK, &ss->set, &ss->old);
+	/* Ignored, SIGCHLD would reap valgrind before pmetrace waits. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &dfl, &ss->chld);
 }
 
-#define VG_MAXARGS	32
+/*
+ * Back to the signals as they were.  A signal that came after valgrind
+ * exited: the terminal's reached the program too and is dropped, one
+ * sent to pmetrace takes effect now.
+ */
+static void
+restore_signals(struct sigsave *ss)
+{
+	static const struct timespec zero;
+	sigset_t raise_set;
+	siginfo_t si;
+	int sig;
+
+	sigemptyset(&raise_set);
+	while ((sig = sigtimedwait(&ss->set, &si, &zero)) > 0)
+		if (sig != SIGCHLD && si.si_code != SI_KERNEL)
+			sigaddset(&raise_set, sig);
+	sigaction(SIGCHLD, &ss->chld, NULL);
+	sigprocmask(SIG_SETMASK, &ss->old, NULL);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&raise_set, sig) == 1)
+			raise(sig);
+}
 
 static pid_t
 start(const char *vg, const char *dir, const struct tr_opts *o,
-    struct pme_error *err)
+    const struct sigsave *ss, struct pme_error *err)
 {
 	char *args[VG_MAXARGS], outarg[PATH_MAX + 32], logarg[PATH_MAX + 32];
 	size_t n = 0, argc, i;
@@ -575,6 +1171,9 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	snprintf(logarg, sizeof(logarg), "--log-file=%s/log.%%p", dir);
 	args[n++] = (char *)"valgrind";
 	args[n++] = (char *)"--tool=callgrind";
+	/* Each object's load bias in the log, for the code outside .text. */
+	args[n++] = (char *)"-v";
+	args[n++] = (char *)"-v";
 	args[n++] = (char *)"--dump-instr=yes";
 	args[n++] = (char *)"--dump-line=no";
 	args[n++] = (char *)"--compress-strings=no";
@@ -586,6 +1185,8 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	args[n++] = (char *)"--dump-before=vfork";
 	args[n++] = (char *)"--dump-before=_Fork";
 	args[n++] = (char *)"--dump-before=execve";
+	/* No gdbserver: its FIFOs in TMPDIR outlive a killed valgrind. */
+	args[n++] = (char *)"--vgdb=no";
 	args[n++] = outarg;
 	args[n++] = logarg;
 	args[n++] = (char *)"--";
@@ -604,6 +1205,8 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 		return -1;
 	}
 	if (pid == 0) {
+		sigaction(SIGCHLD, &ss->chld, NULL);
+		sigprocmask(SIG_SETMASK, &ss->old, NULL);
 		setenv("PMETRACE_ENGINE", "callgrind", 1);
 		execv(vg, argv);
 		fprintf(stderr, "pmetrace: '%s': %s\n", vg, strerror(errno));
@@ -611,6 +1214,29 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	}
 	free(argv);
 	return pid;
+}
+
+/*
+ * Waits for valgrind.  A signal another process sent pmetrace is passed
+ * on to valgrind, which gives it to the program; one from the terminal
+ * (si_code SI_KERNEL) went to the program already.
+ */
+static int
+wait_child(pid_t pid, const struct sigsave *ss, int *st)
+{
+	siginfo_t si;
+	pid_t r;
+
+	for (;;) {
+		if ((r = waitpid(pid, st, WNOHANG)) == pid)
+			return 0;
+		if (r == -1 && errno != EINTR)
+			return -1;
+		if (sigwaitinfo(&ss->set, &si) == -1 || si.si_signo == SIGCHLD)
+			continue;
+		if (si.si_code != SI_KERNEL)
+			kill(pid, si.si_signo);
+	}
 }
 
 /* The program's status as a shell gives it. */
@@ -622,77 +1248,98 @@ tr_wait_status(int st)
 	return WEXITSTATUS(st);
 }
 
+/* Appends valgrind's exit status (-1: not known) and the first error of
+ * its logs to err's message. */
+static void
+add_context(struct pme_error *err, const struct cgout *out, int status)
+{
+	char reason[256] = "";
+	size_t i, n = strlen(err->msg);
+
+	for (i = 0; i < out->nlog && !log_reason(&out->log[i], reason,
+	    sizeof(reason)); i++)
+		continue;
+	if (status != -1)
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (valgrind "
+		    "exit status %d%s%s)", status, reason[0] ? ": " : "",
+		    reason);
+	else if (reason[0] != '\0')
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (valgrind's "
+		    "log: %s)", reason);
+}
+
+/* Runs valgrind in a directory of its own, removed once its files are
+ * mapped. */
+static int
+run_valgrind(const char *vg, const struct tr_opts *o, struct cgout *out,
+    pid_t *pid, int *status, struct pme_error *err)
+{
+	struct sigsave ss;
+	char *dir;
+	int st, rc = -1;
+
+	block_signals(&ss);
+	if ((dir = make_tmpdir(err)) != NULL &&
+	    (*pid = start(vg, dir, o, &ss, err)) != -1) {
+		if (wait_child(*pid, &ss, &st) == -1)
+			pme_setsys(err, vg, "cannot wait for");
+		else {
+			*status = tr_wait_status(st);
+			rc = list_outputs(dir, out, err);
+		}
+	}
+	if (dir != NULL && getenv("PMETRACE_KEEP") != NULL)
+		fprintf(stderr, "pmetrace: callgrind output kept in '%s'\n",
+		    dir);
+	else if (dir != NULL)
+		remove_tmpdir(dir);
+	free(dir);
+	restore_signals(&ss);
+	return rc;
+}
+
 int
 engine_callgrind(struct tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
-	struct sigaction ign, oint, oquit;
-	struct cgparse cp;
+	const char *kept = getenv("PMETRACE_READ");
+	char *vg, reason[512];
 	struct cgout out;
-	char *vg, *dir, reason[512], first[PATH_MAX + 16];
-	pid_t pid;
-	size_t i;
-	int st, rc = -1;
+	pid_t pid = -1;
+	int rc;
 
 	*status = -1;
+	memset(&out, 0, sizeof(out));
+	if (kept != NULL && *kept != '\0') {
+		/* A directory PMETRACE_KEEP kept: read, nothing run. */
+		if ((rc = list_outputs(kept, &out, err)) == 0 && out.ncg == 0)
+			rc = pme_seterr(err, PME_EIO, "'%s': no callgrind "
+			    "output in it (cg.*)", kept);
+		else if (rc == 0 && read_outputs(t, o, &out, err) == -1) {
+			add_context(err, &out, -1);
+			rc = -1;
+		} else if (rc == 0)
+			*status = 0;
+		free_outputs(&out);
+		return rc;
+	}
 	if ((vg = callgrind_find()) == NULL) {
 		pme_seterr(err, PME_EIO, "valgrind is not installed (not "
 		    "found in PATH)");
 		return ENGINE_MISSING;
 	}
-	if ((dir = make_tmpdir(err)) == NULL) {
-		free(vg);
-		return -1;
-	}
-	/* As system(3): the terminal's signals are for the program. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
-	if ((pid = start(vg, dir, o, err)) != -1) {
-		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-			continue;
-		*status = tr_wait_status(st);
-	}
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
-	if (pid == -1)
-		goto out;
-	if (list_outputs(dir, &out, err) == -1)
-		goto out;
-	snprintf(first, sizeof(first), "%s/cg.%ld", dir, (long)pid);
-	for (i = 0; i < out.n && strncmp(out.names[i], first,
-	    strlen(first)) != 0; i++)
-		continue;
-	if (i == out.n) {
-		log_reason(dir, pid, reason, sizeof(reason));
-		pme_seterr(err, PME_EIO, "callgrind wrote no counts "
+	rc = run_valgrind(vg, o, &out, &pid, status, err);
+	if (rc == 0 && of_pid(out.cg, out.ncg, pid) == NULL) {
+		if (!log_reason(of_pid(out.log, out.nlog, pid), reason,
+		    sizeof(reason)))
+			snprintf(reason, sizeof(reason), "no output");
+		rc = pme_seterr(err, PME_EIO, "callgrind wrote no counts "
 		    "(program status %d): %s", *status, reason);
-	} else {
-		memset(&cp, 0, sizeof(cp));
-		cp.t = t;
-		cp.o = o;
-		rc = read_outputs(&cp, &out, err);
-		if (rc == 0 && o->verbose)
-			fprintf(stderr, "pmetrace: callgrind: %zu output "
-			    "files, %llu cost lines%s\n", out.n,
-			    (unsigned long long)cp.lines, cp.region ?
-			    ", the libpmetrace region only" : "");
-		for (i = 0; i < cp.nobjs; i++)
-			free(cp.objs[i].name);
-		free(cp.objs);
-		for (i = 0; i < cp.nids; i++)
-			free(cp.ids[i]);
-		free(cp.ids);
+	} else if (rc == 0 && read_outputs(t, o, &out, err) == -1) {
+		add_context(err, &out, *status);
+		rc = -1;
 	}
 	free_outputs(&out);
-out:
-	if (getenv("PMETRACE_KEEP") == NULL)
-		remove_tmpdir(dir);
-	else
-		fprintf(stderr, "pmetrace: callgrind output kept in '%s'\n",
-		    dir);
-	free(dir);
 	free(vg);
 	return rc;
 }

@@ -18,6 +18,19 @@
  *   - a thread that exits stops at PTRACE_EVENT_EXIT: prev executed when it
  *     was the exit system call (the address moved past it), not when the
  *     thread was killed there (exit_group of another thread, a signal).
+ *
+ * String instructions with a rep prefix are counted as valgrind executes
+ * them, so that the engines agree: once per pass, a pass being an
+ * iteration or the check that finds the count register zero.  The trap
+ * flag stops after every iteration (with the address unchanged until the
+ * last), which gives one count per iteration, or one for a count of zero;
+ * valgrind makes one pass more when the instruction ends because its
+ * count ran out after at least one iteration (not when a repe/repne
+ * compare or scan ends on its condition).  So the engine notes the count
+ * register when a task arrives at such an instruction and, when it
+ * leaves it, adds that pass if the count is zero and the condition would
+ * have gone on.  The instruction at an address is decoded once per
+ * process (two PTRACE_PEEKTEXT) and remembered.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,12 +61,22 @@ struct smap {
 	uint32_t	 module;
 };
 
+/* Instructions decoded, by address: REP_* or REP_NONE.  Forgotten when
+ * the mappings are read again (exec, new code); code rewritten in place,
+ * as a JIT compiler's, is not decoded again. */
+struct insns {
+	uint64_t	*addr;		/* 0: empty slot */
+	uint8_t		*kind;
+	size_t		 n, cap;	/* cap a power of two, or 0 */
+};
+
 struct proc {
 	pid_t		 pid;
 	struct smap	*maps;
 	size_t		 nmaps, last;
 	uint64_t	 missed;	/* page re-read for last, or 1 */
 	int		 tasks;		/* live tasks using it */
+	struct insns	 insns;
 };
 
 struct task {
@@ -62,7 +85,21 @@ struct task {
 	uint64_t	 prev;
 	int		 haveprev;
 	int		 fresh;		/* its first stop is still to come */
+	int		 rep;		/* prev is a rep string instruction:
+					 * its REP_* */
+	int		 repran;	/* its count was not zero on arrival */
 };
+
+/* A string instruction with a rep prefix: how it ends, and its count
+ * register. */
+#define REP_ALWAYS	1	/* rep movs, stos, lods, ins, outs */
+#define REP_E		2	/* repe cmps, scas: while ZF is set */
+#define REP_NE		3	/* repne cmps, scas: while ZF is clear */
+#define REP_KIND	3
+#define REP_ECX		4	/* address-size prefix: ecx counts */
+#define REP_NONE	8	/* decoded: not one */
+
+#define ZF		0x40
 
 /* ELF files already read, by path. */
 struct elfcache {
@@ -84,6 +121,16 @@ struct stepper {
 };
 
 #define RIP_OFFSET	offsetof(struct user_regs_struct, rip)
+#define RCX_OFFSET	offsetof(struct user_regs_struct, rcx)
+#define EFLAGS_OFFSET	offsetof(struct user_regs_struct, eflags)
+
+static void
+insns_free(struct insns *in)
+{
+	free(in->addr);
+	free(in->kind);
+	memset(in, 0, sizeof(*in));
+}
 
 static const struct tr_elf *
 elf_of(struct stepper *s, const char *path)
@@ -148,6 +195,7 @@ read_maps(struct stepper *s, struct proc *p)
 
 	p->nmaps = 0;
 	p->last = 0;
+	insns_free(&p->insns);
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)p->pid);
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
 		n = 0;
@@ -210,6 +258,153 @@ count(struct stepper *s, struct task *k, uint64_t pc)
 		tally_add(s->t, PME_NONE, pc, pc, 1, 1);
 	else
 		tally_add(s->t, m->module, pc + m->delta, pc, 1, 1);
+}
+
+/* ---------------------------------------------------------------- rep */
+
+/* The REP_* of the instruction in b[0..n): REP_NONE unless it is a
+ * string instruction with a rep prefix. */
+static int
+rep_decode(const uint8_t *b, size_t n)
+{
+	size_t i;
+	int rep = 0, ecx = 0;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] == 0xf2 || b[i] == 0xf3)
+			rep = b[i];
+		else if (b[i] == 0x67)
+			ecx = REP_ECX;
+		else if (b[i] != 0x66 && b[i] != 0xf0 && b[i] != 0x2e &&
+		    b[i] != 0x36 && b[i] != 0x3e && b[i] != 0x26 &&
+		    b[i] != 0x64 && b[i] != 0x65)
+			break;
+	}
+	if (i < n && (b[i] & 0xf0) == 0x40)
+		i++;		/* REX */
+	if (i == n || rep == 0)
+		return REP_NONE;
+	switch (b[i]) {
+	case 0x6c: case 0x6d: case 0x6e: case 0x6f:	/* ins, outs */
+	case 0xa4: case 0xa5:				/* movs */
+	case 0xaa: case 0xab:				/* stos */
+	case 0xac: case 0xad:				/* lods */
+		return REP_ALWAYS | ecx;
+	case 0xa6: case 0xa7:				/* cmps */
+	case 0xae: case 0xaf:				/* scas */
+		return (rep == 0xf3 ? REP_E : REP_NE) | ecx;
+	}
+	return REP_NONE;
+}
+
+static size_t
+insn_slot(const struct insns *in, uint64_t pc)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 32) &
+	    (in->cap - 1);
+
+	while (in->addr[i] != 0 && in->addr[i] != pc)
+		i = (i + 1) & (in->cap - 1);
+	return i;
+}
+
+/* Remembers kind at pc; nothing when memory is short. */
+static void
+insn_put(struct insns *in, uint64_t pc, int kind)
+{
+	struct insns big;
+	size_t i, k;
+
+	if (2 * (in->n + 1) > in->cap) {
+		big.cap = in->cap ? 2 * in->cap : 1024;
+		big.n = in->n;
+		big.addr = calloc(big.cap, sizeof(*big.addr));
+		big.kind = malloc(big.cap);
+		if (big.addr == NULL || big.kind == NULL) {
+			free(big.addr);
+			free(big.kind);
+			return;
+		}
+		for (i = 0; i < in->cap; i++)
+			if (in->addr[i] != 0) {
+				k = insn_slot(&big, in->addr[i]);
+				big.addr[k] = in->addr[i];
+				big.kind[k] = in->kind[i];
+			}
+		insns_free(in);
+		*in = big;
+	}
+	k = insn_slot(in, pc);
+	in->addr[k] = pc;
+	in->kind[k] = (uint8_t)kind;
+	in->n++;
+}
+
+/* The REP_* of the instruction at pc in k's process, decoded once. */
+static int
+rep_kind(struct task *k, uint64_t pc)
+{
+	struct insns *in = &k->p->insns;
+	uint8_t b[16];
+	size_t i, n;
+	long w;
+	int kind;
+
+	if (in->cap > 0 && in->addr[i = insn_slot(in, pc)] == pc)
+		return in->kind[i];
+	for (n = 0; n < sizeof(b); n += sizeof(w)) {
+		errno = 0;
+		w = ptrace(PTRACE_PEEKTEXT, k->tid, (void *)(pc + n), NULL);
+		if (w == -1 && errno != 0)
+			break;
+		memcpy(b + n, &w, sizeof(w));
+	}
+	kind = rep_decode(b, n);
+	insn_put(in, pc, kind);
+	return kind;
+}
+
+/* The count register of k, as the instruction of kind uses it. */
+static uint64_t
+rep_count(const struct task *k, int kind, int *ok)
+{
+	long v;
+
+	errno = 0;
+	v = ptrace(PTRACE_PEEKUSER, k->tid, (void *)RCX_OFFSET, NULL);
+	*ok = !(v == -1 && errno != 0);
+	return kind & REP_ECX ? (uint32_t)v : (uint64_t)v;
+}
+
+/* k arrives at pc: note whether a rep string instruction with a count
+ * is there. */
+static void
+rep_arrive(struct task *k, uint64_t pc)
+{
+	int kind = rep_kind(k, pc), ok;
+
+	k->rep = kind == REP_NONE ? 0 : kind;
+	k->repran = k->rep != 0 && rep_count(k, kind, &ok) != 0 && ok;
+}
+
+/* k left the rep string instruction at prev: whether valgrind made a
+ * last pass, finding the count zero, after at least one iteration. */
+static int
+rep_ran_out(const struct task *k)
+{
+	long fl;
+	int ok;
+
+	if (!k->repran || rep_count(k, k->rep, &ok) != 0 || !ok)
+		return 0;
+	if ((k->rep & REP_KIND) == REP_ALWAYS)
+		return 1;
+	errno = 0;
+	fl = ptrace(PTRACE_PEEKUSER, k->tid, (void *)EFLAGS_OFFSET, NULL);
+	if (fl == -1 && errno != 0)
+		return 0;
+	return (k->rep & REP_KIND) == REP_E ? (fl & ZF) != 0 :
+	    (fl & ZF) == 0;
 }
 
 /* ------------------------------------------------------------ tasks */
@@ -283,6 +478,7 @@ drop_task(struct stepper *s, struct task *k)
 	s->tasks[i] = s->tasks[--s->ntasks];
 	if (--k->p->tasks == 0) {
 		free(k->p->maps);
+		insns_free(&k->p->insns);
 		free(k->p);
 	}
 	free(k);
@@ -403,6 +599,8 @@ signal_stop(struct stepper *s, struct task *k, int sig)
 		k->fresh = 0;
 		k->prev = rip(k->tid, &ok);
 		k->haveprev = ok;
+		if (ok)
+			rep_arrive(k, k->prev);
 		return 0;
 	}
 	if (ptrace(PTRACE_GETSIGINFO, k->tid, NULL, &si) == -1)
@@ -421,11 +619,32 @@ step_stop(struct stepper *s, struct task *k)
 	pc = rip(k->tid, &ok);
 	if (!ok)
 		return;
-	if (k->haveprev)
+	if (k->haveprev) {
 		count(s, k, k->prev);
+		if (k->rep != 0 && pc != k->prev && rep_ran_out(k))
+			count(s, k, k->prev);
+	}
+	if (!k->haveprev || pc != k->prev)
+		rep_arrive(k, pc);
 	k->prev = pc;
 	k->haveprev = 1;
 	k->fresh = 0;
+}
+
+/* The program's first process, for pass_on(); 0 once it has ended. */
+static volatile sig_atomic_t passpid;
+
+/*
+ * A signal another process sent pmetrace goes on to the program, as
+ * under the callgrind engine; the terminal's (SI_KERNEL) reached it
+ * already.  kill(2) is async-signal-safe.
+ */
+static void
+pass_on(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code != SI_KERNEL && passpid > 0)
+		kill((pid_t)passpid, sig);
 }
 
 static void
@@ -433,8 +652,10 @@ ended(struct stepper *s, pid_t tid, int st)
 {
 	struct task *k;
 
-	if (tid == s->mainpid)
+	if (tid == s->mainpid) {
+		passpid = 0;
 		s->status = tr_wait_status(st);
+	}
 	if ((k = find_task(s, tid)) != NULL)
 		drop_task(s, k);
 }
@@ -579,7 +800,8 @@ int
 engine_step(struct tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
-	struct sigaction ign, oint, oquit;
+	static const int passed[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+	struct sigaction sa, old[4];
 	struct stepper s;
 	struct task *k;
 	struct proc *p;
@@ -604,15 +826,20 @@ engine_step(struct tally *t, const struct tr_opts *o, int *status,
 	k->fresh = 0;
 	k->prev = rip(pid, &ok);
 	k->haveprev = ok;
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
+	if (ok)
+		rep_arrive(k, k->prev);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = pass_on;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	passpid = pid;
+	for (i = 0; i < 4; i++)
+		sigaction(passed[i], &sa, &old[i]);
 	ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL);
 	if (loop(&s) == -1)
 		rc = pme_setnomem(err);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
+	passpid = 0;
+	for (i = 0; i < 4; i++)
+		sigaction(passed[i], &old[i], NULL);
 	while (s.ntasks > 0)
 		drop_task(&s, s.tasks[0]);
 	free(s.tasks);

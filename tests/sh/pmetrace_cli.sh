@@ -9,17 +9,8 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmetrace="${PME_VALGRIND:-} $top/trace/pmetrace"
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-fx=$top/tests/fixtures/trace
-fails=0
-
-fail() {
-	echo "pmetrace_cli: $*" >&2
-	fails=$((fails + 1))
-}
+name=pmetrace_cli
+. "${PME_TOP:?}/tests/sh/lib/trace.sh"
 
 # expect WHAT STATUS COMMAND...: output in $tmp/out and $tmp/err.
 expect() {
@@ -36,19 +27,14 @@ grep_err() {	# WHAT PATTERN
 	    fail "$1: stderr lacks '$2': $(head -c 500 "$tmp/err")"
 }
 
-if [ -n "${PME_VALGRIND:-}" ]; then
-	echo "pmetrace runs valgrind itself: not under PME_VALGRIND"
-	exit 77
-fi
+need_no_pme_valgrind "pmetrace runs valgrind itself"
 
 cd "$tmp" || exit 1
-cc=${CC:-cc}
 $cc -g -O1 -shared -fPIC -o libtr.so "$fx/lib.c" &&
 $cc -g -O1 -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" -pthread &&
 sed 's/sink += i;/sink += i + 1;/' "$fx/prog.c" >prog2.c &&
 $cc -g -O1 -o prog2 prog2.c -L. -ltr -Wl,-rpath,"$tmp" -pthread &&
-$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz ||
+build_pmecounts ||
     { echo "cannot build the fixtures" >&2; exit 1; }
 $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme ||
     { echo "pmebuild failed" >&2; exit 1; }
@@ -150,5 +136,4 @@ if [ "$(uname -m)" = x86_64 ]; then
 	    fail "no valgrind: main not counted by the step engine"
 fi
 
-[ $fails -eq 0 ] || exit 1
-exit 0
+finish

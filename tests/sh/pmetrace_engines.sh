@@ -4,45 +4,29 @@
 # (tests/fixtures/trace): they agree exactly, routine by routine, on the
 # program's own routines and its shared library's, for a PIE and a
 # non-PIE build, one thread or three, fork, exec, a signal handler, a
-# crash and a kill; the hand-written loop gives its known count; the
-# callgrind engine's counts equal callgrind_annotate's per-function Ir and
-# its calls equal callgrind_annotate's call counts on the same run.
+# crash and a kill; SIGTERM sent to pmetrace ends the program, whose
+# counts are written; the hand-written loop gives its known count; the
+# callgrind engine's counts equal callgrind_annotate's per-function Ir
+# and its calls equal callgrind_annotate's call counts on the same run.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmetrace="${PME_VALGRIND:-} $top/trace/pmetrace"
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-fx=$top/tests/fixtures/trace
-fails=0
+name=pmetrace_engines
+. "${PME_TOP:?}/tests/sh/lib/trace.sh"
 KLOOP=302	# instructions per call of kloop (prog.c)
 
-fail() {
-	echo "pmetrace_engines: $*" >&2
-	fails=$((fails + 1))
-}
-
-if ! command -v valgrind >/dev/null; then
-	echo "valgrind is not installed: the callgrind engine cannot be compared"
-	exit 77
-fi
-if [ -n "${PME_VALGRIND:-}" ]; then
-	echo "pmetrace runs valgrind itself: not under PME_VALGRIND"
-	exit 77
-fi
-[ "$(uname -m)" = x86_64 ] || { echo "the step engine needs x86-64"; exit 77; }
+need_valgrind
+need_no_pme_valgrind "pmetrace runs valgrind itself"
+need_step
 
 cd "$tmp" || exit 1
-cc=${CC:-cc}
 $cc -g -O1 -shared -fPIC -o libtr.so "$fx/lib.c" &&
 $cc -g -O1 -pie -fPIE -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" \
     -pthread &&
 $cc -g -O1 -no-pie -fno-pie -o prog_nopie "$fx/prog.c" -L. -ltr \
     -Wl,-rpath,"$tmp" -pthread &&
-$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz ||
+build_pmecounts ||
     { echo "cannot build the fixtures" >&2; exit 1; }
 $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme &&
 $pmebuild -q -x ./prog_nopie -l ./libtr.so -o prog_nopie.pme ||
@@ -102,6 +86,14 @@ kloop_is st.pme 3 "exec 2"
 both prog prog.pme 0 signal 2
 both prog prog.pme 143 kill 2
 
+# SIGTERM sent to pmetrace: the program ends of it, its counts written.
+for e in callgrind step; do
+	signal_run TERM $pmetrace -e $e -b prog.pme -o $e.pme -- ./prog sleep 2
+	[ "$got" = 143 ] ||
+	    fail "$e: SIGTERM: exit status $got, not 143: $(cat err)"
+	kloop_is $e.pme 2 "$e: SIGTERM"
+done
+
 # A crash: status 139, counts written; callgrind does not charge the basic
 # block that faulted (pmetrace(1)), so only the loop is compared.
 run callgrind prog.pme cg.pme 139 ./prog crash 2
@@ -143,5 +135,4 @@ else
 	rm -rf keep
 fi
 
-[ $fails -eq 0 ] || exit 1
-exit 0
+finish

@@ -11,34 +11,20 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmetrace="${PME_VALGRIND:-} $top/trace/pmetrace"
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-fx=$top/tests/fixtures/trace
-fails=0
-
-fail() {
-	echo "pmetrace_runtime: $*" >&2
-	fails=$((fails + 1))
-}
+name=pmetrace_runtime
+. "${PME_TOP:?}/tests/sh/lib/trace.sh"
 
 [ "$(uname -m)" = x86_64 ] || { echo "the stepping runtime needs x86-64"; exit 77; }
-if [ -n "${PME_VALGRIND:-}" ]; then
-	echo "the runtime steps with the trap flag: not under PME_VALGRIND"
-	exit 77
-fi
+need_no_pme_valgrind "the runtime steps with the trap flag"
 [ -f "$top/trace/libpmetrace.so" ] && [ -f "$top/trace/libpmetrace.a" ] ||
     { echo "libpmetrace is not built" >&2; exit 1; }
 
 cd "$tmp" || exit 1
-cc=${CC:-cc}
 $cc -g -O1 -I"$top/trace" -o rt "$fx/rt.c" -L"$top/trace" -lpmetrace \
     -Wl,-rpath,"$top/trace" -pthread &&
 $cc -g -O1 -I"$top/trace" -o rt_static "$fx/rt.c" \
     "$top/trace/libpmetrace.a" -lz -pthread &&
-$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
-    "$top/lib/bucket.c" "$top/lib/container.c" "$top/lib/util.c" -lz ||
+build_pmecounts ||
     { echo "cannot build the fixtures" >&2; exit 1; }
 
 # check WHAT FILE KLOOP [MIN-TOTAL MAX-TOTAL]
@@ -90,5 +76,4 @@ $pmetrace -e step -b rtin.PME -o rts.PME -- ./rt 1 >out 2>err ||
     fail "pmetrace step: $(cat err)"
 check "pmetrace step" rts.PME 302 50000
 
-[ $fails -eq 0 ] || exit 1
-exit 0
+finish

@@ -1,0 +1,82 @@
+# tests/sh/lib/trace.sh - sourced by the pmetrace tests, which set name
+# (the test's name, for its messages) first:
+#
+#	top tmp pmetrace pmebuild fx cc	the tree, the test's TMPDIR, the
+#				programs, tests/fixtures/trace, the compiler
+#	fail MESSAGE...		reports a failed check and counts it
+#	finish			exits 1 when a check failed, else 0
+#	need_valgrind		skips the test (77) without valgrind
+#	need_step		skips it off x86-64 (the step engine)
+#	need_no_pme_valgrind WHY	skips it under PME_VALGRIND
+#	build_pmecounts		builds ./pmecounts (fixtures/trace/pmecounts.c)
+#	eventually SECONDS COMMAND...	whether COMMAND succeeds within SECONDS
+#				(valgrind starts slowly on a busy machine)
+#	signal_run SIG COMMAND...	runs COMMAND (pmetrace) in a process
+#				group of its own, sends it SIG once "ready"
+#				is in ./out, and leaves its status in $got
+
+top=${PME_TOP:?}
+tmp=${TMPDIR:?}
+pmetrace="${PME_VALGRIND:-} $top/trace/pmetrace"
+pmebuild=${PMEBUILD:-$top/build/pmebuild}
+fx=$top/tests/fixtures/trace
+cc=${CC:-cc}
+fails=0
+
+fail() {
+	echo "$name: $*" >&2
+	fails=$((fails + 1))
+}
+
+finish() {
+	[ $fails -eq 0 ] || exit 1
+	exit 0
+}
+
+need_valgrind() {
+	command -v valgrind >/dev/null && return
+	echo "valgrind is not installed: the callgrind engine cannot run"
+	exit 77
+}
+
+need_step() {
+	[ "$(uname -m)" = x86_64 ] && return
+	echo "the step engine needs x86-64"
+	exit 77
+}
+
+need_no_pme_valgrind() {
+	[ -z "${PME_VALGRIND:-}" ] && return
+	echo "$1: not under PME_VALGRIND"
+	exit 77
+}
+
+build_pmecounts() {
+	$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts \
+	    "$fx/pmecounts.c" "$top/lib/bucket.c" "$top/lib/container.c" \
+	    "$top/lib/util.c" -lz
+}
+
+eventually() {
+	local i
+	for i in $(seq $(($1 * 5))); do
+		"${@:2}" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+signal_run() {
+	local sig=$1 pid
+	shift
+	rm -f out
+	set -m
+	"$@" >out 2>err &
+	pid=$!
+	set +m
+	eventually 120 grep -qs ready out || fail "$sig: the program never ran"
+	kill -s "$sig" $pid
+	wait $pid
+	got=$?
+	kill -s KILL -- -$pid 2>/dev/null	# what a failure left running
+}

@@ -1,0 +1,60 @@
+#!/bin/bash
+#
+# pmetrace_rep.sh - string instructions with a rep prefix
+# (tests/fixtures/trace/rep.c): both engines count each routine as
+# pmetrace(1) says, once per pass valgrind makes through the instruction
+# (an iteration, or the check that finds the count zero): a count of 0
+# counts 1, a count of n that runs out n + 1, a repe/repne compare or
+# scan that stops on its condition after k iterations k; the address-size
+# prefix counts ecx; a long rep stosb interrupted by a timer's signal
+# handler again and again under the step engine counts the same.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+set -u
+name=pmetrace_rep
+. "${PME_TOP:?}/tests/sh/lib/trace.sh"
+
+need_valgrind
+need_no_pme_valgrind "pmetrace runs valgrind itself"
+need_step
+
+cd "$tmp" || exit 1
+# Not PIE: the address-size prefix makes rep stosb store at edi.
+$cc -g -O1 -no-pie -fno-pie -o rep "$fx/rep.c" &&
+build_pmecounts ||
+    { echo "cannot build the fixtures" >&2; exit 1; }
+$pmebuild -q -x ./rep -o rep.pme || { echo "pmebuild failed" >&2; exit 1; }
+
+# Each routine: 4 instructions around the string instruction, which
+# counts as many passes as the rule gives.
+cat >want.txt <<'EOF'
+cmps0 5
+cmps_differ10 14
+cmps_differ4 8
+cmps_equal 15
+movsq10 15
+scas_found8 12
+scas_none 25
+sig_stos 30005
+stos0 5
+stos1 6
+stos5 10
+stos_addr32 10
+stos_large 20005
+EOF
+
+for e in callgrind step; do
+	$pmetrace -q -e $e -b rep.pme -o $e.pme -- ./rep signal >$e.err 2>&1 ||
+	    fail "$e: exit status $?: $(head -c 300 $e.err)"
+	./pmecounts $e.pme | awk '$1 == "bucket" && $2 != "main" &&
+	    $2 != "on_alarm" { print $2, $3 }' | sort >$e.txt
+	diff -u want.txt $e.txt >diff.txt ||
+	    fail "$e: rep counts differ from the rule: $(cat diff.txt)"
+done
+# The step engine ran sig_stos for long enough to be interrupted.
+alarms=$(./pmecounts step.pme | awk '$2 == "on_alarm" { print $3 }')
+[ "${alarms:-0}" -gt 0 ] ||
+    fail "step: on_alarm never ran during the long rep stosb"
+
+finish
