@@ -28,6 +28,10 @@
 #define TID_MAX		1024	/* threads in one SMPL chunk */
 #define FRAMES_MAX	1024	/* frames of one sample */
 #define SHDR_FIXED	40
+/* The most a header holds: a command line, which the kernel limits to
+ * 6 MiB, of at most ARGC_MAX words.  Writer and reader both keep to it. */
+#define SHDR_MAX	(8u << 20)
+#define ARGC_MAX	(1u << 20)
 #define CLOS_LEN	32
 #define VARINT_MAX	10
 
@@ -333,12 +337,12 @@ write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
 		if (h->argv == NULL || h->argv[i] == NULL)
 			return pme_seterr(err, PME_EINVAL,
 			    "pme_samplewriter_open: argv[%zu] is NULL", i);
-		len += VARINT_MAX + strlen(h->argv[i]);
-		if (len > PME_CHUNK_MAX)
+		len += uv_len(strlen(h->argv[i])) + strlen(h->argv[i]);
+		if (len > SHDR_MAX)
 			break;
 	}
 	len += VARINT_MAX + strlen_or0(h->note);
-	if (len > PME_CHUNK_MAX)
+	if (len > SHDR_MAX || h->argc > ARGC_MAX)
 		return pme_seterr(err, PME_ELIMIT, "'%s': the command line is "
 		    "too long for a header", sw->path);
 	if ((p = buf = malloc(len)) == NULL)
@@ -729,7 +733,6 @@ pme_samplewriter_tmpname(const struct pme_samplewriter *sw, int *isnew)
 
 /* The most arguments a header's command line has: each costs the kernel's
  * 6 MiB limit on a command line 9 bytes at least, so fewer than 700000. */
-#define ARGC_MAX	(1u << 20)
 
 struct tidr {
 	uint32_t	 pid, tid;
@@ -1340,11 +1343,7 @@ rd_close(struct rd *rd, struct dc *d)
 	return 0;
 }
 
-/*
- * The most a chunk of each type holds: what the writer's buffers can.  A
- * header holds a command line, which the kernel limits to 6 MiB.
- */
-#define SHDR_MAX	(8u << 20)
+/* The most a chunk of each type holds: what the writer's buffers can. */
 #define RECS_MAX	(BUF_MAX + 256)
 
 static const struct rdkind {

@@ -1884,6 +1884,53 @@ junk_after(size_t k, const char *type, const char *what)
 }
 
 /*
+ * The writer keeps to the reader's limits on a header: 2^20 words of a
+ * command line and 8 MiB, and refuses more rather than write a file no
+ * reader takes.
+ */
+static void
+test_writer_limits(const char *path)
+{
+	static const char *const word[] = { "" };
+	struct pme_sample_header h;
+	struct pme_sample_summary sum;
+	struct pme_samplewriter *w;
+	struct pme_error err;
+	const char **argv;
+	char *huge;
+	size_t argc;
+
+	if ((argv = calloc((1u << 20) + 1, sizeof(*argv))) == NULL ||
+	    (huge = malloc((8u << 20) + 1)) == NULL)
+		die("out of memory");
+	memset(huge, 'x', 8u << 20);
+	huge[8u << 20] = '\0';
+	memset(&h, 0, sizeof(h));
+	h.method = PME_METHOD_TEST;
+	h.argv = argv;
+	for (argc = 1u << 20; argc <= (1u << 20) + 1; argc++) {
+		for (size_t i = 0; i < argc; i++)
+			argv[i] = word[0];
+		h.argc = (uint32_t)argc;
+		w = pme_samplewriter_open(path, &h, 0, &err);
+		if (argc == 1u << 20) {
+			CHECK(w != NULL && pme_samplewriter_close(w, NULL,
+			    &err) == 0);
+			CHECK(pme_samplefile_read(path, NULL, NULL, &sum,
+			    &err) == 0);
+		} else
+			CHECK(w == NULL && err.code == PME_ELIMIT &&
+			    strstr(err.msg, "too long for a header") != NULL);
+	}
+	argv[0] = huge;
+	h.argc = 1;
+	w = pme_samplewriter_open(path, &h, 0, &err);
+	CHECK(w == NULL && err.code == PME_ELIMIT);
+	free(huge);
+	free(argv);
+}
+
+/*
  * What a chunk may hold: no more than the writer puts in one, refused
  * before anything is inflated; a chunk in the wrong place refused unread;
  * a chunk of an unknown type passed over uninflated.
@@ -1965,6 +2012,7 @@ test_limits(void)
 			    "'SHDR' chunk: bad argument count") != NULL);
 	}
 	free(big);
+	test_writer_limits(path);
 }
 
 /* A visitor that checks each batch against the reader's bounds. */
