@@ -12,23 +12,11 @@
 # PME_ACCUM_RUNS sets N (default 25).
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-pmetrace=$top/trace/pmetrace
-tsample=$top/tests/unit/t_sample
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 fx=$top/tests/fixtures/accum
 N=${PME_ACCUM_RUNS:-25}
-fails=0
 
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
-
-fail() {
-	echo "accum_lock: $*" >&2
-	fails=$((fails + 1))
-}
+need "$tsample"
 
 # loop TAG COMMAND...: COMMAND N times; a failed run's number and
 # messages go to fail.TAG.
@@ -155,5 +143,4 @@ cp tiny.pme instr.orig
     fail "pmehisto: instruction counts: $(cat err)"
 cmp -s tiny.pme instr.orig || fail "pmehisto: instruction counts were changed"
 
-[ $fails -eq 0 ] || exit 1
-exit 0
+finish

@@ -33,19 +33,8 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmeclock=${PMECLOCK:-$top/sample/pmeclock}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 fx=$top/tests/fixtures/accuracy
-fails=0
-
-fail() {
-	echo "accuracy: $*" >&2
-	fails=$((fails + 1))
-}
 
 for p in "$pmebuild" "$pmeclock" "$pmehisto"; do
 	[ -x "$p" ] || { echo "skipped: $p is not built"; exit 77; }
@@ -232,5 +221,4 @@ for mode in single threads; do
 	profile "$mode-timer" -i 4ms -m timer -- "$mode" 4000
 done
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

@@ -10,19 +10,7 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmeclock=${PMECLOCK:-$top/sample/pmeclock}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-pmetrace=$top/trace/pmetrace
-fails=0
-
-fail() {
-	echo "outputs_special: $*" >&2
-	fails=$((fails + 1))
-}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 
 # ok WHAT COMMAND...: the command exits 0.
 ok() {
@@ -126,5 +114,4 @@ else
 	echo "outputs_special: not root: planted links of another user not tried"
 fi
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

@@ -8,18 +8,10 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 pmebuild="${PME_VALGRIND:-} ${PMEBUILD:-$top/build/pmebuild}"
 dumper=$top/tests/unit/t_pmebuild
 fx=$top/tests/fixtures/multi
-fails=0
-
-fail() {
-	echo "pmebuild_cli: $*" >&2
-	fails=$((fails + 1))
-}
 
 # expect WHAT STATUS COMMAND...: runs COMMAND (output in $tmp/out and
 # $tmp/err) and checks its exit status.
@@ -241,5 +233,4 @@ is_bucketfile print.pme || fail "-o - with PRINT: not a bucket file"
 grep -q "^Bucket group 1: PROGRAM P BY MODULE" print.err ||
     fail "-o - with PRINT: no listing on standard error"
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

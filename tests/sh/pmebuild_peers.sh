@@ -13,24 +13,15 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 # Bucket lines of the dump only (unit lines start with "unit").
 dump() { "$top/tests/unit/t_pmebuild" dump "$1" | awk '$1 != "unit"'; }
 ts=$top/tests/unit/t_symbols
 fx=$top/tests/fixtures/multi
-fails=0
 
 for t in gcc nm readelf; do
 	command -v $t >/dev/null || { echo "skipped: no $t"; exit 77; }
 done
-
-fail() {
-	echo "pmebuild_peers: $*" >&2
-	fails=$((fails + 1))
-}
 
 compare() {	# WHAT PEER GOT
 	if [ ! -s "$2" ]; then
@@ -220,5 +211,4 @@ else
 	fail "cannot build the shared library fixture"
 fi
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

@@ -7,18 +7,9 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-fails=0
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 
 command -v tmux >/dev/null || { echo "skipped: tmux is not installed"; exit 77; }
-
-fail() {
-	echo "pmebuild_tty: $*" >&2
-	fails=$((fails + 1))
-}
 
 TTY_COMMAND=$pmebuild TTY_COLS=150 TTY_ROWS=50
 . "$top/tests/sh/lib/tty.sh"
@@ -69,5 +60,4 @@ wait_for "EXIT=0"
 [ -s out.PME ] || fail "second example: no out.PME"
 [ -e PMEFILE.PME ] && fail "second example: PMEFILE.PME written"
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

@@ -21,20 +21,11 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 fx=$top/tests/fixtures/bombs
-fails=0
 limit=65536	# KiB
 
 command -v gcc >/dev/null || { echo "skipped: no gcc"; exit 77; }
-
-fail() {
-	echo "pmehisto_bombs: $*" >&2
-	fails=$((fails + 1))
-}
 
 cd "$tmp" || exit 1
 if ! gcc -O2 -I"$top/tests/fuzz" -o bombgen "$fx/bombgen.c" -lz ||
@@ -126,4 +117,4 @@ check "cut in SHDR" 1 "pmehisto: 'shdrcut.pms': offset 0x10: cut short before it
 ph hdr.pms -b orig.pme -
 check "header only, standard input" 1 "pmehisto: '-': offset 0x10: cut short before its header chunk: it holds no samples"
 
-[ "$fails" = 0 ]
+finish

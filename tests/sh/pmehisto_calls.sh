@@ -7,19 +7,8 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-pmetrace=$top/trace/pmetrace
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 fx=$top/tests/fixtures/trace
-fails=0
-
-fail() {
-	echo "pmehisto_calls: $*" >&2
-	fails=$((fails + 1))
-}
 
 command -v valgrind >/dev/null ||
     { echo "skipped: no valgrind, so no callgrind engine and no calls"; exit 77; }
@@ -51,5 +40,4 @@ grep -q 'count  calls$' out.txt || fail "no calls heading in the histogram"
 grep -E '^leaf ' out.txt | grep -qE ' 5$' ||
     fail "leaf's row does not end in its 5 calls: $(grep -E '^leaf ' out.txt)"
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

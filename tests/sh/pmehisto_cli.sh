@@ -10,20 +10,9 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-tsample=$top/tests/unit/t_sample
-fails=0
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
-
-fail() {
-	echo "pmehisto_cli: $*" >&2
-	fails=$((fails + 1))
-}
+need "$tsample"
 
 ph() {	# runs pmehisto; output in out, err; status in rc
 	$PME_VALGRIND "$pmehisto" "$@" >out 2>err
@@ -243,5 +232,4 @@ ph --help
 expect 0 "--help"
 has out "usage: pmehisto" "--help"
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

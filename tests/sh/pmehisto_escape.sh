@@ -13,21 +13,10 @@
 # PME_REGEN=1 writes the expected files instead of comparing.
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-tsample=$top/tests/unit/t_sample
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 fx=$top/tests/fixtures/escape
-fails=0
 
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
-
-fail() {
-	echo "pmehisto_escape: $*" >&2
-	fails=$((fails + 1))
-}
+need "$tsample"
 
 . "$top/tests/sh/lib/golden.sh"
 
@@ -89,5 +78,4 @@ $PME_VALGRIND "$pmehisto" -x -o x.HIS -T none badpath.PMS \
 same "$fx/badpath.err" badpath.err "badpath: message"
 clean badpath.err "badpath: message"
 
-[ $fails -eq 0 ] || exit 1
-exit 0
+finish

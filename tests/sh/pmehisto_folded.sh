@@ -14,21 +14,9 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmeclock=${PMECLOCK:-$top/sample/pmeclock}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-tsample=$top/tests/unit/t_sample
-fails=0
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
-
-fail() {
-	echo "pmehisto_folded: $*" >&2
-	fails=$((fails + 1))
-}
+need "$tsample"
 
 cd "$tmp" || exit 1
 cp "$top/tests/histo/map.pmd" "$top/tests/histo/prog.map" . || exit 1
@@ -121,5 +109,4 @@ awk -F'[; ]' '$0 ~ /;main;(hot|warm) / && $1 != "main" &&
 $(cat bad)"
 LC_ALL=C sort -c folded 2>/dev/null || fail "lines not in byte order"
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

@@ -15,22 +15,11 @@
 # PME_REGEN=1 writes the expected files instead of comparing.
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-tsample=$top/tests/unit/t_sample
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 dir=$top/tests/histo
-fails=0
 
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
+need "$tsample"
 [ -x "$pmehisto" ] || { echo "skipped: pmehisto is not built"; exit 77; }
-
-fail() {
-	echo "pmehisto_golden: $*" >&2
-	fails=$((fails + 1))
-}
 
 . "$top/tests/sh/lib/golden.sh"
 
@@ -70,5 +59,4 @@ for case in "$dir"/*.case; do
 	cmp -s a b || { fail "$name: -t pages differ:"; diff -u a b >&2; }
 done
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

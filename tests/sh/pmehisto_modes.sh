@@ -9,20 +9,9 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-tsample=$top/tests/unit/t_sample
-fails=0
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
-
-fail() {
-	echo "pmehisto_modes: $*" >&2
-	fails=$((fails + 1))
-}
+need "$tsample"
 
 mode_is() {	# FILE MODE WHAT
 	local m
@@ -65,5 +54,4 @@ rc=$?
     fail "no directory: message: $(cat err)"
 cmp -s g.PME g.orig || fail "no directory: g.PME was written"
 
-[ $fails -eq 0 ] || exit 1
-exit 0
+finish

@@ -8,22 +8,11 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-tsample=$top/tests/unit/t_sample
-fails=0
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
+need "$tsample"
 command -v gs >/dev/null ||
     { echo "skipped: ghostscript (gs) is not installed"; exit 77; }
-
-fail() {
-	echo "pmehisto_ps: $*" >&2
-	fails=$((fails + 1))
-}
 
 cd "$tmp" || exit 1
 check() {	# NAME PMD SMP PAGES
@@ -60,5 +49,4 @@ check() {	# NAME PMD SMP PAGES
 check gravel gravel gravel 1
 check long long many 2
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

@@ -9,22 +9,11 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
-tsample=$top/tests/unit/t_sample
-fails=0
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 cols=100 rows=30
 
 command -v tmux >/dev/null || { echo "skipped: tmux is not installed"; exit 77; }
-[ -x "$tsample" ] || { echo "skipped: tests/unit/t_sample is not built"; exit 77; }
-
-fail() {
-	echo "pmehisto_tty: $*" >&2
-	fails=$((fails + 1))
-}
+need "$tsample"
 
 TTY_COMMAND=$pmehisto TTY_COLS=$cols TTY_ROWS=$rows
 . "$top/tests/sh/lib/tty.sh"
@@ -90,5 +79,4 @@ wait_for "EXIT=0"
 grep -q "^Filled bucket file:  gravel.PME" gravel.HIS ||
     fail "gravel.PME was not the output bucket file"
 
-[ "$fails" = 0 ] || exit 1
-exit 0
+finish

@@ -14,8 +14,6 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-name=pmetrace_cgout
 . "${PME_TOP:?}/tests/sh/lib/trace.sh"
 
 need_valgrind

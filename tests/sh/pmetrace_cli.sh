@@ -8,8 +8,6 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-name=pmetrace_cli
 . "${PME_TOP:?}/tests/sh/lib/trace.sh"
 
 # expect WHAT STATUS COMMAND...: output in $tmp/out and $tmp/err.

@@ -11,8 +11,6 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-name=pmetrace_engines
 . "${PME_TOP:?}/tests/sh/lib/trace.sh"
 KLOOP=302	# instructions per call of kloop (prog.c)
 

@@ -10,8 +10,6 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-name=pmetrace_runtime
 . "${PME_TOP:?}/tests/sh/lib/trace.sh"
 
 [ "$(uname -m)" = x86_64 ] || { echo "the stepping runtime needs x86-64"; exit 77; }

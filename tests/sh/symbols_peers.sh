@@ -16,12 +16,11 @@
 # Run from the top directory with PME_TOP and TMPDIR set (see the test
 # runner).  Exit 0 pass, 77 skip, 1 fail.
 
-set -u
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 top=${PME_TOP:-.}
 tmp=${TMPDIR:?TMPDIR must be set}
 ts=$top/tests/unit/t_symbols
 fx=tests/fixtures
-fails=0
 
 if [ ! -x "$ts" ]; then
 	echo "skipped: $ts is not built"
@@ -35,11 +34,6 @@ for tool in gcc readelf; do
 done
 compilers=gcc
 command -v clang >/dev/null && compilers="gcc clang"
-
-fail() {
-	echo "symbols_peers: $*" >&2
-	fails=$((fails + 1))
-}
 
 # compare WHAT EXPECTED GOT: sorted files must be equal and not empty.
 compare() {
@@ -278,8 +272,4 @@ else
 	fail "cannot build the mapped binary"
 fi
 
-if [ $fails -gt 0 ]; then
-	echo "symbols_peers: $fails failures" >&2
-	exit 1
-fi
-exit 0
+finish

@@ -1,10 +1,8 @@
-# tests/sh/lib/trace.sh - sourced by the pmetrace tests, which set name
-# (the test's name, for its messages) first:
+# tests/sh/lib/trace.sh - sourced by the pmetrace tests; gives what
+# lib/common.sh does, and:
 #
-#	top tmp pmetrace pmebuild fx cc	the tree, the test's TMPDIR, the
-#				programs, tests/fixtures/trace, the compiler
-#	fail MESSAGE...		reports a failed check and counts it
-#	finish			exits 1 when a check failed, else 0
+#	pmetrace fx cc		pmetrace (after PME_VALGRIND),
+#				tests/fixtures/trace, the compiler
 #	need_valgrind		skips the test (77) without valgrind
 #	need_step		skips it off x86-64 (the step engine)
 #	need_no_pme_valgrind WHY	skips it under PME_VALGRIND
@@ -15,23 +13,10 @@
 #				group of its own, sends it SIG once "ready"
 #				is in ./out, and leaves its status in $got
 
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
 pmetrace="${PME_VALGRIND:-} $top/trace/pmetrace"
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
 fx=$top/tests/fixtures/trace
 cc=${CC:-cc}
-fails=0
-
-fail() {
-	echo "$name: $*" >&2
-	fails=$((fails + 1))
-}
-
-finish() {
-	[ $fails -eq 0 ] || exit 1
-	exit 0
-}
 
 need_valgrind() {
 	command -v valgrind >/dev/null && return
