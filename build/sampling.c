@@ -291,6 +291,22 @@ module_tag(struct pmd *p, uint32_t m, char *buf, size_t len)
 	return buf;
 }
 
+/* Appends "  (alias a, b)" for the unit's other names to buf. */
+static void
+alias_tag(const struct pmd_unit *u, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	uint32_t i;
+
+	for (i = 0; i < u->naliases && n < len; i++) {
+		snprintf(buf + n, len - n, "%s%s", i == 0 ? u->naliases > 1 ?
+		    "  (aliases " : "  (alias " : ", ", u->aliases[i]);
+		n += strlen(buf + n);
+	}
+	if (u->naliases > 0 && n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
 static int
 hexwidth(uint64_t v)
 {
@@ -335,7 +351,7 @@ print_group(struct pmd *p, uint32_t g)
 	size_t nw = 1, i, j;
 	int kw = 1, aw = 1;
 	uint32_t k;
-	char tag[256];
+	char tag[1024];
 
 	for (k = 0; k < p->nkinds; k++)
 		if ((int)strlen(p->kinds[k]) > kw)
@@ -359,6 +375,7 @@ print_group(struct pmd *p, uint32_t g)
 		const struct pmd_unit *u = pmd_unit(p, b->unit);
 
 		module_tag(p, u->module, tag, sizeof(tag));
+		alias_tag(u, tag, sizeof(tag));
 		for (j = 0; j < b->nranges; j++)
 			print_row(p->out, j ? 0 : i - grp->first + 1, kw,
 			    j ? "" : p->kinds[u->kind], (int)nw,
@@ -627,7 +644,7 @@ static int
 write_units(struct pmd *p, struct pme_bucketfile *bf, const uint32_t *order,
     const uint32_t *remap, struct pme_error *err)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	for (i = 0; i < p->units.n; i++) {
 		const struct pmd_unit *u = pmd_unit(p, order[i]);
@@ -646,6 +663,10 @@ write_units(struct pmd *p, struct pme_bucketfile *bf, const uint32_t *order,
 		if (pme_bucketfile_add_unit(bf, &pu, u->r, u->nr, err) ==
 		    PME_NONE)
 			return -1;
+		for (j = 0; j < u->naliases; j++)
+			if (pme_bucketfile_add_alias(bf, i, u->aliases[j],
+			    err) == PME_NONE)
+				return -1;
 	}
 	return 0;
 }

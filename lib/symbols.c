@@ -16,6 +16,10 @@
  *    the groups are only known through their functions.
  *  - Symbols of size 0 (assembler labels such as frame_dummy) have no
  *    range and are not routines.
+ *  - Routines of a module that start at one address are one routine, its
+ *    names ranked as pme_symbols.h says (perf's rule), since buckets of
+ *    one group may not overlap; only those of one module are merged, so
+ *    identical code folded across units (ICF) stays two routines.
  *  - Routines of a module are sorted by entry address.  A subprogram is
  *    read at the top level of its unit and inside namespaces; functions
  *    nested in other functions (a GNU C extension) are not visited, which
@@ -51,7 +55,8 @@ struct fsym {
 	uint64_t	 size;
 	const char	*name;
 	uint32_t	 group;		/* STT_FILE group, PME_NONE: global */
-	uint32_t	 rank;		/* preference among aliases, low first */
+	uint32_t	 index;		/* in its symbol table */
+	unsigned char	 bind;		/* STB_* */
 };
 
 /* A routine range with its routine, for address lookups. */
@@ -301,14 +306,53 @@ read_kind(struct pme_image *img)
 	return 0;
 }
 
+/* Leading underscores of a name. */
+static size_t
+underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* The names' part of perf's rule below: fewer leading underscores, then
+ * the longer name; 0 when it does not tell. */
+static int
+cmp_names(const char *a, const char *b)
+{
+	size_t ua = underscores(a), ub = underscores(b), la, lb;
+
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	la = strlen(a);
+	lb = strlen(b);
+	return (la < lb) - (la > lb);
+}
+
+/*
+ * Symbols by address and, at one address, the preferred name first, as
+ * perf chooses among aliases (symbols__fixup_duplicate): a non-weak
+ * symbol before a weak one, a global before a local, fewer leading
+ * underscores, the longer name, then the earlier in the symbol table.
+ * So __finitel (global) names the code it shares with finitel (weak).
+ */
 static int
 cmp_fsym(const void *a, const void *b)
 {
 	const struct fsym *x = a, *y = b;
+	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? 1 : -1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? -1 : 1;
+	if ((c = cmp_names(x->name, y->name)) != 0)
+		return c;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 /*
@@ -362,20 +406,20 @@ read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 		f->size = s.st_size;
 		f->name = name;
 		f->group = b == STB_LOCAL ? group : PME_NONE;
-		f->rank = (b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1u : 2u) << 28 |
-		    (uint32_t)(i & 0xfffffff);
+		f->index = (uint32_t)i;
+		f->bind = (unsigned char)b;
 	}
 	if (img->syms.n > 1)
 		qsort(img->syms.v, img->syms.n, sizeof(struct fsym), cmp_fsym);
 	return 1;
 }
 
-/* The symbol at addr, preferring one named like want, else global ones. */
+/* The symbols at addr, the preferred one first; *n of them. */
 static const struct fsym *
-sym_at(const struct pme_image *img, uint64_t addr, const char *want)
+syms_at(const struct pme_image *img, uint64_t addr, size_t *n)
 {
-	const struct fsym *v = img->syms.v, *best;
-	size_t lo = 0, hi = img->syms.n, mid;
+	const struct fsym *v = img->syms.v;
+	size_t lo = 0, hi = img->syms.n, mid, k;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -384,13 +428,10 @@ sym_at(const struct pme_image *img, uint64_t addr, const char *want)
 		else
 			hi = mid;
 	}
-	if (lo == img->syms.n || v[lo].addr != addr)
-		return NULL;
-	best = &v[lo];
-	for (; want != NULL && lo < img->syms.n && v[lo].addr == addr; lo++)
-		if (strcmp(v[lo].name, want) == 0)
-			return &v[lo];
-	return best;
+	for (k = lo; k < img->syms.n && v[k].addr == addr; k++)
+		continue;
+	*n = k - lo;
+	return *n > 0 ? &v[lo] : NULL;
 }
 
 /* ------------------------------------------------------------ modules */
@@ -415,17 +456,136 @@ add_module(struct pme_image *img, const char *name,
 	return m;
 }
 
+/* By entry; at one entry the preferred name first (cmp_fsym's rule for
+ * names), then by name, so that equal inputs give equal results. */
 static int
 cmp_routine(const void *a, const void *b)
 {
 	const struct pme_symroutine *x = a, *y = b;
+	int c;
 
-	return (x->entry > y->entry) - (x->entry < y->entry);
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	if (x->name == y->name)
+		return 0;
+	if ((c = cmp_names(x->name, y->name)) != 0)
+		return c;
+	return strcmp(x->name, y->name);
+}
+
+/* Whether r and s have the same ranges. */
+static int
+same_ranges(const struct pme_symroutine *r, const struct pme_symroutine *s)
+{
+	return r->nranges == s->nranges && (r->nranges == 0 ||
+	    memcmp(r->ranges, s->ranges, r->nranges * sizeof(*r->ranges)) ==
+	    0);
+}
+
+/* Gives r[0] the union of the ranges of r[0..n). */
+static int
+join_ranges(struct pme_image *img, struct pme_symroutine *r, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n && same_ranges(&r[0], &r[i]); i++)
+		continue;
+	if (i == n)
+		return 0;
+	img->scratch.n = 0;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < r[i].nranges; j++)
+			if (scratch_add(img, r[i].ranges[j].start,
+			    r[i].ranges[j].end) == -1)
+				return -1;
+	return scratch_take(img, 1, &r[0].ranges, &r[0].nranges);
+}
+
+/* Whether name is r's own or one of the k aliases in v. */
+static int
+has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
+    const char *name)
+{
+	uint32_t i;
+
+	if (strcmp(r->name, name) == 0)
+		return 1;
+	for (i = 0; i < k; i++)
+		if (strcmp(v[i], name) == 0)
+			return 1;
+	return 0;
 }
 
 /*
- * Ends the module last added: sorts its routines by entry and, when it
- * has no ranges of its own, gives it the union of its routines' ranges.
+ * The aliases of r: the other ELF function symbols at its entry (nm -S
+ * lists them all), then the names of the n routines in other, merged into
+ * r; each name once, at most PME_MAXALIASES of them.
+ */
+static int
+set_aliases(struct pme_image *img, struct pme_symroutine *r,
+    const struct pme_symroutine *other, uint32_t n)
+{
+	const struct fsym *f;
+	const char **v;
+	size_t nf, i, max;
+	uint32_t k = 0;
+
+	r->aliases = NULL;
+	r->naliases = 0;
+	f = syms_at(img, r->entry, &nf);
+	if ((max = nf + n) > PME_MAXALIASES)
+		max = PME_MAXALIASES;
+	if (max == 0 || (nf <= 1 && n == 0))
+		return 0;
+	if ((v = pme_arena_alloc(&img->arena, max * sizeof(*v))) == NULL)
+		return nomem(img);
+	for (i = 0; i < nf && k < max; i++)
+		if (!has_name(r, v, k, f[i].name))
+			v[k++] = f[i].name;
+	for (i = 0; i < n && k < max; i++)
+		if (!has_name(r, v, k, other[i].name))
+			v[k++] = other[i].name;
+	r->aliases = k > 0 ? v : NULL;
+	r->naliases = k;
+	return 0;
+}
+
+/*
+ * Routines of module m that start at one address are one routine, as
+ * perf and nm show them: a DWARF subprogram per name (GNU as writes
+ * __finitel, finitel and __GI___finitel so) would otherwise make buckets
+ * that overlap.  The first by cmp_routine keeps its name and takes the
+ * others' ranges; their names become its aliases.  m's routines are the
+ * last ones.
+ */
+static int
+merge_routines(struct pme_image *img, struct pme_symmod *m)
+{
+	struct pme_symroutine *r;
+	uint32_t i, j, out = 0;
+
+	if (m->nroutines == 0)
+		return 0;
+	r = &PME_VEC_AT(&img->routines, struct pme_symroutine,
+	    m->first_routine);
+	for (i = 0; i < m->nroutines; i = j) {
+		for (j = i + 1; j < m->nroutines && r[j].entry == r[i].entry;
+		    j++)
+			continue;
+		if (join_ranges(img, &r[i], j - i) == -1 ||
+		    set_aliases(img, &r[i], &r[i + 1], j - i - 1) == -1)
+			return -1;
+		r[out++] = r[i];
+	}
+	m->nroutines = out;
+	img->routines.n = (size_t)m->first_routine + out;
+	return 0;
+}
+
+/*
+ * Ends the module last added: sorts its routines by entry, merges those
+ * of one entry, and, when it has no ranges of its own, gives it the union
+ * of its routines' ranges.
  */
 static int
 end_module(struct pme_image *img)
@@ -436,15 +596,16 @@ end_module(struct pme_image *img)
 
 	m = &PME_VEC_AT(&img->mods, struct pme_symmod, img->mods.n - 1);
 	m->nroutines = (uint32_t)img->routines.n - m->first_routine;
-	if (m->nroutines == 0)
-		r = NULL;
-	else
-		r = &PME_VEC_AT(&img->routines, struct pme_symroutine,
-		    m->first_routine);
 	if (m->nroutines > 1)
-		qsort(r, m->nroutines, sizeof(*r), cmp_routine);
+		qsort(&PME_VEC_AT(&img->routines, struct pme_symroutine,
+		    m->first_routine), m->nroutines,
+		    sizeof(struct pme_symroutine), cmp_routine);
+	if (merge_routines(img, m) == -1)
+		return -1;
 	if (m->nranges > 0)
 		return 0;
+	r = m->nroutines == 0 ? NULL : &PME_VEC_AT(&img->routines,
+	    struct pme_symroutine, m->first_routine);
 	img->scratch.n = 0;
 	for (i = 0; i < m->nroutines; i++)
 		for (j = 0; j < r[i].nranges; j++)
@@ -898,6 +1059,7 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 	struct pme_symroutine *r;
 	const struct fsym *f;
 	uint64_t entry = 0;
+	size_t nf;
 	int has;
 
 	sub_attrs(img, die, &si);
@@ -912,7 +1074,7 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 		return nomem(img);
 	r->module = mod;
 	r->entry = entry;
-	f = sym_at(img, entry, si.name);
+	f = syms_at(img, entry, &nf);
 	if (f != NULL)
 		r->name = f->name;
 	else if (si.name != NULL)

@@ -588,6 +588,46 @@ test_corrupt(void)
 	free(orig);
 }
 
+/*
+ * Code with several names: one routine, named by perf's rule, the other
+ * names its aliases, with DWARF and without.
+ */
+static void
+test_aliases(void)
+{
+	static const char *want[][2] = { { "__mysqrt", "mysqrt" },
+	    { "helper_api", "helper" }, { "spin", "__spin" },
+	    { "sum_all", "sum" } };
+	static const char *flags[] = { "-g -O2", "-O2" };
+	const struct pme_symroutine *r;
+	struct pme_image *img;
+	char bin[1024];
+	size_t f, i;
+
+	for (f = 0; f < 2; f++) {
+		snprintf(bin, sizeof(bin), "%s/alias%zu", tmpdir, f);
+		if (run("cd '%s' && gcc %s -o '%s' tests/fixtures/alias/"
+		    "alias.c", top, flags[f], bin) != 0) {
+			fail("cannot build the alias fixture");
+			return;
+		}
+		img = open_or_die(bin, NULL);
+		check_invariants(img);
+		for (i = 0; i < 4; i++) {
+			r = find_routine(img, want[i][0]);
+			if (r == NULL || r->naliases != 1 ||
+			    strcmp(r->aliases[0], want[i][1]) != 0)
+				fail("%s: routine %s: %s", flags[f], want[i][0],
+				    r == NULL ? "missing" : r->naliases != 1 ?
+				    "not one alias" : r->aliases[0]);
+			CHECK(find_routine(img, want[i][1]) == NULL);
+		}
+		CHECK((r = find_routine(img, "main")) != NULL &&
+		    r->naliases == 0 && r->aliases == NULL);
+		pme_image_close(img);
+	}
+}
+
 static int
 selftest(void)
 {
@@ -608,6 +648,7 @@ selftest(void)
 	test_errors();
 	test_truncated();
 	test_corrupt();
+	test_aliases();
 	if (failures > 0)
 		fprintf(stderr, "t_symbols: %d failures\n", failures);
 	return failures > 0;
