@@ -159,6 +159,27 @@ unit_desc(struct pmd *p, uint32_t u, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * "'prog': " when unit u has its addresses from an image (EXE), so that a
+ * problem of the image's (overlapping functions in corrupt DWARF) names
+ * it; else "".
+ */
+static const char *
+image_of(struct pmd *p, uint32_t u, char *buf, size_t len)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	const char *path;
+
+	buf[0] = '\0';
+	if (unit->module == PME_NONE || unit->module >= p->modules.n ||
+	    (unit->flags & PME_UNIT_EXPLICIT))
+		return buf;
+	path = PME_VEC_AT(&p->modules, struct pmd_module, unit->module).path;
+	if (path[0] != '\0')
+		snprintf(buf, len, "'%s': ", path);
+	return buf;
+}
+
 /* The spans of the draft, sorted; bucket fields are draft indexes. */
 static struct pmd_span *
 draft_spans(struct pmd *p, const struct draft *d, size_t *n)
@@ -199,7 +220,7 @@ static int
 check_group(struct pmd *p, const struct draft *d, const struct pmd_span *s,
     size_t n)
 {
-	char a[256], b[256];
+	char a[256], b[256], f[4096 + 8];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -221,8 +242,10 @@ check_group(struct pmd *p, const struct draft *d, const struct pmd_span *s,
 		}
 		if (i > 0 && s[i].module == s[i - 1].module &&
 		    s[i].start < s[i - 1].end) {
-			pmd_error(p, "buckets overlap: %s at %" PRIX64 " - %"
+			pmd_error(p, "%sbuckets overlap: %s at %" PRIX64 " - %"
 			    PRIX64 " and %s at %" PRIX64 " - %" PRIX64,
+			    image_of(p, draft_unit(d, s[i].bucket), f,
+			    sizeof(f)),
 			    unit_desc(p, draft_unit(d, s[i - 1].bucket), a,
 			    sizeof(a)), s[i - 1].start, s[i - 1].end - 1,
 			    unit_desc(p, draft_unit(d, s[i].bucket), b,
