@@ -103,6 +103,13 @@ struct pme_image;
  * the global functions; routines are STT_FUNC symbols, "f.cold" parts joined
  * to "f".  Stripped (only .dynsym): one module named after the image, its
  * exported functions.  pme_image_note() says what is missing.
+ *
+ * The DWARF is read by libdwarf in a child process (fork(2)), which hands
+ * its results back through a pipe: a fault of libdwarf's on corrupt DWARF
+ * is a PME_EFORMAT error ("'prog': corrupt DWARF (.debug_rnglists): the
+ * DWARF reader died of SIGABRT"), not the caller's.  The caller must not
+ * reap that child (waitpid(-1, ...)) meanwhile; with SIGCHLD ignored only
+ * whole results tell success.
  */
 struct pme_image *pme_image_open(const char *path, const char *section,
 		    struct pme_error *err);
