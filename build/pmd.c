@@ -393,20 +393,33 @@ has_ancestor(struct pmd *p, uint32_t u, const char *name)
 	return 0;
 }
 
-/*
- * The one unit a specification names.  Reports "not declared" or
- * "ambiguous" (naming where the candidates are) and returns PME_NONE.
- */
-static uint32_t
-resolve(struct pmd *p, const struct spec *s)
+/* Whether unit u is called name, by its name or (byalias) an alias. */
+static int
+called(const struct pmd_unit *u, const char *name, int byalias)
 {
-	uint32_t i, found = PME_NONE, other = PME_NONE, n = 0;
+	uint32_t i;
+
+	if (!byalias)
+		return strcmp(u->name, name) == 0;
+	for (i = 0; i < u->naliases; i++)
+		if (strcmp(u->aliases[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The units of s's kind called s's name under its qualifiers: how many,
+ * the first in *found and the second in *other. */
+static uint32_t
+matches(struct pmd *p, const struct spec *s, int byalias, uint32_t *found,
+    uint32_t *other)
+{
+	uint32_t i, n = 0;
 	size_t q;
 
 	for (i = 0; i < p->units.n; i++) {
 		struct pmd_unit *u = pmd_unit(p, i);
 
-		if (u->kind != s->kind || strcmp(u->name, s->name) != 0)
+		if (u->kind != s->kind || !called(u, s->name, byalias))
 			continue;
 		for (q = 0; q < s->nquals; q++)
 			if (!has_ancestor(p, i, s->quals[q]))
@@ -414,10 +427,25 @@ resolve(struct pmd *p, const struct spec *s)
 		if (q < s->nquals)
 			continue;
 		if (n++ == 0)
-			found = i;
-		else if (other == PME_NONE)
-			other = i;
+			*found = i;
+		else if (n == 2)
+			*other = i;
 	}
+	return n;
+}
+
+/*
+ * The one unit a specification names: by its name, else by one of its
+ * aliases (a routine's other names).  Reports "not declared" or
+ * "ambiguous" (naming where the candidates are) and returns PME_NONE.
+ */
+static uint32_t
+resolve(struct pmd *p, const struct spec *s)
+{
+	uint32_t found = PME_NONE, other = PME_NONE, n;
+
+	if ((n = matches(p, s, 0, &found, &other)) == 0)
+		n = matches(p, s, 1, &found, &other);
 	if (n == 0) {
 		pmd_error(p, "%s '%s'%s%s is not declared", p->kinds[s->kind],
 		    s->name, s->nquals ? " IN " : "",

@@ -39,6 +39,9 @@ struct pmd_unit {
 	uint32_t	 module;	/* load module index or PME_NONE */
 	uint32_t	 flags;		/* PME_UNIT_* */
 	uint32_t	 line;		/* line units: source line */
+	const char	**aliases;	/* routine units: other names of its
+					   code (pme_symbols.h), interned */
+	uint32_t	 naliases;
 	int		 mixed;		/* subunits lie in several load modules */
 	int		 unhashed;	/* has subunits missing from the hash */
 	int		 hashed;	/* is in the hash */

@@ -63,7 +63,8 @@ read_line(FILE *fp, char **buf, size_t *cap)
 /*
  * Feeds statements from fp until END or the end of fp; returns 1 after END.
  * On a terminal each line is prompted for and errors do not count: the
- * user sees them and enters the statement again.
+ * user sees them and enters the statement again.  The statements of -x
+ * (name NULL) stop at the first error: those after it only fail for it.
  */
 static int
 feed(struct pmd *p, FILE *fp, const char *name, int tty)
@@ -72,7 +73,7 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 	size_t cap = 0;
 	unsigned line = 0;
 
-	while (p->mode != PMD_MODE_DONE) {
+	while (p->mode != PMD_MODE_DONE && (name != NULL || p->errors == 0)) {
 		if (tty) {
 			fputs(pmd_prompt(p), stderr);
 			fflush(stderr);

@@ -159,6 +159,27 @@ unit_desc(struct pmd *p, uint32_t u, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * "'prog': " when unit u has its addresses from an image (EXE), so that a
+ * problem of the image's (overlapping functions in corrupt DWARF) names
+ * it; else "".
+ */
+static const char *
+image_of(struct pmd *p, uint32_t u, char *buf, size_t len)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	const char *path;
+
+	buf[0] = '\0';
+	if (unit->module == PME_NONE || unit->module >= p->modules.n ||
+	    (unit->flags & PME_UNIT_EXPLICIT))
+		return buf;
+	path = PME_VEC_AT(&p->modules, struct pmd_module, unit->module).path;
+	if (path[0] != '\0')
+		snprintf(buf, len, "'%s': ", path);
+	return buf;
+}
+
 /* The spans of the draft, sorted; bucket fields are draft indexes. */
 static struct pmd_span *
 draft_spans(struct pmd *p, const struct draft *d, size_t *n)
@@ -199,7 +220,7 @@ static int
 check_group(struct pmd *p, const struct draft *d, const struct pmd_span *s,
     size_t n)
 {
-	char a[256], b[256];
+	char a[256], b[256], f[4096 + 8];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -221,8 +242,10 @@ check_group(struct pmd *p, const struct draft *d, const struct pmd_span *s,
 		}
 		if (i > 0 && s[i].module == s[i - 1].module &&
 		    s[i].start < s[i - 1].end) {
-			pmd_error(p, "buckets overlap: %s at %" PRIX64 " - %"
+			pmd_error(p, "%sbuckets overlap: %s at %" PRIX64 " - %"
 			    PRIX64 " and %s at %" PRIX64 " - %" PRIX64,
+			    image_of(p, draft_unit(d, s[i].bucket), f,
+			    sizeof(f)),
 			    unit_desc(p, draft_unit(d, s[i - 1].bucket), a,
 			    sizeof(a)), s[i - 1].start, s[i - 1].end - 1,
 			    unit_desc(p, draft_unit(d, s[i].bucket), b,
@@ -291,6 +314,22 @@ module_tag(struct pmd *p, uint32_t m, char *buf, size_t len)
 	return buf;
 }
 
+/* Appends "  (alias a, b)" for the unit's other names to buf. */
+static void
+alias_tag(const struct pmd_unit *u, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	uint32_t i;
+
+	for (i = 0; i < u->naliases && n < len; i++) {
+		snprintf(buf + n, len - n, "%s%s", i == 0 ? u->naliases > 1 ?
+		    "  (aliases " : "  (alias " : ", ", u->aliases[i]);
+		n += strlen(buf + n);
+	}
+	if (u->naliases > 0 && n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
 static int
 hexwidth(uint64_t v)
 {
@@ -335,7 +374,7 @@ print_group(struct pmd *p, uint32_t g)
 	size_t nw = 1, i, j;
 	int kw = 1, aw = 1;
 	uint32_t k;
-	char tag[256];
+	char tag[1024];
 
 	for (k = 0; k < p->nkinds; k++)
 		if ((int)strlen(p->kinds[k]) > kw)
@@ -359,6 +398,7 @@ print_group(struct pmd *p, uint32_t g)
 		const struct pmd_unit *u = pmd_unit(p, b->unit);
 
 		module_tag(p, u->module, tag, sizeof(tag));
+		alias_tag(u, tag, sizeof(tag));
 		for (j = 0; j < b->nranges; j++)
 			print_row(p->out, j ? 0 : i - grp->first + 1, kw,
 			    j ? "" : p->kinds[u->kind], (int)nw,
@@ -627,7 +667,7 @@ static int
 write_units(struct pmd *p, struct pme_bucketfile *bf, const uint32_t *order,
     const uint32_t *remap, struct pme_error *err)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	for (i = 0; i < p->units.n; i++) {
 		const struct pmd_unit *u = pmd_unit(p, order[i]);
@@ -646,6 +686,10 @@ write_units(struct pmd *p, struct pme_bucketfile *bf, const uint32_t *order,
 		if (pme_bucketfile_add_unit(bf, &pu, u->r, u->nr, err) ==
 		    PME_NONE)
 			return -1;
+		for (j = 0; j < u->naliases; j++)
+			if (pme_bucketfile_add_alias(bf, i, u->aliases[j],
+			    err) == PME_NONE)
+				return -1;
 	}
 	return 0;
 }

@@ -493,6 +493,24 @@ want_lines(const struct pmd *p, const struct pmd_unit *mod)
 	return (mod->flags & PME_UNIT_LINES) != 0;
 }
 
+/* Copies the routine's aliases to unit u: the image's strings go with it. */
+static int
+set_aliases(struct pmd *p, uint32_t u, const struct pme_symroutine *r)
+{
+	const char **v = NULL;
+	uint32_t i;
+
+	if (r->naliases > 0 && (v = pme_arena_alloc(&p->arena,
+	    r->naliases * sizeof(*v))) == NULL)
+		return -1;
+	for (i = 0; i < r->naliases; i++)
+		if ((v[i] = pme_intern(&p->names, r->aliases[i])) == NULL)
+			return -1;
+	pmd_unit(p, u)->aliases = v;
+	pmd_unit(p, u)->naliases = r->naliases;
+	return 0;
+}
+
 static int
 add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const struct pme_symmod *m, const struct pme_symroutine *rt,
@@ -507,7 +525,8 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
 		if (u == PME_NONE &&
 		    (u = pmd_add_unit(p, r->name, k->routine, mu)) == PME_NONE)
 			return -1;
-		if (set_ranges(p, u, r->ranges, r->nranges) == -1)
+		if (set_ranges(p, u, r->ranges, r->nranges) == -1 ||
+		    set_aliases(p, u, r) == -1)
 			return -1;
 		/* The image's strings go with it: keep a copy. */
 		pmd_unit(p, u)->file = r->file ? pme_intern(&p->names,

@@ -29,8 +29,9 @@ cmp_piece(const void *a, const void *b)
 
 /*
  * The routines to make buckets of, in address order: a routine whose
- * range overlaps one before it (an alias, a symbol inside another) is
- * left out, since buckets of a group may not overlap.
+ * range overlaps one before it (a symbol inside another) is left out,
+ * since buckets of a group may not overlap.  Aliases are not among them:
+ * the symbol reader makes code with several names one routine.
  */
 static uint32_t *
 pick(const struct pme_symroutine *rt, size_t n, size_t *np)
@@ -88,7 +89,7 @@ add_routines(struct pme_bucketfile *bf, const struct pme_symroutine *rt,
 {
 	struct pme_unit u;
 	size_t i;
-	uint32_t ui;
+	uint32_t ui, j;
 
 	for (i = 0; i < n; i++) {
 		const struct pme_symroutine *r = &rt[keep[i]];
@@ -105,6 +106,11 @@ add_routines(struct pme_bucketfile *bf, const struct pme_symroutine *rt,
 		    pme_bucketfile_add_bucket(bf, ui, r->ranges, r->nranges,
 		    err) == PME_NONE)
 			return -1;
+		/* The other names of its code, as pmebuild -x keeps them. */
+		for (j = 0; j < r->naliases; j++)
+			if (pme_bucketfile_add_alias(bf, ui, r->aliases[j],
+			    err) == PME_NONE)
+				return -1;
 	}
 	return 0;
 }

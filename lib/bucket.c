@@ -30,6 +30,11 @@ struct unitstr {
 	uint32_t	 file;		/* string index or PME_NONE */
 };
 
+struct alias {
+	uint32_t	 unit;
+	uint32_t	 name;		/* string index */
+};
+
 struct lookent {
 	uint32_t	 module;
 	uint32_t	 bucket;
@@ -55,6 +60,8 @@ struct pme_bucketfile {
 	size_t		 nindex;
 	char		*c2name;	/* the second count's name, or NULL */
 	struct pme_vec	 counts2;	/* uint64_t per bucket, with c2name */
+	struct pme_vec	 aliases;	/* struct alias, units ascending */
+	struct pme_vec	 aliasname;	/* const char *, beside aliases */
 };
 
 #define KINDS(bf)	((const char **)(bf)->kinds.v)
@@ -168,6 +175,8 @@ pme_bucketfile_new(struct pme_error *err)
 	pme_vec_init(&bf->buckets, sizeof(struct pme_bucket));
 	pme_vec_init(&bf->ranges, sizeof(struct pme_range));
 	pme_vec_init(&bf->counts2, sizeof(uint64_t));
+	pme_vec_init(&bf->aliases, sizeof(struct alias));
+	pme_vec_init(&bf->aliasname, sizeof(const char *));
 	return bf;
 }
 
@@ -191,6 +200,8 @@ pme_bucketfile_close(struct pme_bucketfile *bf)
 	free(bf->index);
 	free(bf->c2name);
 	pme_vec_free(&bf->counts2);
+	pme_vec_free(&bf->aliases);
+	pme_vec_free(&bf->aliasname);
 	pme_arena_free(&bf->arena);
 	free(bf);
 }
@@ -559,6 +570,70 @@ pme_bucketfile_counts2(struct pme_bucketfile *bf, uint64_t **counts)
 	return bf->c2name;
 }
 
+/* ------------------------------------------------------------ aliases */
+
+/* The first alias of a unit at or after unit. */
+static size_t
+alias_first(const struct pme_bucketfile *bf, uint32_t unit)
+{
+	const struct alias *a = bf->aliases.v;
+	size_t lo = 0, hi = bf->aliases.n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (a[mid].unit < unit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t
+pme_bucketfile_add_alias(struct pme_bucketfile *bf, uint32_t unit,
+    const char *name, struct pme_error *err)
+{
+	struct alias *a;
+	const char **v;
+	size_t at, n = bf->aliases.n;
+	uint32_t s;
+
+	if (unit >= bf->units.n)
+		return einval(err, "pme_bucketfile_add_alias: no such unit");
+	if (name == NULL || *name == '\0')
+		return einval(err, "pme_bucketfile_add_alias: no name");
+	if (full(&bf->aliases, "aliases", err))
+		return PME_NONE;
+	if ((s = strtab_add(bf, name)) == PME_NONE ||
+	    pme_vec_reserve(&bf->aliases, n + 1) == -1 ||
+	    pme_vec_reserve(&bf->aliasname, n + 1) == -1)
+		return nomem(err);
+	/* After the unit's others: most callers add in unit order. */
+	at = alias_first(bf, unit + 1);
+	a = bf->aliases.v;
+	v = bf->aliasname.v;
+	memmove(a + at + 1, a + at, (n - at) * sizeof(*a));
+	memmove(v + at + 1, v + at, (n - at) * sizeof(*v));
+	a[at].unit = unit;
+	a[at].name = s;
+	v[at] = STRS(bf)[s];
+	bf->aliases.n = bf->aliasname.n = n + 1;
+	return (uint32_t)(at - alias_first(bf, unit));
+}
+
+size_t
+pme_bucketfile_aliases(const struct pme_bucketfile *bf, uint32_t unit,
+    const char *const **out)
+{
+	size_t lo = alias_first(bf, unit), hi = lo;
+
+	while (hi < bf->aliases.n &&
+	    PME_VEC_AT(&bf->aliases, struct alias, hi).unit == unit)
+		hi++;
+	*out = hi > lo ? (const char **)bf->aliasname.v + lo : NULL;
+	return hi - lo;
+}
+
 /*
  * The ranges the buckets refer to, counted once per bucket: the size of
  * the lookup index.  Buckets that do not overlap refer to each pool entry
@@ -868,6 +943,23 @@ enc_counts2(const struct pme_bucketfile *bf, struct enc *e)
 	return 0;
 }
 
+/* The optional aliases: count, the units' ascending steps, the names. */
+static int
+enc_aliases(const struct pme_bucketfile *bf, struct enc *e)
+{
+	const struct alias *a = bf->aliases.v;
+	size_t i, n = bf->aliases.n;
+
+	if (enc_init(e, n + 1, 0) == -1)
+		return -1;
+	put_uv(e, n);
+	for (i = 0; i < n; i++)
+		put_uv(e, a[i].unit - (i > 0 ? a[i - 1].unit : 0));
+	for (i = 0; i < n; i++)
+		put_uv(e, a[i].name);
+	return 0;
+}
+
 #define T_OPTS	PME_FOURCC('O', 'P', 'T', 'S')
 #define T_STRS	PME_FOURCC('S', 'T', 'R', 'S')
 #define T_KIND	PME_FOURCC('K', 'I', 'N', 'D')
@@ -877,6 +969,7 @@ enc_counts2(const struct pme_bucketfile *bf, struct enc *e)
 #define T_GRPS	PME_FOURCC('G', 'R', 'P', 'S')
 #define T_BCKT	PME_FOURCC('B', 'C', 'K', 'T')
 #define T_CNT2	PME_FOURCC('C', 'N', 'T', '2')
+#define T_ALIA	PME_FOURCC('A', 'L', 'I', 'A')
 
 /* The chunks in the order a file holds them and a reader needs them. */
 static const struct chunkdef {
@@ -893,6 +986,7 @@ static const struct chunkdef {
 	{ T_GRPS, "GRPS", enc_groups },
 	{ T_BCKT, "BCKT", enc_buckets },
 	{ T_CNT2, "CNT2", enc_counts2 },	/* only when set */
+	{ T_ALIA, "ALIA", enc_aliases },	/* only when there are some */
 };
 #define NCHUNKS (sizeof(chunkdefs) / sizeof(chunkdefs[0]))
 
@@ -915,7 +1009,8 @@ pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
 	if ((w = pme_writer_open(path, PME_KIND_BUCKET, 0, err)) == NULL)
 		return -1;
 	for (i = 0; i < NCHUNKS; i++) {
-		if (chunkdefs[i].type == T_CNT2 && bf->c2name == NULL)
+		if ((chunkdefs[i].type == T_CNT2 && bf->c2name == NULL) ||
+		    (chunkdefs[i].type == T_ALIA && bf->aliases.n == 0))
 			continue;
 		if (chunkdefs[i].enc(bf, &e) == -1) {
 			pme_writer_abort(w);
@@ -1574,6 +1669,41 @@ dec_counts2(struct pme_bucketfile *bf, struct dec *d)
 	return dec_end(d);
 }
 
+static int
+dec_aliases(struct pme_bucketfile *bf, struct dec *d)
+{
+	struct alias *a;
+	const char **v;
+	uint64_t unit = 0, step;
+	uint32_t s;
+	size_t n, i;
+
+	if (get_count(d, &bf->aliases, 2, &n) == -1)
+		return -1;
+	if (pme_vec_reserve(&bf->aliasname, n) == -1)
+		return pme_setnomem(d->err);
+	a = bf->aliases.v;
+	v = bf->aliasname.v;
+	for (i = 0; i < n; i++) {
+		step = get_uv(d);
+		if (d->bad)
+			return short_payload(d);
+		if (step >= bf->units.n || (unit += step) >= bf->units.n)
+			return derr(d, "alias %zu: no unit %llu", i,
+			    (unsigned long long)(step >= bf->units.n ? step :
+			    unit));
+		a[i].unit = (uint32_t)unit;
+	}
+	for (i = 0; i < n; i++) {
+		if ((s = get_str(bf, d, "alias", i)) == PME_NONE)
+			return -1;
+		a[i].name = s;
+		v[i] = STRS(bf)[s];
+	}
+	bf->aliases.n = bf->aliasname.n = n;
+	return dec_end(d);
+}
+
 static const struct dectab {
 	uint32_t	 type;
 	const char	*name;
@@ -1589,6 +1719,7 @@ static const struct dectab {
 	{ T_GRPS, "GRPS", dec_groups, 0 },
 	{ T_BCKT, "BCKT", dec_buckets, 0 },
 	{ T_CNT2, "CNT2", dec_counts2, 1 },
+	{ T_ALIA, "ALIA", dec_aliases, 1 },
 };
 #define NDEC (sizeof(dectab) / sizeof(dectab[0]))
 

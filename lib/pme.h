@@ -353,6 +353,22 @@ const char	*pme_bucketfile_counts2(struct pme_bucketfile *bf,
 		    uint64_t **counts);
 
 /*
+ * Other names of a unit.  Code with several names (finitel and __finitel,
+ * a function and its __attribute__((alias)) names) is one unit under the
+ * name perf gives it (pme_symbols.h); pmebuild keeps the others as its
+ * aliases.  pme_bucketfile_add_alias() appends a copy of name (not empty)
+ * to unit's aliases and returns its index among them, or PME_NONE.
+ * pme_bucketfile_aliases() returns how many unit has, in the order they
+ * were added, and points *out at their names (NULL when none), owned by
+ * bf and valid until bf is changed or closed.  Stored in the optional
+ * ALIA chunk (pme(5)); readers that do not know it see no aliases.
+ */
+uint32_t	 pme_bucketfile_add_alias(struct pme_bucketfile *bf,
+		    uint32_t unit, const char *name, struct pme_error *err);
+size_t		 pme_bucketfile_aliases(const struct pme_bucketfile *bf,
+		    uint32_t unit, const char *const **out);
+
+/*
  * The bucket holding addr of load module module (PME_NONE: absolute
  * addresses), or PME_NONE.  The first call builds a sorted index in
  * O(n log n); each lookup is O(log n).

@@ -35,10 +35,22 @@ struct pme_symmod {
 	int		 lines_loaded;	/* 1 if its line table was read */
 };
 
+/*
+ * A routine.  Code that has several names (aliases: __finitel and finitel,
+ * a function and its __attribute__((alias)) names) is one routine, named
+ * as perf names it: of the ELF function symbols at its entry, a non-weak
+ * one before a weak one, a global before a local, fewer leading
+ * underscores, the longer name, the earlier in the symbol table.  Without
+ * a symbol there, the DWARF names of the subprograms that start there are
+ * ranked by underscores and length.  The other names are its aliases.
+ */
+#define PME_MAXALIASES	256	/* aliases kept per routine, at most */
+
 struct pme_symroutine {
-	const char	*name;		/* the ELF symbol at its entry when one
-					   exists (so clones are "f.constprop.0",
-					   as nm prints), else the DWARF name */
+	const char	*name;		/* the preferred ELF symbol at its entry
+					   when one exists (so clones are
+					   "f.constprop.0", as nm prints), else
+					   the preferred DWARF name */
 	uint32_t	 module;
 	const struct pme_range *ranges;	/* sorted; entry range first is NOT
 					   promised; a .cold part is a second
@@ -47,6 +59,11 @@ struct pme_symroutine {
 	uint64_t	 entry;		/* address of its entry point */
 	const char	*file;		/* declaring source file or NULL */
 	uint32_t	 line;		/* declaring line or 0 */
+	const char *const *aliases;	/* its other names, each once: the
+					   other symbols at its entry in the
+					   order above, then DWARF names; NULL
+					   when naliases is 0 */
+	uint32_t	 naliases;
 };
 
 /*
@@ -86,6 +103,13 @@ struct pme_image;
  * the global functions; routines are STT_FUNC symbols, "f.cold" parts joined
  * to "f".  Stripped (only .dynsym): one module named after the image, its
  * exported functions.  pme_image_note() says what is missing.
+ *
+ * The DWARF is read by libdwarf in a child process (fork(2)), which hands
+ * its results back through a pipe: a fault of libdwarf's on corrupt DWARF
+ * is a PME_EFORMAT error ("'prog': corrupt DWARF (.debug_rnglists): the
+ * DWARF reader died of SIGABRT"), not the caller's.  The caller must not
+ * reap that child (waitpid(-1, ...)) meanwhile; with SIGCHLD ignored only
+ * whole results tell success.
  */
 struct pme_image *pme_image_open(const char *path, const char *section,
 		    struct pme_error *err);

@@ -3,8 +3,9 @@
  *
  * libelf reads the file (mapped, shared with libdwarf through
  * dwarf_elf_init_b()), the section headers, the symbol tables and the
- * build-id; libdwarf reads compilation units and subprograms; the line
- * tables are decoded here, from .debug_line (see "lines" below for why).
+ * build-id; libdwarf reads compilation units and subprograms, in a child
+ * process (see "containment" below for why); the line tables are decoded
+ * here, from .debug_line (see "lines" below for why).
  * Without DWARF the symbol table alone gives modules (STT_FILE groups) and
  * routines (STT_FUNC symbols).
  *
@@ -16,6 +17,10 @@
  *    the groups are only known through their functions.
  *  - Symbols of size 0 (assembler labels such as frame_dummy) have no
  *    range and are not routines.
+ *  - Routines of a module that start at one address are one routine, its
+ *    names ranked as pme_symbols.h says (perf's rule), since buckets of
+ *    one group may not overlap; only those of one module are merged, so
+ *    identical code folded across units (ICF) stays two routines.
  *  - Routines of a module are sorted by entry address.  A subprogram is
  *    read at the top level of its unit and inside namespaces; functions
  *    nested in other functions (a GNU C extension) are not visited, which
@@ -31,10 +36,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gelf.h>
@@ -51,7 +60,8 @@ struct fsym {
 	uint64_t	 size;
 	const char	*name;
 	uint32_t	 group;		/* STT_FILE group, PME_NONE: global */
-	uint32_t	 rank;		/* preference among aliases, low first */
+	uint32_t	 index;		/* in its symbol table */
+	unsigned char	 bind;		/* STB_* */
 };
 
 /* A routine range with its routine, for address lookups. */
@@ -95,6 +105,20 @@ struct pme_image {
 	struct sect	 dline, dlinestr, dstr;
 	int		 be;		/* big-endian image */
 	struct pme_error *err;
+	struct watch	*watch;		/* in the DWARF reader's process */
+};
+
+/*
+ * What the DWARF reader is doing, in memory it shares with the process
+ * that started it, so that a reader that dies can be told about: the
+ * section libdwarf was reading and the compilation unit.
+ */
+enum phase { PH_NONE, PH_RNGLISTS, PH_LOCLISTS, PH_INFO, PH_RANGES };
+
+struct watch {
+	volatile int	 phase;		/* enum phase */
+	volatile int	 inunit;	/* unit is set */
+	volatile uint64_t unit;		/* .debug_info offset of the unit */
 };
 
 /* Per compilation unit state while reading its DIEs or lines. */
@@ -116,10 +140,50 @@ static void	 cu_free(struct cu *);
 
 /* ------------------------------------------------------------ errors */
 
+static const char *const phase_sect[] = { NULL, ".debug_rnglists",
+    ".debug_loclists", ".debug_info", ".debug_ranges" };
+
+static void
+set_phase(struct pme_image *img, enum phase ph)
+{
+	if (img->watch != NULL)
+		img->watch->phase = ph;
+}
+
+/* " (.debug_info)" for the section being read, or "". */
+static const char *
+phase_tag(const struct watch *w, char *buf, size_t len)
+{
+	const char *s = w != NULL && w->phase > PH_NONE &&
+	    w->phase <= PH_RANGES ? phase_sect[w->phase] : NULL;
+
+	if (s != NULL)
+		snprintf(buf, len, " (%s)", s);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+/* " in the unit at offset 0x1a0" when one is being read, or "". */
+static const char *
+unit_tag(const struct watch *w, char *buf, size_t len)
+{
+	if (w != NULL && w->inunit)
+		snprintf(buf, len, " in the unit at offset 0x%llx",
+		    (unsigned long long)w->unit);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 static int
 dwerr(struct pme_image *img, Dwarf_Error e, const char *what)
 {
-	pme_seterr(img->err, PME_EFORMAT, "'%s': %s: %s", img->path, what,
+	char sect[64], unit[64];
+
+	pme_seterr(img->err, PME_EFORMAT, "'%s': corrupt DWARF%s: %s%s: %s",
+	    img->path, phase_tag(img->watch, sect, sizeof(sect)), what,
+	    unit_tag(img->watch, unit, sizeof(unit)),
 	    e != NULL ? dwarf_errmsg(e) : "no entry");
 	if (e != NULL)
 		dwarf_dealloc_error(img->dbg, e);
@@ -211,7 +275,8 @@ find_section(struct pme_image *img, const char *name)
 			return elferr(img, "section header");
 		if ((s = elf_strptr(img->elf, shstrndx, sh.sh_name)) == NULL)
 			return elferr(img, "section name");
-		if (strcmp(s, ".debug_info") == 0 && sh.sh_type != SHT_NOBITS)
+		if (strcmp(s, ".debug_info") == 0 && sh.sh_type != SHT_NOBITS &&
+		    sh.sh_size > 0)
 			img->flags |= PME_IMAGE_DWARF;
 		if (sh.sh_type == SHT_SYMTAB)
 			img->flags |= PME_IMAGE_SYMTAB;
@@ -301,14 +366,53 @@ read_kind(struct pme_image *img)
 	return 0;
 }
 
+/* Leading underscores of a name. */
+static size_t
+underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* The names' part of perf's rule below: fewer leading underscores, then
+ * the longer name; 0 when it does not tell. */
+static int
+cmp_names(const char *a, const char *b)
+{
+	size_t ua = underscores(a), ub = underscores(b), la, lb;
+
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	la = strlen(a);
+	lb = strlen(b);
+	return (la < lb) - (la > lb);
+}
+
+/*
+ * Symbols by address and, at one address, the preferred name first, as
+ * perf chooses among aliases (symbols__fixup_duplicate): a non-weak
+ * symbol before a weak one, a global before a local, fewer leading
+ * underscores, the longer name, then the earlier in the symbol table.
+ * So __finitel (global) names the code it shares with finitel (weak).
+ */
 static int
 cmp_fsym(const void *a, const void *b)
 {
 	const struct fsym *x = a, *y = b;
+	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? 1 : -1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? -1 : 1;
+	if ((c = cmp_names(x->name, y->name)) != 0)
+		return c;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 /*
@@ -362,20 +466,20 @@ read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 		f->size = s.st_size;
 		f->name = name;
 		f->group = b == STB_LOCAL ? group : PME_NONE;
-		f->rank = (b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1u : 2u) << 28 |
-		    (uint32_t)(i & 0xfffffff);
+		f->index = (uint32_t)i;
+		f->bind = (unsigned char)b;
 	}
 	if (img->syms.n > 1)
 		qsort(img->syms.v, img->syms.n, sizeof(struct fsym), cmp_fsym);
 	return 1;
 }
 
-/* The symbol at addr, preferring one named like want, else global ones. */
+/* The symbols at addr, the preferred one first; *n of them. */
 static const struct fsym *
-sym_at(const struct pme_image *img, uint64_t addr, const char *want)
+syms_at(const struct pme_image *img, uint64_t addr, size_t *n)
 {
-	const struct fsym *v = img->syms.v, *best;
-	size_t lo = 0, hi = img->syms.n, mid;
+	const struct fsym *v = img->syms.v;
+	size_t lo = 0, hi = img->syms.n, mid, k;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -384,13 +488,10 @@ sym_at(const struct pme_image *img, uint64_t addr, const char *want)
 		else
 			hi = mid;
 	}
-	if (lo == img->syms.n || v[lo].addr != addr)
-		return NULL;
-	best = &v[lo];
-	for (; want != NULL && lo < img->syms.n && v[lo].addr == addr; lo++)
-		if (strcmp(v[lo].name, want) == 0)
-			return &v[lo];
-	return best;
+	for (k = lo; k < img->syms.n && v[k].addr == addr; k++)
+		continue;
+	*n = k - lo;
+	return *n > 0 ? &v[lo] : NULL;
 }
 
 /* ------------------------------------------------------------ modules */
@@ -415,17 +516,136 @@ add_module(struct pme_image *img, const char *name,
 	return m;
 }
 
+/* By entry; at one entry the preferred name first (cmp_fsym's rule for
+ * names), then by name, so that equal inputs give equal results. */
 static int
 cmp_routine(const void *a, const void *b)
 {
 	const struct pme_symroutine *x = a, *y = b;
+	int c;
 
-	return (x->entry > y->entry) - (x->entry < y->entry);
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	if (x->name == y->name)
+		return 0;
+	if ((c = cmp_names(x->name, y->name)) != 0)
+		return c;
+	return strcmp(x->name, y->name);
+}
+
+/* Whether r and s have the same ranges. */
+static int
+same_ranges(const struct pme_symroutine *r, const struct pme_symroutine *s)
+{
+	return r->nranges == s->nranges && (r->nranges == 0 ||
+	    memcmp(r->ranges, s->ranges, r->nranges * sizeof(*r->ranges)) ==
+	    0);
+}
+
+/* Gives r[0] the union of the ranges of r[0..n). */
+static int
+join_ranges(struct pme_image *img, struct pme_symroutine *r, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n && same_ranges(&r[0], &r[i]); i++)
+		continue;
+	if (i == n)
+		return 0;
+	img->scratch.n = 0;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < r[i].nranges; j++)
+			if (scratch_add(img, r[i].ranges[j].start,
+			    r[i].ranges[j].end) == -1)
+				return -1;
+	return scratch_take(img, 1, &r[0].ranges, &r[0].nranges);
+}
+
+/* Whether name is r's own or one of the k aliases in v. */
+static int
+has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
+    const char *name)
+{
+	uint32_t i;
+
+	if (strcmp(r->name, name) == 0)
+		return 1;
+	for (i = 0; i < k; i++)
+		if (strcmp(v[i], name) == 0)
+			return 1;
+	return 0;
 }
 
 /*
- * Ends the module last added: sorts its routines by entry and, when it
- * has no ranges of its own, gives it the union of its routines' ranges.
+ * The aliases of r: the other ELF function symbols at its entry (nm -S
+ * lists them all), then the names of the n routines in other, merged into
+ * r; each name once, at most PME_MAXALIASES of them.
+ */
+static int
+set_aliases(struct pme_image *img, struct pme_symroutine *r,
+    const struct pme_symroutine *other, uint32_t n)
+{
+	const struct fsym *f;
+	const char **v;
+	size_t nf, i, max;
+	uint32_t k = 0;
+
+	r->aliases = NULL;
+	r->naliases = 0;
+	f = syms_at(img, r->entry, &nf);
+	if ((max = nf + n) > PME_MAXALIASES)
+		max = PME_MAXALIASES;
+	if (max == 0 || (nf <= 1 && n == 0))
+		return 0;
+	if ((v = pme_arena_alloc(&img->arena, max * sizeof(*v))) == NULL)
+		return nomem(img);
+	for (i = 0; i < nf && k < max; i++)
+		if (!has_name(r, v, k, f[i].name))
+			v[k++] = f[i].name;
+	for (i = 0; i < n && k < max; i++)
+		if (!has_name(r, v, k, other[i].name))
+			v[k++] = other[i].name;
+	r->aliases = k > 0 ? v : NULL;
+	r->naliases = k;
+	return 0;
+}
+
+/*
+ * Routines of module m that start at one address are one routine, as
+ * perf and nm show them: a DWARF subprogram per name (GNU as writes
+ * __finitel, finitel and __GI___finitel so) would otherwise make buckets
+ * that overlap.  The first by cmp_routine keeps its name and takes the
+ * others' ranges; their names become its aliases.  m's routines are the
+ * last ones.
+ */
+static int
+merge_routines(struct pme_image *img, struct pme_symmod *m)
+{
+	struct pme_symroutine *r;
+	uint32_t i, j, out = 0;
+
+	if (m->nroutines == 0)
+		return 0;
+	r = &PME_VEC_AT(&img->routines, struct pme_symroutine,
+	    m->first_routine);
+	for (i = 0; i < m->nroutines; i = j) {
+		for (j = i + 1; j < m->nroutines && r[j].entry == r[i].entry;
+		    j++)
+			continue;
+		if (join_ranges(img, &r[i], j - i) == -1 ||
+		    set_aliases(img, &r[i], &r[i + 1], j - i - 1) == -1)
+			return -1;
+		r[out++] = r[i];
+	}
+	m->nroutines = out;
+	img->routines.n = (size_t)m->first_routine + out;
+	return 0;
+}
+
+/*
+ * Ends the module last added: sorts its routines by entry, merges those
+ * of one entry, and, when it has no ranges of its own, gives it the union
+ * of its routines' ranges.
  */
 static int
 end_module(struct pme_image *img)
@@ -436,15 +656,16 @@ end_module(struct pme_image *img)
 
 	m = &PME_VEC_AT(&img->mods, struct pme_symmod, img->mods.n - 1);
 	m->nroutines = (uint32_t)img->routines.n - m->first_routine;
-	if (m->nroutines == 0)
-		r = NULL;
-	else
-		r = &PME_VEC_AT(&img->routines, struct pme_symroutine,
-		    m->first_routine);
 	if (m->nroutines > 1)
-		qsort(r, m->nroutines, sizeof(*r), cmp_routine);
+		qsort(&PME_VEC_AT(&img->routines, struct pme_symroutine,
+		    m->first_routine), m->nroutines,
+		    sizeof(struct pme_symroutine), cmp_routine);
+	if (merge_routines(img, m) == -1)
+		return -1;
 	if (m->nranges > 0)
 		return 0;
+	r = m->nroutines == 0 ? NULL : &PME_VEC_AT(&img->routines,
+	    struct pme_symroutine, m->first_routine);
 	img->scratch.n = 0;
 	for (i = 0; i < m->nroutines; i++)
 		for (j = 0; j < r[i].nranges; j++)
@@ -681,6 +902,7 @@ ranges_v4(struct cu *cu, Dwarf_Die die, Dwarf_Attribute a)
 
 	if (dwarf_global_formref(a, &off, &e) != DW_DLV_OK)
 		return dwerr(img, e, "DW_AT_ranges");
+	set_phase(img, PH_RANGES);
 	if (dwarf_get_ranges_b(img->dbg, off, die, &real, &rb, &n, &bytes,
 	    &e) != DW_DLV_OK)
 		return dwerr(img, e, "DW_AT_ranges");
@@ -692,6 +914,7 @@ ranges_v4(struct cu *cu, Dwarf_Die die, Dwarf_Attribute a)
 			    base + rb[i].dwr_addr2);
 	}
 	dwarf_ranges_dealloc(img->dbg, rb, n);
+	set_phase(img, PH_INFO);
 	return rc;
 }
 
@@ -713,6 +936,7 @@ ranges_v5(struct cu *cu, Dwarf_Attribute a, Dwarf_Half form)
 		res = dwarf_global_formref(a, &val, &e);
 	if (res != DW_DLV_OK)
 		return dwerr(img, e, "DW_AT_ranges");
+	set_phase(img, PH_RNGLISTS);
 	if (dwarf_rnglists_get_rle_head(a, form, val, &h, &n, &off, &e) !=
 	    DW_DLV_OK)
 		return dwerr(img, e, "DW_AT_ranges");
@@ -729,6 +953,7 @@ ranges_v5(struct cu *cu, Dwarf_Attribute a, Dwarf_Half form)
 		rc = scratch_add(img, lo, hi);
 	}
 	dwarf_dealloc_rnglists_head(h);
+	set_phase(img, PH_INFO);
 	return rc;
 }
 
@@ -898,6 +1123,7 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 	struct pme_symroutine *r;
 	const struct fsym *f;
 	uint64_t entry = 0;
+	size_t nf;
 	int has;
 
 	sub_attrs(img, die, &si);
@@ -912,7 +1138,7 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 		return nomem(img);
 	r->module = mod;
 	r->entry = entry;
-	f = sym_at(img, entry, si.name);
+	f = syms_at(img, entry, &nf);
 	if (f != NULL)
 		r->name = f->name;
 	else if (si.name != NULL)
@@ -1050,16 +1276,27 @@ read_cu(struct pme_image *img, Dwarf_Die die)
 static int
 read_dwarf(struct pme_image *img)
 {
-	Dwarf_Unsigned hlen, abbrev, typeoff, next;
+	Dwarf_Unsigned hlen, abbrev, typeoff, next = 0;
 	Dwarf_Half ver, asz, lsz, esz, utype, tag;
 	Dwarf_Sig8 sig;
 	Dwarf_Die die;
 	Dwarf_Error e = NULL;
 	int res, rc;
 
+	set_phase(img, PH_INFO);
 	for (;;) {
+		if (img->watch != NULL) {
+			img->watch->unit = next;
+			img->watch->inunit = 1;
+		}
 		res = dwarf_next_cu_header_d(img->dbg, 1, &hlen, &ver, &abbrev,
 		    &asz, &lsz, &esz, &sig, &typeoff, &next, &utype, &e);
+		/* .debug_info has bytes (PME_IMAGE_DWARF): no unit in it at
+		 * all is a unit header libdwarf did not take. */
+		if (res == DW_DLV_NO_ENTRY && img->mods.n == 0 && next == 0)
+			return pme_seterr(img->err, PME_EFORMAT, "'%s': corrupt "
+			    "DWARF (.debug_info): no compilation unit at offset "
+			    "0", img->path);
 		if (res == DW_DLV_NO_ENTRY)
 			return 0;
 		if (res == DW_DLV_ERROR)
@@ -1914,14 +2151,137 @@ debug_sects(struct pme_image *img)
 	return 0;
 }
 
+/* ------------------------------------------------------------ containment */
+
+/*
+ * Debian's libdwarf 20210528 has many memory faults on corrupt input
+ * (fuzzers found hundreds; a double free on a bad .debug_rnglists header
+ * is one): checking what it will trust could only catch the faults known
+ * today.  So every call into libdwarf, the walk over the DIEs, is made in
+ * a child process, which hands the modules and routines it found back
+ * through a pipe.  A child that dies, or ends without its results, is
+ * corrupt DWARF, reported with the section and unit it was reading (in a
+ * shared page); the caller's process is never hurt.  The line tables are
+ * decoded by our own bounded reader, in the caller's process.
+ *
+ * The results are records of little-endian fields (pme_buf); strings are
+ * a u32 length, then the bytes and a NUL:
+ *	'M' name, compdir ("" for none), has_stmt u8, stmt u64,
+ *	    nranges u32, ranges (start u64, end u64)..., nroutines u32
+ *	'R' name, entry u64, file ("" for none), line u32, nranges u32,
+ *	    ranges..., naliases u32, aliases...		(nroutines of them)
+ *	'E' flags u32: the end
+ *	'X' code u32, message: an error, the end
+ */
+
+static void
+put_str(struct pme_buf *b, const char *s)
+{
+	size_t n = s != NULL ? strlen(s) : 0;
+
+	pme_buf_u32(b, (uint32_t)n + 1);
+	pme_buf_bytes(b, n > 0 ? s : "", n + 1);
+}
+
+static void
+put_ranges(struct pme_buf *b, const struct pme_range *r, uint32_t n)
+{
+	uint32_t i;
+
+	pme_buf_u32(b, n);
+	for (i = 0; i < n; i++) {
+		pme_buf_u64(b, r[i].start);
+		pme_buf_u64(b, r[i].end);
+	}
+}
+
+static void
+put_routine(struct pme_buf *b, const struct pme_symroutine *r)
+{
+	uint32_t i;
+
+	pme_buf_u8(b, 'R');
+	put_str(b, r->name);
+	pme_buf_u64(b, r->entry);
+	put_str(b, r->file);
+	pme_buf_u32(b, r->line);
+	put_ranges(b, r->ranges, r->nranges);
+	pme_buf_u32(b, r->naliases);
+	for (i = 0; i < r->naliases; i++)
+		put_str(b, r->aliases[i]);
+}
+
+/* The child's results, or its error, into b. */
+static void
+put_results(struct pme_image *img, int rc, const struct pme_error *err,
+    struct pme_buf *b)
+{
+	const struct pme_symmod *m = img->mods.v;
+	const struct modinfo *info = img->info.v;
+	const struct pme_symroutine *r = img->routines.v;
+	size_t i;
+	uint32_t j;
+
+	if (rc == -1) {
+		pme_buf_u8(b, 'X');
+		pme_buf_u32(b, (uint32_t)err->code);
+		put_str(b, err->msg);
+		return;
+	}
+	for (i = 0; i < img->mods.n; i++) {
+		pme_buf_u8(b, 'M');
+		put_str(b, m[i].name);
+		put_str(b, info[i].compdir);
+		pme_buf_u8(b, (uint8_t)info[i].has_stmt);
+		pme_buf_u64(b, info[i].stmt);
+		put_ranges(b, m[i].ranges, m[i].nranges);
+		pme_buf_u32(b, m[i].nroutines);
+		for (j = 0; j < m[i].nroutines; j++)
+			put_routine(b, &r[m[i].first_routine + j]);
+	}
+	pme_buf_u8(b, 'E');
+	pme_buf_u32(b, img->flags);
+}
+
+/*
+ * libdwarf loads .debug_rnglists and .debug_loclists whole when it first
+ * reads .debug_info, where a fault in them could not be told from one in
+ * .debug_info.  Loading each first through a Dwarf_Debug of its own (a
+ * second load through one leaks the first) names the section.
+ */
 static int
-open_dwarf(struct pme_image *img)
+probe_list(struct pme_image *img, enum phase ph)
+{
+	Dwarf_Debug d;
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned n;
+	int res;
+
+	if (dwarf_elf_init_b(img->elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL,
+	    NULL, &d, &e) != DW_DLV_OK)
+		return 0;		/* the reader's own init says why */
+	set_phase(img, ph);
+	if (ph == PH_RNGLISTS)
+		res = dwarf_load_rnglists(d, &n, &e);
+	else
+		res = dwarf_load_loclists(d, &n, &e);
+	if (res == DW_DLV_ERROR) {
+		pme_seterr(img->err, PME_EFORMAT, "'%s': corrupt DWARF (%s): "
+		    "%s", img->path, phase_sect[ph], dwarf_errmsg(e));
+		dwarf_dealloc_error(d, e);
+	}
+	dwarf_finish(d, &e);
+	set_phase(img, PH_NONE);
+	return res == DW_DLV_ERROR ? -1 : 0;
+}
+
+/* The DWARF reader proper, in the child. */
+static int
+read_dwarf_child(struct pme_image *img)
 {
 	Dwarf_Error e = NULL;
 	int res;
 
-	if (debug_sects(img) == -1)
-		return -1;
 	res = dwarf_elf_init_b(img->elf, DW_DLC_READ, DW_GROUPNUMBER_ANY,
 	    NULL, NULL, &img->dbg, &e);
 	if (res == DW_DLV_NO_ENTRY) {
@@ -1933,7 +2293,330 @@ open_dwarf(struct pme_image *img)
 		img->dbg = NULL;
 		return dwerr(img, e, "DWARF");
 	}
+	if (probe_list(img, PH_RNGLISTS) == -1 ||
+	    probe_list(img, PH_LOCLISTS) == -1)
+		return -1;
 	return read_dwarf(img);
+}
+
+static int
+write_all(int fd, const uint8_t *p, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * The child: no core file, no messages (libdwarf's or the C library's
+ * on a fault), default actions for the faults whatever the caller set;
+ * it ends with _exit(), so that nothing of the caller's (stdio buffers,
+ * atexit handlers) runs twice.
+ */
+static void
+child(struct pme_image *img, int fd, struct watch *w)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+	    SIGABRT };
+	struct rlimit nocore = { 0, 0 };
+	struct pme_error err;
+	Dwarf_Error e = NULL;
+	struct pme_buf b = { 0 };
+	size_t i;
+	int null, rc;
+
+	setrlimit(RLIMIT_CORE, &nocore);
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		signal(faults[i], SIG_DFL);
+	if ((null = open("/dev/null", O_RDWR)) != -1) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+	}
+	memset(&err, 0, sizeof(err));
+	img->err = &err;
+	img->watch = w;
+	rc = read_dwarf_child(img);
+	set_phase(img, PH_NONE);
+	w->inunit = 0;
+	put_results(img, rc, &err, &b);
+	rc = b.failed || write_all(fd, b.p, b.n) == -1;
+	/* The results are on their way: libdwarf is freed while the caller
+	 * reads them, so that memory checkers see no leak here. */
+	close(fd);
+	if (img->dbg != NULL)
+		dwarf_finish(img->dbg, &e);
+	_exit(rc);
+}
+
+/* Everything the child wrote, until it closes the pipe. */
+static int
+read_all(struct pme_image *img, int fd, struct pme_buf *b)
+{
+	uint8_t chunk[65536];
+	ssize_t k;
+
+	for (;;) {
+		if ((k = read(fd, chunk, sizeof(chunk))) == 0)
+			return 0;
+		if (k == -1 && errno == EINTR)
+			continue;
+		if (k == -1)
+			return pme_setsys(img->err, img->path,
+			    "reading the DWARF reader's results");
+		pme_buf_bytes(b, chunk, (size_t)k);
+		if (b->failed)
+			return nomem(img);
+	}
+}
+
+/* A cursor over the results; oom when memory ran out reading them. */
+struct rescur {
+	struct pme_cur	 c;
+	int		 oom;
+};
+
+/* A string of the results, interned; NULL (and bad) when malformed. */
+static const char *
+get_str(struct pme_image *img, struct rescur *rc)
+{
+	uint32_t n = pme_cur_u32(&rc->c);
+	const uint8_t *p = pme_cur_bytes(&rc->c, n);
+	const char *s;
+
+	if (p == NULL || n == 0 || memchr(p, '\0', n) != p + n - 1) {
+		rc->c.bad = 1;
+		return NULL;
+	}
+	if ((s = pme_intern(&img->names, (const char *)p)) == NULL)
+		rc->oom = rc->c.bad = 1;
+	return s;
+}
+
+static void
+get_ranges(struct pme_image *img, struct rescur *rc,
+    const struct pme_range **out, uint32_t *n)
+{
+	struct pme_range *r;
+	uint32_t i, k = pme_cur_u32(&rc->c);
+
+	img->scratch.n = 0;
+	if (!pme_cur_fits(&rc->c, k, 16)) {
+		rc->c.bad = 1;
+		return;
+	}
+	for (i = 0; i < k; i++) {
+		if ((r = pme_vec_push(&img->scratch)) == NULL) {
+			rc->oom = rc->c.bad = 1;
+			return;
+		}
+		r->start = pme_cur_u64(&rc->c);
+		r->end = pme_cur_u64(&rc->c);
+	}
+	if (scratch_take(img, 0, out, n) == -1)
+		rc->oom = rc->c.bad = 1;
+}
+
+static void
+get_routine(struct pme_image *img, struct rescur *rc, uint32_t mod)
+{
+	struct pme_symroutine *r;
+	const char **v = NULL;
+	const char *file;
+	uint32_t i, n;
+
+	if (pme_cur_u8(&rc->c) != 'R') {
+		rc->c.bad = 1;
+		return;
+	}
+	if ((r = pme_vec_push(&img->routines)) == NULL) {
+		rc->oom = rc->c.bad = 1;
+		return;
+	}
+	r->module = mod;
+	r->name = get_str(img, rc);
+	r->entry = pme_cur_u64(&rc->c);
+	file = get_str(img, rc);
+	r->file = file != NULL && *file != '\0' ? file : NULL;
+	r->line = pme_cur_u32(&rc->c);
+	get_ranges(img, rc, &r->ranges, &r->nranges);
+	n = pme_cur_u32(&rc->c);
+	if (rc->c.bad || n > PME_MAXALIASES) {
+		rc->c.bad = 1;
+		return;
+	}
+	if (n > 0 && (v = pme_arena_alloc(&img->arena, n * sizeof(*v))) ==
+	    NULL) {
+		rc->oom = rc->c.bad = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = get_str(img, rc);
+	r->aliases = v;
+	r->naliases = n;
+}
+
+static void
+get_module(struct pme_image *img, struct rescur *rc)
+{
+	struct modinfo info;
+	struct pme_symmod *m;
+	const char *name;
+	uint32_t i, n, mi = (uint32_t)img->mods.n;
+
+	memset(&info, 0, sizeof(info));
+	name = get_str(img, rc);
+	info.compdir = get_str(img, rc);
+	if (info.compdir != NULL && *info.compdir == '\0')
+		info.compdir = NULL;
+	info.has_stmt = pme_cur_u8(&rc->c);
+	info.stmt = pme_cur_u64(&rc->c);
+	if (rc->c.bad)
+		return;
+	if ((m = add_module(img, name, &info)) == NULL) {
+		rc->oom = rc->c.bad = 1;
+		return;
+	}
+	get_ranges(img, rc, &m->ranges, &m->nranges);
+	n = pme_cur_u32(&rc->c);
+	if (!pme_cur_fits(&rc->c, n, 30)) {
+		rc->c.bad = 1;
+		return;
+	}
+	for (i = 0; i < n && !rc->c.bad; i++)
+		get_routine(img, rc, mi);
+	PME_VEC_AT(&img->mods, struct pme_symmod, mi).nroutines = n;
+}
+
+/* The child's results into img: 1 when they are whole, 0 when not, -1
+ * for the child's error or no memory. */
+static int
+get_results(struct pme_image *img, const struct pme_buf *b)
+{
+	struct rescur rc = { { b->p, b->n, 0 }, 0 };
+	const char *msg;
+	uint32_t code;
+
+	while (!rc.c.bad && rc.c.n > 0) {
+		switch (pme_cur_u8(&rc.c)) {
+		case 'M':
+			get_module(img, &rc);
+			break;
+		case 'E':
+			img->flags = pme_cur_u32(&rc.c);
+			return rc.c.bad || rc.c.n > 0 ? 0 : 1;
+		case 'X':
+			code = pme_cur_u32(&rc.c);
+			if ((msg = get_str(img, &rc)) == NULL)
+				break;
+			pme_seterr(img->err, (enum pme_errcode)code, "%s", msg);
+			return -1;
+		default:
+			rc.c.bad = 1;
+			break;
+		}
+	}
+	return rc.oom ? nomem(img) : 0;
+}
+
+static const char *
+signame(int sig, char *buf, size_t len)
+{
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" },
+		{ SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
+		{ SIGABRT, "SIGABRT" }, { SIGKILL, "SIGKILL" },
+		{ SIGPIPE, "SIGPIPE" }, { SIGTERM, "SIGTERM" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+/* The error for a child that did not hand back whole results. */
+static int
+died(struct pme_image *img, const struct watch *w, int status, int waited)
+{
+	char sect[64], unit[64], how[64], sig[32];
+
+	if (waited && WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "died of %s",
+		    signame(WTERMSIG(status), sig, sizeof(sig)));
+	else if (waited && WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		snprintf(how, sizeof(how), "exited with status %d",
+		    WEXITSTATUS(status));
+	else
+		snprintf(how, sizeof(how), "ended without its results");
+	return pme_seterr(img->err, PME_EFORMAT, "'%s': corrupt DWARF%s: "
+	    "the DWARF reader %s%s", img->path, phase_tag(w, sect,
+	    sizeof(sect)), how, unit_tag(w, unit, sizeof(unit)));
+}
+
+/*
+ * Runs the DWARF reader in a child and takes its results.  Its exit
+ * status is only known when the caller leaves SIGCHLD alone; whole
+ * results are then trusted only with status 0 (valgrind or a sanitizer
+ * in the child exits non-zero after a memory error it survived).
+ */
+static int
+open_dwarf(struct pme_image *img)
+{
+	struct watch *w;
+	struct pme_buf b = { 0 };
+	pid_t pid;
+	int fds[2], status = 0, waited, rc;
+
+	if (debug_sects(img) == -1)
+		return -1;
+	w = mmap(NULL, sizeof(*w), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return pme_setsys(img->err, img->path, "mmap");
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		munmap(w, sizeof(*w));
+		return pme_setsys(img->err, img->path, "pipe");
+	}
+	if ((pid = fork()) == -1) {
+		rc = pme_setsys(img->err, img->path, "fork");
+		close(fds[0]);
+		close(fds[1]);
+		munmap(w, sizeof(*w));
+		return rc;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(img, fds[1], w);
+	}
+	close(fds[1]);
+	rc = read_all(img, fds[0], &b);
+	close(fds[0]);
+	if (rc == -1)
+		kill(pid, SIGKILL);
+	while ((waited = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
+		continue;
+	waited = waited == pid;
+	if (rc == 0 && (rc = get_results(img, &b)) == 1 && waited &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		rc = 0;
+	if (rc == 0)
+		rc = died(img, w, status, waited);
+	else if (rc == 1)
+		rc = 0;
+	pme_buf_free(&b);
+	munmap(w, sizeof(*w));
+	return rc;
 }
 
 /*
@@ -2019,12 +2702,8 @@ pme_image_open(const char *path, const char *section, struct pme_error *err)
 void
 pme_image_close(struct pme_image *img)
 {
-	Dwarf_Error e = NULL;
-
 	if (img == NULL)
 		return;
-	if (img->dbg != NULL)
-		dwarf_finish(img->dbg, &e);
 	if (img->elf != NULL)
 		elf_end(img->elf);
 	if (img->fd != -1)

@@ -10,7 +10,7 @@
  *		group kind name start end module
  *	(addresses lowercase hexadecimal, end exclusive; module is the load
  *	module's file name, "-" for absolute addresses), then one line per
- *	unit: "unit kind name parent nranges".
+ *	unit: "unit kind name parent nranges [alias...]".
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,11 +38,11 @@ dump(const char *path)
 	const struct pme_unit *units;
 	const struct pme_group *groups;
 	const struct pme_range *ranges;
-	const char *const *kinds;
+	const char *const *kinds, *const *aliases;
 	struct pme_bucket *b;
 	struct pme_bucketfile *bf;
 	struct pme_error err;
-	size_t ng, nu, g, i, j;
+	size_t ng, nu, na, g, i, j;
 
 	if ((bf = pme_bucketfile_open(path, &err)) == NULL) {
 		fprintf(stderr, "t_pmebuild: %s\n", pme_strerror(&err));
@@ -69,10 +69,15 @@ dump(const char *path)
 				    mods[u->module].path[0] ? base(
 				    mods[u->module].path) : "(main)");
 		}
-	for (i = 0; i < nu; i++)
-		printf("unit %s %s %s %u\n", kinds[units[i].kind],
+	for (i = 0; i < nu; i++) {
+		printf("unit %s %s %s %u", kinds[units[i].kind],
 		    units[i].name, units[i].parent == PME_NONE ? "-" :
 		    units[units[i].parent].name, units[i].nranges);
+		na = pme_bucketfile_aliases(bf, (uint32_t)i, &aliases);
+		for (j = 0; j < na; j++)
+			printf(" %s", aliases[j]);
+		putchar('\n');
+	}
 	pme_bucketfile_close(bf);
 	return 0;
 }

@@ -18,11 +18,15 @@
  * Addresses are lowercase hexadecimal without 0x.  Exit status: 0 pass,
  * 77 skipped (reason on stdout), 1 fail (diagnostics on stderr).
  */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pme_symbols.h"
@@ -588,6 +592,125 @@ test_corrupt(void)
 	free(orig);
 }
 
+/* Open file descriptors of this process. */
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * The probe's input, on which libdwarf frees memory twice: an error naming
+ * the file and .debug_rnglists, nothing printed (stderr is a file here),
+ * no descriptor or child left behind, many times over; with SIGCHLD
+ * ignored (no exit status to read) too, and a good image still opens then.
+ */
+static void
+test_contained(void)
+{
+	struct pme_image *img;
+	struct pme_error err;
+	char bad[1024], said[1024];
+	const char *good;
+	size_t len;
+	uint8_t *text;
+	int fds, saved, i;
+	FILE *fp;
+
+	snprintf(bad, sizeof(bad), "%s/tests/fixtures/corrupt/"
+	    "rnglists_doublefree", top);
+	snprintf(said, sizeof(said), "%s/stderr", tmpdir);
+	fflush(stderr);
+	saved = dup(2);
+	/* freopen() closes 2 first: the file gets 2, which dup2() puts
+	 * back afterwards under the same FILE. */
+	if ((fp = freopen(said, "w", stderr)) == NULL || fileno(fp) != 2) {
+		fail("cannot redirect stderr");
+		return;
+	}
+	fds = count_fds();
+	for (i = 0; i < 20; i++) {
+		memset(&err, 0, sizeof(err));
+		if ((img = pme_image_open(bad, NULL, &err)) != NULL) {
+			pme_image_close(img);
+			break;
+		}
+		if (err.code != PME_EFORMAT || strstr(err.msg, bad) == NULL ||
+		    strstr(err.msg, "corrupt DWARF (.debug_rnglists): the DWARF "
+		    "reader ") == NULL)
+			break;
+	}
+	CHECK(count_fds() == fds);
+	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
+	good = build_multi("contained", "-g -O2");
+	signal(SIGCHLD, SIG_IGN);
+	memset(&err, 0, sizeof(err));
+	CHECK(pme_image_open(bad, NULL, &err) == NULL &&
+	    strstr(err.msg, "corrupt DWARF (.debug_rnglists)") != NULL);
+	img = good != NULL ? pme_image_open(good, NULL, &err) : NULL;
+	CHECK(img != NULL && find_routine(img, "hot_loop") != NULL);
+	pme_image_close(img);
+	signal(SIGCHLD, SIG_DFL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	if (i < 20)
+		fail("rnglists_doublefree, run %d: not refused as corrupt "
+		    ".debug_rnglists: '%s'", i, err.msg);
+	text = readfile(said, &len);
+	if (len > 0)
+		fail("the library printed: %s", (char *)text);
+	free(text);
+}
+
+/*
+ * Code with several names: one routine, named by perf's rule, the other
+ * names its aliases, with DWARF and without.
+ */
+static void
+test_aliases(void)
+{
+	static const char *want[][2] = { { "__mysqrt", "mysqrt" },
+	    { "helper_api", "helper" }, { "spin", "__spin" },
+	    { "sum_all", "sum" } };
+	static const char *flags[] = { "-g -O2", "-O2" };
+	const struct pme_symroutine *r;
+	struct pme_image *img;
+	char bin[1024];
+	size_t f, i;
+
+	for (f = 0; f < 2; f++) {
+		snprintf(bin, sizeof(bin), "%s/alias%zu", tmpdir, f);
+		if (run("cd '%s' && gcc %s -o '%s' tests/fixtures/alias/"
+		    "alias.c", top, flags[f], bin) != 0) {
+			fail("cannot build the alias fixture");
+			return;
+		}
+		img = open_or_die(bin, NULL);
+		check_invariants(img);
+		for (i = 0; i < 4; i++) {
+			r = find_routine(img, want[i][0]);
+			if (r == NULL || r->naliases != 1 ||
+			    strcmp(r->aliases[0], want[i][1]) != 0)
+				fail("%s: routine %s: %s", flags[f], want[i][0],
+				    r == NULL ? "missing" : r->naliases != 1 ?
+				    "not one alias" : r->aliases[0]);
+			CHECK(find_routine(img, want[i][1]) == NULL);
+		}
+		CHECK((r = find_routine(img, "main")) != NULL &&
+		    r->naliases == 0 && r->aliases == NULL);
+		pme_image_close(img);
+	}
+}
+
 static int
 selftest(void)
 {
@@ -608,6 +731,8 @@ selftest(void)
 	test_errors();
 	test_truncated();
 	test_corrupt();
+	test_contained();
+	test_aliases();
 	if (failures > 0)
 		fprintf(stderr, "t_symbols: %d failures\n", failures);
 	return failures > 0;
