@@ -1678,7 +1678,7 @@ dec_aliases(struct pme_bucketfile *bf, struct dec *d)
 	uint32_t s;
 	size_t n, i;
 
-	if (get_count(d, &bf->aliases, 2, &n) == -1)
+	if (get_count(d, &bf->aliases, 2, 2 * VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->aliasname, n) == -1)
 		return pme_setnomem(d->err);

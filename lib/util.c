@@ -508,6 +508,16 @@ pme_cur_str(struct pme_cur *c, struct pme_arena *a)
 	return s;
 }
 
+int
+pme_cur_fits(const struct pme_cur *c, uint64_t count, size_t minsize)
+{
+	if (c->bad)
+		return 0;
+	if (minsize == 0)
+		return count <= c->n + 1;
+	return count <= c->n / minsize;
+}
+
 /* ------------------------------------------------------- atomic output */
 
 /*

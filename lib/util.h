@@ -163,6 +163,9 @@ const uint8_t	*pme_cur_bytes(struct pme_cur *c, size_t n);
 /* A u32-length string; returns an arena copy, NUL-terminated, or NULL
  * (and bad) when short or when it holds a NUL byte. */
 const char	*pme_cur_str(struct pme_cur *c, struct pme_arena *a);
+/* 1 if count elements of at least minsize bytes each could still follow. */
+int		 pme_cur_fits(const struct pme_cur *c, uint64_t count,
+		    size_t minsize);
 
 static inline void
 pme_le32(uint8_t *p, uint32_t v)

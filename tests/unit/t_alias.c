@@ -143,7 +143,9 @@ rewrite(const char *src, const char *dst, const uint8_t *alia, size_t len,
 	}
 	while (rc == 0 && pme_reader_next(r, &c, &err) == 1) {
 		if (c.type != T_ALIA)
-			rc = pme_writer_chunk(w, c.type, c.data, c.len, 0, &err);
+			rc = pme_reader_payload(r, &c, PME_CHUNK_MAX, &err) != 1 ?
+			    -1 : pme_writer_chunk(w, c.type, c.data, c.len, 0,
+			    &err);
 		else
 			for (k = 0; alia != NULL && k < 1 + twice && rc == 0;
 			    k++)
