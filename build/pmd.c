@@ -891,17 +891,19 @@ pmd_statement(struct pmd *p, const char *line)
 /* ------------------------------------------------------------- fuzzing */
 
 int
-pmd_fuzz_one(const unsigned char *data, size_t size)
+pmd_fuzz_one(const unsigned char *data, size_t size, size_t *nbuckets)
 {
 	struct pmd p;
 	FILE *null;
 	char *text, *line, *nl;
+	int errors;
 
+	*nbuckets = 0;
 	if ((null = fopen("/dev/null", "w")) == NULL)
-		return 0;
+		return -1;
 	if ((text = malloc(size + 1)) == NULL) {
 		fclose(null);
-		return 0;
+		return -1;
 	}
 	memcpy(text, data, size);
 	text[size] = '\0';
@@ -917,8 +919,10 @@ pmd_fuzz_one(const unsigned char *data, size_t size)
 		pmd_statement(&p, line);
 	}
 	pmd_derive(&p);
+	errors = (int)p.errors;
+	*nbuckets = p.buckets.n;
 	pmd_free(&p);
 	free(text);
 	fclose(null);
-	return 0;
+	return errors;
 }

@@ -162,7 +162,12 @@ int	 pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u,
 void	 pmd_clear(struct pmd *p);
 int	 pmd_write(struct pmd *p, const char *path, struct pme_error *err);
 
-/* For the libFuzzer target: parses text in memory, writes nothing. */
-int	 pmd_fuzz_one(const unsigned char *data, size_t size);
+/*
+ * For the libFuzzer target: parses text in memory as a .PMD (EXE and MAP
+ * refused: no file is read), writes nothing.  Returns the statements in
+ * error, and the buckets made in *nbuckets; -1 when memory ran out.
+ */
+int	 pmd_fuzz_one(const unsigned char *data, size_t size,
+	    size_t *nbuckets);
 
 #endif /* PMD_H */

@@ -12,6 +12,8 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	(void)pmd_fuzz_one(data, size);
+	size_t nbuckets;
+
+	(void)pmd_fuzz_one(data, size, &nbuckets);
 	return 0;
 }

@@ -299,14 +299,27 @@ test_options(void)
 	fclose(null);
 }
 
+/* The fuzz target's entry parses as pmebuild does, reads no file, and
+ * says how many statements failed and how many buckets were made. */
 static void
 test_fuzz_entry(void)
 {
-	static const char text[] = "DEFINE UNITS: A\nA X, 1-2\n"
+	static const char good[] = "DEFINE UNITS: A\nA X, 10-1F, 8\n"
+	    "DEFINE SAMPLING\nA X\nEND\n";
+	static const char exe[] = "DEFINE UNITS: A\nA X, 1-2\n"
 	    "DEFINE ADDRESSES: EXE \"/etc/passwd\"\nDEFINE SAMPLING\nA X\n";
+	static const char bad[] = "DEFINE UNITS: A\nB Y\nA X, 1-2\n"
+	    "DEFINE SAMPLING\nA Z\nA X\n";
+	size_t n;
 
-	CHECK(pmd_fuzz_one((const unsigned char *)text, sizeof(text) - 1) ==
-	    0);
+	CHECK(pmd_fuzz_one((const unsigned char *)good, sizeof(good) - 1,
+	    &n) == 0 && n == 2);
+	/* EXE is refused: no file is read, the rest is parsed. */
+	CHECK(pmd_fuzz_one((const unsigned char *)exe, sizeof(exe) - 1,
+	    &n) == 1 && n == 1);
+	/* an unknown kind and an undeclared unit */
+	CHECK(pmd_fuzz_one((const unsigned char *)bad, sizeof(bad) - 1,
+	    &n) == 2 && n == 1);
 }
 
 int
