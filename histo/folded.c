@@ -148,14 +148,6 @@ stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
 	return 0;
 }
 
-static const char *
-base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 /* Appends frame id's name to fp: a unit's name, or a module's or
  * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are);
  * -1 when out of memory. */
@@ -173,13 +165,13 @@ put_name(FILE *fp, uint64_t id, const struct tally *t,
 		name = units[i].name;
 		break;
 	case FRAME_MODULE:
-		name = base_name(mods[i].path);
+		name = pme_base_name(mods[i].path);
 		break;
 	case FRAME_FOREIGN:
-		name = base_name(t->foreign[i].path);
+		name = pme_base_name(t->foreign[i].path);
 		break;
 	case FRAME_NAME:
-		name = base_name(names[i]);
+		name = pme_base_name(names[i]);
 		break;
 	}
 	if (name == NULL || name[0] == '\0')

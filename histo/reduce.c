@@ -218,14 +218,6 @@ bind_bucketfile(struct run *r)
 	return 0;
 }
 
-static const char *
-base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 /* The bucket file's module for mapping m, or PME_NONE. */
 static uint32_t
 match_module(const struct run *r, const struct pme_mapping *m)
@@ -255,7 +247,7 @@ match_module(const struct run *r, const struct pme_mapping *m)
 			    (pass == 2 && (mods[i].flags & PME_MODULE_MAIN) &&
 			    (m->flags & PME_MAP_MAIN)) ||
 			    (pass == 3 && m->path && p[0] &&
-			    strcmp(base_name(p), base_name(m->path)) == 0))
+			    strcmp(pme_base_name(p), pme_base_name(m->path)) == 0))
 				return (uint32_t)i;
 		}
 	return PME_NONE;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "histo.h"
+#include "util.h"
 
 /* An outside-bucket share for the summary. */
 struct share {
@@ -30,14 +31,6 @@ static double
 pct(uint64_t n, uint64_t total)
 {
 	return total ? 100.0 * (double)n / (double)total : 0.0;
-}
-
-static const char *
-base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s && s[1] != '\0' ? s + 1 : p;
 }
 
 /* The lowest address of unit u, for unit-relative addresses. */
@@ -151,7 +144,7 @@ outside(struct pme_report *rep, struct pme_bucketfile *bf,
 		known += mods[i].outside;
 		if (mods[i].outside == 0)
 			continue;
-		sh[n].name = mods[i].path[0] ? base_name(mods[i].path) :
+		sh[n].name = mods[i].path[0] ? pme_base_name(mods[i].path) :
 		    "(main program)";
 		sh[n++].count = mods[i].outside;
 	}
@@ -159,7 +152,7 @@ outside(struct pme_report *rep, struct pme_bucketfile *bf,
 		known += t->foreign[i].count;
 		if (t->foreign[i].count == 0)
 			continue;
-		sh[n].name = base_name(t->foreign[i].path);
+		sh[n].name = pme_base_name(t->foreign[i].path);
 		sh[n++].count = t->foreign[i].count;
 	}
 	if (total > known) {

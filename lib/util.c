@@ -265,6 +265,14 @@ pme_with_ext(const char *name, const char *ext)
 	return s;
 }
 
+const char *
+pme_base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s != NULL && s[1] != '\0' ? s + 1 : p;
+}
+
 static int
 cmp_range(const void *a, const void *b)
 {

@@ -78,6 +78,13 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
 char		*pme_with_ext(const char *name, const char *ext);
 
 /*
+ * The last component of path p: what follows its last '/', or p itself
+ * when there is none or nothing follows it ("dir/" stays "dir/").  Points
+ * into p.
+ */
+const char	*pme_base_name(const char *p);
+
+/*
  * Atomic output files.  A file is written whole under a temporary name
  * beside its own, "dir/.base.XXXXXX" (hidden from a glob in the
  * directory), then renamed over its name: a reader sees the old file or
