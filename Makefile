@@ -30,8 +30,11 @@ lib/libpme.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-lib/$(SONAME): $(LIB_PICOBJS)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $(LIB_PICOBJS) $(LIBS)
+# Exports only the documented API that lib/libpme.map lists.
+lib/$(SONAME): $(LIB_PICOBJS) lib/libpme.map
+	$(CC) -shared -Wl,-soname,$(SONAME) \
+	    -Wl,--version-script=lib/libpme.map $(LDFLAGS) -o $@ \
+	    $(LIB_PICOBJS) $(LIBS)
 
 lib/libpme.so: lib/$(SONAME)
 	ln -sf $(SONAME) $@

@@ -6,6 +6,20 @@
  * when the caller does not care).  The message names the file and, for
  * format errors, the byte offset: "'run.pme': offset 0x1a0: bad chunk crc".
  * The byte layouts are specified in pme(5).
+ *
+ * Ownership and lifetimes, here and in pme_sample.h, pme_symbols.h and
+ * pme_render.h: a handle (writer, reader, bucket file, fill, image, map,
+ * address map, report) is the caller's to free with its own close, free,
+ * commit or abort function, each of which frees it whether it succeeds
+ * or fails, and accepts NULL where it says so.  Every other pointer
+ * returned points into memory a handle owns, valid as long as the
+ * declaration says (at most until the handle is freed); the caller frees
+ * none of it.  What the caller passes in stays the caller's: what a
+ * function keeps it copies, except the buffer of pme_reader_mem().
+ * Failure is -1, NULL or PME_NONE as each says, with err filled; a
+ * writer whose write failed stays failed (every later call fails, and
+ * the file is put back as it was).  No handle may be used by two threads
+ * at once.  libpme(3) says the same at length.
  */
 #ifndef PME_H
 #define PME_H
@@ -99,12 +113,16 @@ struct pme_writer *pme_writer_open(const char *path, uint32_t kind,
  * Appends a chunk.  With compress set, payloads of 256 bytes or more are
  * stored zlib-compressed when that is smaller.  The chunk reaches the
  * operating system before this returns (no buffering across chunks).
+ * A failed write is sticky: path is put back as it was at once, and
+ * every later call on w fails; w must still be freed (commit, discard or
+ * abort).
  */
 int		 pme_writer_chunk(struct pme_writer *w, uint32_t type,
 		    const void *data, size_t len, int compress,
 		    struct pme_error *err);
 /* Writes END, closes, renames into place (or removes the previous file
- * set aside) and frees w; on failure path is as it was. */
+ * set aside) and frees w.  On failure (this write, or an earlier one of
+ * w's) w is freed too, and path is as it was before the open. */
 int		 pme_writer_commit(struct pme_writer *w, struct pme_error *err);
 /* Frees w and puts path back as it was before the open; NULL ok. */
 void		 pme_writer_discard(struct pme_writer *w);
@@ -284,12 +302,16 @@ struct pme_bucket {
 struct pme_bucketfile;
 
 struct pme_bucketfile *pme_bucketfile_new(struct pme_error *err);
-/* Reads a bucket file; "-" is standard input. */
+/* Reads a bucket file; "-" is standard input.  An empty one from
+ * pme_bucketfile_new().  Each returns a new handle the caller closes, or
+ * NULL with err filled.  pme_bucketfile_mem() reads buf during the call
+ * and keeps nothing of it; name is used in messages. */
 struct pme_bucketfile *pme_bucketfile_open(const char *path,
 		    struct pme_error *err);
 struct pme_bucketfile *pme_bucketfile_mem(const void *buf, size_t len,
 		    const char *name, struct pme_error *err);
-/* Writes atomically (temporary file and rename); "-" is standard output. */
+/* Writes atomically (temporary file and rename); "-" is standard output.
+ * Returns 0, or -1 with path as it was. */
 int		 pme_bucketfile_write(const struct pme_bucketfile *bf,
 		    const char *path, struct pme_error *err);
 void		 pme_bucketfile_close(struct pme_bucketfile *bf); /* NULL ok */

@@ -193,6 +193,8 @@ struct pme_sample_summary {
 int		 pme_samplefile_read(const char *path,
 		    const struct pme_sample_visitor *v, void *arg,
 		    struct pme_sample_summary *sum, struct pme_error *err);
+/* The same over buf, which is read during the call and not kept; name is
+ * used in messages. */
 int		 pme_samplefile_mem(const void *buf, size_t len,
 		    const char *name, const struct pme_sample_visitor *v,
 		    void *arg, struct pme_sample_summary *sum,

@@ -136,6 +136,11 @@ size_t		 pme_image_modules(const struct pme_image *img,
 		    const struct pme_symmod **out);
 size_t		 pme_image_routines(const struct pme_image *img,
 		    const struct pme_symroutine **out);
+/*
+ * The arrays and their strings are owned by img and valid until its close;
+ * the lines array until the next pme_image_load_lines(), which may move it
+ * (take the pointer again after loading).
+ */
 /* All loaded lines, grouped by module as first_line/nlines say. */
 size_t		 pme_image_lines(const struct pme_image *img,
 		    const struct pme_symline **out);
@@ -145,6 +150,7 @@ size_t		 pme_image_lines(const struct pme_image *img,
  * output section psect (NULL: ".text"), in map order, each with the ranges
  * of its input sections there (sorted, merged; zero-sized ones dropped).
  * Routines and lines are not in a map: nroutines and nlines are 0.
+ * The modules array is owned by map, valid until its close.
  */
 struct pme_map;
 struct pme_map	*pme_map_open(const char *path, const char *psect,
