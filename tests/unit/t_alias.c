@@ -22,19 +22,6 @@
 
 #define T_ALIA	PME_FOURCC('A', 'L', 'I', 'A')
 
-static const char *tmpdir;
-
-static char *
-tmp(const char *name)
-{
-	static char buf[4][1024];
-	static int k;
-	char *p = buf[k++ % 4];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
-	return p;
-}
-
 /* Three routine units under a program; aliases on the first and last. */
 static struct pme_bucketfile *
 make(int aliases)
@@ -181,9 +168,9 @@ test_roundtrip(void)
 		fail("aliases before writing: '%s'", got);
 	CHECK(pme_bucketfile_aliases(bf, 0, &v) == 0 && v == NULL);
 	CHECK(pme_bucketfile_aliases(bf, 99, &v) == 0 && v == NULL);
-	CHECK(pme_bucketfile_write(bf, tmp("a.pme"), &err) == 0);
-	CHECK(has_chunk(tmp("a.pme"), T_ALIA) == 1);
-	if ((back = pme_bucketfile_open(tmp("a.pme"), &err)) == NULL) {
+	CHECK(pme_bucketfile_write(bf, tmppath("a.pme"), &err) == 0);
+	CHECK(has_chunk(tmppath("a.pme"), T_ALIA) == 1);
+	if ((back = pme_bucketfile_open(tmppath("a.pme"), &err)) == NULL) {
 		fail("read back: %s", pme_strerror(&err));
 		pme_bucketfile_close(bf);
 		return;
@@ -191,9 +178,9 @@ test_roundtrip(void)
 	aliases_of(back, got, sizeof(got));
 	if (strcmp(got, "1:__GI___finitel,finitel 3:sum,main") != 0)
 		fail("aliases read back: '%s'", got);
-	CHECK(pme_bucketfile_write(back, tmp("b.pme"), &err) == 0);
-	a = readfile(tmp("a.pme"), &la);
-	b = readfile(tmp("b.pme"), &lb);
+	CHECK(pme_bucketfile_write(back, tmppath("b.pme"), &err) == 0);
+	a = readfile(tmppath("a.pme"), &la);
+	b = readfile(tmppath("b.pme"), &lb);
 	CHECK(la == lb && memcmp(a, b, la) == 0);
 	free(a);
 	free(b);
@@ -220,11 +207,11 @@ test_without(void)
 	char got[256];
 
 	bf = make(0);
-	CHECK(bf != NULL && pme_bucketfile_write(bf, tmp("none.pme"), &err)
+	CHECK(bf != NULL && pme_bucketfile_write(bf, tmppath("none.pme"), &err)
 	    == 0);
-	CHECK(has_chunk(tmp("none.pme"), T_ALIA) == 0);
-	CHECK(rewrite(tmp("a.pme"), tmp("skip.pme"), NULL, 0, 0) == 0);
-	if ((back = pme_bucketfile_open(tmp("skip.pme"), &err)) == NULL)
+	CHECK(has_chunk(tmppath("none.pme"), T_ALIA) == 0);
+	CHECK(rewrite(tmppath("a.pme"), tmppath("skip.pme"), NULL, 0, 0) == 0);
+	if ((back = pme_bucketfile_open(tmppath("skip.pme"), &err)) == NULL)
 		fail("without ALIA: %s", pme_strerror(&err));
 	else {
 		aliases_of(back, got, sizeof(got));
@@ -244,10 +231,10 @@ refused(const char *what, const uint8_t *p, size_t len, int twice,
 	struct pme_bucketfile *bf;
 	struct pme_error err;
 
-	if (rewrite(tmp("a.pme"), tmp("forged.pme"), p, len, twice) != 0)
+	if (rewrite(tmppath("a.pme"), tmppath("forged.pme"), p, len, twice) != 0)
 		return;
 	memset(&err, 0, sizeof(err));
-	if ((bf = pme_bucketfile_open(tmp("forged.pme"), &err)) != NULL) {
+	if ((bf = pme_bucketfile_open(tmppath("forged.pme"), &err)) != NULL) {
 		fail("%s: accepted", what);
 		pme_bucketfile_close(bf);
 		return;
@@ -275,9 +262,9 @@ test_forged(void)
 	struct pme_error err;
 	char got[256];
 
-	CHECK(rewrite(tmp("a.pme"), tmp("good.pme"), good, sizeof(good), 0)
+	CHECK(rewrite(tmppath("a.pme"), tmppath("good.pme"), good, sizeof(good), 0)
 	    == 0);
-	if ((bf = pme_bucketfile_open(tmp("good.pme"), &err)) == NULL)
+	if ((bf = pme_bucketfile_open(tmppath("good.pme"), &err)) == NULL)
 		fail("a hand-made ALIA: %s", pme_strerror(&err));
 	else {
 		aliases_of(bf, got, sizeof(got));
@@ -314,11 +301,10 @@ test_args(void)
 int
 main(void)
 {
-	if ((tmpdir = getenv("TMPDIR")) == NULL)
-		tmpdir = "/tmp";
 	test_roundtrip();
 	test_without();
 	test_forged();
 	test_args();
+	testdir_done();
 	return failures > 0;
 }

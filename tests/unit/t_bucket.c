@@ -22,26 +22,6 @@
 #define TEST_NAME "t_bucket"
 #include "check.h"
 
-static char dir[4096];
-
-static char *
-tmppath(const char *name)
-{
-	static char buf[8][4200];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static void
-die(const char *what, const struct pme_error *err)
-{
-	fprintf(stderr, "t_bucket: %s: %s\n", what, pme_strerror(err));
-	exit(1);
-}
-
 /* ------------------------------------------------------------ a file */
 
 static const uint8_t id_main[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5,
@@ -71,7 +51,7 @@ unit(struct pme_bucketfile *bf, const char *name, uint32_t kind,
 	u.range = 999;		/* ignored */
 	u.nranges = 999;	/* ignored */
 	if ((i = pme_bucketfile_add_unit(bf, &u, r, n, &err)) == PME_NONE)
-		die(name, &err);
+		die_pme(name, &err);
 	return i;
 }
 
@@ -84,7 +64,7 @@ bucket(struct pme_bucketfile *bf, uint32_t u, const struct pme_range *r,
 	uint32_t i;
 
 	if ((i = pme_bucketfile_add_bucket(bf, u, r, n, &err)) == PME_NONE)
-		die("bucket", &err);
+		die_pme("bucket", &err);
 	pme_bucketfile_buckets(bf, &b);
 	b[i].count = count;
 }
@@ -95,7 +75,7 @@ group(struct pme_bucketfile *bf, const char *stmt, uint32_t u, uint32_t by)
 	struct pme_error err;
 
 	if (pme_bucketfile_add_group(bf, stmt, u, by, &err) == PME_NONE)
-		die("group", &err);
+		die_pme("group", &err);
 }
 
 static const struct pme_range r_main[] = { { 0x1000, 0x1400 },
@@ -125,7 +105,7 @@ build(void)
 	uint32_t P, M, R, L, prog, mainc, f, g, lib, l1, l2, v;
 
 	if ((bf = pme_bucketfile_new(&err)) == NULL)
-		die("new", &err);
+		die_pme("new", &err);
 	info = pme_bucketfile_info(bf);
 	info->options = PME_OPT_ABSADDR | PME_OPT_LIST | PME_OPT_LINES;
 	info->measure = PME_MEASURE_CLOCK;
@@ -316,18 +296,18 @@ test_roundtrip(void)
 	a = build();
 	check_built(a);
 	if (pme_bucketfile_write(a, p1, &err) == -1)
-		die(p1, &err);
+		die_pme(p1, &err);
 	if ((b = pme_bucketfile_open(p1, &err)) == NULL)
-		die(p1, &err);
+		die_pme(p1, &err);
 	check_built(b);
 	compare(a, b);
 	if (pme_bucketfile_write(b, p2, &err) == -1)
-		die(p2, &err);
+		die_pme(p2, &err);
 	x = readfile(p1, &nx);
 	y = readfile(p2, &ny);
 	CHECK(nx == ny && memcmp(x, y, nx) == 0);
 	if ((c = pme_bucketfile_mem(x, nx, "mem.pme", &err)) == NULL)
-		die("mem", &err);
+		die_pme("mem", &err);
 	compare(a, c);
 	/* Adding to a file read back extends its string table. */
 	CHECK(pme_bucketfile_add_kind(c, "LINE", &err) == 4);
@@ -458,7 +438,7 @@ chunk(uint8_t *p, const char *type, const struct pay *pay)
 	le32(p + 12, (uint32_t)pay->n);
 	if (zip && pay->n > 0) {
 		if (compress(p + 20, &stored, pay->b, pay->n) != Z_OK)
-			die("compress", NULL);
+			die_pme("compress", NULL);
 	} else {
 		memcpy(p + 20, pay->b, pay->n);
 		stored = pay->n;
@@ -871,7 +851,7 @@ test_big(void)
 	uint32_t u;
 
 	if ((longname = malloc(300001)) == NULL)
-		die("malloc", NULL);
+		die_pme("malloc", NULL);
 	for (i = 0; i < 300000; i++)
 		longname[i] = (char)('a' + (i * 7 + i / 26) % 26);
 	longname[300000] = '\0';
@@ -1321,15 +1301,15 @@ bench(long n)
 	}
 	t1 = now();
 	if (pme_bucketfile_write(bf, p, &err) == -1)
-		die(p, &err);
+		die_pme(p, &err);
 	t2 = now();
 	if ((rd = pme_bucketfile_open(p, &err)) == NULL)
-		die(p, &err);
+		die_pme(p, &err);
 	t3 = now();
 	for (i = 0; i < n; i++)
 		if (pme_bucketfile_lookup(rd, 0, 0x401000 + (uint64_t)i * 5) ==
 		    PME_NONE)
-			die("lookup", NULL);
+			die_pme("lookup", NULL);
 	t4 = now();
 	stat(p, &st);
 	pme_bucketfile_buckets(rd, &b);
@@ -1343,28 +1323,13 @@ bench(long n)
 	return 0;
 }
 
-static int
-rm_entry(const char *path, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)f;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 int
 main(int argc, char **argv)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(dir, sizeof(dir), "%s/t_bucket.%ld", t ? t : "/tmp",
-	    (long)getpid());
-	if (mkdir(dir, 0777) == -1) {
-		fprintf(stderr, "t_bucket: %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
+	testdir();
 	if (argc > 1 && strcmp(argv[1], "bench") == 0) {
 		bench(argc > 2 ? atol(argv[2]) : 500000);
-		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+		testdir_done();
 		return 0;
 	}
 	test_roundtrip();
@@ -1384,7 +1349,6 @@ main(int argc, char **argv)
 	test_accumulate();
 	test_accumulate_modules();
 	test_args();
-	if (failures == 0)
-		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	testdir_done();
 	return failures ? 1 : 0;
 }

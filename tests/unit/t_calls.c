@@ -17,26 +17,6 @@
 #define TEST_NAME "t_calls"
 #include "check.h"
 
-static char dir[4096];
-
-static void
-die(const char *what, const struct pme_error *err)
-{
-	fprintf(stderr, "t_calls: %s: %s\n", what, pme_strerror(err));
-	exit(1);
-}
-
-static char *
-tmppath(const char *name)
-{
-	static char buf[4][4200];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
 /* Two routines in one module, a group of three buckets (one in ROUTINE a,
  * two halves of ROUTINE b). */
 static struct pme_bucketfile *
@@ -53,7 +33,7 @@ build(void)
 	uint32_t k, m, p, a, b;
 
 	if ((bf = pme_bucketfile_new(&err)) == NULL)
-		die("new", &err);
+		die_pme("new", &err);
 	k = pme_bucketfile_add_kind(bf, "PROGRAM", &err);
 	pme_bucketfile_add_kind(bf, "ROUTINE", &err);
 	m = pme_bucketfile_add_module(bf, "/bin/x", id, 4, PME_MODULE_MAIN,
@@ -64,7 +44,7 @@ build(void)
 	u.parent = PME_NONE;
 	u.module = m;
 	if ((p = pme_bucketfile_add_unit(bf, &u, NULL, 0, &err)) == PME_NONE)
-		die("unit", &err);
+		die_pme("unit", &err);
 	u.kind = k + 1;
 	u.parent = p;
 	u.name = "a";
@@ -77,7 +57,7 @@ build(void)
 	    pme_bucketfile_add_bucket(bf, a, &ra, 1, &err) == PME_NONE ||
 	    pme_bucketfile_add_bucket(bf, b, &rb1, 1, &err) == PME_NONE ||
 	    pme_bucketfile_add_bucket(bf, b, &rb2, 1, &err) == PME_NONE)
-		die("build", &err);
+		die_pme("build", &err);
 	return bf;
 }
 
@@ -105,12 +85,12 @@ test_roundtrip(void)
 	CHECK(pme_bucketfile_counts2(bf, &c) == NULL && c == NULL);
 	set_counts(bf, 100, 200, 300);
 	if (pme_bucketfile_write(bf, tmppath("plain.pme"), &err) == -1)
-		die("write", &err);
+		die_pme("write", &err);
 	plain = readfile(tmppath("plain.pme"), &nplain);
 	CHECK(memmem(plain, nplain, "CNT2", 4) == NULL);
 
 	if (pme_bucketfile_set_counts2(bf, "calls", &err) == -1)
-		die("set", &err);
+		die_pme("set", &err);
 	name = pme_bucketfile_counts2(bf, &c);
 	CHECK(name != NULL && strcmp(name, "calls") == 0);
 	CHECK(c != NULL && c[0] == 0 && c[1] == 0 && c[2] == 0);
@@ -118,14 +98,14 @@ test_roundtrip(void)
 	c[1] = 0;
 	c[2] = (uint64_t)1 << 60;
 	if (pme_bucketfile_write(bf, tmppath("calls.pme"), &err) == -1)
-		die("write", &err);
+		die_pme("write", &err);
 	with = readfile(tmppath("calls.pme"), &nwith);
 	CHECK(memmem(with, nwith, "CNT2", 4) != NULL);
 	/* The chunks before CNT2 are the same bytes. */
 	CHECK(nwith > nplain && memcmp(plain, with, nplain - 20) == 0);
 
 	if ((rd = pme_bucketfile_open(tmppath("calls.pme"), &err)) == NULL)
-		die("open", &err);
+		die_pme("open", &err);
 	name = pme_bucketfile_counts2(rd, &c2);
 	CHECK(name != NULL && strcmp(name, "calls") == 0);
 	CHECK(c2 != NULL && c2[0] == 7 && c2[1] == 0 &&
@@ -133,7 +113,7 @@ test_roundtrip(void)
 	CHECK(pme_bucketfile_counts2(rd, NULL) == name);
 	/* Written again, the same bytes. */
 	if (pme_bucketfile_write(rd, tmppath("again.pme"), &err) == -1)
-		die("write", &err);
+		die_pme("write", &err);
 	free(plain);
 	plain = readfile(tmppath("again.pme"), &nplain);
 	CHECK(nplain == nwith && memcmp(plain, with, nwith) == 0);
@@ -146,7 +126,7 @@ test_roundtrip(void)
 	CHECK(pme_bucketfile_set_counts2(bf, NULL, &err) == 0);
 	CHECK(pme_bucketfile_counts2(bf, &c) == NULL && c == NULL);
 	if (pme_bucketfile_write(bf, tmppath("removed.pme"), &err) == -1)
-		die("write", &err);
+		die_pme("write", &err);
 	free(with);
 	with = readfile(tmppath("removed.pme"), &nwith);
 	CHECK(memmem(with, nwith, "CNT2", 4) == NULL);
@@ -180,9 +160,9 @@ test_later_bucket(void)
 	pme_bucketfile_counts2(bf, &c);
 	CHECK(c[0] == 5 && c[2] == 5 && c[3] == 0);
 	if (pme_bucketfile_write(bf, tmppath("later.pme"), &err) == -1)
-		die("write", &err);
+		die_pme("write", &err);
 	if ((rd = pme_bucketfile_open(tmppath("later.pme"), &err)) == NULL)
-		die("open", &err);
+		die_pme("open", &err);
 	pme_bucketfile_counts2(rd, &c);
 	CHECK(c != NULL && c[1] == 5 && c[3] == 0);
 	pme_bucketfile_close(rd);
@@ -307,7 +287,7 @@ test_forged(void)
 	uint8_t p[64];
 
 	if (pme_bucketfile_write(bf, tmppath("plain.pme"), &err) == -1)
-		die("write", &err);
+		die_pme("write", &err);
 	plain = readfile(tmppath("plain.pme"), &nplain);
 
 	/* Good: name "calls", counts 1, 2, 128. */
@@ -354,21 +334,11 @@ test_forged(void)
 int
 main(void)
 {
-	const char *t = getenv("TMPDIR");
-	char cmd[4200];
-
-	snprintf(dir, sizeof(dir), "%s/t_calls.XXXXXX", t ? t : "/tmp");
-	if (mkdtemp(dir) == NULL) {
-		perror("t_calls: mkdtemp");
-		return 1;
-	}
 	test_roundtrip();
 	test_later_bucket();
 	test_clear_accumulate();
 	test_forged();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fail("cannot remove %s", dir);
+	testdir_done();
 	if (failures > 0) {
 		fprintf(stderr, "t_calls: %d failures\n", failures);
 		return 1;

@@ -25,19 +25,7 @@
 #define TEST_NAME "t_container"
 #include "check.h"
 
-static char dir[4096];
 static char self[PATH_MAX];
-
-static char *
-tmppath(const char *name)
-{
-	static char buf[8][4200];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
 
 static void
 writefile(const char *path, const void *p, size_t n)
@@ -742,7 +730,7 @@ test_memory(const char *self)
 static int
 count_entries(void)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(testdir());
 	struct dirent *e;
 	int n = 0;
 
@@ -834,7 +822,7 @@ test_atomic(void)
 	w = pme_writer_open(tmppath(""), PME_KIND_SAMPLE, 0, &err);
 	CHECK(w == NULL && err.code == PME_EINVAL);
 	/* A file cannot replace a directory: the error comes at commit. */
-	w = pme_writer_open(dir, PME_KIND_SAMPLE, 0, &err);
+	w = pme_writer_open(testdir(), PME_KIND_SAMPLE, 0, &err);
 	if (w != NULL)
 		CHECK(pme_writer_commit(w, &err) == -1 &&
 		    err.code == PME_EIO);
@@ -1009,18 +997,9 @@ test_args(void)
 	CHECK(strcmp(pme_strerror(NULL), "success") == 0);
 }
 
-static int
-rm_entry(const char *path, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)f;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 int
 main(int argc, char **argv)
 {
-	const char *t = getenv("TMPDIR");
 
 	if (argc == 3 && strcmp(argv[1], "memchild") == 0)
 		return memchild(argv[2]);
@@ -1029,16 +1008,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	snprintf(dir, sizeof(dir), "%s/t_container.%ld", t ? t : "/tmp",
-	    (long)getpid());
-	if (mkdir(dir, 0777) == -1) {
-		fprintf(stderr, "t_container: %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
-	if (chdir(dir) == -1) {
-		fprintf(stderr, "t_container: %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
+	if (chdir(testdir()) == -1)
+		die("%s: %s", testdir(), strerror(errno));
 	test_roundtrip();
 	test_layout();
 	test_truncate();
@@ -1051,7 +1022,6 @@ main(int argc, char **argv)
 	test_direct();
 	test_stdio();
 	test_args();
-	if (failures == 0)
-		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	testdir_done();
 	return failures ? 1 : 0;
 }

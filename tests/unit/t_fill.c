@@ -6,9 +6,6 @@
  * untouched, a file replaced while a fill waits for its lock is the one
  * added to, and an aborted fill releases the lock.
  */
-#define TEST_NAME "t_fill"
-#include "check.h"
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/wait.h>
@@ -16,14 +13,10 @@
 
 #include "pme.h"
 
-static char path[4096];
+#define TEST_NAME "t_fill"
+#include "check.h"
 
-static void
-die(const char *what, const struct pme_error *err)
-{
-	fprintf(stderr, "t_fill: %s: %s\n", what, pme_strerror(err));
-	exit(1);
-}
+static char path[4096];
 
 /* A file of one module, two routines, a bucket each, counts a and b. */
 static struct pme_bucketfile *
@@ -39,11 +32,11 @@ make(unsigned options, uint32_t measure, uint64_t a, uint64_t b,
 	uint32_t k, p, i;
 
 	if ((bf = pme_bucketfile_new(&err)) == NULL)
-		die("new", &err);
+		die_pme("new", &err);
 	k = pme_bucketfile_add_kind(bf, "ROUTINE", &err);
 	if (pme_bucketfile_add_module(bf, "/bin/prog", NULL, 0,
 	    PME_MODULE_MAIN, &err) != 0)
-		die("module", &err);
+		die_pme("module", &err);
 	memset(&u, 0, sizeof(u));
 	u.kind = k;
 	u.parent = PME_NONE;
@@ -56,7 +49,7 @@ make(unsigned options, uint32_t measure, uint64_t a, uint64_t b,
 		u.name = i == 0 ? "f" : i == 1 ? "g" : "h";
 		if (pme_bucketfile_add_bucket(bf, pme_bucketfile_add_unit(bf,
 		    &u, r + i, 1, &err), r + i, 1, &err) == PME_NONE)
-			die("bucket", &err);
+			die_pme("bucket", &err);
 	}
 	pme_bucketfile_buckets(bf, &bk);
 	bk[0].count = a;
@@ -74,7 +67,7 @@ put(struct pme_bucketfile *bf)
 	struct pme_error err;
 
 	if (pme_bucketfile_write(bf, path, &err) == -1)
-		die("write", &err);
+		die_pme("write", &err);
 	pme_bucketfile_close(bf);
 }
 
@@ -87,7 +80,7 @@ run_of(uint32_t measure, uint64_t a, uint64_t b)
 	struct pme_error err;
 
 	if ((bf = pme_bucketfile_open(path, &err)) == NULL)
-		die("open", &err);
+		die_pme("open", &err);
 	pme_bucketfile_clear(bf);
 	pme_bucketfile_buckets(bf, &bk);
 	bk[0].count = a;
@@ -109,7 +102,7 @@ file_is(uint64_t a, uint64_t b, uint64_t runs, uint32_t measure)
 	int ok;
 
 	if ((bf = pme_bucketfile_open(path, &err)) == NULL)
-		die("open", &err);
+		die_pme("open", &err);
 	pme_bucketfile_buckets(bf, &bk);
 	i = pme_bucketfile_info(bf);
 	ok = bk[0].count == a && bk[1].count == b && i->runs == runs &&
@@ -303,16 +296,14 @@ test_replaced(void)
 int
 main(void)
 {
-	const char *dir = getenv("TMPDIR");
-
 	alarm(60);
-	snprintf(path, sizeof(path), "%s/t_fill.pme", dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s", tmppath("t_fill.pme"));
 	test_accum_clear();
 	test_modules();
 	test_counts2();
 	test_refused();
 	test_abort();
 	test_replaced();
-	unlink(path);
+	testdir_done();
 	return failures != 0;
 }

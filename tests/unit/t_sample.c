@@ -65,32 +65,6 @@
 #define TEST_NAME "t_sample"
 #include "check.h"
 
-static const char *tmpdir;
-
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "t_sample: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(1);
-}
-
-static char *
-tmppath(const char *name)
-{
-	static char buf[8][4200];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
-	return buf[i];
-}
-
 static void
 writefile(const char *path, const void *p, size_t n)
 {
@@ -884,14 +858,13 @@ do_bench(uint64_t n)
 	struct pme_sample s;
 	struct pme_error err;
 	struct bsum b = { 0, 0 }, b2 = { 0, 0 };
-	const char *dir = getenv("TMPDIR");
 	char path[4200];
 	uint64_t x = 88172645463325252ull, i, want = 0;
 	double t0, t1, t2, t3, gen;
 	uint8_t *buf;
 	size_t len;
 
-	snprintf(path, sizeof(path), "%s/bench.pms", dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s", tmppath("bench.pms"));
 	/* the generator's own cost, taken off the writer's */
 	t0 = cpu();
 	for (i = 0; i < n; i++) {
@@ -2528,9 +2501,9 @@ test_elf(void)
 
 	if (top == NULL)
 		top = ".";
-	snprintf(pie, sizeof(pie), "%s/pie", tmpdir);
-	snprintf(nopie, sizeof(nopie), "%s/nopie", tmpdir);
-	snprintf(so, sizeof(so), "%s/lib.so", tmpdir);
+	snprintf(pie, sizeof(pie), "%s", tmppath("pie"));
+	snprintf(nopie, sizeof(nopie), "%s", tmppath("nopie"));
+	snprintf(so, sizeof(so), "%s", tmppath("lib.so"));
 	snprintf(cmd, sizeof(cmd), "gcc -O1 -fPIE -pie -Wl,--build-id -o '%s' "
 	    "%s/tests/fixtures/demo/*.c && gcc -O1 -no-pie -fno-PIE "
 	    "-Wl,--build-id=sha1 -o '%s' %s/tests/fixtures/demo/*.c && "
@@ -2567,16 +2540,18 @@ main(int argc, char *argv[])
 		return do_write(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "dump") == 0)
 		return do_dump(argv[2]);
-	if ((argc == 2 || argc == 3) && strcmp(argv[1], "bench") == 0)
-		return do_bench(argc == 3 ? strtoull(argv[2], NULL, 0) :
+	if ((argc == 2 || argc == 3) && strcmp(argv[1], "bench") == 0) {
+		int rc = do_bench(argc == 3 ? strtoull(argv[2], NULL, 0) :
 		    20000000);
+
+		testdir_done();
+		return rc;
+	}
 	if (argc != 1) {
 		fprintf(stderr, "usage: t_sample [write OUT.PMS | dump FILE.PMS "
 		    "| bench [N]]\n");
 		return 2;
 	}
-	if ((tmpdir = getenv("TMPDIR")) == NULL)
-		tmpdir = "/tmp";
 	self = argv[0];
 	test_roundtrip();
 	test_text();
@@ -2599,5 +2574,6 @@ main(int argc, char *argv[])
 		fprintf(stderr, "t_sample: %d failures\n", failures);
 		return 1;
 	}
+	testdir_done();
 	return 0;
 }

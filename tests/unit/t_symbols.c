@@ -716,8 +716,7 @@ selftest(void)
 {
 	if ((top = getenv("PME_TOP")) == NULL)
 		top = ".";
-	if ((tmpdir = getenv("TMPDIR")) == NULL)
-		tmpdir = "/tmp";
+	tmpdir = testdir();
 	if (system("gcc --version >/dev/null 2>&1") != 0) {
 		printf("skipped: gcc is not available to build fixtures\n");
 		return 77;
@@ -735,6 +734,7 @@ selftest(void)
 	test_aliases();
 	if (failures > 0)
 		fprintf(stderr, "t_symbols: %d failures\n", failures);
+	testdir_done();
 	return failures > 0;
 }
 

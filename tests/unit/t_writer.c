@@ -378,21 +378,13 @@ test_special(void)
 int
 main(void)
 {
-	const char *t = getenv("TMPDIR");
-	char dir[4096];
-
-	snprintf(dir, sizeof(dir), "%s/t_writer.%ld", t ? t : "/tmp",
-	    (long)getpid());
-	if (mkdir(dir, 0777) == -1 || chdir(dir) == -1) {
-		fprintf(stderr, "t_writer: %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
+	if (chdir(testdir()) == -1)
+		die("%s: %s", testdir(), strerror(errno));
 	test_live();
 	test_abort();
 	test_full();
 	test_links();
 	test_special();
-	if (failures == 0 && chdir("..") == 0)
-		rmdir(dir);
+	testdir_done();
 	return failures ? 1 : 0;
 }
