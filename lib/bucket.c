@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "varint.h"
 
 #define MAX_BUILDID	1024
 
@@ -661,16 +662,15 @@ struct enc {
 
 /* Each record below takes at most this many varints. */
 #define ENC_MAXFIELDS	12
-#define VARINT_MAX	10
 
 static int
 enc_init(struct enc *e, size_t records, size_t extra)
 {
-	size_t per = ENC_MAXFIELDS * VARINT_MAX;
+	size_t per = ENC_MAXFIELDS * PME_VARINT_MAX;
 
-	if (records > (SIZE_MAX - extra - VARINT_MAX) / per)
+	if (records > (SIZE_MAX - extra - PME_VARINT_MAX) / per)
 		return -1;
-	if ((e->base = malloc(records * per + extra + VARINT_MAX)) == NULL)
+	if ((e->base = malloc(records * per + extra + PME_VARINT_MAX)) == NULL)
 		return -1;
 	e->p = e->base;
 	return 0;
@@ -679,23 +679,14 @@ enc_init(struct enc *e, size_t records, size_t extra)
 static inline void
 put_uv(struct enc *e, uint64_t v)
 {
-	uint8_t *p = e->p;
-
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	e->p = p;
+	e->p = pme_uv_put(e->p, v);
 }
 
 /* A difference modulo 2^64, zigzagged so small negatives stay small. */
 static inline void
 put_sv(struct enc *e, uint64_t now, uint64_t expected)
 {
-	uint64_t d = now - expected;
-
-	put_uv(e, d >> 63 ? ~(d << 1) : d << 1);
+	put_uv(e, pme_zig(now - expected));
 }
 
 /* An optional index: 0 for PME_NONE, else index + 1. */
@@ -1093,26 +1084,20 @@ refill(struct dec *d, size_t want)
 	return have + k;
 }
 
+/* A varint that may run past the window: the window is refilled to hold
+ * the longest there is first, when the payload has it. */
 static uint64_t
 get_uv_slow(struct dec *d)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
+	const uint8_t *q;
+	uint64_t v;
 
-	do {
-		if (d->p == d->end && refill(d, 1) == 0) {
-			d->bad = 1;
-			return 0;
-		}
-		b = *d->p++;
-		if (shift == 63 && b > 1) {
-			d->bad = 1;
-			return 0;
-		}
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
+	refill(d, PME_VARINT_MAX);
+	if ((q = pme_uv_get(d->p, d->end, &v)) == NULL) {
+		d->bad = 1;
+		return 0;
+	}
+	d->p = q;
 	return v;
 }
 
@@ -1128,9 +1113,7 @@ get_uv(struct dec *d)
 static uint64_t
 get_sv(struct dec *d, uint64_t expected)
 {
-	uint64_t z = get_uv(d);
-
-	return expected + (z & 1 ? ~(z >> 1) : z >> 1);
+	return expected + pme_unzig(get_uv(d));
 }
 
 static int
@@ -1311,7 +1294,7 @@ dec_kinds(struct pme_bucketfile *bf, struct dec *d)
 	size_t n, i;
 	uint32_t s;
 
-	if (get_count(d, &bf->kinds, 1, VARINT_MAX, &n) == -1)
+	if (get_count(d, &bf->kinds, 1, PME_VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->kindstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1333,7 +1316,7 @@ dec_mods(struct pme_bucketfile *bf, struct dec *d)
 	uint32_t s;
 	uint8_t *id;
 
-	if (get_count(d, &bf->mods, 4, 4 * VARINT_MAX + MAX_BUILDID, &n) == -1)
+	if (get_count(d, &bf->mods, 4, 4 * PME_VARINT_MAX + MAX_BUILDID, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->modstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1374,7 +1357,7 @@ dec_ranges(struct pme_bucketfile *bf, struct dec *d)
 	uint64_t prev = 0, len;
 	size_t n, i;
 
-	if (get_count(d, &bf->ranges, 2, 2 * VARINT_MAX, &n) == -1)
+	if (get_count(d, &bf->ranges, 2, 2 * PME_VARINT_MAX, &n) == -1)
 		return -1;
 	r = RANGES(bf);
 	for (i = 0; i < n; i++) {
@@ -1516,7 +1499,7 @@ dec_units(struct pme_bucketfile *bf, struct dec *d)
 {
 	size_t n;
 
-	if (get_count(d, &bf->units, 10, 10 * VARINT_MAX, &n) == -1)
+	if (get_count(d, &bf->units, 10, 10 * PME_VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->unitstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1536,7 +1519,7 @@ dec_groups(struct pme_bucketfile *bf, struct dec *d)
 	size_t n, i;
 	uint32_t s;
 
-	if (get_count(d, &bf->groups, 4, 4 * VARINT_MAX, &n) == -1)
+	if (get_count(d, &bf->groups, 4, 4 * PME_VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->groupstr, n) == -1)
 		return pme_setnomem(d->err);
@@ -1611,7 +1594,7 @@ dec_buckets(struct pme_bucketfile *bf, struct dec *d)
 
 	for (i = 0; i < bf->groups.n; i++)
 		want += g[i].count;
-	if (get_count(d, &bf->buckets, 4, 4 * VARINT_MAX, &n) == -1)
+	if (get_count(d, &bf->buckets, 4, 4 * PME_VARINT_MAX, &n) == -1)
 		return -1;
 	if (n != want)
 		return derr(d, "%zu buckets, the groups hold %zu", n, want);
@@ -1657,7 +1640,7 @@ dec_counts2(struct pme_bucketfile *bf, struct dec *d)
 		return derr(d, "the name holds a NUL byte");
 	if (rc == -1)
 		return -1;
-	if (get_count(d, &bf->counts2, 1, VARINT_MAX, &n) == -1)
+	if (get_count(d, &bf->counts2, 1, PME_VARINT_MAX, &n) == -1)
 		return -1;
 	if (n != bf->buckets.n)
 		return derr(d, "%zu counts for %zu buckets", n,
@@ -1678,7 +1661,7 @@ dec_aliases(struct pme_bucketfile *bf, struct dec *d)
 	uint32_t s;
 	size_t n, i;
 
-	if (get_count(d, &bf->aliases, 2, 2 * VARINT_MAX, &n) == -1)
+	if (get_count(d, &bf->aliases, 2, 2 * PME_VARINT_MAX, &n) == -1)
 		return -1;
 	if (pme_vec_reserve(&bf->aliasname, n) == -1)
 		return pme_setnomem(d->err);

@@ -13,6 +13,7 @@
 
 #include "pme_sample.h"
 #include "util.h"
+#include "varint.h"
 
 #define T_SHDR	PME_FOURCC('S', 'H', 'D', 'R')
 #define T_MAPS	PME_FOURCC('M', 'A', 'P', 'S')
@@ -52,41 +53,6 @@ static const uint8_t col_order[NCOL] = { C_TIDX, C_PC, C_TIME, C_WEIGHT,
 /* ------------------------------------------------------------ varints */
 
 static inline uint8_t *
-put_uv(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-static inline uint64_t
-zig(uint64_t d)
-{
-	return d >> 63 ? ~(d << 1) : d << 1;
-}
-
-static inline uint64_t
-unzig(uint64_t v)
-{
-	return (v >> 1) ^ (0 - (v & 1));
-}
-
-static inline size_t
-uv_len(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static inline uint8_t *
 put_u32le(uint8_t *p, uint32_t v)
 {
 	pme_le32(p, v);
@@ -104,46 +70,10 @@ put_u64le(uint8_t *p, uint64_t v)
 static inline uint8_t *
 put_bytes(uint8_t *p, const void *s, size_t n)
 {
-	p = put_uv(p, n);
+	p = pme_uv_put(p, n);
 	if (n > 0)
 		memcpy(p, s, n);
 	return p + n;
-}
-
-/*
- * Reading a varint: one byte inline, longer ones here.  NULL when the
- * bytes end first or the value does not fit in 64 bits.
- */
-static const uint8_t *
-get_uv_long(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned shift;
-	uint8_t b;
-
-	for (shift = 0; shift < 64; shift += 7) {
-		if (p == end)
-			return NULL;
-		b = *p++;
-		if (shift == 63 && b > 1)
-			return NULL;
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = x;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-static inline const uint8_t *
-get_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	if (p < end && *p < 0x80) {
-		*v = *p;
-		return p + 1;
-	}
-	return get_uv_long(p, end, v);
 }
 
 /* ------------------------------------------------------------- writer */
@@ -244,7 +174,7 @@ flush_meta(struct pme_samplewriter *sw, struct pme_error *err)
 		for (j = i; j < sw->metan && sw->meta[j] == tag;
 		    j += META_HLEN + meta_len(sw->meta + j))
 			count++;
-		p = put_uv(sw->out, count);
+		p = pme_uv_put(sw->out, count);
 		for (; i < j; i += META_HLEN + meta_len(sw->meta + i)) {
 			memcpy(p, sw->meta + i + META_HLEN,
 			    meta_len(sw->meta + i));
@@ -265,23 +195,23 @@ flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
 	uint32_t k;
 	int c, i;
 
-	p = put_uv(p, sw->n);
-	p = put_uv(p, sw->ntids);
+	p = pme_uv_put(p, sw->n);
+	p = pme_uv_put(p, sw->ntids);
 	for (k = 0; k < sw->ntids; k++) {
-		p = put_uv(p, sw->tids[k].pid);
-		p = put_uv(p, zig((uint64_t)sw->tids[k].tid -
+		p = pme_uv_put(p, sw->tids[k].pid);
+		p = pme_uv_put(p, pme_zig((uint64_t)sw->tids[k].tid -
 		    sw->tids[k].pid));
 	}
-	p = put_uv(p, sw->step);
-	p = put_uv(p, sw->pcbase);
-	p = put_uv(p, sw->timebase);
+	p = pme_uv_put(p, sw->step);
+	p = pme_uv_put(p, sw->pcbase);
+	p = pme_uv_put(p, sw->timebase);
 	for (c = 0; c < NLAZY; c++)
 		if (sw->lazyvar[c])
 			cols |= 1u << c;
-	p = put_uv(p, cols);
+	p = pme_uv_put(p, cols);
 	for (c = 0; c < NLAZY; c++)
 		if (!sw->lazyvar[c])
-			p = put_uv(p, sw->lazy0[c]);
+			p = pme_uv_put(p, sw->lazy0[c]);
 	for (i = 0; i < NCOL; i++) {
 		c = col_order[i];
 		if (c < NLAZY && !sw->lazyvar[c])
@@ -337,7 +267,7 @@ write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
 		if (h->argv == NULL || h->argv[i] == NULL)
 			return pme_seterr(err, PME_EINVAL,
 			    "pme_samplewriter_open: argv[%zu] is NULL", i);
-		len += uv_len(strlen(h->argv[i])) + strlen(h->argv[i]);
+		len += pme_uv_len(strlen(h->argv[i])) + strlen(h->argv[i]);
 		if (len > SHDR_MAX)
 			break;
 	}
@@ -354,11 +284,11 @@ write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
 	p = put_u64le(p, h->start_mono);
 	p = put_u32le(p, h->pid);
 	p = put_u32le(p, h->flags);
-	p = put_uv(p, h->argc);
+	p = pme_uv_put(p, h->argc);
 	for (i = 0; i < h->argc; i++)
 		p = put_str(p, h->argv[i]);
-	p = h->note == NULL ? put_uv(p, 0) :
-	    put_bytes(put_uv(p, 1), h->note, strlen(h->note));
+	p = h->note == NULL ? pme_uv_put(p, 0) :
+	    put_bytes(pme_uv_put(p, 1), h->note, strlen(h->note));
 	rc = put_chunk(sw, T_SHDR, buf, (size_t)(p - buf), 1, err);
 	free(buf);
 	return rc;
@@ -457,13 +387,13 @@ pme_samplewriter_mapping(struct pme_samplewriter *sw,
 	if ((plen = strlen_or0(m->path)) > STR_MAX || m->buildid_len > ID_MAX)
 		return pme_seterr(err, PME_ELIMIT, "'%s': mapping path or "
 		    "build-id too long", sw->path);
-	p = put_uv(rec, m->pid);
-	p = put_uv(p, m->flags);
-	p = put_uv(p, m->time);
-	p = put_uv(p, m->start);
-	p = put_uv(p, m->end - m->start);
-	p = put_uv(p, m->offset);
-	p = put_uv(p, zig(m->vaddr - m->offset));
+	p = pme_uv_put(rec, m->pid);
+	p = pme_uv_put(p, m->flags);
+	p = pme_uv_put(p, m->time);
+	p = pme_uv_put(p, m->start);
+	p = pme_uv_put(p, m->end - m->start);
+	p = pme_uv_put(p, m->offset);
+	p = pme_uv_put(p, pme_zig(m->vaddr - m->offset));
 	p = put_bytes(p, m->path, plen);
 	p = put_bytes(p, m->buildid, m->buildid_len);
 	if (room(sw, META_HLEN + (size_t)(p - rec), err) == -1)
@@ -492,13 +422,13 @@ pme_samplewriter_thread(struct pme_samplewriter *sw,
 	if (t->kind == PME_THREAD_EXEC && sw->n > 0 &&
 	    pme_samplewriter_flush(sw, err) == -1)
 		return -1;
-	p = put_uv(rec, t->kind);
-	p = put_uv(p, t->pid);
-	p = put_uv(p, t->tid);
-	p = put_uv(p, t->time);
+	p = pme_uv_put(rec, t->kind);
+	p = pme_uv_put(p, t->pid);
+	p = pme_uv_put(p, t->tid);
+	p = pme_uv_put(p, t->time);
 	if (t->kind == PME_THREAD_FORK) {
-		p = put_uv(p, t->ppid);
-		p = put_uv(p, t->ptid);
+		p = pme_uv_put(p, t->ppid);
+		p = pme_uv_put(p, t->ptid);
 	} else if (t->kind == PME_THREAD_COMM || t->kind == PME_THREAD_EXEC)
 		p = put_bytes(p, t->name, nlen);
 	if (room(sw, META_HLEN + (size_t)(p - rec), err) == -1)
@@ -554,7 +484,7 @@ static inline size_t
 col_put(struct pme_samplewriter *sw, int c, uint64_t v)
 {
 	uint8_t *p = sw->col[c] + sw->coln[c];
-	size_t n = (size_t)(put_uv(p, v) - p);
+	size_t n = (size_t)(pme_uv_put(p, v) - p);
 
 	sw->coln[c] += n;
 	return n;
@@ -578,7 +508,7 @@ sample_need(const struct pme_samplewriter *sw, const uint64_t lz[NLAZY],
 		return need;
 	for (c = 0; c < NLAZY; c++)
 		if (!sw->lazyvar[c] && lz[c] != sw->lazy0[c])
-			need += sw->n * uv_len(sw->lazy0[c]);
+			need += sw->n * pme_uv_len(sw->lazy0[c]);
 	return need;
 }
 
@@ -603,8 +533,8 @@ sample_add(struct pme_samplewriter *sw, const struct pme_sample *s,
 		return 1;	/* the caller flushes and tries again */
 	}
 	if (isnew)
-		sw->used += uv_len(s->pid) +
-		    uv_len(zig((uint64_t)s->tid - s->pid));
+		sw->used += pme_uv_len(s->pid) +
+		    pme_uv_len(pme_zig((uint64_t)s->tid - s->pid));
 	if (sw->n == 0) {
 		sw->pcbase = s->pc;
 		sw->timebase = s->time - sw->step;
@@ -625,14 +555,14 @@ sample_add(struct pme_samplewriter *sw, const struct pme_sample *s,
 			added += col_put(sw, c, lz[c]);
 	}
 	t = &sw->tids[k];
-	added += col_put(sw, C_PC, zig(s->pc - t->pc));
-	added += col_put(sw, C_TIME, zig(s->time - (t->time + sw->step)));
+	added += col_put(sw, C_PC, pme_zig(s->pc - t->pc));
+	added += col_put(sw, C_TIME, pme_zig(s->time - (t->time + sw->step)));
 	t->pc = s->pc;
 	t->time = s->time;
 	for (prev = s->pc, i = 0; i < s->nframes; i++) {
 		pred = prev;
 		prev = s->frames[i];
-		added += col_put(sw, C_FRAMES, zig(prev - pred));
+		added += col_put(sw, C_FRAMES, pme_zig(prev - pred));
 	}
 	sw->used += added;
 	sw->n++;
@@ -770,7 +700,7 @@ dc_uv(struct dc *d)
 {
 	uint64_t v;
 
-	if ((d->p = get_uv(d->p, d->end, &v)) == NULL) {
+	if ((d->p = pme_uv_get(d->p, d->end, &v)) == NULL) {
 		d->p = d->end;
 		d->bad = 1;
 		return 0;
@@ -951,7 +881,7 @@ rd_maps(struct rd *rd, struct dc *d)
 		len = dc_uv(d);
 		m.end = m.start + len;
 		m.offset = dc_uv(d);
-		m.vaddr = m.offset + unzig(dc_uv(d));
+		m.vaddr = m.offset + pme_unzig(dc_uv(d));
 		if (d->bad || len == 0 || m.end < m.start)
 			return derr(rd, "bad mapping");
 		m.path = dc_str(d, rd);
@@ -1039,7 +969,7 @@ get_uv10(const uint8_t *p, uint64_t *v)
 	if (end - p >= VARINT_MAX) { \
 		if ((p = get_uv10(p, &(v))) == NULL) \
 			goto bad; \
-	} else if ((p = get_uv(p, end, &(v))) == NULL) \
+	} else if ((p = pme_uv_get(p, end, &(v))) == NULL) \
 		goto bad; \
 } while (0)
 
@@ -1136,13 +1066,13 @@ rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 	if (m->ntids == 1) {	/* one thread: its state in registers */
 		for (COL_START(C_PC), pc = t[0].pc, i = 0; i < n; i++) {
 			GET(v);
-			s[i].pc = pc += unzig(v);
+			s[i].pc = pc += pme_unzig(v);
 		}
 		COL_END(C_PC);
 		t[0].pc = pc;
 		for (COL_START(C_TIME), time = t[0].time, i = 0; i < n; i++) {
 			GET(v);
-			s[i].time = time += step + unzig(v);
+			s[i].time = time += step + pme_unzig(v);
 			s[i].weight = weight;
 			s[i].pid = t[0].pid;
 			s[i].tid = t[0].tid;
@@ -1157,13 +1087,13 @@ rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 		for (COL_START(C_PC), i = 0; i < n; i++) {
 			GET(v);
 			k = s[i].tid;
-			s[i].pc = t[k].pc += unzig(v);
+			s[i].pc = t[k].pc += pme_unzig(v);
 		}
 		COL_END(C_PC);
 		for (COL_START(C_TIME), i = 0; i < n; i++) {
 			GET(v);
 			k = s[i].tid;
-			s[i].time = t[k].time += step + unzig(v);
+			s[i].time = t[k].time += step + pme_unzig(v);
 			s[i].weight = weight;
 			s[i].pid = t[k].pid;
 			s[i].tid = t[k].tid;
@@ -1220,7 +1150,7 @@ rd_frames(struct rd *rd, struct smpl *m, struct pme_sample *s, size_t n,
 		s[i].frames = s[i].nframes > 0 ? rd->fr + j : NULL;
 		for (pc = s[i].pc, k = 0; k < s[i].nframes; k++) {
 			GET(v);
-			rd->fr[j++] = pc += unzig(v);
+			rd->fr[j++] = pc += pme_unzig(v);
 		}
 	}
 	m->col[C_FRAMES] = p;
@@ -1297,7 +1227,7 @@ rd_smpl(struct rd *rd, struct dc *d)
 		return -1;
 	for (k = 0; k < ntids; k++) {
 		rd->t[k].pid = dc_u32v(d);
-		tid = rd->t[k].pid + unzig(dc_uv(d));
+		tid = rd->t[k].pid + pme_unzig(dc_uv(d));
 		if (tid > UINT32_MAX)
 			d->bad = 1;
 		rd->t[k].tid = (uint32_t)tid;
