@@ -37,6 +37,7 @@
 #endif
 
 #include "pmetrace.h"
+#include "rep.h"
 #include "trace.h"
 
 #define PUBLIC		__attribute__((visibility("default")))
@@ -197,25 +198,25 @@ keep_trap_unblocked(ucontext_t *uc, const uint8_t *ip)
 		r[REG_RSI] = (greg_t)clean;
 }
 
+/*
+ * The rep string instruction (rep.h) the thread is at: its address, its
+ * REP_* (0: not at one) and whether its count was not zero on arrival.
+ * Initial-exec: the handler must not be the first to touch its thread's
+ * copy through __tls_get_addr.
+ */
+static __thread struct {
+	uint64_t	 pc;
+	int		 kind, ran;
+} rep_at __attribute__((tls_model("initial-exec")));
+
+/* One instruction executed at pc. */
 static void
-on_trap(int sig, siginfo_t *si, void *ucv)
+count_at(uint64_t pc)
 {
-	ucontext_t *uc = ucv;
 	const struct robj *o;
-	uint64_t pc;
 	uint32_t b;
 	size_t i;
 
-	if (si->si_code != TRAP_TRACE) {
-		forward(sig, si, ucv);
-		return;
-	}
-	if (rt.on != STEPPING) {
-		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
-		return;
-	}
-	pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	keep_trap_unblocked(uc, (const uint8_t *)pc);
 	__atomic_fetch_add(&rt.total, 1, __ATOMIC_RELAXED);
 	i = __atomic_load_n(&rt.last, __ATOMIC_RELAXED);
 	if (i >= rt.nobjs || pc < rt.objs[i].start || pc >= rt.objs[i].end)
@@ -239,6 +240,45 @@ on_trap(int sig, siginfo_t *si, void *ucv)
 		__atomic_fetch_add(&rt.bk[b].count, 1, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_add(&rt.unmapped, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Each step: the instruction at the interrupted address is counted as it
+ * is arrived at; a rep string instruction once per iteration, and once
+ * more, the pass valgrind makes, when the thread leaves it because its
+ * count ran out (rep.h).
+ */
+static void
+on_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *r = uc->uc_mcontext.gregs;
+	uint64_t pc;
+	int kind;
+
+	if (si->si_code != TRAP_TRACE) {
+		forward(sig, si, ucv);
+		return;
+	}
+	if (rt.on != STEPPING) {
+		r[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+		return;
+	}
+	pc = (uint64_t)r[REG_RIP];
+	keep_trap_unblocked(uc, (const uint8_t *)pc);
+	if (rep_at.kind != 0 && pc == rep_at.pc) {
+		count_at(pc);		/* another iteration */
+		return;
+	}
+	if (rep_at.kind != 0 && tr_rep_ran_out(rep_at.kind, rep_at.ran,
+	    (uint64_t)r[REG_RCX], (uint64_t)r[REG_EFL]))
+		count_at(rep_at.pc);
+	kind = tr_rep_decode((const uint8_t *)pc, 15);
+	rep_at.pc = pc;
+	rep_at.kind = kind == REP_NONE ? 0 : kind;
+	rep_at.ran = rep_at.kind != 0 &&
+	    tr_rep_count(kind, (uint64_t)r[REG_RCX]) != 0;
+	count_at(pc);
 }
 
 /* The GNU build-id of a loaded object, from its notes in memory. */

@@ -20,17 +20,11 @@
  *     thread was killed there (exit_group of another thread, a signal).
  *
  * String instructions with a rep prefix are counted as valgrind executes
- * them, so that the engines agree: once per pass, a pass being an
- * iteration or the check that finds the count register zero.  The trap
- * flag stops after every iteration (with the address unchanged until the
- * last), which gives one count per iteration, or one for a count of zero;
- * valgrind makes one pass more when the instruction ends because its
- * count ran out after at least one iteration (not when a repe/repne
- * compare or scan ends on its condition).  So the engine notes the count
- * register when a task arrives at such an instruction and, when it
- * leaves it, adds that pass if the count is zero and the condition would
- * have gone on.  The instruction at an address is decoded once per
- * process (two PTRACE_PEEKTEXT) and remembered.
+ * them, by rep.h's rule (shared with libpmetrace's own stepping): the
+ * engine notes the count register when a task arrives at such an
+ * instruction and, when it leaves it, adds the last pass valgrind makes
+ * if the count ran out.  The instruction at an address is decoded once
+ * per process (two PTRACE_PEEKTEXT) and remembered.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +44,7 @@
 #include <sys/user.h>
 #endif
 
+#include "rep.h"
 #include "trace.h"
 #include "util.h"
 
@@ -89,17 +84,6 @@ struct task {
 					 * its REP_* */
 	int		 repran;	/* its count was not zero on arrival */
 };
-
-/* A string instruction with a rep prefix: how it ends, and its count
- * register. */
-#define REP_ALWAYS	1	/* rep movs, stos, lods, ins, outs */
-#define REP_E		2	/* repe cmps, scas: while ZF is set */
-#define REP_NE		3	/* repne cmps, scas: while ZF is clear */
-#define REP_KIND	3
-#define REP_ECX		4	/* address-size prefix: ecx counts */
-#define REP_NONE	8	/* decoded: not one */
-
-#define ZF		0x40
 
 /* ELF files already read, by path. */
 struct elfcache {
@@ -262,41 +246,6 @@ count(struct stepper *s, struct task *k, uint64_t pc)
 
 /* ---------------------------------------------------------------- rep */
 
-/* The REP_* of the instruction in b[0..n): REP_NONE unless it is a
- * string instruction with a rep prefix. */
-static int
-rep_decode(const uint8_t *b, size_t n)
-{
-	size_t i;
-	int rep = 0, ecx = 0;
-
-	for (i = 0; i < n; i++) {
-		if (b[i] == 0xf2 || b[i] == 0xf3)
-			rep = b[i];
-		else if (b[i] == 0x67)
-			ecx = REP_ECX;
-		else if (b[i] != 0x66 && b[i] != 0xf0 && b[i] != 0x2e &&
-		    b[i] != 0x36 && b[i] != 0x3e && b[i] != 0x26 &&
-		    b[i] != 0x64 && b[i] != 0x65)
-			break;
-	}
-	if (i < n && (b[i] & 0xf0) == 0x40)
-		i++;		/* REX */
-	if (i == n || rep == 0)
-		return REP_NONE;
-	switch (b[i]) {
-	case 0x6c: case 0x6d: case 0x6e: case 0x6f:	/* ins, outs */
-	case 0xa4: case 0xa5:				/* movs */
-	case 0xaa: case 0xab:				/* stos */
-	case 0xac: case 0xad:				/* lods */
-		return REP_ALWAYS | ecx;
-	case 0xa6: case 0xa7:				/* cmps */
-	case 0xae: case 0xaf:				/* scas */
-		return (rep == 0xf3 ? REP_E : REP_NE) | ecx;
-	}
-	return REP_NONE;
-}
-
 static size_t
 insn_slot(const struct insns *in, uint64_t pc)
 {
@@ -359,7 +308,7 @@ rep_kind(struct task *k, uint64_t pc)
 			break;
 		memcpy(b + n, &w, sizeof(w));
 	}
-	kind = rep_decode(b, n);
+	kind = tr_rep_decode(b, n);
 	insn_put(in, pc, kind);
 	return kind;
 }
@@ -373,7 +322,7 @@ rep_count(const struct task *k, int kind, int *ok)
 	errno = 0;
 	v = ptrace(PTRACE_PEEKUSER, k->tid, (void *)RCX_OFFSET, NULL);
 	*ok = !(v == -1 && errno != 0);
-	return kind & REP_ECX ? (uint32_t)v : (uint64_t)v;
+	return tr_rep_count(kind, (uint64_t)v);
 }
 
 /* k arrives at pc: note whether a rep string instruction with a count
@@ -397,14 +346,15 @@ rep_ran_out(const struct task *k)
 
 	if (!k->repran || rep_count(k, k->rep, &ok) != 0 || !ok)
 		return 0;
-	if ((k->rep & REP_KIND) == REP_ALWAYS)
-		return 1;
-	errno = 0;
-	fl = ptrace(PTRACE_PEEKUSER, k->tid, (void *)EFLAGS_OFFSET, NULL);
-	if (fl == -1 && errno != 0)
-		return 0;
-	return (k->rep & REP_KIND) == REP_E ? (fl & ZF) != 0 :
-	    (fl & ZF) == 0;
+	fl = 0;
+	if ((k->rep & REP_KIND) != REP_ALWAYS) {
+		errno = 0;
+		fl = ptrace(PTRACE_PEEKUSER, k->tid, (void *)EFLAGS_OFFSET,
+		    NULL);
+		if (fl == -1 && errno != 0)
+			return 0;
+	}
+	return tr_rep_ran_out(k->rep, 1, 0, (uint64_t)fl);
 }
 
 /* ------------------------------------------------------------ tasks */

@@ -50,6 +50,30 @@ for e in callgrind step; do
 	diff -u want.txt $e.txt >diff.txt ||
 	    fail "$e: rep counts differ from the rule: $(cat diff.txt)"
 done
+# libpmetrace stepping its own region (the whole of main's calls) by the
+# same rule: shared and static.
+if [ "$(uname -m)" = x86_64 ] && [ -f "$top/trace/libpmetrace.so" ]; then
+	$cc -g -O1 -no-pie -fno-pie -DPME_REGION -I"$top/trace" -o rep_rt \
+	    "$fx/rep.c" -L"$top/trace" -lpmetrace -Wl,-rpath,"$top/trace" \
+	    -pthread &&
+	$cc -g -O1 -no-pie -fno-pie -DPME_REGION -I"$top/trace" \
+	    -o rep_rt_static "$fx/rep.c" "$top/trace/libpmetrace.a" -lz \
+	    -pthread ||
+	    { echo "cannot build the libpmetrace fixtures" >&2; exit 1; }
+	for p in rep_rt rep_rt_static; do
+		$pmebuild -q -x ./$p -o rep.pme &&
+		rm -f region.pme &&
+		./$p signal >$p.err 2>&1 ||
+		    fail "$p: exit status $?: $(head -c 300 $p.err)"
+		# the fixture's routines (the static one holds the runtime's)
+		./pmecounts region.pme | awk 'NR == FNR { want[$1] = 1; next }
+		    $1 == "bucket" && ($2 in want) { print $2, $3 }' \
+		    want.txt - | sort >$p.txt
+		diff -u want.txt $p.txt >diff.txt ||
+		    fail "$p: rep counts differ from the rule: $(cat diff.txt)"
+	done
+fi
+
 # The step engine ran sig_stos for long enough to be interrupted.
 alarms=$(./pmecounts step.pme | awk '$2 == "on_alarm" { print $3 }')
 [ "${alarms:-0}" -gt 0 ] ||
