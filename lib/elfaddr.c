@@ -14,41 +14,7 @@
 #include "pme_sample.h"
 #include "util.h"
 
-#define BUILDID_MAX 64
-
-/*
- * The PT_LOAD segment for offset off: one whose file bytes hold it,
- * executable ones first; else the executable one whose page-aligned start
- * is nearest (a mapping starts at a page boundary, which may be below
- * its segment's first byte).  Returns 0, or -1 if there is no PT_LOAD.
- */
-static int
-pick_segment(Elf *e, size_t n, uint64_t off, GElf_Phdr *out)
-{
-	GElf_Phdr ph;
-	uint64_t best = UINT64_MAX, d, end;
-	int rank, bestrank = 4;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (gelf_getphdr(e, (int)i, &ph) == NULL ||
-		    ph.p_type != PT_LOAD)
-			continue;
-		end = ph.p_offset + (ph.p_filesz > 0 ? ph.p_filesz : 1);
-		if (off >= ph.p_offset && off < end)
-			d = 0;
-		else
-			d = off < ph.p_offset ? ph.p_offset - off : off - end + 1;
-		/* Containing and executable; containing; executable; any. */
-		rank = (d == 0 ? 0 : 2) + (ph.p_flags & PF_X ? 0 : 1);
-		if (rank < bestrank || (rank == bestrank && d < best)) {
-			bestrank = rank;
-			best = d;
-			*out = ph;
-		}
-	}
-	return bestrank == 4 ? -1 : 0;
-}
+#define BUILDID_MAX 64	/* sizeof(((struct pme_elf *)0)->buildid) */
 
 /* The build-id in the notes of [data, data + len), or 0 bytes. */
 static uint32_t
@@ -101,15 +67,77 @@ build_id(Elf *e, size_t nph, uint8_t *id)
 }
 
 int
+pme_elf_read(const char *path, struct pme_elf *e, struct pme_error *err)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t nph = 0, i;
+	Elf *elf;
+	int fd;
+
+	memset(e, 0, sizeof(*e));
+	if (path == NULL)
+		return pme_seterr(err, PME_EINVAL, "pme_elf_read: no path");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return pme_setsys(err, path, "cannot open");
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+		close(fd);
+		return 0;	/* not ELF */
+	}
+	if (elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) != NULL) {
+		e->type = eh.e_type;
+		if (elf_getphdrnum(elf, &nph) != 0)
+			nph = 0;
+		for (i = 0; i < nph && e->nload < PME_ELF_MAXLOAD; i++) {
+			if (gelf_getphdr(elf, (int)i, &ph) == NULL ||
+			    ph.p_type != PT_LOAD)
+				continue;
+			e->load[e->nload].offset = ph.p_offset;
+			e->load[e->nload].vaddr = ph.p_vaddr;
+			e->load[e->nload].filesz = ph.p_filesz;
+			e->load[e->nload].memsz = ph.p_memsz;
+			e->load[e->nload].flags = ph.p_flags;
+			e->nload++;
+		}
+		e->idlen = build_id(elf, nph, e->buildid);
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
+uint64_t
+pme_elf_addr(const struct pme_elf *e, uint64_t off)
+{
+	const struct pme_elfload *l, *pick = NULL;
+	uint64_t best = UINT64_MAX, d, end;
+	int rank, bestrank = 4;
+	uint32_t i;
+
+	for (i = 0; i < e->nload; i++) {
+		l = &e->load[i];
+		end = l->offset + (l->filesz > 0 ? l->filesz : 1);
+		if (off >= l->offset && off < end)
+			d = 0;
+		else
+			d = off < l->offset ? l->offset - off : off - end + 1;
+		/* Containing and executable; containing; executable; any. */
+		rank = (d == 0 ? 0 : 2) + (l->flags & PF_X ? 0 : 1);
+		if (rank < bestrank || (rank == bestrank && d < best)) {
+			bestrank = rank;
+			best = d;
+			pick = l;
+		}
+	}
+	return pick != NULL ? off - pick->offset + pick->vaddr : off;
+}
+
+int
 pme_elf_vaddr(const char *path, uint64_t off, uint64_t *vaddr,
     uint8_t *buildid, uint32_t *idlen, struct pme_error *err)
 {
-	GElf_Phdr ph;
-	size_t nph = 0;
-	uint8_t id[BUILDID_MAX];
-	uint32_t n = 0;
-	Elf *e;
-	int fd;
+	struct pme_elf e;
 
 	if (path == NULL || vaddr == NULL)
 		return pme_seterr(err, PME_EINVAL, "pme_elf_vaddr: bad "
@@ -117,24 +145,12 @@ pme_elf_vaddr(const char *path, uint64_t off, uint64_t *vaddr,
 	*vaddr = off;
 	if (idlen != NULL)
 		*idlen = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return pme_setsys(err, path, "cannot open");
-	if (elf_version(EV_CURRENT) == EV_NONE ||
-	    (e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
-		close(fd);
-		return 0;	/* not ELF: offsets are addresses */
+	if (pme_elf_read(path, &e, err) == -1)
+		return -1;
+	*vaddr = pme_elf_addr(&e, off);
+	if (buildid != NULL && idlen != NULL && e.idlen > 0) {
+		memcpy(buildid, e.buildid, e.idlen);
+		*idlen = e.idlen;
 	}
-	if (elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &nph) == 0) {
-		if (pick_segment(e, nph, off, &ph) == 0)
-			*vaddr = off - ph.p_offset + ph.p_vaddr;
-		n = build_id(e, nph, id);
-	} else if (elf_kind(e) == ELF_K_ELF)
-		n = build_id(e, 0, id);
-	if (buildid != NULL && idlen != NULL && n > 0) {
-		memcpy(buildid, id, n);
-		*idlen = n;
-	}
-	elf_end(e);
-	close(fd);
 	return 0;
 }

@@ -234,11 +234,43 @@ size_t		 pme_addrmap_mappings(const struct pme_addrmap *am,
 		    const struct pme_mapping **out);
 
 /*
- * The link-time address of file offset off in the ELF file path, from its
- * PT_LOAD headers (what a recorder stores as pme_mapping.vaddr for a
- * mapping's start, with off its offset), and its GNU build-id.  For a
- * file that is not ELF, *vaddr = off and no build-id.  buildid has room
- * for 64 bytes; *idlen is 0 when there is none.
+ * What a recorder needs of an ELF file, read once: its type (ET_EXEC,
+ * ET_DYN, ...), its GNU build-id and its first PME_ELF_MAXLOAD PT_LOAD
+ * segments.  pme_elf_read() fills *e (all of it, the caller's memory) and
+ * returns 0; a file that is not ELF is of type 0 with no build-id and no
+ * segments, which is not an error.  -1 with err filled, and *e zeroed,
+ * when path cannot be opened.
+ *
+ * pme_elf_addr() is the link-time address of file offset off: by the
+ * segment whose file bytes hold off, an executable one first; else by the
+ * executable one nearest off (a mapping starts at a page boundary, which
+ * may be below its segment's first byte); off itself when there is none.
+ */
+#define PME_ELF_MAXLOAD	16
+
+struct pme_elf {
+	int		 type;		/* e_type, 0 if not ELF */
+	uint8_t		 buildid[64];
+	uint32_t	 idlen;		/* 0: no build-id */
+	uint32_t	 nload;
+	struct pme_elfload {
+		uint64_t offset, vaddr;	/* p_offset, p_vaddr */
+		uint64_t filesz, memsz;
+		uint32_t flags;		/* p_flags: PF_X, PF_W, PF_R */
+	}		 load[PME_ELF_MAXLOAD];
+};
+
+int		 pme_elf_read(const char *path, struct pme_elf *e,
+		    struct pme_error *err);
+uint64_t	 pme_elf_addr(const struct pme_elf *e, uint64_t off);
+
+/*
+ * pme_elf_read() and pme_elf_addr() at once: the link-time address of
+ * file offset off in the ELF file path (what a recorder stores as
+ * pme_mapping.vaddr for a mapping's start, with off its offset), and its
+ * GNU build-id.  For a file that is not ELF, *vaddr = off and no
+ * build-id.  buildid has room for 64 bytes; *idlen is 0 when there is
+ * none.
  */
 int		 pme_elf_vaddr(const char *path, uint64_t off,
 		    uint64_t *vaddr, uint8_t *buildid, uint32_t *idlen,

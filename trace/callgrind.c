@@ -72,6 +72,7 @@
 
 #include <elf.h>
 
+#include "pme_sample.h"
 #include "trace.h"
 #include "util.h"
 
@@ -172,7 +173,7 @@ find_object(const struct cgparse *cp, const char *name, size_t len)
 static size_t
 object(struct cgparse *cp, const char *name, size_t len)
 {
-	struct tr_elf elf;
+	struct pme_elf elf;
 	struct cgobj *o;
 	size_t i;
 
@@ -189,11 +190,10 @@ object(struct cgparse *cp, const char *name, size_t len)
 	memset(o, 0, sizeof(*o));
 	if ((o->name = strndup(name, len)) == NULL)
 		return NOOBJ;
-	if (tr_elf_read(o->name, &elf) == -1)
-		memset(&elf, 0, sizeof(elf));
+	pme_elf_read(o->name, &elf, NULL);	/* zeroed if unreadable */
 	/* Addresses in no object ("???") are the run-time ones. */
 	o->fixed = elf.type == ET_EXEC || o->name[0] != '/';
-	o->module = tally_module(cp->t, o->name, elf.id, elf.idlen,
+	o->module = tally_module(cp->t, o->name, elf.buildid, elf.idlen,
 	    strcmp(o->name, cp->mainpath) == 0);
 	return cp->nobjs++;
 }
@@ -375,7 +375,7 @@ static int
 add_load(struct cglog *lg, const char *path, size_t len, uint64_t bias)
 {
 	char name[PATH_MAX];
-	struct tr_elf elf;
+	struct pme_elf elf;
 	struct cgload *l;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t i;
@@ -384,7 +384,7 @@ add_load(struct cglog *lg, const char *path, size_t len, uint64_t bias)
 		return 0;
 	memcpy(name, path, len);
 	name[len] = '\0';
-	if (tr_elf_read(name, &elf) == -1)
+	if (pme_elf_read(name, &elf, NULL) == -1)
 		return 0;
 	for (i = 0; i < elf.nload; i++) {
 		if (elf.load[i].vaddr < lo)

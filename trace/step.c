@@ -45,6 +45,7 @@
 #endif
 
 #include "rep.h"
+#include "pme_sample.h"
 #include "trace.h"
 #include "util.h"
 
@@ -88,7 +89,7 @@ struct task {
 /* ELF files already read, by path. */
 struct elfcache {
 	char		*path;
-	struct tr_elf	 elf;
+	struct pme_elf	 elf;
 	int		 ok;
 };
 
@@ -116,7 +117,7 @@ insns_free(struct insns *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static const struct tr_elf *
+static const struct pme_elf *
 elf_of(struct stepper *s, const char *path)
 {
 	struct elfcache *e;
@@ -131,7 +132,7 @@ elf_of(struct stepper *s, const char *path)
 	e = &s->elves[s->nelves];
 	if ((e->path = strdup(path)) == NULL)
 		return NULL;
-	e->ok = tr_elf_read(path, &e->elf) == 0;
+	e->ok = pme_elf_read(path, &e->elf, NULL) == 0;
 	s->nelves++;
 	return e->ok ? &e->elf : NULL;
 }
@@ -141,7 +142,7 @@ static int
 map_line(struct stepper *s, char *line, const char *exe, struct smap *m)
 {
 	unsigned long long start, end, off;
-	const struct tr_elf *elf;
+	const struct pme_elf *elf;
 	char perms[8], *path, *del;
 	int n = 0;
 
@@ -159,8 +160,8 @@ map_line(struct stepper *s, char *line, const char *exe, struct smap *m)
 	if (path[0] != '/')
 		return 1;
 	if ((elf = elf_of(s, path)) != NULL) {
-		m->delta = tr_elf_vaddr(elf, off) - start;
-		m->module = tally_module(s->t, path, elf->id, elf->idlen,
+		m->delta = pme_elf_addr(elf, off) - start;
+		m->module = tally_module(s->t, path, elf->buildid, elf->idlen,
 		    strcmp(path, exe) == 0);
 	} else
 		m->module = tally_module(s->t, path, NULL, 0,

@@ -11,25 +11,6 @@
 
 #include "pme.h"
 
-/* ------------------------------------------------------------- elf.c */
-
-#define TR_MAXLOAD	16
-
-struct tr_elf {
-	int		 type;		/* ET_EXEC, ET_DYN, ... */
-	uint8_t		 id[64];	/* GNU build-id */
-	uint32_t	 idlen;
-	size_t		 nload;
-	struct {
-		uint64_t off, vaddr, filesz;
-	}		 load[TR_MAXLOAD];
-};
-
-/* Reads path's ELF headers into e; -1 when it cannot be read as ELF. */
-int		 tr_elf_read(const char *path, struct tr_elf *e);
-/* The link-time address of file offset off. */
-uint64_t	 tr_elf_vaddr(const struct tr_elf *e, uint64_t off);
-
 /* ----------------------------------------------------------- tally.c */
 
 struct tally;

@@ -5,7 +5,7 @@
 # -fPIC and unsanitized, every symbol but its five entry points made
 # local.
 
-trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c trace/elf.c \
+trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c \
 	trace/callgrind.c trace/step.c
 
 # The runtime is never sanitized: a sanitizer runtime cannot be loaded

@@ -46,6 +46,7 @@
  * 77 skipped (the reason on the first line of standard output).
  */
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -2415,7 +2416,7 @@ bench_addrmap(void)
 	pme_addrmap_free(am);
 }
 
-/* ------------------------------------------------------ pme_elf_vaddr */
+/* ---------------------------------- pme_elf_read, _addr and _vaddr */
 
 static int
 run(const char *cmd)
@@ -2436,9 +2437,11 @@ check_elf(const char *path)
 	struct pme_error err;
 	uint8_t id[64];
 	uint32_t idlen;
+	struct pme_elf e;
 	int loads = 0;
 	FILE *p;
 
+	CHECK(pme_elf_read(path, &e, &err) == 0);
 	snprintf(cmd, sizeof(cmd), "readelf -lW '%s'", path);
 	if ((p = popen(cmd, "r")) == NULL)
 		die("popen");
@@ -2448,6 +2451,16 @@ check_elf(const char *path)
 		    "%15[RWE ] 0x%llx", &off, &va, &pa, &fsz, &msz, flags,
 		    &align) != 7)
 			continue;
+		/* pme_elf_read() has the same segments, in order */
+		if (loads < (int)e.nload) {
+			const struct pme_elfload *l = &e.load[loads];
+
+			if (l->offset != off || l->vaddr != va ||
+			    l->filesz != fsz || l->memsz != msz ||
+			    !(l->flags & PF_X) != !strchr(flags, 'E'))
+				fail("%s: PT_LOAD %d differs from readelf's",
+				    path, loads);
+		}
 		loads++;
 		CHECK(pme_elf_vaddr(path, off, &got, NULL, NULL, &err) == 0);
 		if (got != va)
@@ -2466,6 +2479,7 @@ check_elf(const char *path)
 	}
 	pclose(p);
 	CHECK(loads >= 2);
+	CHECK((int)e.nload == loads);
 	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | sed -n "
 	    "'s/.*Build ID: *\\([0-9a-f]*\\).*/\\1/p'", path);
 	if ((p = popen(cmd, "r")) == NULL)
@@ -2477,6 +2491,7 @@ check_elf(const char *path)
 	line[strcspn(line, "\n")] = '\0';
 	CHECK(pme_elf_vaddr(path, 0, &got, id, &idlen, &err) == 0);
 	CHECK(idlen * 2 == strlen(line));
+	CHECK(e.idlen == idlen && memcmp(e.buildid, id, idlen) == 0);
 	for (uint32_t i = 0; i < idlen && i < 64; i++) {
 		char hx[3];
 
@@ -2531,6 +2546,17 @@ test_elf(void)
 	    &err) == 0 && va == 0x1234 && idlen == 0);
 	CHECK(pme_elf_vaddr(tmppath("absent"), 0, &va, id, &idlen,
 	    &err) == -1 && err.code == PME_EIO);
+	{
+		struct pme_elf e;
+
+		memset(&e, 0xff, sizeof(e));
+		CHECK(pme_elf_read(tmppath("text"), &e, &err) == 0 &&
+		    e.type == 0 && e.nload == 0 && e.idlen == 0);
+		CHECK(pme_elf_addr(&e, 0x1234) == 0x1234);
+		memset(&e, 0xff, sizeof(e));
+		CHECK(pme_elf_read(tmppath("absent"), &e, &err) == -1 &&
+		    err.code == PME_EIO && e.nload == 0 && e.type == 0);
+	}
 }
 
 int
