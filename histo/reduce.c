@@ -55,6 +55,7 @@ struct run {
 	uint32_t	 cres;
 	uint64_t	 maptime;	/* latest mapping or thread record */
 	int		 overlap;	/* mappings of a process overlap */
+	int		 otherbuild;	/* warned of another build */
 	struct live	*live;
 	size_t		 nlive, caplive;
 	uint32_t	*res;		/* per mapping: module, foreign, or
@@ -218,39 +219,23 @@ bind_bucketfile(struct run *r)
 	return 0;
 }
 
-/* The bucket file's module for mapping m, or PME_NONE. */
+/* The bucket file's module for mapping m (pme_fill_match), or PME_NONE;
+ * the first mapping of another build of a module is warned about. */
 static uint32_t
-match_module(const struct run *r, const struct pme_mapping *m)
+match_module(struct run *r, const struct pme_mapping *m)
 {
-	const struct pme_module *mods = r->mods;
-	size_t nm = r->t->nmods, i;
-	char real[PATH_MAX];
-	int pass;
+	unsigned why;
+	uint32_t mod;
 
-	for (i = 0; i < nm; i++)
-		if (m->buildid_len > 0 && mods[i].buildid_len == m->buildid_len
-		    && memcmp(mods[i].buildid, m->buildid, m->buildid_len) == 0)
-			return (uint32_t)i;
-	if (m->path == NULL || realpath(m->path, real) == NULL)
-		real[0] = '\0';
-	for (pass = 0; pass < 4; pass++)
-		for (i = 0; i < nm; i++) {
-			const char *p = mods[i].path;
-
-			/* Two build-ids that differ are two files. */
-			if (m->buildid_len > 0 && mods[i].buildid_len > 0)
-				continue;
-			if ((pass == 0 && m->path && p[0] &&
-			    strcmp(p, m->path) == 0) ||
-			    (pass == 1 && real[0] && p[0] &&
-			    strcmp(p, real) == 0) ||
-			    (pass == 2 && (mods[i].flags & PME_MODULE_MAIN) &&
-			    (m->flags & PME_MAP_MAIN)) ||
-			    (pass == 3 && m->path && p[0] &&
-			    strcmp(pme_base_name(p), pme_base_name(m->path)) == 0))
-				return (uint32_t)i;
-		}
-	return PME_NONE;
+	mod = pme_fill_match(r->t->bf, (uint32_t)r->t->nmods, m->path,
+	    m->buildid, m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0,
+	    &why);
+	if (mod == PME_NONE && why != 0 && !r->otherbuild) {
+		r->otherbuild = 1;
+		histo_warn(r->t->prog, "'%s': build-id differs from the "
+		    "bucket file's: counted outside its buckets", m->path);
+	}
+	return mod;
 }
 
 /* The foreign table's entry for mapping m, added if new. */

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -214,4 +215,71 @@ pme_fill_add(const char *path, const char *out, struct pme_bucketfile *run,
 	if ((f = pme_fill_begin(path, run, err)) == NULL)
 		return -1;
 	return pme_fill_commit(f, out, err);
+}
+
+/* ------------------------------------------------------------ matching */
+
+static int
+same_id(const struct pme_module *m, const uint8_t *id, uint32_t idlen)
+{
+	return m->buildid_len == idlen && idlen > 0 &&
+	    memcmp(m->buildid, id, idlen) == 0;
+}
+
+/* Whether module m is the object by the test of pass: 0 exact path, 1
+ * real path, 2 main executable, 3 base name. */
+static int
+by_pass(int pass, const struct pme_module *m, const char *path,
+    const char *real, int ismain)
+{
+	switch (pass) {
+	case 0:
+		return path != NULL && m->path[0] != '\0' &&
+		    strcmp(m->path, path) == 0;
+	case 1:
+		return real[0] != '\0' && m->path[0] != '\0' &&
+		    strcmp(m->path, real) == 0;
+	case 2:
+		return ismain && (m->flags & PME_MODULE_MAIN);
+	default:
+		return path != NULL && m->path[0] != '\0' &&
+		    strcmp(pme_base_name(m->path), pme_base_name(path)) == 0;
+	}
+}
+
+uint32_t
+pme_fill_match(const struct pme_bucketfile *bf, uint32_t n, const char *path,
+    const uint8_t *id, uint32_t idlen, int ismain, unsigned flags,
+    unsigned *why)
+{
+	const struct pme_module *m;
+	char real[PATH_MAX];
+	uint32_t i, nm;
+	int pass;
+
+	if (why != NULL)
+		*why = 0;
+	nm = (uint32_t)pme_bucketfile_modules(bf, &m);
+	if (n > nm)
+		n = nm;
+	if (id == NULL)
+		idlen = 0;
+	for (i = 0; i < n; i++)
+		if (same_id(&m[i], id, idlen))
+			return i;
+	if (path == NULL || realpath(path, real) == NULL)
+		real[0] = '\0';
+	for (pass = 0; pass < 4; pass++)
+		for (i = 0; i < n; i++) {
+			if (!by_pass(pass, &m[i], path, real, ismain))
+				continue;
+			/* Two build-ids that differ are two files. */
+			if (idlen == 0 || m[i].buildid_len == 0 ||
+			    (flags & PME_MATCH_FORCE))
+				return i;
+			if (why != NULL)
+				*why |= pass == 2 ? PME_MATCH_OTHERMAIN :
+				    PME_MATCH_OTHERBUILD;
+		}
+	return PME_NONE;
 }

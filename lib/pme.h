@@ -457,6 +457,30 @@ int		 pme_fill_add(const char *path, const char *out,
 int		 pme_fill_check(struct pme_bucketfile *bf, uint32_t measure,
 		    const char *path, struct pme_error *err);
 
+/*
+ * Which load module of bf a running object is, by the one rule every
+ * program that fills a bucket file follows (pmehisto, pmetrace,
+ * libpmetrace): the object's path as the process named it (NULL: none),
+ * its GNU build-id (NULL or idlen 0: none), and whether it is the main
+ * executable.  Among bf's first n modules: the one with the same
+ * build-id; else the first with the same path, then with the same path
+ * as the object's after realpath(3), then the main executable's (flagged
+ * PME_MODULE_MAIN, when ismain), then with the same base name.  A module
+ * found so whose build-id differs from the object's (both have one) is
+ * another build of the file and is passed over, unless flags holds
+ * PME_MATCH_FORCE (pmetrace -f); *why (if not NULL) then says so:
+ * PME_MATCH_OTHERMAIN for the main executable's module, else
+ * PME_MATCH_OTHERBUILD, for the caller to warn or refuse.  Returns the
+ * module's index, or PME_NONE.  Looks at the file system (realpath), not
+ * at the object's bytes.
+ */
+#define PME_MATCH_FORCE		0x1
+#define PME_MATCH_OTHERBUILD	0x1	/* *why: a path matched another build */
+#define PME_MATCH_OTHERMAIN	0x2	/* *why: the main executable did */
+uint32_t	 pme_fill_match(const struct pme_bucketfile *bf, uint32_t n,
+		    const char *path, const uint8_t *id, uint32_t idlen,
+		    int ismain, unsigned flags, unsigned *why);
+
 #ifdef __cplusplus
 }
 #endif

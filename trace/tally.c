@@ -112,44 +112,30 @@ tally_warning(struct tally *t)
 	return t->nextwarn < t->nwarn ? t->warn[t->nextwarn++] : NULL;
 }
 
-static int
-same_id(const struct pme_module *m, const uint8_t *id, uint32_t idlen)
-{
-	return m->buildid_len == idlen &&
-	    (idlen == 0 || memcmp(m->buildid, id, idlen) == 0);
-}
-
-/* The module of bf that the object is, or PME_NONE. */
+/* The module of bf that the object is (pme_fill_match), or PME_NONE;
+ * another build of a module is remembered, for the warning and the
+ * check. */
 static uint32_t
-match(struct tally *t, const char *real, const uint8_t *id, uint32_t idlen,
-    int ismain)
+match(struct tally *t, const char *path, const char *real,
+    const uint8_t *id, uint32_t idlen, int ismain)
 {
 	const struct pme_module *m;
-	uint32_t n, i, differs = 0;
+	uint32_t mod, n, i;
+	unsigned why;
 
-	n = (uint32_t)pme_bucketfile_modules(t->bf, &m);
-	if (idlen > 0)
-		for (i = 0; i < n; i++)
-			if (same_id(&m[i], id, idlen))
-				return i;
-	for (i = 0; i < n; i++) {
-		if (strcmp(m[i].path, real) != 0)
-			continue;
-		if (i >= t->norig || m[i].buildid_len == 0 || idlen == 0 ||
-		    t->o->force)
-			return i;
-		differs = 1;
-	}
-	for (i = 0; ismain && i < t->norig; i++) {
-		if (!(m[i].flags & PME_MODULE_MAIN))
-			continue;
-		if (m[i].buildid_len == 0 || idlen == 0 || t->o->force)
-			return i;
-		if (t->mainmismatch == NULL)
-			t->mainmismatch = strdup(real);
-	}
-	if (differs)
+	mod = pme_fill_match(t->bf, t->norig, path, id, idlen, ismain,
+	    t->o->force ? PME_MATCH_FORCE : 0, &why);
+	if (mod != PME_NONE)
+		return mod;
+	if ((why & PME_MATCH_OTHERMAIN) && t->mainmismatch == NULL)
+		t->mainmismatch = strdup(real);
+	if (why & PME_MATCH_OTHERBUILD)
 		warn_mismatch(t, real);
+	/* The modules this run added, for counts outside the buckets. */
+	n = (uint32_t)pme_bucketfile_modules(t->bf, &m);
+	for (i = t->norig; i < n; i++)
+		if (strcmp(m[i].path, real) == 0)
+			return i;
 	return PME_NONE;
 }
 
@@ -175,7 +161,7 @@ tally_module(struct tally *t, const char *path, const uint8_t *id,
 	else {
 		if (realpath(path, real) == NULL)
 			snprintf(real, sizeof(real), "%s", path);
-		mod = match(t, real, id, idlen, ismain);
+		mod = match(t, path, real, id, idlen, ismain);
 		if (mod == PME_NONE)
 			mod = pme_bucketfile_add_module(t->bf, real, id, idlen,
 			    0, NULL);

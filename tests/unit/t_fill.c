@@ -293,6 +293,86 @@ test_replaced(void)
 	pme_bucketfile_close(run);
 }
 
+/*
+ * pme_fill_match(): build-id first; then exact path, real path, the main
+ * executable, base name, in that order; another build passed over (and
+ * said) unless forced; only the first n modules.
+ */
+static void
+test_match(void)
+{
+	static const uint8_t ida[4] = { 1, 2, 3, 4 }, idb[4] = { 5, 6, 7, 8 },
+	    idc[4] = { 9, 9, 9, 9 };
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	char lib[4200], link[4200];
+	unsigned why;
+	FILE *f;
+
+	snprintf(lib, sizeof(lib), "%s", tmppath("libx.so.1"));
+	snprintf(link, sizeof(link), "%s", tmppath("libx.so"));
+	if ((f = fopen(lib, "w")) == NULL || fclose(f) != 0 ||
+	    symlink("libx.so.1", link) != 0)
+		die("%s: %s", lib, strerror(errno));
+	if ((bf = pme_bucketfile_new(&err)) == NULL)
+		die_pme("new", &err);
+	/* 0 main, id a; 1 the library by its real path, no id; 2 id b;
+	 * 3 /opt/y/libz.so, id c; 4 /usr/lib/only.so, no id */
+	if (pme_bucketfile_add_module(bf, "/build/prog", ida, 4,
+	    PME_MODULE_MAIN, &err) != 0 ||
+	    pme_bucketfile_add_module(bf, lib, NULL, 0, 0, &err) != 1 ||
+	    pme_bucketfile_add_module(bf, "/usr/lib/libb.so", idb, 4, 0,
+	    &err) != 2 ||
+	    pme_bucketfile_add_module(bf, "/opt/y/libz.so", idc, 4, 0,
+	    &err) != 3 ||
+	    pme_bucketfile_add_module(bf, "/usr/lib/only.so", NULL, 0, 0,
+	    &err) != 4)
+		die_pme("module", &err);
+
+	/* the build-id wins over any path */
+	CHECK(pme_fill_match(bf, 5, "/elsewhere/b", idb, 4, 0, 0, &why) == 2
+	    && why == 0);
+	CHECK(pme_fill_match(bf, 5, "/usr/lib/libb.so", ida, 4, 1, 0, &why)
+	    == 0);
+	/* the same path, another build: passed over and said, or forced */
+	CHECK(pme_fill_match(bf, 5, "/usr/lib/libb.so", idc + 0, 3, 0, 0,
+	    &why) == PME_NONE && why == PME_MATCH_OTHERBUILD);
+	CHECK(pme_fill_match(bf, 5, "/usr/lib/libb.so", idc, 3, 0,
+	    PME_MATCH_FORCE, &why) == 2);
+	/* the main executable of another build */
+	CHECK(pme_fill_match(bf, 5, "/run/prog2", idc, 3, 1, 0, &why) ==
+	    PME_NONE && (why & PME_MATCH_OTHERMAIN));
+	CHECK(pme_fill_match(bf, 5, "/run/prog2", idc, 3, 1,
+	    PME_MATCH_FORCE, &why) == 0);
+	/* no build-id on one side: by path */
+	CHECK(pme_fill_match(bf, 5, "/usr/lib/libb.so", NULL, 0, 0, 0, &why)
+	    == 2 && why == 0);
+	CHECK(pme_fill_match(bf, 5, "/usr/lib/only.so", idb + 1, 3, 0, 0,
+	    &why) == 4);
+	/* by the real path: a symbolic link to the module's file */
+	CHECK(pme_fill_match(bf, 5, link, NULL, 0, 0, 0, &why) == 1);
+	/* the main executable, whatever its path */
+	CHECK(pme_fill_match(bf, 5, "/tmp/a.out", NULL, 0, 1, 0, &why) == 0);
+	/* by base name, last */
+	CHECK(pme_fill_match(bf, 5, "/copy/of/only.so", NULL, 0, 0, 0, &why)
+	    == 4);
+	CHECK(pme_fill_match(bf, 5, "/copy/libz.so", NULL, 0, 0, 0, &why)
+	    == 3);
+	/* ... which a build-id that differs stops too */
+	CHECK(pme_fill_match(bf, 5, "/copy/libz.so", ida + 1, 3, 0, 0, &why)
+	    == PME_NONE && why == PME_MATCH_OTHERBUILD);
+	/* nothing */
+	CHECK(pme_fill_match(bf, 5, "/usr/lib/libc.so.6", NULL, 0, 0, 0,
+	    &why) == PME_NONE && why == 0);
+	CHECK(pme_fill_match(bf, 5, NULL, NULL, 0, 0, 0, &why) == PME_NONE);
+	/* only the first n modules */
+	CHECK(pme_fill_match(bf, 2, "/elsewhere/b", idb, 4, 0, 0, &why) ==
+	    PME_NONE);
+	CHECK(pme_fill_match(bf, 4, "/usr/lib/only.so", NULL, 0, 0, 0, NULL)
+	    == PME_NONE);
+	pme_bucketfile_close(bf);
+}
+
 int
 main(void)
 {
@@ -304,6 +384,7 @@ main(void)
 	test_refused();
 	test_abort();
 	test_replaced();
+	test_match();
 	testdir_done();
 	return failures != 0;
 }
