@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "histo.h"
+#include "lookix.h"
 #include "util.h"
 
 #define RES_FOREIGN	0x80000000u	/* resolution: foreign table index */
@@ -56,6 +57,7 @@ struct run {
 	uint64_t	 maptime;	/* latest mapping or thread record */
 	int		 overlap;	/* mappings of a process overlap */
 	int		 otherbuild;	/* warned of another build */
+	const struct pme_lookix *ix;	/* the bucket file's index */
 	struct live	*live;
 	size_t		 nlive, caplive;
 	uint32_t	*res;		/* per mapping: module, foreign, or
@@ -66,7 +68,6 @@ struct run {
 	int		 bvalid;
 	uint32_t	 bmod, bidx;
 	uint64_t	 blo, blen;
-	struct bindex	*ix;
 
 	/* -T folded: one sample's frame ids */
 	uint64_t	*ids;
@@ -206,9 +207,13 @@ bind_bucketfile(struct run *r)
 	pme_bucketfile_ranges(bf, &r->rng);
 	nm = pme_bucketfile_modules(bf, &r->mods);
 	nu = pme_bucketfile_units(bf, &u);
-	if ((r->mod_units = calloc(nm + 1, 1)) == NULL ||
-	    (r->ix = bindex_build(bf)) == NULL)
+	if ((r->mod_units = calloc(nm + 1, 1)) == NULL)
 		return nomem(r);
+	if (pme_bucketfile_index(bf, r->err) == -1) {
+		r->failed = 1;
+		return -1;
+	}
+	r->ix = pme_bucketfile_lookix(bf);
 	for (i = 0; i < nu; i++) {
 		if (u[i].module == PME_NONE)
 			r->has_abs = 1;
@@ -301,18 +306,17 @@ resolve(struct run *r, uint32_t mi)
 static inline uint32_t
 bucket_of(struct run *r, uint32_t module, uint64_t addr)
 {
-	uint64_t lo, hi;
+	struct pme_range in;
 	uint32_t b;
 
 	if (r->bvalid && module == r->bmod && addr - r->blo < r->blen)
 		return r->bidx;
-	if ((b = bindex_lookup(r->ix, module, addr, &lo, &hi)) != PME_NONE &&
-	    hi > lo) {
+	if ((b = pme_lookix_find(r->ix, module, addr, &in)) != PME_NONE) {
 		r->bvalid = 1;
 		r->bmod = module;
 		r->bidx = b;
-		r->blo = lo;
-		r->blen = hi - lo;
+		r->blo = in.start;
+		r->blen = in.end - in.start;
 	}
 	return b;
 }
@@ -551,14 +555,15 @@ frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
     int kernel)
 {
 	const struct pme_mapping *maps;
-	uint64_t vaddr, lo, hi;
+	const struct pme_bucketfile *bf = r->t->bf;
+	uint64_t vaddr;
 	uint32_t mi, res = PME_NONE, b;
 
 	mi = pme_addrmap_lookup(r->am, pid, time, addr, &vaddr);
 	if (mi == PME_NONE || (res = resolve(r, mi)) == PME_NONE ||
 	    (res & RES_FOREIGN)) {
-		if (r->has_abs && (b = bindex_lookup(r->ix, PME_NONE, addr,
-		    &lo, &hi)) != PME_NONE)
+		if (r->has_abs && (b = pme_bucketfile_find(bf, PME_NONE, addr,
+		    NULL)) != PME_NONE)
 			return FRAME_UNIT | r->bk[b].unit;
 		if (mi != PME_NONE && res != PME_NONE)
 			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
@@ -566,7 +571,7 @@ frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
 		return FRAME_UNKNOWN;
 	}
-	if ((b = bindex_lookup(r->ix, res, vaddr, &lo, &hi)) != PME_NONE)
+	if ((b = pme_bucketfile_find(bf, res, vaddr, NULL)) != PME_NONE)
 		return FRAME_UNIT | r->bk[b].unit;
 	if (r->mods[res].path[0] != '\0')
 		return FRAME_MODULE | res;
@@ -714,7 +719,6 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	rc = 0;
 done:
 	pme_addrmap_free(r.am);
-	bindex_free(r.ix);
 	free(r.res);
 	free(r.ids);
 	free(r.live);

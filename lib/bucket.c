@@ -10,6 +10,7 @@
 
 #include "util.h"
 #include "varint.h"
+#include "lookix.h"
 
 #define MAX_BUILDID	1024
 
@@ -43,6 +44,9 @@ struct lookent {
 	uint64_t	 end;
 };
 
+
+static void	 index_free(struct pme_lookix *);
+
 struct pme_bucketfile {
 	struct pme_info	 info;
 	struct pme_arena arena;
@@ -57,8 +61,7 @@ struct pme_bucketfile {
 	struct pme_vec	 groupstr;	/* uint32_t: statement */
 	struct pme_vec	 buckets;	/* struct pme_bucket */
 	struct pme_vec	 ranges;	/* struct pme_range */
-	struct lookent	*index;		/* NULL until a lookup needs it */
-	size_t		 nindex;
+	struct pme_lookix	*index;		/* NULL until a lookup needs it */
 	char		*c2name;	/* the second count's name, or NULL */
 	struct pme_vec	 counts2;	/* uint64_t per bucket, with c2name */
 	struct pme_vec	 aliases;	/* struct alias, units ascending */
@@ -198,7 +201,7 @@ pme_bucketfile_close(struct pme_bucketfile *bf)
 	pme_vec_free(&bf->groupstr);
 	pme_vec_free(&bf->buckets);
 	pme_vec_free(&bf->ranges);
-	free(bf->index);
+	index_free(bf->index);
 	free(bf->c2name);
 	pme_vec_free(&bf->counts2);
 	pme_vec_free(&bf->aliases);
@@ -458,7 +461,7 @@ pme_bucketfile_add_bucket(struct pme_bucketfile *bf, uint32_t unit,
 	b->nranges = n;
 	g = &GROUPS(bf)[bf->groups.n - 1];
 	g->count++;
-	free(bf->index);
+	index_free(bf->index);
 	bf->index = NULL;
 	return (uint32_t)bf->buckets.n - 1;
 }
@@ -1882,57 +1885,132 @@ disjoin(struct lookent *e, size_t n)
 }
 
 static int
-build_index(struct pme_bucketfile *bf)
+build_module(struct pme_modix *m, const struct lookent *e, size_t n)
+{
+	size_t i, p, k;
+	uint64_t span = 0, maxpages = 2 * (uint64_t)n + 64;
+
+	m->n = n;
+	m->start = malloc(n * sizeof(*m->start));
+	m->end = malloc(n * sizeof(*m->end));
+	m->bucket = malloc(n * sizeof(*m->bucket));
+	if (m->start == NULL || m->end == NULL || m->bucket == NULL)
+		return -1;
+	m->lo = e[0].start;
+	for (i = 0; i < n; i++) {
+		m->start[i] = e[i].start;
+		m->end[i] = e[i].end;
+		m->bucket[i] = e[i].bucket;
+		if (e[i].end - m->lo > span)
+			span = e[i].end - m->lo;
+	}
+	while ((span >> m->shift) >= maxpages)
+		m->shift++;
+	m->npages = (size_t)(span >> m->shift) + 1;
+	if ((m->first = malloc((m->npages + 1) * sizeof(*m->first))) == NULL)
+		return -1;
+	for (p = k = 0; p < m->npages; p++) {
+		uint64_t pstart = m->lo + ((uint64_t)p << m->shift);
+
+		while (k < n && m->end[k] <= pstart)
+			k++;
+		m->first[p] = (uint32_t)k;
+	}
+	m->first[m->npages] = (uint32_t)n;
+	return 0;
+}
+
+static void
+index_free(struct pme_lookix *x)
+{
+	size_t i;
+
+	if (x == NULL)
+		return;
+	for (i = 0; x->m != NULL && i <= x->nm; i++) {
+		free(x->m[i].first);
+		free(x->m[i].start);
+		free(x->m[i].end);
+		free(x->m[i].bucket);
+	}
+	free(x->m);
+	free(x);
+}
+
+int
+pme_bucketfile_index(struct pme_bucketfile *bf, struct pme_error *err)
 {
 	const struct pme_bucket *b = BUCKETS(bf);
 	const struct pme_range *r = RANGES(bf);
 	struct lookent *e;
+	struct pme_lookix *x;
 	uint64_t refs = 0;
-	size_t i, n, k;
+	size_t i, j, n, k, nm = bf->mods.n;
+	uint32_t mod;
 
+	if (bf->index != NULL)
+		return 0;
 	for (i = 0; i < bf->buckets.n; i++)
 		refs += b[i].nranges;
-	if (!index_fits(refs, bf->ranges.n) ||
-	    (e = malloc((refs ? refs : 1) * sizeof(*e))) == NULL)
-		return -1;
+	if (!index_fits(refs, bf->ranges.n))
+		return pme_seterr(err, PME_ELIMIT, "%llu bucket ranges for a "
+		    "pool of %zu: buckets that overlap wholesale",
+		    (unsigned long long)refs, bf->ranges.n);
+	if ((e = malloc((refs ? refs : 1) * sizeof(*e))) == NULL ||
+	    (x = calloc(1, sizeof(*x))) == NULL) {
+		free(e);
+		return pme_setnomem(err);
+	}
+	x->nm = nm;
+	if ((x->m = calloc(nm + 1, sizeof(*x->m))) == NULL)
+		goto nomem;
 	n = 0;
 	for (i = 0; i < bf->buckets.n; i++)
 		for (k = 0; k < b[i].nranges; k++, n++) {
-			e[n].module = UNITS(bf)[b[i].unit].module;
+			mod = UNITS(bf)[b[i].unit].module;
+			e[n].module = mod >= nm ? (uint32_t)nm : mod;
 			e[n].bucket = (uint32_t)i;
 			e[n].start = r[b[i].range + k].start;
 			e[n].end = r[b[i].range + k].end;
 		}
 	if (!sorted(e, n))
 		qsort(e, n, sizeof(*e), lookent_cmp);
-	bf->nindex = disjoin(e, n);
-	bf->index = e;
+	n = disjoin(e, n);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && e[j].module == e[i].module; j++)
+			continue;
+		if (build_module(&x->m[e[i].module], e + i, j - i) == -1)
+			goto nomem;
+	}
+	free(e);
+	bf->index = x;
 	return 0;
+nomem:
+	free(e);
+	index_free(x);
+	return pme_setnomem(err);
+}
+
+const struct pme_lookix *
+pme_bucketfile_lookix(const struct pme_bucketfile *bf)
+{
+	return bf->index;
+}
+
+uint32_t
+pme_bucketfile_find(const struct pme_bucketfile *bf, uint32_t module,
+    uint64_t addr, struct pme_range *in)
+{
+	return pme_lookix_find(bf->index, module, addr, in);
 }
 
 uint32_t
 pme_bucketfile_lookup(struct pme_bucketfile *bf, uint32_t module,
     uint64_t addr)
 {
-	const struct lookent *e;
-	size_t lo = 0, hi, mid;
-
-	if (bf->index == NULL && build_index(bf) == -1)
+	if (bf->index == NULL && pme_bucketfile_index(bf, NULL) == -1)
 		return PME_NONE;
-	e = bf->index;
-	hi = bf->nindex;
-	/* The first entry after (module, addr). */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (e[mid].module < module ||
-		    (e[mid].module == module && e[mid].start <= addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || e[lo - 1].module != module || addr >= e[lo - 1].end)
-		return PME_NONE;
-	return e[lo - 1].bucket;
+	return pme_bucketfile_find(bf, module, addr, NULL);
 }
 
 /* ------------------------------------------------------------ counts */

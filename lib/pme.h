@@ -391,10 +391,30 @@ size_t		 pme_bucketfile_aliases(const struct pme_bucketfile *bf,
 		    uint32_t unit, const char *const **out);
 
 /*
- * The bucket holding addr of load module module (PME_NONE: absolute
- * addresses), or PME_NONE.  The first call builds a sorted index in
- * O(n log n); each lookup is O(log n).
+ * Finding the bucket of an address.  pme_bucketfile_index() builds the
+ * index in O(n log n): per load module, the buckets' ranges made disjoint
+ * (where buckets overlap, the one starting first keeps the addresses, on
+ * a tie the lower index) and a page table over them.  Returns 0 (also
+ * when it is built already), or -1 with err filled: PME_ENOMEM, or
+ * PME_ELIMIT for ranges shared by buckets wholesale (a forged file).
+ * Adding a bucket drops it; load modules added later have no buckets in
+ * it.
+ *
+ * pme_bucketfile_find() is then the bucket holding addr of load module
+ * module (PME_NONE: absolute addresses), with *in (if in is not NULL) the
+ * range of it that holds addr; PME_NONE when no bucket holds addr, or
+ * when there is no index.  It changes nothing and cannot fail: lookups
+ * may run in many threads (and in a signal handler) at once.
+ *
+ * pme_bucketfile_lookup() is the two at once: it builds the index when
+ * there is none, and returns PME_NONE when that fails too; a caller that
+ * must tell "no memory" from "no bucket" calls pme_bucketfile_index()
+ * first.
  */
+int		 pme_bucketfile_index(struct pme_bucketfile *bf,
+		    struct pme_error *err);
+uint32_t	 pme_bucketfile_find(const struct pme_bucketfile *bf,
+		    uint32_t module, uint64_t addr, struct pme_range *in);
 uint32_t	 pme_bucketfile_lookup(struct pme_bucketfile *bf,
 		    uint32_t module, uint64_t addr);
 

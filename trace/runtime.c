@@ -226,7 +226,7 @@ count_at(uint64_t pc)
 	if (i < rt.nobjs) {
 		__atomic_store_n(&rt.last, i, __ATOMIC_RELAXED);
 		o = &rt.objs[i];
-		b = pme_bucketfile_lookup(rt.bf, o->module, pc - o->bias);
+		b = pme_bucketfile_find(rt.bf, o->module, pc - o->bias, NULL);
 		if (b != PME_NONE)
 			__atomic_fetch_add(&rt.bk[b].count, 1,
 			    __ATOMIC_RELAXED);
@@ -236,7 +236,7 @@ count_at(uint64_t pc)
 			__atomic_fetch_add(&rt.unmapped, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if ((b = pme_bucketfile_lookup(rt.bf, PME_NONE, pc)) != PME_NONE)
+	if ((b = pme_bucketfile_find(rt.bf, PME_NONE, pc, NULL)) != PME_NONE)
 		__atomic_fetch_add(&rt.bk[b].count, 1, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_add(&rt.unmapped, 1, __ATOMIC_RELAXED);

@@ -63,8 +63,11 @@ tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
 		else
 			t->hasbkt[u[t->bk[i].unit].module] = 1;
 	}
-	/* The first lookup builds the index: not while counting. */
-	(void)pme_bucketfile_lookup(bf, 0, 0);
+	/* The index before counting, so that a lookup cannot fail. */
+	if (pme_bucketfile_index(bf, err) == -1) {
+		tally_free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -190,12 +193,12 @@ tally_add(struct tally *t, uint32_t module, uint64_t vaddr,
 
 	info->total += n;
 	if (module != PME_NONE &&
-	    (b = pme_bucketfile_lookup(t->bf, module, vaddr)) != PME_NONE) {
+	    (b = pme_bucketfile_find(t->bf, module, vaddr, NULL)) != PME_NONE) {
 		t->bk[b].count += n;
 		return;
 	}
 	if (t->hasabs && haverun &&
-	    (b = pme_bucketfile_lookup(t->bf, PME_NONE, runaddr)) !=
+	    (b = pme_bucketfile_find(t->bf, PME_NONE, runaddr, NULL)) !=
 	    PME_NONE) {
 		t->bk[b].count += n;
 		return;
@@ -214,7 +217,7 @@ tally_calls(struct tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
 
 	if (module == PME_NONE || pme_bucketfile_counts2(t->bf, &c) == NULL)
 		return;
-	if ((b = pme_bucketfile_lookup(t->bf, module, vaddr)) != PME_NONE)
+	if ((b = pme_bucketfile_find(t->bf, module, vaddr, NULL)) != PME_NONE)
 		c[b] += n;
 }
 

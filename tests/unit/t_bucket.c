@@ -1033,6 +1033,46 @@ test_lookup(void)
 	pme_bucketfile_close(bf);
 }
 
+/*
+ * pme_bucketfile_index() and pme_bucketfile_find(): no answer without the
+ * index (adding a bucket drops it), the range of the bucket that holds
+ * the address (what is left of it where buckets overlap), modules added
+ * after the index have no buckets.
+ */
+static void
+test_find(void)
+{
+	struct pme_bucketfile *bf = build();
+	struct pme_range in, late = { 0x5000, 0x5010 };
+	struct pme_error err;
+	uint32_t u;
+
+	CHECK(pme_bucketfile_find(bf, 0, 0x1000, &in) == PME_NONE);
+	CHECK(pme_bucketfile_index(bf, &err) == 0);
+	CHECK(pme_bucketfile_index(bf, &err) == 0);
+	in.start = in.end = 1;
+	CHECK(pme_bucketfile_find(bf, 0, 0x1050, &in) == 0 &&
+	    in.start == 0x1000 && in.end == 0x1100);
+	CHECK(pme_bucketfile_find(bf, 0, 0x2008, &in) == 0 &&
+	    in.start == 0x2000 && in.end == 0x2010);
+	CHECK(pme_bucketfile_find(bf, 0, 0x1290, &in) == 2 &&
+	    in.start == 0x1280 && in.end == 0x1400);
+	CHECK(pme_bucketfile_find(bf, PME_NONE, 0xffffffffff600010ULL, NULL)
+	    == 4);
+	CHECK(pme_bucketfile_find(bf, 0, 0x1400, NULL) == PME_NONE);
+	CHECK(pme_bucketfile_add_module(bf, "/later.so", NULL, 0, 0, &err) !=
+	    PME_NONE);
+	CHECK(pme_bucketfile_find(bf, 3, 0x1000, NULL) == PME_NONE);
+	CHECK(pme_bucketfile_find(bf, 0, 0x1000, NULL) == 0);
+	u = unit(bf, "late", 2, 0, 0, 0, 0, 0, NULL, &late, 1);
+	CHECK(pme_bucketfile_add_bucket(bf, u, &late, 1, &err) == 7);
+	CHECK(pme_bucketfile_find(bf, 0, 0x1000, NULL) == PME_NONE);
+	CHECK(pme_bucketfile_index(bf, &err) == 0);
+	CHECK(pme_bucketfile_find(bf, 0, 0x5001, &in) == 7 &&
+	    in.start == 0x5000 && in.end == 0x5010);
+	pme_bucketfile_close(bf);
+}
+
 /* Overlapping buckets, added out of order: one answer, always the same. */
 static void
 test_overlap(void)
@@ -1345,6 +1385,7 @@ main(int argc, char **argv)
 	test_mutate();
 	test_kind();
 	test_lookup();
+	test_find();
 	test_overlap();
 	test_accumulate();
 	test_accumulate_modules();
