@@ -107,7 +107,7 @@ struct cglog {
 };
 
 struct cgparse {
-	struct tally	*t;
+	struct tr_tally	*t;
 	const struct tr_opts *o;
 	struct cgobj	*objs;
 	size_t		 nobjs, capobjs;
@@ -193,7 +193,7 @@ object(struct cgparse *cp, const char *name, size_t len)
 	pme_elf_read(o->name, &elf, NULL);	/* zeroed if unreadable */
 	/* Addresses in no object ("???") are the run-time ones. */
 	o->fixed = elf.type == ET_EXEC || o->name[0] != '/';
-	o->module = tally_module(cp->t, o->name, elf.buildid, elf.idlen,
+	o->module = tr_tally_module(cp->t, o->name, elf.buildid, elf.idlen,
 	    strcmp(o->name, cp->mainpath) == 0);
 	return cp->nobjs++;
 }
@@ -627,17 +627,17 @@ book(struct cgparse *cp, struct cgfile *f, size_t ob, uint64_t a,
 		cp->notext += n;
 		if ((l = find_load(cp, f, a)) != NULL && l->obj != NOOBJ) {
 			o = &cp->objs[l->obj];
-			tally_add(cp->t, o->module, a - l->bias, a, o->fixed,
+			tr_tally_add(cp->t, o->module, a - l->bias, a, o->fixed,
 			    n);
 			return;
 		}
 		cp->lost += n;
 	}
 	if (ob == NOOBJ)
-		tally_add(cp->t, PME_NONE, a, a, 0, n);
+		tr_tally_add(cp->t, PME_NONE, a, a, 0, n);
 	else {
 		o = &cp->objs[ob];
-		tally_add(cp->t, o->module, a, a, o->fixed, n);
+		tr_tally_add(cp->t, o->module, a, a, o->fixed, n);
 	}
 }
 
@@ -685,9 +685,9 @@ calls_line(struct cgparse *cp, struct cgfile *f, const char *s,
 	if (!f->counting || callee == NOOBJ || n == 0)
 		return;
 	if (!unknown(cp, callee))
-		tally_calls(cp->t, cp->objs[callee].module, target, n);
+		tr_tally_calls(cp->t, cp->objs[callee].module, target, n);
 	else if ((l = find_load(cp, f, target)) != NULL && l->obj != NOOBJ)
-		tally_calls(cp->t, cp->objs[l->obj].module, target - l->bias,
+		tr_tally_calls(cp->t, cp->objs[l->obj].module, target - l->bias,
 		    n);
 }
 
@@ -1029,7 +1029,7 @@ read_logs(struct cgparse *cp, const struct cgout *out, struct pme_error *err)
 
 /* Reads every output file into t. */
 static int
-read_outputs(struct tally *t, const struct tr_opts *o,
+read_outputs(struct tr_tally *t, const struct tr_opts *o,
     const struct cgout *out, struct pme_error *err)
 {
 	const struct cgmap *m;
@@ -1299,7 +1299,7 @@ run_valgrind(const char *vg, const struct tr_opts *o, struct cgout *out,
 }
 
 int
-engine_callgrind(struct tally *t, const struct tr_opts *o, int *status,
+engine_callgrind(struct tr_tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
 	const char *kept = getenv("PMETRACE_READ");

@@ -81,7 +81,7 @@ engine_name(enum engine e)
 
 /* Runs the engine chosen, or the other when it is missing here. */
 static int
-run(struct pme_bucketfile *bf, struct tally *t, const struct tr_opts *o,
+run(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *o,
     enum engine e, int accum, int *status, struct pme_error *err)
 {
 	int rc, tries;
@@ -191,7 +191,7 @@ main(int argc, char **argv)
 	struct pme_bucketfile *bf;
 	struct pme_error err;
 	struct tr_opts o;
-	struct tally *t;
+	struct tr_tally *t;
 	char *in, *out, *exe;
 	int c, accum, status, rc;
 
@@ -259,16 +259,16 @@ main(int argc, char **argv)
 	    (out = pme_with_ext(oname, ".PME")) == NULL)
 		die_nomem();
 	bf = load(in, &accum);
-	if ((t = tally_new(bf, &o, &err)) == NULL) {
+	if ((t = tr_tally_new(bf, &o, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return 1;
 	}
 	if (e == ENG_AUTO)
 		e = ENG_CALLGRIND;
 	rc = run(bf, t, &o, e, accum, &status, &err);
-	if (rc == 0 && tally_check(t, in, &err) == -1)
+	if (rc == 0 && tr_tally_check(t, in, &err) == -1)
 		rc = -1;
-	while (!o.quiet && (w = tally_warning(t)) != NULL)
+	while (!o.quiet && (w = tr_tally_warning(t)) != NULL)
 		fprintf(stderr, "%s: %s\n", prog, w);
 	if (rc == 0) {
 		pme_bucketfile_info(bf)->measure = PME_MEASURE_INSTR;
@@ -277,7 +277,7 @@ main(int argc, char **argv)
 	}
 	if (rc != 0)
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
-	tally_free(t);
+	tr_tally_free(t);
 	pme_bucketfile_close(bf);
 	free(in);
 	free(out);

@@ -59,7 +59,7 @@ static struct {
 	char		 in[PATH_MAX];	/* the bucket file read: added to */
 	volatile int	 on;
 	struct pme_bucketfile *bf;
-	struct tally	*t;
+	struct tr_tally	*t;
 	struct pme_bucket *bk;
 	struct robj	 objs[MAXOBJS];
 	size_t		 nobjs, last;
@@ -329,7 +329,7 @@ add_object(struct dl_phdr_info *info, size_t size, void *arg)
 	for (i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_NOTE && id == NULL)
 			buildid(info, &info->dlpi_phdr[i], &id, &idlen);
-	mod = tally_module(rt.t, path ? path : "", id, idlen, ismain);
+	mod = tr_tally_module(rt.t, path ? path : "", id, idlen, ismain);
 	for (i = 0; i < info->dlpi_phnum && rt.nobjs < MAXOBJS; i++) {
 		if (info->dlpi_phdr[i].p_type != PT_LOAD ||
 		    !(info->dlpi_phdr[i].p_flags & PF_X))
@@ -378,13 +378,13 @@ load(const char *in)
 	pme_bucketfile_clear(rt.bf);
 	if (!(info->options & PME_OPT_ACCUM))
 		pme_bucketfile_set_counts2(rt.bf, NULL, NULL);
-	if ((rt.t = tally_new(rt.bf, &rt_opts, &err)) == NULL) {
+	if ((rt.t = tr_tally_new(rt.bf, &rt_opts, &err)) == NULL) {
 		say("%s%s", pme_strerror(&err), "");
 		return -1;
 	}
 	rt.nobjs = 0;
 	dl_iterate_phdr(add_object, &first);
-	if (tally_check(rt.t, in, &err) == -1) {
+	if (tr_tally_check(rt.t, in, &err) == -1) {
 		say("%s%s", pme_strerror(&err), "");
 		return -1;
 	}
@@ -399,7 +399,7 @@ load(const char *in)
 static void
 unload(void)
 {
-	tally_free(rt.t);
+	tr_tally_free(rt.t);
 	pme_bucketfile_close(rt.bf);
 	rt.t = NULL;
 	rt.bf = NULL;

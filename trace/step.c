@@ -94,7 +94,7 @@ struct elfcache {
 };
 
 struct stepper {
-	struct tally	*t;
+	struct tr_tally	*t;
 	const struct tr_opts *o;
 	struct task	**tasks;
 	size_t		 ntasks, cap, last;
@@ -161,10 +161,10 @@ map_line(struct stepper *s, char *line, const char *exe, struct smap *m)
 		return 1;
 	if ((elf = elf_of(s, path)) != NULL) {
 		m->delta = pme_elf_addr(elf, off) - start;
-		m->module = tally_module(s->t, path, elf->buildid, elf->idlen,
-		    strcmp(path, exe) == 0);
+		m->module = tr_tally_module(s->t, path, elf->buildid,
+		    elf->idlen, strcmp(path, exe) == 0);
 	} else
-		m->module = tally_module(s->t, path, NULL, 0,
+		m->module = tr_tally_module(s->t, path, NULL, 0,
 		    strcmp(path, exe) == 0);
 	return 1;
 }
@@ -240,9 +240,9 @@ count(struct stepper *s, struct task *k, uint64_t pc)
 		m = find_map(k->p, pc);
 	}
 	if (m == NULL)
-		tally_add(s->t, PME_NONE, pc, pc, 1, 1);
+		tr_tally_add(s->t, PME_NONE, pc, pc, 1, 1);
 	else
-		tally_add(s->t, m->module, pc + m->delta, pc, 1, 1);
+		tr_tally_add(s->t, m->module, pc + m->delta, pc, 1, 1);
 }
 
 /* ---------------------------------------------------------------- rep */
@@ -748,7 +748,7 @@ start(const struct tr_opts *o, struct pme_error *err, int *missing)
 }
 
 int
-engine_step(struct tally *t, const struct tr_opts *o, int *status,
+engine_step(struct tr_tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
 	static const int passed[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
@@ -807,7 +807,7 @@ engine_step(struct tally *t, const struct tr_opts *o, int *status,
 #else /* !__x86_64__ */
 
 int
-engine_step(struct tally *t, const struct tr_opts *o, int *status,
+engine_step(struct tr_tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {
 	(void)t;

@@ -16,7 +16,7 @@ struct obj {
 	uint32_t	 module;
 };
 
-struct tally {
+struct tr_tally {
 	struct pme_bucketfile *bf;
 	const struct tr_opts *o;
 	struct pme_bucket *bk;
@@ -32,13 +32,13 @@ struct tally {
 	char		*mainmismatch;	/* a main executable of another build */
 };
 
-struct tally *
-tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
+struct tr_tally *
+tr_tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
     struct pme_error *err)
 {
 	const struct pme_module *m;
 	const struct pme_unit *u;
-	struct tally *t;
+	struct tr_tally *t;
 	size_t nb, i;
 
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
@@ -53,7 +53,7 @@ tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
 	t->hasbkt = calloc(t->norig + 1, 1);
 	t->matched = calloc(t->norig + 1, 1);
 	if (t->hasbkt == NULL || t->matched == NULL) {
-		tally_free(t);
+		tr_tally_free(t);
 		pme_setnomem(err);
 		return NULL;
 	}
@@ -65,14 +65,14 @@ tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
 	}
 	/* The index before counting, so that a lookup cannot fail. */
 	if (pme_bucketfile_index(bf, err) == -1) {
-		tally_free(t);
+		tr_tally_free(t);
 		return NULL;
 	}
 	return t;
 }
 
 void
-tally_free(struct tally *t)
+tr_tally_free(struct tr_tally *t)
 {
 	size_t i;
 
@@ -92,7 +92,7 @@ tally_free(struct tally *t)
 }
 
 static void
-warn_mismatch(struct tally *t, const char *real)
+warn_mismatch(struct tr_tally *t, const char *real)
 {
 	char *s, **w;
 
@@ -110,7 +110,7 @@ warn_mismatch(struct tally *t, const char *real)
 }
 
 const char *
-tally_warning(struct tally *t)
+tr_tally_warning(struct tr_tally *t)
 {
 	return t->nextwarn < t->nwarn ? t->warn[t->nextwarn++] : NULL;
 }
@@ -119,7 +119,7 @@ tally_warning(struct tally *t)
  * another build of a module is remembered, for the warning and the
  * check. */
 static uint32_t
-match(struct tally *t, const char *path, const char *real,
+match(struct tr_tally *t, const char *path, const char *real,
     const uint8_t *id, uint32_t idlen, int ismain)
 {
 	const struct pme_module *m;
@@ -143,7 +143,7 @@ match(struct tally *t, const char *path, const char *real,
 }
 
 uint32_t
-tally_module(struct tally *t, const char *path, const uint8_t *id,
+tr_tally_module(struct tr_tally *t, const char *path, const uint8_t *id,
     uint32_t idlen, int ismain)
 {
 	char real[PATH_MAX];
@@ -185,7 +185,7 @@ tally_module(struct tally *t, const char *path, const uint8_t *id,
 }
 
 void
-tally_add(struct tally *t, uint32_t module, uint64_t vaddr,
+tr_tally_add(struct tr_tally *t, uint32_t module, uint64_t vaddr,
     uint64_t runaddr, int haverun, uint64_t n)
 {
 	struct pme_info *info = pme_bucketfile_info(t->bf);
@@ -210,7 +210,7 @@ tally_add(struct tally *t, uint32_t module, uint64_t vaddr,
 }
 
 void
-tally_calls(struct tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
+tr_tally_calls(struct tr_tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
 {
 	uint64_t *c;
 	uint32_t b;
@@ -228,7 +228,7 @@ tally_calls(struct tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
  * earlier build.  A library of another build is only warned about.
  */
 int
-tally_check(struct tally *t, const char *bfname, struct pme_error *err)
+tr_tally_check(struct tr_tally *t, const char *bfname, struct pme_error *err)
 {
 	const struct pme_module *m;
 	uint32_t i, want = 0, any = 0;

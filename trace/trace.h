@@ -13,7 +13,7 @@
 
 /* ----------------------------------------------------------- tally.c */
 
-struct tally;
+struct tr_tally;
 
 /* Options of the run, shared by the engines. */
 struct tr_opts {
@@ -27,40 +27,39 @@ struct tr_opts {
 
 /*
  * The bucket file bf, being filled.  Objects of the program (files it ran
- * code in) are matched to bf's load modules by build-id, then by path
- * when either has no build-id (or with force), then the main executable
- * to the module flagged PME_MODULE_MAIN; an object that matches none is
- * added as a module of its own, so that its counts are kept as outside
- * counts.
+ * code in) are matched to bf's load modules by pme_fill_match() (forced
+ * with force); an object that matches none is added as a module of its
+ * own, so that its counts are kept as outside counts.  NULL with err
+ * filled when out of memory (bf's lookup index is built here).
  */
-struct tally	*tally_new(struct pme_bucketfile *bf, const struct tr_opts *o,
-		    struct pme_error *err);
-void		 tally_free(struct tally *t);
+struct tr_tally	*tr_tally_new(struct pme_bucketfile *bf,
+		    const struct tr_opts *o, struct pme_error *err);
+void		 tr_tally_free(struct tr_tally *t);
 /*
  * The module for the object at path (as mapped; made real here) with
  * build-id id[0..idlen); ismain when it is a process's main executable.
  * Cached by path.  PME_NONE when path is not a file ("[vdso]", "???").
  */
-uint32_t	 tally_module(struct tally *t, const char *path,
+uint32_t	 tr_tally_module(struct tr_tally *t, const char *path,
 		    const uint8_t *id, uint32_t idlen, int ismain);
 /*
  * n instructions at link-time address vaddr of module (PME_NONE: no
  * module, unmapped; run-time address runaddr, looked up in the buckets
  * of absolute addresses when the file has any; haverun 0 when unknown).
  */
-void		 tally_add(struct tally *t, uint32_t module, uint64_t vaddr,
-		    uint64_t runaddr, int haverun, uint64_t n);
+void		 tr_tally_add(struct tr_tally *t, uint32_t module,
+		    uint64_t vaddr, uint64_t runaddr, int haverun, uint64_t n);
 /* n calls to the routine entered at vaddr of module. */
-void		 tally_calls(struct tally *t, uint32_t module, uint64_t vaddr,
-		    uint64_t n);
+void		 tr_tally_calls(struct tr_tally *t, uint32_t module,
+		    uint64_t vaddr, uint64_t n);
 /* 0 when at least one module holding buckets matched an object the
  * program ran (or force); else -1 with a message in err naming the
  * mismatches. */
-int		 tally_check(struct tally *t, const char *bfname,
+int		 tr_tally_check(struct tr_tally *t, const char *bfname,
 		    struct pme_error *err);
 /* Warnings the tally has for the user (build-ids that differ), one per
  * call, NULL when done. */
-const char	*tally_warning(struct tally *t);
+const char	*tr_tally_warning(struct tr_tally *t);
 
 /* ------------------------------------------------------------ engines */
 
@@ -73,9 +72,9 @@ const char	*tally_warning(struct tally *t);
  */
 #define ENGINE_MISSING	(-2)
 
-int		 engine_callgrind(struct tally *t, const struct tr_opts *o,
+int		 engine_callgrind(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
-int		 engine_step(struct tally *t, const struct tr_opts *o,
+int		 engine_step(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
 /* valgrind's path (the caller frees it), or NULL when not in PATH. */
 char		*callgrind_find(void);
