@@ -248,15 +248,46 @@ is_special(const char *name)
 	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
 }
 
+/* Whether name is kept as it is by the seed's rule: "-", a last
+ * component with an extension, a descriptor or special file. */
+static int
+keeps_name(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	return strcmp(name, "-") == 0 ||
+	    strchr(base + (base[0] == '.'), '.') != NULL || is_special(name);
+}
+
+int
+pme_name_trimmed(char *buf, size_t len, const char *name, const char *ext)
+{
+	size_t n = name != NULL ? strlen(name) : 0, e = strlen(ext);
+	char tmp[PATH_MAX];
+
+	while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+		n--;
+	if (n == 0 || n >= len || n >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, name, n);
+	tmp[n] = '\0';
+	if (keeps_name(tmp))
+		e = 0;
+	else if (n + e >= len)
+		return -1;
+	memcpy(buf, tmp, n);
+	memcpy(buf + n, ext, e);
+	buf[n + e] = '\0';
+	return 0;
+}
+
 char *
 pme_with_ext(const char *name, const char *ext)
 {
-	const char *base = strrchr(name, '/');
 	char *s;
 
-	base = base ? base + 1 : name;
-	if (strcmp(name, "-") == 0 || strchr(base + (base[0] == '.'), '.') ||
-	    is_special(name))
+	if (keeps_name(name))
 		return strdup(name);
 	if ((s = malloc(strlen(name) + strlen(ext) + 1)) != NULL) {
 		strcpy(s, name);

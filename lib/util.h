@@ -76,6 +76,15 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
  * The caller frees the result; NULL when out of memory.
  */
 char		*pme_with_ext(const char *name, const char *ext);
+/*
+ * The same rule for the runtimes' entries (pme_sname, pme_iname,
+ * pme_oname), whose names may come blank-padded from FORTRAN: name less
+ * its trailing blanks and tabs, then ext added as above, into buf of len
+ * bytes, with no allocation.  Returns 0, or -1 (buf unchanged) when
+ * nothing is left of name or the result does not fit.
+ */
+int		 pme_name_trimmed(char *buf, size_t len, const char *name,
+		    const char *ext);
 
 /*
  * The last component of path p: what follows its last '/', or p itself

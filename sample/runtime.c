@@ -53,6 +53,7 @@
 #include "pmeclock.h"
 #include "proto.h"
 #include "runtime.h"
+#include "util.h"
 
 #define DEFAULT_PMS	"PMEFILE.PMS"
 #define DRAIN_NS	100000000ull
@@ -1853,22 +1854,9 @@ on_fork_child(void)
 RT_EXPORT void
 pme_sname(const char *name)
 {
-	const char *base;
-	size_t n;
-
-	if (name == NULL || atomic_load(&sampling))
-		return;
-	n = strlen(name);
-	while (n > 0 && name[n - 1] == ' ')
-		n--;
-	if (n == 0 || n >= sizeof(rt.sname) - 5)
-		return;
-	memcpy(rt.sname, name, n);
-	rt.sname[n] = '\0';
-	base = strrchr(rt.sname, '/');
-	base = base ? base + 1 : rt.sname;
-	if (strchr(base + (base[0] == '.'), '.') == NULL)
-		strcat(rt.sname, ".PMS");
+	if (name != NULL && !atomic_load(&sampling))
+		(void)pme_name_trimmed(rt.sname, sizeof(rt.sname), name,
+		    ".PMS");
 }
 
 static int

@@ -39,6 +39,7 @@
 #include "pmetrace.h"
 #include "rep.h"
 #include "trace.h"
+#include "util.h"
 
 #define PUBLIC		__attribute__((visibility("default")))
 #define DEFAULT_PME	"PMEFILE.PME"
@@ -78,29 +79,13 @@ say(const char *fmt, const char *a, const char *b)
 	fputc('\n', stderr);
 }
 
-/* name without trailing blanks, with .PME when its last component has no
- * extension, into buf. */
+/* name by the seed's rule (trailing blanks trimmed, .PME added), into
+ * buf; "" (the default name) when nothing is left or it does not fit. */
 static void
 set_name(char *buf, size_t len, const char *name)
 {
-	const char *base;
-	size_t n;
-
-	if (name == NULL)
-		name = "";
-	n = strlen(name);
-	while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t'))
-		n--;
-	if (n == 0 || n >= len - 4) {
+	if (pme_name_trimmed(buf, len, name, ".PME") == -1)
 		buf[0] = '\0';
-		return;
-	}
-	memcpy(buf, name, n);
-	buf[n] = '\0';
-	base = strrchr(buf, '/');
-	base = base ? base + 1 : buf;
-	if (strchr(base + (base[0] == '.'), '.') == NULL)
-		strcat(buf, ".PME");
 }
 
 PUBLIC void
