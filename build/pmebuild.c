@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pmd.h"
+#include "prog.h"
 
 #define DEFAULT_PMD	"PMEFILE.PMD"
 #define DEFAULT_PME	"PMEFILE.PME"
@@ -47,19 +48,6 @@ help(void)
 	    DEFAULT_PMD, DEFAULT_PME);
 }
 
-/* Reads one line (without its newline) into *buf; -1 at end of input. */
-static ssize_t
-read_line(FILE *fp, char **buf, size_t *cap)
-{
-	ssize_t n = getline(buf, cap, fp);
-
-	if (n < 0)
-		return -1;
-	while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
-		(*buf)[--n] = '\0';
-	return n;
-}
-
 /*
  * Feeds statements from fp until END or the end of fp; returns 1 after END.
  * On a terminal each line is prompted for and errors do not count: the
@@ -78,7 +66,7 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 			fputs(pmd_prompt(p), stderr);
 			fflush(stderr);
 		}
-		if (read_line(fp, &buf, &cap) < 0)
+		if (pme_read_line(fp, &buf, &cap) < 0)
 			break;
 		p->file = name;
 		p->line = ++line;
@@ -91,23 +79,6 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 	return p->mode == PMD_MODE_DONE;
 }
 
-/* Asks on the terminal; returns the answer or def for a blank one. */
-static char *
-ask(const char *question, const char *def)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-
-	fputs(question, stderr);
-	fflush(stderr);
-	if (read_line(stdin, &buf, &cap) <= 0 ||
-	    strspn(buf, " \t") == strlen(buf)) {
-		free(buf);
-		return def ? strdup(def) : NULL;
-	}
-	return buf;
-}
-
 /* The seed's first question, when pmebuild runs on a terminal with no
  * file names: "Do you wish to specify file names?" */
 static void
@@ -116,7 +87,7 @@ ask_names(char **in, char **out)
 	char *a;
 
 	for (;;) {
-		a = ask("Do you wish to specify file names? (Yes or No): ",
+		a = pme_ask("Do you wish to specify file names? (Yes or No): ",
 		    "N");
 		if (a == NULL || a[0] == 'n' || a[0] == 'N') {
 			free(a);
@@ -129,11 +100,11 @@ ask_names(char **in, char **out)
 	free(a);
 	free(*in);
 	free(*out);
-	a = ask("Input program definition file [" DEFAULT_PMD "]: ",
+	a = pme_ask("Input program definition file [" DEFAULT_PMD "]: ",
 	    DEFAULT_PMD);
 	*in = a ? pme_with_ext(a, ".PMD") : NULL;
 	free(a);
-	a = ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
+	a = pme_ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
 	*out = a ? pme_with_ext(a, ".PME") : NULL;
 	free(a);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "histo.h"
+#include "prog.h"
 #include "util.h"
 
 #define DEFAULT_PMS	"PMEFILE.PMS"
@@ -86,30 +87,6 @@ xmalloc_check(void *p)
 
 /* ----------------------------------------------------- the seed's questions */
 
-/* Asks on the terminal; returns the answer, or def for a blank one. */
-static char *
-ask(const char *question, const char *def)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t n;
-
-	fputs(question, stderr);
-	fflush(stderr);
-	if ((n = getline(&buf, &cap, stdin)) < 0) {
-		free(buf);
-		fputc('\n', stderr);
-		return def ? strdup(def) : NULL;
-	}
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		buf[--n] = '\0';
-	if (strspn(buf, " \t") == (size_t)n) {
-		free(buf);
-		return def ? strdup(def) : NULL;
-	}
-	return buf;
-}
-
 /* Asks until the answer starts with one of the two letters (either case);
  * a blank answer is def.  Returns the letter in upper case. */
 static int
@@ -119,7 +96,7 @@ ask_letter(const char *question, int a, int b, int def)
 	int c;
 
 	for (;;) {
-		if ((s = ask(question, NULL)) == NULL)
+		if ((s = pme_ask(question, NULL)) == NULL)
 			return def;
 		c = s[strspn(s, " \t")];
 		free(s);
@@ -137,7 +114,7 @@ ask_name(const char *what, const char *def, const char *ext)
 	char q[512], *a, *s;
 
 	snprintf(q, sizeof(q), "%s [%s]: ", what, def);
-	a = xmalloc_check(ask(q, def));
+	a = xmalloc_check(pme_ask(q, def));
 	s = xmalloc_check(pme_with_ext(a, ext));
 	free(a);
 	return s;

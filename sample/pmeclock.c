@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "clock.h"
+#include "prog.h"
 #include "setid.h"
 #include "util.h"
 
@@ -316,10 +317,7 @@ child_poll(struct child *c)
 		return 0;
 	c->reaped = 1;
 	child_pid = 0;
-	if (WIFEXITED(st))
-		c->status = WEXITSTATUS(st);
-	else if (WIFSIGNALED(st))
-		c->status = 128 + WTERMSIG(st);
+	c->status = pme_exit_status(st);
 	return 1;
 }
 

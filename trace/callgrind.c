@@ -74,6 +74,7 @@
 
 #include "pme_sample.h"
 #include "trace.h"
+#include "prog.h"
 #include "util.h"
 
 #define REGION_TRIGGER	"desc: Trigger: Client Request: pmetrace region"
@@ -1239,15 +1240,6 @@ wait_child(pid_t pid, const struct sigsave *ss, int *st)
 	}
 }
 
-/* The program's status as a shell gives it. */
-int
-tr_wait_status(int st)
-{
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
-}
-
 /* Appends valgrind's exit status (-1: not known) and the first error of
  * its logs to err's message. */
 static void
@@ -1284,7 +1276,7 @@ run_valgrind(const char *vg, const struct tr_opts *o, struct cgout *out,
 		if (wait_child(*pid, &ss, &st) == -1)
 			pme_setsys(err, vg, "cannot wait for");
 		else {
-			*status = tr_wait_status(st);
+			*status = pme_exit_status(st);
 			rc = list_outputs(dir, out, err);
 		}
 	}

@@ -47,6 +47,7 @@
 #include "rep.h"
 #include "pme_sample.h"
 #include "trace.h"
+#include "prog.h"
 #include "util.h"
 
 #if defined(__x86_64__)
@@ -605,7 +606,7 @@ ended(struct stepper *s, pid_t tid, int st)
 
 	if (tid == s->mainpid) {
 		passpid = 0;
-		s->status = tr_wait_status(st);
+		s->status = pme_exit_status(st);
 	}
 	if ((k = find_task(s, tid)) != NULL)
 		drop_task(s, k);

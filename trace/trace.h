@@ -80,7 +80,5 @@ int		 engine_step(struct tr_tally *t, const struct tr_opts *o,
 char		*callgrind_find(void);
 /* name as execvp(3) would find it (the caller frees it), or NULL. */
 char		*tr_find_in_path(const char *name);
-/* A wait(2) status as a shell gives it: the code, or 128 + signal. */
-int		 tr_wait_status(int st);
 
 #endif /* TRACE_H */

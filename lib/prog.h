@@ -1,0 +1,34 @@
+/*
+ * prog.h - program support: what every pme program (and, where they can,
+ * the runtimes) does the same way, in one place: the seed's questions on
+ * a terminal, and a child's end as an exit status.  With the name rules
+ * and atomic output of util.h.  Internal: in libpme.a for the programs,
+ * hidden from libpme.so's exports (lib/libpme.map).  The one part of lib/
+ * that talks to the user, as the seed's dialogue must.
+ */
+#ifndef PME_PROG_H
+#define PME_PROG_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/*
+ * The seed's dialogue on a terminal.  pme_read_line() reads a line of fp
+ * into *buf (grown as getline(3) grows it), without its newline or
+ * carriage return; returns its length, or -1 at the end of input.
+ * pme_ask() writes question to standard error and reads the answer from
+ * standard input: the answer (the caller frees it), or a copy of def
+ * (NULL when def is) for a blank answer or the end of input, when it ends
+ * the question's line.
+ */
+ssize_t		 pme_read_line(FILE *fp, char **buf, size_t *cap);
+char		*pme_ask(const char *question, const char *def);
+
+/*
+ * The exit status a shell gives for a child's end, status as waitpid(2)
+ * returns it: its exit code (0-255), or 128 + the signal that killed it.
+ */
+int		 pme_exit_status(int status);
+
+#endif /* PME_PROG_H */
