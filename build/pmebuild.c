@@ -189,135 +189,174 @@ build(struct pmd *p, const char *in, FILE *inf, int intty, char *quick)
 	return 0;
 }
 
-int
-main(int argc, char *argv[])
+/* What the command line asks for. */
+struct opts {
+	char		*in, *out;	/* .PMD and .PME names (NULL in: -x) */
+	const char	*exe, *by;	/* -x program, -b kind */
+	char		**libs;		/* -l libraries */
+	int		 nlibs, quiet, verbose;
+};
+
+/*
+ * Reads the command line into o: -1 to go on, else the exit status (0
+ * after --help or --version, 2 for a usage error, said).
+ */
+static int
+parse(int argc, char *argv[], struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *in = NULL, *out = NULL, *quick = NULL, **libs;
-	const char *exe = NULL, *by = "routine", *oname = NULL;
-	struct pme_error err;
-	struct pmd p;
-	FILE *inf = NULL;
-	int c, nlibs = 0, quiet = 0, verbose = 0, intty = 0, rc = 1;
+	const char *oname = NULL;
+	int c;
 
-	if ((libs = calloc((size_t)argc + 1, sizeof(*libs))) == NULL)
+	o->by = "routine";
+	if ((o->libs = calloc((size_t)argc + 1, sizeof(*o->libs))) == NULL)
 		return 1;
 	while ((c = getopt_long(argc, argv, "b:hl:o:qVvx:", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			by = optarg;
-			if (strcasecmp(by, "module") && strcasecmp(by,
-			    "routine") && strcasecmp(by, "line")) {
+			o->by = optarg;
+			if (strcasecmp(o->by, "module") && strcasecmp(o->by,
+			    "routine") && strcasecmp(o->by, "line")) {
 				fprintf(stderr, "%s: -b: '%s' is not module, "
-				    "routine or line\n", prog, by);
-				free(libs);
+				    "routine or line\n", prog, o->by);
 				return 2;
 			}
 			break;
 		case 'h':
 			help();
-			free(libs);
 			return 0;
 		case 'l':
-			libs[nlibs++] = optarg;
+			o->libs[o->nlibs++] = optarg;
 			break;
 		case 'o':
 			oname = optarg;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'V':
 			printf("pmebuild (pme) %s\n", PME_VERSION_STRING);
-			free(libs);
 			return 0;
 		case 'v':
-			verbose = 1;
+			o->verbose = 1;
 			break;
 		case 'x':
-			exe = optarg;
+			o->exe = optarg;
 			break;
 		default:
 			usage(stderr);
-			free(libs);
 			return 2;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 2 || (exe != NULL && argc > 1) ||
-	    (oname != NULL && argc > (exe ? 0 : 1)) ||
-	    (exe == NULL && nlibs > 0)) {
+	if (argc > 2 || (o->exe != NULL && argc > 1) ||
+	    (oname != NULL && argc > (o->exe ? 0 : 1)) ||
+	    (o->exe == NULL && o->nlibs > 0)) {
 		usage(stderr);
-		free(libs);
 		return 2;
 	}
-	if (exe == NULL && argc > 0)
-		in = pme_with_ext(argv[0], ".PMD");
-	if (oname != NULL || argc > (exe ? 0 : 1))
-		out = pme_with_ext(oname ? oname : argv[argc - 1], ".PME");
-	if (exe == NULL && argc == 0 && oname == NULL && isatty(0))
-		ask_names(&in, &out);
-	if (in == NULL && exe == NULL)
-		in = strdup(DEFAULT_PMD);
-	if (out == NULL)
-		out = strdup(DEFAULT_PME);
+	if (o->exe == NULL && argc > 0)
+		o->in = pme_with_ext(argv[0], ".PMD");
+	if (oname != NULL || argc > (o->exe ? 0 : 1))
+		o->out = pme_with_ext(oname ? oname : argv[argc - 1], ".PME");
+	if (o->exe == NULL && argc == 0 && oname == NULL && isatty(0))
+		ask_names(&o->in, &o->out);
+	if (o->in == NULL && o->exe == NULL)
+		o->in = strdup(DEFAULT_PMD);
+	if (o->out == NULL)
+		o->out = strdup(DEFAULT_PME);
+	return o->out == NULL || (o->exe == NULL && o->in == NULL) ? 1 : -1;
+}
 
-	/* A bucket file on standard output leaves LIST and PRINT stderr. */
-	pmd_init(&p, strcmp(out, "-") == 0 ? stderr : stdout, stderr, prog);
-	p.quiet = quiet;
-	if (exe != NULL) {
-		if ((quick = quick_text(exe, by, libs, nlibs)) == NULL)
-			goto done;
-		if (verbose)
-			fputs(quick, stderr);
-	} else if (strcmp(in, "-") == 0) {
-		inf = stdin;
-		intty = isatty(0);
-	} else if ((inf = fopen(in, "r")) == NULL) {
-		int e = errno;
+/* Where the statements come from: *quick for -x, else *inf (stdin on a
+ * terminal, *intty set).  -1 when there is nothing to read, said. */
+static int
+open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
+{
+	int e;
 
-		if (!isatty(0)) {
-			fprintf(stderr, "%s: cannot open '%s': %s\n", prog,
-			    in, strerror(e));
-			goto done;
-		}
-		fprintf(stderr, "%s: cannot open '%s': %s; reading "
-		    "statements from the terminal\n", prog, in, strerror(e));
-		inf = stdin;
-		intty = 1;
+	if (o->exe != NULL) {
+		if ((*quick = quick_text(o->exe, o->by, o->libs, o->nlibs)) ==
+		    NULL)
+			return -1;
+		if (o->verbose)
+			fputs(*quick, stderr);
+		return 0;
 	}
-	if (build(&p, in ? in : "-x", inf, intty, quick) == -1)
-		goto done;
-	if (p.errors > 0) {
+	if (strcmp(o->in, "-") == 0) {
+		*inf = stdin;
+		*intty = isatty(0);
+		return 0;
+	}
+	if ((*inf = fopen(o->in, "r")) != NULL)
+		return 0;
+	e = errno;
+	if (!isatty(0)) {
+		fprintf(stderr, "%s: cannot open '%s': %s\n", prog, o->in,
+		    strerror(e));
+		return -1;
+	}
+	fprintf(stderr, "%s: cannot open '%s': %s; reading statements from "
+	    "the terminal\n", prog, o->in, strerror(e));
+	*inf = stdin;
+	*intty = 1;
+	return 0;
+}
+
+/* Writes what p built to o->out: 0, or -1 when nothing was written. */
+static int
+write_out(struct pmd *p, const struct opts *o)
+{
+	struct pme_error err;
+
+	if (p->errors > 0) {
 		fprintf(stderr, "%s: no bucket file written: %u error%s\n",
-		    prog, p.errors, p.errors == 1 ? "" : "s");
-		goto done;
+		    prog, p->errors, p->errors == 1 ? "" : "s");
+		return -1;
 	}
-	if (p.groups.n == 0) {
+	if (p->groups.n == 0) {
 		fprintf(stderr, "%s: no bucket file written: no bucket groups "
 		    "were defined (DEFINE SAMPLING)\n", prog);
-		goto done;
+		return -1;
 	}
 	fflush(stdout);
-	if (pmd_write(&p, out, &err) == -1) {
+	if (pmd_write(p, o->out, &err) == -1) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
-		goto done;
+		return -1;
 	}
-	if (p.interactive)
+	if (p->interactive)
 		fputs("***Bucket File created***\n", stderr);
-	if (verbose)
+	if (o->verbose)
 		fprintf(stderr, "%s: wrote '%s': %zu bucket group%s, %zu "
-		    "bucket%s\n", prog, out, p.groups.n,
-		    p.groups.n == 1 ? "" : "s", p.buckets.n,
-		    p.buckets.n == 1 ? "" : "s");
-	rc = 0;
-done:
+		    "bucket%s\n", prog, o->out, p->groups.n,
+		    p->groups.n == 1 ? "" : "s", p->buckets.n,
+		    p->buckets.n == 1 ? "" : "s");
+	return 0;
+}
+
+/* Reads the statements and writes the bucket file; the exit status. */
+static int
+run(const struct opts *o)
+{
+	char *quick = NULL;
+	struct pmd p;
+	FILE *inf = NULL;
+	int intty = 0, rc = 1;
+
+	/* A bucket file on standard output leaves LIST and PRINT stderr. */
+	pmd_init(&p, strcmp(o->out, "-") == 0 ? stderr : stdout, stderr,
+	    prog);
+	p.quiet = o->quiet;
+	if (open_input(o, &quick, &inf, &intty) == 0 &&
+	    build(&p, o->in ? o->in : "-x", inf, intty, quick) == 0 &&
+	    write_out(&p, o) == 0)
+		rc = 0;
 	if (inf != NULL && inf != stdin)
 		fclose(inf);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
@@ -327,8 +366,20 @@ done:
 	}
 	pmd_free(&p);
 	free(quick);
-	free(in);
-	free(out);
-	free(libs);
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse(argc, argv, &o)) == -1)
+		rc = run(&o);
+	free(o.in);
+	free(o.out);
+	free(o.libs);
 	return rc;
 }
