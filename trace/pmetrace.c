@@ -81,7 +81,7 @@ engine_name(enum engine e)
 
 /* Runs the engine chosen, or the other when it is missing here. */
 static int
-run(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *o,
+run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *o,
     enum engine e, int accum, int *status, struct pme_error *err)
 {
 	int rc, tries;
@@ -178,35 +178,41 @@ load(const char *in, int *accum)
 	return bf;
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks for. */
+struct cmd {
+	const char	*bname, *oname;	/* -b, -o as given */
+	enum engine	 e;
+	struct tr_opts	 o;		/* o.exe, the program found, freed */
+};
+
+/*
+ * Reads the command line into c and finds the program: -1 to go on, else
+ * the exit status (0 after --help or --version; 2 for a usage error, 126
+ * or 127 for a program that cannot run, as a shell says; said).
+ */
+static int
+parse(int argc, char **argv, struct cmd *c)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *bname = DEFAULT_PME, *oname = DEFAULT_PME, *w;
-	enum engine e = ENG_AUTO;
-	struct pme_bucketfile *bf;
-	struct pme_error err;
-	struct tr_opts o;
-	struct tr_tally *t;
-	char *in, *out, *exe;
-	int c, accum, status, rc;
+	int ch, e;
 
-	memset(&o, 0, sizeof(o));
-	while ((c = getopt_long(argc, argv, "+b:e:fhPo:qvV", longopts,
+	c->bname = c->oname = DEFAULT_PME;
+	c->e = ENG_AUTO;
+	while ((ch = getopt_long(argc, argv, "+b:e:fhPo:qvV", longopts,
 	    NULL)) != -1) {
-		switch (c) {
+		switch (ch) {
 		case 'b':
-			bname = optarg;
+			c->bname = optarg;
 			break;
 		case 'e':
 			if (strcmp(optarg, "callgrind") == 0)
-				e = ENG_CALLGRIND;
+				c->e = ENG_CALLGRIND;
 			else if (strcmp(optarg, "step") == 0)
-				e = ENG_STEP;
+				c->e = ENG_STEP;
 			else {
 				fprintf(stderr, "%s: '%s': no such engine "
 				    "(callgrind or step)\n", prog, optarg);
@@ -215,24 +221,24 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			o.force = 1;
+			c->o.force = 1;
 			break;
 		case 'h':
 			help();
 			return 0;
 		case 'o':
-			oname = optarg;
+			c->oname = optarg;
 			break;
 		case 'P':
-			o.nopin = 1;
+			c->o.nopin = 1;
 			break;
 		case 'q':
-			o.quiet = 1;
-			o.verbose = 0;
+			c->o.quiet = 1;
+			c->o.verbose = 0;
 			break;
 		case 'v':
-			o.verbose = 1;
-			o.quiet = 0;
+			c->o.verbose = 1;
+			c->o.quiet = 0;
 			break;
 		case 'V':
 			printf("pmetrace (pme) %s\n", PME_VERSION_STRING);
@@ -246,41 +252,69 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	o.argv = argv + optind;
-	if ((exe = tr_find_in_path(o.argv[0])) == NULL) {
-		c = errno;
-		fprintf(stderr, "%s: '%s': %s\n", prog, o.argv[0],
-		    strchr(o.argv[0], '/') ? strerror(c) :
+	c->o.argv = argv + optind;
+	if ((c->o.exe = tr_find_in_path(c->o.argv[0])) == NULL) {
+		e = errno;
+		fprintf(stderr, "%s: '%s': %s\n", prog, c->o.argv[0],
+		    strchr(c->o.argv[0], '/') ? strerror(e) :
 		    "command not found");
-		return strchr(o.argv[0], '/') && c == EACCES ? 126 : 127;
+		return strchr(c->o.argv[0], '/') && e == EACCES ? 126 : 127;
 	}
-	o.exe = exe;
-	if ((in = pme_with_ext(bname, ".PME")) == NULL ||
-	    (out = pme_with_ext(oname, ".PME")) == NULL)
-		die_nomem();
+	return -1;
+}
+
+/* Counts the program into the bucket file in (named out when written);
+ * the exit status: the program's, or 1 when pmetrace failed, said. */
+static int
+run(struct cmd *c, const char *in, const char *out)
+{
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	struct tr_tally *t;
+	const char *w;
+	int accum, status, rc;
+
 	bf = load(in, &accum);
-	if ((t = tr_tally_new(bf, &o, &err)) == NULL) {
+	if ((t = tr_tally_new(bf, &c->o, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		pme_bucketfile_close(bf);
 		return 1;
 	}
-	if (e == ENG_AUTO)
-		e = ENG_CALLGRIND;
-	rc = run(bf, t, &o, e, accum, &status, &err);
+	if (c->e == ENG_AUTO)
+		c->e = ENG_CALLGRIND;
+	rc = run_engine(bf, t, &c->o, c->e, accum, &status, &err);
 	if (rc == 0 && tr_tally_check(t, in, &err) == -1)
 		rc = -1;
-	while (!o.quiet && (w = tr_tally_warning(t)) != NULL)
+	while (!c->o.quiet && (w = tr_tally_warning(t)) != NULL)
 		fprintf(stderr, "%s: %s\n", prog, w);
 	if (rc == 0) {
 		pme_bucketfile_info(bf)->measure = PME_MEASURE_INSTR;
 		pme_bucketfile_info(bf)->runs++;
-		rc = write_counts(bf, in, out, o.verbose, &err);
+		rc = write_counts(bf, in, out, c->o.verbose, &err);
 	}
 	if (rc != 0)
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 	tr_tally_free(t);
 	pme_bucketfile_close(bf);
+	return rc != 0 ? 1 : status;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cmd c;
+	char *in, *out;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	if ((rc = parse(argc, argv, &c)) != -1)
+		return rc;
+	if ((in = pme_with_ext(c.bname, ".PME")) == NULL ||
+	    (out = pme_with_ext(c.oname, ".PME")) == NULL)
+		die_nomem();
+	rc = run(&c, in, out);
 	free(in);
 	free(out);
-	free(exe);
-	return rc != 0 ? 1 : status;
+	free((char *)c.o.exe);
+	return rc;
 }
