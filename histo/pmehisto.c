@@ -190,8 +190,75 @@ folded_trace(void)
 	usage(stderr);
 }
 
-/* Returns -1 after printing the error for a usage error, 1 for --help or
- * --version (done), 0 to go on. */
+/* One option c (with optarg) into o: 0, 1 to stop with exit status 0
+ * (--help, --version), -1 for a usage error, said. */
+static int
+option(struct opts *o, int c)
+{
+	switch (c) {
+	case 'B':
+		free(o->bout);
+		o->bout = xmalloc_check(pme_with_ext(optarg, ".PME"));
+		return 0;
+	case 'b':
+		free(o->bin);
+		o->bin = xmalloc_check(pme_with_ext(optarg, ".PME"));
+		o->bin_given = 1;
+		return 0;
+	case 'C':
+		if (parse_percent(optarg, &o->cutoff) == 0)
+			return 0;
+		histo_warn(prog, "-C: '%s' is not a percentage from 0 to 100",
+		    optarg);
+		return -1;
+	case 'c':
+		o->mode = MODE_CLOCK;
+		return 0;
+	case 'h':
+		help();
+		return 1;
+	case 'k':
+		o->flags |= PME_REPORT_CUMUL;
+		return 0;
+	case 'n':
+		o->flags |= PME_REPORT_COUNTS;
+		return 0;
+	case 'o':
+		free(o->his);
+		o->his = xmalloc_check(pme_with_ext(optarg, ".HIS"));
+		return 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	case 's':
+		o->flags |= PME_REPORT_SORT;
+		return 0;
+	case 'T':
+		if (parse_type(optarg, &o->type) == 0)
+			return 0;
+		histo_warn(prog, "-T: '%s' is not term, text, ps, csv, folded "
+		    "or none", optarg);
+		return -1;
+	case 't':
+		o->mode = MODE_TRACE;
+		return 0;
+	case 'V':
+		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
+		return 1;
+	case 'v':
+		o->verbose = 1;
+		return 0;
+	case 'x':
+		o->quick = 1;
+		return 0;
+	default:
+		usage(stderr);
+		return -1;
+	}
+}
+
+/* The command line into o: 0 to go on, 1 to stop with exit status 0,
+ * -1 for a usage error, said. */
 static int
 parse(int argc, char *argv[], struct opts *o)
 {
@@ -200,74 +267,12 @@ parse(int argc, char *argv[], struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, i;
+	int c, i, rc;
 
 	while ((c = getopt_long(argc, argv, "B:b:C:chkno:qsT:tVvx", longopts,
-	    NULL)) != -1) {
-		switch (c) {
-		case 'B':
-			free(o->bout);
-			o->bout = xmalloc_check(pme_with_ext(optarg, ".PME"));
-			break;
-		case 'b':
-			free(o->bin);
-			o->bin = xmalloc_check(pme_with_ext(optarg, ".PME"));
-			o->bin_given = 1;
-			break;
-		case 'C':
-			if (parse_percent(optarg, &o->cutoff) == -1) {
-				histo_warn(prog, "-C: '%s' is not a "
-				    "percentage from 0 to 100", optarg);
-				return -1;
-			}
-			break;
-		case 'c':
-			o->mode = MODE_CLOCK;
-			break;
-		case 'h':
-			help();
-			return 1;
-		case 'k':
-			o->flags |= PME_REPORT_CUMUL;
-			break;
-		case 'n':
-			o->flags |= PME_REPORT_COUNTS;
-			break;
-		case 'o':
-			free(o->his);
-			o->his = xmalloc_check(pme_with_ext(optarg, ".HIS"));
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 's':
-			o->flags |= PME_REPORT_SORT;
-			break;
-		case 'T':
-			if (parse_type(optarg, &o->type) == -1) {
-				histo_warn(prog, "-T: '%s' is not term, "
-				    "text, ps, csv, folded or none",
-				    optarg);
-				return -1;
-			}
-			break;
-		case 't':
-			o->mode = MODE_TRACE;
-			break;
-		case 'V':
-			printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
-			return 1;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'x':
-			o->quick = 1;
-			break;
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
+	    NULL)) != -1)
+		if ((rc = option(o, c)) != 0)
+			return rc;
 	if (o->mode == MODE_TRACE && (optind < argc || o->quick)) {
 		histo_warn(prog, "-t: trace input is a filled bucket file: "
 		    "no sample files%s", o->quick ? " and no -x" : "");
@@ -281,7 +286,8 @@ parse(int argc, char *argv[], struct opts *o)
 	o->npms = (size_t)(argc - optind);
 	o->pms = xmalloc_check(calloc(o->npms + 1, sizeof(*o->pms)));
 	for (i = optind; i < argc; i++)
-		o->pms[i - optind] = xmalloc_check(pme_with_ext(argv[i], ".PMS"));
+		o->pms[i - optind] = xmalloc_check(pme_with_ext(argv[i],
+		    ".PMS"));
 	return 0;
 }
 
