@@ -697,89 +697,104 @@ run(struct clockopts *o)
 	return rc < 0 ? 1 : c.status;
 }
 
-int
-main(int argc, char *argv[])
+/* One option c (with optarg) into o: -1 to go on, else the exit status
+ * (0 after --help or --version, 2 for a usage error, said). */
+static int
+option(struct clockopts *o, int c, const char **oname)
+{
+	switch (c) {
+	case 'F':
+		if (parse_hz(optarg, &o->period) >= 0)
+			return -1;
+		fprintf(stderr, "%s: -F: '%s' is not a rate from 1 to 100000 "
+		    "Hz\n", prog, optarg);
+		return 2;
+	case 'g':
+		o->callchain = 1;
+		return -1;
+	case 'h':
+		help();
+		return 0;
+	case 'i':
+		if (parse_interval(optarg, &o->period) >= 0)
+			return -1;
+		fprintf(stderr, "%s: -i: '%s' is not an interval from 10us to "
+		    "10s\n", prog, optarg);
+		return 2;
+	case 'm':
+		if (strcmp(optarg, "perf") == 0)
+			o->method = PME_METHOD_PERF;
+		else if (strcmp(optarg, "timer") == 0)
+			o->method = PME_METHOD_TIMER;
+		else if (strcmp(optarg, "itimer") == 0)
+			o->method = PME_METHOD_ITIMER;
+		else {
+			fprintf(stderr, "%s: -m: '%s' is not perf, timer or "
+			    "itimer\n", prog, optarg);
+			return 2;
+		}
+		return -1;
+	case 'o':
+		*oname = optarg;
+		return -1;
+	case 'q':
+		o->quiet = 1;
+		o->verbose = 0;
+		return -1;
+	case 'V':
+		printf("pmeclock (pme) %s\n", PME_VERSION_STRING);
+		return 0;
+	case 'v':
+		o->verbose = 1;
+		o->quiet = 0;
+		return -1;
+	default:
+		usage(stderr);
+		return 2;
+	}
+}
+
+/* The command line into o (o->out allocated): -1 to go on, else the exit
+ * status, said. */
+static int
+parse(int argc, char *argv[], struct clockopts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct clockopts o;
 	const char *oname = DEFAULT_PMS;
-	char *out;
 	int c, rc;
 
-	memset(&o, 0, sizeof(o));
-	o.period = 10000000;
+	o->period = 10000000;
 	/* '+': the command's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+F:ghi:m:o:qVv", longopts,
-	    NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (parse_hz(optarg, &o.period) < 0) {
-				fprintf(stderr, "%s: -F: '%s' is not a rate "
-				    "from 1 to 100000 Hz\n", prog, optarg);
-				return 2;
-			}
-			break;
-		case 'g':
-			o.callchain = 1;
-			break;
-		case 'h':
-			help();
-			return 0;
-		case 'i':
-			if (parse_interval(optarg, &o.period) < 0) {
-				fprintf(stderr, "%s: -i: '%s' is not an "
-				    "interval from 10us to 10s\n", prog,
-				    optarg);
-				return 2;
-			}
-			break;
-		case 'm':
-			if (strcmp(optarg, "perf") == 0)
-				o.method = PME_METHOD_PERF;
-			else if (strcmp(optarg, "timer") == 0)
-				o.method = PME_METHOD_TIMER;
-			else if (strcmp(optarg, "itimer") == 0)
-				o.method = PME_METHOD_ITIMER;
-			else {
-				fprintf(stderr, "%s: -m: '%s' is not perf, "
-				    "timer or itimer\n", prog, optarg);
-				return 2;
-			}
-			break;
-		case 'o':
-			oname = optarg;
-			break;
-		case 'q':
-			o.quiet = 1;
-			o.verbose = 0;
-			break;
-		case 'V':
-			printf("pmeclock (pme) %s\n", PME_VERSION_STRING);
-			return 0;
-		case 'v':
-			o.verbose = 1;
-			o.quiet = 0;
-			break;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	    NULL)) != -1)
+		if ((rc = option(o, c, &oname)) != -1)
+			return rc;
 	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	o.argv = argv + optind;
-	o.argc = argc - optind;
-	if ((out = pme_with_ext(oname, ".PMS")) == NULL) {
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	if ((o->out = pme_with_ext(oname, ".PMS")) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
-	o.out = out;
+	return -1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct clockopts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse(argc, argv, &o)) != -1)
+		return rc;
 	signal(SIGPIPE, SIG_IGN);
 	if (choose_method(&o) < 0)
 		rc = 1;
@@ -788,6 +803,6 @@ main(int argc, char *argv[])
 		rc = run(&o);
 	}
 	guard_end();
-	free(out);
+	free((char *)o.out);
 	return rc;
 }
