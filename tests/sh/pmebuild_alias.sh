@@ -16,25 +16,15 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmeclock=${PMECLOCK:-$top/sample/pmeclock}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
 dumper=$top/tests/unit/t_pmebuild
 fx=$top/tests/fixtures/alias
-fails=0
 
 for t in gcc readelf; do
-	command -v $t >/dev/null || { echo "skipped: no $t"; exit 77; }
+	command -v $t >/dev/null || skip "no $t"
 done
-[ -x "$dumper" ] || { echo "skipped: tests/unit/t_pmebuild is not built"; exit 77; }
-
-fail() {
-	echo "pmebuild_alias: $*" >&2
-	fails=$((fails + 1))
-}
+need "$dumper"
 
 # The rule: readelf -sW's .symtab -> "start name alias..." for every
 # address of sized function symbols, names in perf's order: a non-weak
@@ -191,5 +181,4 @@ else
 	echo "no debug file for ${libc:-libc} (libc6-dbg): libc not compared"
 fi
 
-[ "$fails" -eq 0 ] || exit 1
-exit 0
+finish

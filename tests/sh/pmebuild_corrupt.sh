@@ -18,27 +18,17 @@
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
-set -u
-top=${PME_TOP:?}
-tmp=${TMPDIR:?}
-pmebuild=${PMEBUILD:-$top/build/pmebuild}
-pmeclock=${PMECLOCK:-$top/sample/pmeclock}
-pmehisto=${PMEHISTO:-$top/histo/pmehisto}
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
 dumper=$top/tests/unit/t_pmebuild
 repro=$top/tests/fixtures/corrupt/rnglists_doublefree
 fx=$top/tests/fixtures/multi
-fails=0
 
 for t in gcc readelf dd od; do
-	command -v $t >/dev/null || { echo "skipped: no $t"; exit 77; }
+	command -v $t >/dev/null || skip "no $t"
 done
-[ -x "$dumper" ] || { echo "skipped: tests/unit/t_pmebuild is not built"; exit 77; }
+need "$dumper"
 cd "$tmp" || exit 1
-
-fail() {
-	echo "pmebuild_corrupt: $*" >&2
-	fails=$((fails + 1))
-}
 
 # The reader's death: a signal, or under a sanitizer or valgrind, which
 # catch the fault and exit, a status.
@@ -211,5 +201,4 @@ else
 	[ ! -e d.pme ] || fail "high_pc: a bucket file was written"
 fi
 
-[ "$fails" -eq 0 ] || exit 1
-exit 0
+finish
