@@ -69,8 +69,8 @@ pme_lookix_find(const struct pme_lookix *x, uint32_t module, uint64_t addr,
 		else
 			z = mid;
 	}
-	if (addr < m->start[a] || addr >= m->end[a])
-		return PME_NONE;
+	if (a >= m->n || addr < m->start[a] || addr >= m->end[a])
+		return PME_NONE;	/* a == n: all end before the page */
 	if (in != NULL) {
 		in->start = m->start[a];
 		in->end = m->end[a];

@@ -65,7 +65,10 @@ main(void)
 	return 0;
 }
 C
-if ${CC:-cc} -I"$top/lib" -o use use.c -L"$top/lib" -l:libpme.so.0 \
+# A sanitized library (build.sh's second run) wants its runtime first.
+san=
+ldd "$so" 2>/dev/null | grep -q libasan && san=-fsanitize=address,undefined
+if ${CC:-cc} $san -I"$top/lib" -o use use.c -L"$top/lib" -l:libpme.so.0 \
     2>cc.err; then
 	out=$(LD_LIBRARY_PATH=$top/lib ./use) || fail "use: exit $?"
 	[ "$out" = 0 ] || fail "use printed '$out', not 0"
