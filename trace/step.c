@@ -343,12 +343,14 @@ rep_arrive(struct task *k, uint64_t pc)
 static int
 rep_ran_out(const struct task *k)
 {
-	long fl;
+	uint64_t rcx;
+	long fl = 0;
 	int ok;
 
-	if (!k->repran || rep_count(k, k->rep, &ok) != 0 || !ok)
+	/* The count first: the flags are read only when the rule needs
+	 * them (a second ptrace call per pass otherwise). */
+	if (!k->repran || (rcx = rep_count(k, k->rep, &ok)) != 0 || !ok)
 		return 0;
-	fl = 0;
 	if ((k->rep & REP_KIND) != REP_ALWAYS) {
 		errno = 0;
 		fl = ptrace(PTRACE_PEEKUSER, k->tid, (void *)EFLAGS_OFFSET,
@@ -356,7 +358,7 @@ rep_ran_out(const struct task *k)
 		if (fl == -1 && errno != 0)
 			return 0;
 	}
-	return tr_rep_ran_out(k->rep, 1, 0, (uint64_t)fl);
+	return tr_rep_ran_out(k->rep, k->repran, rcx, (uint64_t)fl);
 }
 
 /* ------------------------------------------------------------ tasks */
