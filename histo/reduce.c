@@ -238,7 +238,8 @@ match_module(struct run *r, const struct pme_mapping *m)
 	if (mod == PME_NONE && why != 0 && !r->otherbuild) {
 		r->otherbuild = 1;
 		histo_warn(r->t->prog, "'%s': build-id differs from the "
-		    "bucket file's: counted outside its buckets", m->path);
+		    "bucket file's: counted outside its buckets",
+		    m->path != NULL ? m->path : "(the main executable)");
 	}
 	return mod;
 }
