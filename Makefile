@@ -23,7 +23,8 @@ DEPFLAGS = -MMD -MP
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_PICOBJS := $(LIB_SRCS:.c=.pic.o)
-LIB_HEADERS = lib/pme.h lib/pme_symbols.h lib/pme_sample.h lib/pme_render.h
+LIB_HEADERS = lib/pme.h lib/pme_symbols.h lib/pme_sample.h lib/pme_render.h \
+    lib/pme_event.h
 SONAME = libpme.so.0
 
 lib/libpme.a: $(LIB_OBJS)

@@ -2,7 +2,7 @@
 #
 # abi.sh - libpme.so.0 exports the documented API and nothing else: the
 # functions its installed headers declare (lib/pme.h, pme_sample.h,
-# pme_symbols.h, pme_render.h), each described in a section 3 man page,
+# pme_symbols.h, pme_render.h, pme_event.h), each described in a section 3 man page,
 # and lib/libpme.map lists exactly those.  lib/util.h's internals
 # (pme_seterr, pme_vec_push, pme_tmp_create, ...) stay inside, so a
 # program cannot come to rely on them.  A program linked against the
@@ -21,9 +21,10 @@ nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' |
     sed 's/@.*//' | sort -u >exported
 # The declarations: a name followed by "(" at the start of a prototype's
 # name column (the headers put the return type before it).
-sed -n 's/^[a-z].*[ *]\(pme_[a-z0-9_]*\)(.*/\1/p; s/^[ 	]\{1,\}[a-z].*[ *]\(pme_[a-z0-9_]*\)(.*/\1/p' \
+# Variables are declared "extern".
+sed -n 's/^[a-z].*[ *]\(pme_[a-z0-9_]*\)(.*/\1/p; s/^[ 	]\{1,\}[a-z].*[ *]\(pme_[a-z0-9_]*\)(.*/\1/p; s/^extern [a-z].*[ *	]\(pme_[a-z0-9_]*\);.*/\1/p' \
     "$top"/lib/pme.h "$top"/lib/pme_sample.h "$top"/lib/pme_symbols.h \
-    "$top"/lib/pme_render.h | sort -u >declared
+    "$top"/lib/pme_render.h "$top"/lib/pme_event.h | sort -u >declared
 sed -n 's/^[ 	]*\(pme_[a-z0-9_]*\);$/\1/p' "$top/lib/libpme.map" |
     sort -u >mapped
 
