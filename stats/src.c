@@ -1,0 +1,82 @@
+/*
+ * src.c - stats' event sources: an event file through libpme.  (A
+ * sample file becomes a source in pms.c.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+int
+src_open_events(struct src *s, const char *path, char *err, size_t errlen)
+{
+	struct pme_error e;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	if ((s->ef = pme_eventfile_open(path, &e)) == NULL) {
+		snprintf(err, errlen, "%s", pme_strerror(&e));
+		return -1;
+	}
+	s->run = *pme_eventfile_run(s->ef);
+	return 0;
+}
+
+void
+src_close(struct src *s)
+{
+	pme_eventfile_close(s->ef);
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	for (size_t i = 0; i < s->nrowname; i++)
+		free(s->rowname[i]);
+	free(s->rowname);
+	free(s->ev);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+src_events(struct src *s, pme_ev_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct pme_error e;
+	int rc;
+
+	if (s->ef == NULL) {
+		for (size_t i = 0; i < s->nev; i += 4096)
+			if ((rc = fn(s->ev + i, s->nev - i < 4096 ?
+			    s->nev - i : 4096, arg)) != 0)
+				return rc;
+		return 0;
+	}
+	if ((rc = pme_eventfile_events(s->ef, fn, arg, &e)) == -1)
+		snprintf(err, errlen, "%s", pme_strerror(&e));
+	return rc;
+}
+
+uint32_t
+src_type(const struct src *s, const char *name)
+{
+	if (s->ef == NULL)
+		return strcmp(name, "EV_STATE") == 0 ? PME_EV_STATE : PME_NONE;
+	return pme_eventfile_type(s->ef, name);
+}
+
+const char *
+src_rowname(const struct src *s, long row, char *buf, size_t len)
+{
+	const char *n = NULL;
+
+	if (row < 0)
+		row = 0;
+	if (s->ef != NULL)
+		n = pme_eventfile_proc_name(s->ef, (uint32_t)row);
+	else if ((size_t)row < s->nrowname)
+		n = s->rowname[row];
+	if (n != NULL)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "%ld", row);
+	return buf;
+}

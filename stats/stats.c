@@ -1,0 +1,549 @@
+/*
+ * stats.c - stats(1): event graphs from an event file (or a sample
+ * file) and graph specifications, to the terminal, text, PostScript,
+ * CSV or Chrome's trace event JSON.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stats.h"
+#include "util.h"
+#include "defgraph.h"
+
+static const char *prog = "stats";
+
+enum otype { O_TERM, O_TEXT, O_PS, O_CSV, O_JSON };
+
+struct opts {
+	const char	*events;	/* -f */
+	const char	*graphs;	/* -g */
+	const char	*out;		/* -o */
+	const char	*buckets;	/* -B */
+	const char	*by;		/* -b */
+	enum otype	 type;
+	int		 typed;
+	int		 list;		/* -l */
+	int		 quiet, verbose;
+	int		 ncols;		/* -w */
+	int		 xset, rset;
+	uint64_t	 t0, t1;	/* -x */
+	long		 r0, r1;	/* -r */
+	struct outopt	 o;
+	char		**ids;		/* graphs named */
+	int		 nids;
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: stats [-lnqv] [-f eventfile] [-g graphfile] [-T type] "
+	    "[-o output]\n"
+	    "             [-w columns] [-x start,end] [-r first,last] "
+	    "[-s size]\n"
+	    "             [-t title] [-u subtitle] [-B bucketfile] "
+	    "[-b kind] [graph ...]\n"
+	    "  -f file   event file (default events.sim), or a sample "
+	    "file (.PMS)\n"
+	    "  -g file   graph file (default Graphfile, else the one "
+	    "stats ships)\n"
+	    "  -T type   term, text, ps, csv or json (default: term on a "
+	    "terminal, else text)\n"
+	    "  -o file   output (default standard output)\n"
+	    "  -l        list the graphs and histometrics, then exit\n"
+	    "  -n        legends in time or event counts, not "
+	    "percentages\n"
+	    "  -w cols   columns of the chart (text: 80, ps: 600)\n"
+	    "  -x s,e    the window of time [s, e) (default: the run)\n"
+	    "  -r f,l    rows f to l (default: the graph's)\n"
+	    "  -s size   PostScript paper: a4, a3, letter, legal, "
+	    "WxH (inches), WxHcm\n"
+	    "  -t, -u    title and subtitle\n"
+	    "  -B file   a sample file's bucket file (default PMEFILE.PME)\n"
+	    "  -b kind   a sample file's rows coloured by routine "
+	    "(default) or module\n"
+	    "  -q, -v    fewer, more messages\n");
+}
+
+static int
+parse_pair(const char *arg, int sign, uint64_t *a, uint64_t *b)
+{
+	char *end;
+
+	errno = 0;
+	if (!sign && *arg == '-')
+		return -1;
+	*a = strtoull(arg, &end, 0);
+	if (errno != 0 || end == arg || *end != ',')
+		return -1;
+	arg = end + 1;
+	if (*arg == '-')
+		return -1;
+	*b = strtoull(arg, &end, 0);
+	if (errno != 0 || end == arg || *end != '\0' || *b < *a)
+		return -1;
+	return 0;
+}
+
+static int
+option(struct opts *op, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	uint64_t a, b;
+	int c;
+
+	op->o.percent = 1;
+	while ((c = getopt_long(argc, argv, "B:b:f:g:lno:qr:s:T:t:u:vw:x:",
+	    lo, NULL)) != -1) {
+		switch (c) {
+		case 'B': op->buckets = optarg; break;
+		case 'b':
+			if (strcmp(optarg, "routine") != 0 &&
+			    strcmp(optarg, "module") != 0) {
+				fprintf(stderr, "%s: -b: 'routine' or "
+				    "'module', not '%s'\n", prog, optarg);
+				return 2;
+			}
+			op->by = optarg;
+			break;
+		case 'f': op->events = optarg; break;
+		case 'g': op->graphs = optarg; break;
+		case 'l': op->list = 1; break;
+		case 'n': op->o.percent = 0; break;
+		case 'o': op->out = optarg; break;
+		case 'q': op->quiet = 1; break;
+		case 'v': op->verbose = 1; break;
+		case 's': op->o.paper = optarg; break;
+		case 't': op->o.title = optarg; break;
+		case 'u': op->o.subtitle = optarg; break;
+		case 'T':
+			op->typed = 1;
+			if (strcmp(optarg, "term") == 0)
+				op->type = O_TERM;
+			else if (strcmp(optarg, "text") == 0)
+				op->type = O_TEXT;
+			else if (strcmp(optarg, "ps") == 0)
+				op->type = O_PS;
+			else if (strcmp(optarg, "csv") == 0)
+				op->type = O_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				op->type = O_JSON;
+			else {
+				fprintf(stderr, "%s: -T: unknown type '%s' "
+				    "(term, text, ps, csv, json)\n", prog,
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'w':
+			op->ncols = atoi(optarg);
+			if (op->ncols < 10 || op->ncols > 10000) {
+				fprintf(stderr, "%s: -w: columns from 10 to "
+				    "10000, not '%s'\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'x':
+			if (parse_pair(optarg, 0, &op->t0, &op->t1) == -1 ||
+			    op->t1 == op->t0) {
+				fprintf(stderr, "%s: -x: 'start,end' with "
+				    "start < end, not '%s'\n", prog, optarg);
+				return 2;
+			}
+			op->xset = 1;
+			break;
+		case 'r':
+			if (parse_pair(optarg, 0, &a, &b) == -1 ||
+			    b >= 1u << 24) {
+				fprintf(stderr, "%s: -r: 'first,last' rows, "
+				    "not '%s'\n", prog, optarg);
+				return 2;
+			}
+			op->r0 = (long)a;
+			op->r1 = (long)b;
+			op->rset = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("stats (pme) %s\n", PME_VERSION_STRING);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	op->ids = argv + optind;
+	op->nids = argc - optind;
+	if (!op->typed)
+		op->type = isatty(0) && isatty(1) && op->out == NULL ?
+		    O_TERM : O_TEXT;
+	if (op->o.width == 0)
+		op->o.width = op->ncols ? op->ncols + 20 : 80;
+	return 0;
+}
+
+/* ----------------------------------------------------------- graphs */
+
+/* The graph file: -g, else ./Graphfile, else the one stats ships. */
+static int
+load_graphs(const struct opts *op, struct gfile *gf, char *err,
+    size_t errlen)
+{
+	if (op->graphs != NULL)
+		return gfile_load(op->graphs, gf, err, errlen);
+	if (access("Graphfile", F_OK) == 0)
+		return gfile_load("Graphfile", gf, err, errlen);
+	return gfile_parse(default_graphfile, strlen(default_graphfile),
+	    "(default Graphfile)", gf, err, errlen);
+}
+
+/* The event file's specifications under the graph file's, written to
+ * GraphfileTemp as the seed did. */
+static int
+merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
+{
+	const char *const *specs;
+	size_t n = s->ef != NULL ? pme_eventfile_specs(s->ef, &specs) : 0;
+	struct gfile from = { 0 }, one;
+	char err[1024], name[64];
+	struct pme_error e;
+	char *tmp;
+	FILE *fp;
+	int fd;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s (spec %zu)", "events", i + 1);
+		if (gfile_parse(specs[i], strlen(specs[i]), name, &one, err,
+		    sizeof(err)) == -1) {
+			fprintf(stderr, "%s: '%s': %s\n", prog, s->path, err);
+			gfile_free(&from);
+			return -1;
+		}
+		if (gfile_merge(&from, &one, err, sizeof(err)) == -1) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			gfile_free(&one);
+			gfile_free(&from);
+			return -1;
+		}
+		gfile_free(&one);
+	}
+	if (gfile_merge(gf, &from, err, sizeof(err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		gfile_free(&from);
+		return -1;
+	}
+	gfile_free(&from);
+	if ((fd = pme_tmp_create("GraphfileTemp", &tmp, &e)) == -1 ||
+	    (fp = fdopen(fd, "w")) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, fd == -1 ? pme_strerror(&e) :
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		pme_tmp_abort(tmp);
+		return -1;
+	}
+	if (gfile_write(gf, fp) == -1 || fclose(fp) == EOF) {
+		fprintf(stderr, "%s: 'GraphfileTemp': write failed\n", prog);
+		pme_tmp_abort(tmp);
+		return -1;
+	}
+	if (pme_tmp_commit(tmp, "GraphfileTemp", &e) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&e));
+		return -1;
+	}
+	if (op->verbose)
+		fprintf(stderr, "%s: the graphs of '%s' merged into "
+		    "'GraphfileTemp'\n", prog, s->path);
+	return 0;
+}
+
+/* Whether the source has every event g's actions name. */
+static int
+drawable(const struct graph *g, const struct src *s)
+{
+	if (g->kind == G_HSUMMARY)
+		return s->ef != NULL;
+	if (g->kind == G_HISTO) {
+		const struct pme_histo *h;
+		size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (g->metric != NULL && strcmp(h[i].name,
+			    g->metric) == 0)
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i < g->nrules; i++)
+		if (src_type(s, g->rules[i].event) == PME_NONE)
+			return 0;
+	return g->nrules > 0;
+}
+
+static const struct pme_histo *
+histo_named(const struct src *s, const char *name)
+{
+	const struct pme_histo *h;
+	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(h[i].name, name) == 0)
+			return &h[i];
+	return NULL;
+}
+
+static void
+list_graphs(const struct gfile *gf, const struct src *s)
+{
+	static const char *kinds[] = { "StateGraph", "ArrayGraph",
+	    "HistoGraph", "HistoSummary", "UtilGraph" };
+	const struct pme_histo *h;
+	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
+
+	for (size_t i = 0; i < gf->n; i++)
+		printf("%-12s %-20s %s%s\n", kinds[gf->g[i].kind],
+		    gf->g[i].id, gf->g[i].menu != NULL ? gf->g[i].menu : "",
+		    drawable(&gf->g[i], s) ? "" : " (no events)");
+	for (size_t i = 0; i < n; i++)
+		printf("%-12s \"%s\" %u sets\n", "histometric", h[i].name,
+		    h[i].nsets);
+}
+
+/* ----------------------------------------------------------- output */
+
+static int
+draw_one(FILE *fp, const struct opts *op, const struct graph *g,
+    struct src *s, char *err, size_t errlen)
+{
+	struct grid gr;
+	struct window w;
+	uint32_t cols;
+	int rc;
+
+	if (g->kind == G_HSUMMARY)
+		return out_hsummary(fp, s, op->type == O_CSV);
+	if (g->kind == G_HISTO) {
+		const struct pme_histo *h = g->metric != NULL ?
+		    histo_named(s, g->metric) : NULL;
+
+		if (h == NULL) {
+			snprintf(err, errlen, "%s:%u: no histometric '%s' in "
+			    "'%s'", g->file, g->line, g->metric != NULL ?
+			    g->metric : "", s->path);
+			return -1;
+		}
+		if (op->type == O_PS)
+			return out_histo_ps(fp, h, g, &op->o);
+		return out_histo(fp, h, g, op->type == O_CSV, &op->o);
+	}
+	if (grid_prepare(&gr, g, s, err, errlen) == -1)
+		return -1;
+	if (op->type == O_CSV) {
+		rc = out_csv(fp, &gr, err, errlen);
+		grid_free(&gr);
+		return rc;
+	}
+	cols = op->ncols ? (uint32_t)op->ncols : op->type == O_PS ? 600 :
+	    text_columns(&gr, op->o.width);
+	grid_whole(&gr, cols, &w);
+	if (op->xset) {
+		w.t0 = op->t0;
+		w.t1 = op->t1;
+	}
+	if (op->rset) {
+		w.r0 = op->r0 > gr.rlo ? op->r0 : gr.rlo;
+		w.r1 = op->r1 < gr.rhi ? op->r1 : gr.rhi;
+		if (w.r0 > w.r1) {
+			snprintf(err, errlen, "-r: rows %ld to %ld: graph '%s' "
+			    "has rows %ld to %ld", op->r0, op->r1, g->id,
+			    gr.rlo, gr.rhi);
+			grid_free(&gr);
+			return -1;
+		}
+	}
+	rc = grid_draw(&gr, &w, err, errlen);
+	if (rc == 0)
+		rc = op->type == O_PS ? out_ps(fp, &gr, &op->o) :
+		    out_text(fp, &gr, &op->o);
+	grid_free(&gr);
+	return rc;
+}
+
+/* The graphs to draw: those named, else every drawable one. */
+static int
+pick(const struct opts *op, const struct gfile *gf, const struct src *s,
+    const struct graph ***out, size_t *n)
+{
+	const struct graph **v = calloc(gf->n + 1, sizeof(*v));
+
+	*n = 0;
+	if (v == NULL)
+		return -1;
+	if (op->nids == 0) {
+		for (size_t i = 0; i < gf->n; i++)
+			if (drawable(&gf->g[i], s))
+				v[(*n)++] = &gf->g[i];
+	} else
+		for (int i = 0; i < op->nids; i++) {
+			const struct graph *g = gfile_find(gf, op->ids[i]);
+
+			if (g == NULL) {
+				fprintf(stderr, "%s: no graph '%s' (stats -l "
+				    "lists them)\n", prog, op->ids[i]);
+				free(v);
+				return -1;
+			}
+			v[(*n)++] = g;
+		}
+	*out = v;
+	return 0;
+}
+
+static int
+run(const struct opts *op)
+{
+	struct src s;
+	struct gfile gf = { 0 };
+	const struct graph **gv = NULL;
+	size_t ng = 0;
+	char err[1024];
+	const char *path = op->events != NULL ? op->events : PME_EVENT_FILE;
+	FILE *fp = stdout;
+	char *tmp = NULL;
+	struct pme_error e;
+	int rc = 1, fd;
+
+	if (src_open(&s, path, op->buckets, op->by, err, sizeof(err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 1;
+	}
+	if (s.run.lost > 0 && !op->quiet)
+		fprintf(stderr, "%s: '%s': the file was cut short: %lld "
+		    "bytes after its last whole chunk lost\n", prog, path,
+		    (long long)s.run.lost);
+	else if (s.ef != NULL && !(s.run.flags & PME_RUN_COMPLETE) &&
+	    !op->quiet)
+		fprintf(stderr, "%s: '%s': incomplete (the program did not "
+		    "close it): the events written so far\n", prog, path);
+	if (s.run.failed > 0 && !op->quiet)
+		fprintf(stderr, "%s: '%s': %llu calls of the event API failed "
+		    "in the program; the first: %s\n", prog, path,
+		    (unsigned long long)s.run.failed, s.run.failure != NULL ?
+		    s.run.failure : "(unknown)");
+	if (load_graphs(op, &gf, err, sizeof(err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		goto out;
+	}
+	if (merge_specs(op, &s, &gf) == -1)
+		goto out;
+	if (op->list) {
+		list_graphs(&gf, &s);
+		rc = 0;
+		goto out;
+	}
+	if (op->type == O_JSON) {
+		fd = -1;
+		if (op->out != NULL && strcmp(op->out, "-") != 0) {
+			if ((fd = pme_tmp_create(op->out, &tmp, &e)) == -1 ||
+			    (fp = fdopen(fd, "w")) == NULL) {
+				fprintf(stderr, "%s: %s\n", prog,
+				    pme_strerror(&e));
+				goto out;
+			}
+		}
+		if (out_json(fp, &s, &gf, err, sizeof(err)) == -1) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			goto out;
+		}
+		goto done;
+	}
+	if (pick(op, &gf, &s, &gv, &ng) == -1)
+		goto out;
+	if (ng == 0) {
+		fprintf(stderr, "%s: '%s': no graph of %s has events here "
+		    "(stats -l lists them)\n", prog, path, op->graphs != NULL ?
+		    op->graphs : "the graph file");
+		goto out;
+	}
+	if (op->type == O_TERM) {
+		rc = term_run(&s, gv, ng, op->o.percent, err, sizeof(err));
+		if (rc == -1)
+			fprintf(stderr, "%s: %s\n", prog, err);
+		rc = rc == 0 ? 0 : 1;
+		goto out;
+	}
+	if (op->out != NULL && strcmp(op->out, "-") != 0) {
+		if ((fd = pme_tmp_create(op->out, &tmp, &e)) == -1 ||
+		    (fp = fdopen(fd, "w")) == NULL) {
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&e));
+			goto out;
+		}
+	}
+	if (op->type == O_PS && ps_begin(fp, ng, &op->o) == -1)
+		goto out;
+	for (size_t i = 0; i < ng; i++) {
+		if (i > 0 && op->type == O_TEXT)
+			fprintf(fp, "\n\f\n");
+		if (i > 0 && op->type == O_CSV)
+			putc('\n', fp);
+		if (draw_one(fp, op, gv[i], &s, err, sizeof(err)) == -1) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			goto out;
+		}
+	}
+	if (op->type == O_PS && ps_end(fp) == -1)
+		goto out;
+done:
+	if (fflush(fp) == EOF || ferror(fp)) {
+		fprintf(stderr, "%s: '%s': write failed: %s\n", prog,
+		    op->out != NULL ? op->out : "standard output",
+		    strerror(errno));
+		goto out;
+	}
+	if (fp != stdout) {
+		if (fclose(fp) == EOF) {
+			fp = stdout;
+			fprintf(stderr, "%s: '%s': %s\n", prog, op->out,
+			    strerror(errno));
+			goto out;
+		}
+		fp = stdout;
+		if (pme_tmp_commit(tmp, op->out, &e) == -1) {
+			tmp = NULL;
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&e));
+			goto out;
+		}
+		tmp = NULL;
+	}
+	rc = 0;
+out:
+	if (fp != stdout)
+		fclose(fp);
+	pme_tmp_abort(tmp);
+	free(gv);
+	gfile_free(&gf);
+	src_close(&s);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts op = { 0 };
+	int rc;
+
+	if ((rc = option(&op, argc, argv)) != 0)
+		return rc;
+	return run(&op);
+}
