@@ -3,7 +3,6 @@
  * freed, written back) and the check of a format descriptor.
  */
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -528,13 +528,13 @@ static int
 parse_format(struct parser *ps, struct graph *g)
 {
 	char why[256];
+	unsigned line = ps->t.line;
 
 	if (take_string(ps, &g->format, "format") == -1)
 		return -1;
 	if (g->format[0] != '\0' &&
 	    gformat_check(g->format, why, sizeof(why)) == -1)
-		return perr(ps, ps->t.line, "bad format '%s': %s", g->format,
-		    why);
+		return perr(ps, line, "bad format '%s': %s", g->format, why);
 	return 0;
 }
 
@@ -544,8 +544,8 @@ take_int(struct parser *ps, long lo, long hi, const char *what, long *v)
 {
 	char buf[128];
 
-	if (ps->t.type != T_NUM || ps->t.num != floor(ps->t.num) ||
-	    ps->t.num < lo || ps->t.num > hi) {
+	if (ps->t.type != T_NUM || ps->t.num < lo || ps->t.num > hi ||
+	    ps->t.num != (double)(long)ps->t.num) {
 		snprintf(buf, sizeof(buf), "%s (a whole number from %ld to "
 		    "%ld)", what, lo, hi);
 		return unexpected(ps, buf);
