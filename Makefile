@@ -68,12 +68,23 @@ $(foreach p,$(PROGRAMS),$(eval $(call PROGRAM_template,$(p))))
 # A program whose folder has no sources yet is left out.
 BUILT_PROGRAMS = $(foreach p,$(PROGRAMS),$(if $($(p)_SRCS),$(p)))
 
-# An archive of pmebuild's modules; members are linked only when used.
-TEST_LIBS = $(if $(BUILD_MODULES),build/libpmebuild.a) lib/libpme.a
+# The modules of stats other than its main (the graph file language), for
+# the unit tests and the graph file fuzz target.
+STATS_MODULES := $(filter-out stats/stats.c,$(wildcard stats/*.c))
+ALL_OBJS += $(STATS_MODULES:.c=.o)
+
+# Archives of pmebuild's and stats' modules; members are linked only when
+# used.
+TEST_LIBS = $(if $(BUILD_MODULES),build/libpmebuild.a) \
+	$(if $(STATS_MODULES),stats/libstats.a) lib/libpme.a
 
 build/libpmebuild.a: $(BUILD_MODULES:.c=.o)
 	rm -f $@
 	$(AR) rcs $@ $(BUILD_MODULES:.c=.o)
+
+stats/libstats.a: $(STATS_MODULES:.c=.o)
+	rm -f $@
+	$(AR) rcs $@ $(STATS_MODULES:.c=.o)
 
 # --- compiling -------------------------------------------------------------
 
@@ -91,8 +102,8 @@ UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_TESTS := $(UNIT_SRCS:.c=)
 
 tests/unit/t_%: tests/unit/t_%.c $(TEST_LIBS) config.mk
-	$(CC) $(PME_CPPFLAGS) -Ibuild $(PME_CFLAGS) $(DEPFLAGS) $(LDFLAGS) \
-	    -o $@ $< $(TEST_LIBS) $(LIBS)
+	$(CC) $(PME_CPPFLAGS) -Ibuild -Istats $(PME_CFLAGS) $(DEPFLAGS) \
+	    $(LDFLAGS) -o $@ $< $(TEST_LIBS) $(LIBS)
 
 # --- main targets -----------------------------------------------------------
 
@@ -139,8 +150,10 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointe
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
+FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES))
 FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample \
-	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd)
+	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
+	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile)
 
 $(FUZZ_DIR)/%.o: %.c config.mk
 	@mkdir -p $(dir $@)
@@ -159,13 +172,19 @@ tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Ibuild $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
+tests/fuzz/fuzz_gfile: tests/fuzz/fuzz_gfile.c $(FUZZ_STATS_OBJS)
+	$(FUZZ_CC) $(PME_CPPFLAGS) -Istats $(FUZZ_FLAGS) -fsanitize=fuzzer \
+	    -o $@ $< $(FUZZ_STATS_OBJS)
+
 # Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
 # files pmebuild makes from them (when it is built) and any the tests left;
 # for fuzz_sample, the sample files t_sample writes from pmehisto's golden
-# sample texts.
+# sample texts; for fuzz_gfile, stats' Graphfile and the bad graph files.
 fuzz-corpus:
 	@mkdir -p $(FUZZ_DIR)/corpus_pmd $(FUZZ_DIR)/corpus_bucket \
-	    $(FUZZ_DIR)/corpus_sample
+	    $(FUZZ_DIR)/corpus_sample $(FUZZ_DIR)/corpus_gfile
+	@for f in stats/Graphfile tests/stats/*.graph tests/stats/bad/*.graph; do \
+	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_gfile/; done; true
 	@for f in tests/histo/*.smp; do \
 	    [ -f "$$f" ] && [ -x tests/unit/t_sample ] || continue; \
 	    tests/unit/t_sample write \
@@ -190,6 +209,9 @@ fuzz: $(FUZZERS) fuzz-corpus
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd \
 	    -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_pmd)
+	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile \
+	    -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_gfile)
 
 # --- installing -------------------------------------------------------------
 
@@ -232,7 +254,7 @@ clean: $(EXTRA_CLEAN)
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
 	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd \
-	    tests/fuzz/fuzz_sample
+	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile
 	rm -rf tests/out
 
 distclean: clean
@@ -251,4 +273,4 @@ configure: configure.ac
 	distclean
 
 -include $(ALL_OBJS:.o=.d) $(UNIT_TESTS:=.d) $(FUZZ_LIB_OBJS:.o=.d) \
-	$(FUZZ_BUILD_OBJS:.o=.d)
+	$(FUZZ_BUILD_OBJS:.o=.d) $(FUZZ_STATS_OBJS:.o=.d)

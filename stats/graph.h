@@ -121,9 +121,23 @@ int	 gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
 int	 gfile_write(const struct gfile *f, FILE *fp);
 void	 gfile_free(struct gfile *f);
 
-/* Evaluates e; -1 with "file:line: unknown symbol 'X'" in err when a
- * symbol is unknown (line is the graph's). */
-int	 gexpr_eval(const struct gexpr *e, gsym_fn fn, void *arg, double *v);
+/*
+ * Evaluates e, looking symbols up with fn (NULL: none is known).  Returns
+ * 0, or -1 with "unknown symbol 'X'" or "division by zero" in err: an
+ * expression does not know where it was written, the caller puts the
+ * graph's "file:line: " before it.
+ */
+int	 gexpr_eval(const struct gexpr *e, gsym_fn fn, void *arg, double *v,
+	    char *err, size_t errlen);
+/* A copy of e (NULL for NULL), or NULL when out of memory. */
+struct gexpr *gexpr_dup(const struct gexpr *e);
+void	 gexpr_free(struct gexpr *e);
+/* Writes e as text gfile_parse() reads back to the same tree; -1 when
+ * fp failed. */
+int	 gexpr_write(const struct gexpr *e, FILE *fp);
+/* Expressions nest at most this deep, so that the recursive functions
+ * above are safe on any tree the parser made. */
+#define GEXPR_MAXDEPTH	64
 
 /*
  * Checks a format descriptor: exactly one floating conversion
@@ -132,7 +146,13 @@ int	 gexpr_eval(const struct gexpr *e, gsym_fn fn, void *arg, double *v);
  * of at most two digits.  Returns 0, or -1 with why in err.
  */
 int	 gformat_check(const char *fmt, char *err, size_t errlen);
-/* The graph of kind and id, or NULL. */
+/* The first graph named id, or NULL. */
 struct graph *gfile_find(const struct gfile *f, const char *id);
+
+/*
+ * The colour a map entry names, a name of graphfile(5)'s list or
+ * "#rrggbb", as 0xrrggbb in *rgb.  Returns 0, or -1 when it is neither.
+ */
+int	 gcolor_rgb(const char *color, unsigned long *rgb);
 
 #endif /* STATS_GRAPH_H */
