@@ -42,7 +42,8 @@ lib/libpme.so: lib/$(SONAME)
 
 # --- programs --------------------------------------------------------------
 
-PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto trace/pmetrace
+PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto trace/pmetrace \
+    stats/stats
 
 # A folder may add rules of its own (runtime libraries, their install) in
 # a fragment; it may append files to EXTRA_ALL (built by all) and target
@@ -85,6 +86,14 @@ build/libpmebuild.a: $(BUILD_MODULES:.c=.o)
 stats/libstats.a: $(STATS_MODULES:.c=.o)
 	rm -f $@
 	$(AR) rcs $@ $(STATS_MODULES:.c=.o)
+
+# The Graphfile stats ships, compiled in: stats uses it when the current
+# directory has none (it is installed too, for copying).
+stats/defgraph.h: stats/Graphfile
+	{ echo 'static const char default_graphfile[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/	"/; s/$$/\\n"/' stats/Graphfile; \
+	  echo ';'; } >$@.tmp && mv $@.tmp $@
+stats/stats.o: stats/defgraph.h
 
 # --- compiling -------------------------------------------------------------
 
@@ -255,6 +264,7 @@ clean: $(EXTRA_CLEAN)
 	rm -f lib/libpme.so lib/libpme.so.*
 	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd \
 	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile
+	rm -f stats/defgraph.h
 	rm -rf tests/out
 
 distclean: clean
