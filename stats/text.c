@@ -173,16 +173,20 @@ bar(FILE *fp, const struct grid *gr, const double *occ, double full,
 			total += occ[i];
 	if (total <= 0 || full <= 0)
 		return;
-	for (size_t i = 0; i < gr->nleg; i++) {
-		int upto;
+	/* The work first, idle time (when shown) at the end, as Mstats
+	 * drew it. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < gr->nleg; i++) {
+			int upto;
 
-		if (gr->g->normalize && idle(gr, i))
-			continue;
-		done += occ[i];
-		upto = (int)lround(done / full * width);
-		for (; put < upto && put < width; put++)
-			putc(mark((int)i), fp);
-	}
+			if (idle(gr, i) != pass ||
+			    (gr->g->normalize && idle(gr, i)))
+				continue;
+			done += occ[i];
+			upto = (int)lround(done / full * width);
+			for (; put < upto && put < width; put++)
+				putc(mark((int)i), fp);
+		}
 }
 
 static int
@@ -302,6 +306,9 @@ csv_row(struct csvpass *p, long r, uint64_t end)
 {
 	char buf[64], v[64];
 	int leg = -1;
+
+	if (end <= p->since[r])
+		return;		/* a state that lasted no time */
 
 	for (size_t i = 0; i < p->gr->nleg; i++)
 		if (p->value[r] >= p->gr->leg[i].lo &&

@@ -318,9 +318,11 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 	p.gr = gr;
 	gr->g = g;
 	gr->src = s;
+	/* The run is [first, last): a state that begins with the last
+	 * event lasts no time.  A run of one instant is one unit long. */
 	gr->tlo = s->run.first;
-	gr->thi = s->run.last + 1 > s->run.last ? s->run.last + 1 :
-	    s->run.last;
+	gr->thi = s->run.last > s->run.first ? s->run.last :
+	    s->run.first + 1;
 	gr->rlo = 0;
 	gr->rhi = (long)s->run.nproc - 1;
 	if (g->lo != NULL && g->hi != NULL) {
