@@ -332,7 +332,8 @@ draw_one(FILE *fp, const struct opts *op, const struct graph *g,
 	int rc;
 
 	if (g->kind == G_HSUMMARY)
-		return out_hsummary(fp, s, op->type == O_CSV);
+		return op->type == O_PS ? out_hsummary_ps(fp, s, &op->o) :
+		    out_hsummary(fp, s, op->type == O_CSV);
 	if (g->kind == G_HISTO) {
 		const struct pme_histo *h = g->metric != NULL ?
 		    histo_named(s, g->metric) : NULL;
@@ -490,8 +491,11 @@ run(const struct opts *op)
 			goto out;
 		}
 	}
-	if (op->type == O_PS && ps_begin(fp, ng, &op->o) == -1)
+	if (op->type == O_PS && ps_begin(fp, ng, &op->o, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
+	}
 	for (size_t i = 0; i < ng; i++) {
 		if (i > 0 && op->type == O_TEXT)
 			fprintf(fp, "\n\f\n");

@@ -123,6 +123,13 @@ void	 grid_whole(const struct grid *gr, uint32_t ncols, struct window *w);
 void	 fmt_value(char *buf, size_t len, const struct graph *g, double v);
 /* The colour of a graph file colour name. */
 uint32_t colour_rgb(const char *name);
+/* A legend entry's occupancy as the legends show it: a percentage of
+ * the view's, or the time or events themselves. */
+void	 occ_text(char *buf, size_t len, const struct grid *gr, double occ,
+	    int percent);
+/* Whether legend entry i is idle time (it holds the value 0), which a
+ * UtilGraph with normalize leaves out. */
+int	 legend_idle(const struct grid *gr, size_t i);
 
 /* ----------------------------------------------------------- backends */
 
@@ -138,9 +145,14 @@ struct outopt {
 int	 out_text(FILE *fp, const struct grid *gr, const struct outopt *o);
 /* The chart columns of a text chart width characters wide. */
 uint32_t text_columns(const struct grid *gr, int width);
-/* PostScript: the prologue of a document of npages graphs, a graph a
- * page (out_ps, out_histo_ps), and its trailer. */
-int	 ps_begin(FILE *fp, size_t npages, const struct outopt *o);
+/*
+ * PostScript: the prologue of a document of npages graphs, a graph a
+ * page (out_ps, out_histo_ps, out_hsummary_ps), and its trailer.
+ * ps_begin() returns -1 with why in err, having written nothing, when
+ * o->paper names no size it knows.
+ */
+int	 ps_begin(FILE *fp, size_t npages, const struct outopt *o, char *err,
+	    size_t errlen);
 int	 ps_end(FILE *fp);
 /* The graph's data: a line per segment of a row's value (start, end,
  * value, label), streamed, not binned. */
@@ -153,6 +165,7 @@ int	 out_histo(FILE *fp, const struct pme_histo *h, const struct graph *g,
 int	 out_histo_ps(FILE *fp, const struct pme_histo *h,
 	    const struct graph *g, const struct outopt *o);
 int	 out_ps(FILE *fp, const struct grid *gr, const struct outopt *o);
+int	 out_hsummary_ps(FILE *fp, const struct src *s, const struct outopt *o);
 int	 out_json(FILE *fp, struct src *s, const struct gfile *gf,
 	    char *err, size_t errlen);
 

@@ -38,7 +38,7 @@ put_name(FILE *fp, const char *s, int width)
 		putc(' ', fp);
 }
 
-static void
+void
 occ_text(char *buf, size_t len, const struct grid *gr, double occ,
     int percent)
 {
@@ -152,9 +152,8 @@ chart_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 	return 0;
 }
 
-/* Whether legend entry i is idle time (value 0 of a state map). */
-static int
-idle(const struct grid *gr, size_t i)
+int
+legend_idle(const struct grid *gr, size_t i)
 {
 	return gr->leg[i].lo <= 0 && gr->leg[i].hi >= 0 &&
 	    !isinf(gr->leg[i].lo);
@@ -169,7 +168,7 @@ bar(FILE *fp, const struct grid *gr, const double *occ, double full,
 	int put = 0;
 
 	for (size_t i = 0; i < gr->nleg; i++)
-		if (!(gr->g->normalize && idle(gr, i)))
+		if (!(gr->g->normalize && legend_idle(gr, i)))
 			total += occ[i];
 	if (total <= 0 || full <= 0)
 		return;
@@ -179,8 +178,8 @@ bar(FILE *fp, const struct grid *gr, const double *occ, double full,
 		for (size_t i = 0; i < gr->nleg; i++) {
 			int upto;
 
-			if (idle(gr, i) != pass ||
-			    (gr->g->normalize && idle(gr, i)))
+			if (legend_idle(gr, i) != pass ||
+			    (gr->g->normalize && legend_idle(gr, i)))
 				continue;
 			done += occ[i];
 			upto = (int)lround(done / full * width);
@@ -206,7 +205,7 @@ util_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 		double t = 0;
 
 		for (size_t i = 0; i < gr->nleg; i++) {
-			if (gr->g->normalize && idle(gr, i))
+			if (gr->g->normalize && legend_idle(gr, i))
 				continue;
 			t += gr->rowocc[(size_t)r * gr->nleg + i];
 		}
@@ -223,7 +222,7 @@ util_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 		occ = gr->rowocc + (size_t)(row - gr->w.r0) * gr->nleg;
 		for (size_t i = 0; i < gr->nleg; i++) {
 			avg[i] += occ[i] / nr;
-			if (!(gr->g->normalize && idle(gr, i)))
+			if (!(gr->g->normalize && legend_idle(gr, i)))
 				t += occ[i];
 		}
 		put_name(fp, src_rowname(gr->src, row, buf, sizeof(buf)), lw);
@@ -235,7 +234,7 @@ util_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 		double t = 0;
 
 		for (size_t i = 0; i < gr->nleg; i++)
-			if (!(gr->g->normalize && idle(gr, i)))
+			if (!(gr->g->normalize && legend_idle(gr, i)))
 				t += avg[i];
 		put_name(fp, "average", lw);
 		fprintf(fp, " |");
