@@ -253,6 +253,28 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 	    order_names(&p) == -1)
 		goto fail;
 	qsort(p.ev.v, p.ev.n, sizeof(struct pme_ev), by_row_time);
+	/* Times from the first sample's, so that the axis reads from 0. */
+	for (size_t i = 0; i < p.ev.n; i++) {
+		uint64_t t = PME_VEC_AT(&p.ev, struct pme_ev, i).time;
+
+		if (i == 0 || t < s->run.first)
+			s->run.first = t;
+	}
+	for (size_t i = 0; i < p.ev.n; i++)
+		PME_VEC_AT(&p.ev, struct pme_ev, i).time -= s->run.first;
+	s->run.first = 0;
+	/* Threads without a name record are named by their id. */
+	for (size_t i = 0; i < p.tnames.n; i++) {
+		char **nm = &PME_VEC_AT(&p.tnames, char *, i);
+		char buf[32];
+
+		if (*nm != NULL)
+			continue;
+		snprintf(buf, sizeof(buf), "%u",
+		    PME_VEC_AT(&p.tids, uint32_t, i));
+		if ((*nm = strdup(buf)) == NULL)
+			goto nomem;
+	}
 	s->ev = p.ev.v;
 	s->nev = p.ev.n;
 	p.ev.v = NULL;
@@ -273,12 +295,9 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 	s->run.flags = PME_RUN_CLOCKTIME | (sum.closed ? PME_RUN_COMPLETE : 0);
 	s->run.lost = sum.lost_bytes;
 	s->run.events = s->nev;
-	for (size_t i = 0; i < s->nev; i++) {
-		if (i == 0 || s->ev[i].time < s->run.first)
-			s->run.first = s->ev[i].time;
+	for (size_t i = 0; i < s->nev; i++)
 		if (s->ev[i].time > s->run.last)
 			s->run.last = s->ev[i].time;
-	}
 	rc = 0;
 	goto out;
 nomem:

@@ -155,8 +155,9 @@ chart_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 int
 legend_idle(const struct grid *gr, size_t i)
 {
-	return gr->leg[i].lo <= 0 && gr->leg[i].hi >= 0 &&
-	    !isinf(gr->leg[i].lo);
+	/* A sample file's entries are routines: none is idle time. */
+	return gr->src->names == NULL && gr->leg[i].lo <= 0 &&
+	    gr->leg[i].hi >= 0 && !isinf(gr->leg[i].lo);
 }
 
 /* One bar of a UtilGraph: the row's entries in proportion. */
@@ -308,6 +309,8 @@ csv_row(struct csvpass *p, long r, uint64_t end)
 
 	if (end <= p->since[r])
 		return;		/* a state that lasted no time */
+	if (p->gr->src->names != NULL && p->value[r] < 0)
+		return;		/* a sample file's time not sampled */
 
 	for (size_t i = 0; i < p->gr->nleg; i++)
 		if (p->value[r] >= p->gr->leg[i].lo &&
