@@ -27,6 +27,7 @@ struct opts {
 	enum otype	 type;
 	int		 typed;
 	int		 list;		/* -l */
+	int		 summary;	/* -m */
 	int		 quiet, verbose;
 	int		 ncols;		/* -w */
 	int		 xset, rset;
@@ -41,7 +42,7 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: stats [-lnqv] [-f eventfile] [-g graphfile] [-T type] "
+	    "usage: stats [-lmnqv] [-f eventfile] [-g graphfile] [-T type] "
 	    "[-o output]\n"
 	    "             [-w columns] [-x start,end] [-r first,last] "
 	    "[-s size]\n"
@@ -55,6 +56,8 @@ usage(FILE *fp)
 	    "terminal, else text)\n"
 	    "  -o file   output (default standard output)\n"
 	    "  -l        list the graphs and histometrics, then exit\n"
+	    "  -m        the run, its metrics and parameters (text or csv), "
+	    "then exit\n"
 	    "  -n        legends in time or event counts, not "
 	    "percentages\n"
 	    "  -w cols   columns of the chart (text: 80, ps: 600)\n"
@@ -101,7 +104,7 @@ option(struct opts *op, int argc, char **argv)
 	int c;
 
 	op->o.percent = 1;
-	while ((c = getopt_long(argc, argv, "B:b:f:g:lno:qr:s:T:t:u:vw:x:",
+	while ((c = getopt_long(argc, argv, "B:b:f:g:lmno:qr:s:T:t:u:vw:x:",
 	    lo, NULL)) != -1) {
 		switch (c) {
 		case 'B': op->buckets = optarg; break;
@@ -117,6 +120,7 @@ option(struct opts *op, int argc, char **argv)
 		case 'f': op->events = optarg; break;
 		case 'g': op->graphs = optarg; break;
 		case 'l': op->list = 1; break;
+		case 'm': op->summary = 1; break;
 		case 'n': op->o.percent = 0; break;
 		case 'o': op->out = optarg; break;
 		case 'q': op->quiet = 1; break;
@@ -448,6 +452,10 @@ run(const struct opts *op)
 	}
 	if (merge_specs(op, &s, &gf) == -1)
 		goto out;
+	if (op->summary) {
+		rc = out_summary(stdout, &s, op->type == O_CSV) == 0 ? 0 : 1;
+		goto out;
+	}
 	if (op->list) {
 		list_graphs(&gf, &s);
 		rc = 0;

@@ -160,6 +160,8 @@ int	 out_csv(FILE *fp, struct grid *gr, char *err, size_t errlen);
 /* Histometrics: HistoSummary's table (one line per set), and one
  * histometric's bins, as text, CSV or PostScript. */
 int	 out_hsummary(FILE *fp, const struct src *s, int csv);
+/* The run (Mstats' Summary[]), its metrics and parameters (pd, pdp). */
+int	 out_summary(FILE *fp, const struct src *s, int csv);
 int	 out_histo(FILE *fp, const struct pme_histo *h, const struct graph *g,
 	    int csv, const struct outopt *o);
 int	 out_histo_ps(FILE *fp, const struct pme_histo *h,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "stats.h"
 
@@ -515,5 +516,98 @@ out_histo(FILE *fp, const struct pme_histo *h, const struct graph *g,
 		    (unsigned long long)h->n[s], mean, sd);
 	}
 	free(comp);
+	return ferror(fp) ? -1 : 0;
+}
+
+/* ---------------------------------------------------- run and metrics */
+
+static void
+summary_csv(FILE *fp, const struct src *s)
+{
+	const struct pme_metric *m;
+	size_t n = s->ef != NULL ? pme_eventfile_metrics(s->ef, &m) : 0;
+
+	fprintf(fp, "kind,name,index,value\n");
+	fprintf(fp, "run,events,0,%llu\nrun,processors,0,%u\n"
+	    "run,first,0,%llu\nrun,last,0,%llu\nrun,host_ns,0,%llu\n"
+	    "run,start_ns,0,%llu\n", (unsigned long long)s->run.events,
+	    s->run.nproc, (unsigned long long)s->run.first,
+	    (unsigned long long)s->run.last,
+	    (unsigned long long)s->run.host_ns,
+	    (unsigned long long)s->run.start);
+	for (size_t i = 0; i < n; i++) {
+		static const char *kinds[] = { "metric", "array", "parameter" };
+
+		if (m[i].kind == PME_METRIC_ARRAY) {
+			for (size_t k = 0; k < m[i].n; k++) {
+				fprintf(fp, "array,");
+				csv_field(fp, m[i].name);
+				fprintf(fp, ",%zu,%.17g\n", k, m[i].v[k]);
+			}
+			continue;
+		}
+		fprintf(fp, "%s,", kinds[m[i].kind]);
+		csv_field(fp, m[i].name);
+		if (m[i].kind == PME_METRIC_SCALAR)
+			fprintf(fp, ",0,%.17g\n", m[i].value);
+		else {
+			fprintf(fp, ",0,");
+			csv_field(fp, m[i].text);
+			putc('\n', fp);
+		}
+	}
+}
+
+int
+out_summary(FILE *fp, const struct src *s, int csv)
+{
+	const struct pme_metric *m;
+	size_t n = s->ef != NULL ? pme_eventfile_metrics(s->ef, &m) : 0;
+	struct graph plain = { .scale = 1, .format = "" };
+	char date[64], span[64];
+	time_t t = (time_t)(s->run.start / 1000000000u);
+	struct tm tm;
+
+	if (csv) {
+		summary_csv(fp, s);
+		return ferror(fp) ? -1 : 0;
+	}
+	t += s->run.utc_offset;
+	if (s->run.start != 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(date, sizeof(date), "%d %b %Y %H:%M:%S", &tm);
+	else
+		snprintf(date, sizeof(date), "(unknown date)");
+	fmt_value(span, sizeof(span), &plain, (double)(s->run.last -
+	    s->run.first));
+	fprintf(fp, "Run of '");
+	put_name(fp, s->run.command, 0);
+	fprintf(fp, "' %s (UTC%+d)\n", date, s->run.utc_offset / 3600);
+	fprintf(fp, "    Simulated-system execution time %s %s\n", span,
+	    s->run.unit);
+	if (s->run.host_ns != 0)
+		fprintf(fp, "    Host execution time %.2f s\n",
+		    s->run.host_ns / 1e9);
+	else
+		fprintf(fp, "    Host execution time unknown (the file was "
+		    "not closed)\n");
+	fprintf(fp, "    %llu events on %u processors\n",
+	    (unsigned long long)s->run.events, s->run.nproc);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "%-10s ", m[i].kind == PME_METRIC_PARAM ?
+		    "parameter" : "metric");
+		put_name(fp, m[i].name, 24);
+		if (m[i].kind == PME_METRIC_SCALAR)
+			fprintf(fp, " %g\n", m[i].value);
+		else if (m[i].kind == PME_METRIC_PARAM) {
+			putc(' ', fp);
+			put_name(fp, m[i].text, 0);
+			putc('\n', fp);
+		} else {
+			fprintf(fp, " {");
+			for (size_t k = 0; k < m[i].n; k++)
+				fprintf(fp, "%s%g", k ? ", " : "", m[i].v[k]);
+			fprintf(fp, "}\n");
+		}
+	}
 	return ferror(fp) ? -1 : 0;
 }

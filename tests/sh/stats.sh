@@ -85,6 +85,21 @@ grep -q '^Mine$' mine || fail "the Graphfile's name lost: $(head -1 mine)"
 grep -q '^  #  10\.0 - ' mine || fail "the spec's scale lost in the merge"
 grep -q "action" GraphfileTemp || fail "merged GraphfileTemp lacks the action"
 rm Graphfile
+# Metrics, parameters, names: the API's, back through the file.
+"$stats" -m -T csv >m.csv 2>err || fail "-m: $(cat err)"
+for want in 'metric,"Utilization",0,0.875' 'array,"Per processor",2,-1.5' \
+    'array,"Per processor",3,0.001' 'parameter,"CACHE_LINES",0,"64"' \
+    'run,processors,0,4'; do
+	grep -qxF "$want" m.csv || fail "-m: no '$want' in: $(cat m.csv)"
+done
+# 2000 latencies, the states' changes besides.
+awk -F, '$2 == "events" { exit !($4 > 2000) }' m.csv || fail "-m: events"
+grep -q '^cpu two *|' text || fail "processor 2 not named: $(grep '|' text)"
+# A parameter in a graph's range.
+printf 'StateGraph p (x, 1, CACHE_LINES / 32) {\n\taction { EV_STATE: VALUE(x) }\n}\n' \
+    >p.graph
+"$stats" -g p.graph -T text p >p.text 2>err || fail "parameter: $(cat err)"
+grep -q 'rows 1 to 2$' p.text || fail "parameter range: $(sed -n 2p p.text)"
 # Histometrics.
 "$stats" -T csv latency >h.csv 2>err || fail "histogram: $(cat err)"
 awk -F, 'NR > 1 { n += $4 } END { exit n != 2000 }' h.csv ||
