@@ -8,6 +8,9 @@
 
 include config.mk
 
+# stats draws with libm (floor, sqrt).
+LIBS += -lm
+
 .SUFFIXES:
 .DEFAULT_GOAL := all
 

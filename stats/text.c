@@ -155,8 +155,9 @@ chart_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 int
 legend_idle(const struct grid *gr, size_t i)
 {
-	return gr->leg[i].lo <= 0 && gr->leg[i].hi >= 0 &&
-	    !isinf(gr->leg[i].lo);
+	/* A sample file's entries are routines: none is idle time. */
+	return gr->src->names == NULL && gr->leg[i].lo <= 0 &&
+	    gr->leg[i].hi >= 0 && !isinf(gr->leg[i].lo);
 }
 
 /* One bar of a UtilGraph: the row's entries in proportion. */
@@ -172,16 +173,20 @@ bar(FILE *fp, const struct grid *gr, const double *occ, double full,
 			total += occ[i];
 	if (total <= 0 || full <= 0)
 		return;
-	for (size_t i = 0; i < gr->nleg; i++) {
-		int upto;
+	/* The work first, idle time (when shown) at the end, as Mstats
+	 * drew it. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < gr->nleg; i++) {
+			int upto;
 
-		if (gr->g->normalize && legend_idle(gr, i))
-			continue;
-		done += occ[i];
-		upto = (int)lround(done / full * width);
-		for (; put < upto && put < width; put++)
-			putc(mark((int)i), fp);
-	}
+			if (legend_idle(gr, i) != pass ||
+			    (gr->g->normalize && legend_idle(gr, i)))
+				continue;
+			done += occ[i];
+			upto = (int)lround(done / full * width);
+			for (; put < upto && put < width; put++)
+				putc(mark((int)i), fp);
+		}
 }
 
 static int
@@ -301,6 +306,11 @@ csv_row(struct csvpass *p, long r, uint64_t end)
 {
 	char buf[64], v[64];
 	int leg = -1;
+
+	if (end <= p->since[r])
+		return;		/* a state that lasted no time */
+	if (p->gr->src->names != NULL && p->value[r] < 0)
+		return;		/* a sample file's time not sampled */
 
 	for (size_t i = 0; i < p->gr->nleg; i++)
 		if (p->value[r] >= p->gr->leg[i].lo &&

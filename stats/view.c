@@ -17,19 +17,6 @@
 #define MAXLEG		64
 #define MAXCELLS	(64u << 20)	/* cells x entries of a grid */
 
-static const struct {
-	const char	*name;
-	uint32_t	 rgb;
-} colours[] = {
-	{ "black", 0x000000 }, { "gray", 0x9a9a9a }, { "grey", 0x9a9a9a },
-	{ "red", 0xe0201b }, { "navy", 0x1f2a80 }, { "brown", 0x8b5a2b },
-	{ "blue", 0x2f6fe0 }, { "green", 0x2ca02c }, { "yellow", 0xf2d21b },
-	{ "white", 0xffffff }, { "cyan", 0x17becf }, { "magenta", 0xd62fc8 },
-	{ "orange", 0xff7f0e }, { "purple", 0x7f3fbf }, { "pink", 0xf7a1c4 },
-	{ "olive", 0x8c8c1f }, { "teal", 0x138a8a }, { "maroon", 0x7f1f1f },
-	{ "lightgray", 0xd3d3d3 }, { "darkgray", 0x555555 },
-};
-
 /* Colours of legend entries no map names: distinct, then repeating. */
 static const uint32_t palette[] = {
 	0x2f6fe0, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b,
@@ -37,15 +24,13 @@ static const uint32_t palette[] = {
 	0x006d2c, 0xfb6a4a, 0x54278f, 0x525252,
 };
 
+/* The parser checked the map's colours; gray for one it did not. */
 uint32_t
 colour_rgb(const char *name)
 {
-	if (name[0] == '#' && strlen(name) == 7)
-		return (uint32_t)strtoul(name + 1, NULL, 16);
-	for (size_t i = 0; i < sizeof(colours) / sizeof(colours[0]); i++)
-		if (strcasecmp(colours[i].name, name) == 0)
-			return colours[i].rgb;
-	return 0x7f7f7f;
+	unsigned long rgb;
+
+	return gcolor_rgb(name, &rgb) == 0 ? (uint32_t)rgb : 0x7f7f7f;
 }
 
 /* A ramp from blue through green to red, for ranges of values. */
@@ -326,23 +311,27 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 {
 	struct pass p = { 0 };
 	double lo, hi;
+	char why[256];
 	int rc = -1;
 
 	memset(gr, 0, sizeof(*gr));
+	p.gr = gr;
 	gr->g = g;
 	gr->src = s;
+	/* The run is [first, last): a state that begins with the last
+	 * event lasts no time.  A run of one instant is one unit long. */
 	gr->tlo = s->run.first;
-	gr->thi = s->run.last + 1 > s->run.last ? s->run.last + 1 :
-	    s->run.last;
+	gr->thi = s->run.last > s->run.first ? s->run.last :
+	    s->run.first + 1;
 	gr->rlo = 0;
 	gr->rhi = (long)s->run.nproc - 1;
 	if (g->lo != NULL && g->hi != NULL) {
-		if (gexpr_eval(g->lo, sym, (void *)s, &lo) == -1 ||
-		    gexpr_eval(g->hi, sym, (void *)s, &hi) == -1) {
-			snprintf(err, errlen, "%s:%u: graph '%s': unknown "
-			    "symbol in its range (known: NO_OF_PROCESSORS "
-			    "and the run's parameters)", g->file, g->line,
-			    g->id);
+		if (gexpr_eval(g->lo, sym, (void *)s, &lo, why,
+		    sizeof(why)) == -1 || gexpr_eval(g->hi, sym, (void *)s,
+		    &hi, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%u: graph '%s': %s (known: "
+			    "NO_OF_PROCESSORS and the run's parameters)",
+			    g->file, g->line, g->id, why);
 			return -1;
 		}
 		if (!(lo <= hi) || lo < 0 || hi >= 1 << 24) {

@@ -544,9 +544,10 @@ bad_one(const char *dir, const char *name)
 	snprintf(path, sizeof(path), "%s/%.*s.err", dir,
 	    (int)(strlen(name) - 6), name);
 	want = message(path);
-	if (gfile_parse((char *)text, len, name, &f, err, sizeof(err)) == 0)
+	if (gfile_parse((char *)text, len, name, &f, err, sizeof(err)) == 0) {
 		fail("%s parses", name);
-	else if (strcmp(err, want) != 0)
+		gfile_free(&f);
+	} else if (strcmp(err, want) != 0)
 		fail("%s:\n  got:  %s\n  want: %s", name, err, want);
 	CHECK(f.g == NULL && f.n == 0);
 	free(text);

@@ -1,0 +1,339 @@
+/*
+ * pms.c - a sample file (.PMS) as a source of state events: a row per
+ * thread sampled, coloured by the routine (or module) each sample fell
+ * in, named through the bucket file as pmehisto names them.  A sample
+ * stands for the time of its weight before it: the row shows its routine
+ * over [time - weight, time) and nothing where no sample was taken.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pme_sample.h"
+#include "stats.h"
+#include "util.h"
+
+#define NOTHING	(-1)		/* a value no legend entry holds */
+
+struct name {
+	char		*s;
+	uint64_t	 n;		/* samples */
+	size_t		 old;		/* index before sorting */
+};
+
+struct pms {
+	struct src	*src;
+	struct pme_addrmap *am;
+	struct pme_bucketfile *bf;
+	size_t		 nmod;
+	uint32_t	*modof;		/* per mapping: module, or PME_NONE */
+	size_t		 nmodof;
+	int		 bymodule;
+	struct pme_vec	 names;		/* struct name */
+	struct pme_vec	 tids;		/* uint32_t, row order */
+	struct pme_vec	 tnames;	/* char *, by row */
+	struct pme_vec	 ev;		/* struct pme_ev, value: name index */
+	struct pme_error err;
+};
+
+static int
+name_index(struct pms *p, const char *s)
+{
+	for (size_t i = 0; i < p->names.n; i++) {
+		struct name *nm = &PME_VEC_AT(&p->names, struct name, i);
+
+		if (strcmp(nm->s, s) == 0) {
+			nm->n++;
+			return (int)i;
+		}
+	}
+	struct name *nm = pme_vec_push(&p->names);
+
+	if (nm == NULL || (nm->s = strdup(s)) == NULL)
+		return -1;
+	nm->n = 1;
+	return (int)(p->names.n - 1);
+}
+
+static long
+row_of(struct pms *p, uint32_t tid)
+{
+	uint32_t *t;
+	char **nm;
+
+	for (size_t i = 0; i < p->tids.n; i++)
+		if (PME_VEC_AT(&p->tids, uint32_t, i) == tid)
+			return (long)i;
+	if ((t = pme_vec_push(&p->tids)) == NULL ||
+	    (nm = pme_vec_push(&p->tnames)) == NULL)
+		return -1;
+	*t = tid;
+	return (long)(p->tids.n - 1);
+}
+
+static int
+on_mapping(void *arg, const struct pme_mapping *m)
+{
+	struct pms *p = arg;
+
+	return pme_addrmap_mapping(p->am, m, &p->err) == -1;
+}
+
+static int
+on_thread(void *arg, const struct pme_thread *t)
+{
+	struct pms *p = arg;
+	char buf[128];
+	char **nm;
+	long r;
+
+	if (pme_addrmap_thread(p->am, t, &p->err) == -1)
+		return 1;
+	if (t->kind != PME_THREAD_COMM && t->kind != PME_THREAD_EXEC)
+		return 0;
+	if ((r = row_of(p, t->tid)) == -1)
+		return 1;
+	nm = &PME_VEC_AT(&p->tnames, char *, r);
+	snprintf(buf, sizeof(buf), "%u %s", t->tid, t->name != NULL ?
+	    t->name : "");
+	free(*nm);
+	return (*nm = strdup(buf)) == NULL;
+}
+
+/* The module of bf a mapping is, by libpme's rule (cached). */
+static uint32_t
+module_of(struct pms *p, uint32_t mi, const struct pme_mapping *m)
+{
+	uint32_t *nv;
+
+	if (mi >= p->nmodof) {
+		size_t n = mi + 64;
+
+		if ((nv = realloc(p->modof, n * sizeof(*nv))) == NULL)
+			return PME_NONE;
+		for (size_t i = p->nmodof; i < n; i++)
+			nv[i] = PME_NONE - 1;	/* not looked at */
+		p->modof = nv;
+		p->nmodof = n;
+	}
+	if (p->modof[mi] == PME_NONE - 1)
+		p->modof[mi] = pme_fill_match(p->bf, (uint32_t)p->nmod,
+		    m->path, m->buildid, m->buildid_len,
+		    (m->flags & PME_MAP_MAIN) != 0, 0, NULL);
+	return p->modof[mi];
+}
+
+/* The name a sample is coloured by. */
+static const char *
+what(struct pms *p, const struct pme_sample *s, char *buf, size_t len)
+{
+	const struct pme_mapping *maps;
+	const struct pme_bucket *b;
+	const struct pme_unit *u;
+	uint64_t vaddr;
+	uint32_t mi, mod, bk;
+
+	if (s->flags & PME_SAMPLE_KERNEL)
+		return "(kernel)";
+	mi = pme_addrmap_lookup(p->am, s->pid, s->time, s->pc, &vaddr);
+	if (mi == PME_NONE)
+		return "(unmapped)";
+	pme_addrmap_mappings(p->am, &maps);
+	if (p->bf != NULL && !p->bymodule &&
+	    (mod = module_of(p, mi, &maps[mi])) != PME_NONE &&
+	    (bk = pme_bucketfile_lookup(p->bf, mod, vaddr)) != PME_NONE) {
+		pme_bucketfile_buckets(p->bf, (struct pme_bucket **)&b);
+		pme_bucketfile_units(p->bf, &u);
+		return u[b[bk].unit].name;
+	}
+	snprintf(buf, len, "%s%s", pme_base_name(maps[mi].path),
+	    p->bymodule || p->bf == NULL ? "" : " (outside buckets)");
+	return buf;
+}
+
+static int
+on_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct pms *p = arg;
+	char buf[512];
+
+	for (size_t i = 0; i < n; i++) {
+		struct pme_ev *e;
+		long r = row_of(p, s[i].tid);
+		int ni = name_index(p, what(p, &s[i], buf, sizeof(buf)));
+		uint64_t w = s[i].weight < s[i].time ? s[i].weight :
+		    s[i].time;
+
+		if (r == -1 || ni == -1 || (e = pme_vec_push(&p->ev)) == NULL)
+			return pme_setnomem(&p->err), 1;
+		*e = (struct pme_ev){ s[i].time - w, ni, PME_EV_STATE,
+		    (uint32_t)r };
+		if ((e = pme_vec_push(&p->ev)) == NULL)
+			return pme_setnomem(&p->err), 1;
+		*e = (struct pme_ev){ s[i].time, NOTHING, PME_EV_STATE,
+		    (uint32_t)r };
+	}
+	return 0;
+}
+
+static int
+by_count(const void *a, const void *b)
+{
+	const struct name *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->s, y->s);
+}
+
+static int
+by_row_time(const void *a, const void *b)
+{
+	const struct pme_ev *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Names by sample count, most first (the legend keeps the first). */
+static int
+order_names(struct pms *p)
+{
+	size_t n = p->names.n;
+	struct name *v = p->names.v;
+	int *map;
+
+	for (size_t i = 0; i < n; i++)
+		v[i].old = i;
+	qsort(v, n, sizeof(*v), by_count);
+	if ((map = malloc((n + 1) * sizeof(*map))) == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		map[v[i].old] = (int)i;
+	for (size_t i = 0; i < p->ev.n; i++) {
+		struct pme_ev *e = &PME_VEC_AT(&p->ev, struct pme_ev, i);
+
+		if (e->value != NOTHING)
+			e->value = map[e->value];
+	}
+	free(map);
+	return 0;
+}
+
+int
+src_open_samples(struct src *s, const char *path, const char *bucketpath,
+    const char *by, char *err, size_t errlen)
+{
+	struct pme_sample_visitor v = { NULL, on_mapping, on_thread,
+	    on_samples, NULL };
+	struct pme_sample_summary sum;
+	struct pms p = { .src = s };
+	const struct pme_module *mods;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	pme_vec_init(&p.names, sizeof(struct name));
+	pme_vec_init(&p.tids, sizeof(uint32_t));
+	pme_vec_init(&p.tnames, sizeof(char *));
+	pme_vec_init(&p.ev, sizeof(struct pme_ev));
+	p.bymodule = by != NULL && strcmp(by, "module") == 0;
+	if (bucketpath == NULL && access("PMEFILE.PME", F_OK) == 0)
+		bucketpath = "PMEFILE.PME";
+	if (bucketpath != NULL && !p.bymodule) {
+		if ((p.bf = pme_bucketfile_open(bucketpath, &p.err)) == NULL ||
+		    pme_bucketfile_index(p.bf, &p.err) == -1)
+			goto fail;
+		p.nmod = pme_bucketfile_modules(p.bf, &mods);
+	}
+	if ((p.am = pme_addrmap_new(&p.err)) == NULL ||
+	    pme_samplefile_read(path, &v, &p, &sum, &p.err) == -1 ||
+	    order_names(&p) == -1)
+		goto fail;
+	qsort(p.ev.v, p.ev.n, sizeof(struct pme_ev), by_row_time);
+	/* Times from the first sample's, so that the axis reads from 0. */
+	for (size_t i = 0; i < p.ev.n; i++) {
+		uint64_t t = PME_VEC_AT(&p.ev, struct pme_ev, i).time;
+
+		if (i == 0 || t < s->run.first)
+			s->run.first = t;
+	}
+	for (size_t i = 0; i < p.ev.n; i++)
+		PME_VEC_AT(&p.ev, struct pme_ev, i).time -= s->run.first;
+	s->run.first = 0;
+	/* Threads without a name record are named by their id. */
+	for (size_t i = 0; i < p.tnames.n; i++) {
+		char **nm = &PME_VEC_AT(&p.tnames, char *, i);
+		char buf[32];
+
+		if (*nm != NULL)
+			continue;
+		snprintf(buf, sizeof(buf), "%u",
+		    PME_VEC_AT(&p.tids, uint32_t, i));
+		if ((*nm = strdup(buf)) == NULL)
+			goto nomem;
+	}
+	s->ev = p.ev.v;
+	s->nev = p.ev.n;
+	p.ev.v = NULL;
+	s->nnames = p.names.n;
+	if ((s->names = calloc(s->nnames + 1, sizeof(*s->names))) == NULL)
+		goto nomem;
+	for (size_t i = 0; i < s->nnames; i++) {
+		s->names[i] = PME_VEC_AT(&p.names, struct name, i).s;
+		PME_VEC_AT(&p.names, struct name, i).s = NULL;
+	}
+	s->nrowname = p.tnames.n;
+	s->rowname = p.tnames.v;
+	p.tnames.v = NULL;
+	p.tnames.n = 0;
+	s->run.nproc = (uint32_t)p.tids.n;
+	s->run.unit = "ns";
+	s->run.command = "";
+	s->run.flags = PME_RUN_CLOCKTIME | (sum.closed ? PME_RUN_COMPLETE : 0);
+	s->run.lost = sum.lost_bytes;
+	s->run.events = s->nev;
+	for (size_t i = 0; i < s->nev; i++)
+		if (s->ev[i].time > s->run.last)
+			s->run.last = s->ev[i].time;
+	rc = 0;
+	goto out;
+nomem:
+	pme_setnomem(&p.err);
+fail:
+	snprintf(err, errlen, "%s", pme_strerror(&p.err));
+out:
+	for (size_t i = 0; i < p.names.n; i++)
+		free(PME_VEC_AT(&p.names, struct name, i).s);
+	for (size_t i = 0; i < p.tnames.n; i++)
+		free(PME_VEC_AT(&p.tnames, char *, i));
+	pme_vec_free(&p.names);
+	pme_vec_free(&p.tids);
+	pme_vec_free(&p.tnames);
+	pme_vec_free(&p.ev);
+	pme_addrmap_free(p.am);
+	pme_bucketfile_close(p.bf);
+	free(p.modof);
+	if (rc == -1)
+		src_close(s);
+	return rc;
+}
+
+int
+src_open(struct src *s, const char *path, const char *bucketpath,
+    const char *by, char *err, size_t errlen)
+{
+	struct pme_reader *r;
+	struct pme_error e;
+
+	/* A sample file is told by its kind; anything else is read as an
+	 * event file, whose errors are the ones to show. */
+	if (strcmp(path, "-") != 0 &&
+	    (r = pme_reader_open(path, PME_KIND_SAMPLE, &e)) != NULL) {
+		pme_reader_close(r);
+		return src_open_samples(s, path, bucketpath, by, err, errlen);
+	}
+	return src_open_events(s, path, err, errlen);
+}

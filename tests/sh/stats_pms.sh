@@ -1,0 +1,47 @@
+#!/bin/bash
+#
+# stats_pms.sh - stats(1) draws a sampled run: pmeclock samples a program
+# of two threads, each spinning in a routine of its own
+# (tests/fixtures/stats/twothreads.c); stats draws the sample file as a
+# state graph of a row per thread, coloured by the routine pmebuild's
+# buckets name.  Checked: two rows, the main thread's row mostly spin_a
+# and the other's mostly spin_b, by the time the CSV gives each (a
+# thread's samples are its own: the split does not depend on the load),
+# the axis from 0 in nanoseconds, and -b module.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+stats=$top/stats/stats
+need "$stats" "$pmebuild" "$pmeclock"
+cd "$tmp" || exit 1
+if ! ${CC:-cc} -O1 -g -o two "$top/tests/fixtures/stats/twothreads.c" \
+    -lpthread; then
+	fail "cannot build the fixture"
+	finish
+fi
+"$pmebuild" -q -x ./two -o two.pme || fail "pmebuild: exit $?"
+"$pmeclock" -q -o run.pms -- ./two || fail "pmeclock: exit $?"
+"$stats" -f run.pms -B two.pme -T csv states >csv 2>err ||
+    fail "stats: exit $?: $(cat err)"
+# Time per row and label.
+awk -F, 'NR > 1 { l = $0; for (i = 0; i < 4; i++) sub(/^[^,]*,/, "", l)
+    gsub(/"/, "", l); t[$1 "|" l] += $3 - $2; rows[$1] = 1 }
+    END { for (k in t) print k "|" t[k]; n = 0; for (r in rows) n++
+    print "rows|" n }' csv >split
+[ "$(sed -n 's/^rows|//p' split)" = 2 ] || fail "not two rows: $(cat split)"
+# The row whose time is mostly spin_a, and the one mostly spin_b.
+for r in spin_a spin_b; do
+	awk -F'|' -v r=$r '$1 != "rows" { tot[$1] += $3; if ($2 == r) in_[$1] = $3 }
+	    END { for (k in in_) if (in_[k] > 0.8 * tot[k]) found = 1
+	    exit !found }' split || fail "no row mostly $r: $(cat split)"
+done
+"$stats" -f run.pms -B two.pme -T text -w 60 states >text 2>err ||
+    fail "text: $(cat err)"
+grep -q '^run.pms: ns 0 to ' text || fail "axis: $(sed -n 2p text)"
+grep -q 'Time / ns' text || fail "unit: $(grep Time text)"
+"$stats" -f run.pms -b module -T text -w 60 states >mod 2>err ||
+    fail "-b module: $(cat err)"
+grep -q '  two  *[0-9.]*%$' mod || fail "-b module: $(sed -n '/Legend/,$p' mod)"
+finish
