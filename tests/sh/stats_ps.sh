@@ -127,6 +127,8 @@ grep -qF 'T (1) \ x' t.text || fail "-t's title not on the page"
 grep -qF 'sub)' t.text || fail "-u's subtitle not on the page"
 
 # --- colours ----------------------------------------------------------------
+# The colours are graphfile(5)'s names (stats/gfile.c's table), exact: the
+# cells are filled without anti-aliasing.
 # pixel PPM X Y: the colour of the pixel at x, y points on an A4 page.
 pixel() {
 	local w h size px py
@@ -153,14 +155,14 @@ colour() {	# FRACTION ROW EXPECTED WHAT
 	[ "$got" = "$3" ] || fail "$4: pixel $got, not $3"
 }
 if [ -n "${y1:-}" ]; then
-	colour 0.5 0 9a9a9a "processor 0 busy (gray)"
+	colour 0.5 0 808080 "processor 0 busy (gray)"
 	colour 0.25 1 000000 "processor 1 idle (black)"
-	colour 0.75 1 e0201b "processor 1 getting a lock (red)"
-	colour 0.05 2 9a9a9a "processor 2 busy first"
+	colour 0.75 1 ff0000 "processor 1 getting a lock (red)"
+	colour 0.05 2 808080 "processor 2 busy first"
 	colour 0.15 2 000000 "processor 2 idle next"
-	colour 0.1 3 2f6fe0 "processor 3 in user state 1 (blue)"
-	colour 0.5 3 1f2a80 "processor 3 in a barrier, idle (navy)"
-	colour 0.9 3 8b5a2b "processor 3 in a barrier, busy (brown)"
+	colour 0.1 3 0000ff "processor 3 in user state 1 (blue)"
+	colour 0.5 3 000080 "processor 3 in a barrier, idle (navy)"
+	colour 0.9 3 a52a2a "processor 3 in a barrier, busy (brown)"
 fi
 
 # --- paper ------------------------------------------------------------------
