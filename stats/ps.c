@@ -557,12 +557,17 @@ util_bar(struct page *pg, const struct grid *gr, const double *occ,
 	if (full <= 0)
 		return;
 	scale = (b->x1 - b->x0) / full;
-	for (size_t i = 0; i < gr->nleg; i++) {
-		if ((gr->g->normalize && legend_idle(gr, i)) || occ[i] <= 0)
-			continue;
-		fprintf(pg->fp, "%.3f %.3f %zu U\n", x, occ[i] * scale, i);
-		x += occ[i] * scale;
-	}
+	/* The work first, idle time (when shown) last, as Mstats did and
+	 * the text bars do. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < gr->nleg; i++) {
+			if (legend_idle(gr, i) != pass || (gr->g->normalize &&
+			    legend_idle(gr, i)) || occ[i] <= 0)
+				continue;
+			fprintf(pg->fp, "%.3f %.3f %zu U\n", x, occ[i] * scale,
+			    i);
+			x += occ[i] * scale;
+		}
 }
 
 static int
