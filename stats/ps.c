@@ -557,12 +557,17 @@ util_bar(struct page *pg, const struct grid *gr, const double *occ,
 	if (full <= 0)
 		return;
 	scale = (b->x1 - b->x0) / full;
-	for (size_t i = 0; i < gr->nleg; i++) {
-		if ((gr->g->normalize && legend_idle(gr, i)) || occ[i] <= 0)
-			continue;
-		fprintf(pg->fp, "%.3f %.3f %zu U\n", x, occ[i] * scale, i);
-		x += occ[i] * scale;
-	}
+	/* The work first, idle time (when shown) last, as Mstats did and
+	 * the text bars do. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < gr->nleg; i++) {
+			if (legend_idle(gr, i) != pass || (gr->g->normalize &&
+			    legend_idle(gr, i)) || occ[i] <= 0)
+				continue;
+			fprintf(pg->fp, "%.3f %.3f %zu U\n", x, occ[i] * scale,
+			    i);
+			x += occ[i] * scale;
+		}
 }
 
 static int
@@ -597,7 +602,7 @@ util(struct page *pg, const struct grid *gr, const struct outopt *o)
 	fprintf(pg->fp, "%.2f %.2f %.2f %.2f FR\n", b.x0, b.y0, b.x1 - b.x0,
 	    b.y1 - b.y0);
 	row_labels(pg, gr, u.rows, u.n, &b, pitch, b.y1);
-	y = b.y1 - pitch * ((double)u.n + 1);
+	y = b.y1 - pitch * ((double)u.n + 1.5);
 	text(pg, 0, NULL, b.x0 - 3, y + pitch * 0.5 - 2.5, "average", "RS");
 	if (gr->g->normalize) {
 		x_axis(pg, &b, "0%", "100%", "Share of the time not idle");
@@ -859,7 +864,8 @@ out_histo_ps(FILE *fp, const struct pme_histo *h, const struct graph *g,
 
 /* HistoSummary: a line per set of each histometric. */
 int
-out_hsummary_ps(FILE *fp, const struct src *s, const struct outopt *o)
+out_hsummary_ps(FILE *fp, const struct src *s, const struct graph *g,
+    const struct outopt *o)
 {
 	const struct pme_histo *h;
 	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
@@ -867,7 +873,8 @@ out_hsummary_ps(FILE *fp, const struct src *s, const struct outopt *o)
 	double y;
 	char buf[256];
 
-	if (page_begin(&pg, fp, o, "Histometrics", s->path) == -1)
+	if (page_begin(&pg, fp, o, g->name != NULL ? g->name : "Histometrics",
+	    s->path) == -1)
 		return -1;
 	y = pg.h - MARGIN - HEAD - 10;
 	snprintf(buf, sizeof(buf), "%-24s %4s %10s %12s %10s %10s",

@@ -336,7 +336,7 @@ draw_one(FILE *fp, const struct opts *op, const struct graph *g,
 	int rc;
 
 	if (g->kind == G_HSUMMARY)
-		return op->type == O_PS ? out_hsummary_ps(fp, s, &op->o) :
+		return op->type == O_PS ? out_hsummary_ps(fp, s, g, &op->o) :
 		    out_hsummary(fp, s, op->type == O_CSV);
 	if (g->kind == G_HISTO) {
 		const struct pme_histo *h = g->metric != NULL ?

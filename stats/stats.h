@@ -167,7 +167,8 @@ int	 out_histo(FILE *fp, const struct pme_histo *h, const struct graph *g,
 int	 out_histo_ps(FILE *fp, const struct pme_histo *h,
 	    const struct graph *g, const struct outopt *o);
 int	 out_ps(FILE *fp, const struct grid *gr, const struct outopt *o);
-int	 out_hsummary_ps(FILE *fp, const struct src *s, const struct outopt *o);
+int	 out_hsummary_ps(FILE *fp, const struct src *s, const struct graph *g,
+	    const struct outopt *o);
 int	 out_json(FILE *fp, struct src *s, const struct gfile *gf,
 	    char *err, size_t errlen);
 
