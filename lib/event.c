@@ -4,15 +4,23 @@
  * and graph specifications.  The state machine and histometrics are in
  * evstate.c, the reader in evread.c.
  *
- * Posting takes no lock: each thread fills a buffer of its own, which
- * it (or the close, or its exit) encodes into an EVTS chunk under the
- * writer's lock.  A buffer's count is published with a release store
- * after its record is written, so the close, which reads it with an
- * acquire load, never encodes half a record; a post racing with the
- * close lands after what the close took and is dropped.
+ * Posting takes no lock: each thread fills a block of its own.  A full
+ * block goes to the writer thread, which encodes it into an EVTS chunk
+ * and writes it while the poster fills its second block (it waits only
+ * when the writer is a whole block behind), so a post costs the poster
+ * a few stores, not the encoding and the write(2).  Without the writer
+ * thread (it could not be made, or in a child after fork) the poster
+ * encodes and writes its block itself.  The close and a thread's end
+ * first let the writer finish the blocks it has (a thread's chunks stay
+ * in order), then encode the blocks being filled.  A block's count is
+ * published with a release store after its record is written, so the
+ * close, which reads it with an acquire load, never encodes half a
+ * record; a post racing with the close lands after what the close took
+ * and is dropped.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,14 +40,28 @@ struct rec {
 	uint32_t	 proc;
 };
 
+struct tbuf;
+
+/* A full block handed to the writer thread. */
+struct job {
+	struct tbuf	*tb;
+	int		 blk;
+	uint32_t	 n;
+	struct job	*next;
+};
+
 struct tbuf {
-	_Atomic uint32_t n;		/* records written */
+	_Atomic uint32_t n;		/* records written in rec */
 	_Atomic uint32_t lim;		/* posts beyond go the slow way */
+	struct rec	*rec;		/* the block being filled */
+	int		 cur;		/* its index */
+	int		 queued[2];	/* the writer has the block (lock) */
+	struct job	 jobs[2];
 	uint32_t	 gen;		/* the file it belongs to */
 	uint32_t	 thread;	/* pme_event_thread() */
 	uint64_t	 last;		/* the thread's latest time */
 	struct tbuf	*next, **prevp;	/* the writer's list */
-	struct rec	 rec[EV_EVTS_MAX];
+	struct rec	*blk[2];
 };
 
 static struct {
@@ -63,7 +85,16 @@ static struct {
 	uint32_t	 threads;
 	pthread_key_t	 key;
 	int		 keyed;
-} g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	/* The writer thread and its queue. */
+	pthread_t	 writer;
+	int		 writing;	/* it runs */
+	int		 stop;		/* it is asked to end */
+	int		 busy;		/* it is encoding a job */
+	int		 final;		/* the close took the blocks */
+	struct job	*qhead, **qtail;
+	pthread_cond_t	 work, done;
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER };
 
 /* Initial-exec: a post reads its buffer without a call into the
  * dynamic linker (libpme is linked, not dlopened). */
@@ -75,6 +106,7 @@ static TLS char tls_err[512];
 int pme_sev_default_resolution;
 
 static void	flush_locked(struct tbuf *tb);
+static void	drain_locked(struct tbuf *tb);
 
 /* ------------------------------------------------------------- errors */
 
@@ -190,8 +222,13 @@ atfork_child(void)
 	/* The child is not the program that opened the file: its posts go
 	 * nowhere, and its exit must not finish the parent's file. */
 	pthread_mutex_init(&g.lock, NULL);
+	pthread_cond_init(&g.work, NULL);
+	pthread_cond_init(&g.done, NULL);
 	g.w = NULL;
 	g.bufs = NULL;
+	g.writing = g.busy = g.stop = 0;
+	g.qhead = NULL;
+	g.qtail = &g.qhead;
 	tls_tb = NULL;
 }
 
@@ -207,7 +244,8 @@ thread_end(void *p)
 	struct tbuf *tb = p;
 
 	pthread_mutex_lock(&g.lock);
-	if (tb->gen == g.gen && g.w != NULL)
+	drain_locked(tb);
+	if (tb->gen == g.gen && g.w != NULL && !g.final)
 		flush_locked(tb);
 	if (tb->prevp != NULL) {
 		*tb->prevp = tb->next;
@@ -217,7 +255,117 @@ thread_end(void *p)
 	pthread_mutex_unlock(&g.lock);
 	if (tls_tb == tb)
 		tls_tb = NULL;
+	free(tb->blk[0]);
+	free(tb->blk[1]);
 	free(tb);
+}
+
+/* ------------------------------------------------------- the writer */
+
+/* Encodes n records of one thread into out; the payload's length. */
+static size_t
+encode(const struct rec *rec, uint32_t n, uint32_t thread, uint8_t *out,
+    uint32_t *maxproc)
+{
+	uint64_t tmin = UINT64_MAX, tmax = 0, prev = 0;
+	uint32_t pmax = 0, i;
+	uint8_t *p = out + EV_EVTS_HEAD;
+
+	for (i = 0; i < n; i++) {
+		const struct rec *r = &rec[i];
+
+		if (r->time < tmin)
+			tmin = r->time;
+		if (r->time > tmax)
+			tmax = r->time;
+		if (r->proc > pmax)
+			pmax = r->proc;
+		p = pme_uv_put(p, r->type);
+		p = pme_uv_put(p, r->proc);
+		p = pme_uv_put(p, pme_zig(r->time - prev));
+		p = pme_uv_put(p, pme_zig((uint64_t)r->value));
+		prev = r->time;
+	}
+	pme_le32(out, thread);
+	pme_le32(out + 4, n);
+	for (i = 0; i < 8; i++) {
+		out[8 + i] = (uint8_t)(tmin >> 8 * i);
+		out[16 + i] = (uint8_t)(tmax >> 8 * i);
+	}
+	pme_le32(out + 24, pmax);
+	*maxproc = pmax;
+	return (size_t)(p - out);
+}
+
+static void
+events_locked(const uint8_t *out, size_t len, uint32_t pmax)
+{
+	struct pme_error e;
+
+	if (g.w == NULL)
+		return;
+	if (pmax + 1 > g.maxproc)
+		g.maxproc = pmax + 1;
+	if (pme_writer_chunk(g.w, EV_CHUNK_EVENTS, out, len, 0, &e) == -1 &&
+	    g.failed++ == 0)
+		snprintf(g.first, sizeof(g.first), "%s", e.msg);
+}
+
+static void *
+writer_main(void *arg)
+{
+	static uint8_t out[EV_EVTS_BYTES];
+	struct job *j;
+	uint32_t pmax;
+	size_t len;
+
+	(void)arg;
+	pthread_mutex_lock(&g.lock);
+	for (;;) {
+		while (g.qhead == NULL && !g.stop)
+			pthread_cond_wait(&g.work, &g.lock);
+		if ((j = g.qhead) == NULL)
+			break;
+		if ((g.qhead = j->next) == NULL)
+			g.qtail = &g.qhead;
+		g.busy = 1;
+		pthread_mutex_unlock(&g.lock);
+		/* The poster fills its other block meanwhile. */
+		len = encode(j->tb->blk[j->blk], j->n, j->tb->thread, out,
+		    &pmax);
+		pthread_mutex_lock(&g.lock);
+		events_locked(out, len, pmax);
+		j->tb->queued[j->blk] = 0;
+		g.busy = 0;
+		pthread_cond_broadcast(&g.done);
+	}
+	pthread_mutex_unlock(&g.lock);
+	return NULL;
+}
+
+/* Starts the writer thread, with every signal blocked in it (the
+ * program's handlers are not for it).  Without it, posters write. */
+static void
+writer_start_locked(void)
+{
+	sigset_t all, old;
+
+	g.qhead = NULL;
+	g.qtail = &g.qhead;
+	g.stop = g.busy = 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	g.writing = pthread_create(&g.writer, NULL, writer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Waits until the writer has written tb's blocks (NULL: every block). */
+static void
+drain_locked(struct tbuf *tb)
+{
+	while (tb != NULL ? tb->queued[0] || tb->queued[1] :
+	    g.qhead != NULL || g.busy)
+		pthread_cond_wait(&g.done, &g.lock);
 }
 
 static int
@@ -242,7 +390,9 @@ open_locked(const char *path, unsigned flags, struct pme_error *err)
 		return -1;
 	g.gen++;
 	g.opened = 1;
+	g.final = 0;
 	g.flags = flags;
+	writer_start_locked();
 	g.nproc = g.maxproc = 0;
 	g.failed = 0;
 	g.first[0] = '\0';
@@ -324,18 +474,47 @@ pme_event_close(struct pme_error *err)
 	ev_state_flush();
 	ev_histo_flush();
 	pthread_mutex_lock(&g.lock);
+	g.final = 1;
+	drain_locked(NULL);
 	for (tb = g.bufs; tb != NULL; tb = tb->next)
 		if (tb->gen == g.gen)
 			flush_locked(tb);
 	for (tb = g.bufs; tb != NULL; tb = tb->next)
 		atomic_store_explicit(&tb->lim, 0, memory_order_relaxed);
 	info_locked(1);
+	if (g.writing) {
+		g.stop = 1;
+		pthread_cond_signal(&g.work);
+		pthread_mutex_unlock(&g.lock);
+		pthread_join(g.writer, NULL);
+		pthread_mutex_lock(&g.lock);
+		g.writing = 0;
+	}
 	w = g.w;
 	g.w = NULL;
 	g.closing = 0;
 	rc = pme_writer_commit(w, err);
 	pthread_mutex_unlock(&g.lock);
 	return rc;
+}
+
+int
+pme_event_flush(void)
+{
+	struct tbuf *tb = tls_tb;
+
+	pthread_mutex_lock(&g.lock);
+	if (g.w == NULL || g.final) {
+		pthread_mutex_unlock(&g.lock);
+		return ev_fail("pme_event_flush: no event file is open");
+	}
+	if (tb != NULL && tb->gen == g.gen) {
+		drain_locked(tb);
+		flush_locked(tb);
+	}
+	drain_locked(NULL);
+	pthread_mutex_unlock(&g.lock);
+	return 0;
 }
 
 uint64_t
@@ -417,47 +596,41 @@ pme_event_type(const char *name)
 
 /* ------------------------------------------------------------- posting */
 
-/* Encodes tb's records not yet written into an EVTS chunk. */
+/* Encodes and writes the block tb is filling, here and now. */
 static void
 flush_locked(struct tbuf *tb)
 {
 	static uint8_t out[EV_EVTS_BYTES];
 	uint32_t n = atomic_load_explicit(&tb->n, memory_order_acquire);
-	uint64_t tmin = UINT64_MAX, tmax = 0, prev = 0;
-	uint32_t pmax = 0, i;
-	uint8_t *p = out + EV_EVTS_HEAD;
-	struct pme_error e;
+	uint32_t pmax;
+	size_t len;
 
-	if (n == 0 || g.w == NULL)
-		goto done;
-	for (i = 0; i < n; i++) {
-		const struct rec *r = &tb->rec[i];
+	if (n > 0 && g.w != NULL) {
+		len = encode(tb->rec, n, tb->thread, out, &pmax);
+		events_locked(out, len, pmax);
+	}
+	atomic_store_explicit(&tb->n, 0, memory_order_relaxed);
+}
 
-		if (r->time < tmin)
-			tmin = r->time;
-		if (r->time > tmax)
-			tmax = r->time;
-		if (r->proc > pmax)
-			pmax = r->proc;
-		p = pme_uv_put(p, r->type);
-		p = pme_uv_put(p, r->proc);
-		p = pme_uv_put(p, pme_zig(r->time - prev));
-		p = pme_uv_put(p, pme_zig((uint64_t)r->value));
-		prev = r->time;
-	}
-	pme_le32(out, tb->thread);
-	pme_le32(out + 4, n);
-	for (i = 0; i < 8; i++) {
-		out[8 + i] = (uint8_t)(tmin >> 8 * i);
-		out[16 + i] = (uint8_t)(tmax >> 8 * i);
-	}
-	pme_le32(out + 24, pmax);
-	if (pmax + 1 > g.maxproc)
-		g.maxproc = pmax + 1;
-	if (pme_writer_chunk(g.w, EV_CHUNK_EVENTS, out, (size_t)(p - out), 0,
-	    &e) == -1 && g.failed++ == 0)
-		snprintf(g.first, sizeof(g.first), "%s", e.msg);
-done:
+/* Hands the full block of tb to the writer thread and turns to the
+ * other, once the writer is done with it. */
+static void
+hand_over_locked(struct tbuf *tb)
+{
+	int b = tb->cur, o = 1 - b;
+
+	tb->jobs[b].tb = tb;
+	tb->jobs[b].blk = b;
+	tb->jobs[b].n = atomic_load_explicit(&tb->n, memory_order_relaxed);
+	tb->jobs[b].next = NULL;
+	tb->queued[b] = 1;
+	*g.qtail = &tb->jobs[b];
+	g.qtail = &tb->jobs[b].next;
+	pthread_cond_signal(&g.work);
+	while (tb->queued[o])
+		pthread_cond_wait(&g.done, &g.lock);
+	tb->cur = o;
+	tb->rec = tb->blk[o];
 	atomic_store_explicit(&tb->n, 0, memory_order_relaxed);
 }
 
@@ -466,8 +639,15 @@ tbuf_new_locked(void)
 {
 	struct tbuf *tb;
 
-	if ((tb = malloc(sizeof(*tb))) == NULL)
+	if ((tb = calloc(1, sizeof(*tb))) == NULL)
 		return NULL;
+	if ((tb->blk[0] = malloc(EV_EVTS_MAX * sizeof(struct rec))) == NULL ||
+	    (tb->blk[1] = malloc(EV_EVTS_MAX * sizeof(struct rec))) == NULL) {
+		free(tb->blk[0]);
+		free(tb);
+		return NULL;
+	}
+	tb->rec = tb->blk[0];
 	atomic_init(&tb->n, 0);
 	atomic_init(&tb->lim, EV_EVTS_MAX);
 	tb->gen = g.gen;
@@ -494,7 +674,7 @@ post_slow(uint32_t type, uint32_t proc, uint64_t time, int64_t value)
 	if (ev_ensure() == -1)
 		return;
 	pthread_mutex_lock(&g.lock);
-	if (g.w == NULL) {
+	if (g.w == NULL || g.final) {
 		pthread_mutex_unlock(&g.lock);
 		return;
 	}
@@ -512,9 +692,15 @@ post_slow(uint32_t type, uint32_t proc, uint64_t time, int64_t value)
 		tls_tb = tb;
 	} else if (tb->gen != g.gen) {
 		/* Posted for a file closed since: dropped. */
+		drain_locked(tb);
 		atomic_store_explicit(&tb->n, 0, memory_order_relaxed);
 		tb->gen = g.gen;
-	} else
+	} else if (atomic_load_explicit(&tb->n, memory_order_relaxed) <
+	    EV_EVTS_MAX)
+		;	/* room: the limit was lifted by a new open */
+	else if (g.writing)
+		hand_over_locked(tb);
+	else
 		flush_locked(tb);
 	atomic_store_explicit(&tb->lim, EV_EVTS_MAX, memory_order_relaxed);
 	pthread_mutex_unlock(&g.lock);

@@ -9,9 +9,10 @@
  * current directory on its first call of any writing function, closed at
  * exit, as a Proteus program did.  The file is written live and
  * incrementally: each thread posts into a buffer of its own (no lock on
- * the way), which becomes a chunk when it fills, when the thread ends
- * and at the close, so a program that dies leaves a file stats reads up
- * to its last whole chunk.  Event types, states, graph specifications,
+ * the way), which becomes a chunk when it fills (written by a thread of
+ * the library's, while the poster fills a second buffer), when the
+ * thread ends, at pme_event_flush() and at the close, so a program that
+ * dies leaves a file stats reads up to its last whole chunk.  Event types, states, graph specifications,
  * metrics and parameters are written as they are given; histometrics at
  * the close (pme_event_close() or exit).
  *
@@ -56,6 +57,10 @@ int		 pme_event_open(const char *path, unsigned flags,
  * closes the file.  Returns 0 (also when none is open), or -1 with err
  * filled and the previous file at path put back. */
 int		 pme_event_close(struct pme_error *err);
+/* Writes the calling thread's buffered events and waits until every
+ * buffer handed to the writer thread so far is written: what a program
+ * about to die, or a server between requests, calls.  0, or -1. */
+int		 pme_event_flush(void);
 /* The message of the last failure of a writing function, "" if none.
  * Per process; valid until the next writing call. */
 const char	*pme_event_error(void);

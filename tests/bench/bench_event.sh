@@ -7,7 +7,9 @@
 # evbench.c (built here against libpme) measures, in one run and side by
 # side: a plain buffered fwrite(3) of the same 24 bytes per event (the
 # baseline), pme_event_post() on one thread and on two at once (wall
-# time per event, the file's close included), then the loading of the
+# time per event, the file's close included, and the posting threads'
+# own CPU time per event: what a post costs the program, the library's
+# writer thread doing the encoding and writing), then the loading of the
 # one-thread file of EVENTS events (default 10 million) as stats reads
 # it, beside a plain sequential read(2) of its bytes.  Best of RUNS
 # (default 3).  Printed: ns per event and the ratio to the baseline;
@@ -45,6 +47,7 @@ for i in $(seq "$runs"); do
 	rm -f "$tmp"/*.sim
 done
 w=$(best write min) p1=$(best post1 min) p2=$(best post2 min)
+c1=$(best cpu1 min) c2=$(best cpu2 min)
 r=$(best read max) l=$(best load max)
 echo "events: $events, best of $runs runs"
 printf '%-34s %8s %8s\n' "" "ns/event" "ratio"
@@ -53,6 +56,10 @@ printf '%-34s %8.2f %8.2f\n' "pme_event_post, one thread" "$p1" \
     "$(echo "$p1 / $w" | bc -l)"
 printf '%-34s %8.2f %8.2f\n' "pme_event_post, two threads" "$p2" \
     "$(echo "$p2 / $w" | bc -l)"
+printf '%-34s %8.2f %8.2f\n' "  the posting thread's CPU, one" "$c1" \
+    "$(echo "$c1 / $w" | bc -l)"
+printf '%-34s %8.2f %8.2f\n' "  the posting threads' CPU, two" "$c2" \
+    "$(echo "$c2 / $w" | bc -l)"
 printf '%-34s %8s %8s\n' "" "Mev/s" "ratio"
 printf '%-34s %8.1f %8.2f\n' "read(2) of the file's bytes (base)" "$r" 1
 printf '%-34s %8.1f %8.2f\n' "loading as stats does" "$l" \

@@ -430,11 +430,13 @@ test_threads(void)
 }
 
 /* A program killed before its close leaves a file read to its last
- * whole chunk, with every event of the chunks that were written. */
+ * whole chunk, with every event of the chunks that were written: all of
+ * them after pme_event_flush(); without it, whole buffers of 4096 (those
+ * the writer thread wrote before the kill), in order. */
 static void
-test_killed(void)
+killed(int flush)
 {
-	const char *path = tmppath("killed.sim");
+	const char *path = tmppath(flush ? "flushed.sim" : "killed.sim");
 	struct pme_eventfile *ef;
 	struct evs e;
 	pid_t pid;
@@ -450,14 +452,18 @@ test_killed(void)
 		t = pme_event_type("EV_K");
 		for (int i = 0; i < 10000; i++)
 			pme_event_post(t, 0, i, i);
+		if (flush && pme_event_flush() == -1)
+			_exit(4);
 		raise(SIGKILL);
 	}
 	waitpid(pid, &st, 0);
 	CHECK(WIFSIGNALED(st));
 	ef = load(path, &e);
 	CHECK(!(pme_eventfile_run(ef)->flags & PME_RUN_COMPLETE));
-	/* Two full buffers of 4096 were written; the rest was lost. */
-	CHECK(e.n == 8192);
+	if (flush)
+		CHECK(e.n == 10000);
+	else
+		CHECK(e.n % 4096 == 0 && e.n <= 8192);
 	for (size_t k = 0; k < e.n; k++)
 		if (e.v[k].value != (int64_t)k) {
 			fail("killed: event %zu is %lld", k,
@@ -466,6 +472,13 @@ test_killed(void)
 		}
 	free(e.v);
 	pme_eventfile_close(ef);
+}
+
+static void
+test_killed(void)
+{
+	killed(0);
+	killed(1);
 }
 
 int
