@@ -163,7 +163,7 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointe
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES))
-FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample \
+FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
 	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile)
 
@@ -177,6 +177,10 @@ tests/fuzz/fuzz_bucket: tests/fuzz/fuzz_bucket.c $(FUZZ_LIB_OBJS)
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
 
 tests/fuzz/fuzz_sample: tests/fuzz/fuzz_sample.c $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
+	    $< $(FUZZ_LIB_OBJS) $(LIBS)
+
+tests/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
 
@@ -194,7 +198,13 @@ tests/fuzz/fuzz_gfile: tests/fuzz/fuzz_gfile.c $(FUZZ_STATS_OBJS)
 # sample texts; for fuzz_gfile, stats' Graphfile and the bad graph files.
 fuzz-corpus:
 	@mkdir -p $(FUZZ_DIR)/corpus_pmd $(FUZZ_DIR)/corpus_bucket \
-	    $(FUZZ_DIR)/corpus_sample $(FUZZ_DIR)/corpus_gfile
+	    $(FUZZ_DIR)/corpus_sample $(FUZZ_DIR)/corpus_gfile \
+	    $(FUZZ_DIR)/corpus_event
+	@if $(CC) -std=c11 -D_GNU_SOURCE -Ilib -o $(FUZZ_DIR)/sim \
+	    tests/fixtures/stats/sim.c lib/libpme.a $(LIBS) -lpthread \
+	    2>/dev/null; then cd $(FUZZ_DIR)/corpus_event && \
+	    ../sim 30 && mv events.sim sim30.sim && ../sim tiny && \
+	    mv events.sim tiny.sim; rm -f GraphfileTemp; fi; true
 	@for f in stats/Graphfile tests/stats/*.graph tests/stats/bad/*.graph; do \
 	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_gfile/; done; true
 	@for f in tests/histo/*.smp; do \
@@ -218,6 +228,8 @@ fuzz: $(FUZZERS) fuzz-corpus
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_bucket
 	tests/fuzz/fuzz_sample -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_sample
+	tests/fuzz/fuzz_event -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_event
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd \
 	    -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_pmd)
@@ -266,7 +278,7 @@ clean: $(EXTRA_CLEAN)
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
 	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd \
-	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile
+	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile tests/fuzz/fuzz_event
 	rm -f stats/defgraph.h
 	rm -rf tests/out
 

@@ -381,6 +381,30 @@ slurp_stdin(struct pme_eventfile *ef, struct pme_error *err)
 	}
 }
 
+static void
+init(struct pme_eventfile *ef)
+{
+	pme_vec_init(&ef->types, sizeof(struct pme_evtype));
+	pme_vec_init(&ef->states, sizeof(struct pme_state));
+	pme_vec_init(&ef->histos, sizeof(struct pme_histo));
+	pme_vec_init(&ef->metrics, sizeof(struct pme_metric));
+	pme_vec_init(&ef->specs, sizeof(const char *));
+	pme_vec_init(&ef->procs, sizeof(const char *));
+	ef->run.unit = "cycles";
+	ef->run.command = "";
+}
+
+static void
+finish_open(struct pme_eventfile *ef)
+{
+	if (ef->run.unit == NULL)
+		ef->run.unit = "cycles";
+	if (ef->run.command == NULL)
+		ef->run.command = "";
+	ef->run.nproc = ef->infoproc > ef->maxproc ? ef->infoproc :
+	    ef->maxproc;
+}
+
 struct pme_eventfile *
 pme_eventfile_open(const char *path, struct pme_error *err)
 {
@@ -395,14 +419,7 @@ pme_eventfile_open(const char *path, struct pme_error *err)
 		pme_setnomem(err);
 		return NULL;
 	}
-	pme_vec_init(&ef->types, sizeof(struct pme_evtype));
-	pme_vec_init(&ef->states, sizeof(struct pme_state));
-	pme_vec_init(&ef->histos, sizeof(struct pme_histo));
-	pme_vec_init(&ef->metrics, sizeof(struct pme_metric));
-	pme_vec_init(&ef->specs, sizeof(const char *));
-	pme_vec_init(&ef->procs, sizeof(const char *));
-	ef->run.unit = "cycles";
-	ef->run.command = "";
+	init(ef);
 	if ((strcmp(path, "-") == 0 && slurp_stdin(ef, err) == -1) ||
 	    (r = reopen(ef, err)) == NULL || read_all(ef, r, err) == -1) {
 		pme_reader_close(r);
@@ -410,12 +427,36 @@ pme_eventfile_open(const char *path, struct pme_error *err)
 		return NULL;
 	}
 	pme_reader_close(r);
-	if (ef->run.unit == NULL)
-		ef->run.unit = "cycles";
-	if (ef->run.command == NULL)
-		ef->run.command = "";
-	ef->run.nproc = ef->infoproc > ef->maxproc ? ef->infoproc :
-	    ef->maxproc;
+	finish_open(ef);
+	return ef;
+}
+
+struct pme_eventfile *
+pme_eventfile_mem(const void *buf, size_t len, const char *name,
+    struct pme_error *err)
+{
+	struct pme_eventfile *ef;
+	struct pme_reader *r = NULL;
+
+	if ((ef = calloc(1, sizeof(*ef))) == NULL ||
+	    (ef->path = strdup(name != NULL ? name : "(memory)")) == NULL ||
+	    (ef->mem = malloc(len + 1)) == NULL) {
+		if (ef != NULL)
+			free(ef->path);
+		free(ef);
+		pme_setnomem(err);
+		return NULL;
+	}
+	memcpy(ef->mem, buf, len);
+	ef->memlen = len;
+	init(ef);
+	if ((r = reopen(ef, err)) == NULL || read_all(ef, r, err) == -1) {
+		pme_reader_close(r);
+		pme_eventfile_close(ef);
+		return NULL;
+	}
+	pme_reader_close(r);
+	finish_open(ef);
 	return ef;
 }
 

@@ -268,6 +268,9 @@ struct pme_eventfile;
  */
 struct pme_eventfile *pme_eventfile_open(const char *path,
 		    struct pme_error *err);
+/* The same over len bytes at buf, copied; name is used in messages. */
+struct pme_eventfile *pme_eventfile_mem(const void *buf, size_t len,
+		    const char *name, struct pme_error *err);
 void		 pme_eventfile_close(struct pme_eventfile *ef);	/* NULL ok */
 
 /* Each points into ef, valid until it is closed. */
