@@ -87,6 +87,8 @@ struct pmd {
 	unsigned	 warnings;
 	int		 quiet;
 	int		 nofiles;	/* EXE and MAP refused (fuzzing) */
+	int		 quick;		/* pmebuild -x: EXE makes units of the
+					   routines pme_quick_pick() picks */
 	size_t		 maxbuckets;	/* PMD_MAXBUCKETS, less for fuzzing */
 
 	enum pmd_mode	 mode;

@@ -12,6 +12,7 @@
 
 #include "pmd.h"
 #include "prog.h"
+#include "quick.h"
 
 #define DEFAULT_PMD	"PMEFILE.PMD"
 #define DEFAULT_PME	"PMEFILE.PME"
@@ -114,17 +115,9 @@ static void
 emit(FILE *t, const char *kw, const char *s)
 {
 	fputs(kw, t);
-	if (s == NULL) {
-		fputc('\n', t);
-		return;
-	}
-	fputc('"', t);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', t);
-		fputc(*s, t);
-	}
-	fputs("\"\n", t);
+	if (s != NULL)
+		pme_quick_quote(t, s);
+	fputc('\n', t);
 }
 
 /* The statements of the quick path -x, in a buffer the caller frees. */
@@ -353,6 +346,7 @@ run(const struct opts *o)
 	pmd_init(&p, strcmp(o->out, "-") == 0 ? stderr : stdout, stderr,
 	    prog);
 	p.quiet = o->quiet;
+	p.quick = o->exe != NULL;
 	if (open_input(o, &quick, &inf, &intty) == 0 &&
 	    build(&p, o->in ? o->in : "-x", inf, intty, quick) == 0 &&
 	    write_out(&p, o) == 0)

@@ -13,6 +13,7 @@
 
 #include "pmd.h"
 #include "pme_symbols.h"
+#include "quick.h"
 
 /* ---------------------------------------------------- (kind, parent, name) */
 
@@ -511,15 +512,21 @@ set_aliases(struct pmd *p, uint32_t u, const struct pme_symroutine *r)
 	return 0;
 }
 
+/* Units of the module's routines (of those keep marks, when not NULL);
+ * units[i] is that of its routine i, PME_NONE for one left out. */
 static int
 add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const struct pme_symmod *m, const struct pme_symroutine *rt,
-    uint32_t *units)
+    const uint8_t *keep, uint32_t *units)
 {
 	uint32_t i, u;
 
 	for (i = 0; i < m->nroutines; i++) {
 		const struct pme_symroutine *r = &rt[m->first_routine + i];
+
+		units[i] = PME_NONE;
+		if (keep != NULL && !keep[m->first_routine + i])
+			continue;
 
 		u = pmd_lookup(p, k->routine, r->name, mu);
 		if (u == PME_NONE &&
@@ -623,7 +630,8 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 		rows[i].parent = mu;
 		if (k->routine != PME_NONE && l->routine != PME_NONE &&
 		    l->routine >= m->first_routine &&
-		    l->routine - m->first_routine < m->nroutines)
+		    l->routine - m->first_routine < m->nroutines &&
+		    runits[l->routine - m->first_routine] != PME_NONE)
 			rows[i].parent = runits[l->routine - m->first_routine];
 		rows[i].other = !l->file_is_primary && l->file != NULL;
 		rows[i].file = l->file;
@@ -668,7 +676,7 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 
 static int
 exe_module(struct pmd *p, const struct kinds *k, struct pme_image *img,
-    struct matcher *mt, uint32_t mi, uint32_t lm)
+    const uint8_t *keep, struct matcher *mt, uint32_t mi, uint32_t lm)
 {
 	const struct pme_symmod *mods, *m;
 	const struct pme_symroutine *rt;
@@ -689,7 +697,7 @@ exe_module(struct pmd *p, const struct kinds *k, struct pme_image *img,
 	    sizeof(*runits))) == NULL)
 		return -1;
 	if (k->routine != PME_NONE &&
-	    add_routines(p, k, mu, m, rt, runits) == -1)
+	    add_routines(p, k, mu, m, rt, keep, runits) == -1)
 		goto out;
 	rc = 0;
 	if (k->line != PME_NONE && want_lines(p, pmd_unit(p, mu))) {
@@ -715,7 +723,9 @@ pmd_exe(struct pmd *p, const char *path, const char *psect)
 	struct matcher mt;
 	struct kinds k;
 	const char *note;
+	uint8_t *keep = NULL;
 	uint32_t lm, i, n;
+	size_t nkept;
 	int rc = 0;
 
 	if (p->nofiles) {
@@ -733,18 +743,22 @@ pmd_exe(struct pmd *p, const char *path, const char *psect)
 	}
 	if ((note = pme_image_note(img)) != NULL)
 		pmd_warn(p, "'%s': %s", path, note);
-	if ((lm = image_module(p, path, img)) == PME_NONE ||
+	/* -x: the routines pmehisto's quick path makes buckets of. */
+	if ((p->quick && (keep = pme_quick_pick(img, &nkept)) == NULL) ||
+	    (lm = image_module(p, path, img)) == PME_NONE ||
 	    matcher_init(p, &mt, k.mod, lm) == -1) {
+		free(keep);
 		pme_image_close(img);
 		pmd_error(p, "out of memory");
 		return -1;
 	}
 	n = (uint32_t)pme_image_modules(img, &mods);
 	for (i = 0; i < n && rc == 0; i++)
-		if ((rc = exe_module(p, &k, img, &mt, i, lm)) == -1 &&
+		if ((rc = exe_module(p, &k, img, keep, &mt, i, lm)) == -1 &&
 		    p->errors == 0)
 			pmd_error(p, "out of memory");
 	free(mt.c);
+	free(keep);
 	pme_image_close(img);
 	return rc;
 }

@@ -1,8 +1,7 @@
 /*
  * histo.h - pmehisto's modules: reducing sample files into a bucket file
- * (reduce.c), routine buckets made from an executable when there is no
- * bucket file (quick.c), and the report built from a bucket file
- * (report.c).
+ * (reduce.c; with no bucket file, lib/quick.h makes routine buckets of
+ * the executable), and the report built from a bucket file (report.c).
  */
 #ifndef HISTO_H
 #define HISTO_H
@@ -99,14 +98,6 @@ void	 histo_warn(const char *prog, const char *fmt, ...)
 /* Fills err (when not NULL) with code and a message; returns -1. */
 int	 histo_err(struct pme_error *err, enum pme_errcode code,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/*
- * One bucket per routine of the executable or shared object path, in a
- * group "PROGRAM name BY ROUTINE"; its load module has the build-id the
- * image holds and flags (PME_MODULE_MAIN for the executable).
- */
-struct pme_bucketfile *quick_build(const char *path, uint32_t flags,
-	    const uint8_t *buildid, uint32_t idlen, struct pme_error *err);
 
 /* What the report needs besides the bucket file. */
 struct report_input {

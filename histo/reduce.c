@@ -18,6 +18,7 @@
 
 #include "histo.h"
 #include "lookix.h"
+#include "quick.h"
 #include "util.h"
 
 #define RES_FOREIGN	0x80000000u	/* resolution: foreign table index */
@@ -462,7 +463,7 @@ quick_start(struct run *r)
 	}
 	if ((t->quick_path = strdup(m->path)) == NULL)
 		return nomem(r);
-	if ((t->bf = quick_build(m->path, PME_MODULE_MAIN, m->buildid,
+	if ((t->bf = pme_quick_build(m->path, PME_MODULE_MAIN, m->buildid,
 	    m->buildid_len, r->err)) == NULL) {
 		r->failed = 1;
 		return -1;

@@ -133,7 +133,7 @@ EOS
 	ph -T none
 	expect 0 "quick path"
 	has err "no 'PMEFILE.PME': a bucket per routine" "quick path"
-	has PMEFILE.HIS "PROGRAM q BY ROUTINE" "quick path"
+	has PMEFILE.HIS 'PROGRAM "q" BY ROUTINE' "quick path"
 	grep -q "^hot .*75.0%" PMEFILE.HIS && grep -q "^cold .*25.0%" \
 	    PMEFILE.HIS || { fail "quick path: shares:"; cat PMEFILE.HIS >&2; }
 	# The routine buckets it wrote are used by the next run as any.

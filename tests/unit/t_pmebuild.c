@@ -82,6 +82,73 @@ dump(const char *path)
 	return 0;
 }
 
+static void
+print_ranges(const struct pme_range *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		printf(" %llx-%llx", (unsigned long long)r[i].start,
+		    (unsigned long long)r[i].end);
+	putchar('\n');
+}
+
+static int
+layout(const char *path)
+{
+	const struct pme_module *mods;
+	const struct pme_unit *u;
+	const struct pme_group *g;
+	const struct pme_range *r;
+	const char *const *kinds, *const *al;
+	struct pme_bucket *b;
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	size_t n, i, j;
+
+	if ((bf = pme_bucketfile_open(path, &err)) == NULL) {
+		fprintf(stderr, "t_pmebuild: %s\n", pme_strerror(&err));
+		return 1;
+	}
+	printf("options %x\n", pme_bucketfile_info(bf)->options);
+	n = pme_bucketfile_kinds(bf, &kinds);
+	for (i = 0; i < n; i++)
+		printf("kind %zu %s\n", i, kinds[i]);
+	n = pme_bucketfile_modules(bf, &mods);
+	for (i = 0; i < n; i++) {
+		printf("module %zu %s %x ", i, mods[i].path, mods[i].flags);
+		for (j = 0; j < mods[i].buildid_len; j++)
+			printf("%02x", mods[i].buildid[j]);
+		putchar('\n');
+	}
+	pme_bucketfile_ranges(bf, &r);
+	n = pme_bucketfile_units(bf, &u);
+	for (i = 0; i < n; i++) {
+		printf("unit %zu '%s' kind %u parent %d module %d flags %x "
+		    "step %llx %s:%u", i, u[i].name, u[i].kind,
+		    (int)u[i].parent, (int)u[i].module, u[i].flags,
+		    (unsigned long long)u[i].step, u[i].file ? u[i].file :
+		    "-", u[i].line);
+		print_ranges(&r[u[i].range], u[i].nranges);
+		for (j = pme_bucketfile_aliases(bf, (uint32_t)i, &al); j > 0;
+		    j--)
+			printf("alias %zu %s\n", i, al[j - 1]);
+	}
+	n = pme_bucketfile_groups(bf, &g);
+	for (i = 0; i < n; i++)
+		printf("group %zu '%s' unit %u by %d buckets %u+%u\n", i,
+		    g[i].statement, g[i].unit, (int)g[i].bykind, g[i].first,
+		    g[i].count);
+	n = pme_bucketfile_buckets(bf, &b);
+	for (i = 0; i < n; i++) {
+		printf("bucket %zu unit %u group %u", i, b[i].unit,
+		    b[i].group);
+		print_ranges(&r[b[i].range], b[i].nranges);
+	}
+	pme_bucketfile_close(bf);
+	return 0;
+}
+
 /* Feeds newline-separated statements; returns the errors they made. */
 static unsigned
 feed(struct pmd *p, const char *text)
@@ -327,8 +394,10 @@ main(int argc, char *argv[])
 {
 	if (argc == 3 && strcmp(argv[1], "dump") == 0)
 		return dump(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "layout") == 0)
+		return layout(argv[2]);
 	if (argc != 1) {
-		fprintf(stderr, "usage: t_pmebuild [dump file.pme]\n");
+		fprintf(stderr, "usage: t_pmebuild [dump|layout file.pme]\n");
 		return 2;
 	}
 	test_tree();

@@ -1,0 +1,326 @@
+/*
+ * quick.c - the quick path's routine buckets (quick.h): which routines
+ * get one, and the bucket file pmebuild -x compiles from its statements,
+ * made here without them for pmehisto.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quick.h"
+#include "util.h"
+
+struct piece {
+	uint64_t	 start, end;
+	uint32_t	 routine;
+};
+
+static int
+cmp_piece(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->routine < y->routine ? -1 : x->routine > y->routine;
+}
+
+/* The ranges of the routines of modules with ranges, sorted; *k of them. */
+static struct piece *
+pieces(const struct pme_image *img, size_t *k)
+{
+	const struct pme_symmod *m;
+	const struct pme_symroutine *rt;
+	struct piece *pc;
+	size_t nm = pme_image_modules(img, &m), i, n = 0;
+	uint32_t r, j;
+
+	pme_image_routines(img, &rt);
+	for (i = 0; i < nm; i++)
+		for (r = 0; m[i].nranges > 0 && r < m[i].nroutines; r++)
+			n += rt[m[i].first_routine + r].nranges;
+	if ((pc = calloc(n ? n : 1, sizeof(*pc))) == NULL)
+		return NULL;
+	for (i = 0, n = 0; i < nm; i++)
+		for (r = m[i].first_routine; m[i].nranges > 0 &&
+		    r < m[i].first_routine + m[i].nroutines; r++)
+			for (j = 0; j < rt[r].nranges; j++) {
+				pc[n].start = rt[r].ranges[j].start;
+				pc[n].end = rt[r].ranges[j].end;
+				pc[n++].routine = r;
+			}
+	qsort(pc, n, sizeof(*pc), cmp_piece);
+	*k = n;
+	return pc;
+}
+
+uint8_t *
+pme_quick_pick(const struct pme_image *img, size_t *nkept)
+{
+	const struct pme_symroutine *rt;
+	struct piece *pc;
+	uint8_t *keep;
+	size_t n = pme_image_routines(img, &rt), i, k = 0;
+	uint64_t end = 0;
+
+	*nkept = 0;
+	if ((pc = pieces(img, &k)) == NULL ||
+	    (keep = calloc(n ? n : 1, 1)) == NULL) {
+		free(pc);
+		return NULL;
+	}
+	/* 2: dropped; 1: has a piece that overlaps nothing before it. */
+	for (i = 0; i < k; i++) {
+		if (keep[pc[i].routine] == 2)
+			continue;
+		if (i > 0 && pc[i].start < end) {
+			keep[pc[i].routine] = 2;
+			continue;
+		}
+		keep[pc[i].routine] = 1;
+		end = pc[i].end;
+	}
+	for (i = 0; i < n; i++)
+		if (keep[i] == 2)
+			keep[i] = 0;
+		else
+			*nkept += keep[i];
+	free(pc);
+	return keep;
+}
+
+void
+pme_quick_quote(FILE *fp, const char *name)
+{
+	fputc('"', fp);
+	for (; *name != '\0'; name++) {
+		if (*name == '"')
+			fputc('"', fp);
+		fputc(*name, fp);
+	}
+	fputc('"', fp);
+}
+
+/* What building needs at hand. */
+struct quick {
+	struct pme_bucketfile	*bf;
+	const struct pme_image	*img;
+	const uint8_t		*keep;
+	uint32_t		 kind[3];	/* PROGRAM, MODULE, ROUTINE */
+	uint32_t		 lm;		/* the load module */
+	struct pme_range	*scratch;	/* room for the most ranges */
+	uint32_t		*buckets;	/* routine units, in order */
+	size_t			 nbuckets;
+	struct pme_error	*err;
+};
+
+/*
+ * Adds unit u with ranges r[0..n) as pmebuild keeps a unit's ranges:
+ * sorted, touching ones merged.
+ */
+static uint32_t
+add_unit(struct quick *q, struct pme_unit *u, const struct pme_range *r,
+    size_t n)
+{
+	if (n > 0 && q->scratch != r)
+		memcpy(q->scratch, r, n * sizeof(*r));
+	n = pme_ranges_merge(q->scratch, n);
+	u->module = q->lm;
+	return pme_bucketfile_add_unit(q->bf, u, q->scratch, n, q->err);
+}
+
+/* The routine units of module m that get a bucket, under unit mu. */
+static int
+add_routines(struct quick *q, const struct pme_symmod *m, uint32_t mu)
+{
+	const struct pme_symroutine *rt;
+	struct pme_unit u;
+	uint32_t i, j, ui;
+
+	pme_image_routines(q->img, &rt);
+	for (i = m->first_routine; i < m->first_routine + m->nroutines;
+	    i++) {
+		if (!q->keep[i])
+			continue;
+		memset(&u, 0, sizeof(u));
+		u.name = rt[i].name;
+		u.kind = q->kind[2];
+		u.parent = mu;
+		u.file = rt[i].file;
+		u.line = rt[i].line;
+		if ((ui = add_unit(q, &u, rt[i].ranges, rt[i].nranges)) ==
+		    PME_NONE)
+			return -1;
+		for (j = 0; j < rt[i].naliases; j++)
+			if (pme_bucketfile_add_alias(q->bf, ui,
+			    rt[i].aliases[j], q->err) == PME_NONE)
+				return -1;
+		q->buckets[q->nbuckets++] = ui;
+	}
+	return 0;
+}
+
+/* The PROGRAM unit, its ranges its modules', and the modules below it. */
+static int
+add_units(struct quick *q, const char *base)
+{
+	const struct pme_symmod *m;
+	struct pme_unit u;
+	size_t nm = pme_image_modules(q->img, &m), i, n = 0;
+	uint32_t mu;
+
+	for (i = 0; i < nm; i++) {
+		memcpy(q->scratch + n, m[i].ranges, m[i].nranges *
+		    sizeof(*m[i].ranges));
+		n += m[i].nranges;
+	}
+	memset(&u, 0, sizeof(u));
+	u.name = base;
+	u.kind = q->kind[0];
+	u.parent = PME_NONE;
+	u.flags = PME_UNIT_DERIVED;
+	if (add_unit(q, &u, q->scratch, n) == PME_NONE)
+		return -1;
+	for (i = 0; i < nm; i++) {
+		if (m[i].nranges == 0)
+			continue;
+		memset(&u, 0, sizeof(u));
+		u.name = m[i].name;
+		u.kind = q->kind[1];
+		u.parent = 0;
+		if ((mu = add_unit(q, &u, m[i].ranges, m[i].nranges)) ==
+		    PME_NONE || add_routines(q, &m[i], mu) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* The group and its buckets, a bucket with each routine unit's ranges. */
+static int
+add_group(struct quick *q, const char *base)
+{
+	const struct pme_unit *units;
+	const struct pme_range *r;
+	char *stmt = NULL;
+	size_t len = 0, i;
+	FILE *t;
+	uint32_t g;
+
+	if ((t = open_memstream(&stmt, &len)) == NULL)
+		return pme_setnomem(q->err);
+	fputs("PROGRAM ", t);
+	pme_quick_quote(t, base);
+	fputs(" BY ROUTINE", t);
+	if (fclose(t) == EOF) {
+		free(stmt);
+		return pme_setnomem(q->err);
+	}
+	g = pme_bucketfile_add_group(q->bf, stmt, 0, q->kind[2], q->err);
+	free(stmt);
+	if (g == PME_NONE)
+		return -1;
+	pme_bucketfile_units(q->bf, &units);
+	pme_bucketfile_ranges(q->bf, &r);
+	for (i = 0; i < q->nbuckets; i++) {
+		const struct pme_unit *u = &units[q->buckets[i]];
+
+		/* A copy: adding may move the file's ranges. */
+		memcpy(q->scratch, &r[u->range], u->nranges * sizeof(*r));
+		if (pme_bucketfile_add_bucket(q->bf, q->buckets[i],
+		    q->scratch, u->nranges, q->err) == PME_NONE)
+			return -1;
+		pme_bucketfile_units(q->bf, &units);
+		pme_bucketfile_ranges(q->bf, &r);
+	}
+	return 0;
+}
+
+/* The most ranges a unit has: the program's, all the modules' together. */
+static size_t
+most_ranges(const struct pme_image *img)
+{
+	const struct pme_symmod *m;
+	const struct pme_symroutine *rt;
+	size_t nm = pme_image_modules(img, &m), nr, i, n = 0, most = 1;
+
+	for (i = 0; i < nm; i++)
+		n += m[i].nranges;
+	nr = pme_image_routines(img, &rt);
+	for (i = 0; i < nr; i++)
+		if (rt[i].nranges > most)
+			most = rt[i].nranges;
+	return n > most ? n : most;
+}
+
+/* The bucket file of img, whose load module is real. */
+static struct pme_bucketfile *
+make(struct quick *q, const char *real, const uint8_t *id, uint32_t idlen,
+    uint32_t flags, const char *base)
+{
+	static const char *const kinds[3] = { "PROGRAM", "MODULE",
+	    "ROUTINE" };
+	const struct pme_symroutine *rt;
+	size_t nk = 0, i;
+
+	q->scratch = calloc(most_ranges(q->img), sizeof(*q->scratch));
+	q->buckets = calloc(pme_image_routines(q->img, &rt) + 1,
+	    sizeof(*q->buckets));
+	if (q->scratch == NULL || q->buckets == NULL ||
+	    (q->keep = pme_quick_pick(q->img, &nk)) == NULL) {
+		pme_setnomem(q->err);
+		return NULL;
+	}
+	if (nk == 0) {
+		pme_seterr(q->err, PME_EFORMAT, "'%s': no routines in .text: "
+		    "no buckets to make", pme_image_path(q->img));
+		return NULL;
+	}
+	if ((q->bf = pme_bucketfile_new(q->err)) == NULL)
+		return NULL;
+	for (i = 0; i < 3; i++)
+		if ((q->kind[i] = pme_bucketfile_add_kind(q->bf, kinds[i],
+		    q->err)) == PME_NONE)
+			return NULL;
+	if ((q->lm = pme_bucketfile_add_module(q->bf, real, id, idlen, flags,
+	    q->err)) == PME_NONE || add_units(q, base) == -1 ||
+	    add_group(q, base) == -1)
+		return NULL;
+	return q->bf;
+}
+
+struct pme_bucketfile *
+pme_quick_build(const char *path, uint32_t flags, const uint8_t *buildid,
+    uint32_t idlen, struct pme_error *err)
+{
+	struct pme_bucketfile *bf;
+	struct pme_image *img;
+	struct quick q;
+	const uint8_t *id;
+	const char *base = strrchr(path, '/');
+	uint32_t ilen = 0;
+	char real[PATH_MAX];
+
+	if ((img = pme_image_open(path, NULL, err)) == NULL)
+		return NULL;
+	if (realpath(path, real) == NULL)
+		snprintf(real, sizeof(real), "%s", path);
+	id = pme_image_buildid(img, &ilen);
+	if (buildid != NULL && idlen > 0 && id != NULL && ilen > 0 &&
+	    (idlen != ilen || memcmp(id, buildid, idlen) != 0)) {
+		pme_image_close(img);
+		pme_seterr(err, PME_EINVAL, "'%s': not the file that ran: "
+		    "its build-id differs from the one recorded", path);
+		return NULL;
+	}
+	memset(&q, 0, sizeof(q));
+	q.img = img;
+	q.err = err;
+	if ((bf = make(&q, real, id ? id : buildid, id ? ilen : idlen, flags,
+	    base ? base + 1 : path)) == NULL)
+		pme_bucketfile_close(q.bf);
+	free(q.scratch);
+	free(q.buckets);
+	free((void *)q.keep);
+	pme_image_close(img);
+	return bf;
+}

@@ -1,0 +1,49 @@
+/*
+ * quick.h - the quick path's routine buckets: a bucket per routine of an
+ * executable with no .PMD, as pmehisto makes them when it has no bucket
+ * file and as pmebuild -x compiles them.  One builder, so that the two
+ * make the same units and buckets.  Internal: in libpme.a for the
+ * programs, hidden from libpme.so's exports (lib/libpme.map).
+ */
+#ifndef PME_QUICK_H
+#define PME_QUICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pme.h"
+#include "pme_symbols.h"
+
+/*
+ * Which routines of img get a routine bucket: an array indexed as
+ * pme_image_routines() is, 1 for a bucket, that the caller frees; NULL
+ * when memory ran out.  *nkept says how many got one.  None of a module
+ * without ranges (pmebuild makes no unit of it), and none of a routine a
+ * range of which overlaps a routine before it in address order (a symbol
+ * inside another, code folded across compilation units): buckets of a
+ * group may not overlap.  Aliases are not among the left out: the symbol
+ * reader makes code with several names one routine.
+ */
+uint8_t		*pme_quick_pick(const struct pme_image *img, size_t *nkept);
+
+/* Writes name to fp quoted as a .PMD name: in double quotes, doubled. */
+void		 pme_quick_quote(FILE *fp, const char *name);
+
+/*
+ * The bucket file that "pmebuild -x path" compiles: kinds PROGRAM, MODULE
+ * and ROUTINE; unit PROGRAM named after path's last component, its ranges
+ * its modules'; a MODULE unit per module with ranges, in the image's
+ * order; under each the ROUTINE units pme_quick_pick() keeps, in its
+ * order; one group PROGRAM "name" BY ROUTINE with their buckets, in unit
+ * order.  The load module is path made absolute, with flags and the
+ * image's build-id (buildid when it has none).  When both have one and
+ * they differ, the file is not the one that ran: PME_EINVAL.  No routine
+ * to make a bucket of is PME_EFORMAT.  A new handle the caller closes, or
+ * NULL with err filled.
+ */
+struct pme_bucketfile *pme_quick_build(const char *path, uint32_t flags,
+		    const uint8_t *buildid, uint32_t idlen,
+		    struct pme_error *err);
+
+#endif /* PME_QUICK_H */
