@@ -119,6 +119,72 @@ void	 grid_free(struct grid *gr);
 /* The whole graph: all rows, all time, ncols columns. */
 void	 grid_whole(const struct grid *gr, uint32_t ncols, struct window *w);
 
+/*
+ * The parts of grid_draw() another way of drawing (lod.c) shares, so
+ * that both make the same cells: grid_begin() takes the window (clamped
+ * as grid_draw() does), allocates the cells and the accumulator *acc
+ * (nrows * ncols * nleg times, the caller frees it) and zeroes the
+ * counts; grid_spread() adds the time [a, b) (inside the window) of
+ * entry leg to a row's accumulator acc; grid_end() picks each cell's
+ * entry and totals the legend (sum: of the values of the events in the
+ * window).  grid_legend() is the entry of value v, or -1.
+ */
+int	 grid_begin(struct grid *gr, const struct window *w, double **acc,
+	    char *err, size_t errlen);
+void	 grid_spread(const struct window *w, double *acc, size_t nleg,
+	    uint64_t a, uint64_t b, int leg);
+void	 grid_end(struct grid *gr, const double *acc, double sum);
+int	 grid_legend(const struct grid *gr, double v);
+
+/*
+ * A level-of-detail index of a prepared grid, so that the interactive
+ * view redraws at the cost of the cells and the events in view, not of
+ * the file.  lod_build() reads the events once: each row's events of the
+ * graph's types (times, as grid_draw() orders them, and the entry from
+ * then on), and a summary of each row over the run in nb buckets of bw
+ * time units (LOD_BUCKETS, fewer when the rows and the entries would
+ * take more than 64 MB): the time of each entry, the events and their
+ * values per bucket.  lod_draw() draws a window as grid_draw() would:
+ * the buckets a column holds whole come from the summary when a column
+ * spans LOD_MIN buckets or more, the rest from the row's events in view
+ * (found by binary search).  Drawn from the events, the cells are
+ * grid_draw()'s exactly; from the summary, too when every column is a
+ * whole number of whole buckets (a bucket split between two columns is
+ * split in proportion).  The legend's times and counts are exact either
+ * way.  Returns 0, or -1 with err; lod_free() frees what lod_build()
+ * allocated (the grid is the caller's, and must outlive the index).
+ */
+#define LOD_BUCKETS	4096
+#define LOD_MIN		4
+struct lodrow {
+	uint64_t	*t;		/* event times, non-decreasing */
+	int16_t		*leg;		/* the entry from t[i] on, -1 none */
+	double		*v;		/* the value from t[i] on (only with
+					   has_avg), else NULL */
+	size_t		 n, cap;
+	double		 cur;		/* the value of the last event */
+	double		*btime;		/* nb * nleg; NULL: no events */
+	uint32_t	*bcount;	/* nb * nleg: events of each entry */
+	uint32_t	*bnev;		/* nb: events */
+	double		*bsum;		/* nb: their values */
+};
+struct lod {
+	struct grid	*gr;
+	uint64_t	 tlo, bw;	/* bucket b is [tlo + b bw, + bw) */
+	uint32_t	 nb;
+	struct lodrow	*row;		/* graph rows rlo .. rhi */
+	size_t		 nrows;
+	uint32_t	*types;		/* the graph's rules */
+	int		*add;
+	size_t		 ntypes;
+	int		 summary;	/* the last draw used the summary */
+};
+
+int	 lod_build(struct lod *l, struct grid *gr, char *err, size_t errlen);
+int	 lod_draw(struct lod *l, struct grid *gr, const struct window *w,
+	    char *err, size_t errlen);
+void	 lod_free(struct lod *l);
+
 /* "1,234,567" (the seed's default format), or fmt with v * scale. */
 void	 fmt_value(char *buf, size_t len, const struct graph *g, double v);
 /* The colour of a graph file colour name. */

@@ -293,8 +293,8 @@ legend_ranges(struct grid *gr, struct pass *p, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-legend_of(const struct grid *gr, double v)
+int
+grid_legend(const struct grid *gr, double v)
 {
 	for (size_t i = 0; i < gr->nleg; i++)
 		if (v >= gr->leg[i].lo && v <= gr->leg[i].hi)
@@ -309,7 +309,7 @@ int
 grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
     char *err, size_t errlen)
 {
-	struct pass p = { 0 };
+	struct pass p = { .gr = gr };
 	double lo, hi;
 	char why[256];
 	int rc = -1;
@@ -376,15 +376,35 @@ grid_whole(const struct grid *gr, uint32_t ncols, struct window *w)
 
 /* ------------------------------------------------------------- drawing */
 
+void
+grid_spread(const struct window *w, double *acc, size_t nleg, uint64_t a,
+    uint64_t b, int leg)
+{
+	double span = (double)(w->t1 - w->t0) / w->ncols;
+	uint64_t c0, c1;
+
+	c0 = (uint64_t)((a - w->t0) / span);
+	c1 = (uint64_t)((b - 1 - w->t0) / span);
+	if (c0 >= w->ncols)
+		c0 = w->ncols - 1;
+	if (c1 >= w->ncols)
+		c1 = w->ncols - 1;
+	if (c0 == c1) {
+		acc[c0 * nleg + leg] += (double)(b - a);
+		return;
+	}
+	acc[c0 * nleg + leg] += (c0 + 1) * span - (double)(a - w->t0);
+	for (uint64_t c = c0 + 1; c < c1; c++)
+		acc[c * nleg + leg] += span;
+	acc[c1 * nleg + leg] += (double)(b - w->t0) - c1 * span;
+}
+
 /* Adds the time of [a, b) in entry leg of grid row r to its cells. */
 static void
 segment(struct pass *p, long r, uint64_t a, uint64_t b, int leg)
 {
 	struct grid *gr = p->gr;
 	const struct window *w = &gr->w;
-	double span = (double)(w->t1 - w->t0) / w->ncols;
-	double *acc = p->acc + (size_t)r * w->ncols * gr->nleg;
-	uint64_t c0, c1;
 
 	if (leg < 0 || b <= w->t0 || a >= w->t1 || a >= b)
 		return;
@@ -395,20 +415,8 @@ segment(struct pass *p, long r, uint64_t a, uint64_t b, int leg)
 	gr->rowocc[(size_t)r * gr->nleg + leg] += (double)(b - a);
 	if (gr->occ_time)
 		gr->leg[leg].occ += (double)(b - a);
-	c0 = (uint64_t)((a - w->t0) / span);
-	c1 = (uint64_t)((b - 1 - w->t0) / span);
-	if (c0 >= w->ncols)
-		c0 = w->ncols - 1;
-	if (c1 >= w->ncols)
-		c1 = w->ncols - 1;
-	if (c0 == c1) {
-		acc[c0 * gr->nleg + leg] += (double)(b - a);
-		return;
-	}
-	acc[c0 * gr->nleg + leg] += (c0 + 1) * span - (double)(a - w->t0);
-	for (uint64_t c = c0 + 1; c < c1; c++)
-		acc[c * gr->nleg + leg] += span;
-	acc[c1 * gr->nleg + leg] += (double)(b - w->t0) - c1 * span;
+	grid_spread(w, p->acc + (size_t)r * w->ncols * gr->nleg, gr->nleg, a,
+	    b, leg);
 }
 
 static int
@@ -435,7 +443,7 @@ draw_fn(const struct pme_ev *ev, size_t n, void *arg)
 			segment(p, r, rs->since, t, rs->leg);
 		rs->value = p->add[k] && rs->seen ? rs->value + e->value :
 		    (double)e->value;
-		rs->leg = legend_of(gr, rs->value);
+		rs->leg = grid_legend(gr, rs->value);
 		rs->since = t;
 		rs->seen = 1;
 		if (t >= gr->w.t0 && t < gr->w.t1) {
@@ -449,12 +457,12 @@ draw_fn(const struct pme_ev *ev, size_t n, void *arg)
 }
 
 int
-grid_draw(struct grid *gr, const struct window *w, char *err, size_t errlen)
+grid_begin(struct grid *gr, const struct window *w, double **acc, char *err,
+    size_t errlen)
 {
-	struct pass p = { 0 };
 	size_t cells;
-	int rc = -1;
 
+	*acc = NULL;
 	gr->w = *w;
 	if (gr->w.t1 <= gr->w.t0)
 		gr->w.t1 = gr->w.t0 + 1;
@@ -478,33 +486,33 @@ grid_draw(struct grid *gr, const struct window *w, char *err, size_t errlen)
 	gr->cell = malloc(cells * sizeof(*gr->cell));
 	gr->row = malloc(gr->nrows * sizeof(*gr->row));
 	gr->rowocc = calloc((size_t)gr->nrows * gr->nleg + 1, sizeof(double));
-	p.acc = calloc(cells * gr->nleg + 1, sizeof(*p.acc));
-	p.rs = calloc(gr->nrows, sizeof(*p.rs));
-	p.gr = gr;
+	*acc = calloc(cells * gr->nleg + 1, sizeof(**acc));
 	if (gr->cell == NULL || gr->row == NULL || gr->rowocc == NULL ||
-	    p.acc == NULL || p.rs == NULL) {
+	    *acc == NULL) {
+		free(*acc);
+		*acc = NULL;
 		snprintf(err, errlen, "out of memory");
-		goto out;
+		return -1;
 	}
 	for (uint32_t r = 0; r < gr->nrows; r++)
 		gr->row[r] = gr->w.r0 + r;
 	for (size_t i = 0; i < gr->nleg; i++)
 		gr->leg[i].occ = 0;
 	gr->nev = 0;
-	if (rules(gr, &p, err, errlen) == -1 ||
-	    src_events((struct src *)gr->src, draw_fn, &p, err, errlen) == -1)
-		goto out;
-	/* Each row's last value holds to the end of the run. */
-	for (uint32_t r = 0; r < gr->nrows; r++)
-		if (p.rs[r].seen)
-			segment(&p, r, p.rs[r].since, gr->thi > p.rs[r].since ?
-			    gr->thi : p.rs[r].since + 1, p.rs[r].leg);
+	return 0;
+}
+
+void
+grid_end(struct grid *gr, const double *acc, double sum)
+{
+	size_t cells = (size_t)gr->nrows * gr->w.ncols;
+
 	gr->occ_total = 0;
 	for (size_t i = 0; i < gr->nleg; i++)
 		gr->occ_total += gr->leg[i].occ;
-	gr->avg = gr->nev ? p.sum / gr->nev * gr->g->scale : 0;
+	gr->avg = gr->nev ? sum / gr->nev * gr->g->scale : 0;
 	for (size_t c = 0; c < cells; c++) {
-		const double *a = p.acc + c * gr->nleg;
+		const double *a = acc + c * gr->nleg;
 		int best = -1;
 
 		for (size_t k = 0; k < gr->nleg; k++)
@@ -513,6 +521,30 @@ grid_draw(struct grid *gr, const struct window *w, char *err, size_t errlen)
 		gr->cell[c] = (int16_t)best;
 	}
 	snprintf(gr->subtitle, sizeof(gr->subtitle), "%s", gr->src->path);
+}
+
+int
+grid_draw(struct grid *gr, const struct window *w, char *err, size_t errlen)
+{
+	struct pass p = { 0 };
+	int rc = -1;
+
+	if (grid_begin(gr, w, &p.acc, err, errlen) == -1)
+		return -1;
+	p.gr = gr;
+	if ((p.rs = calloc(gr->nrows, sizeof(*p.rs))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (rules(gr, &p, err, errlen) == -1 ||
+	    src_events((struct src *)gr->src, draw_fn, &p, err, errlen) == -1)
+		goto out;
+	/* Each row's last value holds to the end of the run. */
+	for (uint32_t r = 0; r < gr->nrows; r++)
+		if (p.rs[r].seen)
+			segment(&p, r, p.rs[r].since, gr->thi > p.rs[r].since ?
+			    gr->thi : p.rs[r].since + 1, p.rs[r].leg);
+	grid_end(gr, p.acc, p.sum);
 	rc = 0;
 out:
 	free(p.types);

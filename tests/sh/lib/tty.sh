@@ -1,7 +1,7 @@
 # tests/sh/lib/tty.sh - sourced by the terminal tests: a program on a
 # pseudo-terminal driven through tmux, as a user at a terminal would.
 # The test defines fail() first, and sets TTY_COMMAND (what runs in the
-# pane), TTY_COLS and TTY_ROWS (the pane's size).  Each tty_start gets a
+# pane), TTY_COLS and TTY_ROWS (the pane's size), TTY_WAIT if it wants.  Each tty_start gets a
 # tmux server of its own: a new session on a server still shutting down
 # can fail.
 
@@ -12,14 +12,23 @@ screen() {
 	tmux -L "$tty_sock" capture-pane -p -t t 2>/dev/null
 }
 
-# wait_for TEXT: up to 10 s for TEXT on the screen.
+# wait_for TEXT: up to TTY_WAIT seconds (default 10) for TEXT on the
+# screen; wait_re ERE: for a line matching ERE.
 wait_for() {
+	tty_wait F "$1" "'$1'"
+}
+
+wait_re() {
+	tty_wait E "$1" "/$1/"
+}
+
+tty_wait() {
 	local i
-	for i in $(seq 100); do
-		screen | grep -qF -- "$1" && return 0
+	for i in $(seq $((${TTY_WAIT:-10} * 10))); do
+		screen | grep -q"$1" -- "$2" && return 0
 		sleep 0.1
 	done
-	fail "never saw '$1'; the screen was:"
+	fail "never saw $3; the screen was:"
 	screen | sed 's/^/    /' >&2
 	return 1
 }
