@@ -16,7 +16,7 @@
 
 static const char *prog = "stats";
 
-enum otype { O_TEXT, O_PS, O_CSV, O_JSON };
+enum otype { O_TERM, O_TEXT, O_PS, O_CSV, O_JSON };
 
 struct opts {
 	const char	*events;	/* -f */
@@ -130,7 +130,9 @@ option(struct opts *op, int argc, char **argv)
 		case 'u': op->o.subtitle = optarg; break;
 		case 'T':
 			op->typed = 1;
-			if (strcmp(optarg, "text") == 0)
+			if (strcmp(optarg, "term") == 0)
+				op->type = O_TERM;
+			else if (strcmp(optarg, "text") == 0)
 				op->type = O_TEXT;
 			else if (strcmp(optarg, "ps") == 0)
 				op->type = O_PS;
@@ -187,7 +189,8 @@ option(struct opts *op, int argc, char **argv)
 	op->ids = argv + optind;
 	op->nids = argc - optind;
 	if (!op->typed)
-		op->type = O_TEXT;
+		op->type = isatty(0) && isatty(1) && op->out == NULL ?
+		    O_TERM : O_TEXT;
 	if (op->o.width == 0)
 		op->o.width = op->ncols ? op->ncols + 20 : 80;
 	return 0;
@@ -480,6 +483,13 @@ run(const struct opts *op)
 		fprintf(stderr, "%s: '%s': no graph of %s has events here "
 		    "(stats -l lists them)\n", prog, path, op->graphs != NULL ?
 		    op->graphs : "the graph file");
+		goto out;
+	}
+	if (op->type == O_TERM) {
+		rc = term_run(&s, gv, ng, op->o.percent, err, sizeof(err));
+		if (rc == -1)
+			fprintf(stderr, "%s: %s\n", prog, err);
+		rc = rc == 0 ? 0 : 1;
 		goto out;
 	}
 	if (op->out != NULL && strcmp(op->out, "-") != 0) {
