@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "stats.h"
+#include "util.h"
 
 enum cmode { C_MONO, C_256, C_TRUE };
 
@@ -490,7 +491,7 @@ axis(struct term *t, const struct grid *gr, int lw)
 static const char help_text[] =
     "Left/Right pan 20%  S-Left/Right 4%  Up/Down rows  PgUp/PgDn first/"
     "last rows  Home/End  C-Up/C-Down zoom  M-Left/M-Right views  M-Up "
-    "view 1  Tab/n/p graph  j/k z row  % legend  q quit";
+    "view 1  Tab/n/p graph  j/k z row  % legend  P stats.ps  q quit";
 
 /* Text (a histometric, a utilization graph) shown as lines. */
 static void
@@ -734,6 +735,55 @@ move(struct term *t, int k)
 	return 1;
 }
 
+/*
+ * P: the view as it is on the screen, as PostScript in stats.ps (the
+ * seed's WYSIWYG size): the same cells on a page of the terminal's
+ * proportions, a tenth of an inch a column, a fifth a line.
+ */
+static void
+ps_view(struct term *t)
+{
+	struct tgraph *tg = &t->tg[t->gi];
+	struct outopt o = { .percent = t->percent };
+	char paper[64], err[256], *tmp = NULL;
+	struct pme_error e;
+	FILE *fp = NULL;
+	int fd;
+
+	if (tg->g->kind != G_STATE && tg->g->kind != G_ARRAY &&
+	    tg->g->kind != G_UTIL) {
+		snprintf(t->msg, sizeof(t->msg), "P draws charts; for this "
+		    "graph: stats -T ps");
+		return;
+	}
+	snprintf(paper, sizeof(paper), "%.1fx%.1f", t->cols * 0.1 > 2 ?
+	    t->cols * 0.1 : 2, t->rows * 0.2 > 2 ? t->rows * 0.2 : 2);
+	o.paper = paper;
+	if ((fd = pme_tmp_create("stats.ps", &tmp, &e)) == -1 ||
+	    (fp = fdopen(fd, "w")) == NULL) {
+		snprintf(t->msg, sizeof(t->msg), "stats.ps: %s", fd == -1 ?
+		    pme_strerror(&e) : strerror(errno));
+		if (fd != -1)
+			close(fd);
+		pme_tmp_abort(tmp);
+		return;
+	}
+	if (ps_begin(fp, 1, &o, err, sizeof(err)) == -1 ||
+	    out_ps(fp, &tg->gr, &o) == -1 || ps_end(fp) == -1 ||
+	    fclose(fp) == EOF) {
+		if (fp != NULL)
+			fclose(fp);
+		pme_tmp_abort(tmp);
+		snprintf(t->msg, sizeof(t->msg), "stats.ps: write failed");
+		return;
+	}
+	if (pme_tmp_commit(tmp, "stats.ps", &e) == -1) {
+		snprintf(t->msg, sizeof(t->msg), "%s", pme_strerror(&e));
+		return;
+	}
+	snprintf(t->msg, sizeof(t->msg), "wrote stats.ps (%s inches)", paper);
+}
+
 /* Acts on key k; 1 to quit, -1 on an error. */
 static int
 key(struct term *t, int k, char *err, size_t errlen)
@@ -749,6 +799,7 @@ key(struct term *t, int k, char *err, size_t errlen)
 		return 1;
 	case '?': t->help = 1; break;
 	case '%': t->percent = !t->percent; break;
+	case 'P': ps_view(t); break;
 	case K_LEFT | M_ALT: if (tg->cur > 0) tg->cur--; break;
 	case K_RIGHT | M_ALT: if (tg->cur + 1 < tg->nv) tg->cur++; break;
 	case K_UP | M_ALT: tg->cur = 0; break;

@@ -72,6 +72,17 @@ wait_re "^ +0 +2,600$"
 w=$(screen | awk '/2,600$/ { print length($0) }' | head -n 1)
 [ "$w" = 80 ] || fail "after the resize the axis is $w columns, not 80"
 
+# P: the view as PostScript, the page in the terminal's proportions.
+tmux -L "$tty_sock" send-keys -t t P
+wait_for "wrote stats.ps (8.0x6.0 inches)"
+grep -q '^%%BoundingBox: 0 0 576 432$' stats.ps ||
+    fail "P: $(grep BoundingBox stats.ps)"
+if command -v gs >/dev/null; then
+	gs -q -dSAFER -dBATCH -dNOPAUSE -sDEVICE=nullpage stats.ps \
+	    >gs.out 2>&1 </dev/null || fail "P: gs: $(cat gs.out)"
+	[ ! -s gs.out ] || fail "P: gs said: $(cat gs.out)"
+fi
+
 tmux -L "$tty_sock" send-keys -t t q
 wait_for "EXIT=0"
 screen | grep -q "view " && fail "the view is still on the screen after q"
