@@ -13,16 +13,6 @@
 
 #define SUMMARY_BYTES	(64u << 20)
 
-/* The rule of an event type, -1 when the graph has none. */
-static int
-lod_rule(const struct lod *l, uint32_t type)
-{
-	for (size_t i = 0; i < l->ntypes; i++)
-		if (l->types[i] == type)
-			return (int)i;
-	return -1;
-}
-
 static int
 row_push(struct lodrow *lr, uint64_t t, int leg, double v, int keepv)
 {
@@ -68,12 +58,12 @@ build_fn(const struct pme_ev *ev, size_t n, void *arg)
 		int k;
 
 		if (r < gr->rlo || r > gr->rhi ||
-		    (k = lod_rule(l, ev[i].type)) < 0)
+		    (k = grid_rule(gr, ev[i].type)) < 0)
 			continue;
 		lr = &l->row[r - gr->rlo];
 		if (lr->n > 0 && t < lr->t[lr->n - 1])
 			t = lr->t[lr->n - 1];
-		lr->cur = l->add[k] && lr->n > 0 ? lr->cur + ev[i].value :
+		lr->cur = gr->add[k] && lr->n > 0 ? lr->cur + ev[i].value :
 		    (double)ev[i].value;
 		if (row_push(lr, t, grid_legend(gr, lr->cur), lr->cur,
 		    gr->has_avg) == -1)
@@ -128,7 +118,6 @@ summarise(struct lod *l, struct lodrow *lr)
 int
 lod_build(struct lod *l, struct grid *gr, char *err, size_t errlen)
 {
-	const struct graph *g = gr->g;
 	uint64_t span = gr->thi > gr->tlo ? gr->thi - gr->tlo : 1;
 	size_t per;
 	int rc;
@@ -136,15 +125,8 @@ lod_build(struct lod *l, struct grid *gr, char *err, size_t errlen)
 	memset(l, 0, sizeof(*l));
 	l->gr = gr;
 	l->nrows = (size_t)(gr->rhi - gr->rlo + 1);
-	l->row = calloc(l->nrows, sizeof(*l->row));
-	l->types = calloc(g->nrules + 1, sizeof(*l->types));
-	l->add = calloc(g->nrules + 1, sizeof(*l->add));
-	if (l->row == NULL || l->types == NULL || l->add == NULL)
+	if ((l->row = calloc(l->nrows, sizeof(*l->row))) == NULL)
 		goto oom;
-	for (size_t i = 0; i < g->nrules; i++) {
-		l->types[l->ntypes] = src_type(gr->src, g->rules[i].event);
-		l->add[l->ntypes++] = g->rules[i].op == GA_ADD;
-	}
 	/* Buckets a row: as many as the budget allows, up to LOD_BUCKETS. */
 	per = l->nrows * (gr->nleg * 12 + 12);
 	l->nb = per * LOD_BUCKETS > SUMMARY_BYTES ?
@@ -334,7 +316,5 @@ lod_free(struct lod *l)
 		free(lr->bsum);
 	}
 	free(l->row);
-	free(l->types);
-	free(l->add);
 	memset(l, 0, sizeof(*l));
 }

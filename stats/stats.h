@@ -100,6 +100,11 @@ struct grid {
 	char		 subtitle[256];	/* the event file, the window */
 	const char	*xlabel, *ylabel;
 	const struct src *src;
+	/* The graph's action, resolved against the source once: rule k
+	 * takes events of types[k], adding (add[k]) or setting values. */
+	uint32_t	*types;
+	int		*add;
+	size_t		 ntypes;
 };
 
 /*
@@ -116,6 +121,8 @@ int	 grid_prepare(struct grid *gr, const struct graph *g,
 int	 grid_draw(struct grid *gr, const struct window *w, char *err,
 	    size_t errlen);
 void	 grid_free(struct grid *gr);
+/* The rule of gr's action events of type take, or -1 when none does. */
+int	 grid_rule(const struct grid *gr, uint32_t type);
 /* The whole graph: all rows, all time, ncols columns. */
 void	 grid_whole(const struct grid *gr, uint32_t ncols, struct window *w);
 
@@ -174,9 +181,6 @@ struct lod {
 	uint32_t	 nb;
 	struct lodrow	*row;		/* graph rows rlo .. rhi */
 	size_t		 nrows;
-	uint32_t	*types;		/* the graph's rules */
-	int		*add;
-	size_t		 ntypes;
 	int		 summary;	/* the last draw used the summary */
 };
 

@@ -294,9 +294,6 @@ csv_field(FILE *fp, const char *s)
 struct csvpass {
 	struct grid	*gr;
 	FILE		*fp;
-	uint32_t	*types;
-	int		*add;
-	size_t		 ntypes;
 	int		*seen;
 	uint64_t	*since;
 	double		*value;
@@ -336,21 +333,18 @@ csv_fn(const struct pme_ev *ev, size_t n, void *arg)
 
 	for (size_t i = 0; i < n; i++) {
 		long r = (long)ev[i].proc - p->gr->rlo;
-		size_t k;
 		uint64_t t = ev[i].time;
+		int k;
 
 		if ((long)ev[i].proc < p->gr->rlo ||
-		    (long)ev[i].proc > p->gr->rhi)
-			continue;
-		for (k = 0; k < p->ntypes && p->types[k] != ev[i].type; k++)
-			;
-		if (k == p->ntypes)
+		    (long)ev[i].proc > p->gr->rhi ||
+		    (k = grid_rule(p->gr, ev[i].type)) < 0)
 			continue;
 		if (p->seen[r] && t < p->since[r])
 			t = p->since[r];
 		if (p->seen[r] && t > p->since[r])
 			csv_row(p, r, t);
-		p->value[r] = p->add[k] && p->seen[r] ? p->value[r] +
+		p->value[r] = p->gr->add[k] && p->seen[r] ? p->value[r] +
 		    ev[i].value : (double)ev[i].value;
 		if (!p->seen[r] || t > p->since[r])
 			p->since[r] = t;
@@ -366,19 +360,12 @@ out_csv(FILE *fp, struct grid *gr, char *err, size_t errlen)
 	size_t nr = (size_t)(gr->rhi - gr->rlo + 1);
 	int rc = -1;
 
-	p.types = calloc(gr->g->nrules + 1, sizeof(*p.types));
-	p.add = calloc(gr->g->nrules + 1, sizeof(*p.add));
 	p.seen = calloc(nr, sizeof(*p.seen));
 	p.since = calloc(nr, sizeof(*p.since));
 	p.value = calloc(nr, sizeof(*p.value));
-	if (p.types == NULL || p.add == NULL || p.seen == NULL ||
-	    p.since == NULL || p.value == NULL) {
+	if (p.seen == NULL || p.since == NULL || p.value == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
-	}
-	for (size_t i = 0; i < gr->g->nrules; i++) {
-		p.types[p.ntypes] = src_type(gr->src, gr->g->rules[i].event);
-		p.add[p.ntypes++] = gr->g->rules[i].op == GA_ADD;
 	}
 	fprintf(fp, "row,start,end,value,label\n");
 	if (src_events((struct src *)gr->src, csv_fn, &p, err, errlen) == -1)
@@ -389,8 +376,6 @@ out_csv(FILE *fp, struct grid *gr, char *err, size_t errlen)
 			    p.since[r]);
 	rc = ferror(fp) ? -1 : 0;
 out:
-	free(p.types);
-	free(p.add);
 	free(p.seen);
 	free(p.since);
 	free(p.value);

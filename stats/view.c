@@ -127,9 +127,6 @@ struct rowst {
 
 struct pass {
 	struct grid	*gr;
-	uint32_t	*types;		/* the rules' types */
-	int		*add;		/* ADD rather than VALUE */
-	size_t		 ntypes;
 	struct rowst	*rs;		/* per graph row in the window */
 	double		*acc;		/* nrows * ncols * nleg */
 	double		 sum;		/* of values in the window */
@@ -139,14 +136,15 @@ struct pass {
 	int		 any, integral;
 };
 
+/* Resolves the graph's action against the source into gr's rules. */
 static int
-rules(struct grid *gr, struct pass *p, char *err, size_t errlen)
+rules(struct grid *gr, char *err, size_t errlen)
 {
 	const struct graph *g = gr->g;
 
-	p->types = calloc(g->nrules + 1, sizeof(*p->types));
-	p->add = calloc(g->nrules + 1, sizeof(*p->add));
-	if (p->types == NULL || p->add == NULL) {
+	gr->types = calloc(g->nrules + 1, sizeof(*gr->types));
+	gr->add = calloc(g->nrules + 1, sizeof(*gr->add));
+	if (gr->types == NULL || gr->add == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -160,8 +158,8 @@ rules(struct grid *gr, struct pass *p, char *err, size_t errlen)
 			    gr->src->path);
 			return -1;
 		}
-		p->types[p->ntypes] = t;
-		p->add[p->ntypes++] = g->rules[i].op == GA_ADD;
+		gr->types[gr->ntypes] = t;
+		gr->add[gr->ntypes++] = g->rules[i].op == GA_ADD;
 	}
 	if (g->nrules == 0 && g->kind != G_HISTO && g->kind != G_HSUMMARY) {
 		snprintf(err, errlen, "%s:%u: graph '%s' has no action",
@@ -171,11 +169,11 @@ rules(struct grid *gr, struct pass *p, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-rule_of(const struct pass *p, uint32_t type)
+int
+grid_rule(const struct grid *gr, uint32_t type)
 {
-	for (size_t i = 0; i < p->ntypes; i++)
-		if (p->types[i] == type)
+	for (size_t i = 0; i < gr->ntypes; i++)
+		if (gr->types[i] == type)
 			return (int)i;
 	return -1;
 }
@@ -188,7 +186,7 @@ range_fn(const struct pme_ev *ev, size_t n, void *arg)
 	for (size_t i = 0; i < n; i++) {
 		double v = (double)ev[i].value;
 
-		if (rule_of(p, ev[i].type) < 0 ||
+		if (grid_rule(p->gr, ev[i].type) < 0 ||
 		    (long)ev[i].proc < p->gr->rlo ||
 		    (long)ev[i].proc > p->gr->rhi)
 			continue;
@@ -348,7 +346,7 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 	gr->xlabel = g->x_axis != NULL ? g->x_axis : NULL;
 	gr->ylabel = g->y_axis != NULL ? g->y_axis : "Processor";
 	gr->occ_time = g->kind != G_ARRAY;
-	if (rules(gr, &p, err, errlen) == -1)
+	if (rules(gr, err, errlen) == -1)
 		goto out;
 	if (g->nmap > 0 || s->names != NULL || g->kind != G_ARRAY) {
 		if (legend_map(gr) == -1) {
@@ -359,8 +357,8 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 		goto out;
 	rc = 0;
 out:
-	free(p.types);
-	free(p.add);
+	if (rc == -1)
+		grid_free(gr);
 	return rc;
 }
 
@@ -433,7 +431,7 @@ draw_fn(const struct pme_ev *ev, size_t n, void *arg)
 		int k;
 
 		if (r < gr->w.r0 || r > gr->w.r1 ||
-		    (k = rule_of(p, e->type)) < 0)
+		    (k = grid_rule(gr, e->type)) < 0)
 			continue;
 		r -= gr->w.r0;
 		rs = &p->rs[r];
@@ -441,7 +439,7 @@ draw_fn(const struct pme_ev *ev, size_t n, void *arg)
 			t = rs->since;	/* out of order: kept in place */
 		if (rs->seen)
 			segment(p, r, rs->since, t, rs->leg);
-		rs->value = p->add[k] && rs->seen ? rs->value + e->value :
+		rs->value = gr->add[k] && rs->seen ? rs->value + e->value :
 		    (double)e->value;
 		rs->leg = grid_legend(gr, rs->value);
 		rs->since = t;
@@ -536,8 +534,7 @@ grid_draw(struct grid *gr, const struct window *w, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (rules(gr, &p, err, errlen) == -1 ||
-	    src_events((struct src *)gr->src, draw_fn, &p, err, errlen) == -1)
+	if (src_events((struct src *)gr->src, draw_fn, &p, err, errlen) == -1)
 		goto out;
 	/* Each row's last value holds to the end of the run. */
 	for (uint32_t r = 0; r < gr->nrows; r++)
@@ -547,8 +544,6 @@ grid_draw(struct grid *gr, const struct window *w, char *err, size_t errlen)
 	grid_end(gr, p.acc, p.sum);
 	rc = 0;
 out:
-	free(p.types);
-	free(p.add);
 	free(p.acc);
 	free(p.rs);
 	return rc;
@@ -561,5 +556,7 @@ grid_free(struct grid *gr)
 	free(gr->row);
 	free(gr->rowocc);
 	free(gr->leg);
+	free(gr->types);
+	free(gr->add);
 	memset(gr, 0, sizeof(*gr));
 }
