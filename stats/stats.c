@@ -220,10 +220,7 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 	size_t n = s->ef != NULL ? pme_eventfile_specs(s->ef, &specs) : 0;
 	struct gfile from = { 0 }, one;
 	char err[1024], name[64];
-	struct pme_error e;
-	char *tmp;
-	FILE *fp;
-	int fd;
+	struct outfile of;
 
 	if (n == 0)
 		return 0;
@@ -249,22 +246,13 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 		return -1;
 	}
 	gfile_free(&from);
-	if ((fd = pme_tmp_create("GraphfileTemp", &tmp, &e)) == -1 ||
-	    (fp = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "%s: %s\n", prog, fd == -1 ? pme_strerror(&e) :
-		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-		pme_tmp_abort(tmp);
+	if (outfile_open(&of, "GraphfileTemp", err, sizeof(err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err);
 		return -1;
 	}
-	if (gfile_write(gf, fp) == -1 || fclose(fp) == EOF) {
-		fprintf(stderr, "%s: 'GraphfileTemp': write failed\n", prog);
-		pme_tmp_abort(tmp);
-		return -1;
-	}
-	if (pme_tmp_commit(tmp, "GraphfileTemp", &e) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&e));
+	gfile_write(gf, of.fp);		/* its errors are the stream's */
+	if (outfile_commit(&of, err, sizeof(err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err);
 		return -1;
 	}
 	if (op->verbose)
@@ -424,10 +412,8 @@ run(const struct opts *op)
 	size_t ng = 0;
 	char err[1024];
 	const char *path = op->events != NULL ? op->events : PME_EVENT_FILE;
-	FILE *fp = stdout;
-	char *tmp = NULL;
-	struct pme_error e;
-	int rc = 1, fd;
+	struct outfile of = { NULL, NULL, NULL };
+	int rc = 1;
 
 	if (src_open(&s, path, op->buckets, op->by, err, sizeof(err)) == -1) {
 		fprintf(stderr, "%s: %s\n", prog, err);
@@ -462,16 +448,8 @@ run(const struct opts *op)
 		goto out;
 	}
 	if (op->type == O_JSON) {
-		fd = -1;
-		if (op->out != NULL && strcmp(op->out, "-") != 0) {
-			if ((fd = pme_tmp_create(op->out, &tmp, &e)) == -1 ||
-			    (fp = fdopen(fd, "w")) == NULL) {
-				fprintf(stderr, "%s: %s\n", prog,
-				    pme_strerror(&e));
-				goto out;
-			}
-		}
-		if (out_json(fp, &s, &gf, err, sizeof(err)) == -1) {
+		if (outfile_open(&of, op->out, err, sizeof(err)) == -1 ||
+		    out_json(of.fp, &s, &gf, err, sizeof(err)) == -1) {
 			fprintf(stderr, "%s: %s\n", prog, err);
 			goto out;
 		}
@@ -492,57 +470,32 @@ run(const struct opts *op)
 		rc = rc == 0 ? 0 : 1;
 		goto out;
 	}
-	if (op->out != NULL && strcmp(op->out, "-") != 0) {
-		if ((fd = pme_tmp_create(op->out, &tmp, &e)) == -1 ||
-		    (fp = fdopen(fd, "w")) == NULL) {
-			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&e));
-			goto out;
-		}
-	}
-	if (op->type == O_PS && ps_begin(fp, ng, &op->o, err,
-	    sizeof(err)) == -1) {
+	if (outfile_open(&of, op->out, err, sizeof(err)) == -1 ||
+	    (op->type == O_PS && ps_begin(of.fp, ng, &op->o, err,
+	    sizeof(err)) == -1)) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
 	}
 	for (size_t i = 0; i < ng; i++) {
 		if (i > 0 && op->type == O_TEXT)
-			fprintf(fp, "\n\f\n");
+			fprintf(of.fp, "\n\f\n");
 		if (i > 0 && op->type == O_CSV)
-			putc('\n', fp);
-		if (draw_one(fp, op, gv[i], &s, err, sizeof(err)) == -1) {
+			putc('\n', of.fp);
+		if (draw_one(of.fp, op, gv[i], &s, err, sizeof(err)) == -1) {
 			fprintf(stderr, "%s: %s\n", prog, err);
 			goto out;
 		}
 	}
-	if (op->type == O_PS && ps_end(fp) == -1)
+	if (op->type == O_PS && ps_end(of.fp) == -1)
 		goto out;
 done:
-	if (fflush(fp) == EOF || ferror(fp)) {
-		fprintf(stderr, "%s: '%s': write failed: %s\n", prog,
-		    op->out != NULL ? op->out : "standard output",
-		    strerror(errno));
+	if (outfile_commit(&of, err, sizeof(err)) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
-	}
-	if (fp != stdout) {
-		if (fclose(fp) == EOF) {
-			fp = stdout;
-			fprintf(stderr, "%s: '%s': %s\n", prog, op->out,
-			    strerror(errno));
-			goto out;
-		}
-		fp = stdout;
-		if (pme_tmp_commit(tmp, op->out, &e) == -1) {
-			tmp = NULL;
-			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&e));
-			goto out;
-		}
-		tmp = NULL;
 	}
 	rc = 0;
 out:
-	if (fp != stdout)
-		fclose(fp);
-	pme_tmp_abort(tmp);
+	outfile_abort(&of);
 	free(gv);
 	gfile_free(&gf);
 	src_close(&s);

@@ -249,4 +249,23 @@ int	 out_json(FILE *fp, struct src *s, const struct gfile *gf,
 int	 term_run(struct src *s, const struct graph **gv, size_t ng,
 	    int percent, char *err, size_t errlen);
 
+/*
+ * An output written whole under a temporary name beside path and renamed
+ * into place at outfile_commit(), so that a failed write leaves the
+ * previous file; path NULL or "-" is standard output.  outfile_open()
+ * returns 0 with o->fp to write to, or -1 with err; outfile_commit()
+ * checks the writes, closes and renames, returning 0, or -1 with err and
+ * path as it was; outfile_abort() closes and removes what was written
+ * (after either, o may be aborted again).
+ */
+struct outfile {
+	FILE		*fp;
+	char		*tmp;
+	const char	*path;
+};
+int	 outfile_open(struct outfile *o, const char *path, char *err,
+	    size_t errlen);
+int	 outfile_commit(struct outfile *o, char *err, size_t errlen);
+void	 outfile_abort(struct outfile *o);
+
 #endif /* STATS_STATS_H */

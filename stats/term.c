@@ -745,10 +745,8 @@ ps_view(struct term *t)
 {
 	struct tgraph *tg = &t->tg[t->gi];
 	struct outopt o = { .percent = t->percent };
-	char paper[64], err[256], *tmp = NULL;
-	struct pme_error e;
-	FILE *fp = NULL;
-	int fd;
+	char paper[64], err[256];
+	struct outfile of;
 
 	if (tg->g->kind != G_STATE && tg->g->kind != G_ARRAY &&
 	    tg->g->kind != G_UTIL) {
@@ -759,26 +757,18 @@ ps_view(struct term *t)
 	snprintf(paper, sizeof(paper), "%.1fx%.1f", t->cols * 0.1 > 2 ?
 	    t->cols * 0.1 : 2, t->rows * 0.2 > 2 ? t->rows * 0.2 : 2);
 	o.paper = paper;
-	if ((fd = pme_tmp_create("stats.ps", &tmp, &e)) == -1 ||
-	    (fp = fdopen(fd, "w")) == NULL) {
-		snprintf(t->msg, sizeof(t->msg), "stats.ps: %s", fd == -1 ?
-		    pme_strerror(&e) : strerror(errno));
-		if (fd != -1)
-			close(fd);
-		pme_tmp_abort(tmp);
+	if (outfile_open(&of, "stats.ps", err, sizeof(err)) == -1) {
+		snprintf(t->msg, sizeof(t->msg), "%s", err);
 		return;
 	}
-	if (ps_begin(fp, 1, &o, err, sizeof(err)) == -1 ||
-	    out_ps(fp, &tg->gr, &o) == -1 || ps_end(fp) == -1 ||
-	    fclose(fp) == EOF) {
-		if (fp != NULL)
-			fclose(fp);
-		pme_tmp_abort(tmp);
+	if (ps_begin(of.fp, 1, &o, err, sizeof(err)) == -1 ||
+	    out_ps(of.fp, &tg->gr, &o) == -1 || ps_end(of.fp) == -1) {
+		outfile_abort(&of);
 		snprintf(t->msg, sizeof(t->msg), "stats.ps: write failed");
 		return;
 	}
-	if (pme_tmp_commit(tmp, "stats.ps", &e) == -1) {
-		snprintf(t->msg, sizeof(t->msg), "%s", pme_strerror(&e));
+	if (outfile_commit(&of, err, sizeof(err)) == -1) {
+		snprintf(t->msg, sizeof(t->msg), "%s", err);
 		return;
 	}
 	snprintf(t->msg, sizeof(t->msg), "wrote stats.ps (%s inches)", paper);
