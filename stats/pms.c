@@ -34,26 +34,47 @@ struct pms {
 	struct pme_vec	 tids;		/* uint32_t, row order */
 	struct pme_vec	 tnames;	/* char *, by row */
 	struct pme_vec	 ev;		/* struct pme_ev, value: name index */
+	/* The name index of each bucket, each mapping (outside buckets)
+	 * and the kernel's and unmapped samples, once found: -1 before. */
+	int		*bname, *mname;
+	size_t		 nbname, nmname;
+	int		 kname, uname;
 	struct pme_error err;
 };
 
+/* The index of name s, added when new; -1 when out of memory. */
 static int
 name_index(struct pms *p, const char *s)
 {
-	for (size_t i = 0; i < p->names.n; i++) {
-		struct name *nm = &PME_VEC_AT(&p->names, struct name, i);
+	struct name *nm;
 
-		if (strcmp(nm->s, s) == 0) {
-			nm->n++;
+	for (size_t i = 0; i < p->names.n; i++)
+		if (strcmp(PME_VEC_AT(&p->names, struct name, i).s, s) == 0)
 			return (int)i;
-		}
-	}
-	struct name *nm = pme_vec_push(&p->names);
-
-	if (nm == NULL || (nm->s = strdup(s)) == NULL)
+	if ((nm = pme_vec_push(&p->names)) == NULL ||
+	    (nm->s = strdup(s)) == NULL)
 		return -1;
-	nm->n = 1;
 	return (int)(p->names.n - 1);
+}
+
+/* Slot i of a cache of name indexes, grown with -1; NULL when out of
+ * memory. */
+static int *
+slot(int **v, size_t *n, size_t i)
+{
+	int *nv;
+
+	if (i >= *n) {
+		size_t k = i + 64;
+
+		if ((nv = realloc(*v, k * sizeof(*nv))) == NULL)
+			return NULL;
+		for (size_t j = *n; j < k; j++)
+			nv[j] = -1;
+		*v = nv;
+		*n = k;
+	}
+	return &(*v)[i];
 }
 
 static long
@@ -124,44 +145,64 @@ module_of(struct pms *p, uint32_t mi, const struct pme_mapping *m)
 	return p->modof[mi];
 }
 
-/* The name a sample is coloured by. */
-static const char *
-what(struct pms *p, const struct pme_sample *s, char *buf, size_t len)
+/*
+ * The index of the name a sample is coloured by, its sample counted; -1
+ * when out of memory.  A name is looked for among the names once per
+ * bucket, mapping, kernel or unmapped, not once per sample.
+ */
+static int
+name_of(struct pms *p, const struct pme_sample *s)
 {
 	const struct pme_mapping *maps;
 	const struct pme_bucket *b;
 	const struct pme_unit *u;
+	const char *name;
+	char buf[512];
 	uint64_t vaddr;
-	uint32_t mi, mod, bk;
+	uint32_t mi, mod, bk = PME_NONE;
+	int *sl;
 
-	if (s->flags & PME_SAMPLE_KERNEL)
-		return "(kernel)";
-	mi = pme_addrmap_lookup(p->am, s->pid, s->time, s->pc, &vaddr);
-	if (mi == PME_NONE)
-		return "(unmapped)";
-	pme_addrmap_mappings(p->am, &maps);
-	if (p->bf != NULL && !p->bymodule &&
-	    (mod = module_of(p, mi, &maps[mi])) != PME_NONE &&
-	    (bk = pme_bucketfile_lookup(p->bf, mod, vaddr)) != PME_NONE) {
-		pme_bucketfile_buckets(p->bf, (struct pme_bucket **)&b);
-		pme_bucketfile_units(p->bf, &u);
-		return u[b[bk].unit].name;
+	if (s->flags & PME_SAMPLE_KERNEL) {
+		sl = &p->kname;
+		name = "(kernel)";
+	} else if ((mi = pme_addrmap_lookup(p->am, s->pid, s->time, s->pc,
+	    &vaddr)) == PME_NONE) {
+		sl = &p->uname;
+		name = "(unmapped)";
+	} else {
+		pme_addrmap_mappings(p->am, &maps);
+		if (p->bf != NULL && !p->bymodule &&
+		    (mod = module_of(p, mi, &maps[mi])) != PME_NONE)
+			bk = pme_bucketfile_lookup(p->bf, mod, vaddr);
+		if (bk != PME_NONE) {
+			pme_bucketfile_buckets(p->bf,
+			    (struct pme_bucket **)&b);
+			pme_bucketfile_units(p->bf, &u);
+			sl = slot(&p->bname, &p->nbname, bk);
+			name = u[b[bk].unit].name;
+		} else {
+			sl = slot(&p->mname, &p->nmname, mi);
+			snprintf(buf, sizeof(buf), "%s%s",
+			    pme_base_name(maps[mi].path), p->bymodule ||
+			    p->bf == NULL ? "" : " (outside buckets)");
+			name = buf;
+		}
 	}
-	snprintf(buf, len, "%s%s", pme_base_name(maps[mi].path),
-	    p->bymodule || p->bf == NULL ? "" : " (outside buckets)");
-	return buf;
+	if (sl == NULL || (*sl < 0 && (*sl = name_index(p, name)) < 0))
+		return -1;
+	PME_VEC_AT(&p->names, struct name, *sl).n++;
+	return *sl;
 }
 
 static int
 on_samples(void *arg, const struct pme_sample *s, size_t n)
 {
 	struct pms *p = arg;
-	char buf[512];
 
 	for (size_t i = 0; i < n; i++) {
 		struct pme_ev *e;
 		long r = row_of(p, s[i].tid);
-		int ni = name_index(p, what(p, &s[i], buf, sizeof(buf)));
+		int ni = name_of(p, &s[i]);
 		uint64_t w = s[i].weight < s[i].time ? s[i].weight :
 		    s[i].time;
 
@@ -229,7 +270,7 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 	struct pme_sample_visitor v = { NULL, on_mapping, on_thread,
 	    on_samples, NULL };
 	struct pme_sample_summary sum;
-	struct pms p = { .src = s };
+	struct pms p = { .src = s, .kname = -1, .uname = -1 };
 	const struct pme_module *mods;
 	int rc = -1;
 
@@ -316,6 +357,8 @@ out:
 	pme_addrmap_free(p.am);
 	pme_bucketfile_close(p.bf);
 	free(p.modof);
+	free(p.bname);
+	free(p.mname);
 	if (rc == -1)
 		src_close(s);
 	return rc;
