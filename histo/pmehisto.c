@@ -19,6 +19,9 @@
 #define DEFAULT_PMS	"PMEFILE.PMS"
 #define DEFAULT_PME	"PMEFILE.PME"
 #define DEFAULT_HIS	"PMEFILE.HIS"
+/* The quick path's rows: by count, those below this percentage left out
+ * (-C), so that a large program's profile is a page, not 68. */
+#define QUICK_CUTOFF	0.5
 
 enum mode { MODE_AUTO, MODE_CLOCK, MODE_TRACE };
 enum type { TYPE_DEFAULT, TYPE_TERM, TYPE_TEXT, TYPE_PS, TYPE_CSV,
@@ -33,7 +36,8 @@ struct opts {
 	char		**pms;
 	size_t		 npms;
 	unsigned	 flags;			/* PME_REPORT_* */
-	double		 cutoff;
+	double		 cutoff;		/* -1: not given */
+	int		 order;			/* -a 'a', -s 's', else 0 */
 	int		 quick, quiet, verbose;
 	int		 bin_given;
 };
@@ -42,7 +46,7 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: pmehisto [-cknqstvx] [-B outbucket] [-b bucketfile] "
+	    "usage: pmehisto [-acknqstvx] [-B outbucket] [-b bucketfile] "
 	    "[-C percent] [-o histogram]\n"
 	    "                [-T type] [samplefile ...]\n");
 }
@@ -67,12 +71,16 @@ help(void)
 	    "bucket file)\n"
 	    "  -x             no bucket file: a bucket per routine of the "
 	    "recorded program\n"
-	    "  -s             rows by count, largest first\n"
+	    "  -s, -a         rows by count, largest first, or in address "
+	    "order\n"
+	    "                 (the default: -s with -x, -a with a bucket "
+	    "file)\n"
 	    "  -C percent     leave out buckets below percent of the total\n"
+	    "                 (the default: %g with -x, else 0)\n"
 	    "  -n             a counts column;  -k  a cumulative %% column\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  -V, --version  the version\n",
-	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS);
+	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
 }
 
 static void *
@@ -196,6 +204,10 @@ static int
 option(struct opts *o, int c)
 {
 	switch (c) {
+	case 'a':
+	case 's':
+		o->order = c;
+		return 0;
 	case 'B':
 		free(o->bout);
 		o->bout = xmalloc_check(pme_with_ext(optarg, ".PME"));
@@ -229,9 +241,6 @@ option(struct opts *o, int c)
 		return 0;
 	case 'q':
 		o->quiet = 1;
-		return 0;
-	case 's':
-		o->flags |= PME_REPORT_SORT;
 		return 0;
 	case 'T':
 		if (parse_type(optarg, &o->type) == 0)
@@ -269,7 +278,7 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "B:b:C:chkno:qsT:tVvx", longopts,
+	while ((c = getopt_long(argc, argv, "aB:b:C:chkno:qsT:tVvx", longopts,
 	    NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
@@ -291,22 +300,187 @@ parse(int argc, char *argv[], struct opts *o)
 	return 0;
 }
 
-/* Clock when PMEFILE.PMS exists and is newer than the bucket file (or
- * there is no bucket file); trace otherwise. */
-static enum mode
-automatic_mode(const char *bin)
-{
-	struct stat s, b;
+/*
+ * The choice of clock or trace input when neither -c nor -t says, nor a
+ * sample file or -x on the command line.  Clock input is what a sample
+ * file beside the bucket file means, unless the bucket file holds counts
+ * that are newer than it; why[] is filled when that is not obvious, and
+ * then said (or, on a terminal, asked).  sure is whether the default
+ * files are there and fit the choice, so that the seed's questions need
+ * not be asked.
+ */
+struct choice {
+	enum mode	 mode;
+	int		 sure;
+	char		 why[512];
+};
 
-	if (stat(DEFAULT_PMS, &s) == -1)
-		return MODE_TRACE;
-	if (stat(bin, &b) == -1)
-		return MODE_CLOCK;
-	if (s.st_mtim.tv_sec != b.st_mtim.tv_sec)
-		return s.st_mtim.tv_sec > b.st_mtim.tv_sec ? MODE_CLOCK :
-		    MODE_TRACE;
-	return s.st_mtim.tv_nsec > b.st_mtim.tv_nsec ? MODE_CLOCK :
-	    MODE_TRACE;
+/* What a sample file's mappings say about a bucket file's program. */
+struct fit {
+	const struct pme_bucketfile *bf;
+	uint32_t	 nmods;
+	const uint8_t	*used;		/* per module: it has buckets */
+	int		 matched, stopped;
+	char		 command[128];
+};
+
+static int
+fit_header(void *arg, const struct pme_sample_header *h)
+{
+	struct fit *f = arg;
+
+	if (h->argc > 0 && h->argv[0] != NULL)
+		snprintf(f->command, sizeof(f->command), "%s",
+		    pme_base_name(h->argv[0]));
+	return 0;
+}
+
+static int
+fit_mapping(void *arg, const struct pme_mapping *m)
+{
+	struct fit *f = arg;
+	uint32_t mod;
+
+	if (m->flags & PME_MAP_KERNEL)
+		return 0;
+	mod = pme_fill_match(f->bf, f->nmods, m->path, m->buildid,
+	    m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0, NULL);
+	if (mod == PME_NONE || !f->used[mod])
+		return 0;
+	f->matched = f->stopped = 1;
+	return 1;
+}
+
+/* The mappings come before the samples in them: none is read. */
+static int
+fit_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct fit *f = arg;
+
+	(void)s;
+	(void)n;
+	f->stopped = 1;
+	return 1;
+}
+
+/*
+ * Whether the samples of pms fell in a load module of bf that has
+ * buckets, as far as its mappings tell: 1 yes, or when no bucket is in a
+ * module (their ranges are absolute addresses); 0 no; -1 when pms cannot
+ * be read (its error comes when it is read for good).  The program
+ * sampled is left in command.
+ */
+static int
+samples_fit(const char *pms, const struct pme_bucketfile *bf, char *command,
+    size_t len)
+{
+	static const struct pme_sample_visitor v = {
+		fit_header, fit_mapping, NULL, fit_samples, NULL
+	};
+	const struct pme_module *m;
+	const struct pme_unit *u;
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	struct fit f;
+	size_t nu = pme_bucketfile_units(bf, &u), i;
+	uint8_t *used;
+	int any = 0, rc;
+
+	memset(&f, 0, sizeof(f));
+	f.bf = bf;
+	f.nmods = (uint32_t)pme_bucketfile_modules(bf, &m);
+	snprintf(command, len, "%s", "another program");
+	if ((used = calloc(f.nmods + 1, 1)) == NULL)
+		return -1;
+	for (i = 0; i < nu; i++)
+		if (u[i].module < f.nmods && u[i].nranges > 0)
+			any = used[u[i].module] = 1;
+	if (!any) {
+		free(used);
+		return 1;
+	}
+	f.used = used;
+	rc = pme_samplefile_read(pms, &v, &f, &sum, &err) == -1 &&
+	    !f.stopped ? -1 : f.matched;
+	free(used);
+	if (f.command[0] != '\0')
+		snprintf(command, len, "%s", f.command);
+	return rc;
+}
+
+/* Whether a's modification time is after b's. */
+static int
+newer(const struct stat *a, const struct stat *b)
+{
+	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+		return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+	return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+}
+
+static void
+choose(const struct opts *o, struct choice *c)
+{
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	struct stat s, b;
+	char cmd[128];
+	uint32_t measure;
+	int fit;
+
+	memset(c, 0, sizeof(*c));
+	c->sure = 1;
+	if (o->npms > 0 || o->quick) {
+		c->mode = MODE_CLOCK;
+		return;
+	}
+	if (stat(DEFAULT_PMS, &s) == -1) {
+		/* Trace input, or nothing to show: asked on a terminal. */
+		c->mode = MODE_TRACE;
+		c->sure = (bf = pme_bucketfile_open(o->bin, &err)) != NULL &&
+		    pme_bucketfile_info(bf)->measure != PME_MEASURE_NONE;
+		pme_bucketfile_close(bf);
+		return;
+	}
+	c->mode = MODE_CLOCK;
+	if (stat(o->bin, &b) == -1)
+		return;		/* the quick path: open_bucketfile says */
+	if ((bf = pme_bucketfile_open(o->bin, &err)) == NULL) {
+		c->mode = newer(&s, &b) ? MODE_CLOCK : MODE_TRACE;
+		return;		/* its error comes when it is opened */
+	}
+	measure = pme_bucketfile_info(bf)->measure;
+	fit = samples_fit(DEFAULT_PMS, bf, cmd, sizeof(cmd));
+	pme_bucketfile_close(bf);
+	if (fit == 0)
+		c->sure = 0;
+	if (measure == PME_MEASURE_NONE) {
+		/* An empty bucket file has nothing to show but samples. */
+		if (fit == 0)
+			snprintf(c->why, sizeof(c->why), "clock input, but "
+			    "'%s' holds samples of %s, none of whose load "
+			    "modules is in '%s'", DEFAULT_PMS, cmd, o->bin);
+		return;
+	}
+	if (fit != 0 && newer(&s, &b)) {
+		if (measure != PME_MEASURE_CLOCK) {
+			c->sure = 0;
+			snprintf(c->why, sizeof(c->why), "clock input: '%s' "
+			    "is newer than the counts in '%s' (-t shows "
+			    "those)", DEFAULT_PMS, o->bin);
+		}
+		return;
+	}
+	c->mode = MODE_TRACE;
+	c->sure = 0;
+	if (fit == 0)
+		snprintf(c->why, sizeof(c->why), "trace input: the counts "
+		    "in '%s' ('%s' holds samples of %s, none of whose load "
+		    "modules is in it)", o->bin, DEFAULT_PMS, cmd);
+	else
+		snprintf(c->why, sizeof(c->why), "trace input: the counts "
+		    "in '%s', which is newer than '%s' (-c tallies the "
+		    "samples%s)", o->bin, DEFAULT_PMS,
+		    measure == PME_MEASURE_CLOCK ? " again" : "");
 }
 
 /* ------------------------------------------------------------- the work */
@@ -566,6 +740,50 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 	return 0;
 }
 
+/*
+ * The subtitle under each page's title (PostScript's, and the seed's
+ * page where it has room): the measured command line for clock input;
+ * for trace input, which has none, what the counts are of.
+ */
+static int
+subtitle(const struct opts *o, struct pme_bucketfile *bf,
+    const struct tally *t, struct pme_report *rep)
+{
+	const struct pme_info *info = pme_bucketfile_info(bf);
+	const struct pme_module *m;
+	size_t nm = pme_bucketfile_modules(bf, &m), i;
+	const char *what, *of = NULL;
+	char sub[1024];
+
+	if (o->mode == MODE_CLOCK)
+		return pme_report_subtitle(rep, t->command ? t->command : "",
+		    NULL);
+	for (i = 0; i < nm && of == NULL; i++)
+		if (m[i].flags & PME_MODULE_MAIN && m[i].path[0] != '\0')
+			of = m[i].path;
+	for (i = 0; i < nm && of == NULL; i++)
+		if (m[i].path[0] != '\0')
+			of = m[i].path;
+	switch (info->measure) {
+	case PME_MEASURE_INSTR:
+		what = "executed instructions";
+		break;
+	case PME_MEASURE_CLOCK:
+		what = "clock samples";
+		break;
+	case PME_MEASURE_NONE:
+		what = "no counts";
+		break;
+	default:
+		what = "counts";
+		break;
+	}
+	snprintf(sub, sizeof(sub), "%s: %s%s%s, %llu run%s", o->bin, what,
+	    of != NULL ? " of " : "", of != NULL ? of : "",
+	    (unsigned long long)info->runs, info->runs == 1 ? "" : "s");
+	return pme_report_subtitle(rep, sub, NULL);
+}
+
 static int
 run(struct opts *o)
 {
@@ -597,26 +815,31 @@ run(struct opts *o)
 			    t.period;
 	} else if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
 	    !o->quiet)
-		histo_warn(prog, "'%s': an empty bucket file: no counts "
-		    "(clock input needs a sample file: -c)", o->bin);
+		histo_warn(prog, "'%s': no counts yet (an empty bucket "
+		    "file, as pmebuild makes it): give it samples from "
+		    "pmeclock (clock input, -c), or count with pmetrace",
+		    o->bin);
 	memset(&in, 0, sizeof(in));
 	in.bucket_in = o->quick ? "(none: -x)" : o->bin;
 	in.bucket_out = o->mode == MODE_CLOCK ? o->bout : NULL;
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
 	in.tally = o->mode == MODE_CLOCK ? &t : NULL;
+	/* The quick path is for perf's users: its rows by count, the
+	 * smallest left out; a bucket file's in its statements' order. */
 	in.flags = o->flags;
-	in.cutoff = o->cutoff;
+	if (o->order == 's' || (o->quick && o->order == 0))
+		in.flags |= PME_REPORT_SORT;
+	in.cutoff = o->cutoff >= 0 ? o->cutoff : o->quick ? QUICK_CUTOFF : 0;
 	if ((rep = report_build(fill != NULL ? pme_fill_sum(fill) : bf, &in,
 	    &err)) == NULL) {
 		histo_warn(prog, "%s", pme_strerror(&err));
 		goto done;
 	}
-	if (o->mode == MODE_CLOCK) {
-		char sub[512];
-
-		snprintf(sub, sizeof(sub), "%s", t.command ? t.command : "");
-		pme_report_subtitle(rep, sub, NULL);
+	if (subtitle(o, fill != NULL ? pme_fill_sum(fill) : bf, &t, rep) ==
+	    -1) {
+		histo_warn(prog, "out of memory");
+		goto done;
 	}
 	if (write_outputs(o, &fill, bf, rep) == -1)
 		goto done;
@@ -646,28 +869,34 @@ int
 main(int argc, char *argv[])
 {
 	struct opts o;
-	enum mode automatic;
+	struct choice c;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
+	o.cutoff = -1;
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		opts_free(&o);
 		return rc < 0 ? 2 : 0;
 	}
 	if (o.bin == NULL)
 		o.bin = xmalloc_check(strdup(DEFAULT_PME));
-	automatic = o.npms > 0 || o.quick ? MODE_CLOCK :
-	    automatic_mode(o.bin);
+	choose(&o, &c);
+	/* The seed's questions, when the default files are not there or
+	 * do not fit what they are for. */
 	if (o.npms == 0 && !o.bin_given && o.bout == NULL && o.his == NULL &&
-	    !o.quick && isatty(STDIN_FILENO)) {
+	    !o.quick && isatty(STDIN_FILENO) &&
+	    !(c.sure && (o.mode == MODE_AUTO || o.mode == c.mode))) {
+		if (c.why[0] != '\0')
+			histo_warn(prog, "%s", c.why);
 		free(o.bin);
 		o.bin = NULL;
-		ask_questions(&o, automatic);
+		ask_questions(&o, c.mode);
 		if (o.bin == NULL)
 			o.bin = xmalloc_check(strdup(DEFAULT_PME));
-	}
+	} else if (o.mode == MODE_AUTO && c.why[0] != '\0' && !o.quiet)
+		histo_warn(prog, "%s", c.why);
 	if (o.mode == MODE_AUTO)
-		o.mode = automatic;
+		o.mode = c.mode;
 	if (o.mode == MODE_TRACE && o.type == TYPE_FOLDED) {
 		folded_trace();
 		opts_free(&o);

@@ -280,10 +280,15 @@ summary(struct pme_report *rep, struct pme_bucketfile *bf,
 		rc = outside(rep, bf, in->tally, total, inside, err);
 	rc |= line(rep, "Unmapped", err, "%" PRIu64 " (%.1f%%)",
 	    info->unmapped, pct(info->unmapped, total));
-	rc |= line(rep, "Lost samples", err, "%" PRIu64 " (%.1f%% of those "
-	    "taken)", info->lost, pct(info->lost, total + info->lost));
+	/* Samples are lost by a sampling collector; exact counts have
+	 * none to lose. */
+	if (info->measure == PME_MEASURE_CLOCK || info->lost > 0)
+		rc |= line(rep, "Lost samples", err, "%" PRIu64 " (%.1f%% of "
+		    "those taken)", info->lost, pct(info->lost,
+		    total + info->lost));
 	rc |= line(rep, "Runs", err, "%" PRIu64, info->runs);
-	rc |= interval(rep, info->period, err);
+	if (info->measure == PME_MEASURE_CLOCK)
+		rc |= interval(rep, info->period, err);
 	if (rc == 0 && in->tally != NULL)
 		rc = run_lines(rep, in, err);
 	return rc ? -1 : 0;

@@ -38,7 +38,7 @@ cp PMEFILE.PME empty.PME
 # No PMEFILE.PMS: trace input of the empty PMEFILE.PME, with a warning.
 ph -T none
 expect 0 "trace of an empty file"
-has err "'PMEFILE.PME': an empty bucket file" "trace of an empty file"
+has err "'PMEFILE.PME': no counts yet (an empty bucket file" "trace of an empty file"
 [ -s PMEFILE.HIS ] || fail "no PMEFILE.HIS"
 
 # PMEFILE.PMS newer than the bucket file: clock input, all defaults.
