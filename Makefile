@@ -242,11 +242,13 @@ fuzz: $(FUZZERS) fuzz-corpus
 MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
 MAN5 := $(wildcard man/*.5)
+MAN7 := $(wildcard man/*.7)
 
 install: all $(EXTRA_INSTALL)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pkgconfig \
 	    $(DESTDIR)$(includedir) $(DESTDIR)$(mandir)/man1 \
-	    $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man5
+	    $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man5 \
+	    $(DESTDIR)$(mandir)/man7
 	$(if $(BUILT_PROGRAMS),install -m 755 $(BUILT_PROGRAMS) $(DESTDIR)$(bindir)/)
 	install -m 644 lib/libpme.a $(DESTDIR)$(libdir)/
 	install -m 755 lib/$(SONAME) $(DESTDIR)$(libdir)/
@@ -259,6 +261,7 @@ install: all $(EXTRA_INSTALL)
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(mandir)/man1/)
 	$(if $(MAN3),install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/)
 	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(mandir)/man5/)
+	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/)
 
 uninstall: $(EXTRA_UNINSTALL)
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(PROGRAMS)))
@@ -268,7 +271,8 @@ uninstall: $(EXTRA_UNINSTALL)
 	rm -f $(addprefix $(DESTDIR)$(includedir)/,$(notdir $(LIB_HEADERS)))
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
 	    $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
-	    $(addprefix $(DESTDIR)$(mandir)/man5/,$(notdir $(MAN5)))
+	    $(addprefix $(DESTDIR)$(mandir)/man5/,$(notdir $(MAN5))) \
+	    $(addprefix $(DESTDIR)$(mandir)/man7/,$(notdir $(MAN7)))
 
 # --- cleaning ---------------------------------------------------------------
 

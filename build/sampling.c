@@ -726,7 +726,8 @@ fill(struct pmd *p, struct pme_bucketfile *bf, struct pme_error *err)
 	uint32_t *order, *remap, i;
 	int rc = -1;
 
-	pme_bucketfile_info(bf)->options = p->options;
+	pme_bucketfile_info(bf)->options = p->options |
+	    (p->quick ? PME_OPT_QUICK : 0);
 	for (i = 0; i < p->nkinds; i++)
 		if (pme_bucketfile_add_kind(bf, p->kinds[i], err) == PME_NONE)
 			return -1;

@@ -429,7 +429,8 @@ choose(const struct opts *o, struct choice *c)
 
 	memset(c, 0, sizeof(*c));
 	c->sure = 1;
-	if (o->npms > 0 || o->quick) {
+	/* Call stacks are in sample files only. */
+	if (o->npms > 0 || o->quick || o->type == TYPE_FOLDED) {
 		c->mode = MODE_CLOCK;
 		return;
 	}
@@ -793,7 +794,7 @@ run(struct opts *o)
 	struct report_input in;
 	struct pme_error err;
 	struct tally t;
-	int rc = 1;
+	int rc = 1, quick;
 
 	tally_init(&t, NULL);
 	if (open_bucketfile(o, &bf) == -1)
@@ -825,12 +826,15 @@ run(struct opts *o)
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
 	in.tally = o->mode == MODE_CLOCK ? &t : NULL;
-	/* The quick path is for perf's users: its rows by count, the
-	 * smallest left out; a bucket file's in its statements' order. */
+	/* The quick path's buckets (pmehisto -x, pmebuild -x) are for
+	 * perf's users: their rows by count, the smallest left out; a
+	 * .PMD's in its statements' order, all of them. */
+	quick = o->quick || (pme_bucketfile_info(fill != NULL ?
+	    pme_fill_sum(fill) : bf)->options & PME_OPT_QUICK);
 	in.flags = o->flags;
-	if (o->order == 's' || (o->quick && o->order == 0))
+	if (o->order == 's' || (quick && o->order == 0))
 		in.flags |= PME_REPORT_SORT;
-	in.cutoff = o->cutoff >= 0 ? o->cutoff : o->quick ? QUICK_CUTOFF : 0;
+	in.cutoff = o->cutoff >= 0 ? o->cutoff : quick ? QUICK_CUTOFF : 0;
 	if ((rep = report_build(fill != NULL ? pme_fill_sum(fill) : bf, &in,
 	    &err)) == NULL) {
 		histo_warn(prog, "%s", pme_strerror(&err));

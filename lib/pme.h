@@ -227,6 +227,9 @@ void		 pme_reader_close(struct pme_reader *r);	/* NULL ok */
 #define PME_OPT_NOLINES	0x08	/* NOLINES; neither: SOMELINES */
 #define PME_OPT_LIST	0x10
 #define PME_OPT_PRINT	0x20
+#define PME_OPT_QUICK	0x40	/* the quick path's: made from an
+				   executable's symbols (pmebuild -x,
+				   pmehisto -x), not from statements */
 
 /* What the counts measure. */
 enum pme_measure {

@@ -277,6 +277,7 @@ make(struct quick *q, const char *real, const uint8_t *id, uint32_t idlen,
 	}
 	if ((q->bf = pme_bucketfile_new(q->err)) == NULL)
 		return NULL;
+	pme_bucketfile_info(q->bf)->options = PME_OPT_QUICK;
 	for (i = 0; i < 3; i++)
 		if ((q->kind[i] = pme_bucketfile_add_kind(q->bf, kinds[i],
 		    q->err)) == PME_NONE)

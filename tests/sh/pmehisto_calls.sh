@@ -34,7 +34,7 @@ for want in "mid 1" "leaf 5" "libwork 1"; do
 	[ "$got" = "$2" ] || fail "calls of $1: '$got', not $2"
 done
 
-"$pmehisto" -q -t -b filled.pme -B out.pme -o out.HIS -T text -n >out.txt ||
+"$pmehisto" -q -t -b filled.pme -B out.pme -o out.HIS -T text -n -C 0 >out.txt ||
     fail "pmehisto -T text failed"
 grep -q 'count  calls$' out.txt || fail "no calls heading in the histogram"
 grep -E '^leaf ' out.txt | grep -qE ' 5$' ||

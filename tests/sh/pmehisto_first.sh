@@ -163,16 +163,28 @@ grep -Eq "^\([0-9]+ buckets? below 0.5% not shown" q.txt ||
 rows=$(grep -c "^[A-Za-z_].*|.*%" q.txt)
 all=$("$pmehisto" -x -a -C 0 -o - -T none q.PMS 2>/dev/null | grep -c "^[A-Za-z_].*|.*%")
 [ "$all" -gt "$rows" ] || fail "-x -C 0: $all rows, not more than $rows"
-# -a: address order, that of the bucket file pmebuild -x makes.
+# -a: address order, that of the bucket file pmebuild -x makes, which is
+# the quick path's too (by count, the cutoff) unless -a and -C say.
 "$pmehisto" -x -a -C 0 -o - -T none q.PMS 2>/dev/null |
     awk -F'|' 'NF >= 3 { gsub(/ /, "", $1); print $1 }' >a.names
-"$pmehisto" -b empty.PME -B e2.PME -o - -T none q.PMS 2>/dev/null |
+"$pmehisto" -a -C 0 -b empty.PME -B e2.PME -o - -T none q.PMS 2>/dev/null |
     awk -F'|' 'NF >= 3 { gsub(/ /, "", $1); print $1 }' >b.names
 cmp -s a.names b.names ||
     { fail "-x -a: rows not in the bucket file's order:"; diff a.names b.names | head >&2; }
-# A bucket file's rows: as they are, all of them (the seed's page).
-[ "$(wc -l <b.names)" = "$all" ] ||
-    fail "bucket file: $(wc -l <b.names) rows, the quick path's all: $all"
+[ "$(wc -l <a.names)" = "$all" ] || fail "-a -C 0: not every row"
+"$pmehisto" -b empty.PME -B e2.PME -o - -T none q.PMS 2>/dev/null |
+    grep "^[A-Za-z_].*|.*%" >b.rows
+grep "^[A-Za-z_].*|.*%" q.txt | cmp -s - b.rows ||
+    fail "pmebuild -x's bucket file: rows not those of the quick path"
+# A .PMD's rows: as they are, all of them (the seed's page).
+printf '%s\n' "DEFINE UNITS: PROGRAM, MODULE, ROUTINE" "PROGRAM \"prog\"" \
+    "DEFINE ADDRESSES: EXE \"$tmp/prog\"" "DEFINE SAMPLING" \
+    "PROGRAM \"prog\" BY ROUTINE" "END" >seed.pmd
+"$pmebuild" -q seed.pmd seed.PME || fail "pmebuild seed.pmd failed"
+"$pmehisto" -b seed.PME -B s2.PME -o - -T none q.PMS 2>/dev/null |
+    awk -F'|' 'NF >= 3 { gsub(/ /, "", $1); print $1 }' >s.names
+cmp -s a.names s.names ||
+    { fail ".PMD: rows not all, in address order:"; diff a.names s.names | head >&2; }
 
 # --- trace input's page -------------------------------------------------------
 

@@ -1,0 +1,80 @@
+#!/bin/bash
+#
+# tutorial.sh - pme(7)'s tutorial, run as a reader would: every command
+# of its TUTORIAL section (the lines that start with "$ "), taken from the
+# page itself and run in order in one directory with the tutorial's
+# program (tests/fixtures/tutorial), not on a terminal.  Each must exit 0
+# and give what the page says it gives: a flat profile by count, folded
+# stacks for a flame graph, a line profile of the program and its shared
+# library from the same samples, and exact counts with calls.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+page=$top/man/pme.7
+command -v valgrind >/dev/null ||
+    skip "valgrind is not installed: the tutorial's pmetrace step needs it"
+[ -z "${PME_VALGRIND:-}" ] || skip "runs valgrind itself: not under PME_VALGRIND"
+export PATH="$top/build:$top/sample:$top/histo:$top/trace:$PATH"
+
+cd "$tmp" || exit 1
+cp "$top"/tests/fixtures/tutorial/*.c . || exit 1
+sed -n '/^\.Sh TUTORIAL/,/^\.Sh /p' "$page" | sed -n 's/^\$ //p' >cmds
+[ "$(wc -l <cmds)" = 9 ] ||
+    { fail "$(wc -l <cmds) commands in the tutorial, not 9:"; cat cmds >&2; }
+
+# step N: the output of the tutorial's Nth command.
+i=0
+while IFS= read -r c; do
+	i=$((i + 1))
+	bash -c "$c" >out.$i 2>err.$i </dev/null
+	rc=$?
+	printf '$ %s\n' "$c" >>transcript
+	cat out.$i err.$i >>transcript
+	[ $rc = 0 ] || fail "'$c': exit status $rc: $(head -c 400 err.$i)"
+done <cmds
+
+rows() {	# the histogram rows' names of output N
+	awk -F'|' 'NF >= 3 { gsub(/ /, "", $1); print $1 }' "out.$1"
+}
+
+# 4: pmehisto, the flat profile: prog's routine mix first (the library's
+# work counts outside, under libwork.so), and what it did said.
+[ "$(rows 4 | head -n 1)" = mix ] ||
+    fail "flat profile: mix is not the first row: $(rows 4 | tr '\n' ' ')"
+grep -Eq "^Outside buckets: +libwork.so [0-9.]+% " out.4 ||
+    fail "flat profile: libwork.so is not the largest outside share"
+grep -q "a bucket per routine of the recorded program" err.4 ||
+    fail "flat profile: the quick path was not said: $(cat err.4)"
+# 5: folded stacks through the routines of the program and the library
+# (parse and compute are not in them: their callees, leaves, have no
+# frame of their own, and the frame-pointer chain skips them, as pme(7)
+# says).
+grep -Eq "(^|;)main;mix [0-9]+$" prog.folded ||
+    fail "folded: no main;mix stack: $(cat prog.folded)"
+grep -Eq "(^|;)main;\[libwork.so\] [0-9]+$" prog.folded ||
+    fail "folded: no main;[libwork.so] stack: $(cat prog.folded)"
+# 7: the same samples by line, prog's and libwork.so's, nothing said.
+[ -s err.7 ] && fail "line profile: a message: $(cat err.7)"
+grep -Eq "^Counts: +clock samples" out.7 || fail "line profile: not clock input"
+grep -Eq "^Outside buckets: +(none|\[kernel\]|\[vdso\])" out.7 ||
+    fail "line profile: samples outside the program and library's lines"
+inb=$(sed -n 's/^In buckets: *\([0-9]*\) .*/\1/p' out.7)
+tot=$(sed -n 's/^Total: *//p' out.7)
+[ "${inb:-0}" -gt 0 ] && [ "${tot:-0}" -gt 0 ] ||
+    fail "line profile: no samples in buckets"
+# 9: exact counts by line, by count: the hot lines of mix and work, the
+# first lines of each called ten times (the calls column), and the
+# rest below the cutoff.
+grep -Eq "^Counts: +executed instructions" out.9 ||
+    fail "exact counts: not instructions"
+ncalls=$(awk -F'|' 'NF >= 3 && $3 ~ / 10$/' out.9 | wc -l)
+[ "$ncalls" = 2 ] || fail "exact counts: $ncalls rows with 10 calls, not 2"
+grep -Eq "^In buckets: +[0-9]+ \(100.0%\)" out.9 ||
+    fail "exact counts: not all in the buckets"
+if [ "$fails" != 0 ]; then
+	echo "the transcript:" >&2
+	cut -c1-150 transcript | sed 's/^/    /' >&2
+fi
+finish
