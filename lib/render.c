@@ -848,6 +848,33 @@ search(const struct doc *d, size_t p, const char *text)
 	return -1;
 }
 
+/*
+ * The command /text, or / or n alone (text empty: last again), from page
+ * *p: *p the page found, else a message on out; last keeps the text.
+ * Returns whether the page is to be shown.
+ */
+static int
+find(const struct doc *d, size_t *p, const char *text, char *last,
+    FILE *out)
+{
+	char shown[4 * CMD_MAX];
+	long q;
+
+	if (text[0] != '\0')
+		memcpy(last, text, strlen(text) + 1);
+	else if (last[0] == '\0') {
+		fputs("no search yet: /text searches for text\n", out);
+		return 0;
+	}
+	if ((q = search(d, *p, last)) < 0) {
+		pme_escape(shown, sizeof(shown), last);
+		fprintf(out, "'%s': not found\n", shown);
+		return 0;
+	}
+	*p = (size_t)q;
+	return 1;
+}
+
 /* Page number cmd (digits only), from 1; 0 when it is not one of d's. */
 static size_t
 page_number(const struct doc *d, const char *cmd)
@@ -866,10 +893,8 @@ pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
 {
 	struct pme_page pg;
 	struct doc d;
-	char cmd[CMD_MAX], last[CMD_MAX] = "", shown[4 * CMD_MAX];
-	const char *text;
+	char cmd[CMD_MAX], last[CMD_MAX] = "";
 	size_t p = 0, n;
-	long q;
 	int show = 1;
 
 	pg.width = cols > 132 ? 132 : cols;
@@ -919,22 +944,8 @@ pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
 		case '/':
 		case 'n':
 		case 'N':
-			text = cmd[0] == '/' ? cmd + 1 : "";
-			if (text[0] != '\0')
-				memcpy(last, text, strlen(text) + 1);
-			else if (last[0] == '\0') {
-				fputs("no search yet: /text searches for "
-				    "text\n", out);
-				show = 0;
-				break;
-			}
-			if ((q = search(&d, p, last)) >= 0)
-				p = (size_t)q;
-			else {
-				pme_escape(shown, sizeof(shown), last);
-				fprintf(out, "'%s': not found\n", shown);
-				show = 0;
-			}
+			show = find(&d, &p, cmd[0] == '/' ? cmd + 1 : "", last,
+			    out);
 			break;
 		default:
 			if (cmd[0] >= '0' && cmd[0] <= '9') {
