@@ -25,6 +25,10 @@ extern "C" {
 #define PME_REPORT_CUMUL  0x02	/* a cumulative percentage column */
 #define PME_REPORT_SORT	  0x04	/* rows by count, largest first, in each
 				   group; else in the order added */
+#define PME_REPORT_NOADDR 0x08	/* no address range column on the pages
+				   (text, terminal, PostScript), as when
+				   each bucket is a whole routine; CSV
+				   keeps its start and end columns */
 
 /* One histogram bar: a bucket. */
 struct pme_report_row {
@@ -103,7 +107,11 @@ int		 pme_report_pages(const struct pme_report *r,
  * is rows - 1 lines, then the prompt), each followed by a prompt read
  * from in.  Return shows the next page, R restarts, S shows the summary,
  * K ends, H lists the commands; after the last page the display starts
- * over.  Ends at K or at the end of in.
+ * over.  Added to the seed's: Q ends as K, B shows the page before (from
+ * the first, the last), a number shows that page, /text shows the next
+ * page (after this one, wrapping) with a row whose name contains text
+ * (ASCII case ignored), those rows in reverse video, and / or n alone
+ * searches again.  Ends at K, Q or the end of in.
  */
 int		 pme_report_term(const struct pme_report *r, FILE *in,
 		    FILE *out, int rows, int cols, struct pme_error *err);

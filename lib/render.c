@@ -333,6 +333,8 @@ view_make(const struct pme_report *r, struct view *v, int all_rows,
 struct doc {
 	struct pme_arena arena;
 	struct pme_vec	 lines;		/* char * */
+	struct pme_vec	 rowof;		/* const struct pme_report_row *:
+					   each line's row, or NULL */
 	struct pme_vec	 pages;		/* size_t: first line of each page */
 	size_t		 summary;	/* first page of the summary */
 	int		 failed;
@@ -354,6 +356,7 @@ doc_add(struct doc *d, const char *fmt, ...) PME_PRINTF(2, 3);
 static void
 doc_add(struct doc *d, const char *fmt, ...)
 {
+	const struct pme_report_row **row;
 	char **slot, *p;
 	va_list ap;
 	int n;
@@ -364,7 +367,13 @@ doc_add(struct doc *d, const char *fmt, ...)
 	if (d->failed)
 		return;
 	if (n < 0 || (p = pme_arena_alloc(&d->arena, (size_t)n + 1)) ==
-	    NULL || (slot = pme_vec_push(&d->lines)) == NULL) {
+	    NULL || (row = pme_vec_push(&d->rowof)) == NULL) {
+		d->failed = 1;
+		return;
+	}
+	*row = NULL;
+	if ((slot = pme_vec_push(&d->lines)) == NULL) {
+		d->rowof.n--;
 		d->failed = 1;
 		return;
 	}
@@ -435,9 +444,11 @@ geometry(const struct pme_report *r, const struct view *v,
 			g->c2w = width(r->count2);
 		extra += 2 + g->c2w;
 	}
-	/* name "  | " start " - " end "  |" bar "nnn.n%" extras */
+	/* name "  | " start " - " end "  |" bar "nnn.n%" extras, or
+	 * without addresses name "  |" bar ... */
 	for (;;) {
-		fixed = g->nw + 4 + g->sw + 3 + g->ew + 3;
+		fixed = r->flags & PME_REPORT_NOADDR ? g->nw + 3 :
+		    g->nw + 4 + g->sw + 3 + g->ew + 3;
 		g->barw = (g->width - fixed - 7 - extra) / 5 * 5;
 		if (g->barw >= 10 || g->nw <= NAME_MIN_TEXT)
 			break;
@@ -495,6 +506,7 @@ row_line(const struct pme_report *r, const struct view *v,
     double cum, struct doc *d)
 {
 	char name[4 * NAME_MAX_TEXT + 2], bar[600], tail[64] = "";
+	char addr[48] = "";
 	int k, n = 0;
 
 	fit(name, sizeof(name), showname ? w->name : "", g->nw,
@@ -515,9 +527,14 @@ row_line(const struct pme_report *r, const struct view *v,
 	if (r->count2 != NULL)
 		snprintf(tail + n, sizeof(tail) - n, "  %*" PRIu64, g->c2w,
 		    w->count2);
-	doc_add(d, "%s  | %*" PRIX64 " - %-*" PRIX64 "  |%s%6.1f%%%s",
-	    name, g->sw, w->start, g->ew, w->last, bar,
-	    pct(v, w->count), tail);
+	if (!(r->flags & PME_REPORT_NOADDR))
+		snprintf(addr, sizeof(addr), "| %*" PRIX64 " - %-*" PRIX64
+		    "  ", g->sw, w->start, g->ew, w->last);
+	doc_add(d, "%s  %s|%s%6.1f%%%s", name, addr, bar, pct(v, w->count),
+	    tail);
+	if (!d->failed)
+		PME_VEC_AT(&d->rowof, const struct pme_report_row *,
+		    d->rowof.n - 1) = w;
 }
 
 static void
@@ -641,6 +658,7 @@ static void
 doc_free(struct doc *d)
 {
 	pme_vec_free(&d->lines);
+	pme_vec_free(&d->rowof);
 	pme_vec_free(&d->pages);
 	pme_arena_free(&d->arena);
 }
@@ -656,6 +674,7 @@ layout(const struct pme_report *r, const struct pme_page *pg,
 
 	memset(d, 0, sizeof(*d));
 	pme_vec_init(&d->lines, sizeof(char *));
+	pme_vec_init(&d->rowof, sizeof(const struct pme_report_row *));
 	pme_vec_init(&d->pages, sizeof(size_t));
 	if (view_make(r, &v, 0, err) == -1)
 		return -1;
@@ -695,16 +714,53 @@ write_failed(FILE *fp, struct pme_error *err)
 	return 0;
 }
 
-/* Page p of d, each line with a newline. */
+static int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Whether the name s (escaped) contains text, ASCII letters of either
+ * case alike. */
+static int
+name_has(const char *s, const char *text)
+{
+	size_t i;
+
+	do {
+		for (i = 0; text[i] != '\0' && lower((unsigned char)s[i]) ==
+		    lower((unsigned char)text[i]); i++)
+			;
+		if (text[i] == '\0')
+			return 1;
+	} while (*s++ != '\0');
+	return 0;
+}
+
+/* Whether line i is a row whose name contains text (not empty). */
+static int
+line_has(const struct doc *d, size_t i, const char *text)
+{
+	const struct pme_report_row *w = PME_VEC_AT(&d->rowof,
+	    const struct pme_report_row *, i);
+
+	return text[0] != '\0' && w != NULL && name_has(w->name, text);
+}
+
+/* Page p of d, each line with a newline; with mark (not NULL) the rows
+ * whose name contains mark in reverse video. */
 static void
-put_page(const struct doc *d, size_t p, FILE *fp)
+put_page(const struct doc *d, size_t p, const char *mark, FILE *fp)
 {
 	size_t i, end = p + 1 < d->pages.n ?
 	    PME_VEC_AT(&d->pages, size_t, p + 1) : d->lines.n;
 
 	for (i = PME_VEC_AT(&d->pages, size_t, p); i < end; i++) {
+		int hl = mark != NULL && line_has(d, i, mark);
+
+		fputs(hl ? "\033[7m" : "", fp);
 		fputs(PME_VEC_AT(&d->lines, char *, i), fp);
-		fputc('\n', fp);
+		fputs(hl ? "\033[m\n" : "\n", fp);
 	}
 }
 
@@ -722,7 +778,7 @@ pme_report_text(const struct pme_report *r, FILE *fp,
 	for (p = 0; p < d.pages.n; p++) {
 		if (p > 0 && pg->formfeed)
 			fputc('\f', fp);
-		put_page(&d, p, fp);
+		put_page(&d, p, NULL, fp);
 	}
 	doc_free(&d);
 	return write_failed(fp, err);
@@ -730,25 +786,105 @@ pme_report_text(const struct pme_report *r, FILE *fp,
 
 /* -------------------------------------------------------------- terminal */
 
+/* The seed's commands first, then the additions. */
 static const char term_help[] =
     "Commands:\n"
     "  Return  display the next histogram page\n"
     "  R       restart the display from the beginning\n"
     "  S       skip to the summary statistics\n"
     "  K       kill the display and exit\n"
-    "  H       help: print this command list\n";
+    "  H       help: print this command list\n"
+    "  Q       quit: the same as K\n"
+    "  B       back: display the page before\n"
+    "  number  display the page of that number\n"
+    "  /text   display the next page with a name containing text (case\n"
+    "          ignored), its rows in reverse video\n"
+    "  / or n  search for the same text again\n";
 
-/* The first non-blank character of the next line of in, '\n' for an
- * empty line, EOF at the end. */
+#define CMD_MAX		256	/* a command line's bytes kept */
+
+/*
+ * The next line of in into buf (CMD_MAX bytes; the rest of a longer line
+ * is read and dropped), without the blanks at either end; -1 at the end
+ * of in.
+ */
 static int
-read_command(FILE *in)
+read_line(FILE *in, char *buf)
 {
-	int c, cmd = '\n';
+	size_t n = 0, i = 0;
+	int c, any = 0;
 
-	while ((c = getc(in)) != EOF && c != '\n')
-		if (cmd == '\n' && c != ' ' && c != '\t' && c != '\r')
-			cmd = c;
-	return c == EOF && cmd == '\n' ? EOF : cmd;
+	while ((c = getc(in)) != EOF && c != '\n') {
+		any = 1;
+		if (n + 1 < CMD_MAX)
+			buf[n++] = (char)c;
+	}
+	while (n > 0 && strchr(" \t\r", buf[n - 1]) != NULL)
+		n--;
+	buf[n] = '\0';
+	if (c == EOF && !any)
+		return -1;
+	while (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r')
+		i++;
+	memmove(buf, buf + i, n + 1 - i);
+	return 0;
+}
+
+/* The first page after p (wrapping round to p itself) with a row whose
+ * name contains text; -1 when none has. */
+static long
+search(const struct doc *d, size_t p, const char *text)
+{
+	size_t k, q, i, end;
+
+	for (k = 1; k <= d->pages.n; k++) {
+		q = (p + k) % d->pages.n;
+		end = q + 1 < d->pages.n ? PME_VEC_AT(&d->pages, size_t,
+		    q + 1) : d->lines.n;
+		for (i = PME_VEC_AT(&d->pages, size_t, q); i < end; i++)
+			if (line_has(d, i, text))
+				return (long)q;
+	}
+	return -1;
+}
+
+/*
+ * The command /text, or / or n alone (text empty: last again), from page
+ * *p: *p the page found, else a message on out; last keeps the text.
+ * Returns whether the page is to be shown.
+ */
+static int
+find(const struct doc *d, size_t *p, const char *text, char *last,
+    FILE *out)
+{
+	char shown[4 * CMD_MAX];
+	long q;
+
+	if (text[0] != '\0')
+		memcpy(last, text, strlen(text) + 1);
+	else if (last[0] == '\0') {
+		fputs("no search yet: /text searches for text\n", out);
+		return 0;
+	}
+	if ((q = search(d, *p, last)) < 0) {
+		pme_escape(shown, sizeof(shown), last);
+		fprintf(out, "'%s': not found\n", shown);
+		return 0;
+	}
+	*p = (size_t)q;
+	return 1;
+}
+
+/* Page number cmd (digits only), from 1; 0 when it is not one of d's. */
+static size_t
+page_number(const struct doc *d, const char *cmd)
+{
+	size_t n = 0;
+
+	for (; *cmd >= '0' && *cmd <= '9'; cmd++)
+		if ((n = n * 10 + (size_t)(*cmd - '0')) > d->pages.n)
+			return 0;
+	return *cmd == '\0' ? n : 0;
 }
 
 int
@@ -757,8 +893,9 @@ pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
 {
 	struct pme_page pg;
 	struct doc d;
-	size_t p = 0;
-	int c, show = 1;
+	char cmd[CMD_MAX], last[CMD_MAX] = "";
+	size_t p = 0, n;
+	int show = 1;
 
 	pg.width = cols > 132 ? 132 : cols;
 	pg.lines = rows - 1;
@@ -768,16 +905,17 @@ pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
 	for (;;) {
 		if (show) {
 			fputs("\033[H\033[2J", out);
-			put_page(&d, p, out);
+			put_page(&d, p, last, out);
 		}
 		fputs("Enter command (H for help): ", out);
 		fflush(out);
 		show = 1;
-		switch (c = read_command(in)) {
-		case EOF:
+		if (read_line(in, cmd) == -1) {
 			fputc('\n', out);
 			goto done;
-		case '\n':
+		}
+		switch (cmd[0]) {
+		case '\0':
 			p = (p + 1) % d.pages.n;
 			break;
 		case 'r':
@@ -790,6 +928,8 @@ pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
 			break;
 		case 'k':
 		case 'K':
+		case 'q':
+		case 'Q':
 			goto done;
 		case 'h':
 		case 'H':
@@ -797,9 +937,27 @@ pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
 			fputs(term_help, out);
 			show = 0;
 			break;
+		case 'b':
+		case 'B':
+			p = (p + d.pages.n - 1) % d.pages.n;
+			break;
+		case '/':
+		case 'n':
+		case 'N':
+			show = find(&d, &p, cmd[0] == '/' ? cmd + 1 : "", last,
+			    out);
+			break;
 		default:
-			fprintf(out, "unknown command '%c'; H lists the "
-			    "commands\n", c);
+			if (cmd[0] >= '0' && cmd[0] <= '9') {
+				if ((n = page_number(&d, cmd)) > 0) {
+					p = n - 1;
+					break;
+				}
+				fprintf(out, "no page %.20s: the pages are 1 "
+				    "to %zu\n", cmd, d.pages.n);
+			} else
+				fprintf(out, "unknown command '%c'; H lists "
+				    "the commands\n", cmd[0]);
 			show = 0;
 			break;
 		}
@@ -879,7 +1037,8 @@ ps_geometry(const struct pme_report *r, const struct view *v,
 	p->nw = p->g.nw > 28 ? 28 : p->g.nw;
 	p->xname = PS_MARGIN;
 	p->xaddr = p->xname + (p->nw + 1) * PS_CHAR;
-	p->xbar = p->xaddr + (p->g.sw + 3 + p->g.ew + 1) * PS_CHAR;
+	p->xbar = p->xaddr + (r->flags & PME_REPORT_NOADDR ? 0 :
+	    (p->g.sw + 3 + p->g.ew + 1) * PS_CHAR);
 	p->xcount2 = right;
 	if (r->count2 != NULL)
 		right -= (p->g.c2w + 2) * PS_CHAR;
@@ -939,11 +1098,13 @@ ps_row(struct psout *o, const struct pme_report *r, const struct view *v,
 		ps_string(o->fp, name);
 		fputs(" show\n", o->fp);
 	}
-	snprintf(buf, sizeof(buf), "%*" PRIX64 " - %-*" PRIX64, p->g.sw,
-	    w->start, p->g.ew, w->last);
-	fprintf(o->fp, "%.1f %.1f moveto ", p->xaddr, o->y);
-	ps_string(o->fp, buf);
-	fputs(" show\n", o->fp);
+	if (!(r->flags & PME_REPORT_NOADDR)) {
+		snprintf(buf, sizeof(buf), "%*" PRIX64 " - %-*" PRIX64,
+		    p->g.sw, w->start, p->g.ew, w->last);
+		fprintf(o->fp, "%.1f %.1f moveto ", p->xaddr, o->y);
+		ps_string(o->fp, buf);
+		fputs(" show\n", o->fp);
+	}
 	if (w->count > 0 && len < 0.5)
 		len = 0.5;
 	if (len > 0)

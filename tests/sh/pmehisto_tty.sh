@@ -5,7 +5,12 @@
 # defaults) when the default files do not fit, none when they do, then the paged display fitted to the pane (no line wider
 # than the pane, pages no longer than it) and its commands: Return (next
 # page), H (help), S (summary), R (restart), cycling from the last page
-# to the first, and K (kill).
+# to the first, and K (kill); the commands added to the seed's (issue
+# 12): B (back, from the first page to the last), a page number, /text
+# (case ignored, the next page with a name containing text, those rows in
+# reverse video: the pane's attributes read back), n and / (again, round
+# the pages), not found, and q (as K).  tests/unit/t_pager checks the
+# same byte for byte, without a terminal.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -28,7 +33,42 @@ fits() {
 	    { fail "the page does not start on the first line:"; screen >&2; }
 }
 
-# One group of 80 routines: several pages of the 30-line pane.
+# marked ERE: the rows named ERE on the screen (at least one), and only
+# they, are in reverse video, each whole line: the pane read back with
+# its attributes (tmux gives an attribute where it changes).
+marked() {
+	local want got
+	want=$(screen | grep -E "^($1) ")
+	got=$(tmux -L "$tty_sock" capture-pane -p -e -t t | awk '{
+		line = ""; state = -1; s = $0
+		while (match(s, /\033\[[0-9;]*m/)) {
+			if (RSTART > 1) {
+				if (state < 0)
+					state = rev
+				line = line substr(s, 1, RSTART - 1)
+			}
+			n = split(substr(s, RSTART + 2, RLENGTH - 3), p, ";")
+			if (n == 0)
+				rev = 0
+			for (k = 1; k <= n; k++)
+				if (p[k] == "7")
+					rev = 1
+				else if (p[k] == "" || p[k] == "0" || p[k] == "27")
+					rev = 0
+			s = substr(s, RSTART + RLENGTH)
+		}
+		if (s != "" && state < 0)
+			state = rev
+		if (state == 1)
+			print line s
+	}')
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+	    fail "/$1: reverse video on '$got', not on '$want'"
+}
+
+# One group of 80 routines: several pages of the 30-line pane, the
+# summary the fifth: PARSE_00 to PARSE_22 on the first, to EMIT_05 on the
+# second, to EMIT_28 on the third.
 mkdir -p "$tmp/one" && cd "$tmp/one" || exit 1
 "$pmebuild" -q "$top/tests/histo/long.pmd" PMEFILE.PME >/dev/null || exit 1
 "$tsample" write PMEFILE.PMS <"$top/tests/histo/many.smp" || exit 1
@@ -55,6 +95,29 @@ type_line ""
 wait_for "Page 2"
 type_line R
 wait_for "Page 1"
+# The additions.
+type_line B
+wait_for "Page 5" && wait_for "Summary statistics"
+type_line 2
+wait_for "Page 2" && wait_for "PARSE_39"
+type_line H
+wait_for "Q       quit: the same as K"
+wait_for "B       back: display the page before"
+wait_for "/ or n  search for the same text again"
+type_line /_2
+wait_for "Page 3" && marked "EMIT_2[0-8]" && fits
+type_line n
+wait_for "Page 4" && marked "EMIT_29"
+type_line /
+wait_for "Page 1" && marked "PARSE_2[0-2]"
+type_line /EMIT_2
+wait_for "Page 3" && marked "EMIT_2[0-8]"
+type_line /nosuch
+wait_for "'nosuch': not found"
+# The page stays (scrolled up by the message and the prompt).
+screen | grep -q "^EMIT_28 " || fail "not found: the page changed"
+type_line 9
+wait_for "no page 9: the pages are 1 to 5"
 type_line K
 wait_for "EXIT=0"
 [ -s PMEFILE.HIS ] || fail "no PMEFILE.HIS written"
@@ -73,7 +136,7 @@ wait_for "Input bucket file [PMEFILE.PME]:" && type_line gravel
 wait_for "Output bucket file [gravel.PME]:" && type_line ""
 wait_for "Output histogram file [PMEFILE.HIS]:" && type_line gravel
 wait_for "Page 1" && wait_for "PHASE TWO BY MODULE"
-type_line K
+type_line q
 wait_for "EXIT=0"
 [ -s gravel.HIS ] || fail "no gravel.HIS written"
 [ -e PMEFILE.PME ] && fail "PMEFILE.PME written"
