@@ -314,8 +314,11 @@ report_build(struct pme_bucketfile *bf, const struct report_input *in,
 	total = info->total > known ? info->total : known;
 	if ((rep = pme_report_new(NULL, total, err)) == NULL)
 		return NULL;
-	pme_report_options(rep, in->flags | (in->tally != NULL &&
-	    in->tally->quick ? PME_REPORT_NOADDR : 0), in->cutoff);
+	/* The quick path's buckets (pmehisto -x, pmebuild -x) are each a
+	 * routine: the address column is noise there. */
+	pme_report_options(rep, in->flags | ((in->tally != NULL &&
+	    in->tally->quick) || (info->options & PME_OPT_QUICK) ?
+	    PME_REPORT_NOADDR : 0), in->cutoff);
 	if (add_rows(rep, bf, err) == -1 ||
 	    summary(rep, bf, in, total, inside, err) == -1) {
 		pme_report_free(rep);
