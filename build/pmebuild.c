@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "pmd.h"
 #include "prog.h"
@@ -118,6 +119,94 @@ emit(FILE *t, const char *kw, const char *s)
 	if (s != NULL)
 		pme_quick_quote(t, s);
 	fputc('\n', t);
+}
+
+/*
+ * Where -x and -l look for a name without a '/' that is no file in the
+ * current directory: the directories of PATH, as execvp(3) does (an
+ * empty entry is the current directory; without PATH, confstr(3)'s
+ * default), and those the dynamic loader searches for a library: those
+ * of LD_LIBRARY_PATH, then the system's (not the others of
+ * /etc/ld.so.conf).  Returns a copy the caller frees, NULL when out of
+ * memory.
+ */
+#if defined(__x86_64__)
+#define MULTIARCH	"x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH	"aarch64-linux-gnu"
+#elif defined(__i386__)
+#define MULTIARCH	"i386-linux-gnu"
+#endif
+#ifdef MULTIARCH
+#define LIBDIRS	"/lib/" MULTIARCH ":/usr/lib/" MULTIARCH ":"
+#else
+#define LIBDIRS	""
+#endif
+
+static char *
+search_dirs(int library)
+{
+	const char *env = getenv(library ? "LD_LIBRARY_PATH" : "PATH");
+	char *s, buf[256];
+
+	if (library) {
+		if (asprintf(&s, "%s%s%s", env != NULL ? env : "",
+		    env != NULL && *env != '\0' ? ":" : "",
+		    LIBDIRS "/usr/local/lib:/lib64:/usr/lib64:/lib:/usr/lib") ==
+		    -1)
+			return NULL;
+		return s;
+	}
+	if (env != NULL)
+		return strdup(env);
+	if (confstr(_CS_PATH, buf, sizeof(buf)) == 0 || buf[0] == '\0')
+		return strdup("/bin:/usr/bin");
+	return strdup(buf);
+}
+
+static int
+is_file(const char *path, int mode)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, mode) == 0;
+}
+
+/*
+ * The file -x (library 0) or -l (library 1) reads for name: name itself
+ * when it holds a '/' or is a file here, else the first file of that
+ * name, executable for a program, in the directories search_dirs() says.
+ * Returns a name the caller frees, or NULL after saying where it looked.
+ */
+static char *
+find_file(const char *name, int library)
+{
+	char *dirs, *d, *e, *path = NULL;
+	int end = 0;
+
+	if (strchr(name, '/') != NULL || *name == '\0' || is_file(name, F_OK))
+		return strdup(name);
+	if ((dirs = search_dirs(library)) == NULL)
+		return NULL;
+	for (d = dirs; !end && path == NULL; d = e + 1) {
+		if ((e = strchr(d, ':')) == NULL)
+			e = d + strlen(d);
+		end = *e == '\0';
+		if (asprintf(&path, "%.*s/%s", (int)(e - d), e == d ? "." : d,
+		    name) == -1)
+			path = NULL;
+		else if (!is_file(path, library ? R_OK : R_OK | X_OK)) {
+			free(path);
+			path = NULL;
+		}
+	}
+	if (path == NULL)
+		fprintf(stderr, "%s: '%s': not in the current directory nor in "
+		    "%s (%s)\n", prog, name, library ? "the dynamic loader's "
+		    "directories" : "PATH", dirs);
+	free(dirs);
+	return path;
 }
 
 /* The statements of the quick path -x, in a buffer the caller frees. */
@@ -267,6 +356,31 @@ parse(int argc, char *argv[], struct opts *o)
 	return o->out == NULL || (o->exe == NULL && o->in == NULL) ? 1 : -1;
 }
 
+/* The statements of -x into *quick, with the files found (find_file());
+ * -1 when one is not found, said. */
+static int
+quick_input(const struct opts *o, char **quick)
+{
+	char *exe, **libs;
+	int i, n = 0;
+
+	if ((libs = calloc((size_t)o->nlibs + 1, sizeof(*libs))) == NULL)
+		return -1;
+	if ((exe = find_file(o->exe, 0)) != NULL)
+		while (n < o->nlibs && (libs[n] = find_file(o->libs[n], 1)) !=
+		    NULL)
+			n++;
+	if (exe != NULL && n == o->nlibs &&
+	    (*quick = quick_text(exe, o->by, libs, n)) != NULL &&
+	    o->verbose)
+		fputs(*quick, stderr);
+	for (i = 0; i < n; i++)
+		free(libs[i]);
+	free(libs);
+	free(exe);
+	return *quick != NULL ? 0 : -1;
+}
+
 /* Where the statements come from: *quick for -x, else *inf (stdin on a
  * terminal, *intty set).  -1 when there is nothing to read, said. */
 static int
@@ -274,14 +388,8 @@ open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 {
 	int e;
 
-	if (o->exe != NULL) {
-		if ((*quick = quick_text(o->exe, o->by, o->libs, o->nlibs)) ==
-		    NULL)
-			return -1;
-		if (o->verbose)
-			fputs(*quick, stderr);
-		return 0;
-	}
+	if (o->exe != NULL)
+		return quick_input(o, quick);
 	if (strcmp(o->in, "-") == 0) {
 		*inf = stdin;
 		*intty = isatty(0);
