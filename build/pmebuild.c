@@ -84,7 +84,7 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 /* The seed's first question, when pmebuild runs on a terminal with no
  * file names: "Do you wish to specify file names?" */
 static void
-ask_names(char **in, char **out)
+ask_names(char **in, char **out, int *added)
 {
 	char *a;
 
@@ -104,7 +104,8 @@ ask_names(char **in, char **out)
 	free(*out);
 	a = pme_ask("Input program definition file [" DEFAULT_PMD "]: ",
 	    DEFAULT_PMD);
-	*in = a ? pme_with_ext(a, ".PMD") : NULL;
+	*in = a ? pme_input_name(a, ".PMD") : NULL;
+	*added = a != NULL && *in != NULL && strlen(*in) > strlen(a);
 	free(a);
 	a = pme_ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
 	*out = a ? pme_with_ext(a, ".PME") : NULL;
@@ -276,6 +277,8 @@ struct opts {
 	char		*in, *out;	/* .PMD and .PME names (NULL in: -x) */
 	const char	*exe, *by;	/* -x program, -b kind */
 	char		**libs;		/* -l libraries */
+	int		 added;		/* in is the name given plus .PMD
+					   (or .pmd) */
 	int		 nlibs, quiet, verbose;
 };
 
@@ -343,12 +346,13 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return 2;
 	}
-	if (o->exe == NULL && argc > 0)
-		o->in = pme_with_ext(argv[0], ".PMD");
+	if (o->exe == NULL && argc > 0 &&
+	    (o->in = pme_input_name(argv[0], ".PMD")) != NULL)
+		o->added = strlen(o->in) > strlen(argv[0]);
 	if (oname != NULL || argc > (o->exe ? 0 : 1))
 		o->out = pme_with_ext(oname ? oname : argv[argc - 1], ".PME");
 	if (o->exe == NULL && argc == 0 && oname == NULL && isatty(0))
-		ask_names(&o->in, &o->out);
+		ask_names(&o->in, &o->out, &o->added);
 	if (o->in == NULL && o->exe == NULL)
 		o->in = strdup(DEFAULT_PMD);
 	if (o->out == NULL)
@@ -381,11 +385,38 @@ quick_input(const struct opts *o, char **quick)
 	return *quick != NULL ? 0 : -1;
 }
 
+/*
+ * What to say when the input o->in is not found: that the name given is
+ * a program, for -x, or the name of a .PMD file near it.
+ */
+static void
+open_hint(const struct opts *o)
+{
+	size_t n = strlen(o->in) - (o->added ? 4 : 0);
+	char *given, *near, magic[4];
+	FILE *f;
+
+	if ((given = strndup(o->in, n)) == NULL)
+		return;
+	if (o->added && (f = fopen(given, "r")) != NULL) {
+		if (fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4)
+		    == 0)
+			fprintf(stderr, "; '%s' is a program: pmebuild -x %s "
+			    "makes a bucket per routine of it", given, given);
+		fclose(f);
+	} else if ((near = pme_near_file(o->in, ".PMD")) != NULL) {
+		fprintf(stderr, "; did you mean '%s'?", near);
+		free(near);
+	}
+	free(given);
+}
+
 /* Where the statements come from: *quick for -x, else *inf (stdin on a
  * terminal, *intty set).  -1 when there is nothing to read, said. */
 static int
 open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 {
+	size_t n;
 	int e;
 
 	if (o->exe != NULL)
@@ -398,13 +429,19 @@ open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 	if ((*inf = fopen(o->in, "r")) != NULL)
 		return 0;
 	e = errno;
+	fprintf(stderr, "%s: cannot open '%s'", prog, o->in);
+	n = strlen(o->in) - 4;
+	/* pme_input_name() tried the lower-case extension too. */
+	if (o->added && e == ENOENT && strcmp(o->in + n, ".PMD") == 0)
+		fprintf(stderr, " or '%.*s.pmd'", (int)n, o->in);
+	fprintf(stderr, ": %s", strerror(e));
+	if (e == ENOENT)
+		open_hint(o);
 	if (!isatty(0)) {
-		fprintf(stderr, "%s: cannot open '%s': %s\n", prog, o->in,
-		    strerror(e));
+		fputc('\n', stderr);
 		return -1;
 	}
-	fprintf(stderr, "%s: cannot open '%s': %s; reading statements from "
-	    "the terminal\n", prog, o->in, strerror(e));
+	fputs("; reading statements from the terminal\n", stderr);
 	*inf = stdin;
 	*intty = 1;
 	return 0;

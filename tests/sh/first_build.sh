@@ -2,7 +2,10 @@
 #
 # first_build.sh - what a new user of pmebuild meets first (issue 12):
 # -x and -l find a bare name as execvp(3) and the dynamic loader would,
-# and say in one line where they looked when it is nowhere.
+# and say in one line where they looked when it is nowhere; an input
+# named without its extension is found as NAME.PMD or NAME.pmd, and when
+# it is not, the message says which names were tried and suggests a
+# .PMD file of a near name, or -x for a program.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -85,5 +88,35 @@ then
 	grep_err "-l libc.so.6" \
 	    'DEFINE ADDRESSES: EXE "/lib/x86_64-linux-gnu/libc.so.6"'
 fi
+
+# The input's extension: .PMD, else .pmd; the names tried when neither
+# is there, and the nearest file of the extension in any case (an edit
+# distance of at most a third of the length).
+mkdir pmd && cd pmd || exit 1
+printf 'DEFINE UNITS: PROGRAM\nPROGRAM P, 1000 - 1FFF\nDEFINE SAMPLING\nPROGRAM P\nEND\n' >typo.pmd
+expect "lower-case .pmd" 0 $pmebuild typo out
+[ -s out.PME ] || fail "lower-case .pmd: no out.PME"
+cp typo.pmd both.PMD
+echo garbage >both.pmd
+expect "upper case first" 0 $pmebuild both out
+expect "misspelt" 1 $pmebuild typo3 out
+err_is "misspelt" "pmebuild: cannot open 'typo3.PMD' or 'typo3.pmd': No such file or directory; did you mean 'typo.pmd'?"
+expect "other case" 1 $pmebuild TYPO out
+err_is "other case" "pmebuild: cannot open 'TYPO.PMD' or 'TYPO.pmd': No such file or directory; did you mean 'typo.pmd'?"
+expect "swapped letters in the extension" 1 $pmebuild typo.pdm out
+err_is "swapped letters in the extension" "pmebuild: cannot open 'typo.pdm': No such file or directory; did you mean 'typo.pmd'?"
+# Too far, or another extension (out.PME is one letter from out.PMD):
+# no suggestion.
+expect "nothing near" 1 $pmebuild zz out
+err_is "nothing near" "pmebuild: cannot open 'zz.PMD' or 'zz.pmd': No such file or directory"
+expect "another extension" 1 $pmebuild out out2
+err_is "another extension" "pmebuild: cannot open 'out.PMD' or 'out.pmd': No such file or directory"
+# In another directory, named with it.
+cd "$tmp" || exit 1
+expect "in a directory" 1 $pmebuild pmd/typ out
+err_is "in a directory" "pmebuild: cannot open 'pmd/typ.PMD' or 'pmd/typ.pmd': No such file or directory; did you mean 'pmd/typo.pmd'?"
+# A program given where the statements go.
+expect "a program" 1 $pmebuild bin/mytool out
+err_is "a program" "pmebuild: cannot open 'bin/mytool.PMD' or 'bin/mytool.pmd': No such file or directory; 'bin/mytool' is a program: pmebuild -x bin/mytool makes a bucket per routine of it"
 
 finish
