@@ -5,7 +5,8 @@
 # and say in one line where they looked when it is nowhere; an input
 # named without its extension is found as NAME.PMD or NAME.pmd, and when
 # it is not, the message says which names were tried and suggests a
-# .PMD file of a near name, or -x for a program.
+# .PMD file of a near name, or -x for a program; a misspelt unit in a
+# .PMD file gets the nearest declared name of its kind.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -118,5 +119,36 @@ err_is "in a directory" "pmebuild: cannot open 'pmd/typ.PMD' or 'pmd/typ.pmd': N
 # A program given where the statements go.
 expect "a program" 1 $pmebuild bin/mytool out
 err_is "a program" "pmebuild: cannot open 'bin/mytool.PMD' or 'bin/mytool.pmd': No such file or directory; 'bin/mytool' is a program: pmebuild -x bin/mytool makes a bucket per routine of it"
+
+# A misspelt unit: the nearest name of that kind (a module of the name is
+# not one), under the qualifiers given; none when nothing is near.  Among
+# thousands of routines, as in SQLite.
+{
+	echo 'DEFINE UNITS: PROGRAM, MODULE, ROUTINE'
+	echo 'PROGRAM P'
+	echo 'MODULE sqlite3VdbeExek, 0 - FFF'
+	echo 'MODULE "vdbe.c", 1000 - 1FFFF'
+	echo 'ROUTINE sqlite3VdbeExec, 1000 - 10FF'
+	echo 'ROUTINE sqlite3VdbeExpandSql, 1100 - 11FF'
+	awk 'BEGIN { for (i = 0; i < 5000; i++)
+		printf "ROUTINE sqlite3Routine%d, %X - %X\n", i,
+		    8192 + i * 16, 8192 + i * 16 + 15 }'
+	echo 'MODULE "other.c", 20000 - 2FFFF'
+	echo 'ROUTINE sqlite3VdbeExecs, 20000 - 200FF'
+	echo 'DEFINE SAMPLING'
+	echo 'ROUTINE sqlite3VdbeExek'
+	echo 'ROUTINE sqlite3VdbeExecs IN "vdbe.c"'
+	echo 'ROUTINE sqlite3VdbeExek IN "other.c"'
+	echo 'ROUTINE xyzzy'
+	echo 'MODULE "vdbe.x" BY ROUTINE'
+	echo 'END'
+} >misspelt.pmd
+expect "misspelt units" 1 $pmebuild misspelt.pmd out
+err_is "misspelt units" "pmebuild: misspelt.pmd:5010: ROUTINE 'sqlite3VdbeExek' is not declared; did you mean 'sqlite3VdbeExec'?
+pmebuild: misspelt.pmd:5011: ROUTINE 'sqlite3VdbeExecs' IN vdbe.c is not declared; did you mean 'sqlite3VdbeExec'?
+pmebuild: misspelt.pmd:5012: ROUTINE 'sqlite3VdbeExek' IN other.c is not declared; did you mean 'sqlite3VdbeExecs'?
+pmebuild: misspelt.pmd:5013: ROUTINE 'xyzzy' is not declared
+pmebuild: misspelt.pmd:5014: MODULE 'vdbe.x' is not declared; did you mean 'vdbe.c'?
+pmebuild: no bucket file written: 5 errors"
 
 finish
