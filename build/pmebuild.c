@@ -51,7 +51,40 @@ help(void)
 }
 
 /*
- * Feeds statements from fp until END or the end of fp; returns 1 after END.
+ * Whether line, the first of the input name, is that of a file pmebuild
+ * does not read: a pme file or an ELF program.  Then says what to do.
+ */
+static int
+wrong_input(const char *name, const char *line)
+{
+	static const char *const kinds[][3] = {
+		{ "BUCK", "a bucket file (.PME)", "pmebuild writes it: give it "
+		    "as the output" },
+		{ "SAMP", "a sample file (.PMS)", "pmehisto reads it" },
+		{ "EVNT", "an event file", "stats reads it" },
+		{ "", "a pme file", "pmebuild writes bucket files" },
+	};
+	size_t i;
+
+	if (strncmp(line, "\177ELF", 4) == 0) {
+		fprintf(stderr, "%s: '%s' is a program, not program definition "
+		    "statements (.PMD); pmebuild -x %s makes a bucket per "
+		    "routine of it\n", prog, name, name);
+		return 1;
+	}
+	if (strncmp(line, "\177PME", 4) != 0)
+		return 0;
+	for (i = 0; kinds[i][0][0] != '\0'; i++)
+		if (strncmp(line + 4, kinds[i][0], 4) == 0)
+			break;
+	fprintf(stderr, "%s: '%s' is %s, not program definition statements "
+	    "(.PMD); %s\n", prog, name, kinds[i][1], kinds[i][2]);
+	return 1;
+}
+
+/*
+ * Feeds statements from fp until END or the end of fp; returns 1 after END,
+ * -1 when fp is no statements at all (said).
  * On a terminal each line is prompted for and errors do not count: the
  * user sees them and enters the statement again.  The statements of -x
  * (name NULL) stop at the first error: those after it only fail for it.
@@ -70,6 +103,11 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 		}
 		if (pme_read_line(fp, &buf, &cap) < 0)
 			break;
+		if (line == 0 && name != NULL && !tty &&
+		    wrong_input(name, buf)) {
+			free(buf);
+			return -1;
+		}
 		p->file = name;
 		p->line = ++line;
 		p->interactive = tty;
@@ -261,7 +299,8 @@ build(struct pmd *p, const char *in, FILE *inf, int intty, char *quick)
 	}
 	name = intty && inf == stdin ? "<terminal>" : inf == stdin ?
 	    "<stdin>" : in;
-	done = feed(p, inf, name, intty);
+	if ((done = feed(p, inf, name, intty)) == -1)
+		return -1;
 	if (!done && stdin_tty && !intty)
 		done = feed(p, stdin, name = "<terminal>", 1);
 	if (!done) {

@@ -77,6 +77,12 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
  */
 char		*pme_with_ext(const char *name, const char *ext);
 /*
+ * The kind (PME_KIND_*) of the pme file at path, for the advice a program
+ * adds to a PME_EKIND error; 0 when it is no pme file, cannot be read or
+ * is "-" (standard input is not read).
+ */
+uint32_t	 pme_file_kind(const char *path);
+/*
  * The rule for an input file: pme_with_ext(name, ext), except that when
  * ext was added and no such file exists, name with ext in lower case if
  * that exists ("gravel" reads gravel.PMD, else gravel.pmd).  The caller
