@@ -469,10 +469,11 @@ open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 		return 0;
 	e = errno;
 	fprintf(stderr, "%s: cannot open '%s'", prog, o->in);
-	n = strlen(o->in) - 4;
 	/* pme_input_name() tried the lower-case extension too. */
-	if (o->added && e == ENOENT && strcmp(o->in + n, ".PMD") == 0)
-		fprintf(stderr, " or '%.*s.pmd'", (int)n, o->in);
+	n = strlen(o->in);
+	if (o->added && e == ENOENT && n > 4 && strcmp(o->in + n - 4,
+	    ".PMD") == 0)
+		fprintf(stderr, " or '%.*s.pmd'", (int)n - 4, o->in);
 	fprintf(stderr, ": %s", strerror(e));
 	if (e == ENOENT)
 		open_hint(o);
