@@ -435,6 +435,40 @@ matches(struct pmd *p, const struct spec *s, int byalias, uint32_t *found,
 }
 
 /*
+ * The name of the unit of s's kind, under its qualifiers, nearest s's
+ * name (pme_edit_distance() within pme_near_cutoff()), for "did you
+ * mean"; NULL when none is near.  Only names of the kind are compared,
+ * and those whose length alone puts them too far cost nothing, so a
+ * misspelt routine among an SQLite's thousands is quick.
+ */
+static const char *
+nearest(struct pmd *p, const struct spec *s)
+{
+	size_t len = strlen(s->name), best = SIZE_MAX, cut, d, q;
+	const char *name = NULL;
+	uint32_t i;
+
+	for (i = 0; i < p->units.n; i++) {
+		struct pmd_unit *u = pmd_unit(p, i);
+
+		if (u->kind != s->kind || (name != NULL &&
+		    strcmp(u->name, name) == 0))
+			continue;
+		cut = pme_near_cutoff(len, strlen(u->name));
+		if (best <= cut)	/* only a nearer one is wanted */
+			cut = best > 0 ? best - 1 : 0;
+		if ((d = pme_edit_distance(s->name, u->name, cut)) > cut)
+			continue;
+		for (q = 0; q < s->nquals; q++)
+			if (!has_ancestor(p, i, s->quals[q]))
+				break;
+		if (q == s->nquals)
+			name = u->name, best = d;
+	}
+	return name;
+}
+
+/*
  * The one unit a specification names: by its name, else by one of its
  * aliases (a routine's other names).  Reports "not declared" or
  * "ambiguous" (naming where the candidates are) and returns PME_NONE.
@@ -447,9 +481,12 @@ resolve(struct pmd *p, const struct spec *s)
 	if ((n = matches(p, s, 0, &found, &other)) == 0)
 		n = matches(p, s, 1, &found, &other);
 	if (n == 0) {
-		pmd_error(p, "%s '%s'%s%s is not declared", p->kinds[s->kind],
-		    s->name, s->nquals ? " IN " : "",
-		    s->nquals ? s->quals[0] : "");
+		const char *near = nearest(p, s);
+
+		pmd_error(p, "%s '%s'%s%s is not declared%s%s%s",
+		    p->kinds[s->kind], s->name, s->nquals ? " IN " : "",
+		    s->nquals ? s->quals[0] : "", near ? "; did you mean '" :
+		    "", near ? near : "", near ? "'?" : "");
 		return PME_NONE;
 	}
 	if (n > 1) {

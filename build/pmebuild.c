@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "pmd.h"
 #include "prog.h"
@@ -50,7 +51,40 @@ help(void)
 }
 
 /*
- * Feeds statements from fp until END or the end of fp; returns 1 after END.
+ * Whether line, the first of the input name, is that of a file pmebuild
+ * does not read: a pme file or an ELF program.  Then says what to do.
+ */
+static int
+wrong_input(const char *name, const char *line)
+{
+	static const char *const kinds[][3] = {
+		{ "BUCK", "a bucket file (.PME)", "pmebuild writes it: give it "
+		    "as the output" },
+		{ "SAMP", "a sample file (.PMS)", "pmehisto reads it" },
+		{ "EVNT", "an event file", "stats reads it" },
+		{ "", "a pme file", "pmebuild writes bucket files" },
+	};
+	size_t i;
+
+	if (strncmp(line, "\177ELF", 4) == 0) {
+		fprintf(stderr, "%s: '%s' is a program, not program definition "
+		    "statements (.PMD); pmebuild -x %s makes a bucket per "
+		    "routine of it\n", prog, name, name);
+		return 1;
+	}
+	if (strncmp(line, "\177PME", 4) != 0)
+		return 0;
+	for (i = 0; kinds[i][0][0] != '\0'; i++)
+		if (strncmp(line + 4, kinds[i][0], 4) == 0)
+			break;
+	fprintf(stderr, "%s: '%s' is %s, not program definition statements "
+	    "(.PMD); %s\n", prog, name, kinds[i][1], kinds[i][2]);
+	return 1;
+}
+
+/*
+ * Feeds statements from fp until END or the end of fp; returns 1 after END,
+ * -1 when fp is no statements at all (said).
  * On a terminal each line is prompted for and errors do not count: the
  * user sees them and enters the statement again.  The statements of -x
  * (name NULL) stop at the first error: those after it only fail for it.
@@ -69,6 +103,11 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 		}
 		if (pme_read_line(fp, &buf, &cap) < 0)
 			break;
+		if (line == 0 && name != NULL && !tty &&
+		    wrong_input(name, buf)) {
+			free(buf);
+			return -1;
+		}
 		p->file = name;
 		p->line = ++line;
 		p->interactive = tty;
@@ -83,7 +122,7 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 /* The seed's first question, when pmebuild runs on a terminal with no
  * file names: "Do you wish to specify file names?" */
 static void
-ask_names(char **in, char **out)
+ask_names(char **in, char **out, int *added)
 {
 	char *a;
 
@@ -103,7 +142,8 @@ ask_names(char **in, char **out)
 	free(*out);
 	a = pme_ask("Input program definition file [" DEFAULT_PMD "]: ",
 	    DEFAULT_PMD);
-	*in = a ? pme_with_ext(a, ".PMD") : NULL;
+	*in = a ? pme_input_name(a, ".PMD") : NULL;
+	*added = a != NULL && *in != NULL && strlen(*in) > strlen(a);
 	free(a);
 	a = pme_ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
 	*out = a ? pme_with_ext(a, ".PME") : NULL;
@@ -118,6 +158,94 @@ emit(FILE *t, const char *kw, const char *s)
 	if (s != NULL)
 		pme_quick_quote(t, s);
 	fputc('\n', t);
+}
+
+/*
+ * Where -x and -l look for a name without a '/' that is no file in the
+ * current directory: the directories of PATH, as execvp(3) does (an
+ * empty entry is the current directory; without PATH, confstr(3)'s
+ * default), and those the dynamic loader searches for a library: those
+ * of LD_LIBRARY_PATH, then the system's (not the others of
+ * /etc/ld.so.conf).  Returns a copy the caller frees, NULL when out of
+ * memory.
+ */
+#if defined(__x86_64__)
+#define MULTIARCH	"x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH	"aarch64-linux-gnu"
+#elif defined(__i386__)
+#define MULTIARCH	"i386-linux-gnu"
+#endif
+#ifdef MULTIARCH
+#define LIBDIRS	"/lib/" MULTIARCH ":/usr/lib/" MULTIARCH ":"
+#else
+#define LIBDIRS	""
+#endif
+
+static char *
+search_dirs(int library)
+{
+	const char *env = getenv(library ? "LD_LIBRARY_PATH" : "PATH");
+	char *s, buf[256];
+
+	if (library) {
+		if (asprintf(&s, "%s%s%s", env != NULL ? env : "",
+		    env != NULL && *env != '\0' ? ":" : "",
+		    LIBDIRS "/usr/local/lib:/lib64:/usr/lib64:/lib:/usr/lib") ==
+		    -1)
+			return NULL;
+		return s;
+	}
+	if (env != NULL)
+		return strdup(env);
+	if (confstr(_CS_PATH, buf, sizeof(buf)) == 0 || buf[0] == '\0')
+		return strdup("/bin:/usr/bin");
+	return strdup(buf);
+}
+
+static int
+is_file(const char *path, int mode)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, mode) == 0;
+}
+
+/*
+ * The file -x (library 0) or -l (library 1) reads for name: name itself
+ * when it holds a '/' or is a file here, else the first file of that
+ * name, executable for a program, in the directories search_dirs() says.
+ * Returns a name the caller frees, or NULL after saying where it looked.
+ */
+static char *
+find_file(const char *name, int library)
+{
+	char *dirs, *d, *e, *path = NULL;
+	int end = 0;
+
+	if (strchr(name, '/') != NULL || *name == '\0' || is_file(name, F_OK))
+		return strdup(name);
+	if ((dirs = search_dirs(library)) == NULL)
+		return NULL;
+	for (d = dirs; !end && path == NULL; d = e + 1) {
+		if ((e = strchr(d, ':')) == NULL)
+			e = d + strlen(d);
+		end = *e == '\0';
+		if (asprintf(&path, "%.*s/%s", (int)(e - d), e == d ? "." : d,
+		    name) == -1)
+			path = NULL;
+		else if (!is_file(path, library ? R_OK : R_OK | X_OK)) {
+			free(path);
+			path = NULL;
+		}
+	}
+	if (path == NULL)
+		fprintf(stderr, "%s: '%s': not in the current directory nor in "
+		    "%s (%s)\n", prog, name, library ? "the dynamic loader's "
+		    "directories" : "PATH", dirs);
+	free(dirs);
+	return path;
 }
 
 /* The statements of the quick path -x, in a buffer the caller frees. */
@@ -171,7 +299,8 @@ build(struct pmd *p, const char *in, FILE *inf, int intty, char *quick)
 	}
 	name = intty && inf == stdin ? "<terminal>" : inf == stdin ?
 	    "<stdin>" : in;
-	done = feed(p, inf, name, intty);
+	if ((done = feed(p, inf, name, intty)) == -1)
+		return -1;
 	if (!done && stdin_tty && !intty)
 		done = feed(p, stdin, name = "<terminal>", 1);
 	if (!done) {
@@ -187,6 +316,8 @@ struct opts {
 	char		*in, *out;	/* .PMD and .PME names (NULL in: -x) */
 	const char	*exe, *by;	/* -x program, -b kind */
 	char		**libs;		/* -l libraries */
+	int		 added;		/* in is the name given plus .PMD
+					   (or .pmd) */
 	int		 nlibs, quiet, verbose;
 };
 
@@ -254,12 +385,13 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return 2;
 	}
-	if (o->exe == NULL && argc > 0)
-		o->in = pme_with_ext(argv[0], ".PMD");
+	if (o->exe == NULL && argc > 0 &&
+	    (o->in = pme_input_name(argv[0], ".PMD")) != NULL)
+		o->added = strlen(o->in) > strlen(argv[0]);
 	if (oname != NULL || argc > (o->exe ? 0 : 1))
 		o->out = pme_with_ext(oname ? oname : argv[argc - 1], ".PME");
 	if (o->exe == NULL && argc == 0 && oname == NULL && isatty(0))
-		ask_names(&o->in, &o->out);
+		ask_names(&o->in, &o->out, &o->added);
 	if (o->in == NULL && o->exe == NULL)
 		o->in = strdup(DEFAULT_PMD);
 	if (o->out == NULL)
@@ -267,21 +399,67 @@ parse(int argc, char *argv[], struct opts *o)
 	return o->out == NULL || (o->exe == NULL && o->in == NULL) ? 1 : -1;
 }
 
+/* The statements of -x into *quick, with the files found (find_file());
+ * -1 when one is not found, said. */
+static int
+quick_input(const struct opts *o, char **quick)
+{
+	char *exe, **libs;
+	int i, n = 0;
+
+	if ((libs = calloc((size_t)o->nlibs + 1, sizeof(*libs))) == NULL)
+		return -1;
+	if ((exe = find_file(o->exe, 0)) != NULL)
+		while (n < o->nlibs && (libs[n] = find_file(o->libs[n], 1)) !=
+		    NULL)
+			n++;
+	if (exe != NULL && n == o->nlibs &&
+	    (*quick = quick_text(exe, o->by, libs, n)) != NULL &&
+	    o->verbose)
+		fputs(*quick, stderr);
+	for (i = 0; i < n; i++)
+		free(libs[i]);
+	free(libs);
+	free(exe);
+	return *quick != NULL ? 0 : -1;
+}
+
+/*
+ * What to say when the input o->in is not found: that the name given is
+ * a program, for -x, or the name of a .PMD file near it.
+ */
+static void
+open_hint(const struct opts *o)
+{
+	size_t n = strlen(o->in) - (o->added ? 4 : 0);
+	char *given, *near, magic[4];
+	FILE *f;
+
+	if ((given = strndup(o->in, n)) == NULL)
+		return;
+	if (o->added && (f = fopen(given, "r")) != NULL) {
+		if (fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4)
+		    == 0)
+			fprintf(stderr, "; '%s' is a program: pmebuild -x %s "
+			    "makes a bucket per routine of it", given, given);
+		fclose(f);
+	} else if ((near = pme_near_file(o->in, ".PMD")) != NULL) {
+		fprintf(stderr, "; did you mean '%s'?", near);
+		free(near);
+	}
+	free(given);
+}
+
 /* Where the statements come from: *quick for -x, else *inf (stdin on a
  * terminal, *intty set).  -1 when there is nothing to read, said. */
 static int
 open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 {
+	size_t n;
 	int e;
 
-	if (o->exe != NULL) {
-		if ((*quick = quick_text(o->exe, o->by, o->libs, o->nlibs)) ==
-		    NULL)
-			return -1;
-		if (o->verbose)
-			fputs(*quick, stderr);
-		return 0;
-	}
+	if (o->exe != NULL)
+		return quick_input(o, quick);
 	if (strcmp(o->in, "-") == 0) {
 		*inf = stdin;
 		*intty = isatty(0);
@@ -290,13 +468,20 @@ open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 	if ((*inf = fopen(o->in, "r")) != NULL)
 		return 0;
 	e = errno;
+	fprintf(stderr, "%s: cannot open '%s'", prog, o->in);
+	/* pme_input_name() tried the lower-case extension too. */
+	n = strlen(o->in);
+	if (o->added && e == ENOENT && n > 4 && strcmp(o->in + n - 4,
+	    ".PMD") == 0)
+		fprintf(stderr, " or '%.*s.pmd'", (int)n - 4, o->in);
+	fprintf(stderr, ": %s", strerror(e));
+	if (e == ENOENT)
+		open_hint(o);
 	if (!isatty(0)) {
-		fprintf(stderr, "%s: cannot open '%s': %s\n", prog, o->in,
-		    strerror(e));
+		fputc('\n', stderr);
 		return -1;
 	}
-	fprintf(stderr, "%s: cannot open '%s': %s; reading statements from "
-	    "the terminal\n", prog, o->in, strerror(e));
+	fputs("; reading statements from the terminal\n", stderr);
 	*inf = stdin;
 	*intty = 1;
 	return 0;

@@ -95,6 +95,10 @@ int		 stacks_print(const struct stacks *s, const struct tally *t,
 void	 histo_warn(const char *prog, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
+/* What to add to err's message when it says that the file name is of
+ * another kind (PME_EKIND): where that kind is given, or "". */
+const char	*histo_kind_hint(const struct pme_error *err, const char *name);
+
 /* Fills err (when not NULL) with code and a message; returns -1. */
 int	 histo_err(struct pme_error *err, enum pme_errcode code,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -504,7 +504,8 @@ open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
 		return 0;
 	}
 	if ((*bf = pme_bucketfile_open(o->bin, &err)) == NULL) {
-		histo_warn(prog, "%s", pme_strerror(&err));
+		histo_warn(prog, "%s%s", pme_strerror(&err),
+		    histo_kind_hint(&err, o->bin));
 		return -1;
 	}
 	return 0;
@@ -565,7 +566,8 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 		t->stacks = xmalloc_check(stacks_new());
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
-			histo_warn(prog, "%s", pme_strerror(&err));
+			histo_warn(prog, "%s%s", pme_strerror(&err),
+			    histo_kind_hint(&err, o->pms[i]));
 			return -1;
 		}
 	if ((*bfp = t->bf) == NULL) {

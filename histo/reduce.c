@@ -731,3 +731,21 @@ done:
 	free(r.pids.bits);
 	return rc;
 }
+
+const char *
+histo_kind_hint(const struct pme_error *err, const char *name)
+{
+	if (err->code != PME_EKIND)
+		return "";
+	switch (pme_file_kind(name)) {
+	case PME_KIND_SAMPLE:
+		return "; give it as a sample file operand, and a bucket file "
+		    "with -b";
+	case PME_KIND_BUCKET:
+		return "; give it with -b (and -t if pmetrace filled it), and "
+		    "sample files as operands";
+	case PME_KIND_EVENT:
+		return "; stats(1) reads event files";
+	}
+	return "";
+}

@@ -530,12 +530,46 @@ skip(struct pme_reader *r, size_t n, uint32_t *c, size_t *got,
 	return 0;
 }
 
+/* A kind in the words of messages: "a sample file (.PMS)". */
+static const char *
+kind_words(uint32_t kind, char s[32])
+{
+	char cc[5];
+
+	switch (kind) {
+	case PME_KIND_BUCKET:
+		return "a bucket file (.PME)";
+	case PME_KIND_SAMPLE:
+		return "a sample file (.PMS)";
+	case PME_KIND_EVENT:
+		return "an event file";
+	}
+	snprintf(s, 32, "a pme file of kind '%s'", fourcc(kind, cc));
+	return s;
+}
+
+uint32_t
+pme_file_kind(const char *path)
+{
+	uint8_t h[8];
+	int fd;
+	ssize_t n;
+
+	if (strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	return n == (ssize_t)sizeof(h) && memcmp(h, magic, 4) == 0 ?
+	    pme_get32(h + 4) : 0;
+}
+
 static int
 check_header(struct pme_reader *r, uint32_t kind, struct pme_error *err)
 {
 	const uint8_t *h;
 	size_t have;
-	char s1[5], s2[5];
+	char s1[32], s2[32];
 	uint16_t major;
 
 	if (fill(r, HEADER_LEN, &have, err) == -1)
@@ -556,10 +590,13 @@ check_header(struct pme_reader *r, uint32_t kind, struct pme_error *err)
 		return pme_setfmt(err, PME_EVERSION, r->name, 8,
 		    "format version %u.%u, this library reads %u.x",
 		    major, r->minor, PME_FORMAT_MAJOR);
-	if (pme_get32(h + 4) != kind)
-		return pme_setfmt(err, PME_EKIND, r->name, 4,
-		    "a '%s' file, not '%s'", fourcc(pme_get32(h + 4), s1),
-		    fourcc(kind, s2));
+	if (pme_get32(h + 4) != kind) {
+		pme_seterr(err, PME_EKIND, "'%s' is %s, not %s", r->name,
+		    kind_words(pme_get32(h + 4), s1), kind_words(kind, s2));
+		if (err != NULL)
+			err->offset = 4;
+		return -1;
+	}
 	consume(r, HEADER_LEN);
 	r->next = HEADER_LEN;
 	return 0;

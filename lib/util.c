@@ -2,6 +2,8 @@
  * util.c - libpme internals: errors, arrays, arena, interning, buffers,
  * atomic output files, escaped names.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -294,6 +297,132 @@ pme_with_ext(const char *name, const char *ext)
 		strcat(s, ext);
 	}
 	return s;
+}
+
+char *
+pme_input_name(const char *name, const char *ext)
+{
+	char *s = pme_with_ext(name, ext), *e;
+	struct stat st;
+
+	if (s == NULL || strlen(s) == strlen(name) || stat(s, &st) == 0)
+		return s;
+	for (e = s + strlen(name); *e != '\0'; e++)
+		*e = (char)tolower((unsigned char)*e);
+	if (stat(s, &st) == 0)
+		return s;
+	strcpy(s + strlen(name), ext);
+	return s;
+}
+
+size_t
+pme_edit_distance(const char *a, const char *b, size_t max)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, best, *row, *r0, *r1,
+	    *r2, *t;
+
+	if ((la > lb ? la - lb : lb - la) > max ||
+	    (row = malloc(3 * (lb + 1) * sizeof(*row))) == NULL)
+		return max + 1;
+	r0 = row, r1 = row + lb + 1, r2 = row + 2 * (lb + 1);
+	for (j = 0; j <= lb; j++)
+		r1[j] = j;
+	for (i = 1; i <= la; i++) {
+		/* r1 is the row of a[0..i-1), r0 the one before it. */
+		r2[0] = best = i;
+		for (j = 1; j <= lb; j++) {
+			size_t d = r1[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (r1[j] + 1 < d)
+				d = r1[j] + 1;
+			if (r2[j - 1] + 1 < d)
+				d = r2[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && r0[j - 2] + 1 < d)
+				d = r0[j - 2] + 1;
+			if ((r2[j] = d) < best)
+				best = d;
+		}
+		if (best > max)
+			break;
+		t = r0, r0 = r1, r1 = r2, r2 = t;
+	}
+	best = i <= la ? max + 1 : r1[lb] > max ? max + 1 : r1[lb];
+	free(row);
+	return best;
+}
+
+size_t
+pme_near_cutoff(size_t la, size_t lb)
+{
+	size_t hi = la > lb ? la : lb, lo = la > lb ? lb : la;
+
+	if (hi <= 1)
+		return 0;
+	if (hi - lo <= 1)
+		return hi / 3 > 0 ? hi / 3 : 1;
+	return (hi + 2) / 3;
+}
+
+/* s in lower case, into buf of n bytes (cut short when it does not fit). */
+static char *
+lower(char *buf, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n && s[i] != '\0'; i++)
+		buf[i] = (char)tolower((unsigned char)s[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
+/* The length of name less its extension (from its last '.', if any). */
+static size_t
+stem_len(const char *name)
+{
+	const char *dot = strrchr(name + (name[0] == '.'), '.');
+
+	return dot != NULL ? (size_t)(dot - name) : strlen(name);
+}
+
+char *
+pme_near_file(const char *path, const char *ext)
+{
+	const char *base = pme_base_name(path);
+	char want[NAME_MAX + 1], got[NAME_MAX + 1], *best = NULL, *s;
+	size_t el = strlen(ext), n, d, cut, bestd = SIZE_MAX;
+	int dirlen = (int)(base - path);
+	struct dirent *de;
+	DIR *dir;
+
+	if ((s = strndup(path, (size_t)dirlen)) == NULL)
+		return NULL;
+	dir = opendir(dirlen > 0 ? s : ".");
+	free(s);
+	if (dir == NULL)
+		return NULL;
+	lower(want, sizeof(want), base);
+	while ((de = readdir(dir)) != NULL) {
+		n = strlen(de->d_name);
+		if (n <= el || strcasecmp(de->d_name + n - el, ext) != 0 ||
+		    strcmp(de->d_name, base) == 0)
+			continue;
+		cut = pme_near_cutoff(stem_len(base), stem_len(de->d_name));
+		d = pme_edit_distance(want, lower(got, sizeof(got),
+		    de->d_name), cut);
+		/* The nearest; of those as near, the first in byte order,
+		 * so that the hint does not depend on the directory's. */
+		if (d > cut || d > bestd || (d == bestd &&
+		    strcmp(de->d_name, best + dirlen) > 0))
+			continue;
+		if (asprintf(&s, "%.*s%s", dirlen, path, de->d_name) == -1)
+			break;
+		free(best);
+		best = s;
+		bestd = d;
+	}
+	closedir(dir);
+	return best;
 }
 
 const char *

@@ -77,6 +77,35 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
  */
 char		*pme_with_ext(const char *name, const char *ext);
 /*
+ * The kind (PME_KIND_*) of the pme file at path, for the advice a program
+ * adds to a PME_EKIND error; 0 when it is no pme file, cannot be read or
+ * is "-" (standard input is not read).
+ */
+uint32_t	 pme_file_kind(const char *path);
+/*
+ * The rule for an input file: pme_with_ext(name, ext), except that when
+ * ext was added and no such file exists, name with ext in lower case if
+ * that exists ("gravel" reads gravel.PMD, else gravel.pmd).  The caller
+ * frees the result; NULL when out of memory.
+ */
+char		*pme_input_name(const char *name, const char *ext);
+/*
+ * For "did you mean" hints.  pme_edit_distance() is the number of
+ * insertions, deletions, substitutions and swaps of neighbours that make
+ * b of a (optimal string alignment), or max + 1 when that is above max
+ * (known early: a length difference above max costs nothing).
+ * pme_near_cutoff() is the largest distance worth suggesting between
+ * names of lengths la and lb (GCC's rule: a third of the longer, at least
+ * 1, none for one-character names).  pme_near_file() is the name of the
+ * file beside path (in its directory, path's directory part kept) that
+ * ends in ext, case ignored, and is nearest path's last component, case
+ * ignored, within the cutoff of their lengths less the extensions; NULL
+ * when there is none.  The caller frees it.
+ */
+size_t		 pme_edit_distance(const char *a, const char *b, size_t max);
+size_t		 pme_near_cutoff(size_t la, size_t lb);
+char		*pme_near_file(const char *path, const char *ext);
+/*
  * The same rule for the runtimes' entries (pme_sname, pme_iname,
  * pme_oname), whose names may come blank-padded from FORTRAN: name less
  * its trailing blanks and tabs, then ext added as above, into buf of len

@@ -344,7 +344,10 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 nomem:
 	pme_setnomem(&p.err);
 fail:
-	snprintf(err, errlen, "%s", pme_strerror(&p.err));
+	/* The only file of a kind given here is the bucket file's. */
+	snprintf(err, errlen, "%s%s", pme_strerror(&p.err),
+	    p.err.code == PME_EKIND ? "; give it with -f, and a bucket file "
+	    "with -B" : "");
 out:
 	for (size_t i = 0; i < p.names.n; i++)
 		free(PME_VEC_AT(&p.names, struct name, i).s);

@@ -16,7 +16,11 @@ src_open_events(struct src *s, const char *path, char *err, size_t errlen)
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	if ((s->ef = pme_eventfile_open(path, &e)) == NULL) {
-		snprintf(err, errlen, "%s", pme_strerror(&e));
+		/* Not a sample file either (src_open() tried). */
+		snprintf(err, errlen, "%s%s", pme_strerror(&e),
+		    e.code == PME_EKIND && strcmp(path, "-") != 0 ?
+		    " nor a sample file (.PMS); give it "
+		    "with -B, and an event file or a sample file with -f" : "");
 		return -1;
 	}
 	s->run = *pme_eventfile_run(s->ef);

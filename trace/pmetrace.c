@@ -165,7 +165,11 @@ load(const char *in, int *accum)
 	struct pme_error err;
 
 	if ((bf = pme_bucketfile_open(in, &err)) == NULL) {
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		fprintf(stderr, "%s: %s%s\n", prog, pme_strerror(&err),
+		    err.code != PME_EKIND ? "" : pme_file_kind(in) ==
+		    PME_KIND_SAMPLE ? "; -b takes a bucket file pmebuild made "
+		    "(sample files are for pmehisto)" : "; -b takes a bucket "
+		    "file pmebuild made");
 		exit(1);
 	}
 	*accum = (pme_bucketfile_info(bf)->options & PME_OPT_ACCUM) != 0;

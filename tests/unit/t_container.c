@@ -480,7 +480,8 @@ test_forged(void)
 
 	r = pme_reader_mem(buf, n, "kind.pme", PME_KIND_BUCKET, &err);
 	CHECK(r == NULL && err.code == PME_EKIND &&
-	    strstr(err.msg, "'EVNT' file, not 'BUCK'") != NULL);
+	    strcmp(err.msg, "'kind.pme' is an event file, not a bucket file "
+	    "(.PME)") == 0);
 	r = pme_reader_mem("GIF89a\0\0\0\0\0\0\0\0\0\0\0\0", 18, "gif",
 	    PME_KIND_EVENT, &err);
 	CHECK(r == NULL && err.code == PME_EFORMAT &&
