@@ -619,8 +619,14 @@ pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind)
 	if ((rc = by_units(p, &d, u, bykind)) == -1)
 		draft_failed(p, &d);
 	else if (d.buckets.n == 0) {
-		pmd_error(p, "%s has no %s units with addresses",
-		    unit_desc(p, u, a, sizeof(a)), p->kinds[bykind]);
+		/* -x wrote the statements: say it in the user's terms. */
+		if (p->quick)
+			pmd_error(p, "no buckets to make: no %s of %s has an "
+			    "address in its file", p->kinds[bykind],
+			    unit_desc(p, u, a, sizeof(a)));
+		else
+			pmd_error(p, "%s has no %s units with addresses",
+			    unit_desc(p, u, a, sizeof(a)), p->kinds[bykind]);
 		rc = -1;
 	} else
 		rc = commit(p, stmt, u, bykind, &d);

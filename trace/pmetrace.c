@@ -307,7 +307,7 @@ int
 main(int argc, char **argv)
 {
 	struct cmd c;
-	char *in, *out;
+	char *in = NULL, *out = NULL;
 	int rc;
 
 	memset(&c, 0, sizeof(c));

@@ -58,6 +58,17 @@ grep_err "-x in PATH" 'PROGRAM "mytool" BY ROUTINE'
 expect "-x nowhere" 1 env PATH="$tmp/bin0:/nonexistent" \
     $pmebuild -x mytool -o b.pme
 err_is "-x nowhere" "pmebuild: 'mytool': not in the current directory nor in PATH ($tmp/bin0:/nonexistent)"
+
+# Found, but stripped (as Debian's programs are): what the file lacks,
+# then that there is nothing to make, in the user's terms, not those of
+# the statements -x wrote.
+if command -v strip >/dev/null; then
+	cp bin/mytool stripped && strip stripped
+	expect "-x stripped" 1 $pmebuild -x ./stripped -o c.pme
+	err_is "-x stripped" "pmebuild: warning: './stripped': stripped: only the exported functions of .dynsym are known; static functions, modules and lines are missing
+pmebuild: no buckets to make: no ROUTINE of PROGRAM 'stripped' has an address in its file"
+	[ -e c.pme ] && fail "-x stripped: a bucket file written"
+fi
 [ -e b.pme ] && fail "-x nowhere: a bucket file was written"
 
 # A file in the current directory comes first; a name with a '/' is
