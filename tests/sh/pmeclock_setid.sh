@@ -29,9 +29,18 @@ fi
 methods=timer
 $pmeclock -q -m perf -o probe -- true 2>/dev/null && methods="perf timer"
 
+# own: $tmp/err less pmeclock's account of a thread that gave fewer
+# samples than its CPU time asks ("used 0.10 s of CPU and gave 3 samples
+# (0.07 s unseen)"): the timer method's on a crowded machine, which the
+# kernel's ticks decide, not what is tested here (seen beside two
+# CPU-bound loops and the suite).
+own() {
+	grep -Ev "^pmeclock: (thread [0-9]+ of )?'.*' \(pid [0-9]+\) used [0-9.]+ s of CPU and gave [0-9]+ samples? \(|^pmeclock: and [0-9]+ more with [0-9.]+ s of CPU unseen$" "$tmp/err"
+}
+
 # said WHAT: $tmp/err, pids made X, is $tmp/want.
 said() {
-	sed -E 's/process [0-9]+/process X/' "$tmp/err" >"$tmp/got"
+	own | sed -E 's/process [0-9]+/process X/' >"$tmp/got"
 	diff -u "$tmp/want" "$tmp/got" >"$tmp/diff" ||
 	    fail "$1: said: $(cat "$tmp/diff")"
 }
@@ -72,7 +81,7 @@ for m in $methods; do
 	said "$m: sh suid"
 	# Not for a program that is not set-user-ID.
 	run 0 "$m: sh spin" -m "$m" -o su -- sh -c './spin cpu 100; true'
-	[ ! -s "$tmp/err" ] || fail "$m: sh spin: said $(cat "$tmp/err")"
+	[ -z "$(own)" ] || fail "$m: sh spin: said $(cat "$tmp/err")"
 done
 
 # Nobody runs a program set-user-ID to root, in a directory it may use.
