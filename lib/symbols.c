@@ -2079,6 +2079,28 @@ check_size(struct pme_image *img)
 	return 0;
 }
 
+/*
+ * Why img is not read: a script (a pyenv shim, a wrapper) says which
+ * interpreter it runs, so that the user can name the program instead.
+ */
+static int
+not_elf(struct pme_image *img)
+{
+	char line[128], esc[4 * sizeof(line)];
+	ssize_t n = pread(img->fd, line, sizeof(line) - 1, 0);
+
+	if (n > 2 && line[0] == '#' && line[1] == '!') {
+		line[n] = '\0';
+		line[2 + strcspn(line + 2, "\n")] = '\0';
+		pme_escape(esc, sizeof(esc), line + 2);
+		return pme_seterr(img->err, PME_EFORMAT, "'%s': a script "
+		    "(#!%s), not an ELF file: give the program it runs",
+		    img->path, esc);
+	}
+	return pme_seterr(img->err, PME_EFORMAT, "'%s': not an ELF file",
+	    img->path);
+}
+
 static int
 open_elf(struct pme_image *img, const char *section)
 {
@@ -2089,8 +2111,7 @@ open_elf(struct pme_image *img, const char *section)
 	if ((img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL)) == NULL)
 		return elferr(img, "cannot read");
 	if (elf_kind(img->elf) != ELF_K_ELF)
-		return pme_seterr(img->err, PME_EFORMAT,
-		    "'%s': not an ELF file", img->path);
+		return not_elf(img);
 	if (check_size(img) == -1 || read_kind(img) == -1 ||
 	    find_section(img, section) == -1)
 		return -1;

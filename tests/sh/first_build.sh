@@ -69,6 +69,14 @@ if command -v strip >/dev/null; then
 pmebuild: no buckets to make: no ROUTINE of PROGRAM 'stripped' has an address in its file"
 	[ -e c.pme ] && fail "-x stripped: a bucket file written"
 fi
+
+# A wrapper script found first in PATH (as a pyenv shim is): says so, and
+# what it runs.
+mkdir shims && printf '#!/usr/bin/env bash\nexec mytool "$@"\n' >shims/mytool &&
+    chmod +x shims/mytool
+expect "-x script" 1 env PATH="$tmp/shims:$tmp/bin:$PATH" \
+    $pmebuild -x mytool -o d.pme
+err_is "-x script" "pmebuild: '$tmp/shims/mytool': a script (#!/usr/bin/env bash), not an ELF file: give the program it runs"
 [ -e b.pme ] && fail "-x nowhere: a bucket file was written"
 
 # A file in the current directory comes first; a name with a '/' is
