@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,31 +186,16 @@ emit(FILE *t, const char *kw, const char *s)
 static char *
 search_dirs(int library)
 {
-	const char *env = getenv(library ? "LD_LIBRARY_PATH" : "PATH");
+	const char *env = getenv("LD_LIBRARY_PATH");
 	char *s, buf[256];
 
-	if (library) {
-		if (asprintf(&s, "%s%s%s", env != NULL ? env : "",
-		    env != NULL && *env != '\0' ? ":" : "",
-		    LIBDIRS "/usr/local/lib:/lib64:/usr/lib64:/lib:/usr/lib") ==
-		    -1)
-			return NULL;
-		return s;
-	}
-	if (env != NULL)
-		return strdup(env);
-	if (confstr(_CS_PATH, buf, sizeof(buf)) == 0 || buf[0] == '\0')
-		return strdup("/bin:/usr/bin");
-	return strdup(buf);
-}
-
-static int
-is_file(const char *path, int mode)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, mode) == 0;
+	if (!library)
+		return strdup(pme_exec_dirs(buf, sizeof(buf)));
+	if (asprintf(&s, "%s%s%s", env != NULL ? env : "",
+	    env != NULL && *env != '\0' ? ":" : "",
+	    LIBDIRS "/usr/local/lib:/lib64:/usr/lib64:/lib:/usr/lib") == -1)
+		return NULL;
+	return s;
 }
 
 /*
@@ -221,24 +207,18 @@ is_file(const char *path, int mode)
 static char *
 find_file(const char *name, int library)
 {
-	char *dirs, *d, *e, *path = NULL;
-	int end = 0;
+	char *dirs, *path = NULL, buf[PATH_MAX];
+	struct stat st;
 
-	if (strchr(name, '/') != NULL || *name == '\0' || is_file(name, F_OK))
+	if (strchr(name, '/') != NULL || *name == '\0' ||
+	    (stat(name, &st) == 0 && S_ISREG(st.st_mode)))
 		return strdup(name);
 	if ((dirs = search_dirs(library)) == NULL)
 		return NULL;
-	for (d = dirs; !end && path == NULL; d = e + 1) {
-		if ((e = strchr(d, ':')) == NULL)
-			e = d + strlen(d);
-		end = *e == '\0';
-		if (asprintf(&path, "%.*s/%s", (int)(e - d), e == d ? "." : d,
-		    name) == -1)
-			path = NULL;
-		else if (!is_file(path, library ? R_OK : R_OK | X_OK)) {
-			free(path);
-			path = NULL;
-		}
+	if (pme_path_find(name, dirs, library ? R_OK : R_OK | X_OK, buf,
+	    sizeof(buf)) != NULL && (path = strdup(buf)) == NULL) {
+		free(dirs);
+		return NULL;
 	}
 	if (path == NULL)
 		fprintf(stderr, "%s: '%s': not in the current directory nor in "

@@ -315,6 +315,40 @@ pme_input_name(const char *name, const char *ext)
 	return s;
 }
 
+const char *
+pme_path_find(const char *name, const char *dirs, int mode, char *buf,
+    size_t n)
+{
+	const char *d, *e;
+	struct stat st;
+	int len;
+
+	for (d = dirs; ; d = e + 1) {
+		if ((e = strchr(d, ':')) == NULL)
+			e = d + strlen(d);
+		len = snprintf(buf, n, "%.*s/%s", (int)(e - d),
+		    e == d ? "." : d, name);
+		if (len > 0 && (size_t)len < n && stat(buf, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(buf, mode) == 0)
+			return buf;
+		if (*e == '\0')
+			return NULL;
+	}
+}
+
+const char *
+pme_exec_dirs(char *buf, size_t n)
+{
+	const char *path = getenv("PATH");
+
+	if (path != NULL)
+		return path;
+	if (confstr(_CS_PATH, buf, n) == 0 || buf[0] == '\0' ||
+	    strlen(buf) + 1 >= n)
+		return "/bin:/usr/bin";
+	return buf;
+}
+
 size_t
 pme_edit_distance(const char *a, const char *b, size_t max)
 {

@@ -89,6 +89,20 @@ uint32_t	 pme_file_kind(const char *path);
  * frees the result; NULL when out of memory.
  */
 char		*pme_input_name(const char *name, const char *ext);
+
+/*
+ * A program or library found as execvp(3) and the dynamic loader find
+ * one: pme_path_find() is the first regular file named name that the
+ * caller may access with mode (access(2)'s) in the directories dirs,
+ * separated by ':' (an empty one is the current directory), written into
+ * buf of n bytes: buf, or NULL when there is none.  It allocates nothing,
+ * for the runtimes' use before an exec.  pme_exec_dirs() is the
+ * directories execvp(3) searches: PATH, or without it confstr(3)'s
+ * default, written into buf of n bytes.
+ */
+const char	*pme_path_find(const char *name, const char *dirs, int mode,
+		    char *buf, size_t n);
+const char	*pme_exec_dirs(char *buf, size_t n);
 /*
  * For "did you mean" hints.  pme_edit_distance() is the number of
  * insertions, deletions, substitutions and swaps of neighbours that make

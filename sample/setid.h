@@ -21,6 +21,8 @@
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 
+#include "util.h"
+
 enum { SETID_NONE, SETID_UID, SETID_GID, SETID_CAPS };
 
 /*
@@ -74,31 +76,12 @@ setid_exec(const char *path, unsigned *id)
 static inline const char *
 setid_which(const char *file, char *buf, size_t n)
 {
-	const char *p, *end, *path = getenv("PATH");
-	size_t dl, fl = strlen(file);
+	char dirs[256];
 
 	if (strchr(file, '/') != NULL)
 		return file;
-	if (path == NULL)
-		path = "/bin:/usr/bin";
-	for (p = path; ; p = end + 1) {
-		if ((end = strchr(p, ':')) == NULL)
-			end = p + strlen(p);
-		dl = (size_t)(end - p);
-		if (dl == 0 && dl + fl + 3 <= n) {
-			memcpy(buf, "./", 2);
-			memcpy(buf + 2, file, fl + 1);
-		} else if (dl + fl + 2 <= n) {
-			memcpy(buf, p, dl);
-			buf[dl] = '/';
-			memcpy(buf + dl + 1, file, fl + 1);
-		} else
-			buf[0] = '\0';
-		if (buf[0] != '\0' && access(buf, X_OK) == 0)
-			return buf;
-		if (*end == '\0')
-			return NULL;
-	}
+	return pme_path_find(file, pme_exec_dirs(dirs, sizeof(dirs)), X_OK,
+	    buf, n);
 }
 
 #endif /* PMECLOCK_SETID_H */

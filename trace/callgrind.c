@@ -126,24 +126,14 @@ struct cgparse {
 char *
 tr_find_in_path(const char *name)
 {
-	const char *path = getenv("PATH"), *p, *e;
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], dirs[256];
+	const char *found;
 
 	if (strchr(name, '/') != NULL)
 		return access(name, X_OK) == 0 ? strdup(name) : NULL;
-	if (path == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = e + 1) {
-		e = strchr(p, ':');
-		if (e == NULL)
-			e = p + strlen(p);
-		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
-		    e == p ? "." : p, name) < (int)sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return strdup(buf);
-		if (*e == '\0')
-			return NULL;
-	}
+	found = pme_path_find(name, pme_exec_dirs(dirs, sizeof(dirs)), X_OK,
+	    buf, sizeof(buf));
+	return found != NULL ? strdup(found) : NULL;
 }
 
 char *
