@@ -326,8 +326,8 @@ pme_path_find(const char *name, const char *dirs, int mode, char *buf,
 	for (d = dirs; ; d = e + 1) {
 		if ((e = strchr(d, ':')) == NULL)
 			e = d + strlen(d);
-		len = snprintf(buf, n, "%.*s/%s", (int)(e - d),
-		    e == d ? "." : d, name);
+		len = e == d ? snprintf(buf, n, "./%s", name) :
+		    snprintf(buf, n, "%.*s/%s", (int)(e - d), d, name);
 		if (len > 0 && (size_t)len < n && stat(buf, &st) == 0 &&
 		    S_ISREG(st.st_mode) && access(buf, mode) == 0)
 			return buf;
