@@ -19,7 +19,9 @@ pmemerge=$top/histo/pmemerge
 need "$pmemerge" "$tsample"
 command -v cc >/dev/null || skip "no C compiler for mkbf.c"
 libs=$(sed -n 's/^LIBS = //p' "$top/config.mk")
-cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o "$tmp/mkbf" \
+# A sanitized libpme.a (build.sh's second run) wants its runtime.
+sanitize=$(sed -n 's/^SANITIZE_FLAGS = *//p' "$top/config.mk" 2>/dev/null)
+cc -std=c11 -D_GNU_SOURCE $sanitize -I"$top/lib" -o "$tmp/mkbf" \
     "$top/tests/fixtures/merge/mkbf.c" "$top/lib/libpme.a" $libs ||
     { fail "cannot build mkbf"; finish; }
 mkbf=$tmp/mkbf
