@@ -46,7 +46,12 @@ lib/libpme.so: lib/$(SONAME)
 # --- programs --------------------------------------------------------------
 
 PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto trace/pmetrace \
-    stats/stats
+    stats/stats histo/pmemerge
+
+# pmemerge is one file of histo/ and the messages; pmehisto is the rest
+# of the folder.
+histo/pmemerge_SRCS = histo/pmemerge.c histo/warn.c
+histo/pmehisto_SRCS = $(filter-out histo/pmemerge.c,$(wildcard histo/*.c))
 
 # A folder may add rules of its own (runtime libraries, their install) in
 # a fragment; it may append files to EXTRA_ALL (built by all) and target

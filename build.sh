@@ -66,11 +66,16 @@ want libdwarf-dev test -f /usr/include/libdwarf/libdwarf.h
 want zlib1g-dev test -f /usr/include/zlib.h
 if [ "$action" = check ]; then
 	# What the tests drive or compare with: a terminal (tmux), the
-	# PostScript renderer, clang-built fixtures and perf as a peer.
+	# PostScript renderer, clang-built fixtures and perf as a peer;
+	# the engines pmemerge's recipes run on: GNU parallel, and a
+	# one-node Slurm cluster (slurm-wlm, munge: about 6 MB).
 	want tmux command -v tmux
 	want ghostscript command -v gs
 	want clang command -v clang
 	want linux-perf command -v perf
+	want parallel sh -c 'parallel --version | grep -q "GNU parallel"'
+	want slurm-wlm test -x /usr/sbin/slurmctld
+	want munge test -x /usr/sbin/munged
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

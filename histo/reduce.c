@@ -103,19 +103,6 @@ histo_err(struct pme_error *err, enum pme_errcode code, const char *fmt, ...)
 }
 
 void
-histo_warn(const char *prog, const char *fmt, ...)
-{
-	char msg[1024], out[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	pme_escape(out, sizeof(out), msg);
-	fprintf(stderr, "%s: %s\n", prog, out);
-}
-
-void
 tally_init(struct tally *t, struct pme_bucketfile *bf)
 {
 	memset(t, 0, sizeof(*t));
