@@ -724,8 +724,9 @@ summary(struct pme_report *rep, const struct diff *d, struct pme_error *err)
 	rc |= report_line(rep, "Counts", err, "%s", report_measure(
 	    pme_bucketfile_info(d->bf[1])->measure));
 	if (d->runs[0] != d->runs[1])
-		rc |= report_line(rep, "", err, "(the baseline's per %" PRIu64
-		    " run%s)", d->runs[1], d->runs[1] == 1 ? "" : "s");
+		rc |= report_line(rep, "", err, "(the baseline's counts "
+		    "scaled from %" PRIu64 " runs to %" PRIu64 ")",
+		    d->runs[0], d->runs[1]);
 	change(d->total_base, d->total[1], chg, sizeof(chg));
 	rc |= report_line(rep, "Total", err, "%" PRIu64 " to %" PRIu64 " (%s)",
 	    d->total_base, d->total[1], chg);

@@ -90,6 +90,21 @@ same want.err err "slow, clock input (messages)"
 grep -q '^New: *slow.PMS (1 run)$' clock.his ||
     { fail "slow, clock input: the page:"; cat clock.his >&2; }
 
+# A baseline of two runs (ACCUMCOUNTS): its counts per run are compared,
+# the test with the new run's share of the runs (1 of 3).
+sed 's/^DEFINE OPTIONS NOPRINT$/DEFINE OPTIONS NOPRINT ACCUMCOUNTS/' \
+    "$top/tests/histo/gravel.pmd" >accum.pmd
+"$pmebuild" -q -o two.PME accum.pmd >/dev/null || fail "pmebuild accum.pmd"
+fill two.PME base.PMS two.PME
+fill two.PME base.PMS two.PME
+ph -D two "${gates[@]}" -t -b slow -o two.his -T none
+expect 3 "two runs"
+same want.err err "two runs (messages)"
+grep -q "^Baseline: *two.PME (2 runs)$" two.his &&
+    grep -q "^ *(the baseline's counts scaled from 2 runs to 1)$" two.his &&
+    grep -q '^CRUSH .*  50  *200  *+150  *+300\.0%  FAIL$' two.his ||
+    { fail "two runs: the page:"; cat two.his >&2; }
+
 # --- a rebuild whose code moved: matched by name --------------------------------
 
 ph -D base "${gates[@]}" -t -b moved -o moved.his -T csv
