@@ -116,5 +116,60 @@ struct report_input {
 
 struct pme_report *report_build(struct pme_bucketfile *bf,
 	    const struct report_input *in, struct pme_error *err);
+/* The report's row of bucket i of bf: its unit's name and kind, its
+ * addresses (unit-relative unless ABSADDR), its count. */
+void	 report_row_of(struct pme_bucketfile *bf, uint32_t i,
+	    struct pme_report_row *row);
+/* A summary line "label: value" of rep, the value formatted; 0 or -1
+ * (no memory). */
+int	 report_line(struct pme_report *rep, const char *label,
+	    struct pme_error *err, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
+/* What counts of measure m (enum pme_measure) are, for people. */
+const char	*report_measure(uint32_t m);
+/* What percentages are of: all counts of bf, in buckets or not. */
+uint64_t report_total(struct pme_bucketfile *bf);
+
+/*
+ * Differential reports and gates (diff.c, pmehisto -D and -G).  A gate
+ * is growth of the total or of any bucket beyond which the build fails:
+ * "total:" or "bucket:", then limits "+N%" (of the baseline) and "+N"
+ * (counts), either or both (comma-separated: both must be exceeded).
+ */
+struct gate {
+	const char	*spec;		/* as given */
+	int		 total;		/* total:, else bucket: */
+	double		 pct;		/* -1: none */
+	uint64_t	 abs;
+	int		 has_abs;
+};
+
+/* Reads spec into g (keeping spec); 0, or -1 when it is not a gate. */
+int	 gate_parse(const char *spec, struct gate *g);
+
+struct diff_input {
+	const char	*base_name;	/* the baseline (-D), for messages */
+	const char	*new_name;	/* the new counts' file */
+	const struct gate *gates;
+	size_t		 ngates;
+	unsigned	 flags;		/* PME_REPORT_* */
+	double		 cutoff;
+};
+
+struct diff;
+
+/* Matches the buckets of base (the baseline) and cur (the new counts)
+ * by their units' names, and applies the gates; NULL with err filled
+ * when they measure different things, or out of memory.  base and cur
+ * and in must outlive the result, which the caller frees. */
+struct diff	*diff_new(struct pme_bucketfile *base,
+		    struct pme_bucketfile *cur, const struct diff_input *in,
+		    struct pme_error *err);
+void		 diff_free(struct diff *d);			/* NULL ok */
+/* The differential report; NULL with err filled (no memory). */
+struct pme_report *diff_report(const struct diff *d, struct pme_error *err);
+/* Says on standard error what did not match (unless quiet) and every
+ * bucket, or the total, that failed a gate; returns whether one did. */
+int		 diff_tell(const struct diff *d, const char *prog, int quiet);
 
 #endif /* HISTO_H */

@@ -40,15 +40,23 @@ struct opts {
 	int		 order;			/* -a 'a', -s 's', else 0 */
 	int		 quick, quiet, verbose;
 	int		 bin_given;
+	char		*base;			/* -D: the baseline, or NULL */
+	struct gate	*gates;			/* -G */
+	size_t		 ngates;
 };
+
+/* The exit status when a gate (-G) failed: make stops on it, and it is
+ * told apart from an error (1) and a usage error (2). */
+#define EXIT_GATE	3
 
 static void
 usage(FILE *fp)
 {
 	fprintf(fp,
 	    "usage: pmehisto [-acknqstvx] [-B outbucket] [-b bucketfile] "
-	    "[-C percent] [-o histogram]\n"
-	    "                [-T type] [samplefile ...]\n");
+	    "[-C percent] [-D baseline]\n"
+	    "                [-G gate] [-o histogram] [-T type] "
+	    "[samplefile ...]\n");
 }
 
 static void
@@ -78,6 +86,13 @@ help(void)
 	    "  -C percent     leave out buckets below percent of the total\n"
 	    "                 (the default: %g with -x, else 0)\n"
 	    "  -n             a counts column;  -k  a cumulative %% column\n"
+	    "  -D baseline    compare with the counts of a filled bucket "
+	    "file\n"
+	    "  -G gate        with -D, fail (exit status 3) on growth: "
+	    "total:LIMITS\n"
+	    "                 or bucket:LIMITS, LIMITS +N%% and/or +N "
+	    "counts, e.g.\n"
+	    "                 -G total:+2%% -G bucket:+2%%,+10000\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  -V, --version  the version\n",
 	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
@@ -226,6 +241,20 @@ option(struct opts *o, int c)
 	case 'c':
 		o->mode = MODE_CLOCK;
 		return 0;
+	case 'D':
+		free(o->base);
+		o->base = xmalloc_check(pme_with_ext(optarg, ".PME"));
+		return 0;
+	case 'G':
+		o->gates = xmalloc_check(realloc(o->gates, (o->ngates + 1) *
+		    sizeof(*o->gates)));
+		if (gate_parse(optarg, &o->gates[o->ngates]) == 0) {
+			o->ngates++;
+			return 0;
+		}
+		histo_warn(prog, "-G: '%s' is not a gate: total: or bucket:, "
+		    "then +N%% and/or +N (e.g. bucket:+2%%,+10000)", optarg);
+		return -1;
 	case 'h':
 		help();
 		return 1;
@@ -278,8 +307,8 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:chkno:qsT:tVvx", longopts,
-	    NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkno:qsT:tVvx",
+	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
 	if (o->mode == MODE_TRACE && (optind < argc || o->quick)) {
@@ -290,6 +319,18 @@ parse(int argc, char *argv[], struct opts *o)
 	}
 	if (o->mode == MODE_TRACE && o->type == TYPE_FOLDED) {
 		folded_trace();
+		return -1;
+	}
+	if (o->ngates > 0 && o->base == NULL) {
+		histo_warn(prog, "-G: a gate needs a baseline to compare with "
+		    "(-D)");
+		usage(stderr);
+		return -1;
+	}
+	if (o->base != NULL && o->type == TYPE_FOLDED) {
+		histo_warn(prog, "-T folded: call stacks are not compared "
+		    "(-D)");
+		usage(stderr);
 		return -1;
 	}
 	o->npms = (size_t)(argc - optind);
@@ -787,6 +828,44 @@ subtitle(const struct opts *o, struct pme_bucketfile *bf,
 	return pme_report_subtitle(rep, sub, NULL);
 }
 
+/*
+ * The differential report of cur against the baseline (-D) into *rep,
+ * the gates' failures said; *failed whether one failed.
+ */
+static int
+diff_run(const struct opts *o, struct pme_bucketfile *cur,
+    struct pme_report **rep, int *failed)
+{
+	struct pme_bucketfile *base;
+	struct diff_input in;
+	struct pme_error err;
+	struct diff *d;
+
+	if ((base = pme_bucketfile_open(o->base, &err)) == NULL) {
+		histo_warn(prog, "%s%s", pme_strerror(&err),
+		    histo_kind_hint(&err, o->base));
+		return -1;
+	}
+	memset(&in, 0, sizeof(in));
+	in.base_name = o->base;
+	in.new_name = o->mode == MODE_CLOCK ? o->pms[0] : o->bin;
+	in.gates = o->gates;
+	in.ngates = o->ngates;
+	in.flags = o->flags;
+	in.cutoff = o->cutoff > 0 ? o->cutoff : 0;
+	if ((d = diff_new(base, cur, &in, &err)) == NULL ||
+	    (*rep = diff_report(d, &err)) == NULL) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		diff_free(d);
+		pme_bucketfile_close(base);
+		return -1;
+	}
+	*failed = diff_tell(d, prog, o->quiet);
+	diff_free(d);
+	pme_bucketfile_close(base);
+	return 0;
+}
+
 static int
 run(struct opts *o)
 {
@@ -796,7 +875,7 @@ run(struct opts *o)
 	struct report_input in;
 	struct pme_error err;
 	struct tally t;
-	int rc = 1, quick;
+	int rc = 1, quick, failed = 0;
 
 	tally_init(&t, NULL);
 	if (open_bucketfile(o, &bf) == -1)
@@ -837,8 +916,12 @@ run(struct opts *o)
 	if (o->order == 's' || (quick && o->order == 0))
 		in.flags |= PME_REPORT_SORT;
 	in.cutoff = o->cutoff >= 0 ? o->cutoff : quick ? QUICK_CUTOFF : 0;
-	if ((rep = report_build(fill != NULL ? pme_fill_sum(fill) : bf, &in,
-	    &err)) == NULL) {
+	if (o->base != NULL) {
+		if (diff_run(o, fill != NULL ? pme_fill_sum(fill) : bf, &rep,
+		    &failed) == -1)
+			goto done;
+	} else if ((rep = report_build(fill != NULL ? pme_fill_sum(fill) :
+	    bf, &in, &err)) == NULL) {
 		histo_warn(prog, "%s", pme_strerror(&err));
 		goto done;
 	}
@@ -849,7 +932,7 @@ run(struct opts *o)
 	}
 	if (write_outputs(o, &fill, bf, rep) == -1)
 		goto done;
-	rc = display(o, rep, &t) == -1 ? 1 : 0;
+	rc = display(o, rep, &t) == -1 ? 1 : failed ? EXIT_GATE : 0;
 done:
 	pme_fill_abort(fill);
 	pme_report_free(rep);
@@ -869,6 +952,8 @@ opts_free(struct opts *o)
 	free(o->bin);
 	free(o->bout);
 	free(o->his);
+	free(o->base);
+	free(o->gates);
 }
 
 int

@@ -47,17 +47,53 @@ unit_low(const struct pme_unit *u, const struct pme_range *rng,
 	return u->nranges ? lo : fallback;
 }
 
+void
+report_row_of(struct pme_bucketfile *bf, uint32_t i,
+    struct pme_report_row *row)
+{
+	const struct pme_unit *units;
+	const struct pme_range *rng;
+	const char *const *kinds;
+	struct pme_bucket *bk;
+	size_t nk = pme_bucketfile_kinds(bf, &kinds);
+	int abs = (pme_bucketfile_info(bf)->options & PME_OPT_ABSADDR) != 0;
+	uint64_t lo = UINT64_MAX, hi = 0, base;
+	const struct pme_unit *u;
+	uint32_t j;
+
+	pme_bucketfile_units(bf, &units);
+	pme_bucketfile_ranges(bf, &rng);
+	pme_bucketfile_buckets(bf, &bk);
+	u = &units[bk[i].unit];
+	for (j = 0; j < bk[i].nranges; j++) {
+		const struct pme_range *r = &rng[bk[i].range + j];
+
+		if (r->start < lo)
+			lo = r->start;
+		if (r->end - 1 > hi)
+			hi = r->end - 1;
+	}
+	if (bk[i].nranges == 0)
+		lo = 0;
+	base = abs ? 0 : unit_low(u, rng, lo);
+	memset(row, 0, sizeof(*row));
+	row->name = u->name;
+	row->kind = u->kind < nk ? kinds[u->kind] : "";
+	row->unit = bk[i].unit;
+	row->bucket = i;
+	row->abs_start = lo;
+	row->abs_last = hi;
+	row->start = lo - base;
+	row->last = hi - base;
+	row->count = bk[i].count;
+}
+
 static int
 add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
     struct pme_error *err)
 {
 	const struct pme_group *grp;
-	const struct pme_unit *units;
-	const struct pme_range *rng;
-	const char *const *kinds;
-	struct pme_bucket *bk;
-	size_t ng = pme_bucketfile_groups(bf, &grp), nk, g, i;
-	int abs = (pme_bucketfile_info(bf)->options & PME_OPT_ABSADDR) != 0;
+	size_t ng = pme_bucketfile_groups(bf, &grp), g, i;
 	struct pme_report_row row;
 	uint64_t *counts2 = NULL;
 	const char *name2 = pme_bucketfile_counts2(bf, &counts2);
@@ -65,40 +101,11 @@ add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
 	/* A second measure (pmetrace's calls) gets a column of its own. */
 	if (name2 != NULL && pme_report_count2(rep, name2, err) == -1)
 		return -1;
-	pme_bucketfile_units(bf, &units);
-	pme_bucketfile_ranges(bf, &rng);
-	pme_bucketfile_buckets(bf, &bk);
-	nk = pme_bucketfile_kinds(bf, &kinds);
 	for (g = 0; g < ng; g++) {
 		if (pme_report_group(rep, grp[g].statement, err) == -1)
 			return -1;
 		for (i = grp[g].first; i < grp[g].first + grp[g].count; i++) {
-			const struct pme_unit *u = &units[bk[i].unit];
-			uint64_t lo = UINT64_MAX, hi = 0, base;
-			uint32_t j;
-
-			for (j = 0; j < bk[i].nranges; j++) {
-				const struct pme_range *r = &rng[bk[i].range +
-				    j];
-
-				if (r->start < lo)
-					lo = r->start;
-				if (r->end - 1 > hi)
-					hi = r->end - 1;
-			}
-			if (bk[i].nranges == 0)
-				lo = 0;
-			base = abs ? 0 : unit_low(u, rng, lo);
-			memset(&row, 0, sizeof(row));
-			row.name = u->name;
-			row.kind = u->kind < nk ? kinds[u->kind] : "";
-			row.unit = bk[i].unit;
-			row.bucket = (uint32_t)i;
-			row.abs_start = lo;
-			row.abs_last = hi;
-			row.start = lo - base;
-			row.last = hi - base;
-			row.count = bk[i].count;
+			report_row_of(bf, (uint32_t)i, &row);
 			row.count2 = name2 != NULL ? counts2[i] : 0;
 			if (pme_report_row(rep, &row, err) == -1)
 				return -1;
@@ -107,12 +114,8 @@ add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
 	return 0;
 }
 
-static int
-line(struct pme_report *rep, const char *label, struct pme_error *err,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-line(struct pme_report *rep, const char *label, struct pme_error *err,
+int
+report_line(struct pme_report *rep, const char *label, struct pme_error *err,
     const char *fmt, ...)
 {
 	char buf[1024];
@@ -162,17 +165,17 @@ outside(struct pme_report *rep, struct pme_bucketfile *bf,
 	}
 	qsort(sh, n, sizeof(*sh), cmp_share);
 	if (n == 0)
-		rc = line(rep, "Outside buckets", err, "none");
+		rc = report_line(rep, "Outside buckets", err, "none");
 	for (i = 0; i < n && rc == 0; i++)
-		rc = line(rep, i == 0 ? "Outside buckets" : "", err,
+		rc = report_line(rep, i == 0 ? "Outside buckets" : "", err,
 		    "%s %.1f%% (%" PRIu64 ")", sh[i].name,
 		    pct(sh[i].count, total), sh[i].count);
 	free(sh);
 	return rc;
 }
 
-static const char *
-measure_name(uint32_t m)
+const char *
+report_measure(uint32_t m)
 {
 	switch (m) {
 	case PME_MEASURE_CLOCK:
@@ -225,7 +228,7 @@ interval(struct pme_report *rep, uint64_t period, struct pme_error *err)
 {
 	if (period == 0)
 		return 0;
-	return line(rep, "Sampling interval", err, "%g ms (%g Hz)",
+	return report_line(rep, "Sampling interval", err, "%g ms (%g Hz)",
 	    (double)period / 1e6, 1e9 / (double)period);
 }
 
@@ -237,21 +240,22 @@ run_lines(struct pme_report *rep, const struct report_input *in,
 	int rc = 0;
 
 	if (t->periods_differ)
-		rc |= line(rep, "", err, "(the sample files' intervals "
+		rc |= report_line(rep, "", err, "(the sample files' intervals "
 		    "differ)");
-	rc |= line(rep, "Duration", err, "%.2f s", (double)t->duration / 1e9);
-	rc |= line(rep, "Processes", err, "%" PRIu64, t->processes);
-	rc |= line(rep, "Threads", err, "%" PRIu64, t->threads);
+	rc |= report_line(rep, "Duration", err, "%.2f s",
+	    (double)t->duration / 1e9);
+	rc |= report_line(rep, "Processes", err, "%" PRIu64, t->processes);
+	rc |= report_line(rep, "Threads", err, "%" PRIu64, t->threads);
 	if (t->command != NULL)
-		rc |= line(rep, "Command", err, "%s", t->command);
-	rc |= line(rep, "Method", err, "%s%s", method_name(t->method),
+		rc |= report_line(rep, "Command", err, "%s", t->command);
+	rc |= report_line(rep, "Method", err, "%s%s", method_name(t->method),
 	    event_name(t->event));
 	if (t->note != NULL)
-		rc |= line(rep, "Note", err, "%s", t->note);
+		rc |= report_line(rep, "Note", err, "%s", t->note);
 	if (t->status >= 0)
-		rc |= line(rep, "Exit status", err, "%d", t->status);
+		rc |= report_line(rep, "Exit status", err, "%d", t->status);
 	if (t->quick_path != NULL)
-		rc |= line(rep, "Buckets", err, "routines of %s (-x)",
+		rc |= report_line(rep, "Buckets", err, "routines of %s (-x)",
 		    t->quick_path);
 	return rc ? -1 : 0;
 }
@@ -265,28 +269,29 @@ summary(struct pme_report *rep, struct pme_bucketfile *bf,
 	int rc = 0;
 	size_t i;
 
-	rc |= line(rep, "Bucket file", err, "%s", in->bucket_in);
+	rc |= report_line(rep, "Bucket file", err, "%s", in->bucket_in);
 	if (in->bucket_out != NULL)
-		rc |= line(rep, "Filled bucket file", err, "%s",
+		rc |= report_line(rep, "Filled bucket file", err, "%s",
 		    in->bucket_out);
 	for (i = 0; i < in->nsamples; i++)
-		rc |= line(rep, i == 0 ? "Sample files" : "", err, "%s",
+		rc |= report_line(rep, i == 0 ? "Sample files" : "", err, "%s",
 		    in->samples[i]);
-	rc |= line(rep, "Counts", err, "%s", measure_name(info->measure));
-	rc |= line(rep, "Total", err, "%" PRIu64, total);
-	rc |= line(rep, "In buckets", err, "%" PRIu64 " (%.1f%%)", inside,
-	    pct(inside, total));
+	rc |= report_line(rep, "Counts", err, "%s",
+	    report_measure(info->measure));
+	rc |= report_line(rep, "Total", err, "%" PRIu64, total);
+	rc |= report_line(rep, "In buckets", err, "%" PRIu64 " (%.1f%%)",
+	    inside, pct(inside, total));
 	if (rc == 0)
 		rc = outside(rep, bf, in->tally, total, inside, err);
-	rc |= line(rep, "Unmapped", err, "%" PRIu64 " (%.1f%%)",
+	rc |= report_line(rep, "Unmapped", err, "%" PRIu64 " (%.1f%%)",
 	    info->unmapped, pct(info->unmapped, total));
 	/* Samples are lost by a sampling collector; exact counts have
 	 * none to lose. */
 	if (info->measure == PME_MEASURE_CLOCK || info->lost > 0)
-		rc |= line(rep, "Lost samples", err, "%" PRIu64 " (%.1f%% of "
-		    "those taken)", info->lost, pct(info->lost,
+		rc |= report_line(rep, "Lost samples", err, "%" PRIu64
+		    " (%.1f%% of those taken)", info->lost, pct(info->lost,
 		    total + info->lost));
-	rc |= line(rep, "Runs", err, "%" PRIu64, info->runs);
+	rc |= report_line(rep, "Runs", err, "%" PRIu64, info->runs);
 	if (info->measure == PME_MEASURE_CLOCK)
 		rc |= interval(rep, info->period, err);
 	if (rc == 0 && in->tally != NULL)
@@ -294,24 +299,40 @@ summary(struct pme_report *rep, struct pme_bucketfile *bf,
 	return rc ? -1 : 0;
 }
 
+/* The counts in bf's buckets. */
+static uint64_t
+inside_of(struct pme_bucketfile *bf)
+{
+	struct pme_bucket *bk;
+	size_t nb = pme_bucketfile_buckets(bf, &bk), i;
+	uint64_t inside = 0;
+
+	for (i = 0; i < nb; i++)
+		inside += bk[i].count;
+	return inside;
+}
+
+uint64_t
+report_total(struct pme_bucketfile *bf)
+{
+	const struct pme_info *info = pme_bucketfile_info(bf);
+	const struct pme_module *mods;
+	size_t nm = pme_bucketfile_modules(bf, &mods), i;
+	uint64_t known = inside_of(bf) + info->unmapped;
+
+	for (i = 0; i < nm; i++)
+		known += mods[i].outside;
+	return info->total > known ? info->total : known;
+}
+
 struct pme_report *
 report_build(struct pme_bucketfile *bf, const struct report_input *in,
     struct pme_error *err)
 {
 	struct pme_info *info = pme_bucketfile_info(bf);
-	const struct pme_module *mods;
-	struct pme_bucket *bk;
 	struct pme_report *rep;
-	size_t nb = pme_bucketfile_buckets(bf, &bk), i;
-	size_t nm = pme_bucketfile_modules(bf, &mods);
-	uint64_t inside = 0, known, total;
+	uint64_t inside = inside_of(bf), total = report_total(bf);
 
-	for (i = 0; i < nb; i++)
-		inside += bk[i].count;
-	known = inside + info->unmapped;
-	for (i = 0; i < nm; i++)
-		known += mods[i].outside;
-	total = info->total > known ? info->total : known;
 	if ((rep = pme_report_new(NULL, total, err)) == NULL)
 		return NULL;
 	/* The quick path's buckets (pmehisto -x, pmebuild -x) are each a

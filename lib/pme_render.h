@@ -86,6 +86,35 @@ int		 pme_report_row(struct pme_report *r,
 int		 pme_report_summary(struct pme_report *r, const char *label,
 		    const char *value, struct pme_error *err);
 
+/*
+ * Differential reports (pmehisto -D): each row a bucket of two runs, its
+ * count the new run's beside the baseline's.  The pages show the
+ * difference as the bar ('+' for growth, '-' for shrinkage, scaled to
+ * the largest difference shown), then the columns baseline, new,
+ * difference and change (percent of the baseline), and a mark for the
+ * rows a gate caught; CSV writes bucket,unit,kind,group,start,end,
+ * baseline,new,difference,change,row,gate.  The rows stay in the order
+ * added (the caller sorts them); a cutoff leaves out the rows whose
+ * counts are both below it.
+ */
+#define PME_DIFF_APPEARED 0x01	/* in the new run only: no baseline */
+#define PME_DIFF_VANISHED 0x02	/* in the baseline only: no new count */
+#define PME_DIFF_FAILED	  0x04	/* crossed a gate: marked FAIL */
+#define PME_DIFF_NOISE	  0x08	/* over a gate's limit, but within the
+				   noise of the counts: marked noise */
+#define PME_DIFF_TOTAL	  0x10	/* a total, not a bucket: no bucket
+				   index, addresses or bar */
+
+/* Makes r a differential report; before its first row.  0, or -1 (no
+ * memory). */
+int		 pme_report_diff(struct pme_report *r, struct pme_error *err);
+/* A row of a differential report: row->count is the new run's count,
+ * base the baseline's (scaled to the new run's runs by the caller),
+ * flags PME_DIFF_*. */
+int		 pme_report_diff_row(struct pme_report *r,
+		    const struct pme_report_row *row, uint64_t base,
+		    unsigned flags, struct pme_error *err);
+
 /* Page geometry of the text and terminal backends. */
 struct pme_page {
 	int		 width;		/* columns, at least 40 */

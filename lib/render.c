@@ -35,6 +35,12 @@ struct rsum {
 	const char	*value;
 };
 
+/* What a row of a differential report has beside its count. */
+struct dext {
+	uint64_t	 base;
+	unsigned	 flags;		/* PME_DIFF_* */
+};
+
 struct pme_report {
 	struct pme_arena arena;
 	const char	*title;
@@ -43,7 +49,9 @@ struct pme_report {
 	unsigned	 flags;
 	double		 cutoff;
 	const char	*count2;	/* the second measure's name, or NULL */
+	int		 diff;		/* a differential report */
 	struct pme_vec	 rows;		/* struct pme_report_row */
+	struct pme_vec	 dext;		/* struct dext per row, when diff */
 	struct pme_vec	 groups;	/* struct rgroup */
 	struct pme_vec	 sum;		/* struct rsum */
 };
@@ -72,6 +80,7 @@ pme_report_new(const char *title, uint64_t total, struct pme_error *err)
 		return NULL;
 	}
 	pme_vec_init(&r->rows, sizeof(struct pme_report_row));
+	pme_vec_init(&r->dext, sizeof(struct dext));
 	pme_vec_init(&r->groups, sizeof(struct rgroup));
 	pme_vec_init(&r->sum, sizeof(struct rsum));
 	r->total = total;
@@ -91,6 +100,7 @@ pme_report_free(struct pme_report *r)
 	if (r == NULL)
 		return;
 	pme_vec_free(&r->rows);
+	pme_vec_free(&r->dext);
 	pme_vec_free(&r->groups);
 	pme_vec_free(&r->sum);
 	pme_arena_free(&r->arena);
@@ -146,21 +156,57 @@ pme_report_group(struct pme_report *r, const char *title,
 }
 
 int
+pme_report_diff(struct pme_report *r, struct pme_error *err)
+{
+	if (r->rows.n > 0)
+		return pme_seterr(err, PME_EINVAL, "a differential report "
+		    "made after its first row");
+	r->diff = 1;
+	return 0;
+}
+
+int
+pme_report_diff_row(struct pme_report *r, const struct pme_report_row *row,
+    uint64_t base, unsigned flags, struct pme_error *err)
+{
+	struct dext *d;
+
+	if (!r->diff)
+		return pme_seterr(err, PME_EINVAL, "a differential row in a "
+		    "report that is not one");
+	if (pme_report_row(r, row, err) == -1)
+		return -1;
+	d = &PME_VEC_AT(&r->dext, struct dext, r->dext.n - 1);
+	d->base = base;
+	d->flags = flags;
+	return 0;
+}
+
+int
 pme_report_row(struct pme_report *r, const struct pme_report_row *row,
     struct pme_error *err)
 {
 	struct pme_report_row *w;
 	struct rgroup *g;
+	struct dext *d;
 
 	if (r->groups.n == 0 && pme_report_group(r, "", err) == -1)
 		return -1;
-	if ((w = pme_vec_push(&r->rows)) == NULL)
+	if (r->diff) {
+		if ((d = pme_vec_push(&r->dext)) == NULL)
+			return pme_setnomem(err);
+		memset(d, 0, sizeof(*d));
+	}
+	if ((w = pme_vec_push(&r->rows)) == NULL) {
+		r->dext.n -= r->diff ? 1 : 0;
 		return pme_setnomem(err);
+	}
 	*w = *row;
 	w->name = esc_dup(&r->arena, row->name ? row->name : "");
 	w->kind = esc_dup(&r->arena, row->kind ? row->kind : "");
 	if (w->name == NULL || w->kind == NULL) {
 		r->rows.n--;
+		r->dext.n -= r->diff ? 1 : 0;
 		return pme_setnomem(err);
 	}
 	g = &PME_VEC_AT(&r->groups, struct rgroup, r->groups.n - 1);
@@ -266,6 +312,61 @@ pct(const struct view *v, uint64_t n)
 	return v->total ? 100.0 * (double)n / (double)v->total : 0.0;
 }
 
+/* A row's baseline and flags in a differential report, else NULL. */
+static const struct dext *
+dext_of(const struct pme_report *r, const struct pme_report_row *w)
+{
+	const struct pme_report_row *rows = r->rows.v;
+
+	return r->diff ? &PME_VEC_AT(&r->dext, struct dext,
+	    (size_t)(w - rows)) : NULL;
+}
+
+/* How far a differential row's count is from its baseline; *neg says
+ * it is below. */
+static uint64_t
+diff_of(const struct pme_report_row *w, const struct dext *d, int *neg)
+{
+	*neg = w->count < d->base;
+	return *neg ? d->base - w->count : w->count - d->base;
+}
+
+/* A differential row's columns as printed. */
+struct dcols {
+	char		 base[24], cur[24], dif[24], chg[24];
+	const char	*mark;
+};
+
+static void
+diff_cols(const struct pme_report_row *w, const struct dext *d,
+    struct dcols *c)
+{
+	int neg;
+	uint64_t m = diff_of(w, d, &neg);
+
+	snprintf(c->base, sizeof(c->base), "%" PRIu64, d->base);
+	snprintf(c->cur, sizeof(c->cur), "%" PRIu64, w->count);
+	snprintf(c->dif, sizeof(c->dif), "%s%" PRIu64, m == 0 ? "" :
+	    neg ? "-" : "+", m);
+	if (d->flags & PME_DIFF_APPEARED)
+		snprintf(c->base, sizeof(c->base), "-");
+	if (d->flags & PME_DIFF_VANISHED)
+		snprintf(c->cur, sizeof(c->cur), "-");
+	if (d->flags & PME_DIFF_APPEARED)
+		snprintf(c->chg, sizeof(c->chg), "new");
+	else if (d->flags & PME_DIFF_VANISHED)
+		snprintf(c->chg, sizeof(c->chg), "gone");
+	else if (m == 0)
+		snprintf(c->chg, sizeof(c->chg), "0.0%%");
+	else if (d->base == 0)
+		snprintf(c->chg, sizeof(c->chg), "from 0");
+	else
+		snprintf(c->chg, sizeof(c->chg), "%c%.1f%%", neg ? '-' : '+',
+		    100.0 * (double)m / (double)d->base);
+	c->mark = d->flags & PME_DIFF_FAILED ? "FAIL" :
+	    d->flags & PME_DIFF_NOISE ? "noise" : "";
+}
+
 static int
 cmp_count(const void *a, const void *b)
 {
@@ -310,15 +411,26 @@ view_make(const struct pme_report *r, struct view *v, int all_rows,
 		g->title = rg->title;
 		g->rows = v->all + k;
 		for (j = rg->first; j < rg->first + rg->n; j++) {
+			const struct dext *d = dext_of(r, &rows[j]);
+			uint64_t c = rows[j].count;
+			int neg;
+
+			/* A differential row: either run's count. */
+			if (d != NULL && d->base > c)
+				c = d->base;
 			if (!all_rows && r->cutoff > 0 &&
-			    pct(v, rows[j].count) < r->cutoff) {
+			    pct(v, c) < r->cutoff) {
 				g->omitted++;
 				g->omitted_count += rows[j].count;
 				continue;
 			}
 			g->rows[g->n++] = &rows[j];
-			if (rows[j].count > v->max)
-				v->max = rows[j].count;
+			/* Its bar is the difference; a total has none. */
+			if (d != NULL)
+				c = d->flags & PME_DIFF_TOTAL ? 0 :
+				    diff_of(&rows[j], d, &neg);
+			if (c > v->max)
+				v->max = c;
 		}
 		k += g->n;
 		if (r->flags & PME_REPORT_SORT)
@@ -344,6 +456,8 @@ struct geom {
 	int		 width, lines;
 	int		 nw, sw, ew, cw;	/* name, start, end, count widths */
 	int		 c2w;			/* second measure width */
+	int		 bw, dw, chw, mw;	/* differential: baseline,
+						   difference, change, mark */
 	int		 barw;
 	int		 indent;		/* column of the bar's '|' */
 	double		 cpa;			/* counts per asterisk */
@@ -403,6 +517,40 @@ declen(uint64_t v)
 	return n;
 }
 
+static int
+maxw(int w, const char *s)
+{
+	return (int)strlen(s) > w ? (int)strlen(s) : w;
+}
+
+/* A differential report's column widths, each at least its heading's;
+ * returns the columns they take after the bar. */
+static int
+diff_widths(const struct pme_report *r, const struct view *v,
+    struct geom *g)
+{
+	struct dcols c;
+	size_t i, j;
+
+	g->bw = 8;
+	g->cw = 3;
+	g->dw = 10;
+	g->chw = 6;
+	g->mw = 0;
+	for (i = 0; i < v->ng; i++)
+		for (j = 0; j < v->g[i].n; j++) {
+			diff_cols(v->g[i].rows[j], dext_of(r,
+			    v->g[i].rows[j]), &c);
+			g->bw = maxw(g->bw, c.base);
+			g->cw = maxw(g->cw, c.cur);
+			g->dw = maxw(g->dw, c.dif);
+			g->chw = maxw(g->chw, c.chg);
+			if (c.mark[0] != '\0')
+				g->mw = 7;
+		}
+	return 2 + g->bw + 2 + g->cw + 2 + g->dw + 2 + g->chw + g->mw;
+}
+
 static void
 geometry(const struct pme_report *r, const struct view *v,
     const struct pme_page *pg, struct geom *g)
@@ -435,9 +583,11 @@ geometry(const struct pme_report *r, const struct view *v,
 		g->nw = NAME_MIN_TEXT;
 	if (g->nw > NAME_MAX_TEXT)
 		g->nw = NAME_MAX_TEXT;
-	if (r->flags & PME_REPORT_COUNTS)
+	if (r->diff)
+		extra = diff_widths(r, v, g) - 7;
+	else if (r->flags & PME_REPORT_COUNTS)
 		extra += 2 + g->cw;
-	if (r->flags & PME_REPORT_CUMUL)
+	if (r->flags & PME_REPORT_CUMUL && !r->diff)
 		extra += 8;
 	if (r->count2 != NULL) {
 		if (g->c2w < width(r->count2))
@@ -483,7 +633,11 @@ scale_line(const struct pme_report *r, const struct geom *g, struct doc *d,
 	n += snprintf(bar + n, sizeof(bar) - n, "%*s+", g->indent, "");
 	for (i = 0; i < g->barw / 5 && n < (int)sizeof(bar) - 6; i++)
 		n += snprintf(bar + n, sizeof(bar) - n, "----+");
-	if (top && ((r->flags & (PME_REPORT_COUNTS | PME_REPORT_CUMUL)) ||
+	if (top && r->diff)
+		snprintf(lab, sizeof(lab), "  %*s  %*s  %*s  %*s", g->bw,
+		    "baseline", g->cw, "new", g->dw, "difference", g->chw,
+		    "change");
+	else if (top && ((r->flags & (PME_REPORT_COUNTS | PME_REPORT_CUMUL)) ||
 	    r->count2 != NULL)) {
 		int m = snprintf(lab, sizeof(lab), "%6s", "%");
 
@@ -500,23 +654,41 @@ scale_line(const struct pme_report *r, const struct geom *g, struct doc *d,
 	    width(r->count2) : 0, "", c2 ? r->count2 : "");
 }
 
+/* A differential row: its bar of the difference, then the columns. */
+static void
+diff_line(const struct geom *g, const struct pme_report_row *w,
+    const struct dext *d, const char *name, const char *addr,
+    const char *bar, struct doc *doc)
+{
+	struct dcols c;
+
+	diff_cols(w, d, &c);
+	doc_add(doc, "%s  %s|%s  %*s  %*s  %*s  %*s%s%s", name, addr, bar,
+	    g->bw, c.base, g->cw, c.cur, g->dw, c.dif, g->chw, c.chg,
+	    c.mark[0] != '\0' ? "  " : "", c.mark);
+}
+
 static void
 row_line(const struct pme_report *r, const struct view *v,
     const struct geom *g, const struct pme_report_row *w, int showname,
-    double cum, struct doc *d)
+    double cum, struct doc *doc)
 {
 	char name[4 * NAME_MAX_TEXT + 2], bar[600], tail[64] = "";
 	char addr[48] = "";
-	int k, n = 0;
+	const struct dext *d = dext_of(r, w);
+	uint64_t len = w->count;
+	int k, n = 0, neg = 0;
 
 	fit(name, sizeof(name), showname ? w->name : "", g->nw,
 	    FIT_PAD | FIT_TILDE);
-	k = w->count == 0 ? 0 : (int)((double)w->count / g->cpa + 0.5);
-	if (w->count > 0 && k == 0)
+	if (d != NULL)
+		len = d->flags & PME_DIFF_TOTAL ? 0 : diff_of(w, d, &neg);
+	k = len == 0 ? 0 : (int)((double)len / g->cpa + 0.5);
+	if (len > 0 && k == 0)
 		k = 1;
 	if (k > g->barw)
 		k = g->barw;
-	memset(bar, '*', (size_t)k);
+	memset(bar, d == NULL ? '*' : neg ? '-' : '+', (size_t)k);
 	memset(bar + k, ' ', (size_t)(g->barw - k));
 	bar[g->barw] = '\0';
 	if (r->flags & PME_REPORT_COUNTS)
@@ -530,11 +702,16 @@ row_line(const struct pme_report *r, const struct view *v,
 	if (!(r->flags & PME_REPORT_NOADDR))
 		snprintf(addr, sizeof(addr), "| %*" PRIX64 " - %-*" PRIX64
 		    "  ", g->sw, w->start, g->ew, w->last);
-	doc_add(d, "%s  %s|%s%6.1f%%%s", name, addr, bar, pct(v, w->count),
-	    tail);
-	if (!d->failed)
-		PME_VEC_AT(&d->rowof, const struct pme_report_row *,
-		    d->rowof.n - 1) = w;
+	if (d != NULL && d->flags & PME_DIFF_TOTAL)
+		snprintf(addr, sizeof(addr), "%*s", (int)strlen(addr), "");
+	if (d != NULL)
+		diff_line(g, w, d, name, addr, bar, doc);
+	else
+		doc_add(doc, "%s  %s|%s%6.1f%%%s", name, addr, bar,
+		    pct(v, w->count), tail);
+	if (!doc->failed)
+		PME_VEC_AT(&doc->rowof, const struct pme_report_row *,
+		    doc->rowof.n - 1) = w;
 }
 
 static void
@@ -564,8 +741,9 @@ group_close(const struct pme_report *r, const struct geom *g,
 	char s[64];
 
 	scale_line(r, g, d, 0);
-	doc_add(d, "Scaling: %s counts/asterisk",
-	    scaling_text(g->cpa, s, sizeof(s)));
+	doc_add(d, "Scaling: %s counts/%s",
+	    scaling_text(g->cpa, s, sizeof(s)), r->diff ? "character" :
+	    "asterisk");
 	*avail -= 2;
 }
 
@@ -1022,6 +1200,8 @@ static const char ps_prolog[] =
 
 struct psgeom {
 	double	 xname, xaddr, xbar, barw, xpct, xcount, xcum, xcount2;
+	double	 xdcol[5];	/* differential: the right ends of baseline,
+				   new, difference, change; the mark's left */
 	int	 nw;
 	struct geom g;
 };
@@ -1039,6 +1219,17 @@ ps_geometry(const struct pme_report *r, const struct view *v,
 	p->xaddr = p->xname + (p->nw + 1) * PS_CHAR;
 	p->xbar = p->xaddr + (r->flags & PME_REPORT_NOADDR ? 0 :
 	    (p->g.sw + 3 + p->g.ew + 1) * PS_CHAR);
+	if (r->diff) {
+		p->xdcol[4] = right - p->g.mw * PS_CHAR + 2 * PS_CHAR;
+		right -= p->g.mw * PS_CHAR;
+		p->xdcol[3] = right;
+		p->xdcol[2] = p->xdcol[3] - (p->g.chw + 2) * PS_CHAR;
+		p->xdcol[1] = p->xdcol[2] - (p->g.dw + 2) * PS_CHAR;
+		p->xdcol[0] = p->xdcol[1] - (p->g.cw + 2) * PS_CHAR;
+		p->xpct = p->xdcol[0] - p->g.bw * PS_CHAR;
+		p->barw = p->xpct - 2 * PS_CHAR - p->xbar;
+		return;
+	}
 	p->xcount2 = right;
 	if (r->count2 != NULL)
 		right -= (p->g.c2w + 2) * PS_CHAR;
@@ -1074,11 +1265,60 @@ ps_need(struct psout *o, double h)
 		ps_page(o);
 }
 
+/* s with its right end at x on the current line. */
 static void
-ps_scale(struct psout *o, const struct psgeom *p)
+ps_right(struct psout *o, double x, const char *s)
 {
+	fprintf(o->fp, "%.1f %.1f ", x, o->y);
+	ps_string(o->fp, s);
+	fputs(" RS\n", o->fp);
+}
+
+static void
+ps_scale(struct psout *o, const struct pme_report *r, const struct psgeom *p)
+{
+	static const char *const head[] = { "baseline", "new",
+	    "difference", "change" };
+	int i;
+
 	fprintf(o->fp, "%.1f %.1f %.1f S\n", p->xbar, o->y + PS_ROW - 3,
 	    p->barw);
+	if (!r->diff)
+		return;
+	fputs("8 /Helvetica F\n", o->fp);
+	for (i = 0; i < 4; i++) {
+		o->y += PS_ROW - 3;
+		ps_right(o, p->xdcol[i], head[i]);
+		o->y -= PS_ROW - 3;
+	}
+}
+
+/* A differential row's bar (growth in the bar colour, shrinkage grey)
+ * and columns. */
+static void
+ps_diff(struct psout *o, const struct view *v, const struct psgeom *p,
+    const struct pme_report_row *w, const struct dext *d)
+{
+	struct dcols c;
+	int neg = 0;
+	uint64_t m = d->flags & PME_DIFF_TOTAL ? 0 : diff_of(w, d, &neg);
+	double len = v->max ? p->barw * (double)m / (double)v->max : 0;
+
+	if (m > 0 && len < 0.5)
+		len = 0.5;
+	if (len > 0)
+		fprintf(o->fp, "%.1f %.1f %.2f 7 %s\n", p->xbar, o->y - 1, len,
+		    neg ? "gsave 0.6 setgray rectfill grestore" : "B");
+	diff_cols(w, d, &c);
+	ps_right(o, p->xdcol[0], c.base);
+	ps_right(o, p->xdcol[1], c.cur);
+	ps_right(o, p->xdcol[2], c.dif);
+	ps_right(o, p->xdcol[3], c.chg);
+	if (c.mark[0] != '\0') {
+		fprintf(o->fp, "%.1f %.1f moveto ", p->xdcol[4], o->y);
+		ps_string(o->fp, c.mark);
+		fputs(" show\n", o->fp);
+	}
 }
 
 static void
@@ -1087,6 +1327,7 @@ ps_row(struct psout *o, const struct pme_report *r, const struct view *v,
     uint64_t cum)
 {
 	char buf[128];
+	const struct dext *d = dext_of(r, w);
 	double len = v->max ? p->barw * (double)w->count / (double)v->max : 0;
 
 	fputs("8 /Courier F\n", o->fp);
@@ -1098,12 +1339,18 @@ ps_row(struct psout *o, const struct pme_report *r, const struct view *v,
 		ps_string(o->fp, name);
 		fputs(" show\n", o->fp);
 	}
-	if (!(r->flags & PME_REPORT_NOADDR)) {
+	if (!(r->flags & PME_REPORT_NOADDR) &&
+	    !(d != NULL && d->flags & PME_DIFF_TOTAL)) {
 		snprintf(buf, sizeof(buf), "%*" PRIX64 " - %-*" PRIX64,
 		    p->g.sw, w->start, p->g.ew, w->last);
 		fprintf(o->fp, "%.1f %.1f moveto ", p->xaddr, o->y);
 		ps_string(o->fp, buf);
 		fputs(" show\n", o->fp);
+	}
+	if (d != NULL) {
+		ps_diff(o, v, p, w, d);
+		o->y -= PS_ROW;
+		return;
 	}
 	if (w->count > 0 && len < 0.5)
 		len = 0.5;
@@ -1155,7 +1402,7 @@ ps_group(struct psout *o, const struct pme_report *r, const struct view *v,
 	o->y -= 4;
 	ps_text(o, "Helvetica-Bold", 10, PS_MARGIN, g->title);
 	o->y -= PS_ROW + 2;
-	ps_scale(o, p);
+	ps_scale(o, r, p);
 	for (j = 0; j < g->n; j++) {
 		int show = j == 0 || g->rows[j - 1]->unit != g->rows[j]->unit;
 
@@ -1164,15 +1411,19 @@ ps_group(struct psout *o, const struct pme_report *r, const struct view *v,
 			snprintf(buf, sizeof(buf), "%s (continued)", g->title);
 			ps_text(o, "Helvetica-Bold", 10, PS_MARGIN, buf);
 			o->y -= PS_ROW + 2;
-			ps_scale(o, p);
+			ps_scale(o, r, p);
 			show = 1;
 		}
 		cum += g->rows[j]->count;
 		ps_row(o, r, v, p, g->rows[j], show, cum);
 	}
 	ps_need(o, PS_ROW * 2);
-	snprintf(buf, sizeof(buf), "Scaling: the longest bar is %" PRIu64
-	    " counts (%.1f%%)", v->max, pct(v, v->max));
+	if (r->diff)
+		snprintf(buf, sizeof(buf), "Scaling: the longest bar is a "
+		    "difference of %" PRIu64 " counts", v->max);
+	else
+		snprintf(buf, sizeof(buf), "Scaling: the longest bar is %"
+		    PRIu64 " counts (%.1f%%)", v->max, pct(v, v->max));
 	if (g->omitted)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 		    "; %zu bucket%s below %.1f%% not shown (%.1f%%)",
@@ -1280,6 +1531,47 @@ csv_field(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* A differential row: its counts, the difference, the change in percent
+ * (empty when there is no baseline count), what it is and the gate's
+ * verdict; a total has no bucket index or addresses. */
+static void
+csv_diff(FILE *fp, const struct vgroup *g, const struct pme_report_row *w,
+    const struct dext *d)
+{
+	int neg, total = (d->flags & PME_DIFF_TOTAL) != 0;
+	uint64_t m = diff_of(w, d, &neg);
+
+	if (!total)
+		fprintf(fp, "%" PRIu32, w->bucket);
+	fputc(',', fp);
+	csv_field(fp, w->name);
+	fputc(',', fp);
+	csv_field(fp, w->kind);
+	fputc(',', fp);
+	csv_field(fp, g->title);
+	if (total)
+		fputs(",,", fp);
+	else
+		fprintf(fp, ",0x%" PRIx64 ",0x%" PRIx64, w->abs_start,
+		    w->abs_last);
+	if (d->flags & PME_DIFF_APPEARED)
+		fputs(",", fp);
+	else
+		fprintf(fp, ",%" PRIu64, d->base);
+	if (d->flags & PME_DIFF_VANISHED)
+		fputs(",", fp);
+	else
+		fprintf(fp, ",%" PRIu64, w->count);
+	fprintf(fp, ",%s%" PRIu64 ",", neg ? "-" : "", m);
+	if (d->base > 0 && !(d->flags & PME_DIFF_APPEARED))
+		fprintf(fp, "%.4f", (neg ? -100.0 : 100.0) * (double)m /
+		    (double)d->base);
+	fprintf(fp, ",%s,%s\n", total ? "total" : d->flags &
+	    PME_DIFF_APPEARED ? "appeared" : d->flags & PME_DIFF_VANISHED ?
+	    "vanished" : "matched", d->flags & PME_DIFF_FAILED ? "failed" :
+	    d->flags & PME_DIFF_NOISE ? "noise" : "");
+}
+
 int
 pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 {
@@ -1288,6 +1580,16 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 
 	if (view_make(r, &v, 1, err) == -1)
 		return -1;
+	if (r->diff) {
+		fputs("bucket,unit,kind,group,start,end,baseline,new,"
+		    "difference,change,row,gate\n", fp);
+		for (i = 0; i < v.ng; i++)
+			for (j = 0; j < v.g[i].n; j++)
+				csv_diff(fp, &v.g[i], v.g[i].rows[j],
+				    dext_of(r, v.g[i].rows[j]));
+		view_free(&v);
+		return write_failed(fp, err);
+	}
 	fputs("bucket,unit,kind,group,start,end,count,percent", fp);
 	if (r->count2 != NULL) {
 		fputc(',', fp);

@@ -1,0 +1,151 @@
+#!/bin/bash
+#
+# pmehisto_diff.sh - differential reports and gates (pmehisto -D, -G) on
+# clock samples written exactly by t_sample, so that every figure is
+# known: GRAVEL (tests/histo/gravel.pmd) against runs with more samples
+# in one bucket (tests/histo/diff/).  The page (.HIS) and CSV are
+# compared whole with tests/histo/diff/*.his and *.csv; a growth within
+# the noise of the counts passes its gate, one beyond it fails with exit
+# status 3 and the bucket named; a rebuild whose code moved
+# (diff/moved.pmd) matches by name, naming the unit renamed; clock input
+# tallied on the spot compares as the filled file does; the errors and
+# usage errors exit 1 and 2.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+need "$tsample"
+d=$top/tests/histo/diff
+
+ph() {	# runs pmehisto; output in out, err; status in rc
+	$PME_VALGRIND "$pmehisto" "$@" >out 2>err
+	rc=$?
+}
+
+expect() {	# STATUS WHAT: the last run's status, with its stderr on failure
+	[ "$rc" = "$1" ] || { fail "$2: exit status $rc, not $1:"; cat err >&2; }
+}
+
+same() {	# EXPECTED ACTUAL WHAT
+	diff -u "$1" "$2" >diff.out ||
+	    { fail "$3: differs from ${1#"$top"/}:"; cat diff.out >&2; }
+}
+
+cd "$tmp" || exit 1
+"$pmebuild" -q -o gravel.PME "$top/tests/histo/gravel.pmd" >/dev/null &&
+    "$pmebuild" -q -o moved.PME "$d/moved.pmd" >/dev/null ||
+    { fail "pmebuild failed"; finish; }
+"$tsample" write base.PMS <"$top/tests/histo/gravel.smp" || exit 1
+for f in noise slow moved; do
+	"$tsample" write $f.PMS <"$d/$f.smp" || exit 1
+done
+fill() {	# EMPTY SAMPLES OUT
+	"$pmehisto" -q -c -b "$1" -B "$3" -o /dev/null -T none "$2" ||
+	    fail "filling $3 failed"
+}
+fill gravel.PME base.PMS base.PME
+fill gravel.PME noise.PMS noise.PME
+fill gravel.PME slow.PMS slow.PME
+fill moved.PME moved.PMS moved.PME
+
+gates=(-G bucket:+10% -G total:+5%)
+
+# --- within the noise: over the limits, but no failure --------------------------
+
+ph -D base "${gates[@]}" -t -b noise -o noise.his -T csv
+expect 0 "noise"
+[ ! -s err ] || { fail "noise: said something:"; cat err >&2; }
+same "$d/noise.csv" out "noise (csv)"
+grep -q '^CRUSH .* +20\.0%  noise$' noise.his &&
+    grep -q '^ *CRUSH in PHASE TWO BY MODULE +10, +20\.0%: within the noise$' noise.his &&
+    grep -q '^Verdict: *passed$' noise.his ||
+    { fail "noise: the page does not say it:"; cat noise.his >&2; }
+
+# --- beyond the noise: the gate fails, the bucket named ------------------------
+
+ph -D base.PME "${gates[@]}" -t -b slow.PME -o slow.his -T none
+expect 3 "slow"
+cat >want.err <<'E'
+pmehisto: gate 'total:+5%' failed: the total grew from 160 to 307 (+147, +91.9%)
+pmehisto: gate 'bucket:+10%' failed: CRUSH in PHASE TWO BY MODULE grew from 50 to 200 (+150, +300.0%)
+E
+same want.err err "slow (messages)"
+same "$d/slow.his" slow.his "slow (page)"
+# An exact figure over the limit by one count fails trace counts; here
+# the same growth with a limit of counts it does not exceed passes.
+ph -D base -G bucket:+150 -t -b slow -o /dev/null -T none
+expect 0 "slow, +150 counts"
+ph -D base -G bucket:+149 -G bucket:+1000% -t -b slow -o /dev/null -T none
+expect 3 "slow, +149 counts"
+grep -qF "gate 'bucket:+149' failed: CRUSH" err || fail "slow, +149: not said"
+ph -D base -G bucket:+10%,+150 -t -b slow -o /dev/null -T none
+expect 0 "slow, +10% and +150 counts"
+
+# The same, clock input tallied here rather than a filled file.
+cp gravel.PME empty.PME
+ph -D base "${gates[@]}" -b empty.PME -B new.PME -o clock.his -T none slow.PMS
+expect 3 "slow, clock input"
+same want.err err "slow, clock input (messages)"
+grep -q '^New: *slow.PMS (1 run)$' clock.his ||
+    { fail "slow, clock input: the page:"; cat clock.his >&2; }
+
+# A baseline of two runs (ACCUMCOUNTS): its counts per run are compared,
+# the test with the new run's share of the runs (1 of 3).
+sed 's/^DEFINE OPTIONS NOPRINT$/DEFINE OPTIONS NOPRINT ACCUMCOUNTS/' \
+    "$top/tests/histo/gravel.pmd" >accum.pmd
+"$pmebuild" -q -o two.PME accum.pmd >/dev/null || fail "pmebuild accum.pmd"
+fill two.PME base.PMS two.PME
+fill two.PME base.PMS two.PME
+ph -D two "${gates[@]}" -t -b slow -o two.his -T none
+expect 3 "two runs"
+same want.err err "two runs (messages)"
+grep -q "^Baseline: *two.PME (2 runs)$" two.his &&
+    grep -q "^ *(the baseline's counts scaled from 2 runs to 1)$" two.his &&
+    grep -q '^CRUSH .*  50  *200  *+150  *+300\.0%  FAIL$' two.his ||
+    { fail "two runs: the page:"; cat two.his >&2; }
+
+# --- a rebuild whose code moved: matched by name --------------------------------
+
+ph -D base "${gates[@]}" -t -b moved -o moved.his -T csv
+expect 0 "moved"
+same "$d/moved.csv" out "moved (csv)"
+echo "pmehisto: 1 bucket of 'moved.PME' not in 'base.PME', 1 of 'base.PME' not in 'moved.PME' (named in the report)" >want.err
+same want.err err "moved (messages)"
+grep -q '^Appeared: *SIFT in PHASE THREE BY MODULE$' moved.his &&
+    grep -q '^Vanished: *SIEVE in PHASE THREE BY MODULE$' moved.his &&
+    grep -q '^Buckets matched: *9$' moved.his ||
+    { fail "moved: the page does not name them:"; cat moved.his >&2; }
+ph -q -D base -t -b moved -o /dev/null -T none
+[ "$rc" = 0 ] && [ ! -s err ] || fail "moved -q: exit $rc or said something"
+
+# --- PostScript -----------------------------------------------------------------
+
+ph -D base "${gates[@]}" -t -b slow -o /dev/null -T ps
+expect 3 "ps"
+grep -q '^%%Pages: 1$' out && grep -q '(difference) RS' out &&
+    grep -q '(+300.0%) RS' out && grep -q '(FAIL) show' out ||
+    fail "ps: not the differential page"
+if command -v gs >/dev/null; then
+	gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=nullpage out >gs.out 2>&1 ||
+	    { fail "ps: ghostscript refused it:"; cat gs.out >&2; }
+fi
+
+# --- errors and usage errors ----------------------------------------------------
+
+ph -D nothere -t -b slow -o /dev/null -T none
+expect 1 "missing baseline"
+grep -q "^pmehisto: 'nothere.PME'" err || { fail "missing baseline: said:"; cat err >&2; }
+ph -D gravel -t -b slow -o /dev/null -T none
+expect 1 "empty baseline"
+grep -qF "'gravel.PME': no counts (an empty bucket file): nothing to compare with" err ||
+    { fail "empty baseline: said:"; cat err >&2; }
+ph -G bucket:+2% -t -b slow -o /dev/null -T none
+expect 2 "-G without -D"
+grep -qF -- "-G: a gate needs a baseline to compare with (-D)" err || fail "-G without -D: said"
+for g in bucket total: bucket:-2% bucket:+2%,+3% routine:+2% bucket:+x bucket:+2%,; do
+	ph -D base -G "$g" -t -b slow -o /dev/null -T none
+	expect 2 "-G $g"
+	grep -qF -- "-G: '$g' is not a gate" err || fail "-G $g: not said"
+done
+finish
