@@ -32,6 +32,12 @@
  *   close [end=0] [status=0] [lost=0] [threads=0]
  *   abort                    (the file is left without CLOS and END)
  *
+ * Another header starts another run in the same file (pme(5): a file of
+ * several runs, as pmemerge(1) joins them), the run before cut short
+ * (as by abort) unless it was closed: each run is written on its own by
+ * the library's writer, and its chunks appended to the file's, the END
+ * of a closed run before them dropped.
+ *
  * method is none, perf, timer, itimer, test or a number; event none,
  * cpu-clock, task-clock, prof or a number; flags names or a number.  A
  * sample without time= comes one period after the previous sample (0 for
@@ -538,6 +544,31 @@ do_write_str(const char *text, const char *out)
 	return rc;
 }
 
+/*
+ * The run just written to tmp appended to out: its chunks after the
+ * file header, behind out's, whose END (a closed run's) is dropped.
+ */
+static void
+append_run(const char *out, const char *tmp)
+{
+	uint8_t *a, *b, *t;
+	size_t la, lb;
+
+	a = readfile(out, &la);
+	b = readfile(tmp, &lb);
+	if (la >= 36 && memcmp(a + la - 20, "END ", 4) == 0)
+		la -= 20;
+	if ((t = malloc(la + lb)) == NULL)
+		die("out of memory");
+	memcpy(t, a, la);
+	memcpy(t + la, b + 16, lb - 16);
+	writefile(out, t, la + lb - 16);
+	unlink(tmp);
+	free(t);
+	free(a);
+	free(b);
+}
+
 static int
 do_write_file(FILE *in, const char *out)
 {
@@ -545,10 +576,11 @@ do_write_file(FILE *in, const char *out)
 	struct pme_sample_close c;
 	struct pme_error err;
 	struct line l;
-	char buf[65536], *verb;
-	int done = 0;
+	char buf[65536], *verb, tmp[4096];
+	int done = 0, runs = 0;
 
 	memset(&ws, 0, sizeof(ws));
+	snprintf(tmp, sizeof(tmp), "%s.run", out);
 	l.file = "<stdin>";
 	l.no = 0;
 	while (fgets(buf, sizeof(buf), in) != NULL) {
@@ -557,14 +589,20 @@ do_write_file(FILE *in, const char *out)
 		verb = split(&l, buf);
 		if (*verb == '\0' || *verb == '#')
 			continue;
-		if (done)
-			lerr(&l, "after close or abort");
 		if (strcmp(verb, "header") == 0) {
-			if (ws.w != NULL)
-				lerr(&l, "a second header");
-			w_header(&ws, &l, out);
+			if (runs > 0 && strcmp(out, "-") == 0)
+				lerr(&l, "runs after the first: not to '-'");
+			if (ws.w != NULL && !done)	/* cut short */
+				pme_samplewriter_abort(ws.w);
+			if (runs > 1)
+				append_run(out, tmp);
+			w_header(&ws, &l, runs > 0 ? tmp : out);
+			runs++;
+			done = 0;
 			continue;
 		}
+		if (done)
+			lerr(&l, "after close or abort");
 		if (ws.w == NULL)
 			lerr(&l, "no header yet");
 		if (strcmp(verb, "map") == 0)
@@ -597,6 +635,8 @@ do_write_file(FILE *in, const char *out)
 		die("<stdin>: no header");
 	if (!done)	/* input ended without close: as if killed */
 		pme_samplewriter_abort(ws.w);
+	if (runs > 1)
+		append_run(out, tmp);
 	return 0;
 }
 
