@@ -143,8 +143,8 @@ add_samples(struct merge *m, const char *name)
 		rc = -1;
 	} else {
 		if (!info.closed && !m->quiet)
-			histo_warn(prog, "'%s': cut short (no closing record%s):"
-			    " merged as it is, a run cut short", path,
+			histo_warn(prog, "'%s': cut short (no closing "
+			    "record%s): merged as it is, a run cut short", path,
 			    info.complete ? "" : ", no END chunk");
 		m->files++;
 		m->runs += info.runs;

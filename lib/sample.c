@@ -1418,7 +1418,6 @@ pme_samplefile_copy(struct pme_writer *w, const char *path,
 	struct pme_chunk c;
 	const char *name;
 	int rc, closed = 0;
-	char s[5];
 
 	memset(info, 0, sizeof(*info));
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
@@ -1440,10 +1439,9 @@ pme_samplefile_copy(struct pme_writer *w, const char *path,
 			break;
 		rc = -1;
 		if (k < rdkinds + NRDKINDS && c.len > k->max) {
-			memcpy(s, k->tag, sizeof(s));
 			pme_setfmt(err, PME_EFORMAT, name, c.offset, "'%s' "
 			    "chunk of %zu bytes, more than the %zu it may hold",
-			    s, c.len, k->max);
+			    k->tag, c.len, k->max);
 			break;
 		}
 		if (c.type == T_SHDR) {
