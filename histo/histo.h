@@ -32,7 +32,8 @@ struct tally {
 	size_t		 nmods;		/* the bucket file's modules as read */
 
 	/* this run, all sample files together */
-	size_t		 files;
+	size_t		 files;		/* the runs they hold (a file may
+					   hold several, pmemerge(1)) */
 	uint64_t	 samples;	/* samples read */
 	uint64_t	 counted;	/* the sampling intervals they stand
 					   for, counted into buckets */
@@ -44,7 +45,11 @@ struct tally {
 	uint64_t	 threads, processes;
 	uint32_t	 method, event;
 	char		*note;		/* of the first file, or NULL */
-	char		*command;	/* of the first file, or NULL */
+	char		*command;	/* of the first run, or NULL; with
+					   "(and N more runs of other
+					   commands)" after command_len */
+	size_t		 command_len;
+	uint64_t	 other_commands;
 	int		 status;	/* exit status, -1 if unknown */
 	struct foreign	*foreign;
 	size_t		 nforeign;

@@ -1,13 +1,15 @@
 /*
- * pmemerge - sums filled bucket files of one layout into one: the reduce
- * step of a profile made of many runs, on one machine or many.  See
- * pmemerge(1).
+ * pmemerge - sums filled bucket files of one layout into one, or joins
+ * sample files into one of all their runs: the reduce step of a profile
+ * made of many runs, on one machine or many.  See pmemerge(1).
  *
  * A program of its own, not a pmehisto option: the reduce step reads
  * many files and reports nothing, which suits make -j and a batch
  * system's job steps, and pmehisto's options stay those of a report.
  * The inputs are read one at a time and added into the first, so memory
- * is that of two bucket files, whatever their number.
+ * is that of two bucket files, whatever their number.  Sample files are
+ * not decoded: their chunks are copied into the output as they are
+ * stored, so memory is that of the largest chunk.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +27,12 @@
 static const char *prog = "pmemerge";
 
 struct merge {
+	uint32_t	 kind;		/* the first input's: PME_KIND_BUCKET
+					   or PME_KIND_SAMPLE; 0 before it */
+	const char	*out;		/* -o as given */
+	char		*outpath;	/* with its extension */
+	struct pme_writer *w;		/* the sample file being written */
+	uint64_t	 runs;		/* runs of the sample files */
 	struct pme_bucketfile *sum;	/* the first file, the others added */
 	char		*first;		/* its name */
 	size_t		 files;
@@ -38,7 +46,7 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp, "usage: pmemerge [-qv] [-@ list] -o output "
-	    "[bucketfile ...]\n");
+	    "[file ...]\n");
 }
 
 static void
@@ -46,8 +54,11 @@ help(void)
 {
 	usage(stdout);
 	printf("\n"
-	    "Sums filled bucket files of one layout into one.\n\n"
-	    "  bucketfile     a filled bucket file ('-': standard input)\n"
+	    "Sums filled bucket files of one layout into one, or joins "
+	    "sample files into\none of all their runs.\n\n"
+	    "  file           a filled bucket file, or a sample file, as the "
+	    "first is\n"
+	    "                 ('-': standard input, a bucket file when first)\n"
 	    "  -o output      the sum, written whole ('-': standard output)\n"
 	    "  -@ list        also the files named in list, one a line "
 	    "('-': stdin)\n"
@@ -67,7 +78,7 @@ xstrdup(const char *s)
 	return p;
 }
 
-/* Advice for a file of another kind than a bucket file, or "". */
+/* Advice for a file of another kind than the first input's, or "". */
 static const char *
 kind_hint(const struct pme_error *err, const char *path)
 {
@@ -75,12 +86,71 @@ kind_hint(const struct pme_error *err, const char *path)
 		return "";
 	switch (pme_file_kind(path)) {
 	case PME_KIND_SAMPLE:
-		return "; tally sample files into a filled bucket file first "
-		    "(pmehisto -c -B filled.pme samplefile ...)";
+	case PME_KIND_BUCKET:
+		return "; the inputs of a merge are of one kind, the first "
+		    "input's";
 	case PME_KIND_EVENT:
 		return "; stats(1) reads event files";
 	}
 	return "";
+}
+
+/*
+ * The kind of the merge, from its first input: a sample file makes it a
+ * merge of sample files, anything else one of bucket files (whose reader
+ * says what is wrong with it).  A name without an extension is the
+ * bucket file's, else the sample file's when that is there.
+ */
+static void
+first_kind(struct merge *m, const char *name)
+{
+	char *path;
+
+	m->kind = PME_KIND_BUCKET;
+	if ((path = pme_input_name(name, ".PME")) != NULL &&
+	    pme_file_kind(path) == 0) {
+		free(path);
+		path = pme_input_name(name, ".PMS");
+	}
+	if (path != NULL && pme_file_kind(path) == PME_KIND_SAMPLE)
+		m->kind = PME_KIND_SAMPLE;
+	free(path);
+}
+
+/* Appends the runs of the sample file name to the output, opened with
+ * the first; 0, or -1 said. */
+static int
+add_samples(struct merge *m, const char *name)
+{
+	struct pme_samplecopy info;
+	struct pme_error err;
+	char *path;
+	int rc = 0;
+
+	if ((path = pme_input_name(name, ".PMS")) == NULL) {
+		histo_warn(prog, "out of memory");
+		return -1;
+	}
+	if (m->w == NULL && (m->w = pme_writer_open(m->outpath,
+	    PME_KIND_SAMPLE, 0, &err)) == NULL) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		free(path);
+		return -1;
+	}
+	if (pme_samplefile_copy(m->w, path, &info, &err) == -1) {
+		histo_warn(prog, "%s%s", pme_strerror(&err),
+		    kind_hint(&err, path));
+		rc = -1;
+	} else {
+		if (!info.closed && !m->quiet)
+			histo_warn(prog, "'%s': cut short (no closing "
+			    "record%s): merged as it is, a run cut short", path,
+			    info.complete ? "" : ", no END chunk");
+		m->files++;
+		m->runs += info.runs;
+	}
+	free(path);
+	return rc;
 }
 
 /* The period of bf, checked against the sum's: warned when it differs. */
@@ -112,6 +182,15 @@ add(struct merge *m, const char *name)
 	struct pme_error err;
 	char *path;
 
+	if (m->kind == 0)
+		first_kind(m, name);
+	if (m->outpath == NULL && (m->outpath = pme_with_ext(m->out,
+	    m->kind == PME_KIND_SAMPLE ? ".PMS" : ".PME")) == NULL) {
+		histo_warn(prog, "out of memory");
+		return -1;
+	}
+	if (m->kind == PME_KIND_SAMPLE)
+		return add_samples(m, name);
 	if ((path = pme_input_name(name, ".PME")) == NULL) {
 		histo_warn(prog, "out of memory");
 		return -1;
@@ -174,9 +253,24 @@ add_list(struct merge *m, const char *list)
 static int
 write_sum(struct merge *m, const char *out, int verbose)
 {
-	struct pme_info *info = pme_bucketfile_info(m->sum);
+	struct pme_info *info;
 	struct pme_error err;
 
+	if (m->kind == PME_KIND_SAMPLE) {
+		if (pme_writer_commit(m->w, &err) == -1) {
+			m->w = NULL;
+			histo_warn(prog, "%s", pme_strerror(&err));
+			return -1;
+		}
+		m->w = NULL;
+		if (verbose)
+			histo_warn(prog, "wrote '%s' (%zu file%s, %llu run%s)",
+			    out, m->files, m->files == 1 ? "" : "s",
+			    (unsigned long long)m->runs, m->runs == 1 ? "" :
+			    "s");
+		return 0;
+	}
+	info = pme_bucketfile_info(m->sum);
 	if (m->pother > 1 && !m->quiet)
 		histo_warn(prog, "%zu more files sampled at other intervals "
 		    "than '%s'", m->pother - 1, m->pfirst);
@@ -202,7 +296,7 @@ main(int argc, char *argv[])
 	};
 	struct merge m;
 	const char **lists = NULL;
-	char *out = NULL;
+	const char *out = NULL;
 	size_t nlists = 0, i;
 	int c, verbose = 0, stdins = 0, rc = 1;
 
@@ -234,8 +328,7 @@ main(int argc, char *argv[])
 			help();
 			return 0;
 		case 'o':
-			free(out);
-			out = pme_with_ext(optarg, ".PME");
+			out = optarg;
 			break;
 		case 'q':
 			m.quiet = 1;
@@ -258,25 +351,26 @@ main(int argc, char *argv[])
 		    stdins > 1 ? "standard input given twice" :
 		    "no input: name bucket files, or a list of them with -@");
 		usage(stderr);
-		free(out);
 		free(lists);
 		return 2;
 	}
+	m.out = out;
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		if (add(&m, argv[i]) == -1)
 			goto done;
 	for (i = 0; i < nlists; i++)
 		if (add_list(&m, lists[i]) == -1)
 			goto done;
-	if (m.sum == NULL)
+	if (m.files == 0)
 		histo_warn(prog, "no input: the lists name no file");
-	else if (write_sum(&m, out, verbose) == 0)
+	else if (write_sum(&m, m.outpath, verbose) == 0)
 		rc = 0;
 done:
+	pme_writer_discard(m.w);
 	pme_bucketfile_close(m.sum);
 	free(m.first);
 	free(m.pfirst);
-	free(out);
+	free(m.outpath);
 	free(lists);
 	return rc;
 }

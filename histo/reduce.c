@@ -9,6 +9,10 @@
  * hit (valid while no mapping record has a later time than the sample)
  * and the last bucket's range; a miss costs a page-table lookup
  * (index.c).
+ *
+ * A sample file may hold several runs (pmemerge(1) joins them): each has
+ * its own mappings, processes and threads, so each is rebased through an
+ * address map of its own and counted as a run.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -84,7 +88,10 @@ struct run {
 	int		 have_last;
 	struct idset	 tids, pids;
 	uint64_t	 start, start_mono, last_time;
-	int		 header;
+	int		 header;	/* of this run: 0 none yet, 1 read,
+					   2 closed too */
+	uint64_t	 cut;		/* runs of the file cut short before
+					   the next header */
 };
 
 int
@@ -331,12 +338,87 @@ join_argv(const struct pme_sample_header *h)
 	return s;
 }
 
+/* The run's threads, processes and time into t: it is counted. */
+static void
+run_end(struct run *r)
+{
+	struct tally *t = r->t;
+
+	if (r->header != 2 && r->last_time > r->start_mono)
+		t->duration += r->last_time - r->start_mono;
+	t->threads += r->tids.n;
+	t->processes += r->pids.n;
+	t->files++;
+}
+
+static void
+idset_clear(struct idset *s)
+{
+	free(s->v);
+	free(s->bits);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Another header: the run before ends, and the next starts with no
+ * mapping, process or thread of its own. */
+static int
+run_next(struct run *r)
+{
+	if (r->header == 1)
+		r->cut++;
+	run_end(r);
+	pme_addrmap_free(r->am);
+	if ((r->am = pme_addrmap_new(r->err)) == NULL) {
+		r->failed = 1;
+		return -1;
+	}
+	r->nres = 0;
+	r->nlive = 0;
+	r->cvalid = 0;
+	r->maptime = 0;
+	r->overlap = 0;
+	r->have_last = 0;
+	r->last_time = 0;
+	idset_clear(&r->tids);
+	idset_clear(&r->pids);
+	return 0;
+}
+
+/* A later run's command: the first run's is said with how many more ran
+ * another ("./demo (and 3 more runs of other commands)"). */
+static int
+other_command(struct run *r, const struct pme_sample_header *h)
+{
+	struct tally *t = r->t;
+	char *s, *more;
+
+	if ((s = join_argv(h)) == NULL)
+		return nomem(r);
+	if (t->command == NULL || (strncmp(s, t->command,
+	    t->command_len) == 0 && s[t->command_len] == '\0')) {
+		free(s);
+		return 0;
+	}
+	free(s);
+	t->other_commands++;
+	if (asprintf(&more, "%.*s (and %llu more run%s of other commands)",
+	    (int)t->command_len, t->command,
+	    (unsigned long long)t->other_commands,
+	    t->other_commands == 1 ? "" : "s") == -1)
+		return nomem(r);
+	free(t->command);
+	t->command = more;
+	return 0;
+}
+
 static int
 on_header(void *arg, const struct pme_sample_header *h)
 {
 	struct run *r = arg;
 	struct tally *t = r->t;
 
+	if (r->header != 0 && run_next(r) == -1)
+		return -1;
 	r->header = 1;
 	r->start = h->start;
 	r->period = h->period;
@@ -348,9 +430,12 @@ on_header(void *arg, const struct pme_sample_header *h)
 		if ((t->command = join_argv(h)) == NULL ||
 		    (h->note != NULL && (t->note = strdup(h->note)) == NULL))
 			return nomem(r);
-	} else if (h->period != t->period)
+		t->command_len = strlen(t->command);
+		return 0;
+	}
+	if (h->period != t->period)
 		t->periods_differ = 1;
-	return 0;
+	return other_command(r, h);
 }
 
 static int
@@ -659,6 +744,11 @@ warn_file(const struct run *r, const struct pme_sample_summary *sum)
 {
 	const struct tally *t = r->t;
 
+	if (r->cut > 0)
+		histo_warn(t->prog, "'%s': %llu run%s cut short (no closing "
+		    "record) before the next header: reduced the samples "
+		    "read", r->path, (unsigned long long)r->cut,
+		    r->cut == 1 ? "" : "s");
 	if (sum->lost_bytes >= 0 || !sum->closed)
 		histo_warn(t->prog, "'%s': cut short%s: %lld bytes after the "
 		    "last whole chunk lost; reduced the %llu samples read",
@@ -697,14 +787,10 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 			    path);
 		goto done;
 	}
-	if (r.header != 2 && r.last_time > r.start_mono)
-		t->duration += r.last_time - r.start_mono;
+	run_end(&r);
 	t->samples += r.samples;
 	t->counted += r.counted;
-	t->threads += r.tids.n;
-	t->processes += r.pids.n;
 	warn_file(&r, &sum);
-	t->files++;
 	rc = 0;
 done:
 	pme_addrmap_free(r.am);

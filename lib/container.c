@@ -306,6 +306,33 @@ pme_writer_chunk(struct pme_writer *w, uint32_t type, const void *data,
 	return write_all(w, h, sizeof(h), p, stored, err);
 }
 
+int
+pme_writer_stored(struct pme_writer *w, const struct pme_chunk *c,
+    const uint8_t *stored, struct pme_error *err)
+{
+	uint8_t h[CHUNK_HLEN];
+	uint32_t k;
+
+	if (w == NULL || c == NULL || (stored == NULL && c->stored > 0) ||
+	    c->type == PME_CHUNK_END || c->flags & ~(uint32_t)PME_CHUNK_ZLIB ||
+	    c->stored > PME_CHUNK_MAX || c->len > PME_CHUNK_MAX ||
+	    (!(c->flags & PME_CHUNK_ZLIB) && c->stored != c->len))
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_writer_stored: bad argument");
+	if (w->failed)
+		return pme_seterr(err, PME_EIO, "'%s': an earlier write failed",
+		    w->path);
+	pme_le32(h, c->type);
+	pme_le32(h + 4, c->flags);
+	pme_le32(h + 8, (uint32_t)c->stored);
+	pme_le32(h + 12, (uint32_t)c->len);
+	k = crc(0, h, 16);
+	if (c->stored > 0)
+		k = crc(k, stored, c->stored);
+	pme_le32(h + 16, k);
+	return write_all(w, h, sizeof(h), stored, c->stored, err);
+}
+
 /*
  * Closes the file.  It is not synced: the rename that follows makes the
  * whole file visible at once, which is what readers need, and a sync
@@ -1015,6 +1042,22 @@ pme_reader_read(struct pme_reader *r, void *buf, size_t n, size_t *got,
 	}
 	*got = k;
 	return 0;
+}
+
+int
+pme_reader_stored(struct pme_reader *r, struct pme_chunk *c,
+    const uint8_t **stored, struct pme_error *err)
+{
+	int rc;
+
+	if (r == NULL || c == NULL || stored == NULL || r->state != CH_HEAD ||
+	    c->offset != r->coff)
+		return pme_seterr(err, PME_EINVAL,
+		    "pme_reader_stored: no chunk to read");
+	if ((rc = load(r, err)) != 1)
+		return rc;
+	*stored = r->sp;
+	return 1;
 }
 
 int64_t

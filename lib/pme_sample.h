@@ -9,7 +9,9 @@
  * chunks of mapping, thread and sample records as buffers fill or a
  * second passes, then a closing record and END.  A file cut short (a
  * killed program) is read up to its last whole chunk; a failed write
- * puts the previous file back.
+ * puts the previous file back.  A file may hold several runs, each from
+ * its header to its closing record (pmemerge(1) joins files so): each
+ * run's records are its own, its process IDs and mappings included.
  */
 #ifndef PME_SAMPLE_H
 #define PME_SAMPLE_H
@@ -166,10 +168,12 @@ const char	*pme_samplewriter_tmpname(const struct pme_samplewriter *w,
 /* ------------------------------------------------------------ reading */
 
 /*
- * A reader calls back in file order.  Pointers passed are valid only
- * during the call.  A callback returning non-zero stops the reading,
- * which then returns -1 with err's code PME_EINVAL unless the callback
- * filled err itself.  Any callback may be NULL.
+ * A reader calls back in file order: header once per run, first in it,
+ * and close once per run, last (not for a run cut short before the next
+ * header).  Pointers passed are valid only during the call.  A
+ * callback returning non-zero stops the reading, which then returns -1
+ * with err's code PME_EINVAL unless the callback filled err itself.  Any
+ * callback may be NULL.
  */
 struct pme_sample_visitor {
 	int	(*header)(void *arg, const struct pme_sample_header *h);
@@ -183,7 +187,8 @@ struct pme_sample_visitor {
 struct pme_sample_summary {
 	int64_t		 lost_bytes;	/* -1 if complete, else bytes after
 					   the last whole chunk */
-	int		 closed;	/* the closing record was read */
+	int		 closed;	/* the closing record was read (of
+					   the last run) */
 	uint64_t	 samples;	/* samples read */
 };
 

@@ -1309,13 +1309,18 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 		return 1;	/* a later minor version's: skipped */
 	rd->off = c->offset;
 	rd->tag = k->tag;
-	if (c->type == T_SHDR ? rd->header : !rd->header)
-		return derr(rd, c->type == T_SHDR ? "a second header" :
-		    "before the header");
-	if (rd->closed)
+	if (c->type != T_SHDR && !rd->header)
+		return derr(rd, "before the header");
+	if (c->type != T_SHDR && rd->closed)
 		return derr(rd, "after the closing record");
 	if ((rc = pme_reader_payload(r, c, k->max, rd->err)) != 1)
 		return rc;
+	if (c->type == T_SHDR) {
+		/* Another run: the one before ends here, closed or not. */
+		rd->closed = 0;
+		free(rd->argbuf);
+		rd->argbuf = NULL;
+	}
 	rd->header = 1;
 	d.p = c->data;
 	d.end = c->data + c->len;
@@ -1399,6 +1404,69 @@ pme_samplefile_mem(const void *buf, size_t len, const char *name,
 	if ((r = pme_reader_mem(buf, len, name, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
 	return read_all(r, v, arg, sum, err);
+}
+
+/* -------------------------------------------------------- copying runs */
+
+int
+pme_samplefile_copy(struct pme_writer *w, const char *path,
+    struct pme_samplecopy *info, struct pme_error *err)
+{
+	const struct rdkind *k;
+	const uint8_t *stored;
+	struct pme_reader *r;
+	struct pme_chunk c;
+	const char *name;
+	int rc, closed = 0;
+
+	memset(info, 0, sizeof(*info));
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
+		return -1;
+	name = pme_reader_name(r);
+	while ((rc = pme_reader_next(r, &c, err)) == 1) {
+		for (k = rdkinds; k < rdkinds + NRDKINDS; k++)
+			if (k->type == c.type)
+				break;
+		rc = -1;
+		if (k < rdkinds + NRDKINDS && c.type != T_SHDR &&
+		    (info->runs == 0 || closed)) {
+			pme_setfmt(err, PME_EFORMAT, name, c.offset,
+			    "'%s' chunk: %s", k->tag, info->runs == 0 ?
+			    "before the header" : "after the closing record");
+			break;
+		}
+		if ((rc = pme_reader_stored(r, &c, &stored, err)) != 1)
+			break;
+		rc = -1;
+		if (k < rdkinds + NRDKINDS && c.len > k->max) {
+			pme_setfmt(err, PME_EFORMAT, name, c.offset, "'%s' "
+			    "chunk of %zu bytes, more than the %zu it may hold",
+			    k->tag, c.len, k->max);
+			break;
+		}
+		if (c.type == T_SHDR) {
+			info->cut += info->runs > 0 && !closed;
+			info->runs++;
+			closed = 0;
+		} else if (c.type == T_CLOS)
+			closed = 1;
+		if (pme_writer_stored(w, &c, stored, err) == -1)
+			break;
+		rc = 1;
+	}
+	if (rc == 0 && pme_reader_lost(r) > 0)
+		rc = pme_setfmt(err, PME_ETRUNC, name, pme_reader_offset(r),
+		    "cut short inside a chunk: %lld bytes lost",
+		    (long long)pme_reader_lost(r));
+	if (rc == 0 && info->runs == 0)
+		rc = pme_setfmt(err, pme_reader_lost(r) == -1 ? PME_EFORMAT :
+		    PME_ETRUNC, name, pme_reader_offset(r), "%s",
+		    pme_reader_lost(r) == -1 ? "no header chunk" :
+		    "cut short before its header chunk: it holds no samples");
+	info->closed = closed;
+	info->complete = pme_reader_lost(r) == -1;
+	pme_reader_close(r);
+	return rc == 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------- address map */

@@ -77,6 +77,45 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
  */
 char		*pme_with_ext(const char *name, const char *ext);
 /*
+ * A chunk copied as it is stored, for a program that joins files without
+ * decoding them (pmemerge(1)).  pme_reader_stored() gives the stored
+ * bytes of c, the chunk pme_reader_next() returned last, CRC checked but
+ * not decompressed, as pme_reader_payload() would read them: 1 with
+ * *stored at c->stored bytes owned by r (valid until the next call on
+ * r), 0 when the file ends inside the chunk (pme_reader_lost() tells the
+ * bytes lost), -1 on a CRC mismatch.  Once per chunk, instead of
+ * pme_reader_payload().  pme_writer_stored() appends a chunk of c's
+ * type, flags and lengths with those stored bytes: byte for byte the
+ * chunk that was read.
+ */
+int		 pme_reader_stored(struct pme_reader *r, struct pme_chunk *c,
+		    const uint8_t **stored, struct pme_error *err);
+int		 pme_writer_stored(struct pme_writer *w,
+		    const struct pme_chunk *c, const uint8_t *stored,
+		    struct pme_error *err);
+/*
+ * Appends the runs of the sample file path to w, a writer of kind
+ * PME_KIND_SAMPLE, its chunks copied as stored (pme_reader_stored()),
+ * nothing decoded: memory is the largest chunk's.  Each chunk's CRC, its
+ * place (a record chunk before the first header or after a closing
+ * record) and its raw length against its type's largest are checked as
+ * pme_samplefile_read() checks them.  Returns 0 with *info filled, or -1
+ * with err naming path and the chunk's offset: a corrupt chunk, a chunk
+ * out of place, a file without a header chunk, or one cut short inside a
+ * chunk (PME_ETRUNC; one cut between two chunks is copied, info->complete
+ * 0).  The chunks copied before a failure are in w.
+ */
+struct pme_samplecopy {
+	uint64_t	 runs;		/* header chunks copied */
+	uint64_t	 cut;		/* runs without a closing record
+					   before the next header */
+	int		 closed;	/* the last run's closing record */
+	int		 complete;	/* path ended with END */
+};
+struct pme_writer;
+int		 pme_samplefile_copy(struct pme_writer *w, const char *path,
+		    struct pme_samplecopy *info, struct pme_error *err);
+/*
  * The kind (PME_KIND_*) of the pme file at path, for the advice a program
  * adds to a PME_EKIND error; 0 when it is no pme file, cannot be read or
  * is "-" (standard input is not read).

@@ -4,6 +4,11 @@
  * in, named through the bucket file as pmehisto names them.  A sample
  * stands for the time of its weight before it: the row shows its routine
  * over [time - weight, time) and nothing where no sample was taken.
+ *
+ * A file of several runs (pmemerge(1)) has a row per thread of each run:
+ * each run's threads, processes and mappings are its own, and its times
+ * are put on the first run's clock by the wall-clock times the headers
+ * give of their starts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +27,24 @@ struct name {
 	size_t		 old;		/* index before sorting */
 };
 
+struct row {
+	uint32_t	 run, tid;	/* run: 1 the first */
+};
+
 struct pms {
 	struct src	*src;
 	struct pme_addrmap *am;
+	uint32_t	 runs;		/* headers read */
+	struct pme_vec	 offs;		/* int64_t per run: what puts its
+					   times on the first run's clock */
+	uint64_t	 start0, mono0;	/* the first run's header's */
 	struct pme_bucketfile *bf;
 	size_t		 nmod;
 	uint32_t	*modof;		/* per mapping: module, or PME_NONE */
 	size_t		 nmodof;
 	int		 bymodule;
 	struct pme_vec	 names;		/* struct name */
-	struct pme_vec	 tids;		/* uint32_t, row order */
+	struct pme_vec	 tids;		/* struct row, row order */
 	struct pme_vec	 tnames;	/* char *, by row */
 	struct pme_vec	 ev;		/* struct pme_ev, value: name index */
 	/* The name index of each bucket, each mapping (outside buckets)
@@ -80,17 +93,50 @@ slot(int **v, size_t *n, size_t i)
 static long
 row_of(struct pms *p, uint32_t tid)
 {
-	uint32_t *t;
+	struct row *t;
 	char **nm;
 
-	for (size_t i = 0; i < p->tids.n; i++)
-		if (PME_VEC_AT(&p->tids, uint32_t, i) == tid)
+	for (size_t i = p->tids.n; i-- > 0;) {
+		t = &PME_VEC_AT(&p->tids, struct row, i);
+		if (t->run != p->runs)
+			break;		/* rows of a run are together */
+		if (t->tid == tid)
 			return (long)i;
+	}
 	if ((t = pme_vec_push(&p->tids)) == NULL ||
 	    (nm = pme_vec_push(&p->tnames)) == NULL)
 		return -1;
-	*t = tid;
+	t->run = p->runs;
+	t->tid = tid;
+	*nm = NULL;
 	return (long)(p->tids.n - 1);
+}
+
+/* Another run: a map of its own, and the mappings' caches emptied. */
+static int
+on_header(void *arg, const struct pme_sample_header *h)
+{
+	struct pms *p = arg;
+	int64_t *off;
+
+	if (p->runs == 0) {
+		p->start0 = h->start;
+		p->mono0 = h->start_mono;
+	} else {
+		pme_addrmap_free(p->am);
+		if ((p->am = pme_addrmap_new(&p->err)) == NULL)
+			return 1;
+		for (size_t i = 0; i < p->nmodof; i++)
+			p->modof[i] = PME_NONE - 1;
+		for (size_t i = 0; i < p->nmname; i++)
+			p->mname[i] = -1;
+	}
+	if ((off = pme_vec_push(&p->offs)) == NULL)
+		return pme_setnomem(&p->err), 1;
+	*off = (int64_t)(h->start - p->start0) -
+	    (int64_t)(h->start_mono - p->mono0);
+	p->runs++;
+	return 0;
 }
 
 static int
@@ -267,7 +313,7 @@ int
 src_open_samples(struct src *s, const char *path, const char *bucketpath,
     const char *by, char *err, size_t errlen)
 {
-	struct pme_sample_visitor v = { NULL, on_mapping, on_thread,
+	struct pme_sample_visitor v = { on_header, on_mapping, on_thread,
 	    on_samples, NULL };
 	struct pme_sample_summary sum;
 	struct pms p = { .src = s, .kname = -1, .uname = -1 };
@@ -277,7 +323,8 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	pme_vec_init(&p.names, sizeof(struct name));
-	pme_vec_init(&p.tids, sizeof(uint32_t));
+	pme_vec_init(&p.tids, sizeof(struct row));
+	pme_vec_init(&p.offs, sizeof(int64_t));
 	pme_vec_init(&p.tnames, sizeof(char *));
 	pme_vec_init(&p.ev, sizeof(struct pme_ev));
 	p.bymodule = by != NULL && strcmp(by, "module") == 0;
@@ -293,26 +340,38 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 	    pme_samplefile_read(path, &v, &p, &sum, &p.err) == -1 ||
 	    order_names(&p) == -1)
 		goto fail;
-	qsort(p.ev.v, p.ev.n, sizeof(struct pme_ev), by_row_time);
-	/* Times from the first sample's, so that the axis reads from 0. */
+	/* Each run's times on the first's clock, then from the first
+	 * sample's, so that the axis reads from 0. */
 	for (size_t i = 0; i < p.ev.n; i++) {
-		uint64_t t = PME_VEC_AT(&p.ev, struct pme_ev, i).time;
+		struct pme_ev *e = &PME_VEC_AT(&p.ev, struct pme_ev, i);
+		const struct row *t = &PME_VEC_AT(&p.tids, struct row,
+		    e->proc);
 
-		if (i == 0 || t < s->run.first)
-			s->run.first = t;
+		e->time += (uint64_t)PME_VEC_AT(&p.offs, int64_t, t->run - 1);
+		if (i == 0 || (int64_t)e->time < (int64_t)s->run.first)
+			s->run.first = e->time;
 	}
+	qsort(p.ev.v, p.ev.n, sizeof(struct pme_ev), by_row_time);
 	for (size_t i = 0; i < p.ev.n; i++)
 		PME_VEC_AT(&p.ev, struct pme_ev, i).time -= s->run.first;
 	s->run.first = 0;
-	/* Threads without a name record are named by their id. */
+	/* Threads without a name record are named by their id; of a file
+	 * of several runs, each with its run's number after. */
 	for (size_t i = 0; i < p.tnames.n; i++) {
 		char **nm = &PME_VEC_AT(&p.tnames, char *, i);
-		char buf[32];
+		const struct row *t = &PME_VEC_AT(&p.tids, struct row, i);
+		char buf[160];
 
-		if (*nm != NULL)
+		if (*nm == NULL)
+			snprintf(buf, sizeof(buf), "%u", t->tid);
+		else if (p.runs > 1)
+			snprintf(buf, sizeof(buf), "%s", *nm);
+		else
 			continue;
-		snprintf(buf, sizeof(buf), "%u",
-		    PME_VEC_AT(&p.tids, uint32_t, i));
+		if (p.runs > 1)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    " (run %u)", t->run);
+		free(*nm);
 		if ((*nm = strdup(buf)) == NULL)
 			goto nomem;
 	}
@@ -355,6 +414,7 @@ out:
 		free(PME_VEC_AT(&p.tnames, char *, i));
 	pme_vec_free(&p.names);
 	pme_vec_free(&p.tids);
+	pme_vec_free(&p.offs);
 	pme_vec_free(&p.tnames);
 	pme_vec_free(&p.ev);
 	pme_addrmap_free(p.am);

@@ -6,7 +6,8 @@
 # appear); associativity, byte for byte (sum(sum(a,b),c), sum(a,sum(b,c))
 # and sum(a,b,c) are the same file); the inputs from lists (-@ file, -@ -)
 # and standard input; and every refusal: another layout, build-id,
-# measure or second count, a sample file, a missing or truncated file,
+# measure or second count, a sample file (files of one kind: the first's,
+# merge_pms.sh), a missing or truncated file,
 # each naming the file, exit 1 and the output left as it was; a period
 # other than the first's warned of; usage errors exit 2.  The bucket files
 # are made by tests/fixtures/merge/mkbf.c through libpme.
@@ -142,7 +143,7 @@ $mkbf -s 1 nocalls.pme
 refused "no second counts" "pmemerge: 'nocalls.pme': cannot be added to 'a.pme': the bucket files differ in their second counts" \
     a.pme nocalls.pme
 "$tsample" write s.pms <"$top/tests/histo/gravel.smp" || exit 1
-refused "sample file" "pmemerge: 's.pms' is a sample file (.PMS), not a bucket file (.PME); tally sample files into a filled bucket file first (pmehisto -c -B filled.pme samplefile ...)" \
+refused "sample file" "pmemerge: 's.pms' is a sample file (.PMS), not a bucket file (.PME); the inputs of a merge are of one kind, the first input's" \
     a.pme s.pms
 refused "missing" "pmemerge: 'nosuch.PME': cannot open: No such file or directory" \
     a.pme nosuch
@@ -173,7 +174,7 @@ expect 2 "unknown option"
 [ -e x.pme ] && fail "usage errors: x.pme written"
 pm --help
 expect 0 "--help"
-grep -q "^usage: pmemerge \[-qv\] \[-@ list\] -o output \[bucketfile ...\]$" out ||
+grep -q "^usage: pmemerge \[-qv\] \[-@ list\] -o output \[file ...\]$" out ||
     fail "--help: usage line"
 
 finish

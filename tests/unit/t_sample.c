@@ -32,6 +32,12 @@
  *   close [end=0] [status=0] [lost=0] [threads=0]
  *   abort                    (the file is left without CLOS and END)
  *
+ * Another header starts another run in the same file (pme(5): a file of
+ * several runs, as pmemerge(1) joins them), the run before cut short
+ * (as by abort) unless it was closed: each run is written on its own by
+ * the library's writer, and its chunks appended to the file's, the END
+ * of a closed run before them dropped.
+ *
  * method is none, perf, timer, itimer, test or a number; event none,
  * cpu-clock, task-clock, prof or a number; flags names or a number.  A
  * sample without time= comes one period after the previous sample (0 for
@@ -62,6 +68,7 @@
 #include <zlib.h>
 
 #include "pme_sample.h"
+#include "util.h"
 
 #define TEST_NAME "t_sample"
 #include "check.h"
@@ -433,6 +440,7 @@ w_header(struct wstate *ws, struct line *l, const char *out)
 	unused(l);
 	ws->period = h.period;
 	ws->pid = h.pid;
+	ws->time = 0;		/* each run's own clock */
 	ws->w = pme_samplewriter_open(out, &h, s ? num(l, s) : 0, &err);
 	if (ws->w == NULL)
 		lerr(l, "%s", pme_strerror(&err));
@@ -538,6 +546,31 @@ do_write_str(const char *text, const char *out)
 	return rc;
 }
 
+/*
+ * The run just written to tmp appended to out: its chunks after the
+ * file header, behind out's, whose END (a closed run's) is dropped.
+ */
+static void
+append_run(const char *out, const char *tmp)
+{
+	uint8_t *a, *b, *t;
+	size_t la, lb;
+
+	a = readfile(out, &la);
+	b = readfile(tmp, &lb);
+	if (la >= 36 && memcmp(a + la - 20, "END ", 4) == 0)
+		la -= 20;
+	if ((t = malloc(la + lb)) == NULL)
+		die("out of memory");
+	memcpy(t, a, la);
+	memcpy(t + la, b + 16, lb - 16);
+	writefile(out, t, la + lb - 16);
+	unlink(tmp);
+	free(t);
+	free(a);
+	free(b);
+}
+
 static int
 do_write_file(FILE *in, const char *out)
 {
@@ -545,10 +578,11 @@ do_write_file(FILE *in, const char *out)
 	struct pme_sample_close c;
 	struct pme_error err;
 	struct line l;
-	char buf[65536], *verb;
-	int done = 0;
+	char buf[65536], *verb, tmp[4096];
+	int done = 0, runs = 0;
 
 	memset(&ws, 0, sizeof(ws));
+	snprintf(tmp, sizeof(tmp), "%s.run", out);
 	l.file = "<stdin>";
 	l.no = 0;
 	while (fgets(buf, sizeof(buf), in) != NULL) {
@@ -557,14 +591,20 @@ do_write_file(FILE *in, const char *out)
 		verb = split(&l, buf);
 		if (*verb == '\0' || *verb == '#')
 			continue;
-		if (done)
-			lerr(&l, "after close or abort");
 		if (strcmp(verb, "header") == 0) {
-			if (ws.w != NULL)
-				lerr(&l, "a second header");
-			w_header(&ws, &l, out);
+			if (runs > 0 && strcmp(out, "-") == 0)
+				lerr(&l, "runs after the first: not to '-'");
+			if (ws.w != NULL && !done)	/* cut short */
+				pme_samplewriter_abort(ws.w);
+			if (runs > 1)
+				append_run(out, tmp);
+			w_header(&ws, &l, runs > 0 ? tmp : out);
+			runs++;
+			done = 0;
 			continue;
 		}
+		if (done)
+			lerr(&l, "after close or abort");
 		if (ws.w == NULL)
 			lerr(&l, "no header yet");
 		if (strcmp(verb, "map") == 0)
@@ -597,6 +637,8 @@ do_write_file(FILE *in, const char *out)
 		die("<stdin>: no header");
 	if (!done)	/* input ended without close: as if killed */
 		pme_samplewriter_abort(ws.w);
+	if (runs > 1)
+		append_run(out, tmp);
 	return 0;
 }
 
@@ -1361,6 +1403,168 @@ test_text(void)
 	free(d);
 }
 
+/*
+ * A file of several runs: each run's header, records and closing record
+ * passed in turn, as the files of one run each give them; a run cut short
+ * before the next header read up to the cut, the next read whole; a
+ * header straight after a header; pme_samplefile_copy() (pmemerge's)
+ * joins files into the same bytes, refuses a damaged or cut file naming
+ * its offset, and keeps a joined file's runs.
+ */
+static size_t	 chunk_ends(const uint8_t *, size_t, size_t *, size_t);
+
+static const char runs_b[] =
+    "header method=test period=10000000 pid=100 start=9 argv=./other\n"
+    "map pid=100 start=0x555555554000 end=0x555555556000 offset=0 "
+    "vaddr=0x9000 path=/x/other flags=exec,main\n"
+    "sample pid=100 tid=100 pc=0x555555554010 count=2\n"
+    "close end=12 threads=1\n";
+
+/* The dump's text without its last line, the summary. */
+static char *
+records(char *d)
+{
+	char *e = d + strlen(d);
+
+	CHECK(e > d && e[-1] == '\n');
+	for (e--; e > d && e[-1] != '\n'; e--)
+		;
+	*e = '\0';
+	return d;
+}
+
+static void
+test_runs(void)
+{
+	const char *a = tmppath("ra.pms"), *b = tmppath("rb.pms"),
+	    *ab = tmppath("rab.pms"), *j = tmppath("rj.pms"),
+	    *k = tmppath("rk.pms"), *bad = tmppath("rbad.pms");
+	struct pme_sample_summary sum;
+	struct pme_samplecopy info;
+	struct pme_error err;
+	struct pme_writer *w;
+	char *da, *db, *dab, *want, text[4096];
+	uint8_t *ba, *bb, *bj, *bk;
+	size_t la, lb, lj, lk, ends[64], n;
+
+	CHECK(write_text(demo_text, a) == 0);
+	CHECK(write_text(runs_b, b) == 0);
+	snprintf(text, sizeof(text), "%s%s", demo_text, runs_b);
+	CHECK(write_text(text, ab) == 0);
+	/* the bytes: a's less its END, then b's chunks */
+	ba = readfile(a, &la);
+	bb = readfile(b, &lb);
+	bj = readfile(ab, &lj);
+	CHECK(lj == la - 20 + lb - 16 && memcmp(bj, ba, la - 20) == 0 &&
+	    memcmp(bj + la - 20, bb + 16, lb - 16) == 0);
+	/* read: a's records, then b's */
+	da = records(dump_text(a));
+	db = records(dump_text(b));
+	dab = dump_text(ab);
+	if (asprintf(&want, "%s%s# 7 samples, closed, complete\n", da,
+	    db) == -1)
+		die("asprintf");
+	same_text("two runs", want, dab);
+	free(want);
+	free(dab);
+	/* joined by pme_samplefile_copy: the same bytes */
+	CHECK((w = pme_writer_open(j, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_samplefile_copy(w, a, &info, &err) == 0);
+	CHECK(info.runs == 1 && info.cut == 0 && info.closed &&
+	    info.complete);
+	CHECK(pme_samplefile_copy(w, b, &info, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	free(bj);
+	bj = readfile(j, &lj);
+	bk = readfile(ab, &lk);
+	CHECK(lj == lk && memcmp(bj, bk, lj) == 0);
+	free(bk);
+	/* a joined file joined again keeps its runs: (a+b)+a = a+(b+a) */
+	CHECK((w = pme_writer_open(k, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_samplefile_copy(w, ab, &info, &err) == 0);
+	CHECK(info.runs == 2 && info.closed && info.complete);
+	CHECK(pme_samplefile_copy(w, a, &info, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	CHECK((w = pme_writer_open(j, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_samplefile_copy(w, b, &info, &err) == 0);
+	CHECK(pme_samplefile_copy(w, a, &info, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	CHECK((w = pme_writer_open(ab, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_samplefile_copy(w, a, &info, &err) == 0);
+	CHECK(pme_samplefile_copy(w, j, &info, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	free(bj);
+	bj = readfile(k, &lj);
+	bk = readfile(ab, &lk);
+	CHECK(lj == lk && memcmp(bj, bk, lj) == 0);
+	CHECK(pme_samplefile_read(k, NULL, NULL, &sum, &err) == 0 &&
+	    sum.samples == 12 && sum.closed && sum.lost_bytes == -1);
+	free(bk);
+
+	/* a run cut short before the next header: read to its cut */
+	snprintf(text, sizeof(text), "header pid=7 argv=./cut\n"
+	    "sample pid=7 pc=0x44 count=2\nflush\nsample pid=7 pc=0x55\n"
+	    "%s", runs_b);
+	CHECK(write_text(text, ab) == 0);
+	dab = dump_text(ab);
+	if (asprintf(&want, "header method=test event=cpu-clock "
+	    "period=10000000 start=0 start_mono=0 pid=7 flags=0 arg=./cut\n"
+	    "sample pid=7 tid=7 time=0 pc=0x44 weight=10000000 cpu=- "
+	    "flags=0\n"
+	    "sample pid=7 tid=7 time=10000000 pc=0x44 weight=10000000 cpu=- "
+	    "flags=0\nflush\n%s# 4 samples, closed, complete\n", db) == -1)
+		die("asprintf");
+	same_text("a run cut short", want, dab);
+	free(want);
+	free(dab);
+	/* copied, the cut counted */
+	CHECK((w = pme_writer_open(j, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_samplefile_copy(w, ab, &info, &err) == 0);
+	CHECK(info.runs == 2 && info.cut == 1 && info.closed);
+	pme_writer_discard(w);
+	/* a file that ends cut between chunks: copied, not closed */
+	writefile(bad, ba, la - 20 - 52);	/* less END and CLOS */
+	CHECK((w = pme_writer_open(j, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_samplefile_copy(w, bad, &info, &err) == 0);
+	CHECK(info.runs == 1 && !info.closed && !info.complete);
+	/* cut inside a chunk: refused, naming the offset */
+	writefile(bad, ba, la - 25);
+	CHECK(pme_samplefile_copy(w, bad, &info, &err) == -1);
+	CHECK(err.code == PME_ETRUNC);
+	snprintf(text, sizeof(text), "offset 0x%zx: cut short inside a "
+	    "chunk: 47 bytes lost", la - 20 - 52);
+	if (strstr(err.msg, text) == NULL)
+		fail("cut inside a chunk: '%s'", err.msg);
+	/* a flipped byte: the CRC */
+	n = chunk_ends(ba, la, ends, 64);
+	CHECK(n >= 3);
+	memcpy(bj, ba, la);
+	bj[ends[1] + 25] ^= 1;
+	writefile(bad, bj, la);
+	CHECK(pme_samplefile_copy(w, bad, &info, &err) == -1);
+	snprintf(text, sizeof(text), "offset 0x%zx: chunk crc mismatch",
+	    ends[1]);
+	if (strstr(err.msg, text) == NULL)
+		fail("damaged: '%s'", err.msg);
+	/* a record chunk before any header */
+	memcpy(bj, ba, 16);
+	memcpy(bj + 16, ba + ends[0], la - ends[0]);
+	writefile(bad, bj, 16 + la - ends[0]);
+	CHECK(pme_samplefile_copy(w, bad, &info, &err) == -1);
+	CHECK(strstr(err.msg, "offset 0x10: 'MAPS' chunk: before the "
+	    "header") != NULL);
+	/* no header at all */
+	writefile(bad, ba, 16);
+	CHECK(pme_samplefile_copy(w, bad, &info, &err) == -1);
+	CHECK(strstr(err.msg, "cut short before its header chunk") != NULL);
+	pme_writer_discard(w);
+	free(da);
+	free(db);
+	free(ba);
+	free(bb);
+	free(bj);
+}
+
 /* A file cut short, read by name: lost bytes counted, records kept. */
 static void
 test_cut_file(void)
@@ -1769,11 +1973,14 @@ test_order(void)
 		CHECK(see(t, len, &sn, &sum, &err) == -1);
 		CHECK(strstr(err.msg, "after the closing record") != NULL);
 		seen_free(&sn);
-		/* a second SHDR */
+		/* a second SHDR: a second run, the first empty and cut
+		 * short (test_runs) */
 		memcpy(t, buf, ends[0]);
 		memcpy(t + ends[0], buf + 16, ends[0] - 16);
-		CHECK(see(t, 2 * ends[0] - 16, &sn, &sum, &err) == -1);
-		CHECK(strstr(err.msg, "a second header") != NULL);
+		CHECK(see(t, 2 * ends[0] - 16, &sn, &sum, &err) == 0);
+		CHECK(sn.meta != NULL && strstr(sn.meta, "header") !=
+		    NULL && strstr(strstr(sn.meta, "header") + 1,
+		    "header") != NULL);
 		seen_free(&sn);
 		free(t);
 	}
@@ -1931,7 +2138,8 @@ test_limits(void)
 	    "may hold");
 	too_big("MAPS", 16u << 20, "'MAPS' chunk: bytes after the last "
 	    "record");		/* at the limit: read, and found wrong */
-	junk_after(0, "SHDR", "offset 0x63: 'SHDR' chunk: a second header");
+	/* another run's header: its payload read, and found wrong */
+	junk_after(0, "SHDR", "offset 0x63: bad compressed payload");
 	junk_after(6, "SMPL", "'SMPL' chunk: after the closing record");
 	junk_after(1, "MAPS", "offset 0x94: bad compressed payload");
 	junk_after(1, "JUNK", NULL);
@@ -2582,6 +2790,7 @@ main(int argc, char *argv[])
 	test_roundtrip();
 	test_text();
 	test_cut_file();
+	test_runs();
 	test_cut_everywhere();
 	test_flip();
 	test_forged();
