@@ -230,7 +230,7 @@ match_module(struct run *r, const struct pme_mapping *m)
 	mod = pme_fill_match(r->t->bf, (uint32_t)r->t->nmods, m->path,
 	    m->buildid, m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0,
 	    &why);
-	if (mod == PME_NONE && why != 0 && !r->otherbuild) {
+	if (mod == PME_NONE && why != 0 && !r->otherbuild && !r->t->quiet) {
 		r->otherbuild = 1;
 		histo_warn(r->t->prog, "'%s': build-id differs from the "
 		    "bucket file's: counted outside its buckets",
@@ -744,6 +744,8 @@ warn_file(const struct run *r, const struct pme_sample_summary *sum)
 {
 	const struct tally *t = r->t;
 
+	if (t->quiet)
+		return;
 	if (r->cut > 0)
 		histo_warn(t->prog, "'%s': %llu run%s cut short (no closing "
 		    "record) before the next header: reduced the samples "

@@ -199,4 +199,16 @@ fi
 cp keep.PMS PMEFILE.PMS && cp empty.PME PMEFILE.PME
 ph -T none
 his_has "^Lost samples: +[0-9]+ " "clock input's summary"
+
+# -q: no warnings, the tally's too (the samples of another build of the
+# program: "build-id differs", "no sample fell in a load module").
+$cc -g -O2 -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" -pthread &&
+"$pmebuild" -q -x ./prog -o rebuilt.PME || fail "cannot rebuild prog"
+for t in none folded; do
+	ph -b rebuilt.PME -B /dev/null -o /dev/null -T $t keep.PMS
+	grep -q "build-id differs" err ||
+	    fail "-T $t: another build: no warning: $(cat err)"
+	ph -q -b rebuilt.PME -B /dev/null -o /dev/null -T $t keep.PMS
+	err_is "" "-q -T $t: another build"
+done
 finish
