@@ -133,12 +133,12 @@ module_key(struct pme_bucketfile *bf, uint32_t mod)
 
 /*
  * The key of bucket i: its group's statement, the names of its unit and
- * of the units above it, its load module, and its place among the
- * unit's buckets of the group (a unit cut in address steps).  \001
- * separates the parts, which no name holds.
+ * of the units above it (only its own with own), its load module, and
+ * its place among the unit's buckets of the group (a unit cut in address
+ * steps).  \001 separates the parts, which no name holds.
  */
 static char *
-bucket_key(struct pme_bucketfile *bf, uint32_t i, uint32_t step)
+bucket_key(struct pme_bucketfile *bf, uint32_t i, uint32_t step, int own)
 {
 	const struct pme_group *grp;
 	const struct pme_unit *u;
@@ -156,7 +156,8 @@ bucket_key(struct pme_bucketfile *bf, uint32_t i, uint32_t step)
 	pme_buf_bytes(&b, "\001", 1);
 	pme_buf_bytes(&b, module_key(bf, u[bk[i].unit].module),
 	    strlen(module_key(bf, u[bk[i].unit].module)));
-	for (k = bk[i].unit; k < nu && depth++ < nu; k = u[k].parent) {
+	for (k = bk[i].unit; k < nu && depth++ < (own ? 1 : nu);
+	    k = u[k].parent) {
 		pme_buf_bytes(&b, "\001", 1);
 		pme_buf_bytes(&b, u[k].name, strlen(u[k].name));
 	}
@@ -216,7 +217,7 @@ keys_make(struct pme_bucketfile *bf, uint32_t *steps, size_t *np)
 		steps[i] = i > 0 && bk[i - 1].unit == bk[i].unit &&
 		    bk[i - 1].group == bk[i].group ? steps[i - 1] + 1 : 0;
 		k[i].bucket = (uint32_t)i;
-		if ((k[i].key = bucket_key(bf, (uint32_t)i, steps[i])) ==
+		if ((k[i].key = bucket_key(bf, (uint32_t)i, steps[i], 0)) ==
 		    NULL) {
 			keys_free(k, nb);
 			return NULL;
@@ -293,6 +294,88 @@ add_row(struct diff *d, uint32_t nb, uint32_t bb, const uint32_t *steps)
 }
 
 /*
+ * The buckets the full keys left unmatched on side s (k[s], sorted),
+ * keyed by their unit's own name: bucket is the index into k[s].  *np
+ * of them; NULL when out of memory.
+ */
+static struct keyed *
+own_keys(struct diff *d, int s, const struct keyed *k, size_t n,
+    const uint32_t *steps, const uint32_t *partner, size_t *np)
+{
+	struct keyed *o = calloc(n + 1, sizeof(*o));
+	size_t i, m = 0;
+	uint32_t b;
+
+	if (o == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		b = k[i].bucket;
+		if (b == PME_NONE || (s == 1 && partner[b] != PME_NONE))
+			continue;
+		o[m].bucket = (uint32_t)i;
+		if ((o[m++].key = bucket_key(d->bf[s], b, steps[b], 1)) ==
+		    NULL) {
+			keys_free(o, m);
+			return NULL;
+		}
+	}
+	qsort(o, m, sizeof(*o), cmp_keyed);
+	*np = m;
+	return o;
+}
+
+/* How many of o[i..n) have o[i]'s key. */
+static size_t
+run_of(const struct keyed *o, size_t i, size_t n)
+{
+	size_t j = i + 1;
+
+	while (j < n && strcmp(o[j].key, o[i].key) == 0)
+		j++;
+	return j - i;
+}
+
+/*
+ * A second pass over what the full keys left: a bucket whose unit's own
+ * name (with the group, the load module and the step) is the only one
+ * left of that name on each side is the same, though the units above it
+ * differ: a routine moved to another source file, a file renamed.
+ */
+static int
+rematch(struct diff *d, struct keyed **k, const size_t *n,
+    uint32_t **steps, uint32_t *partner)
+{
+	struct keyed *o[2];
+	size_t m[2], i, j, ri, rj;
+	int c;
+
+	if ((o[0] = own_keys(d, 0, k[0], n[0], steps[0], partner,
+	    &m[0])) == NULL)
+		return -1;
+	if ((o[1] = own_keys(d, 1, k[1], n[1], steps[1], partner,
+	    &m[1])) == NULL) {
+		keys_free(o[0], m[0]);
+		return -1;
+	}
+	for (i = j = 0; i < m[0] && j < m[1]; i += ri, j += rj) {
+		ri = run_of(o[0], i, m[0]);
+		rj = run_of(o[1], j, m[1]);
+		if ((c = strcmp(o[0][i].key, o[1][j].key)) < 0)
+			rj = 0;
+		else if (c > 0)
+			ri = 0;
+		else if (ri == 1 && rj == 1) {
+			partner[k[1][o[1][j].bucket].bucket] =
+			    k[0][o[0][i].bucket].bucket;
+			k[0][o[0][i].bucket].bucket = PME_NONE;
+		}
+	}
+	keys_free(o[0], m[0]);
+	keys_free(o[1], m[1]);
+	return 0;
+}
+
+/*
  * The rows: the new file's buckets in its order, each with the
  * baseline's of the same key; then the baseline's buckets that have no
  * match.  The groups are the new file's, in its order, then the
@@ -337,6 +420,8 @@ match(struct diff *d)
 		else
 			j++;
 	}
+	if (rematch(d, k, n, steps, partner) == -1)
+		goto done;
 	for (i = 0; i < n[1]; i++)
 		if (add_row(d, (uint32_t)i, partner[i], steps[1]) == -1)
 			goto done;

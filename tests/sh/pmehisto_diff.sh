@@ -119,6 +119,39 @@ grep -q '^Appeared: *SIFT in PHASE THREE BY MODULE$' moved.his &&
 ph -q -D base -t -b moved -o /dev/null -T none
 [ "$rc" = 0 ] && [ ! -s err ] || fail "moved -q: exit $rc or said something"
 
+# A routine moved to another module (source file), another renamed: the
+# moved one is still matched by its own name, the only one of it left
+# on each side; the renamed one is not.
+pmd() {	# FILE UNITS...: P's modules and routines
+	local f=$1
+	shift
+	printf '%s\n' "DEFINE OPTIONS NOPRINT" \
+	    "DEFINE UNITS: PROGRAM, MODULE, ROUTINE" "PROGRAM P" "$@" \
+	    "DEFINE SAMPLING" "PROGRAM P BY ROUTINE" "END" >"$f"
+}
+smp() {	# FILE F-ADDRESS
+	printf '%s\n' "header method=test event=cpu-clock period=10000000 pid=7 start=0 start_mono=0 argv=./p" \
+	    "sample pid=7 pc=$2 count=40" "sample pid=7 pc=0x1108 count=10" \
+	    "sample pid=7 pc=0x2008 count=5" "close" | "$tsample" write "$1"
+}
+pmd f1.pmd "MODULE A, 1000 - 1FFF" "ROUTINE F, 1000 - 10FF" \
+    "ROUTINE G, 1100 - 11FF" "MODULE B, 2000 - 2FFF" "ROUTINE H, 2000 - 20FF" &&
+pmd f2.pmd "MODULE A, 1000 - 1FFF" "ROUTINE G, 1100 - 11FF" \
+    "MODULE B, 2000 - 2FFF" "ROUTINE H2, 2000 - 20FF" \
+    "ROUTINE F, 2100 - 21FF" &&
+"$pmebuild" -q -o f1.PME f1.pmd >/dev/null &&
+    "$pmebuild" -q -o f2.PME f2.pmd >/dev/null && smp f1.PMS 0x1008 &&
+    smp f2.PMS 0x2108 || fail "cannot make the moved routine's files"
+fill f1.PME f1.PMS f1b.PME
+fill f2.PME f2.PMS f2b.PME
+ph -D f1b -t -b f2b -o f.his -T none
+expect 0 "routine moved"
+grep -Eq '^F +\| .* 40 +40 +0 +0\.0%$' f.his ||
+    { fail "routine moved: F not matched:"; cat f.his >&2; }
+grep -q '^Appeared: *H2$' f.his &&
+    grep -q '^Vanished: *H$' f.his ||
+    { fail "routine moved: H, H2 not named:"; cat f.his >&2; }
+
 # --- PostScript -----------------------------------------------------------------
 
 ph -D base "${gates[@]}" -t -b slow -o /dev/null -T ps
