@@ -60,22 +60,8 @@ gcc -std=c11 -D_GNU_SOURCE -O2 -I"$top/lib" -o "$work/pmsgen" \
     "$top/tests/bench/pmsgen.c" "$libdir/libpme.a" -ldwarf -lelf -lz
 gcc -O2 -o "$work/peakrss" "$top/tests/bench/peakrss.c"
 
-now() { date +%s%N; }
-
-# best_ms CMD...: the best wall time of RUNS runs, in milliseconds
-# (three decimals).
-best_ms() {
-	local i t0 t1 best=
-	for i in $(seq "$runs"); do
-		t0=$(now)
-		"$@" >/dev/null 2>&1
-		t1=$(now)
-		t1=$(((t1 - t0) / 1000))
-		[ -z "$best" ] || [ "$t1" -lt "$best" ] && best=$t1
-	done
-	[ "$best" -gt 0 ] || best=1
-	awk -v us="$best" 'BEGIN { printf "%.3f\n", us / 1000 }'
-}
+# now, best_ms CMD...: tests/bench/lib.sh
+. "$top/tests/bench/lib.sh"
 
 reduce() {	# DIR: pmehisto on DIR/b.PMS and DIR/b.PME
 	"$pmehisto" -q -T none -b "$1/b.PME" -B "$1/out.PME" -o "$1/out.HIS" \

@@ -14,17 +14,6 @@
 pmebuild="${PME_VALGRIND:-} ${PMEBUILD:-$top/build/pmebuild}"
 fx=$top/tests/fixtures/multi
 
-# expect WHAT STATUS COMMAND...: runs COMMAND (output in $tmp/out and
-# $tmp/err) and checks its exit status.
-expect() {
-	local what=$1 want=$2 got
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-	got=$?
-	[ "$got" = "$want" ] ||
-	    fail "$what: exit status $got, not $want: $(head -c 500 "$tmp/err")"
-}
-
 # err_is WHAT TEXT: standard error is exactly TEXT.
 err_is() {
 	[ "$(cat "$tmp/err")" = "$2" ] ||

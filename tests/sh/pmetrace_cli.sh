@@ -10,16 +10,6 @@
 
 . "${PME_TOP:?}/tests/sh/lib/trace.sh"
 
-# expect WHAT STATUS COMMAND...: output in $tmp/out and $tmp/err.
-expect() {
-	local what=$1 want=$2 got
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-	got=$?
-	[ "$got" = "$want" ] ||
-	    fail "$what: exit status $got, not $want: $(head -c 500 "$tmp/err")"
-}
-
 grep_err() {	# WHAT PATTERN
 	grep -q -- "$2" "$tmp/err" ||
 	    fail "$1: stderr lacks '$2': $(head -c 500 "$tmp/err")"

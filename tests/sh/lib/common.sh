@@ -16,6 +16,10 @@
 #	finish		exits 1 (saying how many checks failed) or 0
 #	skip REASON...	exits 77, the first line of standard output REASON
 #	need FILE...	skips unless each FILE is an executable
+#	expect WHAT STATUS COMMAND...
+#			runs COMMAND (stdin /dev/null, output in $tmp/out
+#			and $tmp/err) and fails WHAT unless it exits STATUS;
+#			a test may define an expect() of its own instead
 
 set -u
 top=${PME_TOP:?}
@@ -50,4 +54,13 @@ need() {
 	for f; do
 		[ -x "$f" ] || skip "${f#"$top"/} is not built"
 	done
+}
+
+expect() {
+	local what=$1 want=$2 got
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	got=$?
+	[ "$got" = "$want" ] ||
+	    fail "$what: exit status $got, not $want: $(head -c 500 "$tmp/err")"
 }
