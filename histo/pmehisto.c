@@ -43,6 +43,7 @@ struct opts {
 	char		*base;			/* -D: the baseline, or NULL */
 	struct gate	*gates;			/* -G */
 	size_t		 ngates;
+	struct pme_bucketfile *read;		/* bin, read by choose() */
 };
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
@@ -354,6 +355,8 @@ struct choice {
 	enum mode	 mode;
 	int		 sure;
 	char		 why[512];
+	struct pme_bucketfile *bf;	/* o->bin as read to choose, for
+					   open_bucketfile(); NULL: not read */
 };
 
 /* What a sample file's mappings say about a bucket file's program. */
@@ -475,24 +478,28 @@ choose(const struct opts *o, struct choice *c)
 		c->mode = MODE_CLOCK;
 		return;
 	}
+	/* Standard input is read once, by open_bucketfile(). */
+	if (strcmp(o->bin, "-") == 0) {
+		c->mode = stat(DEFAULT_PMS, &s) == 0 ? MODE_CLOCK : MODE_TRACE;
+		return;
+	}
 	if (stat(DEFAULT_PMS, &s) == -1) {
 		/* Trace input, or nothing to show: asked on a terminal. */
 		c->mode = MODE_TRACE;
-		c->sure = (bf = pme_bucketfile_open(o->bin, &err)) != NULL &&
-		    pme_bucketfile_info(bf)->measure != PME_MEASURE_NONE;
-		pme_bucketfile_close(bf);
+		c->sure = (c->bf = pme_bucketfile_open(o->bin, &err)) !=
+		    NULL && pme_bucketfile_info(c->bf)->measure !=
+		    PME_MEASURE_NONE;
 		return;
 	}
 	c->mode = MODE_CLOCK;
 	if (stat(o->bin, &b) == -1)
 		return;		/* the quick path: open_bucketfile says */
-	if ((bf = pme_bucketfile_open(o->bin, &err)) == NULL) {
+	if ((bf = c->bf = pme_bucketfile_open(o->bin, &err)) == NULL) {
 		c->mode = newer(&s, &b) ? MODE_CLOCK : MODE_TRACE;
 		return;		/* its error comes when it is opened */
 	}
 	measure = pme_bucketfile_info(bf)->measure;
 	fit = samples_fit(DEFAULT_PMS, bf, cmd, sizeof(cmd));
-	pme_bucketfile_close(bf);
 	if (fit == 0)
 		c->sure = 0;
 	if (measure == PME_MEASURE_NONE) {
@@ -536,6 +543,11 @@ open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
 	*bf = NULL;
 	if (o->quick)
 		return 0;
+	if (o->read != NULL) {
+		*bf = o->read;
+		o->read = NULL;
+		return 0;
+	}
 	if (o->mode == MODE_CLOCK && !o->bin_given &&
 	    access(o->bin, F_OK) == -1 && errno == ENOENT) {
 		if (!o->quiet)
@@ -954,6 +966,7 @@ opts_free(struct opts *o)
 	free(o->his);
 	free(o->base);
 	free(o->gates);
+	pme_bucketfile_close(o->read);
 }
 
 int
@@ -979,6 +992,8 @@ main(int argc, char *argv[])
 	    !(c.sure && (o.mode == MODE_AUTO || o.mode == c.mode))) {
 		if (c.why[0] != '\0')
 			histo_warn(prog, "%s", c.why);
+		pme_bucketfile_close(c.bf);	/* the names may change */
+		c.bf = NULL;
 		free(o.bin);
 		o.bin = NULL;
 		ask_questions(&o, c.mode);
@@ -986,6 +1001,7 @@ main(int argc, char *argv[])
 			o.bin = xmalloc_check(strdup(DEFAULT_PME));
 	} else if (o.mode == MODE_AUTO && c.why[0] != '\0' && !o.quiet)
 		histo_warn(prog, "%s", c.why);
+	o.read = c.bf;
 	if (o.mode == MODE_AUTO)
 		o.mode = c.mode;
 	if (o.mode == MODE_TRACE && o.type == TYPE_FOLDED) {

@@ -66,6 +66,12 @@ his_has "^Total: +$total\$" "trace after clock"
 grep -q "^Sample files:" PMEFILE.HIS && fail "trace after clock: read samples"
 ph -q -T none
 err_is "" "-q"
+# The bucket file on standard input (-b -), no sample file: its counts.
+# Choosing the input must not read it (standard input is read once).
+mkdir stdin && (cd stdin && "$pmehisto" -b - -T none -o - \
+    <../PMEFILE.PME >../out 2>../err)
+err_is "" "-b - (trace)"
+grep -Eq "^Total: +$total\$" out || fail "-b -: not the counts: $(cat out)"
 
 # Newer samples of the same program into a clock-filled file: obvious.
 sleep 0.01
