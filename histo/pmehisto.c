@@ -820,20 +820,8 @@ subtitle(const struct opts *o, struct pme_bucketfile *bf,
 	for (i = 0; i < nm && of == NULL; i++)
 		if (m[i].path[0] != '\0')
 			of = m[i].path;
-	switch (info->measure) {
-	case PME_MEASURE_INSTR:
-		what = "executed instructions";
-		break;
-	case PME_MEASURE_CLOCK:
-		what = "clock samples";
-		break;
-	case PME_MEASURE_NONE:
-		what = "no counts";
-		break;
-	default:
-		what = "counts";
-		break;
-	}
+	what = info->measure == PME_MEASURE_NONE ? "no counts" :
+	    report_measure(info->measure);
 	snprintf(sub, sizeof(sub), "%s: %s%s%s, %llu run%s", o->bin, what,
 	    of != NULL ? " of " : "", of != NULL ? of : "",
 	    (unsigned long long)info->runs, info->runs == 1 ? "" : "s");
