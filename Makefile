@@ -169,6 +169,8 @@ FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES))
 FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
+	tests/fuzz/fuzz_map tests/fuzz/fuzz_elf tests/fuzz/fuzz_pager \
+	tests/fuzz/fuzz_bucket_rt \
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
 	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile)
 
@@ -189,13 +191,19 @@ tests/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
 
+tests/fuzz/fuzz_map tests/fuzz/fuzz_elf tests/fuzz/fuzz_pager \
+    tests/fuzz/fuzz_bucket_rt: \
+    tests/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
+	    $< $(FUZZ_LIB_OBJS) $(LIBS)
+
 tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Ibuild $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
-tests/fuzz/fuzz_gfile: tests/fuzz/fuzz_gfile.c $(FUZZ_STATS_OBJS)
+tests/fuzz/fuzz_gfile: tests/fuzz/fuzz_gfile.c $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Istats $(FUZZ_FLAGS) -fsanitize=fuzzer \
-	    -o $@ $< $(FUZZ_STATS_OBJS)
+	    -o $@ $< $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
 # Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
 # files pmebuild makes from them (when it is built) and any the tests left;
@@ -227,20 +235,29 @@ fuzz-corpus:
 	        >/dev/null 2>&1 </dev/null; done; true
 	@for f in tests/fuzz/corpus_bucket/* $(DEMO_DIR)/*.pme; do \
 	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_bucket/; done; true
+	@[ -x build/pmebuild ] && build/pmebuild -q -x build/pmebuild -b line \
+	    -o $(FUZZ_DIR)/corpus_bucket/lines.pme >/dev/null 2>&1 \
+	    </dev/null; true
+	@mkdir -p $(FUZZ_DIR)/corpus_bucket_rt $(FUZZ_DIR)/corpus_map \
+	    $(FUZZ_DIR)/corpus_elf
+	@cp $(FUZZ_DIR)/corpus_bucket/* $(FUZZ_DIR)/corpus_bucket_rt/; true
+	@[ -x sample/pmeclock ] && \
+	    sample/pmeclock -q -g -F 2000 \
+	    -o $(FUZZ_DIR)/corpus_sample/chunks.pms -- sh -c \
+	    'i=0; while [ $$i -lt 300000 ]; do i=$$((i + 1)); done' \
+	    >/dev/null 2>&1 </dev/null; true
+	@cp tests/histo/prog.map $(FUZZ_DIR)/corpus_map/; \
+	    printf 'int twice(int x) { return 2 * x; }\nint main(int c, char **v) { (void)v; return twice(c); }\n' \
+	    >$(FUZZ_DIR)/seed.c && \
+	    $(CC) -g -O1 -Wl,-Map,$(FUZZ_DIR)/corpus_map/seed.map \
+	    -o $(FUZZ_DIR)/corpus_elf/seed-O1 $(FUZZ_DIR)/seed.c && \
+	    $(CC) -g -gdwarf-4 -O2 -o $(FUZZ_DIR)/corpus_elf/seed-dwarf4 \
+	    $(FUZZ_DIR)/seed.c && \
+	    $(CC) -O2 -s -o $(FUZZ_DIR)/corpus_elf/seed-stripped \
+	    $(FUZZ_DIR)/seed.c; true
 
 fuzz: $(FUZZERS) fuzz-corpus
-	tests/fuzz/fuzz_bucket -max_total_time=$(FUZZ_SECONDS) \
-	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_bucket
-	tests/fuzz/fuzz_sample -max_total_time=$(FUZZ_SECONDS) \
-	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_sample
-	tests/fuzz/fuzz_event -max_total_time=$(FUZZ_SECONDS) \
-	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_event
-	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd \
-	    -max_total_time=$(FUZZ_SECONDS) \
-	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_pmd)
-	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile \
-	    -max_total_time=$(FUZZ_SECONDS) \
-	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus_gfile)
+	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZERS)
 
 # --- installing -------------------------------------------------------------
 

@@ -1560,14 +1560,16 @@ static int
 lt_header(struct pme_image *img, uint64_t off, const char *compdir,
     struct lthdr *h)
 {
-	struct rd r = { img->dline.p, img->dline.p + img->dline.n, 0, img->be };
+	struct rd r = { NULL, NULL, 0, img->be };
 	uint64_t len, hlen;
 	const uint8_t *hend;
 	int rc;
 
+	/* First: with no .debug_line, p is NULL and takes no offset. */
 	if (off >= img->dline.n)
 		return lt_error(img, off, "offset out of the section");
-	r.p += off;
+	r.p = img->dline.p + off;
+	r.end = img->dline.p + img->dline.n;
 	h->offsize = 4;
 	if ((len = rd_un(&r, 4)) == 0xffffffff) {
 		h->offsize = 8;
@@ -1888,10 +1890,12 @@ line_routines(struct pme_image *img, const struct pme_symmod *m,
 	struct rrange *rr;
 	size_t i, j, nr = 0;
 
+	if (m->nroutines == 0 || n == 0)
+		return 0;	/* and routines.v may be NULL: no offset to it */
 	r = (const struct pme_symroutine *)img->routines.v + m->first_routine;
 	for (i = 0; i < m->nroutines; i++)
 		nr += r[i].nranges;
-	if (nr == 0 || n == 0)
+	if (nr == 0)
 		return 0;
 	if ((rr = malloc(nr * sizeof(*rr))) == NULL)
 		return nomem(img);

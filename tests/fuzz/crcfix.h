@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <zlib.h>
 
@@ -45,6 +47,23 @@ fix_crcs(uint8_t *p, size_t n)
 		c = crc32(c, p + off + 20, len);
 		put32(p + off + 16, (uint32_t)c);
 		off += 20 + (size_t)len;
+	}
+}
+
+/* Runs one() on the bytes as they come, then on a copy with its CRCs made
+ * good: the body of the binary formats' LLVMFuzzerTestOneInput. */
+static void
+with_crcs_fixed(const uint8_t *data, size_t size,
+    void (*one)(const uint8_t *, size_t))
+{
+	uint8_t *copy;
+
+	one(data, size);
+	if (size > 0 && (copy = malloc(size)) != NULL) {
+		memcpy(copy, data, size);
+		fix_crcs(copy, size);
+		one(copy, size);
+		free(copy);
 	}
 }
 

@@ -139,14 +139,6 @@ one(const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *copy;
-
-	one(data, size);
-	if (size > 0 && (copy = malloc(size)) != NULL) {
-		memcpy(copy, data, size);
-		fix_crcs(copy, size);
-		one(copy, size);
-		free(copy);
-	}
+	with_crcs_fixed(data, size, one);
 	return 0;
 }
