@@ -14,8 +14,9 @@
 # 3. make -j2, then make demo or make check.
 # 4. check only, when CI=true or PME_SANITIZE=1 (and PME_SANITIZE is not 0):
 #    builds and checks a copy of the tree again, configured with
-#    --enable-sanitize-address --enable-sanitize-undefined, and ends with
-#    one "N passed, N failed" line totalling both runs.
+#    --enable-sanitize-address --enable-sanitize-undefined, then runs the
+#    fuzz targets (make fuzz, PME_FUZZ_SECONDS each, default 60), and ends
+#    with one "N passed, N failed" line totalling the three.
 #
 # Exit status: 0 when everything built and every test passed, 1 otherwise,
 # 2 on a usage error.
@@ -40,6 +41,7 @@ demo|check) ;;
 esac
 
 cd "$(dirname "$0")" || exit 1
+top=$(pwd)
 
 # --- 1. packages -------------------------------------------------------------
 
@@ -166,6 +168,15 @@ else
 fi
 second_status=$status second_summary=$summary
 
+# The fuzz targets (tests/fuzz), each for PME_FUZZ_SECONDS (default 60),
+# built with clang, ASan and UBSan in the tree itself; a finding fails.
+cd "$top" || exit 1
+echo
+echo "$prog: the fuzz targets, ${PME_FUZZ_SECONDS:-60} s each"
+make fuzz FUZZ_SECONDS="${PME_FUZZ_SECONDS:-60}" 2>&1 | tee "$log"
+third_status=${PIPESTATUS[0]}
+third_summary=$(grep -E "$summary_re" "$log" | tail -n 1)
+
 # Totals; a run that did not get as far as its tests counts as one failure.
 total() {
 	local p=0 f=0 s=0 line n
@@ -187,5 +198,7 @@ total() {
 echo
 echo "$prog: normal run: ${first_summary:-did not run its tests}"
 echo "$prog: ASan+UBSan run: ${second_summary:-did not run its tests}"
-total "$first_summary" "$second_summary"
-[ "$first_status" = 0 ] && [ "$second_status" = 0 ]
+echo "$prog: fuzz targets: ${third_summary:-did not run}"
+total "$first_summary" "$second_summary" "$third_summary"
+[ "$first_status" = 0 ] && [ "$second_status" = 0 ] &&
+    [ "$third_status" = 0 ]
