@@ -170,7 +170,7 @@ FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES))
 FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
 	tests/fuzz/fuzz_map tests/fuzz/fuzz_elf tests/fuzz/fuzz_pager \
-	tests/fuzz/fuzz_bucket_rt \
+	tests/fuzz/fuzz_bucket_rt tests/fuzz/fuzz_sample_rt \
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
 	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile)
 
@@ -192,7 +192,7 @@ tests/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(FUZZ_LIB_OBJS)
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
 
 tests/fuzz/fuzz_map tests/fuzz/fuzz_elf tests/fuzz/fuzz_pager \
-    tests/fuzz/fuzz_bucket_rt: \
+    tests/fuzz/fuzz_bucket_rt tests/fuzz/fuzz_sample_rt: \
     tests/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
