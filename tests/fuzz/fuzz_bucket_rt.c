@@ -15,26 +15,11 @@
 
 #include "pme.h"
 #include "crcfix.h"
+#include "digest.h"
 
 static char dir[] = "/tmp/pme-fuzz-rt.XXXXXX", *made;
 
 /* A digest of what a bucket file holds, field by field. */
-static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 0x100000001b3ull;
-}
-
-static uint64_t
-mixs(uint64_t h, const char *s)
-{
-	if (s == NULL)
-		return mix(h, 0x5a5a);
-	for (; *s != '\0'; s++)
-		h = mix(h, (unsigned char)*s);
-	return mix(h, 0);
-}
-
 static uint64_t
 digest(struct pme_bucketfile *bf)
 {

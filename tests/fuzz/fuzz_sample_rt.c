@@ -17,6 +17,7 @@
 
 #include "pme_sample.h"
 #include "crcfix.h"
+#include "digest.h"
 
 static char dir[] = "/tmp/pme-fuzz-srt.XXXXXX", *made;
 
@@ -33,22 +34,6 @@ struct side {
 	struct pme_error err;
 	int		 wfail;
 };
-
-static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 0x100000001b3ull;
-}
-
-static uint64_t
-mixs(uint64_t h, const char *s)
-{
-	if (s == NULL)
-		return mix(h, 0x5a5a);
-	for (; *s != '\0'; s++)
-		h = mix(h, (unsigned char)*s);
-	return mix(h, 0);
-}
 
 static int
 v_header(void *arg, const struct pme_sample_header *h)
