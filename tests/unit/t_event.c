@@ -3,8 +3,9 @@
  * round trips of every record kind through a file, the seed's state
  * colour rules with exact colours, histometric statistics against
  * figures computed here, bad calls that must not crash, posts from
- * threads, a file left by a killed program, and the automatic
- * events.sim of a program that never opens one.
+ * threads, a file left by a killed program, the automatic events.sim
+ * of a program that never opens one, and a file of many chunks cut at
+ * every byte offset and with every byte flipped.
  */
 #include <math.h>
 #include <pthread.h>
@@ -481,6 +482,128 @@ test_killed(void)
 	killed(1);
 }
 
+/* Counts events that are the sequence 0, 1, 2, ... posted by damaged(). */
+struct seq {
+	uint64_t	 n;
+	int		 bad;
+};
+
+static int
+in_order(const struct pme_ev *ev, size_t n, void *arg)
+{
+	struct seq *q = arg;
+
+	for (size_t i = 0; i < n; i++, q->n++)
+		if (ev[i].value != (int64_t)q->n)
+			q->bad = 1;
+	return 0;
+}
+
+/* The message of a refused damaged file names it. */
+static void
+named(const char *what, size_t at, const struct pme_error *err)
+{
+	if (err->code == PME_OK || strstr(err->msg, "'damaged.sim'") == NULL)
+		fail("%s %zu: refused without naming the file: '%s'", what,
+		    at, err->msg);
+}
+
+/*
+ * A file of several chunks (a flush every 250 events), cut at every byte
+ * offset: either refused with the file named (a cut inside the header) or
+ * read as the events of its whole chunks, in order, their number never
+ * falling as the cut moves on, with the bytes lost said; and with every
+ * byte flipped: refused with the file named, or read with whatever the
+ * events stream gives, never a fault (the sanitizers' runs see those).
+ */
+static void
+test_damaged(void)
+{
+	const char *path = tmppath("damaged-src.sim");
+	struct pme_eventfile *ef;
+	struct pme_error err;
+	struct seq q;
+	uint8_t *buf;
+	size_t len, cut, i;
+	uint64_t whole, prev = 0;
+	int partial = 0;	/* some cut gave some chunks, not all */
+	FILE *fp;
+	uint32_t t;
+
+	if (pme_event_open(path, 0, &err) == -1)
+		die_pme(path, &err);
+	t = pme_event_type("EV_D");
+	CHECK(pme_metric("m", 1.5) == 0);
+	for (int k = 0; k < 2000; k++) {
+		pme_event_post(t, (uint32_t)k % 3, (uint64_t)k, k);
+		if (k % 250 == 249 && pme_event_flush() == -1)
+			die("flush failed");
+	}
+	if (pme_event_close(&err) == -1)
+		die_pme("close", &err);
+	if ((fp = fopen(path, "rb")) == NULL)
+		die("%s: %s", path, strerror(errno));
+	fseek(fp, 0, SEEK_END);
+	len = (size_t)ftell(fp);
+	rewind(fp);
+	if ((buf = malloc(len)) == NULL || fread(buf, 1, len, fp) != len)
+		die("read %s", path);
+	fclose(fp);
+
+	/* Whole, in order; events of the three processors interleave in
+	 * chunks per poster, so only the whole file is checked for order. */
+	if ((ef = pme_eventfile_mem(buf, len, "damaged.sim", &err)) == NULL)
+		die_pme("whole", &err);
+	memset(&q, 0, sizeof(q));
+	CHECK(pme_eventfile_events(ef, in_order, &q, &err) == 0);
+	CHECK(q.n == 2000 && !q.bad);
+	CHECK(pme_eventfile_run(ef)->lost == -1);
+	whole = q.n;
+	pme_eventfile_close(ef);
+
+	for (cut = 0; cut < len; cut++) {
+		if ((ef = pme_eventfile_mem(buf, cut, "damaged.sim",
+		    &err)) == NULL) {
+			named("cut at", cut, &err);
+			if (cut >= 64)
+				fail("cut at %zu: refused (%s), not read to its "
+				    "last whole chunk", cut, err.msg);
+			continue;
+		}
+		memset(&q, 0, sizeof(q));
+		if (pme_eventfile_events(ef, in_order, &q, &err) != 0)
+			fail("cut at %zu: events: %s", cut, err.msg);
+		if (q.n < prev || q.n > whole)
+			fail("cut at %zu: %llu events after %llu", cut,
+			    (unsigned long long)q.n, (unsigned long long)prev);
+		if (pme_eventfile_run(ef)->lost < 0 ||
+		    (uint64_t)pme_eventfile_run(ef)->lost > cut)
+			fail("cut at %zu: lost %lld", cut,
+			    (long long)pme_eventfile_run(ef)->lost);
+		prev = q.n;
+		partial |= q.n > 0 && q.n < whole;
+		pme_eventfile_close(ef);
+	}
+	/* The last cut takes only END: every event is whole. */
+	CHECK(prev == whole);
+	CHECK(partial);
+
+	for (i = 0; i < len; i++) {
+		buf[i] ^= 0xff;
+		if ((ef = pme_eventfile_mem(buf, len, "damaged.sim",
+		    &err)) == NULL)
+			named("byte flipped at", i, &err);
+		else {
+			memset(&q, 0, sizeof(q));
+			if (pme_eventfile_events(ef, in_order, &q, &err) < 0)
+				named("events, byte flipped at", i, &err);
+			pme_eventfile_close(ef);
+		}
+		buf[i] ^= 0xff;
+	}
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -490,6 +613,7 @@ main(void)
 	test_histo();
 	test_threads();
 	test_killed();
+	test_damaged();
 	testdir_done();
 	return failures != 0;
 }
