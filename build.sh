@@ -72,6 +72,7 @@ if [ "$action" = check ]; then
 	# the engines pmemerge's recipes run on: GNU parallel, and a
 	# one-node Slurm cluster (slurm-wlm, munge: about 6 MB).
 	want tmux command -v tmux
+	want strace command -v strace
 	want ghostscript command -v gs
 	want clang command -v clang
 	want linux-perf command -v perf

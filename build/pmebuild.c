@@ -534,6 +534,7 @@ main(int argc, char *argv[])
 	struct opts o;
 	int rc;
 
+	pme_prog_writes();
 	memset(&o, 0, sizeof(o));
 	if ((rc = parse(argc, argv, &o)) == -1)
 		rc = run(&o);

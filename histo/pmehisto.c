@@ -964,6 +964,7 @@ main(int argc, char *argv[])
 	struct choice c;
 	int rc;
 
+	pme_prog_writes();
 	memset(&o, 0, sizeof(o));
 	o.cutoff = -1;
 	if ((rc = parse(argc, argv, &o)) != 0) {

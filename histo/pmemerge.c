@@ -300,6 +300,7 @@ main(int argc, char *argv[])
 	size_t nlists = 0, i;
 	int c, verbose = 0, stdins = 0, rc = 1;
 
+	pme_prog_writes();
 	memset(&m, 0, sizeof(m));
 #ifdef __GLIBC__
 	/*

@@ -72,7 +72,9 @@ open_temp(struct pme_writer *w, struct pme_error *err)
 {
 	struct stat st;
 
-	if ((w->fd = pme_tmp_create(w->path, &w->tmp, err)) == -1)
+	w->fd = w->live ? pme_tmp_named(w->path, &w->tmp, err) :
+	    pme_tmp_create(w->path, &w->tmp, err);
+	if (w->fd == -1)
 		return -1;
 	if (w->tmp == NULL)
 		return 0;
@@ -128,9 +130,10 @@ withdraw(struct pme_writer *w)
 			unlink(w->tmp);
 		else if (errno == ENOENT)
 			rename(w->tmp, w->path);
-	} else if (w->tmp != NULL)
-		unlink(w->tmp);
-	else if (w->placed && lstat(w->path, &st) == 0 &&
+	} else if (w->tmp != NULL) {
+		pme_tmp_abort(w->tmp);	/* named or anonymous; frees it */
+		w->tmp = NULL;
+	} else if (w->placed && lstat(w->path, &st) == 0 &&
 	    st.st_dev == w->dev && st.st_ino == w->ino)
 		unlink(w->path);
 	free(w->tmp);
@@ -356,6 +359,7 @@ int
 pme_writer_commit(struct pme_writer *w, struct pme_error *err)
 {
 	uint8_t h[CHUNK_HLEN];
+	int rc;
 
 	if (w == NULL)
 		return pme_seterr(err, PME_EINVAL,
@@ -374,10 +378,13 @@ pme_writer_commit(struct pme_writer *w, struct pme_error *err)
 		pme_writer_discard(w);
 		return -1;
 	}
-	if (w->tmp != NULL && w->tmpnew && rename(w->tmp, w->path) == -1) {
-		pme_setsys(err, w->path, "rename");
-		pme_writer_discard(w);
-		return -1;
+	if (w->tmp != NULL && w->tmpnew) {
+		rc = pme_tmp_commit(w->tmp, w->path, err);
+		w->tmp = NULL;		/* committed or removed, and freed */
+		if (rc == -1) {
+			pme_writer_discard(w);
+			return -1;
+		}
 	}
 	if (w->tmp != NULL && !w->tmpnew)
 		unlink(w->tmp);

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -47,4 +48,10 @@ pme_exit_status(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
+}
+
+void
+pme_prog_writes(void)
+{
+	signal(SIGXFSZ, SIG_IGN);
 }

@@ -31,4 +31,13 @@ char		*pme_ask(const char *question, const char *def);
  */
 int		 pme_exit_status(int status);
 
+/*
+ * For a program that writes files, first thing: a file size limit
+ * (ulimit -f) then makes write(2) fail with EFBIG, reported and cleaned
+ * up as a full disk is, instead of SIGXFSZ killing the program in the
+ * middle of a write.  Not before exec'ing another program, which would
+ * inherit the ignored signal.
+ */
+void	 pme_prog_writes(void);
+
 #endif /* PME_PROG_H */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -834,8 +835,115 @@ pme_out_special(const char *path, int *fd, struct pme_error *err)
 	return 1;
 }
 
-int
-pme_tmp_create(const char *path, char **tmp, struct pme_error *err)
+/*
+ * Anonymous temporaries: a file opened with O_TMPFILE in the output's
+ * directory has no name until pme_tmp_commit() links it, so a program
+ * killed while writing (SIGKILL included) leaves nothing behind.  The
+ * caller closes its descriptor before committing, so a duplicate kept
+ * here holds the file until then.  A few at a time (a program writes one
+ * or two outputs at once); beyond that, or where the file system has no
+ * O_TMPFILE (NFS, FAT, old kernels), a named temporary as before.
+ */
+#define NANON	16
+static struct anon {
+	const char	*tmp;		/* the caller's name for it */
+	int		 fd;
+} anons[NANON];
+static pthread_mutex_t anon_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The slot of tmp, or -1. (lock held) */
+static int
+anon_find(const char *tmp)
+{
+	int i;
+
+	for (i = 0; i < NANON; i++)
+		if (tmp != NULL && anons[i].tmp == tmp)
+			return i;
+	return -1;
+}
+
+/* Takes tmp's slot out; its descriptor, or -1 when tmp is named. */
+static int
+anon_take(const char *tmp)
+{
+	int i, fd = -1;
+
+	pthread_mutex_lock(&anon_lock);
+	if ((i = anon_find(tmp)) != -1) {
+		fd = anons[i].fd;
+		anons[i].tmp = NULL;
+	}
+	pthread_mutex_unlock(&anon_lock);
+	return fd;
+}
+
+/* An O_TMPFILE file in tmp's directory, registered; -1 when there is none
+ * to be had (the caller then makes a named one). */
+static int
+anon_open(const char *tmp)
+{
+	const char *slash = strrchr(tmp, '/');
+	char *dir;
+	int fd, keep, i;
+
+	if ((dir = slash == NULL ? strdup(".") :
+	    strndup(tmp, (size_t)(slash - tmp) + (slash == tmp))) == NULL)
+		return -1;
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	free(dir);
+	if (fd == -1)
+		return -1;
+	if ((keep = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1) {
+		close(fd);
+		return -1;
+	}
+	pthread_mutex_lock(&anon_lock);
+	if ((i = anon_find(NULL)) == -1)
+		for (i = 0; i < NANON && anons[i].tmp != NULL; i++)
+			continue;
+	if (i < NANON) {
+		anons[i].tmp = tmp;
+		anons[i].fd = keep;
+	}
+	pthread_mutex_unlock(&anon_lock);
+	if (i == NANON) {
+		close(keep);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Gives the anonymous file at fd the name tmp (its X's filled anew until
+ * one is free), through /proc/self/fd. */
+static int
+anon_link(char *tmp, int fd)
+{
+	char proc[64], *x = tmp + strlen(tmp) - 6;
+	unsigned long long v;
+	struct timespec ts;
+	int try, i;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (try = 0; try < 100; try++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (unsigned long long)ts.tv_nsec * 2654435761u ^
+		    (unsigned long long)getpid() << 20 ^ (unsigned)try * 7919;
+		for (i = 0; i < 6; i++, v /= 62)
+			x[i] = "0123456789abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[v % 62];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp,
+		    AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+static int
+tmp_create(const char *path, char **tmp, int anon, struct pme_error *err)
 {
 	int fd, rc;
 
@@ -846,6 +954,8 @@ pme_tmp_create(const char *path, char **tmp, struct pme_error *err)
 		*tmp = NULL;
 		return rc == 1 ? fd : -1;
 	}
+	if (anon && (fd = anon_open(*tmp)) != -1)
+		return fd;
 	if ((fd = tmp_open(*tmp)) == -1) {
 		pme_setsys(err, path, "cannot create");
 		free(*tmp);
@@ -855,12 +965,33 @@ pme_tmp_create(const char *path, char **tmp, struct pme_error *err)
 }
 
 int
+pme_tmp_create(const char *path, char **tmp, struct pme_error *err)
+{
+	return tmp_create(path, tmp, 1, err);
+}
+
+int
+pme_tmp_named(const char *path, char **tmp, struct pme_error *err)
+{
+	return tmp_create(path, tmp, 0, err);
+}
+
+int
 pme_tmp_commit(char *tmp, const char *path, struct pme_error *err)
 {
-	int rc = 0;
+	int rc = 0, fd;
 
 	if (tmp == NULL)
 		return 0;
+	if ((fd = anon_take(tmp)) != -1) {
+		rc = anon_link(tmp, fd);
+		close(fd);
+		if (rc == -1) {
+			rc = pme_setsys(err, path, "cannot name the new file");
+			free(tmp);
+			return rc;
+		}
+	}
 	if (rename(tmp, path) == -1) {
 		rc = pme_setsys(err, path, "cannot rename into place");
 		unlink(tmp);
@@ -872,9 +1003,14 @@ pme_tmp_commit(char *tmp, const char *path, struct pme_error *err)
 void
 pme_tmp_abort(char *tmp)
 {
+	int fd;
+
 	if (tmp == NULL)
 		return;
-	unlink(tmp);
+	if ((fd = anon_take(tmp)) != -1)
+		close(fd);	/* the file goes with its last descriptor */
+	else
+		unlink(tmp);
 	free(tmp);
 }
 

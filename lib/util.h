@@ -182,18 +182,24 @@ const char	*pme_base_name(const char *p);
  * the new one, never part of one, and a failed write leaves the old file
  * as it was.
  *
- * pme_tmp_create() creates the temporary file for path with O_EXCL and
- * mode 0666, which the kernel masks with the umask: the mode any new file
- * of the caller gets.  It returns the descriptor (write only,
- * close-on-exec) and points *tmp at the temporary name; or -1, *tmp NULL
- * and err filled.  The caller writes and closes the descriptor, then
- * passes the name to pme_tmp_commit(), which renames it over path (on
- * failure removes it: -1 and err filled), or to pme_tmp_abort(), which
- * removes it (NULL ok).  Both free the name.  When path holds a device,
- * a FIFO or a socket of the caller's or root's (pme_out_special()), the
+ * pme_tmp_create() creates the temporary file for path with mode 0666,
+ * which the kernel masks with the umask: the mode any new file of the
+ * caller gets.  It returns the descriptor (write only, close-on-exec) and
+ * points *tmp at the temporary name; or -1, *tmp NULL and err filled.
+ * The file is anonymous where the file system allows (O_TMPFILE): it gets
+ * its name only in pme_tmp_commit(), so a program killed while writing,
+ * even by SIGKILL, leaves no temporary file; elsewhere it is created at
+ * the name with O_EXCL.  pme_tmp_named() always creates it at the name
+ * (for a file that must be visible while written: pme_writer's live
+ * files).  The caller writes and closes the descriptor, then passes the
+ * name to pme_tmp_commit(), which names the file and renames it over path
+ * (on failure removes it: -1 and err filled), or to pme_tmp_abort(), which
+ * removes it (NULL ok).  Both free the name.  When path holds a device, a
+ * FIFO or a socket of the caller's or root's (pme_out_special()), the
  * descriptor is on it, *tmp is NULL and commit and abort do nothing.
  */
 int	 pme_tmp_create(const char *path, char **tmp, struct pme_error *err);
+int	 pme_tmp_named(const char *path, char **tmp, struct pme_error *err);
 int	 pme_tmp_commit(char *tmp, const char *path, struct pme_error *err);
 void	 pme_tmp_abort(char *tmp);
 /*

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "stats.h"
+#include "prog.h"
 #include "util.h"
 #include "defgraph.h"
 
@@ -508,6 +509,7 @@ main(int argc, char **argv)
 	struct opts op = { 0 };
 	int rc;
 
+	pme_prog_writes();
 	if ((rc = option(&op, argc, argv)) != 0)
 		return rc;
 	return run(&op);

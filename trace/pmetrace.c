@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prog.h"
 #include "trace.h"
 #include "util.h"
 
@@ -138,6 +139,7 @@ write_counts(struct pme_bucketfile *bf, const char *in, const char *out,
 	struct pme_fill *f = NULL;
 	char msg[512];
 
+	pme_prog_writes();	/* the run is over: nothing exec'd from here */
 	if (strcmp(in, "-") != 0) {
 		if ((f = pme_fill_begin(in, bf, err)) == NULL)
 			return -1;

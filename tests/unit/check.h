@@ -10,6 +10,7 @@
 #define PME_CHECK_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -151,6 +152,19 @@ readfile(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return buf;
+}
+
+/* 1 when the test's directory takes anonymous files (O_TMPFILE), so that
+ * pme's outputs are written with no temporary name (util.h). */
+static __attribute__((unused)) int
+anon_tmpfiles(void)
+{
+	int fd = open(testdir(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	if (fd == -1)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 #endif /* PME_CHECK_H */

@@ -806,7 +806,8 @@ test_atomic(void)
 	/* Freed without a chunk, too. */
 	w = pme_writer_open(path, PME_KIND_SAMPLE, 0, &err);
 	CHECK(w != NULL);
-	CHECK(count_entries() == before + 1);
+	/* Its temporary file has no name where O_TMPFILE works. */
+	CHECK(count_entries() == before + !anon_tmpfiles());
 	pme_writer_abort(w);
 	CHECK(count_entries() == before);
 	CHECK(file_is(path, "first"));
