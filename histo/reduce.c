@@ -130,6 +130,9 @@ tally_free(struct tally *t)
 	free(t->command);
 	free(t->quick_path);
 	stacks_free(t->stacks);
+	for (i = 0; i < t->ntnames; i++)
+		free(t->tnames[i].name);
+	free(t->tnames);
 }
 
 static int
@@ -479,6 +482,33 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	return 0;
 }
 
+/* Names thread th->tid of th->pid th->name (the latest name wins). */
+static int
+thread_name(struct tally *t, const struct pme_thread *th)
+{
+	struct tname *v;
+	char *name;
+	size_t i;
+
+	if ((name = strdup(th->name)) == NULL)
+		return -1;
+	for (i = 0; i < t->ntnames; i++)
+		if (t->tnames[i].pid == th->pid && t->tnames[i].tid == th->tid) {
+			free(t->tnames[i].name);
+			t->tnames[i].name = name;
+			return 0;
+		}
+	if ((v = realloc(t->tnames, (t->ntnames + 1) * sizeof(*v))) == NULL) {
+		free(name);
+		return -1;
+	}
+	t->tnames = v;
+	v[t->ntnames].pid = th->pid;
+	v[t->ntnames].tid = th->tid;
+	v[t->ntnames++].name = name;
+	return 0;
+}
+
 static int
 on_thread(void *arg, const struct pme_thread *th)
 {
@@ -508,6 +538,10 @@ on_thread(void *arg, const struct pme_thread *th)
 		r->failed = 1;
 		return -1;
 	}
+	if (r->t->sites && th->name != NULL && (th->kind ==
+	    PME_THREAD_COMM || th->kind == PME_THREAD_EXEC) &&
+	    thread_name(r->t, th) == -1)
+		return nomem(r);
 	return 0;
 }
 
@@ -623,22 +657,26 @@ tally_slow(struct run *r, const struct pme_sample *s)
 /*
  * The frame id (histo.h) of addr, a pc of process pid at time, rebased as
  * the samples' pcs are; the kernel's when nothing maps a pc it flagged.
+ * *va is addr's link-time address (addr itself when no mapping holds it).
  */
 static uint64_t
 frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
-    int kernel)
+    int kernel, uint64_t *va)
 {
 	const struct pme_mapping *maps;
 	const struct pme_bucketfile *bf = r->t->bf;
-	uint64_t vaddr;
+	uint64_t vaddr = addr;
 	uint32_t mi, res = PME_NONE, b;
 
 	mi = pme_addrmap_lookup(r->am, pid, time, addr, &vaddr);
+	*va = vaddr;
 	if (mi == PME_NONE || (res = resolve(r, mi)) == PME_NONE ||
 	    (res & RES_FOREIGN)) {
 		if (r->has_abs && (b = pme_bucketfile_find(bf, PME_NONE, addr,
-		    NULL)) != PME_NONE)
+		    NULL)) != PME_NONE) {
+			*va = addr;
 			return FRAME_UNIT | r->bk[b].unit;
+		}
 		if (mi != PME_NONE && res != PME_NONE)
 			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
 		if (kernel && (res = kernel_index(r)) != PME_NONE)
@@ -654,16 +692,24 @@ frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 	    stacks_name(r->t->stacks, maps[mi].path) : FRAME_UNKNOWN;
 }
 
-/* Counts the call chains of s[0..n) into t->stacks (-T folded).  A return
- * address points after its call: the call is the byte before it. */
+/*
+ * Counts the call chains of s[0..n) into t->stacks (-T folded).  A return
+ * address points after its call: the call is the byte before it.  With
+ * t->sites (the views, spy.c) the key is longer: the frame ids, then
+ * their link-time addresses (the pc's, then each call's byte before its
+ * return address), then the process and thread (pid << 32 | tid).
+ */
 static int
 add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 {
-	size_t i, j;
+	size_t i, j, k, len;
+	uint64_t va;
 
 	for (i = 0; i < n; i++, s++) {
-		if (s->nframes + 1 > r->capids) {
-			size_t cap = (size_t)s->nframes + 64;
+		k = (size_t)s->nframes + 1;
+		len = r->t->sites ? 2 * k + 1 : k;
+		if (len > r->capids) {
+			size_t cap = len + 64;
 			uint64_t *v = realloc(r->ids, cap * sizeof(*v));
 
 			if (v == NULL)
@@ -672,11 +718,20 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 			r->capids = cap;
 		}
 		r->ids[0] = frame_id(r, s->pid, s->time, s->pc,
-		    s->flags & PME_SAMPLE_KERNEL);
-		for (j = 0; j < s->nframes; j++)
+		    s->flags & PME_SAMPLE_KERNEL, &va);
+		if (r->t->sites)
+			r->ids[k] = va;
+		for (j = 0; j < s->nframes; j++) {
 			r->ids[j + 1] = frame_id(r, s->pid, s->time,
-			    s->frames[j] - 1, 0);
-		if (stacks_add(r->t->stacks, r->ids, s->nframes + 1,
+			    s->frames[j] - 1, 0, &va);
+			if (r->t->sites)
+				r->ids[k + j + 1] = va;
+		}
+		if (r->t->sites)
+			r->ids[2 * k] = (uint64_t)s->pid << 32 | s->tid;
+		if (s->nframes > 0)
+			r->t->chained++;
+		if (stacks_add(r->t->stacks, r->ids, len,
 		    intervals(r, s)) == -1)
 			return nomem(r);
 	}
