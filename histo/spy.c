@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "pme_symbols.h"
 #include "util.h"
 
 #define RULE "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~"
@@ -207,6 +208,13 @@ threads(const struct out *o)
 
 /* --------------------------------------------------------- procedures */
 
+struct lines {			/* a module's line table */
+	int		 tried;
+	struct pme_image *img;
+	struct pme_symline *v;		/* sorted by start */
+	size_t		 n;
+};
+
 struct tree {
 	const struct calls *c;
 	double		 cutoff;
@@ -223,6 +231,8 @@ struct tree {
 	uint32_t	*stack;
 	uint32_t	 stamp, setstamp;
 	char		*rails;
+	struct lines	*lines;		/* per module of the bucket file */
+	size_t		 nmods;
 };
 
 static int
@@ -321,6 +331,11 @@ tree_free(struct tree *tr)
 	free(tr->inset);
 	free(tr->stack);
 	free(tr->rails);
+	for (size_t i = 0; tr->lines != NULL && i < tr->nmods; i++) {
+		free(tr->lines[i].v);
+		pme_image_close(tr->lines[i].img);
+	}
+	free(tr->lines);
 }
 
 /* Marks what u reaches in the call graph (u too) with the value val in
@@ -489,6 +504,123 @@ by_pc(const void *a, const void *b)
 }
 
 static int
+by_start(const void *a, const void *b)
+{
+	const struct pme_symline *p = a, *q = b;
+
+	return p->start < q->start ? -1 : p->start > q->start;
+}
+
+/* Reads the line table of module m, once; none when its file cannot be
+ * read or has no DWARF lines. */
+static void
+lines_read(struct lines *l, const char *path)
+{
+	const struct pme_symline *v;
+	struct pme_error err;
+
+	l->tried = 1;
+	if (path == NULL || path[0] == '\0' ||
+	    (l->img = pme_image_open(path, NULL, &err)) == NULL ||
+	    pme_image_load_lines(l->img, PME_NONE, &err) == -1)
+		return;
+	l->n = pme_image_lines(l->img, &v);
+	if (l->n == 0 || (l->v = malloc(l->n * sizeof(*l->v))) == NULL) {
+		l->n = 0;
+		return;
+	}
+	memcpy(l->v, v, l->n * sizeof(*l->v));
+	qsort(l->v, l->n, sizeof(*l->v), by_start);
+}
+
+/* The source line of addr in frame id's module, or NULL. */
+static const struct pme_symline *
+line_of(struct tree *tr, uint64_t id, uint64_t addr)
+{
+	const struct pme_bucketfile *bf = tr->c->t->bf;
+	const struct pme_unit *u;
+	const struct pme_module *mods;
+	uint32_t m = PME_NONE;
+	struct lines *l;
+	size_t lo = 0, hi;
+
+	if (bf == NULL)
+		return NULL;
+	tr->nmods = pme_bucketfile_modules(bf, &mods);
+	if ((id & FRAME_TYPE) == FRAME_UNIT) {
+		pme_bucketfile_units(bf, &u);
+		m = u[(uint32_t)id].module;
+	} else if ((id & FRAME_TYPE) == FRAME_MODULE)
+		m = (uint32_t)id;
+	if (m >= tr->nmods || (tr->lines == NULL && (tr->lines =
+	    calloc(tr->nmods, sizeof(*tr->lines))) == NULL))
+		return NULL;
+	l = &tr->lines[m];
+	if (!l->tried)
+		lines_read(l, mods[m].path);
+	for (hi = l->n; lo < hi; ) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && addr < l->v[lo - 1].end ? &l->v[lo - 1] : NULL;
+}
+
+struct lcount {
+	const char	*file;
+	uint32_t	 line;
+	uint64_t	 count;
+};
+
+static int
+by_line(const void *a, const void *b)
+{
+	const struct lcount *p = a, *q = b;
+	int d = strcmp(p->file, q->file);
+
+	if (d != 0)
+		return d;
+	return p->line < q->line ? -1 : p->line > q->line;
+}
+
+/* The samples of pc[0..n) (one procedure's) by source line, when lines
+ * are known. */
+static int
+by_lines(struct tree *tr, const struct pcount *pc, size_t n)
+{
+	const struct calls *c = tr->c;
+	struct lcount *v = malloc((n + 1) * sizeof(*v));
+	const struct pme_symline *l;
+	size_t i, k = 0, j;
+
+	if (v == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((l = line_of(tr, c->p[pc[i].proc].id, pc[i].addr)) ==
+		    NULL)
+			continue;
+		v[k].file = pme_base_name(l->file);
+		v[k].line = l->line;
+		v[k++].count = pc[i].count;
+	}
+	qsort(v, k, sizeof(*v), by_line);
+	for (i = 0; i < k; i = j) {
+		uint64_t sum = 0;
+
+		for (j = i; j < k && v[j].line == v[i].line &&
+		    strcmp(v[j].file, v[i].file) == 0; j++)
+			sum += v[j].count;
+		fprintf(tr->fp, "   %s:%u = %llu (%.1f%%).\n", v[i].file,
+		    v[i].line, (unsigned long long)sum, calls_pct(c, sum));
+	}
+	free(v);
+	return 0;
+}
+
+static int
 active(struct tree *tr)
 {
 	const struct calls *c = tr->c;
@@ -496,6 +628,7 @@ active(struct tree *tr)
 	struct pcount *pc = malloc((c->npc + 1) * sizeof(*pc));
 	uint32_t *off = calloc(c->np + 1, sizeof(*off));
 	size_t i, n = 0, j;
+	int rc = 0;
 
 	if (v == NULL || pc == NULL || off == NULL) {
 		free(v);
@@ -515,15 +648,27 @@ active(struct tree *tr)
 	for (i = 0; i < n; i++) {
 		proc_line(tr, v[i], "");
 		for (j = off[v[i]]; j < c->npc && pc[j].proc == v[i]; j++)
-			fprintf(tr->fp, "   (0x%llx) = %llu (%.1f%%).\n",
-			    (unsigned long long)pc[j].addr,
+			;
+		if ((rc = by_lines(tr, pc + off[v[i]], j - off[v[i]])) == -1)
+			break;
+		for (j = off[v[i]]; j < c->npc && pc[j].proc == v[i]; j++) {
+			const struct pme_symline *l = line_of(tr,
+			    c->p[v[i]].id, pc[j].addr);
+
+			fprintf(tr->fp, "   (0x%llx", (unsigned long long)
+			    pc[j].addr);
+			if (l != NULL)
+				fprintf(tr->fp, " %s:%u", pme_base_name(
+				    l->file), l->line);
+			fprintf(tr->fp, ") = %llu (%.1f%%).\n",
 			    (unsigned long long)pc[j].count,
 			    calls_pct(c, pc[j].count));
+		}
 	}
 	free(v);
 	free(pc);
 	free(off);
-	return 0;
+	return rc;
 }
 
 int

@@ -99,7 +99,8 @@ int main(int argc, char **argv) {
 	return 0;
 }
 C
-${CC:-cc} -g -O1 -fno-omit-frame-pointer -fno-inline -pthread -o shape \
+${CC:-cc} -g -O1 -fno-omit-frame-pointer -fno-inline \
+    -fno-optimize-sibling-calls -pthread -o shape \
     shape.c 2>cc.err || { fail "cannot build shape.c: $(cat cc.err)"; finish; exit; }
 "$pmebuild" -q -x ./shape -o shape.PME || { fail "pmebuild -x ./shape"; exit 1; }
 if ! $PME_VALGRIND "$pmeclock" -q -g -F 1000 -o shape -- ./shape 0.6 \
@@ -133,6 +134,13 @@ case $line in
 *"Procedure util [under a non-caller] ("[2-9]" refs)"*) ;;
 *) fail "util: '$line'" ;;
 esac
+# The highly active util by source line (the DWARF of ./shape): its
+# lines' counts sum to its own.
+self=$(sed -n 's/^util .* = \([0-9]*\), .*/\1/p' spy)
+lsum=$(sed -n '/^util /,/^[^ ]/s/^   shape\.c:[0-9]* = \([0-9]*\) .*/\1/p' spy |
+    awk '{ s += $1 } END { print s + 0 }')
+[ -n "$self" ] && [ "$lsum" = "$self" ] ||
+    fail "util's lines count $lsum, util itself '${self}'"
 # rec calls itself: its own callee, and counted once per sample.
 grep -qE '^[ .!]*\(0x[0-9a-f]+\) rec = ' spy || fail "rec is not among its own callees"
 finish
