@@ -224,16 +224,17 @@ add_call(struct calls *c, const uint32_t *p, const uint64_t *addr,
 	return 0;
 }
 
-/* One distinct stack of stacks_walk(): ids, addresses, thread. */
+/* One distinct stack of stacks_walk(): k frame ids, then the addresses
+ * of the calls of frames 1 .. k - 1 (reduce.c, add_stacks). */
 static int
 add_stack(void *arg, const uint64_t *key, size_t len, uint64_t n)
 {
 	struct calls *c = arg;
-	size_t k = (len - 1) / 2, i;
-	const uint64_t *addr = key + k;
+	size_t k = (len + 1) / 2, i;
+	const uint64_t *addr = key + k - 1;	/* addr[i], i >= 1 */
 	uint32_t buf[64], *p = k <= 64 ? buf : malloc(k * sizeof(*p));
 
-	if (p == NULL || len < 3 || len % 2 == 0)
+	if (p == NULL || k == 0 || len % 2 == 0)
 		goto fail;
 	c->stamp++;
 	c->stacks++;
@@ -255,9 +256,6 @@ add_stack(void *arg, const uint64_t *key, size_t len, uint64_t n)
 	for (i = 1; i < k; i++)
 		if (add_call(c, p, addr, i, n) == -1)
 			goto fail;
-	if (add_pc(c, p[0], addr[0], n) == -1 ||
-	    add_thread(c, key[2 * k], p[0], n) == -1)
-		goto fail;
 	if (p != buf)
 		free(p);
 	return 0;
@@ -266,6 +264,30 @@ fail:
 		free(p);
 	c->failed = 1;
 	return -1;
+}
+
+/* A pc of t->pcs: frame id, address. */
+static int
+add_pcs(void *arg, const uint64_t *key, size_t len, uint64_t n)
+{
+	struct calls *c = arg;
+	uint32_t p;
+
+	if (len != 2 || (p = proc_of(c, key[0])) == CALLS_NONE)
+		return -1;
+	return add_pc(c, p, key[1], n);
+}
+
+/* A thread's procedure of t->tprocs: pid << 32 | tid, frame id. */
+static int
+add_tprocs(void *arg, const uint64_t *key, size_t len, uint64_t n)
+{
+	struct calls *c = arg;
+	uint32_t p;
+
+	if (len != 2 || (p = proc_of(c, key[1])) == CALLS_NONE)
+		return -1;
+	return add_thread(c, key[0], p, n);
 }
 
 /* ---------------------------------------------------------- dominators */
@@ -473,7 +495,9 @@ calls_new(const struct tally *t, struct pme_error *err)
 	c->mpc.w = 2;
 	c->mth.w = 1;
 	c->mtp.w = 2;
-	if (t->stacks != NULL && stacks_walk(t->stacks, add_stack, c) == -1)
+	if ((t->stacks != NULL && stacks_walk(t->stacks, add_stack, c) ==
+	    -1) || (t->pcs != NULL && stacks_walk(t->pcs, add_pcs, c) == -1) ||
+	    (t->tprocs != NULL && stacks_walk(t->tprocs, add_tprocs, c) == -1))
 		goto nomem;
 	if (c->np > 0 && dominators(c) == -1)
 		goto nomem;

@@ -63,7 +63,8 @@ struct tally {
 	struct stacks	*stacks;	/* -T folded: set by the caller to
 					   collect call chains; else NULL */
 	int		 sites;		/* -V views: stacks with their call
-					   sites and threads (add_stacks) */
+					   sites, pcs and threads (add_stacks) */
+	struct stacks	*pcs, *tprocs;	/* with sites */
 	uint64_t	 chained;	/* samples with a call chain */
 	struct tname	*tnames;	/* with sites: the threads' names */
 	size_t		 ntnames;

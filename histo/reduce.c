@@ -40,6 +40,16 @@ struct idset {			/* thread and process ids seen */
 	size_t		 n, nv, cap;
 };
 
+/* A frame id computed (frame_id): the same address of the same process
+ * gives the same id while no mapping or thread record comes between. */
+#define FCACHE		4096		/* entries, a power of two */
+
+struct fcache {
+	uint64_t	 addr, id, va;
+	uint32_t	 pid;
+	uint32_t	 gen;		/* 0: empty; bit 31: kernel flag */
+};
+
 struct run {
 	struct tally	*t;
 	const char	*path;
@@ -77,6 +87,9 @@ struct run {
 	/* -T folded: one sample's frame ids */
 	uint64_t	*ids;
 	size_t		 capids;
+	struct fcache	*fc;		/* frame ids of recent addresses */
+	uint32_t	 fgen;		/* the mappings' generation: an entry
+					   of another is stale */
 
 	/* statistics */
 	uint64_t	 matched;	/* samples in the bucket file's modules
@@ -130,6 +143,8 @@ tally_free(struct tally *t)
 	free(t->command);
 	free(t->quick_path);
 	stacks_free(t->stacks);
+	stacks_free(t->pcs);
+	stacks_free(t->tprocs);
 	for (i = 0; i < t->ntnames; i++)
 		free(t->tnames[i].name);
 	free(t->tnames);
@@ -378,6 +393,7 @@ run_next(struct run *r)
 	r->nres = 0;
 	r->nlive = 0;
 	r->cvalid = 0;
+	r->fgen = r->fgen % 0x7fffffffu + 1;
 	r->maptime = 0;
 	r->overlap = 0;
 	r->have_last = 0;
@@ -471,6 +487,7 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	struct run *r = arg;
 
 	r->cvalid = 0;
+	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (m->time > r->maptime)
 		r->maptime = m->time;
 	if (live_add(r, m->pid, m->start, m->end) == -1)
@@ -516,6 +533,7 @@ on_thread(void *arg, const struct pme_thread *th)
 	size_t i, n;
 
 	r->cvalid = 0;
+	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (th->time > r->maptime)
 		r->maptime = th->time;
 	if (idset_add(&r->pids, th->pid) == -1 ||
@@ -659,8 +677,42 @@ tally_slow(struct run *r, const struct pme_sample *s)
  * the samples' pcs are; the kernel's when nothing maps a pc it flagged.
  * *va is addr's link-time address (addr itself when no mapping holds it).
  */
+static uint64_t frame_lookup(struct run *, uint32_t, uint64_t, uint64_t,
+    int, uint64_t *);
+
+/*
+ * frame_lookup() through r->fc: call chains repeat their return
+ * addresses, and a lookup costs a search of the mappings and one of the
+ * buckets.  Entries hold while the mappings do: for samples not older
+ * than the last mapping or thread record, in processes whose mappings do
+ * not overlap (as the mapping cache of count()).
+ */
 static uint64_t
 frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
+    int kernel, uint64_t *va)
+{
+	struct fcache *f;
+	uint32_t gen = r->fgen | (kernel ? 0x80000000u : 0);
+
+	if (r->overlap || time < r->maptime || (r->fc == NULL &&
+	    (r->fc = calloc(FCACHE, sizeof(*r->fc))) == NULL))
+		return frame_lookup(r, pid, time, addr, kernel, va);
+	f = &r->fc[((addr ^ addr >> 12 ^ (uint64_t)pid * 0x9e3779b1u) *
+	    0x9e3779b97f4a7c15ull) >> 52 & (FCACHE - 1)];
+	if (f->gen == gen && f->addr == addr && f->pid == pid) {
+		*va = f->va;
+		return f->id;
+	}
+	f->id = frame_lookup(r, pid, time, addr, kernel, va);
+	f->va = *va;
+	f->addr = addr;
+	f->pid = pid;
+	f->gen = gen;
+	return f->id;
+}
+
+static uint64_t
+frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
     int kernel, uint64_t *va)
 {
 	const struct pme_mapping *maps;
@@ -695,19 +747,26 @@ frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 /*
  * Counts the call chains of s[0..n) into t->stacks (-T folded).  A return
  * address points after its call: the call is the byte before it.  With
- * t->sites (the views, spy.c) the key is longer: the frame ids, then
- * their link-time addresses (the pc's, then each call's byte before its
- * return address), then the process and thread (pid << 32 | tid).
+ * t->sites (the views, calls.c) the key is longer: the frame ids, then
+ * the link-time addresses of the calls (of the frames after the first);
+ * and the innermost frame's pc is counted in t->pcs (frame id, link-time
+ * address), its thread in t->tprocs (pid << 32 | tid, frame id).  Two
+ * small tables beside, rather than a key that holds them, keep the
+ * distinct stacks few and the tables in the cache.
  */
 static int
 add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 {
+	struct tally *t = r->t;
 	size_t i, j, k, len;
-	uint64_t va;
+	uint64_t va, key[2];
 
+	if (t->sites && ((t->pcs == NULL && (t->pcs = stacks_new()) == NULL) ||
+	    (t->tprocs == NULL && (t->tprocs = stacks_new()) == NULL)))
+		return nomem(r);
 	for (i = 0; i < n; i++, s++) {
 		k = (size_t)s->nframes + 1;
-		len = r->t->sites ? 2 * k + 1 : k;
+		len = t->sites ? 2 * k - 1 : k;
 		if (len > r->capids) {
 			size_t cap = len + 64;
 			uint64_t *v = realloc(r->ids, cap * sizeof(*v));
@@ -719,20 +778,26 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 		}
 		r->ids[0] = frame_id(r, s->pid, s->time, s->pc,
 		    s->flags & PME_SAMPLE_KERNEL, &va);
-		if (r->t->sites)
-			r->ids[k] = va;
+		if (t->sites) {
+			key[0] = r->ids[0];
+			key[1] = va;
+			if (stacks_add(t->pcs, key, 2, intervals(r, s)) == -1)
+				return nomem(r);
+			key[0] = (uint64_t)s->pid << 32 | s->tid;
+			key[1] = r->ids[0];
+			if (stacks_add(t->tprocs, key, 2, intervals(r, s)) ==
+			    -1)
+				return nomem(r);
+		}
 		for (j = 0; j < s->nframes; j++) {
 			r->ids[j + 1] = frame_id(r, s->pid, s->time,
 			    s->frames[j] - 1, 0, &va);
-			if (r->t->sites)
-				r->ids[k + j + 1] = va;
+			if (t->sites)
+				r->ids[k + j] = va;
 		}
-		if (r->t->sites)
-			r->ids[2 * k] = (uint64_t)s->pid << 32 | s->tid;
 		if (s->nframes > 0)
-			r->t->chained++;
-		if (stacks_add(r->t->stacks, r->ids, len,
-		    intervals(r, s)) == -1)
+			t->chained++;
+		if (stacks_add(t->stacks, r->ids, len, intervals(r, s)) == -1)
 			return nomem(r);
 	}
 	return 0;
@@ -833,6 +898,7 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	r.t = t;
 	r.path = path;
 	r.err = err;
+	r.fgen = 1;
 	if ((r.am = pme_addrmap_new(err)) == NULL)
 		goto done;
 	if (t->bf != NULL && bind_bucketfile(&r) == -1)
@@ -853,6 +919,7 @@ done:
 	pme_addrmap_free(r.am);
 	free(r.res);
 	free(r.ids);
+	free(r.fc);
 	free(r.live);
 	free(r.mod_units);
 	free(r.tids.v);
