@@ -124,7 +124,7 @@ if ! perf record -q -g -F 10000 -o "$work/x.data" -- "$work/deep" \
 	echo "perf: skipped: perf record failed: $(head -n 1 "$work/perf.err")"
 	exit 0
 fi
-n=$(perf script -i "$work/x.data" -F ip 2>/dev/null | wc -l)
+n=$(perf script -i "$work/x.data" -F tid 2>/dev/null | wc -l)
 if [ "$n" -lt 1000 ]; then
 	echo "perf: skipped: perf recorded only $n samples"
 	exit 0

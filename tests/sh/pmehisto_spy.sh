@@ -16,7 +16,11 @@
 # trace input, -T csv, an unknown view, no call chains.  (3) Real: a
 # program of that shape built with frame pointers, sampled by pmeclock
 # -g: relations that hold on any run (totals, refs, indentation under
-# the dominator, threads' shares); skipped when no call chains come.
+# the dominator, threads' shares, source lines); skipped when no call
+# chains come.  (4) When perf records call chains here: the callgraph
+# view's totals of util, main, rec and worker against perf report
+# --children on a perf.data of the same program, within five standard
+# deviations of the two sample counts' binomial difference plus a point.
 #
 # PME_REGEN=1 writes the expected files instead of comparing.
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -75,7 +79,7 @@ refuse 1 "no sample has a call chain (record them with pmeclock -g)" \
     -V spy -b in.PME -B o.PME -o t.HIS flat.PMS
 [ -e t.HIS ] && fail "a failed view wrote t.HIS"
 
-# (3) a real program of known shape.
+# (3) a real program of known shape (and (4) beside perf's view of it).
 [ -x "$pmeclock" ] || { finish; exit; }
 cat >shape.c <<'C'
 #include <pthread.h>
@@ -143,4 +147,29 @@ lsum=$(sed -n '/^util /,/^[^ ]/s/^   shape\.c:[0-9]* = \([0-9]*\) .*/\1/p' spy |
     fail "util's lines count $lsum, util itself '${self}'"
 # rec calls itself: its own callee, and counted once per sample.
 grep -qE '^[ .!]*\(0x[0-9a-f]+\) rec = ' spy || fail "rec is not among its own callees"
+
+# (4) perf report --children on the same program.
+if command -v perf >/dev/null &&
+    perf record -q -g -F 1000 -o shape.data -- ./shape 0.6 >/dev/null 2>perf.err; then
+	pn=$(perf script -i shape.data -F tid 2>/dev/null | wc -l)
+	perf report -i shape.data --children --stdio --sort sym -g none \
+	    2>/dev/null | sed -n 's/^ *\([0-9.]*\)% .*\[\.\] \([a-z]*\)$/\2 \1/p' >perf.tot
+	"$pmehisto" -q -V callgraph -C 0 -b shape.PME -B s.PME -o cg.HIS \
+	    shape.PMS >cg || fail "-V callgraph on shape.PMS"
+	sed -n 's/^\[[0-9]*\] *\([0-9.]*\) .* \([a-z]*\) \[[0-9]*\]$/\2 \1/p' cg >pme.tot
+	for f in util main rec worker; do
+		a=$(awk -v f=$f '$1 == f { print $2 }' perf.tot)
+		b=$(awk -v f=$f '$1 == f { print $2 }' pme.tot)
+		[ -n "$a" ] && [ -n "$b" ] ||
+		    { fail "$f: perf '$a'%, pmehisto '$b'%"; continue; }
+		awk -v a="$a" -v b="$b" -v n="$pn" -v m="$total" 'BEGIN {
+			p = (a + b) / 200; if (p <= 0 || p >= 1) p = 0.5
+			tol = 500 * sqrt(p * (1 - p) * (1 / n + 1 / m)) + 1
+			d = a - b; if (d < 0) d = -d
+			exit !(d <= tol) }' ||
+		    fail "$f: perf report --children $a% of $pn, -V callgraph $b% of $total"
+	done
+else
+	echo "perf comparison skipped: $(head -n 1 perf.err 2>/dev/null)"
+fi
 finish
