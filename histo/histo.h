@@ -151,6 +151,10 @@ void	 report_row_of(struct pme_bucketfile *bf, uint32_t i,
 int	 report_line(struct pme_report *rep, const char *label,
 	    struct pme_error *err, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
+/* How samples were taken (enum pme_method): "perf_event_open"; and
+ * their event (enum pme_event), after a comma: ", cpu-clock", or "". */
+const char	*report_method(uint32_t method);
+const char	*report_event(uint32_t event);
 /* What counts of measure m (enum pme_measure) are, for people. */
 const char	*report_measure(uint32_t m);
 /* What percentages are of: all counts of bf, in buckets or not. */

@@ -62,8 +62,15 @@ header(const struct out *o)
 	for (i = 0; i < c->np; i++)
 		nprocs += calls_shown(c, c->p[i].total, o->cutoff);
 	fprintf(o->fp, "Spy of: %s\n", t->command != NULL ? t->command : "");
+	fprintf(o->fp, "Watching: %s%s\n", report_method(t->method),
+	    report_event(t->event));
 	if (t->duration > 0)
-		fprintf(o->fp, "Ran for: %.3f s\n", (double)t->duration / 1e9);
+		fprintf(o->fp, "Ran for: %.3f s", (double)t->duration / 1e9);
+	if (t->status >= 0)
+		fprintf(o->fp, "%s %d", t->duration > 0 ? "; exit status" :
+		    "Exit status:", t->status);
+	if (t->duration > 0 || t->status >= 0)
+		fputc('\n', o->fp);
 	fprintf(o->fp, "Samples: %llu, every %g ms; lost: %llu\n",
 	    (unsigned long long)c->total, (double)t->period / 1e6,
 	    (unsigned long long)t->lost);
@@ -303,6 +310,8 @@ tree_make(struct tree *tr)
 	qsort_r(tr->eidx, ne, sizeof(*tr->eidx), by_site, (void *)c);
 	for (i = 0; i < ne; i++)
 		a[i] = c->e[tr->eidx[i]].caller;
+	free(b);
+	b = NULL;
 	if (calls_csr(a, tr->eidx, ne, np, &tr->eoff, &b) == -1)
 		goto done;
 	free(tr->eidx);
