@@ -149,12 +149,12 @@ stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
 }
 
 /* Appends frame id's name to fp: a unit's name, or a module's or
- * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are);
- * -1 when out of memory. */
+ * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are),
+ * folded: with ';' and ' ' as '_'; -1 when out of memory. */
 static int
 put_name(FILE *fp, uint64_t id, const struct tally *t,
     const struct pme_unit *units, const struct pme_module *mods,
-    char *const *names)
+    char *const *names, int folded)
 {
 	uint32_t i = (uint32_t)id;
 	const char *name = NULL, *c;
@@ -183,7 +183,7 @@ put_name(FILE *fp, uint64_t id, const struct tally *t,
 	if ((e = pme_escape_dup(name)) == NULL)
 		return -1;
 	for (c = e; *c != '\0'; c++)
-		fputc(*c == ';' || *c == ' ' ? '_' : *c, fp);
+		fputc(folded && (*c == ';' || *c == ' ') ? '_' : *c, fp);
 	free(e);
 	if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
 		fputc(']', fp);
@@ -204,7 +204,7 @@ stack_text(const struct stacks *s, const struct entry *e,
 		return NULL;
 	for (j = e->n; j-- > 0 && !failed; ) {
 		failed = put_name(fp, s->pool[e->off + j], t, units, mods,
-		    s->names) == -1;
+		    s->names, 1) == -1;
 		if (j > 0)
 			fputc(';', fp);
 	}
@@ -265,4 +265,37 @@ done:
 		free(v[i].text);
 	free(v);
 	return rc;
+}
+
+int
+stacks_walk(const struct stacks *s, int (*fn)(void *, const uint64_t *,
+    size_t, uint64_t), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		if (s->e[i].n != 0 && fn(arg, s->pool + s->e[i].off,
+		    s->e[i].n, s->e[i].count) != 0)
+			return -1;
+	return 0;
+}
+
+size_t
+stacks_count(const struct stacks *s)
+{
+	return s->used;
+}
+
+int
+frame_put(FILE *fp, uint64_t id, const struct stacks *s,
+    const struct tally *t)
+{
+	const struct pme_unit *units = NULL;
+	const struct pme_module *mods = NULL;
+
+	if (t->bf != NULL) {
+		pme_bucketfile_units(t->bf, &units);
+		pme_bucketfile_modules(t->bf, &mods);
+	}
+	return put_name(fp, id, t, units, mods, s->names, 0);
 }

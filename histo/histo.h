@@ -21,6 +21,12 @@ struct foreign {
 	uint64_t	 count;
 };
 
+/* A thread's name, from the thread records (-V views). */
+struct tname {
+	uint32_t	 pid, tid;
+	char		*name;
+};
+
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {
 	struct pme_bucketfile *bf;	/* NULL until the quick path makes it */
@@ -56,6 +62,12 @@ struct tally {
 	char		*quick_path;	/* the executable -x read */
 	struct stacks	*stacks;	/* -T folded: set by the caller to
 					   collect call chains; else NULL */
+	int		 sites;		/* -V views: stacks with their call
+					   sites, pcs and threads (add_stacks) */
+	struct stacks	*pcs, *tprocs;	/* with sites */
+	uint64_t	 chained;	/* samples with a call chain */
+	struct tname	*tnames;	/* with sites: the threads' names */
+	size_t		 ntnames;
 };
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
@@ -94,6 +106,15 @@ int		 stacks_add(struct stacks *s, const uint64_t *id, size_t n,
  * (no memory, or a write failed). */
 int		 stacks_print(const struct stacks *s, const struct tally *t,
 		    FILE *fp);
+/* Calls fn(arg, id, n, count) for each distinct stack (the ids as
+ * added), in no order; -1 when fn returned non-zero, else 0. */
+int		 stacks_walk(const struct stacks *s, int (*fn)(void *,
+		    const uint64_t *, size_t, uint64_t), void *arg);
+size_t		 stacks_count(const struct stacks *s);	/* distinct stacks */
+/* Writes frame id's name (as -T folded names it, but ';' and ' ' kept)
+ * to fp; 0 or -1 (no memory). */
+int		 frame_put(FILE *fp, uint64_t id, const struct stacks *s,
+		    const struct tally *t);
 
 /* Prints "prog: message" on standard error, the message escaped as the
  * reports' names are (pme_escape): names from files reach a terminal. */
@@ -130,6 +151,10 @@ void	 report_row_of(struct pme_bucketfile *bf, uint32_t i,
 int	 report_line(struct pme_report *rep, const char *label,
 	    struct pme_error *err, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
+/* How samples were taken (enum pme_method): "perf_event_open"; and
+ * their event (enum pme_event), after a comma: ", cpu-clock", or "". */
+const char	*report_method(uint32_t method);
+const char	*report_event(uint32_t event);
 /* What counts of measure m (enum pme_measure) are, for people. */
 const char	*report_measure(uint32_t m);
 /* What percentages are of: all counts of bf, in buckets or not. */
@@ -176,5 +201,39 @@ struct pme_report *diff_report(const struct diff *d, struct pme_error *err);
 /* Says on standard error what did not match (unless quiet) and every
  * bucket, or the total, that failed a gate; returns whether one did. */
 int		 diff_tell(const struct diff *d, const char *prog, int quiet);
+
+/*
+ * The reports -V chooses (view.c): "histogram", "spy", "callgraph",
+ * "callers:ROUTINE".
+ */
+enum view_kind { VIEW_HISTOGRAM, VIEW_SPY, VIEW_CALLGRAPH, VIEW_CALLERS };
+
+struct view {
+	enum view_kind	 kind;
+	const char	*name;		/* as in the table */
+	const char	*arg;		/* after the colon (kept), or NULL */
+	int		 chains;	/* made from the samples' call chains */
+};
+
+/* Reads s (kept) into v; 0, or -1 when it names no view or its argument
+ * is missing or not wanted. */
+int	 view_parse(const char *s, struct view *v);
+
+/*
+ * The views of the call chains (spy.c, callgraph.c), from t->stacks
+ * collected with t->sites.  Written to fp; cutoff in percent of all
+ * samples.  0, or -1 with err filled (no memory, a write failed, or no
+ * routine of the name ROUTINE for callers).
+ */
+struct calls;
+
+struct calls	*calls_new(const struct tally *t, struct pme_error *err);
+void		 calls_free(struct calls *c);			/* NULL ok */
+int		 spy_write(const struct calls *c, double cutoff, FILE *fp,
+		    struct pme_error *err);
+int		 callgraph_write(const struct calls *c, double cutoff,
+		    FILE *fp, struct pme_error *err);
+int		 callers_write(const struct calls *c, const char *routine,
+		    double cutoff, FILE *fp, struct pme_error *err);
 
 #endif /* HISTO_H */

@@ -22,6 +22,9 @@
 /* The quick path's rows: by count, those below this percentage left out
  * (-C), so that a large program's profile is a page, not 68. */
 #define QUICK_CUTOFF	0.5
+/* The views' (-V spy, callgraph): procedures and calls in fewer of the
+ * stacks left out, as the Spy's cutoff does. */
+#define VIEW_CUTOFF	1.0
 
 enum mode { MODE_AUTO, MODE_CLOCK, MODE_TRACE };
 enum type { TYPE_DEFAULT, TYPE_TERM, TYPE_TEXT, TYPE_PS, TYPE_CSV,
@@ -44,7 +47,13 @@ struct opts {
 	struct gate	*gates;			/* -G */
 	size_t		 ngates;
 	struct pme_bucketfile *read;		/* bin, read by choose() */
+	struct view	 view;			/* -V */
+	char		*vtext;			/* the view's text, or NULL */
+	size_t		 vlen;
 };
+
+/* getopt_long's value for --version, which has no short option. */
+#define OPT_VERSION	256
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
  * told apart from an error (1) and a usage error (2). */
@@ -56,7 +65,7 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: pmehisto [-acknqstvx] [-B outbucket] [-b bucketfile] "
 	    "[-C percent] [-D baseline]\n"
-	    "                [-G gate] [-o histogram] [-T type] "
+	    "                [-G gate] [-o histogram] [-T type] [-V view] "
 	    "[samplefile ...]\n");
 }
 
@@ -94,8 +103,11 @@ help(void)
 	    "                 or bucket:LIMITS, LIMITS +N%% and/or +N "
 	    "counts, e.g.\n"
 	    "                 -G total:+2%% -G bucket:+2%%,+10000\n"
+	    "  -V view        the report: histogram, or from the call "
+	    "chains (pmeclock -g)\n"
+	    "                 spy, callgraph or callers:ROUTINE\n"
 	    "  -q             no warnings;  -v  say what was written\n"
-	    "  -h, --help     this text;  -V, --version  the version\n",
+	    "  -h, --help     this text;  --version  the version\n",
 	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
 }
 
@@ -206,6 +218,29 @@ parse_percent(const char *s, double *v)
 	    -1 : 0;
 }
 
+/* Whether the view -V chose fits the other options; -1, said, if not. */
+static int
+view_check(const struct opts *o)
+{
+	const char *why = NULL;
+
+	if (!o->view.chains)
+		return 0;
+	if (o->mode == MODE_TRACE)
+		why = "its call chains come from sample files (clock input), "
+		    "not from a filled bucket file (trace input)";
+	else if (o->type == TYPE_FOLDED || o->type == TYPE_PS ||
+	    o->type == TYPE_CSV)
+		why = "a text report: -T text, term or none";
+	else if (o->base != NULL)
+		why = "call chains are not compared (-D)";
+	if (why == NULL)
+		return 0;
+	histo_warn(prog, "-V %s: %s", o->view.name, why);
+	usage(stderr);
+	return -1;
+}
+
 static void
 folded_trace(void)
 {
@@ -282,6 +317,12 @@ option(struct opts *o, int c)
 		o->mode = MODE_TRACE;
 		return 0;
 	case 'V':
+		if (view_parse(optarg, &o->view) == 0)
+			return 0;
+		histo_warn(prog, "-V: '%s' is not histogram, spy, callgraph "
+		    "or callers:ROUTINE", optarg);
+		return -1;
+	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
 		return 1;
 	case 'v':
@@ -303,12 +344,12 @@ parse(int argc, char *argv[], struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkno:qsT:tVvx",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkno:qsT:tV:vx",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
@@ -322,6 +363,8 @@ parse(int argc, char *argv[], struct opts *o)
 		folded_trace();
 		return -1;
 	}
+	if (view_check(o) == -1)
+		return -1;
 	if (o->ngates > 0 && o->base == NULL) {
 		histo_warn(prog, "-G: a gate needs a baseline to compare with "
 		    "(-D)");
@@ -474,7 +517,8 @@ choose(const struct opts *o, struct choice *c)
 	memset(c, 0, sizeof(*c));
 	c->sure = 1;
 	/* Call stacks are in sample files only. */
-	if (o->npms > 0 || o->quick || o->type == TYPE_FOLDED) {
+	if (o->npms > 0 || o->quick || o->type == TYPE_FOLDED ||
+	    o->view.chains) {
 		c->mode = MODE_CLOCK;
 		return;
 	}
@@ -615,8 +659,9 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	t->quick = o->quick;
 	t->quiet = o->quiet;
 	t->bfname = o->bin;
-	if (o->type == TYPE_FOLDED)
+	if (o->type == TYPE_FOLDED || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
+	t->sites = o->view.chains;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
 			histo_warn(prog, "%s%s", pme_strerror(&err),
@@ -678,6 +723,8 @@ display(const struct opts *o, const struct pme_report *rep,
 		type = o->his != NULL && strcmp(o->his, "-") == 0 ? TYPE_NONE :
 		    isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ?
 		    TYPE_TERM : TYPE_TEXT;
+	if (type == TYPE_TERM && o->vtext != NULL)
+		type = TYPE_TEXT;	/* the views are not paged */
 	if (type == TYPE_TERM && !(isatty(STDIN_FILENO) &&
 	    isatty(STDOUT_FILENO))) {
 		if (!o->quiet)
@@ -691,6 +738,14 @@ display(const struct opts *o, const struct pme_report *rep,
 		rc = pme_report_term(rep, stdin, stdout, rows, cols, &err);
 		break;
 	case TYPE_TEXT:
+		if (o->vtext != NULL) {
+			memset(&err, 0, sizeof(err));
+			if (fwrite(o->vtext, 1, o->vlen, stdout) != o->vlen ||
+			    fflush(stdout) == EOF)
+				rc = -1;
+			err.sys_errno = errno;
+			break;
+		}
 		rc = pme_report_text(rep, stdout, NULL, &err);
 		break;
 	case TYPE_PS:
@@ -721,7 +776,8 @@ display(const struct opts *o, const struct pme_report *rep,
  * directly); -1, with the message printed, when it cannot be.
  */
 static int
-write_his(const char *path, const struct pme_report *rep, char **tmp)
+write_his(const struct opts *o, const char *path,
+    const struct pme_report *rep, char **tmp)
 {
 	struct pme_error err;
 	FILE *fp;
@@ -737,7 +793,8 @@ write_his(const char *path, const struct pme_report *rep, char **tmp)
 		pme_tmp_abort(*tmp);
 		return -1;
 	}
-	if (pme_report_text(rep, fp, NULL, &err) == -1 || fclose(fp) == EOF) {
+	if ((o->vtext != NULL ? fwrite(o->vtext, 1, o->vlen, fp) != o->vlen :
+	    pme_report_text(rep, fp, NULL, &err) == -1) || fclose(fp) == EOF) {
 		histo_warn(prog, "'%s': write failed: %s", path,
 		    strerror(errno));
 		pme_tmp_abort(*tmp);
@@ -764,7 +821,7 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 	if (*fill != NULL)
 		bf = pme_fill_sum(*fill);
 	runs = o->mode == MODE_CLOCK ? pme_bucketfile_info(bf)->runs : 0;
-	if (!tostdout && write_his(o->his, rep, &tmp) == -1)
+	if (!tostdout && write_his(o, o->his, rep, &tmp) == -1)
 		return -1;
 	if (*fill != NULL) {
 		rc = pme_fill_commit(*fill, o->bout, &err);
@@ -780,7 +837,9 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
-	if (tostdout && pme_report_text(rep, stdout, NULL, &err) == -1) {
+	if (tostdout && (o->vtext != NULL ? fwrite(o->vtext, 1, o->vlen,
+	    stdout) != o->vlen : pme_report_text(rep, stdout, NULL, &err) ==
+	    -1)) {
 		histo_warn(prog, "standard output: write failed");
 		return -1;
 	}
@@ -826,6 +885,45 @@ subtitle(const struct opts *o, struct pme_bucketfile *bf,
 	    of != NULL ? " of " : "", of != NULL ? of : "",
 	    (unsigned long long)info->runs, info->runs == 1 ? "" : "s");
 	return pme_report_subtitle(rep, sub, NULL);
+}
+
+/* The text of the view -V chose, from t's call chains, into o->vtext. */
+static int
+view_text(struct opts *o, const struct tally *t)
+{
+	struct pme_error err;
+	struct calls *c;
+	double cutoff = o->cutoff >= 0 ? o->cutoff :
+	    o->view.kind == VIEW_CALLERS ? 0 : VIEW_CUTOFF;
+	FILE *fp;
+	int rc;
+
+	if (t->chained == 0) {
+		histo_warn(prog, "-V %s: '%s'%s: no sample has a call chain "
+		    "(record them with pmeclock -g)", o->view.name, o->pms[0],
+		    o->npms > 1 ? " and the others" : "");
+		return -1;
+	}
+	if ((c = calls_new(t, &err)) == NULL) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return -1;
+	}
+	if ((fp = open_memstream(&o->vtext, &o->vlen)) == NULL) {
+		calls_free(c);
+		histo_warn(prog, "out of memory");
+		return -1;
+	}
+	memset(&err, 0, sizeof(err));
+	rc = o->view.kind == VIEW_SPY ? spy_write(c, cutoff, fp, &err) :
+	    o->view.kind == VIEW_CALLGRAPH ?
+	    callgraph_write(c, cutoff, fp, &err) :
+	    callers_write(c, o->view.arg, cutoff, fp, &err);
+	if (fclose(fp) == EOF && rc == 0)
+		rc = histo_err(&err, PME_ENOMEM, "out of memory");
+	calls_free(c);
+	if (rc == -1)
+		histo_warn(prog, "%s", pme_strerror(&err));
+	return rc;
 }
 
 /*
@@ -930,6 +1028,8 @@ run(struct opts *o)
 		histo_warn(prog, "out of memory");
 		goto done;
 	}
+	if (o->view.chains && view_text(o, &t) == -1)
+		goto done;
 	if (write_outputs(o, &fill, bf, rep) == -1)
 		goto done;
 	rc = display(o, rep, &t) == -1 ? 1 : failed ? EXIT_GATE : 0;
@@ -954,6 +1054,7 @@ opts_free(struct opts *o)
 	free(o->his);
 	free(o->base);
 	free(o->gates);
+	free(o->vtext);
 	pme_bucketfile_close(o->read);
 }
 
@@ -995,6 +1096,10 @@ main(int argc, char *argv[])
 		o.mode = c.mode;
 	if (o.mode == MODE_TRACE && o.type == TYPE_FOLDED) {
 		folded_trace();
+		opts_free(&o);
+		return 2;
+	}
+	if (view_check(&o) == -1) {
 		opts_free(&o);
 		return 2;
 	}

@@ -40,6 +40,16 @@ struct idset {			/* thread and process ids seen */
 	size_t		 n, nv, cap;
 };
 
+/* A frame id computed (frame_id): the same address of the same process
+ * gives the same id while no mapping or thread record comes between. */
+#define FCACHE		4096		/* entries, a power of two */
+
+struct fcache {
+	uint64_t	 addr, id, va;
+	uint32_t	 pid;
+	uint32_t	 gen;		/* 0: empty; bit 31: kernel flag */
+};
+
 struct run {
 	struct tally	*t;
 	const char	*path;
@@ -77,6 +87,9 @@ struct run {
 	/* -T folded: one sample's frame ids */
 	uint64_t	*ids;
 	size_t		 capids;
+	struct fcache	*fc;		/* frame ids of recent addresses */
+	uint32_t	 fgen;		/* the mappings' generation: an entry
+					   of another is stale */
 
 	/* statistics */
 	uint64_t	 matched;	/* samples in the bucket file's modules
@@ -130,6 +143,11 @@ tally_free(struct tally *t)
 	free(t->command);
 	free(t->quick_path);
 	stacks_free(t->stacks);
+	stacks_free(t->pcs);
+	stacks_free(t->tprocs);
+	for (i = 0; i < t->ntnames; i++)
+		free(t->tnames[i].name);
+	free(t->tnames);
 }
 
 static int
@@ -375,6 +393,7 @@ run_next(struct run *r)
 	r->nres = 0;
 	r->nlive = 0;
 	r->cvalid = 0;
+	r->fgen = r->fgen % 0x7fffffffu + 1;
 	r->maptime = 0;
 	r->overlap = 0;
 	r->have_last = 0;
@@ -468,6 +487,7 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	struct run *r = arg;
 
 	r->cvalid = 0;
+	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (m->time > r->maptime)
 		r->maptime = m->time;
 	if (live_add(r, m->pid, m->start, m->end) == -1)
@@ -479,6 +499,33 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	return 0;
 }
 
+/* Names thread th->tid of th->pid th->name (the latest name wins). */
+static int
+thread_name(struct tally *t, const struct pme_thread *th)
+{
+	struct tname *v;
+	char *name;
+	size_t i;
+
+	if ((name = strdup(th->name)) == NULL)
+		return -1;
+	for (i = 0; i < t->ntnames; i++)
+		if (t->tnames[i].pid == th->pid && t->tnames[i].tid == th->tid) {
+			free(t->tnames[i].name);
+			t->tnames[i].name = name;
+			return 0;
+		}
+	if ((v = realloc(t->tnames, (t->ntnames + 1) * sizeof(*v))) == NULL) {
+		free(name);
+		return -1;
+	}
+	t->tnames = v;
+	v[t->ntnames].pid = th->pid;
+	v[t->ntnames].tid = th->tid;
+	v[t->ntnames++].name = name;
+	return 0;
+}
+
 static int
 on_thread(void *arg, const struct pme_thread *th)
 {
@@ -486,6 +533,7 @@ on_thread(void *arg, const struct pme_thread *th)
 	size_t i, n;
 
 	r->cvalid = 0;
+	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (th->time > r->maptime)
 		r->maptime = th->time;
 	if (idset_add(&r->pids, th->pid) == -1 ||
@@ -508,6 +556,10 @@ on_thread(void *arg, const struct pme_thread *th)
 		r->failed = 1;
 		return -1;
 	}
+	if (r->t->sites && th->name != NULL && (th->kind ==
+	    PME_THREAD_COMM || th->kind == PME_THREAD_EXEC) &&
+	    thread_name(r->t, th) == -1)
+		return nomem(r);
 	return 0;
 }
 
@@ -623,22 +675,60 @@ tally_slow(struct run *r, const struct pme_sample *s)
 /*
  * The frame id (histo.h) of addr, a pc of process pid at time, rebased as
  * the samples' pcs are; the kernel's when nothing maps a pc it flagged.
+ * *va is addr's link-time address (addr itself when no mapping holds it).
+ */
+static uint64_t frame_lookup(struct run *, uint32_t, uint64_t, uint64_t,
+    int, uint64_t *);
+
+/*
+ * frame_lookup() through r->fc: call chains repeat their return
+ * addresses, and a lookup costs a search of the mappings and one of the
+ * buckets.  Entries hold while the mappings do: for samples not older
+ * than the last mapping or thread record, in processes whose mappings do
+ * not overlap (as the mapping cache of count()).
  */
 static uint64_t
 frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
-    int kernel)
+    int kernel, uint64_t *va)
+{
+	struct fcache *f;
+	uint32_t gen = r->fgen | (kernel ? 0x80000000u : 0);
+
+	if (r->overlap || time < r->maptime || (r->fc == NULL &&
+	    (r->fc = calloc(FCACHE, sizeof(*r->fc))) == NULL))
+		return frame_lookup(r, pid, time, addr, kernel, va);
+	f = &r->fc[((addr ^ addr >> 12 ^ (uint64_t)pid * 0x9e3779b1u) *
+	    0x9e3779b97f4a7c15ull) >> 52 & (FCACHE - 1)];
+	if (f->gen == gen && f->addr == addr && f->pid == pid) {
+		*va = f->va;
+		return f->id;
+	}
+	f->id = frame_lookup(r, pid, time, addr, kernel, va);
+	f->va = *va;
+	f->addr = addr;
+	f->pid = pid;
+	f->gen = gen;
+	return f->id;
+}
+
+static uint64_t
+frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
+    int kernel, uint64_t *va)
 {
 	const struct pme_mapping *maps;
 	const struct pme_bucketfile *bf = r->t->bf;
-	uint64_t vaddr;
+	uint64_t vaddr = addr;
 	uint32_t mi, res = PME_NONE, b;
 
 	mi = pme_addrmap_lookup(r->am, pid, time, addr, &vaddr);
+	*va = vaddr;
 	if (mi == PME_NONE || (res = resolve(r, mi)) == PME_NONE ||
 	    (res & RES_FOREIGN)) {
 		if (r->has_abs && (b = pme_bucketfile_find(bf, PME_NONE, addr,
-		    NULL)) != PME_NONE)
+		    NULL)) != PME_NONE) {
+			*va = addr;
 			return FRAME_UNIT | r->bk[b].unit;
+		}
 		if (mi != PME_NONE && res != PME_NONE)
 			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
 		if (kernel && (res = kernel_index(r)) != PME_NONE)
@@ -654,16 +744,31 @@ frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 	    stacks_name(r->t->stacks, maps[mi].path) : FRAME_UNKNOWN;
 }
 
-/* Counts the call chains of s[0..n) into t->stacks (-T folded).  A return
- * address points after its call: the call is the byte before it. */
+/*
+ * Counts the call chains of s[0..n) into t->stacks (-T folded).  A return
+ * address points after its call: the call is the byte before it.  With
+ * t->sites (the views, calls.c) the key is longer: the frame ids, then
+ * the link-time addresses of the calls (of the frames after the first);
+ * and the innermost frame's pc is counted in t->pcs (frame id, link-time
+ * address), its thread in t->tprocs (pid << 32 | tid, frame id).  Two
+ * small tables beside, rather than a key that holds them, keep the
+ * distinct stacks few and the tables in the cache.
+ */
 static int
 add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 {
-	size_t i, j;
+	struct tally *t = r->t;
+	size_t i, j, k, len;
+	uint64_t va, key[2];
 
+	if (t->sites && ((t->pcs == NULL && (t->pcs = stacks_new()) == NULL) ||
+	    (t->tprocs == NULL && (t->tprocs = stacks_new()) == NULL)))
+		return nomem(r);
 	for (i = 0; i < n; i++, s++) {
-		if (s->nframes + 1 > r->capids) {
-			size_t cap = (size_t)s->nframes + 64;
+		k = (size_t)s->nframes + 1;
+		len = t->sites ? 2 * k - 1 : k;
+		if (len > r->capids) {
+			size_t cap = len + 64;
 			uint64_t *v = realloc(r->ids, cap * sizeof(*v));
 
 			if (v == NULL)
@@ -672,12 +777,27 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 			r->capids = cap;
 		}
 		r->ids[0] = frame_id(r, s->pid, s->time, s->pc,
-		    s->flags & PME_SAMPLE_KERNEL);
-		for (j = 0; j < s->nframes; j++)
+		    s->flags & PME_SAMPLE_KERNEL, &va);
+		if (t->sites) {
+			key[0] = r->ids[0];
+			key[1] = va;
+			if (stacks_add(t->pcs, key, 2, intervals(r, s)) == -1)
+				return nomem(r);
+			key[0] = (uint64_t)s->pid << 32 | s->tid;
+			key[1] = r->ids[0];
+			if (stacks_add(t->tprocs, key, 2, intervals(r, s)) ==
+			    -1)
+				return nomem(r);
+		}
+		for (j = 0; j < s->nframes; j++) {
 			r->ids[j + 1] = frame_id(r, s->pid, s->time,
-			    s->frames[j] - 1, 0);
-		if (stacks_add(r->t->stacks, r->ids, s->nframes + 1,
-		    intervals(r, s)) == -1)
+			    s->frames[j] - 1, 0, &va);
+			if (t->sites)
+				r->ids[k + j] = va;
+		}
+		if (s->nframes > 0)
+			t->chained++;
+		if (stacks_add(t->stacks, r->ids, len, intervals(r, s)) == -1)
 			return nomem(r);
 	}
 	return 0;
@@ -778,6 +898,7 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	r.t = t;
 	r.path = path;
 	r.err = err;
+	r.fgen = 1;
 	if ((r.am = pme_addrmap_new(err)) == NULL)
 		goto done;
 	if (t->bf != NULL && bind_bucketfile(&r) == -1)
@@ -798,6 +919,7 @@ done:
 	pme_addrmap_free(r.am);
 	free(r.res);
 	free(r.ids);
+	free(r.fc);
 	free(r.live);
 	free(r.mod_units);
 	free(r.tids.v);

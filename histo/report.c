@@ -223,6 +223,18 @@ event_name(uint32_t e)
 	}
 }
 
+const char *
+report_method(uint32_t method)
+{
+	return method_name(method);
+}
+
+const char *
+report_event(uint32_t event)
+{
+	return event_name(event);
+}
+
 static int
 interval(struct pme_report *rep, uint64_t period, struct pme_error *err)
 {

@@ -2,7 +2,7 @@
  * pmsgen - a large flat sample file and its bucket file for
  * bench_pmehisto.sh, through libpme's writers:
  *
- *     pmsgen OUT.PMS OUT.PME SAMPLES [ROUTINES]
+ *     pmsgen OUT.PMS OUT.PME SAMPLES [ROUTINES [chains]]
  *
  * The bucket file has one load module (the main executable,
  * /bench/prog), one routine unit and bucket of 256 bytes per routine
@@ -11,7 +11,10 @@
  * samples of 4 threads at 10 kHz, their PCs drawn from 16 spots in each
  * routine with a skewed choice of routine (a few hot, a long tail), and
  * one in 20 in libc.  Deterministic: the same arguments give the same
- * files.
+ * files.  With "chains" (bench_spy.sh) each sample has a call chain:
+ * routine k is called by routine (k - 1) / 2 (a binary tree under
+ * routine 0, which libc calls), and the routines are drawn less skewed,
+ * so that chains are up to a dozen frames deep.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,9 +92,25 @@ bucketfile(const char *path, unsigned nr)
 	return 0;
 }
 
-static int
-samplefile(const char *path, uint64_t n, unsigned nr)
+/* The call chain of a sample in routine k (chains, above) into f. */
+static uint32_t
+chain(uint64_t k, uint64_t *f)
 {
+	uint32_t n = 0;
+
+	while (k > 0) {
+		f[n++] = LOAD + TEXT + (k - 1) / 2 * RSIZE + 32 +
+		    (k - 1) % 2 * 16 + 5;
+		k = (k - 1) / 2;
+	}
+	f[n++] = LIBC + 0x1d90;
+	return n;
+}
+
+static int
+samplefile(const char *path, uint64_t n, unsigned nr, int chains)
+{
+	uint64_t frames[64];
 	static const char *argv[] = { "/bench/prog", "--bench" };
 	struct pme_sample_header h;
 	struct pme_samplewriter *w;
@@ -136,7 +155,7 @@ samplefile(const char *path, uint64_t n, unsigned nr)
 		uint64_t x = rnd(), k;
 		double u = (double)(x >> 11) / 9007199254740992.0;
 
-		k = (uint64_t)(u * u * u * u * nr);
+		k = (uint64_t)(chains ? u * u * nr : u * u * u * u * nr);
 		s.tid = 4242 + (unsigned)(i & 3);
 		s.cpu = (unsigned)(i & 3);
 		s.time = t += 25000;
@@ -144,6 +163,14 @@ samplefile(const char *path, uint64_t n, unsigned nr)
 			s.pc = LIBC + ((x >> 8) & 0xfff0);
 		else
 			s.pc = LOAD + TEXT + k * RSIZE + ((x >> 40) & 15) * 16;
+		if (chains && x % 20 == 0) {	/* libc, called by k */
+			frames[0] = LOAD + TEXT + k * RSIZE + 64 + 5;
+			s.nframes = 1 + chain(k, frames + 1);
+			s.frames = frames;
+		} else if (chains) {
+			s.nframes = chain(k, frames);
+			s.frames = frames;
+		}
 		if (pme_samplewriter_sample(w, &s, &err) == -1)
 			return die(path, &err);
 	}
@@ -160,16 +187,17 @@ int
 main(int argc, char *argv[])
 {
 	unsigned nr = 1000;
+	int chains = argc == 6 && strcmp(argv[5], "chains") == 0;
 
-	if (argc < 4 || argc > 5) {
+	if (argc < 4 || argc > 6 || (argc == 6 && !chains)) {
 		fprintf(stderr, "usage: pmsgen out.pms out.pme samples "
-		    "[routines]\n");
+		    "[routines [chains]]\n");
 		return 2;
 	}
-	if (argc == 5)
+	if (argc >= 5)
 		nr = (unsigned)strtoul(argv[4], NULL, 10);
 	if (nr == 0)
 		nr = 1;
 	return bucketfile(argv[2], nr) ||
-	    samplefile(argv[1], strtoull(argv[3], NULL, 10), nr);
+	    samplefile(argv[1], strtoull(argv[3], NULL, 10), nr, chains);
 }
