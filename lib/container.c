@@ -622,8 +622,11 @@ check_header(struct pme_reader *r, uint32_t kind, struct pme_error *err)
 	r->minor = (uint16_t)(h[10] | h[11] << 8);
 	if (major != PME_FORMAT_MAJOR)
 		return pme_setfmt(err, PME_EVERSION, r->name, 8,
-		    "format version %u.%u, this library reads %u.x",
-		    major, r->minor, PME_FORMAT_MAJOR);
+		    "format version %u.%u, %s than this pme reads (%u.x)%s",
+		    major, r->minor, major > PME_FORMAT_MAJOR ? "newer" :
+		    "older", PME_FORMAT_MAJOR, major > PME_FORMAT_MAJOR ?
+		    ": read it with the pme that wrote it, or a newer one" :
+		    "");
 	if (pme_get32(h + 4) != kind) {
 		pme_seterr(err, PME_EKIND, "'%s' is %s, not %s", r->name,
 		    kind_words(pme_get32(h + 4), s1), kind_words(kind, s2));
