@@ -14,9 +14,11 @@
 # 3. make -j2, then make demo or make check.
 # 4. check only, when CI=true or PME_SANITIZE=1 (and PME_SANITIZE is not 0):
 #    builds and checks a copy of the tree again, configured with
-#    --enable-sanitize-address --enable-sanitize-undefined, then runs the
-#    fuzz targets (make fuzz, PME_FUZZ_SECONDS each, default 60), and ends
-#    with one "N passed, N failed" line totalling the three.
+#    --enable-sanitize-address --enable-sanitize-undefined; then the
+#    command-line tests (unit, golden, and the shell tests that use
+#    PME_VALGRIND) under valgrind memcheck; then the fuzz targets (make
+#    fuzz, PME_FUZZ_SECONDS each, default 60); and ends with one
+#    "N passed, N failed" line totalling the four.
 #
 # Exit status: 0 when everything built and every test passed, 1 otherwise,
 # 2 on a usage error.
@@ -169,6 +171,28 @@ else
 fi
 second_status=$status second_summary=$summary
 
+# The command-line tests once more under valgrind memcheck (errors and
+# definite leaks fail them): the unit and golden tests, and the shell
+# tests that run pme's programs through $PME_VALGRIND.  In the same copy,
+# configured again with --enable-valgrind.
+echo
+echo "$prog: the command-line tests under valgrind memcheck, in $copy"
+status=
+vgtests=(unit/ golden/)
+for t in tests/sh/*.sh; do
+	grep -q 'PME_VALGRIND' "$t" && vgtests+=("sh/$(basename "$t" .sh)")
+done
+if cd "$copy" && make -s distclean >/dev/null &&
+    ./configure -q "${sanargs[@]}" --enable-valgrind && make -j2; then
+	tests/run "${vgtests[@]}" 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
+	summary=$(grep -E "$summary_re" "$log" | tail -n 1)
+else
+	echo "$prog: the build for valgrind failed" >&2
+	status=1 summary=
+fi
+vg_status=$status vg_summary=$summary
+
 # The fuzz targets (tests/fuzz), each for PME_FUZZ_SECONDS (default 60),
 # built with clang, ASan and UBSan in the tree itself; a finding fails.
 cd "$top" || exit 1
@@ -199,7 +223,8 @@ total() {
 echo
 echo "$prog: normal run: ${first_summary:-did not run its tests}"
 echo "$prog: ASan+UBSan run: ${second_summary:-did not run its tests}"
+echo "$prog: memcheck run: ${vg_summary:-did not run its tests}"
 echo "$prog: fuzz targets: ${third_summary:-did not run}"
-total "$first_summary" "$second_summary" "$third_summary"
+total "$first_summary" "$second_summary" "$vg_summary" "$third_summary"
 [ "$first_status" = 0 ] && [ "$second_status" = 0 ] &&
-    [ "$third_status" = 0 ]
+    [ "$vg_status" = 0 ] && [ "$third_status" = 0 ]
