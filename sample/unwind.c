@@ -125,9 +125,40 @@ struct unwinder {
 	uint64_t	 chains, truncated, ns;
 };
 
+/*
+ * libdwfl looks for a module's .debug_frame when its .eh_frame did not
+ * unwind a frame, which is mostly where the copy of the stack ran out;
+ * a separate debug file found then (libc6-dbg's, compressed) costs tens
+ * of milliseconds per process to read, for nothing.  So separate debug
+ * files are looked for only for modules without .eh_frame.
+ */
+static int
+find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+    GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	GElf_Shdr shdr;
+	Dwarf_Addr bias;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *name;
+	Elf *elf;
+
+	if ((elf = dwfl_module_getelf(mod, &bias)) != NULL &&
+	    elf_getshdrstrndx(elf, &shstrndx) == 0)
+		while ((scn = elf_nextscn(elf, scn)) != NULL)
+			if (gelf_getshdr(scn, &shdr) != NULL &&
+			    (name = elf_strptr(elf, shstrndx,
+			    shdr.sh_name)) != NULL &&
+			    strcmp(name, ".eh_frame") == 0)
+				return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+	    file_name, debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 int
