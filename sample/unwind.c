@@ -67,6 +67,11 @@ callgraph_check(struct clockopts *o)
 	if (!o->callchain || o->callgraph != CALLGRAPH_DWARF ||
 	    o->method == PME_METHOD_PERF)
 		return;
+#if defined(HAVE_LIBUNWIND) && defined(__x86_64__)
+	/* The runtime walks the CFI with libunwind (it says so itself
+	 * when libunwind.so.8 cannot be loaded). */
+	return;
+#endif
 	o->callgraph = CALLGRAPH_FP;
 	if (!o->quiet)
 		fprintf(stderr, "%s: -g with the %s method: %s\n", prog,
