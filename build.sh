@@ -66,6 +66,8 @@ want binutils command -v objdump
 want mandoc command -v mandoc
 want valgrind command -v valgrind
 want libelf-dev test -f /usr/include/libelf.h
+want libdw-dev test -f /usr/include/elfutils/libdwfl.h
+want libunwind-dev sh -c 'ls /usr/include/libunwind.h /usr/include/*/libunwind.h 2>/dev/null | grep -q .'
 want libdwarf-dev test -f /usr/include/libdwarf/libdwarf.h
 want zlib1g-dev test -f /usr/include/zlib.h
 if [ "$action" = check ]; then

@@ -103,6 +103,8 @@ struct pme_thread {
 
 /* Sample flags. */
 #define PME_SAMPLE_KERNEL 0x01	/* pc is in the kernel */
+#define PME_SAMPLE_TRUNCATED 0x02 /* the call chain stops short of the
+				   outermost frame (unwound from the CFI) */
 
 struct pme_sample {
 	uint64_t	 pc;

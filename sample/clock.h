@@ -18,6 +18,9 @@ struct clockopts {
 	uint64_t	 period;	/* ns */
 	int		 method;	/* enum pme_method, NONE: automatic */
 	int		 callchain;
+	int		 callgraph;	/* CALLGRAPH_*: how -g unwinds */
+	uint32_t	 stacksize;	/* bytes of user stack per sample for
+					   CALLGRAPH_DWARF */
 	int		 quiet, verbose;
 	char		**argv;		/* the command */
 	int		 argc;
@@ -25,6 +28,12 @@ struct clockopts {
 					   credentials: no samples (said) */
 	char		 note[512];	/* why this method ran, or empty */
 };
+
+/* How call chains are taken: from the CFI (the default where elfutils'
+ * libdw is built in), or by frame pointers. */
+enum { CALLGRAPH_DWARF, CALLGRAPH_FP };
+#define STACKSIZE_DEFAULT	8192	/* as perf record --call-graph dwarf */
+#define STACKSIZE_MAX		65528	/* the kernel's limit, less headroom */
 
 /* The command, forked and stopped before its exec until child_go(). */
 struct child {

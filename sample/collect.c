@@ -88,7 +88,8 @@ collect_prepare(struct clockopts *o, const char *runtime)
 	setenv("PMECLOCK_METHOD", o->method == PME_METHOD_ITIMER ? "itimer" :
 	    "timer", 1);
 	if (o->callchain)
-		setenv("PMECLOCK_CALLCHAIN", "1", 1);
+		setenv("PMECLOCK_CALLCHAIN", o->callgraph == CALLGRAPH_DWARF ?
+		    "dwarf" : "1", 1);
 	else
 		unsetenv("PMECLOCK_CALLCHAIN");
 	if ((pre = malloc(strlen(runtime) + (old ? strlen(old) : 0) + 2)) ==
@@ -367,6 +368,7 @@ on_samples(struct collector *co, const uint8_t *buf, size_t len)
 		s.cpu = r.cpu;
 		s.nframes = r.nframes;
 		s.frames = frames;
+		s.flags = r.flags & PME_SAMPLE_TRUNCATED;
 		add_tid(co, r.tid);
 		count(co, s.pid, r.tid, r.weight);
 		co->samples++;

@@ -27,8 +27,10 @@
 #include <sys/sysmacros.h>
 
 #include "clock.h"
+#include "unwind.h"
 
 #define RING_PAGES	128		/* data pages per CPU (512 KiB) */
+#define RING_PAGES_DWARF 1024		/* with stacks (4 MiB): ~480 samples */
 #define MAX_CPUS	1024
 #define DELETED_SUFFIX	" (deleted)"
 
@@ -83,17 +85,30 @@ struct perfstate {
 	size_t		 ntids, captids;
 	uint64_t	 samples, lost;
 	uint64_t	*frames;
+	struct unwinder	*uw;		/* CALLGRAPH_DWARF */
 	uint32_t	 mainpid;
 	int		 failed;
 };
 
 static int exclude_kernel = -1;	/* decided by perf_probe() */
+static size_t ring_pages = RING_PAGES;
 
 static long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return syscall(SYS_perf_event_open, a, pid, cpu, -1,
 	    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The user registers and a copy of the user stack with each sample, for
+ * unwind.c: the kernel's own chain is not taken. */
+static void
+fill_attr_dwarf(struct perf_event_attr *a, const struct clockopts *o)
+{
+	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = unwind_regs_mask();
+	a->sample_stack_user = o->stacksize;
+	ring_pages = RING_PAGES_DWARF;
 }
 
 static void
@@ -106,7 +121,9 @@ fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek)
 	a->sample_period = o->period;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (o->callchain)
+	if (o->callchain && o->callgraph == CALLGRAPH_DWARF)
+		fill_attr_dwarf(a, o);
+	else if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->disabled = 1;
 	a->inherit = 1;
@@ -125,7 +142,7 @@ fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek)
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	a->wakeup_watermark = RING_PAGES * 4096 / 4;
+	a->wakeup_watermark = (uint32_t)(ring_pages * 4096 / 4);
 }
 
 /* The online CPUs, from sysfs ("0-3,5"); -1 if unknown. */
@@ -407,6 +424,52 @@ werr(struct perfstate *ps, const struct pme_error *err)
 	ps->failed = 1;
 }
 
+/*
+ * A sample's call chain from its user registers and its copy of the user
+ * stack (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER follow the other
+ * fields): unwound at once, only the frames kept.  A chain that stops
+ * short of the outermost frame is flagged PME_SAMPLE_TRUNCATED.
+ */
+static void
+conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
+    const uint8_t *end)
+{
+	uint64_t regs[64], abi, size, dyn, mask = unwind_regs_mask();
+	uint32_t nregs = (uint32_t)__builtin_popcountll(mask), i, n = 0;
+	const uint8_t *stack;
+
+	s->frames = ps->frames;
+	s->flags |= PME_SAMPLE_TRUNCATED;
+	if (end - p < 8)
+		return;
+	abi = get64(p);
+	p += 8;
+	/* No user registers: a kernel thread, or user state unknown. */
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE ||
+	    (uint64_t)(end - p) < 8 * (uint64_t)nregs + 8)
+		return;
+	for (i = 0; i < nregs; i++)
+		regs[i] = get64(p + 8 * i);
+	p += 8 * nregs;
+	size = get64(p);
+	p += 8;
+	if (size > (uint64_t)(end - p) || (size > 0 && (uint64_t)(end - p) -
+	    size < 8))
+		return;
+	stack = p;
+	dyn = size > 0 ? get64(p + size) : 0;
+	if (dyn > size)
+		dyn = size;
+	if (unwind_sample(ps->uw, s->pid, s->tid, regs, stack, dyn,
+	    ps->frames, 512, &n))
+		s->flags &= ~(uint32_t)PME_SAMPLE_TRUNCATED;
+	/* The chain starts with the pc of the user code: the sample's pc
+	 * itself, unless the sample is in the kernel. */
+	if (!(s->flags & PME_SAMPLE_KERNEL) && n > 0)
+		memmove(ps->frames, ps->frames + 1, --n * sizeof(*ps->frames));
+	s->nframes = n;
+}
+
 static void
 conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 {
@@ -429,7 +492,9 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL)
 		s.flags |= PME_SAMPLE_KERNEL;
-	if (ps->o->callchain && end - p >= 8) {
+	if (ps->uw != NULL)
+		conv_stack(ps, &s, p, end);
+	else if (ps->o->callchain && end - p >= 8) {
 		nr = get64(p);
 		p += 8;
 		if (nr > (uint64_t)(end - p) / 8)
@@ -518,6 +583,26 @@ found:
 	return 0;
 }
 
+/* Tells the unwinder of a mapping: the file, or while the process lives
+ * the mapped one when the file is gone. */
+static void
+unwind_map(struct perfstate *ps, const struct pme_mapping *m)
+{
+	char alt[PATH_MAX];
+	const char *file = m->path;
+
+	if (m->flags & PME_MAP_DELETED) {
+		snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx",
+		    m->pid, (unsigned long long)m->start,
+		    (unsigned long long)m->end);
+		file = alt;
+	}
+	if (unwind_mapping(ps->uw, m, file) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		ps->failed = 1;
+	}
+}
+
 static void
 conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 {
@@ -564,6 +649,8 @@ conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 		ps->failed = 1;
 		return;
 	}
+	if (ps->uw != NULL)
+		unwind_map(ps, &m);
 	if (pme_samplewriter_mapping(ps->w, &m, &err) < 0)
 		werr(ps, &err);
 }
@@ -584,6 +671,21 @@ exit_check(struct perfstate *ps, const struct execwait *ew)
 	    "set-group-ID program, or one it may not read): the kernel "
 	    "ended perf sampling at the exec, so it was not sampled\n",
 	    prog, ew->pid, ew->comm);
+}
+
+/* A new process has its parent's mappings; one that exec'd or ended has
+ * none. */
+static void
+unwind_task(struct perfstate *ps, const struct pme_thread *t)
+{
+	if (t->kind == PME_THREAD_FORK && t->pid != t->ppid) {
+		if (unwind_fork(ps->uw, t->ppid, t->pid) < 0) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			ps->failed = 1;
+		}
+	} else if (t->kind == PME_THREAD_EXEC || (t->kind ==
+	    PME_THREAD_EXIT && t->pid == t->tid))
+		unwind_forget(ps->uw, t->pid);
 }
 
 static void
@@ -637,6 +739,8 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		}
 	}
 	add_tid(ps, t.tid);
+	if (ps->uw != NULL)
+		unwind_task(ps, &t);
 	if (pme_samplewriter_thread(ps->w, &t, &err) < 0)
 		werr(ps, &err);
 }
@@ -703,7 +807,7 @@ close_rings(struct perfstate *ps)
 
 	for (r = 0; r < ps->nrings; r++) {
 		if (ps->rings[r].meta != NULL)
-			munmap(ps->rings[r].meta, (RING_PAGES + 1) *
+			munmap(ps->rings[r].meta, (ring_pages + 1) *
 			    (size_t)pg);
 		close(ps->rings[r].fd);
 	}
@@ -724,6 +828,7 @@ free_state(struct perfstate *ps)
 	free(ps->ew);
 	free(ps->tids);
 	free(ps->frames);
+	unwind_free(ps->uw);
 }
 
 static int
@@ -749,7 +854,7 @@ setup(struct perfstate *ps, struct child *c)
 		ps->rings[i].cpu = cpus[i];
 	}
 	for (i = 0; i < n; i++) {
-		m = mmap(NULL, (RING_PAGES + 1) * (size_t)pg, PROT_READ |
+		m = mmap(NULL, (ring_pages + 1) * (size_t)pg, PROT_READ |
 		    PROT_WRITE, MAP_SHARED, fds[i], 0);
 		if (m == MAP_FAILED) {
 			fprintf(stderr, "%s: mmap of the perf ring buffer: "
@@ -758,11 +863,35 @@ setup(struct perfstate *ps, struct child *c)
 		}
 		ps->rings[i].meta = m;
 		ps->rings[i].data = (uint8_t *)m + pg;
-		ps->rings[i].size = RING_PAGES * (size_t)pg;
+		ps->rings[i].size = ring_pages * (size_t)pg;
 	}
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL)
 		return -1;
+	if (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&
+	    (ps->uw = unwind_new()) == NULL)
+		return -1;
 	return 0;
+}
+
+/* How many chains were unwound, how many stopped short, and how fast. */
+static void
+unwind_report(struct perfstate *ps)
+{
+	uint64_t chains, trunc, ns;
+
+	if (ps->uw == NULL)
+		return;
+	unwind_counts(ps->uw, &chains, &trunc, &ns);
+	if (ps->o->verbose)
+		fprintf(stderr, "%s: %llu call chains unwound from the CFI in "
+		    "%.3f s (%.0f per second), %llu truncated\n", prog,
+		    (unsigned long long)chains, (double)ns / 1e9, ns > 0 ?
+		    (double)chains * 1e9 / (double)ns : 0.0,
+		    (unsigned long long)trunc);
+	else if (!ps->o->quiet && trunc * 10 > chains)
+		fprintf(stderr, "%s: %llu of %llu call chains truncated (see "
+		    "pmeclock(1), -G)\n", prog, (unsigned long long)trunc,
+		    (unsigned long long)chains);
 }
 
 int
@@ -823,6 +952,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		while (!child_poll(c))
 			poll(pfd, 1, -1);
 	}
+	unwind_report(&ps);
 	cl->samples = ps.samples;
 	cl->lost = ps.lost;
 	cl->threads = (uint32_t)ps.ntids;

@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "prog.h"
 #include "setid.h"
+#include "unwind.h"
 #include "util.h"
 
 #ifndef PMECLOCK_RUNTIME
@@ -47,8 +48,9 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp, "usage: pmeclock [-gqv] [-F hz | -i interval] "
-	    "[-m method] [-o output] [--]\n"
-	    "                command [argument ...]\n");
+	    "[-G fp | dwarf[,size]]\n"
+	    "                [-m method] [-o output] [--] command "
+	    "[argument ...]\n");
 }
 
 static void
@@ -65,6 +67,10 @@ help(void)
 	    "  -F hz         samples per second of CPU time instead "
 	    "(up to 100000)\n"
 	    "  -g            record call chains\n"
+	    "  -G how        -g, unwound from the CFI (dwarf, default; "
+	    "dwarf,size: bytes\n"
+	    "                of stack per sample, default 8192) or by "
+	    "frame pointers (fp)\n"
 	    "  -m method     perf, timer or itimer (default: perf where "
 	    "the kernel allows)\n"
 	    "  -q            no messages but errors;  -v  more messages\n"
@@ -712,6 +718,9 @@ option(struct clockopts *o, int c, const char **oname)
 	case 'g':
 		o->callchain = 1;
 		return -1;
+	case 'G':
+		o->callchain = 1;
+		return callgraph_option(o, optarg);
 	case 'h':
 		help();
 		return 0;
@@ -768,8 +777,10 @@ parse(int argc, char *argv[], struct clockopts *o)
 	int c, rc;
 
 	o->period = 10000000;
+	o->callgraph = unwind_available() ? CALLGRAPH_DWARF : CALLGRAPH_FP;
+	o->stacksize = STACKSIZE_DEFAULT;
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+F:ghi:m:o:qVv", longopts,
+	while ((c = getopt_long(argc, argv, "+F:G:ghi:m:o:qVv", longopts,
 	    NULL)) != -1)
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
@@ -800,6 +811,7 @@ main(int argc, char *argv[])
 		rc = 1;
 	else {
 		setid_check(&o);
+		callgraph_check(&o);
 		rc = run(&o);
 	}
 	guard_end();

@@ -69,7 +69,7 @@ struct pmeclock_samples {
 struct pmeclock_rec {
 	uint64_t	pc, time, weight;
 	uint32_t	tid, cpu;
-	uint32_t	nframes, pad;
+	uint32_t	nframes, flags;		/* PME_SAMPLE_* */
 };
 
 /*

@@ -26,6 +26,7 @@
  * which compares it with the samples it got.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +49,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+
+#if defined(HAVE_LIBUNWIND) && defined(__x86_64__)
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#endif
 
 #include "pme_sample.h"
 #include "pmeclock.h"
@@ -76,7 +82,7 @@ enum { BORROW_NONE, BORROW_SAMPLE, BORROW_FATAL };
 struct slot {
 	_Atomic uint64_t seq;		/* index + 1 once written */
 	uint64_t	 pc, time, weight;
-	uint32_t	 tid, cpu, nframes, pad;
+	uint32_t	 tid, cpu, nframes, flags;	/* PME_SAMPLE_* */
 	uint64_t	 frames[];
 };
 
@@ -100,6 +106,7 @@ static struct {
 	int		 sink;
 	int		 method;	/* PME_METHOD_TIMER or _ITIMER */
 	int		 callchain;
+	int		 cfi;		/* asked to unwind from the CFI */
 	int		 inherited;	/* a fork child of a file recording */
 	int		 stop;
 	int		 writer_on;
@@ -237,6 +244,87 @@ get_regs(void *ucv, uintptr_t *pc, uintptr_t *fp, uintptr_t *sp)
 #define USER_TOP	(1ull << 48)
 #endif
 
+#if defined(HAVE_LIBUNWIND) && defined(__x86_64__)
+/*
+ * The CFI walk (-G dwarf): libunwind's local unwinder, whose
+ * unw_init_local2() and unw_step() are documented async-signal-safe.  It
+ * is loaded with dlopen(3) when asked for, so that a program sampled
+ * without it does not carry it, and run once outside any handler, which
+ * makes its one-time set-up happen there.  Its cache is the global one,
+ * whose lock libunwind takes with every signal blocked.
+ */
+static int (*unw_init2_p)(unw_cursor_t *, unw_context_t *, int);
+static int (*unw_step_p)(unw_cursor_t *);
+static int (*unw_get_reg_p)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+static int (*unw_getcontext_p)(unw_context_t *);
+static volatile sig_atomic_t cfi_on;
+
+/* Loads libunwind; 0, or -1 with why in rt.note. */
+static int
+cfi_load(void)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	void *h;
+	int i;
+
+	if (cfi_on)
+		return 0;
+	if ((h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL)) == NULL ||
+	    (unw_init2_p = dlsym(h, "_ULx86_64_init_local2")) == NULL ||
+	    (unw_step_p = dlsym(h, "_ULx86_64_step")) == NULL ||
+	    (unw_get_reg_p = dlsym(h, "_ULx86_64_get_reg")) == NULL ||
+	    (unw_getcontext_p = dlsym(h, "_Ux86_64_getcontext")) == NULL) {
+		snprintf(rt.note, sizeof(rt.note), "libunwind.so.8 cannot be "
+		    "loaded (%s): call chains by frame pointers", dlerror());
+		return -1;
+	}
+	if (unw_getcontext_p(&uc) == 0 && unw_init2_p(&c, &uc, 0) == 0)
+		for (i = 0; i < 64 && unw_step_p(&c) > 0; i++)
+			continue;
+	cfi_on = 1;
+	return 0;
+}
+
+static uint32_t
+walk_cfi(void *ucv, uint64_t *frames, uint32_t *flags)
+{
+	unw_cursor_t c;
+	unw_word_t ip;
+	uint32_t n = 0;
+	int r = -1;
+
+	if (unw_init2_p(&c, ucv, UNW_INIT_SIGNAL_FRAME) == 0)
+		while ((r = unw_step_p(&c)) > 0 && n < ring_depth) {
+			if (unw_get_reg_p(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+				break;
+			frames[n++] = ip;
+		}
+	if (r != 0)
+		*flags |= PME_SAMPLE_TRUNCATED;
+	return n;
+}
+#else
+static const int cfi_on = 0;
+
+static int
+cfi_load(void)
+{
+	snprintf(rt.note, sizeof(rt.note), "this libpmeclock is built "
+	    "without libunwind: call chains by frame pointers");
+	return -1;
+}
+
+static uint32_t
+walk_cfi(void *ucv, uint64_t *frames, uint32_t *flags)
+{
+	(void)ucv;
+	(void)frames;
+	(void)flags;
+	return 0;
+}
+#endif
+
 static uint32_t
 walk(uintptr_t fp, uintptr_t sp, uint64_t *frames)
 {
@@ -293,7 +381,13 @@ take_sample(const siginfo_t *si, void *ucv)
 	s->tid = (uint32_t)syscall(SYS_gettid);
 	cpu = sched_getcpu();
 	s->cpu = cpu < 0 ? UINT32_MAX : (uint32_t)cpu;
-	s->nframes = ring_depth ? walk(fp, sp, s->frames) : 0;
+	s->flags = 0;
+	if (ring_depth == 0)
+		s->nframes = 0;
+	else if (cfi_on)
+		s->nframes = walk_cfi(ucv, s->frames, &s->flags);
+	else
+		s->nframes = walk(fp, sp, s->frames);
 	atomic_store_explicit(&s->seq, h + 1, memory_order_release);
 }
 
@@ -895,6 +989,7 @@ sink_sample(const struct slot *s)
 		ps.cpu = s->cpu;
 		ps.nframes = s->nframes;
 		ps.frames = s->frames;
+		ps.flags = s->flags;
 		if (pme_samplewriter_sample(rt.w, &ps, &err) < 0)
 			sink_fail(&err);
 		return;
@@ -911,6 +1006,7 @@ sink_sample(const struct slot *s)
 	r.tid = s->tid;
 	r.cpu = s->cpu;
 	r.nframes = s->nframes;
+	r.flags = s->flags;
 	memcpy(rt.msg + rt.nmsg, &r, sizeof(r));
 	memcpy(rt.msg + rt.nmsg + sizeof(r), s->frames,
 	    s->nframes * sizeof(uint64_t));
@@ -1536,8 +1632,11 @@ env_settings(void)
 	if ((s = getenv("PMECLOCK_METHOD")) != NULL &&
 	    strcmp(s, "itimer") == 0)
 		rt.method = PME_METHOD_ITIMER;
+	rt.cfi = 0;
 	if ((s = getenv("PMECLOCK_CALLCHAIN")) != NULL && strcmp(s, "1") == 0)
 		rt.callchain = 1;
+	if (s != NULL && strcmp(s, "dwarf") == 0)
+		rt.callchain = rt.cfi = 1;
 }
 
 /*
@@ -1606,6 +1705,8 @@ start_sampling(void)
 	((struct pmeclock_samples *)rt.msg)->n = 0;
 	if (ring_init() < 0)
 		return -1;
+	if (rt.cfi)
+		cfi_load();
 	stack_bounds();
 	if (!rt.atfork) {
 		pthread_atfork(on_fork_prepare, on_fork_parent,

@@ -2,7 +2,13 @@
 # the launcher's sources, the libpmeclock runtime (shared, preloaded by
 # pmeclock; static, for pme_init/pme_exit), their install and clean.
 
-sample/pmeclock_SRCS = sample/pmeclock.c sample/perf.c sample/collect.c
+sample/pmeclock_SRCS = sample/pmeclock.c sample/perf.c sample/collect.c \
+    sample/unwind.c
+
+# elfutils' libdw unwinds -g's chains from the CFI when configure found it.
+sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)
+sample/runtime.rt.o: PME_CPPFLAGS += $(UNW_CPPFLAGS)
+sample/pmeclock: LIBS += $(DW_LIBS)
 
 # Where make install puts the preload library; pmeclock looks next to
 # itself first (the build tree), then here.

@@ -47,14 +47,14 @@ grep -Eq "^Outside buckets: +libwork.so [0-9.]+% " out.4 ||
     fail "flat profile: libwork.so is not the largest outside share"
 grep -q "a bucket per routine of the recorded program" err.4 ||
     fail "flat profile: the quick path was not said: $(cat err.4)"
-# 5: folded stacks through the routines of the program and the library
-# (parse and compute are not in them: their callees, leaves, have no
-# frame of their own, and the frame-pointer chain skips them, as pme(7)
-# says).
-grep -Eq "(^|;)main;mix [0-9]+$" prog.folded ||
-    fail "folded: no main;mix stack: $(cat prog.folded)"
-grep -Eq "(^|;)main;\[libwork.so\] [0-9]+$" prog.folded ||
-    fail "folded: no main;[libwork.so] stack: $(cat prog.folded)"
+# 5: folded stacks through the routines of the program and the library,
+# unwound from the CFI: parse and compute are in them, though their
+# callees, leaves, have no frame of their own (the frame-pointer chain of
+# pmeclock -G fp skips them, as pme(7) says).
+grep -Eq "(^|;)main;parse;mix [0-9]+$" prog.folded ||
+    fail "folded: no main;parse;mix stack: $(cat prog.folded)"
+grep -Eq "(^|;)main;compute;\[libwork.so\] [0-9]+$" prog.folded ||
+    fail "folded: no main;compute;[libwork.so] stack: $(cat prog.folded)"
 # 7: the same samples by line, prog's and libwork.so's, nothing said.
 [ -s err.7 ] && fail "line profile: a message: $(cat err.7)"
 grep -Eq "^Counts: +clock samples" out.7 || fail "line profile: not clock input"
