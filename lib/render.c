@@ -1515,22 +1515,6 @@ pme_report_ps(const struct pme_report *r, FILE *fp, struct pme_error *err)
 
 /* ------------------------------------------------------------------- CSV */
 
-static void
-csv_field(FILE *fp, const char *s)
-{
-	if (strpbrk(s, ",\"\n\r") == NULL) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 /* A differential row: its counts, the difference, the change in percent
  * (empty when there is no baseline count), what it is and the gate's
  * verdict; a total has no bucket index or addresses. */
@@ -1544,11 +1528,11 @@ csv_diff(FILE *fp, const struct vgroup *g, const struct pme_report_row *w,
 	if (!total)
 		fprintf(fp, "%" PRIu32, w->bucket);
 	fputc(',', fp);
-	csv_field(fp, w->name);
+	pme_csv_field(fp, w->name);
 	fputc(',', fp);
-	csv_field(fp, w->kind);
+	pme_csv_field(fp, w->kind);
 	fputc(',', fp);
-	csv_field(fp, g->title);
+	pme_csv_field(fp, g->title);
 	if (total)
 		fputs(",,", fp);
 	else
@@ -1593,7 +1577,7 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 	fputs("bucket,unit,kind,group,start,end,count,percent", fp);
 	if (r->count2 != NULL) {
 		fputc(',', fp);
-		csv_field(fp, r->count2);
+		pme_csv_field(fp, r->count2);
 	}
 	fputc('\n', fp);
 	for (i = 0; i < v.ng; i++)
@@ -1601,11 +1585,11 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 			const struct pme_report_row *w = v.g[i].rows[j];
 
 			fprintf(fp, "%" PRIu32 ",", w->bucket);
-			csv_field(fp, w->name);
+			pme_csv_field(fp, w->name);
 			fputc(',', fp);
-			csv_field(fp, w->kind);
+			pme_csv_field(fp, w->kind);
 			fputc(',', fp);
-			csv_field(fp, v.g[i].title);
+			pme_csv_field(fp, v.g[i].title);
 			fprintf(fp, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64
 			    ",%.4f", w->abs_start, w->abs_last, w->count,
 			    pct(&v, w->count));
