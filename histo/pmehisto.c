@@ -44,7 +44,11 @@ struct opts {
 	struct gate	*gates;			/* -G */
 	size_t		 ngates;
 	struct pme_bucketfile *read;		/* bin, read by choose() */
+	int		 caliper;		/* -V caliper: CAL_*, CAL_NONE */
 };
+
+/* getopt's code of --version, which has no short option (-V is -V view). */
+#define OPT_VERSION	256
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
  * told apart from an error (1) and a usage error (2). */
@@ -56,7 +60,7 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: pmehisto [-acknqstvx] [-B outbucket] [-b bucketfile] "
 	    "[-C percent] [-D baseline]\n"
-	    "                [-G gate] [-o histogram] [-T type] "
+	    "                [-G gate] [-o histogram] [-T type] [-V view] "
 	    "[samplefile ...]\n");
 }
 
@@ -94,8 +98,12 @@ help(void)
 	    "                 or bucket:LIMITS, LIMITS +N%% and/or +N "
 	    "counts, e.g.\n"
 	    "                 -G total:+2%% -G bucket:+2%%,+10000\n"
+	    "  -V view        the report: histogram (the default), or "
+	    "caliper[:LEVEL],\n"
+	    "                 LEVEL thread, process, module, function, line "
+	    "or instruction\n"
 	    "  -q             no warnings;  -v  say what was written\n"
-	    "  -h, --help     this text;  -V, --version  the version\n",
+	    "  -h, --help     this text;  --version  the version\n",
 	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
 }
 
@@ -282,6 +290,17 @@ option(struct opts *o, int c)
 		o->mode = MODE_TRACE;
 		return 0;
 	case 'V':
+		if (strcmp(optarg, "histogram") == 0) {
+			o->caliper = CAL_NONE;
+			return 0;
+		}
+		if (caliper_parse(optarg, &o->caliper) == 0)
+			return 0;
+		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper "
+		    "or caliper:LEVEL (thread, process, module, function, "
+		    "line, instruction)", optarg);
+		return -1;
+	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
 		return 1;
 	case 'v':
@@ -303,12 +322,12 @@ parse(int argc, char *argv[], struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkno:qsT:tVvx",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkno:qsT:tV:vx",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
@@ -325,6 +344,13 @@ parse(int argc, char *argv[], struct opts *o)
 	if (o->ngates > 0 && o->base == NULL) {
 		histo_warn(prog, "-G: a gate needs a baseline to compare with "
 		    "(-D)");
+		usage(stderr);
+		return -1;
+	}
+	if (o->caliper != CAL_NONE && (o->base != NULL ||
+	    o->type == TYPE_FOLDED || o->type == TYPE_PS)) {
+		histo_warn(prog, "-V caliper: a text report (-T text, term, "
+		    "csv or none), not compared (-D)");
 		usage(stderr);
 		return -1;
 	}
@@ -666,12 +692,10 @@ term_size(int *rows, int *cols)
 		*cols = atoi(s);
 }
 
-static int
-display(const struct opts *o, const struct pme_report *rep,
-    const struct tally *t)
+/* The display -T asks for, or the default for where the output goes. */
+static enum type
+display_type(const struct opts *o)
 {
-	struct pme_error err;
-	int rows, cols, rc = 0;
 	enum type type = o->type;
 
 	if (type == TYPE_DEFAULT)
@@ -685,7 +709,17 @@ display(const struct opts *o, const struct pme_report *rep,
 			    "output are not both a terminal: text instead");
 		type = TYPE_TEXT;
 	}
-	switch (type) {
+	return type;
+}
+
+static int
+display(const struct opts *o, const struct pme_report *rep,
+    const struct tally *t)
+{
+	struct pme_error err;
+	int rows, cols, rc = 0;
+
+	switch (display_type(o)) {
 	case TYPE_TERM:
 		term_size(&rows, &cols);
 		rc = pme_report_term(rep, stdin, stdout, rows, cols, &err);
@@ -866,6 +900,71 @@ diff_run(const struct opts *o, struct pme_bucketfile *cur,
 	return 0;
 }
 
+/*
+ * The Caliper view (-V caliper[:LEVEL], caliper.c) in place of the
+ * histogram: its text written to the histogram file (through a
+ * temporary file), and shown as -T says.  No bucket file is written.
+ */
+static int
+caliper_view(const struct opts *o, struct pme_bucketfile *bf)
+{
+	struct caliper_input in;
+	struct pme_error err;
+	struct caliper *c;
+	enum type type = display_type(o);
+	char *tmp = NULL;
+	FILE *fp = NULL;
+	int fd, rc = 1;
+
+	memset(&in, 0, sizeof(in));
+	in.prog = prog;
+	in.level = o->caliper;
+	in.quiet = o->quiet;
+	in.cutoff = o->cutoff > 0 ? o->cutoff : 0;
+	in.bf = o->mode == MODE_TRACE ? bf : NULL;
+	in.bfname = o->bin;
+	in.samples = (const char *const *)o->pms;
+	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
+	if ((c = caliper_new(&in, &err)) == NULL) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return 1;
+	}
+	if (strcmp(o->his, "-") == 0 && type == TYPE_NONE)
+		type = TYPE_TEXT;
+	else if (strcmp(o->his, "-") != 0) {
+		if ((fd = pme_tmp_create(o->his, &tmp, &err)) == -1 ||
+		    (fp = fdopen(fd, "w")) == NULL) {
+			histo_warn(prog, "'%s': %s", o->his, fd == -1 ?
+			    pme_strerror(&err) : strerror(errno));
+			goto done;
+		}
+		if (caliper_write(c, 0, fp, &err) == -1 || fclose(fp) == EOF) {
+			fp = NULL;
+			histo_warn(prog, "'%s': write failed", o->his);
+			goto done;
+		}
+		fp = NULL;
+		if (pme_tmp_commit(tmp, o->his, &err) == -1) {
+			tmp = NULL;
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
+		tmp = NULL;
+	}
+	if (type != TYPE_NONE && caliper_write(c, type == TYPE_CSV, stdout,
+	    &err) == -1) {
+		histo_warn(prog, "standard output: write failed");
+		goto done;
+	}
+	rc = 0;
+done:
+	if (fp != NULL)
+		fclose(fp);
+	pme_tmp_abort(tmp);
+	caliper_free(c);
+	return rc;
+}
+
 static int
 run(struct opts *o)
 {
@@ -880,6 +979,10 @@ run(struct opts *o)
 	tally_init(&t, NULL);
 	if (open_bucketfile(o, &bf) == -1)
 		goto done;
+	if (o->caliper != CAL_NONE) {
+		rc = caliper_view(o, bf);
+		goto done;
+	}
 	if (o->mode == MODE_CLOCK) {
 		if (clock_input(o, &bf, &t) == -1)
 			goto done;
@@ -966,6 +1069,7 @@ main(int argc, char *argv[])
 
 	memset(&o, 0, sizeof(o));
 	o.cutoff = -1;
+	o.caliper = CAL_NONE;
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		opts_free(&o);
 		return rc < 0 ? 2 : 0;
