@@ -1089,7 +1089,7 @@ disassemble(struct caliper *c, uint32_t mod, uint64_t addr)
 	size_t len = 0;
 
 	if (c->mods[mod].special)
-		return strdup("");
+		return strdup("(no file to read)");
 	if (!c->cs_open) {
 		c->cs_open = 1;
 		if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK)
@@ -1099,8 +1099,10 @@ disassemble(struct caliper *c, uint32_t mod, uint64_t addr)
 	}
 	if (c->cs_open != 1)
 		return strdup("(capstone did not start)");
+	if (mod_elf(&c->mods[mod]) == NULL)
+		return strdup("(file not read)");
 	if ((code = code_at(&c->mods[mod], addr, &len)) == NULL)
-		return strdup("(no code bytes in the file)");
+		return strdup("(not in the file's code)");
 	if (cs_disasm(c->cs, code, len > 16 ? 16 : len, addr, 1, &in) != 1)
 		return strdup("(bad instruction)");
 	if (asprintf(&t, "%s%s%s", in->mnemonic, in->op_str[0] != '\0' ?
@@ -1271,7 +1273,7 @@ print_cells(FILE *fp, const struct cells *k, const int *w)
 {
 	int i, last = NCELLS - 1;
 
-	while (last > 0 && k->s[last] == NULL)
+	while (last > 0 && (k->s[last] == NULL || k->s[last][0] == '\0'))
 		last--;
 	for (i = 0; i <= last; i++)
 		fprintf(fp, "  %-*s", i < last ? w[i] : 0,

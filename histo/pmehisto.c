@@ -906,8 +906,9 @@ diff_run(const struct opts *o, struct pme_bucketfile *cur,
  * temporary file), and shown as -T says.  No bucket file is written.
  */
 static int
-caliper_view(const struct opts *o, struct pme_bucketfile *bf)
+caliper_view(struct opts *o)
 {
+	struct pme_bucketfile *bf = NULL;
 	struct caliper_input in;
 	struct pme_error err;
 	struct caliper *c;
@@ -921,12 +922,16 @@ caliper_view(const struct opts *o, struct pme_bucketfile *bf)
 	in.level = o->caliper;
 	in.quiet = o->quiet;
 	in.cutoff = o->cutoff > 0 ? o->cutoff : 0;
-	in.bf = o->mode == MODE_TRACE ? bf : NULL;
 	in.bfname = o->bin;
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
+	/* Clock input's view needs no bucket file. */
+	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
+		return 1;
+	in.bf = bf;
 	if ((c = caliper_new(&in, &err)) == NULL) {
 		histo_warn(prog, "%s", pme_strerror(&err));
+		pme_bucketfile_close(bf);
 		return 1;
 	}
 	if (strcmp(o->his, "-") == 0 && type == TYPE_NONE)
@@ -962,6 +967,7 @@ done:
 		fclose(fp);
 	pme_tmp_abort(tmp);
 	caliper_free(c);
+	pme_bucketfile_close(bf);
 	return rc;
 }
 
@@ -977,12 +983,12 @@ run(struct opts *o)
 	int rc = 1, quick, failed = 0;
 
 	tally_init(&t, NULL);
-	if (open_bucketfile(o, &bf) == -1)
-		goto done;
 	if (o->caliper != CAL_NONE) {
-		rc = caliper_view(o, bf);
+		rc = caliper_view(o);
 		goto done;
 	}
+	if (open_bucketfile(o, &bf) == -1)
+		goto done;
 	if (o->mode == MODE_CLOCK) {
 		if (clock_input(o, &bf, &t) == -1)
 			goto done;

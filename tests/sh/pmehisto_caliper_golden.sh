@@ -1,0 +1,58 @@
+#!/bin/bash
+#
+# pmehisto_caliper_golden.sh - the layout of pmehisto -V caliper, exactly,
+# on deterministic input: the committed program tests/fixtures/caliper/cal
+# (built from cal.c by the command there) and the samples cal.smp that
+# t_sample writes into a sample file (threads 500 and 501, a library
+# that is not there, the kernel).  Each case's output, with the test's
+# directory written @DIR@, must equal tests/fixtures/caliper/NAME.his
+# (NAME.csv), and its standard error NAME.err (no file: empty):
+#
+#   caliper      -V caliper: every summary and the function details
+#   csv          -V caliper -T csv: every level's rows
+#   insn         -V caliper:instruction -C 10: a cutoff's summed line
+#   function     -V caliper:function -t on the bucket file the samples
+#                fill (pmehisto -x -B): trace input's ROUTINE units
+#   nosource     -V caliper:line from another directory: cal's comp_dir
+#                is ".", so its source is not found there
+#
+# The expected instruction texts are capstone's: without it (configure
+# found none) the test is skipped.  PME_REGEN=1 writes the expected files.
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+fx=$top/tests/fixtures/caliper
+
+need "$tsample" "$pmehisto"
+grep -q '^CAPSTONE_LIBS = .' "$top/config.mk" ||
+    skip "pmehisto is built without capstone: no disassembly to compare"
+. "$top/tests/sh/lib/golden.sh"
+
+cd "$tmp" || exit 1
+cp "$fx/cal" "$fx/cal.c" . || exit 1
+sed "s|@DIR@|$tmp|" "$fx/cal.smp" | "$tsample" write cal.PMS >/dev/null ||
+    { fail "t_sample write failed"; finish; }
+
+# check NAME EXT COMMAND...: COMMAND's output against NAME.EXT.
+check() {
+	local case=$1 ext=$2
+	shift 2
+	$PME_VALGRIND "$@" >out 2>err
+	local rc=$?
+	[ $rc = 0 ] || fail "$case: exit status $rc: $(cat err)"
+	sed "s|$tmp|@DIR@|g" out >"$case.$ext"
+	sed "s|$tmp|@DIR@|g" err >"$case.err"
+	same "$fx/$case.$ext" "$case.$ext" "$case"
+	same "$fx/$case.err" "$case.err" "$case: standard error"
+}
+
+check caliper his "$pmehisto" -V caliper -o caliper.HIS cal.PMS
+cmp -s out caliper.HIS || fail "caliper: standard output is not the .HIS text"
+check csv csv "$pmehisto" -V caliper -T csv -o /dev/null cal.PMS
+check insn his "$pmehisto" -V caliper:instruction -C 10 -o - cal.PMS
+"$pmehisto" -q -x -B filled.PME -T none -o /dev/null cal.PMS ||
+    fail "pmehisto -x -B failed"
+check function his "$pmehisto" -t -b filled.PME -V caliper:function -o -
+mkdir elsewhere && cd elsewhere || exit 1
+check nosource his "$pmehisto" -q -V caliper:line -o - ../cal.PMS
+finish
