@@ -1257,6 +1257,14 @@ digits(uint64_t v)
 	return n;
 }
 
+/* A name from a file, escaped as the reports' names are (pme_escape). */
+static const char *
+esc(char *buf, size_t len, const char *s)
+{
+	pme_escape(buf, len, s != NULL ? s : "");
+	return buf;
+}
+
 static void
 rule(FILE *fp)
 {
@@ -1360,11 +1368,14 @@ print_level(struct caliper *c, int lv, FILE *fp)
 static void
 print_absent(const struct caliper *c, int lv, FILE *fp)
 {
+	char b[1024];
+
 	fprintf(fp, "%s\n", level_titles[lv]);
 	rule(fp);
 	fprintf(fp, "None: trace input ('%s') holds counts per bucket, not "
 	    "per %s;\nsample files (clock input) have them.\n\n",
-	    c->in->bfname, lv == CAL_INSN ? "instruction" : level_names[lv]);
+	    esc(b, sizeof(b), c->in->bfname), lv == CAL_INSN ? "instruction" :
+	    level_names[lv]);
 }
 
 /* ------------------------------------------------------------ details */
@@ -1396,18 +1407,18 @@ print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
 	struct crow *st, *ins;
 	size_t ns, ni, i, j;
 	const char *file = fn_file(c, f->mod, f->fn);
-	char *t, *e;
+	char *t, *e, b1[1024], b2[1024];
 	int rc = -1;
 
 	if ((e = pme_escape_dup(fn_name(c, f->mod, f->fn))) == NULL)
 		return -1;
 	fprintf(fp, "%8.2f %8.2f  %*" PRIu64 "  [%s::%s", pct(f->count,
 	    c->total), pct(cumul, c->total), sw, f->count,
-	    base_name(mod_name(c, f->mod)), e);
+	    esc(b1, sizeof(b1), base_name(mod_name(c, f->mod))), e);
 	if (f->fn != PME_NONE && !c->trace)
 		fprintf(fp, ", 0x%" PRIx64, fn_entry(c, f->mod, f->fn));
-	fprintf(fp, "%s%s]\n", file != NULL ? ", " : "", file != NULL ?
-	    file : "");
+	fprintf(fp, "%s%s]\n", file != NULL ? ", " : "", esc(b2, sizeof(b2),
+	    file));
 	free(e);
 	st = members(c, CAL_LINE, f, &ns);
 	ins = members(c, CAL_INSN, f, &ni);
@@ -1491,14 +1502,16 @@ print_details(struct caliper *c, FILE *fp)
 static int
 print_text(struct caliper *c, FILE *fp)
 {
+	char b[4096];
 	int lv;
 
 	fprintf(fp, "Caliper views: %s%s%" PRIu64 " %s\n", c->trace ?
-	    c->in->bfname : "", c->trace ? ": " : "", c->total, c->trace ?
+	    esc(b, sizeof(b), c->in->bfname) : "", c->trace ? ": " : "",
+	    c->total, c->trace ?
 	    report_measure(pme_bucketfile_info(c->in->bf)->measure) :
 	    "clock samples");
 	if (c->command != NULL)
-		fprintf(fp, "Command: %s\n", c->command);
+		fprintf(fp, "Command: %s\n", esc(b, sizeof(b), c->command));
 #ifndef HAVE_CAPSTONE
 	if (wanted(c, CAL_INSN))
 		fprintf(fp, "Instructions: addresses only (pmehisto was built "

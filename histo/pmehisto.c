@@ -900,6 +900,27 @@ diff_run(const struct opts *o, struct pme_bucketfile *cur,
 	return 0;
 }
 
+/* The Caliper view's text paged on the terminal. */
+static int
+caliper_page(struct caliper *c, struct pme_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int rows, cols, rc;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		return -1;
+	rc = caliper_write(c, 0, fp, err);
+	if (fclose(fp) == EOF)
+		rc = -1;
+	term_size(&rows, &cols);
+	if (rc == 0)
+		rc = pme_text_term(buf, stdin, stdout, rows, cols, err);
+	free(buf);
+	return rc;
+}
+
 /*
  * The Caliper view (-V caliper[:LEVEL], caliper.c) in place of the
  * histogram: its text written to the histogram file (through a
@@ -956,7 +977,8 @@ caliper_view(struct opts *o)
 		}
 		tmp = NULL;
 	}
-	if (type != TYPE_NONE && caliper_write(c, type == TYPE_CSV, stdout,
+	if (type == TYPE_TERM ? caliper_page(c, &err) == -1 :
+	    type != TYPE_NONE && caliper_write(c, type == TYPE_CSV, stdout,
 	    &err) == -1) {
 		histo_warn(prog, "standard output: write failed");
 		goto done;
