@@ -64,6 +64,7 @@ want valgrind command -v valgrind
 want libelf-dev test -f /usr/include/libelf.h
 want libdwarf-dev test -f /usr/include/libdwarf/libdwarf.h
 want zlib1g-dev test -f /usr/include/zlib.h
+want libcapstone-dev test -f /usr/include/capstone/capstone.h
 if [ "$action" = check ]; then
 	# What the tests drive or compare with: a terminal (tmux), the
 	# PostScript renderer, clang-built fixtures and perf as a peer;
