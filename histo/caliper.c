@@ -400,6 +400,25 @@ mod_elf(struct cmod *m)
 	return m->elf;
 }
 
+/* Adds directory s to m's, once; -1 when out of memory. */
+static int
+add_dir(struct cmod *m, size_t *cap, const char *s)
+{
+	size_t i;
+	char **v;
+
+	for (i = 0; i < m->ndirs; i++)
+		if (strcmp(m->dirs[i], s) == 0)
+			return 0;
+	if ((v = grow(m->dirs, cap, m->ndirs, sizeof(*v))) == NULL)
+		return -1;
+	m->dirs = v;
+	if ((v[m->ndirs] = strdup(s)) == NULL)
+		return -1;
+	m->ndirs++;
+	return 0;
+}
+
 /* The DW_AT_comp_dir of m's compilation units, which relative source
  * names are relative to (pme_symline's file is relative to it when the
  * file lies under it).  None when the DWARF is elsewhere. */
@@ -413,8 +432,8 @@ mod_dirs(struct cmod *m)
 	Dwarf_Error e = NULL;
 	Dwarf_Attribute a;
 	Dwarf_Die die;
-	size_t cap = 0, i;
-	char *s, **v;
+	size_t cap = 0;
+	char *s;
 	int rc = 0;
 
 	if (m->dirs_tried)
@@ -429,19 +448,8 @@ mod_dirs(struct cmod *m)
 		if (dwarf_siblingof_b(dbg, NULL, 1, &die, &e) != DW_DLV_OK)
 			break;
 		if (dwarf_attr(die, DW_AT_comp_dir, &a, &e) == DW_DLV_OK) {
-			if (dwarf_formstring(a, &s, &e) == DW_DLV_OK) {
-				for (i = 0; i < m->ndirs &&
-				    strcmp(m->dirs[i], s) != 0; i++)
-					;
-				if (i == m->ndirs && ((v = grow(m->dirs, &cap,
-				    m->ndirs, sizeof(*v))) == NULL ||
-				    (v[m->ndirs] = strdup(s)) == NULL))
-					rc = -1;
-				else if (i == m->ndirs) {
-					m->dirs = v;
-					m->ndirs++;
-				}
-			}
+			if (dwarf_formstring(a, &s, &e) == DW_DLV_OK)
+				rc = add_dir(m, &cap, s);
 			dwarf_dealloc_attribute(a);
 		}
 		dwarf_dealloc_die(die);
