@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,7 @@ struct caliper {
 	struct source	*srcs;
 	size_t		 nsrcs, capsrcs;
 	struct level	 lv[CAL_NLEVELS];
+	int		 width;		/* of the text's rows; 0: any */
 	char		*command;	/* of the first run */
 	uint64_t	 samples;
 #ifdef HAVE_CAPSTONE
@@ -1283,7 +1285,28 @@ rule(FILE *fp)
 	fputc('\n', fp);
 }
 
-/* The text cells of rows [0, n), widths in w. */
+/* The escaped s in w columns: padded with blanks (pad), or cut to w - 1
+ * characters and a '~'. */
+static void
+put_cell(FILE *fp, const char *s, int w, int pad)
+{
+	const char *p = s;
+	int n = text_width(s), k = 0;
+
+	if (n <= w) {
+		fputs(s, fp);
+		while (pad && n++ < w)
+			fputc(' ', fp);
+		return;
+	}
+	while (*p != '\0' && k++ < w - 1)
+		for (p++; ((unsigned char)*p & 0xc0) == 0x80; p++)
+			;
+	fwrite(s, 1, (size_t)(p - s), fp);
+	fputc('~', fp);
+}
+
+/* A row's text cells, in the widths w; the last runs on. */
 static void
 print_cells(FILE *fp, const struct cells *k, const int *w)
 {
@@ -1291,10 +1314,49 @@ print_cells(FILE *fp, const struct cells *k, const int *w)
 
 	while (last > 0 && (k->s[last] == NULL || k->s[last][0] == '\0'))
 		last--;
-	for (i = 0; i <= last; i++)
-		fprintf(fp, "  %-*s", i < last ? w[i] : 0,
-		    k->s[i] != NULL ? k->s[i] : "");
+	for (i = 0; i <= last; i++) {
+		fputs("  ", fp);
+		put_cell(fp, k->s[i] != NULL ? k->s[i] : "", i < last ? w[i] :
+		    INT_MAX, i < last);
+	}
 	fputc('\n', fp);
+}
+
+#define NUM_WIDTH	26	/* the numbers' columns, samples 7 wide */
+#define MIN_CELL	12	/* a column is not narrowed below */
+
+/* The room the last column is given: a file name may wrap, a statement
+ * or an instruction is what the row is for. */
+static const int min_last[CAL_NLEVELS] = { 10, 10, 10, 10, 24, 24 };
+
+/*
+ * Narrows the columns w of level lv but the last, the rightmost first
+ * (the first names the row), until a row fits c->width (0: any width)
+ * with room for the last column, none below MIN_CELL (or its header);
+ * numbers (ids, addresses) are not cut.
+ */
+static void
+fit_widths(const struct caliper *c, int lv, int sw, int *w)
+{
+	int last = NCELLS - 1, used, j;
+
+	while (last > 0 && headers[lv][last] == NULL)
+		last--;
+	for (;;) {
+		used = NUM_WIDTH + sw - 7 + 2 + (w[last] < min_last[lv] ?
+		    w[last] : min_last[lv]);
+		for (j = 0; j < last; j++)
+			used += 2 + w[j];
+		if (c->width <= 0 || used <= c->width)
+			return;
+		for (j = last - 1; j >= 0 && (w[j] <= MIN_CELL ||
+		    w[j] <= (int)strlen(headers[lv][j]) || lv == CAL_THREAD ||
+		    lv == CAL_PROCESS || (lv == CAL_INSN && j == 0)); j--)
+			;
+		if (j < 0)
+			return;
+		w[j]--;
+	}
 }
 
 /* How many rows of l are at or above the cutoff (rows are by count). */
@@ -1341,6 +1403,7 @@ print_level(struct caliper *c, int lv, FILE *fp)
 			if (k[i].s[j] != NULL && text_width(k[i].s[j]) > w[j])
 				w[j] = text_width(k[i].s[j]);
 	}
+	fit_widths(c, lv, sw, w);
 	fprintf(fp, " %% Total  Cumulat  %*s", sw, "Samples");
 	print_cells(fp, &h, w);
 	fprintf(fp, " Samples  %% Total\n");
@@ -1680,9 +1743,11 @@ caliper_new(const struct caliper_input *in, struct pme_error *err)
 }
 
 int
-caliper_write(struct caliper *c, int csv, FILE *fp, struct pme_error *err)
+caliper_write(struct caliper *c, int csv, int width, FILE *fp,
+    struct pme_error *err)
 {
 	c->err = err;
+	c->width = width;
 	if ((csv ? print_csv(c, fp) : print_text(c, fp)) == -1)
 		return nomem(c);
 	if (fflush(fp) == EOF || ferror(fp))

@@ -140,8 +140,10 @@ struct caliper;
 struct caliper	*caliper_new(const struct caliper_input *in,
 		    struct pme_error *err);
 void		 caliper_free(struct caliper *c);		/* NULL ok */
-/* The text report, or with csv the CSV table, to fp; 0 or -1. */
-int		 caliper_write(struct caliper *c, int csv, FILE *fp,
+/* The text report, its tables' rows fitted to width columns (0: any;
+ * names cut with a '~' where too wide, but the last column's), or with
+ * csv the CSV table, to fp; 0 or -1. */
+int		 caliper_write(struct caliper *c, int csv, int width, FILE *fp,
 		    struct pme_error *err);
 
 /* Prints "prog: message" on standard error, the message escaped as the

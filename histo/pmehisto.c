@@ -900,6 +900,10 @@ diff_run(const struct opts *o, struct pme_bucketfile *cur,
 	return 0;
 }
 
+/* The Caliper view's text is as wide as the histogram's line-printer
+ * page; on a terminal, as the terminal. */
+#define CALIPER_WIDTH	132
+
 /* The Caliper view's text paged on the terminal. */
 static int
 caliper_page(struct caliper *c, struct pme_error *err)
@@ -911,10 +915,10 @@ caliper_page(struct caliper *c, struct pme_error *err)
 
 	if ((fp = open_memstream(&buf, &len)) == NULL)
 		return -1;
-	rc = caliper_write(c, 0, fp, err);
+	term_size(&rows, &cols);
+	rc = caliper_write(c, 0, cols, fp, err);
 	if (fclose(fp) == EOF)
 		rc = -1;
-	term_size(&rows, &cols);
 	if (rc == 0)
 		rc = pme_text_term(buf, stdin, stdout, rows, cols, err);
 	free(buf);
@@ -964,7 +968,8 @@ caliper_view(struct opts *o)
 			    pme_strerror(&err) : strerror(errno));
 			goto done;
 		}
-		if (caliper_write(c, 0, fp, &err) == -1 || fclose(fp) == EOF) {
+		if (caliper_write(c, 0, CALIPER_WIDTH, fp, &err) == -1 ||
+		    fclose(fp) == EOF) {
 			fp = NULL;
 			histo_warn(prog, "'%s': write failed", o->his);
 			goto done;
@@ -978,8 +983,8 @@ caliper_view(struct opts *o)
 		tmp = NULL;
 	}
 	if (type == TYPE_TERM ? caliper_page(c, &err) == -1 :
-	    type != TYPE_NONE && caliper_write(c, type == TYPE_CSV, stdout,
-	    &err) == -1) {
+	    type != TYPE_NONE && caliper_write(c, type == TYPE_CSV,
+	    CALIPER_WIDTH, stdout, &err) == -1) {
 		histo_warn(prog, "standard output: write failed");
 		goto done;
 	}

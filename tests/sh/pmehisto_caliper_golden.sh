@@ -15,6 +15,9 @@
 #                fill (pmehisto -x -B): trace input's ROUTINE units
 #   nosource     -V caliper:line from another directory: cal's comp_dir
 #                is ".", so its source is not found there
+#   narrow       -V caliper:function of cal under a name of 120
+#                characters: its Load Module column is cut to fit the
+#                text's 132 columns, with a '~'
 #
 # The expected instruction texts are capstone's: without it (configure
 # found none) the test is skipped.  PME_REGEN=1 writes the expected files.
@@ -53,6 +56,12 @@ check insn his "$pmehisto" -V caliper:instruction -C 10 -o - cal.PMS
 "$pmehisto" -q -x -B filled.PME -T none -o /dev/null cal.PMS ||
     fail "pmehisto -x -B failed"
 check function his "$pmehisto" -t -b filled.PME -V caliper:function -o -
+long=cal-under-a-name-long-enough-to-be-cut-in-the-function-summary
+long=$long-so-that-the-row-fits-the-page.so
+cp cal "$long" || exit 1
+sed "s|@DIR@/cal|$tmp/$long|" "$fx/cal.smp" | "$tsample" write long.PMS \
+    >/dev/null || { fail "t_sample write failed"; finish; }
+check narrow his "$pmehisto" -q -V caliper:function -o - long.PMS
 mkdir elsewhere && cd elsewhere || exit 1
 check nosource his "$pmehisto" -q -V caliper:line -o - ../cal.PMS
 finish
