@@ -657,10 +657,27 @@ read_samples(struct caliper *c)
 	struct pme_sample_summary sum;
 	size_t i;
 
-	for (i = 0; i < c->in->nsamples; i++)
+	uint64_t before;
+
+	for (i = 0; i < c->in->nsamples; i++) {
+		before = c->samples;
+		memset(&sum, 0, sizeof(sum));
 		if (pme_samplefile_read(c->in->samples[i], &v, c, &sum,
 		    c->err) == -1)
 			return -1;
+		if (c->in->quiet)
+			continue;
+		if (sum.lost_bytes >= 0 || !sum.closed)
+			histo_warn(c->in->prog, "'%s': cut short%s: %lld bytes "
+			    "after the last whole chunk lost; the view shows "
+			    "the %llu samples read", c->in->samples[i],
+			    sum.closed ? "" : " (no closing record)",
+			    (long long)(sum.lost_bytes > 0 ? sum.lost_bytes :
+			    0), (unsigned long long)(c->samples - before));
+		else if (c->samples == before)
+			histo_warn(c->in->prog, "'%s': no samples",
+			    c->in->samples[i]);
+	}
 	return 0;
 }
 

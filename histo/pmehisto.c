@@ -962,10 +962,13 @@ caliper_view(struct opts *o)
 	if (strcmp(o->his, "-") == 0 && type == TYPE_NONE)
 		type = TYPE_TEXT;
 	else if (strcmp(o->his, "-") != 0) {
-		if ((fd = pme_tmp_create(o->his, &tmp, &err)) == -1 ||
-		    (fp = fdopen(fd, "w")) == NULL) {
-			histo_warn(prog, "'%s': %s", o->his, fd == -1 ?
-			    pme_strerror(&err) : strerror(errno));
+		if ((fd = pme_tmp_create(o->his, &tmp, &err)) == -1) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
+		if ((fp = fdopen(fd, "w")) == NULL) {
+			histo_warn(prog, "'%s': %s", o->his, strerror(errno));
+			close(fd);
 			goto done;
 		}
 		if (caliper_write(c, 0, CALIPER_WIDTH, fp, &err) == -1 ||

@@ -62,6 +62,23 @@ cp cal "$long" || exit 1
 sed "s|@DIR@/cal|$tmp/$long|" "$fx/cal.smp" | "$tsample" write long.PMS \
     >/dev/null || { fail "t_sample write failed"; finish; }
 check narrow his "$pmehisto" -q -V caliper:function -o - long.PMS
+# Bad input and output: said, naming the file; a file cut short is
+# shown as far as it goes, with a warning.
+head -c 600 cal.PMS >cut.PMS
+expect "a cut file" 0 "$pmehisto" -V caliper:module -o - cut.PMS
+grep -q "^pmehisto: 'cut.PMS': cut short (no closing record): [0-9]* bytes after the last whole chunk lost; the view shows the [0-9]* samples read$" \
+    "$tmp/err" || fail "a cut file: $(cat "$tmp/err")"
+echo junk >junk.PMS
+expect "not a sample file" 1 "$pmehisto" -V caliper junk.PMS
+grep -q "^pmehisto: 'junk.PMS': offset 0x0: not a pme file$" "$tmp/err" ||
+    fail "not a sample file: $(cat "$tmp/err")"
+expect "an unwritable histogram file" 1 "$pmehisto" -V caliper \
+    -o "$tmp/no/such/dir/x.HIS" cal.PMS
+grep -q "^pmehisto: '$tmp/no/such/dir/x.HIS': cannot create: No such file or directory$" \
+    "$tmp/err" || fail "an unwritable histogram file: $(cat "$tmp/err")"
+[ -s "$tmp/out" ] && fail "an unwritable histogram file: the view was shown"
+expect "-V caliper -T ps" 2 "$pmehisto" -V caliper -T ps cal.PMS
+
 mkdir elsewhere && cd elsewhere || exit 1
 check nosource his "$pmehisto" -q -V caliper:line -o - ../cal.PMS
 finish
