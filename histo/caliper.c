@@ -1209,12 +1209,23 @@ cell_where(struct caliper *c, struct cells *k, int i, const struct crow *r)
 	    r->addr - e);
 }
 
+/* " (run N)" when the sample files hold several runs, whose ids may
+ * be the same, else "". */
+static const char *
+run_of(const struct caliper *c, uint32_t run, char *buf, size_t len)
+{
+	if (c->run < 2)
+		return "";
+	snprintf(buf, len, " (run %" PRIu32 ")", run);
+	return buf;
+}
+
 /* The cells of row r of level lv; 0 or -1 (no memory). */
 static int
 row_cells(struct caliper *c, int lv, const struct crow *r, struct cells *k)
 {
 	const char *f;
-	char *t;
+	char *t, run[32];
 	int rc;
 
 	memset(k, 0, sizeof(*k));
@@ -1222,12 +1233,12 @@ row_cells(struct caliper *c, int lv, const struct crow *r, struct cells *k)
 	case CAL_THREAD:
 		return cell_set(k, 0, "%" PRIu32, r->tid) |
 		    cell_set(k, 1, "%" PRIu32, r->pid) |
-		    cell_set(k, 2, "%s", thread_name(c, r->run, r->pid,
-		    r->tid));
+		    cell_set(k, 2, "%s%s", thread_name(c, r->run, r->pid,
+		    r->tid), run_of(c, r->run, run, sizeof(run)));
 	case CAL_PROCESS:
 		return cell_set(k, 0, "%" PRIu32, r->pid) |
-		    cell_set(k, 1, "%s", thread_name(c, r->run, r->pid,
-		    r->pid));
+		    cell_set(k, 1, "%s%s", thread_name(c, r->run, r->pid,
+		    r->pid), run_of(c, r->run, run, sizeof(run)));
 	case CAL_MODULE:
 		return cell_set(k, 0, "%s", mod_name(c, r->mod));
 	case CAL_FUNCTION:
@@ -1653,8 +1664,12 @@ csv_row(struct caliper *c, int lv, const struct crow *r, uint64_t cumul,
 		if (lv == CAL_THREAD)
 			fprintf(fp, "%" PRIu32, r->tid);
 		fputs(",,,,,,", fp);
-		csv_field(fp, thread_name(c, r->run, r->pid, lv ==
-		    CAL_THREAD ? r->tid : r->pid), 1);
+		if (asprintf(&t, "%s%s", thread_name(c, r->run, r->pid, lv ==
+		    CAL_THREAD ? r->tid : r->pid), run_of(c, r->run, num,
+		    sizeof(num))) == -1)
+			return -1;
+		csv_field(fp, t, 1);
+		free(t);
 		return 0;
 	}
 	fputs(",,", fp);

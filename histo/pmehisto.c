@@ -984,6 +984,8 @@ caliper_view(struct opts *o)
 			goto done;
 		}
 		tmp = NULL;
+		if (o->verbose)
+			histo_warn(prog, "wrote '%s' (-V caliper)", o->his);
 	}
 	if (type == TYPE_TERM ? caliper_page(c, &err) == -1 :
 	    type != TYPE_NONE && caliper_write(c, type == TYPE_CSV,

@@ -15,6 +15,8 @@
 #                fill (pmehisto -x -B): trace input's ROUTINE units
 #   nosource     -V caliper:line from another directory: cal's comp_dir
 #                is ".", so its source is not found there
+#   runs         -V caliper:thread -T csv of two sample files: each
+#                run's ids told apart, "(run N)"
 #   narrow       -V caliper:function of cal under a name of 120
 #                characters: its Load Module column is cut to fit the
 #                text's 132 columns, with a '~'
@@ -53,6 +55,8 @@ check caliper his "$pmehisto" -V caliper -o caliper.HIS cal.PMS
 cmp -s out caliper.HIS || fail "caliper: standard output is not the .HIS text"
 check csv csv "$pmehisto" -V caliper -T csv -o /dev/null cal.PMS
 check insn his "$pmehisto" -V caliper:instruction -C 10 -o - cal.PMS
+check runs csv "$pmehisto" -V caliper:thread -T csv -o /dev/null cal.PMS \
+    cal.PMS
 "$pmehisto" -q -x -B filled.PME -T none -o /dev/null cal.PMS ||
     fail "pmehisto -x -B failed"
 check function his "$pmehisto" -t -b filled.PME -V caliper:function -o -
