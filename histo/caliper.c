@@ -7,8 +7,8 @@
  * the hierarchy load module > function > statement > instruction that
  * Caliper's function details print.
  *
- * Clock input: the sample files are read here (after reduce.c's pass, or
- * instead of it) into cells, one per (run, process, thread, load module,
+ * Clock input: the sample files are read here (not by reduce.c: no
+ * bucket file is filled) into cells, one per (run, process, thread, load module,
  * link-time address), each with its count of sampling intervals; every
  * level is a grouping of the cells, so that each level's rows sum to the
  * same total.  Functions are the routines the quick path makes buckets
@@ -160,7 +160,8 @@ struct caliper {
 	uint64_t	 samples;
 #ifdef HAVE_CAPSTONE
 	csh		 cs;
-	int		 cs_open;
+	int		 cs_open;	/* 1 open, -1 failed, 0 not tried */
+	uint16_t	 cs_machine;	/* the ELF machine cs is for */
 #endif
 
 	/* reading a sample file */
@@ -827,11 +828,11 @@ trace_levels(struct caliper *c)
 	const struct pme_unit *u;
 	const char *const *kinds;
 	struct pme_bucket *bk;
-	size_t nm = pme_bucketfile_modules(bf, &pm), nu, nb, nk, i;
+	size_t nm = pme_bucketfile_modules(bf, &pm), nb, nk, i;
 	struct crow *r;
 	uint32_t mod;
 
-	nu = pme_bucketfile_units(bf, &u);
+	pme_bucketfile_units(bf, &u);
 	nb = pme_bucketfile_buckets(bf, &bk);
 	nk = pme_bucketfile_kinds(bf, &kinds);
 	c->total = report_total(bf);
@@ -873,7 +874,6 @@ trace_levels(struct caliper *c)
 			r->fn = PME_NONE;
 			r->count = pm[i].outside;
 		}
-	(void)nu;
 	for (i = CAL_MODULE; i <= CAL_LINE; i++)
 		level_sort(&c->lv[i]);
 	return 0;
@@ -1104,6 +1104,49 @@ code_at(struct cmod *m, uint64_t addr, size_t *len)
 }
 #endif
 
+#ifdef HAVE_CAPSTONE
+/* c->cs readied for m's machine (the disassembler of each that capstone
+ * knows, AT&T syntax on x86 as objdump prints it); NULL, or why not. */
+static const char *
+cs_for(struct caliper *c, struct cmod *m)
+{
+	GElf_Ehdr eh;
+	cs_arch arch;
+	cs_mode mode;
+
+	if (gelf_getehdr(m->elf, &eh) == NULL)
+		return "(not an ELF file)";
+	if (c->cs_open != 0 && c->cs_machine == eh.e_machine)
+		return c->cs_open == 1 ? NULL : "(capstone did not start)";
+	if (c->cs_open == 1)
+		cs_close(&c->cs);
+	c->cs_machine = eh.e_machine;
+	c->cs_open = -1;
+	switch (eh.e_machine) {
+	case EM_X86_64:
+		arch = CS_ARCH_X86;
+		mode = CS_MODE_64;
+		break;
+	case EM_386:
+		arch = CS_ARCH_X86;
+		mode = CS_MODE_32;
+		break;
+	case EM_AARCH64:
+		arch = CS_ARCH_ARM64;
+		mode = CS_MODE_ARM;
+		break;
+	default:
+		return "(no disassembler for this machine)";
+	}
+	if (cs_open(arch, mode, &c->cs) != CS_ERR_OK)
+		return "(capstone did not start)";
+	c->cs_open = 1;
+	if (arch == CS_ARCH_X86)
+		cs_option(c->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	return NULL;
+}
+#endif
+
 /* The instruction of module mod at addr, which the caller frees; NULL
  * when out of memory. */
 static char *
@@ -1112,22 +1155,16 @@ disassemble(struct caliper *c, uint32_t mod, uint64_t addr)
 	char *t;
 #ifdef HAVE_CAPSTONE
 	const uint8_t *code;
+	const char *why;
 	cs_insn *in;
 	size_t len = 0;
 
 	if (c->mods[mod].special)
 		return strdup("(no file to read)");
-	if (!c->cs_open) {
-		c->cs_open = 1;
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK)
-			c->cs_open = -1;
-		else
-			cs_option(c->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	}
-	if (c->cs_open != 1)
-		return strdup("(capstone did not start)");
 	if (mod_elf(&c->mods[mod]) == NULL)
 		return strdup("(file not read)");
+	if ((why = cs_for(c, &c->mods[mod])) != NULL)
+		return strdup(why);
 	if ((code = code_at(&c->mods[mod], addr, &len)) == NULL)
 		return strdup("(not in the file's code)");
 	if (cs_disasm(c->cs, code, len > 16 ? 16 : len, addr, 1, &in) != 1)
