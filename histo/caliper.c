@@ -831,6 +831,7 @@ trace_levels(struct caliper *c)
 	size_t nm = pme_bucketfile_modules(bf, &pm), nb, nk, i;
 	struct crow *r;
 	uint32_t mod;
+	int derive;
 
 	pme_bucketfile_units(bf, &u);
 	nb = pme_bucketfile_buckets(bf, &bk);
@@ -866,7 +867,22 @@ trace_levels(struct caliper *c)
 		r->file = u[bk[i].unit].file;
 		r->line = u[bk[i].unit].line;
 		r->count = bk[i].count;
+		/* A statement's function: the ROUTINE unit it is in. */
+		if (r == &c->lv[CAL_LINE].rows[c->lv[CAL_LINE].n - 1])
+			r->fn = u[r->fn].parent != PME_NONE &&
+			    kind_is(kinds, nk, u[u[r->fn].parent].kind,
+			    "ROUTINE") ? u[r->fn].parent : PME_NONE;
 	}
+	/* Buckets of lines and none of routines (pmebuild -x -b line):
+	 * the routines' counts are their lines'. */
+	for (i = 0, derive = c->lv[CAL_FUNCTION].n == 0; derive &&
+	    i < c->lv[CAL_LINE].n; i++)
+		if (c->lv[CAL_LINE].rows[i].fn != PME_NONE) {
+			r = &c->lv[CAL_FUNCTION].rows[c->lv[CAL_FUNCTION].n++];
+			*r = c->lv[CAL_LINE].rows[i];
+			r->file = u[r->fn].file;
+			r->line = 0;
+		}
 	for (i = 0; i < nm; i++)
 		if (pm[i].outside > 0) {
 			r = &c->lv[CAL_MODULE].rows[c->lv[CAL_MODULE].n++];

@@ -15,6 +15,10 @@
 #                fill (pmehisto -x -B): trace input's ROUTINE units
 #   nosource     -V caliper:line from another directory: cal's comp_dir
 #                is ".", so its source is not found there
+#   tracelines   -V caliper -t on the bucket file of cal's lines
+#                (pmebuild -x -b line) the samples fill: statements
+#                with their functions (the LINE units' ROUTINE parents)
+#                and text, the functions' counts their lines'
 #   runs         -V caliper:thread -T csv of two sample files: each
 #                run's ids told apart, "(run N)"
 #   narrow       -V caliper:function of cal under a name of 120
@@ -28,7 +32,7 @@
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 fx=$top/tests/fixtures/caliper
 
-need "$tsample" "$pmehisto"
+need "$tsample" "$pmehisto" "$pmebuild"
 grep -q '^CAPSTONE_LIBS = .' "$top/config.mk" ||
     skip "pmehisto is built without capstone: no disassembly to compare"
 . "$top/tests/sh/lib/golden.sh"
@@ -60,6 +64,10 @@ check runs csv "$pmehisto" -V caliper:thread -T csv -o /dev/null cal.PMS \
 "$pmehisto" -q -x -B filled.PME -T none -o /dev/null cal.PMS ||
     fail "pmehisto -x -B failed"
 check function his "$pmehisto" -t -b filled.PME -V caliper:function -o -
+"$pmebuild" -q -x ./cal -b line -o line.PME &&
+    "$pmehisto" -q -b line.PME -B linefilled.PME -T none -o /dev/null \
+    cal.PMS || fail "pmebuild -x -b line, pmehisto -B failed"
+check tracelines his "$pmehisto" -t -b linefilled.PME -V caliper -o -
 long=cal-under-a-name-long-enough-to-be-cut-in-the-function-summary
 long=$long-so-that-the-row-fits-the-page.so
 cp cal "$long" || exit 1
