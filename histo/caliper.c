@@ -1666,8 +1666,8 @@ print_text(struct caliper *c, FILE *fp)
 		fprintf(fp, "Command: %s\n", esc(b, sizeof(b), c->command));
 #ifndef HAVE_CAPSTONE
 	if (wanted(c, CAL_INSN))
-		fprintf(fp, "Instructions: addresses only (pmehisto was built "
-		    "without capstone, the disassembler)\n");
+		fprintf(fp, "Instructions: addresses only (built without "
+		    "capstone, the disassembler)\n");
 #endif
 	fputc('\n', fp);
 	for (lv = 0; lv < CAL_NLEVELS; lv++) {
