@@ -90,6 +90,12 @@ grep -q "^pmehisto: '$tmp/no/such/dir/x.HIS': cannot create: No such file or dir
     "$tmp/err" || fail "an unwritable histogram file: $(cat "$tmp/err")"
 [ -s "$tmp/out" ] && fail "an unwritable histogram file: the view was shown"
 expect "-V caliper -T ps" 2 "$pmehisto" -V caliper -T ps cal.PMS
+# -V histogram is the default report; --version is still the version.
+"$pmehisto" -q -x -o a.HIS -T none cal.PMS &&
+    "$pmehisto" -q -x -V histogram -o b.HIS -T none cal.PMS &&
+    cmp -s a.HIS b.HIS || fail "-V histogram is not the default report"
+expect "--version" 0 "$pmehisto" --version
+grep -q "^pmehisto (pme) " "$tmp/out" || fail "--version: $(cat "$tmp/out")"
 
 mkdir elsewhere && cd elsewhere || exit 1
 check nosource his "$pmehisto" -q -V caliper:line -o - ../cal.PMS
