@@ -155,6 +155,7 @@ struct caliper {
 	struct source	*srcs;
 	size_t		 nsrcs, capsrcs;
 	struct level	 lv[CAL_NLEVELS];
+	struct level	 bythread;	/* (thread, function) rows */
 	int		 width;		/* of the text's rows; 0: any */
 	char		*command;	/* of the first run */
 	uint64_t	 samples;
@@ -759,6 +760,9 @@ clock_levels(struct caliper *c)
 		if ((c->lv[j].rows = calloc(c->ncells ? c->ncells : 1,
 		    sizeof(struct crow))) == NULL)
 			return nomem(c);
+	if ((c->bythread.rows = calloc(c->ncells ? c->ncells : 1,
+	    sizeof(struct crow))) == NULL)
+		return nomem(c);
 	for (i = 0; i < c->cap; i++) {
 		if (c->cells[i].count == 0)
 			continue;
@@ -792,6 +796,10 @@ clock_levels(struct caliper *c)
 		c->lv[CAL_THREAD].rows[n].addr = 0;
 		c->lv[CAL_PROCESS].rows[n] = c->lv[CAL_THREAD].rows[n];
 		c->lv[CAL_PROCESS].rows[n].tid = 0;
+		c->bythread.rows[n] = r;
+		c->bythread.rows[n].file = NULL;
+		c->bythread.rows[n].line = 0;
+		c->bythread.rows[n].addr = 0;
 		r.run = r.pid = r.tid = 0;
 		c->lv[CAL_INSN].rows[n] = r;
 		c->lv[CAL_INSN].rows[n].file = NULL;
@@ -809,6 +817,8 @@ clock_levels(struct caliper *c)
 		c->lv[j].n = n;
 		level_sort(&c->lv[j]);
 	}
+	c->bythread.n = n;
+	level_sort(&c->bythread);
 	return 0;
 }
 
@@ -1618,6 +1628,77 @@ done:
 	return rc;
 }
 
+/*
+ * Each thread (largest first) with its functions: the thread's row, then
+ * its functions' shares of the total and counts, those below the cutoff
+ * summed into one line, so that they sum to the thread's row.
+ */
+static int
+print_threads(struct caliper *c, FILE *fp)
+{
+	const struct level *t = &c->lv[CAL_THREAD], *b = &c->bythread;
+	char n1[1024], n2[1024], run[32];
+	size_t i, j, more;
+	uint64_t sum = 0, left;
+	int sw = digits(c->total), fw = 8;
+
+	if (sw < 7)
+		sw = 7;
+	/* The function column as wide as its widest name, in the page. */
+	for (j = 0; j < b->n; j++)
+		if (text_width(esc(n1, sizeof(n1), fn_name(c, b->rows[j].mod,
+		    b->rows[j].fn))) > fw)
+			fw = text_width(n1);
+	if (c->width > 0 && NUM_WIDTH + sw - 7 + 4 + fw + 2 + MIN_CELL >
+	    c->width)
+		fw = c->width - (NUM_WIDTH + sw - 7 + 4 + 2 + MIN_CELL);
+	if (fw < MIN_CELL)
+		fw = MIN_CELL;
+	fprintf(fp, "Functions per Thread\n");
+	rule(fp);
+	fprintf(fp, " %% Total  Cumulat  %*s  [Thread, Process, Name]\n", sw,
+	    "Samples");
+	fprintf(fp, " Samples  %% Total  %*s    %-*s  Load Module\n", sw,
+	    "", fw, "Function");
+	rule(fp);
+	for (i = 0; i < t->n; i++) {
+		sum += t->rows[i].count;
+		fprintf(fp, "%s%8.2f %8.2f  %*" PRIu64 "  [%" PRIu32 ", %" PRIu32
+		    ", %s%s]\n", i > 0 ? "\n" : "", pct(t->rows[i].count,
+		    c->total), pct(sum, c->total), sw, t->rows[i].count,
+		    t->rows[i].tid, t->rows[i].pid, esc(n1, sizeof(n1),
+		    thread_name(c, t->rows[i].run, t->rows[i].pid,
+		    t->rows[i].tid)), run_of(c, t->rows[i].run, run,
+		    sizeof(run)));
+		for (j = 0, left = 0, more = 0; j < b->n; j++) {
+			if (b->rows[j].run != t->rows[i].run ||
+			    b->rows[j].pid != t->rows[i].pid ||
+			    b->rows[j].tid != t->rows[i].tid)
+				continue;
+			if (c->in->cutoff > 0 && pct(b->rows[j].count,
+			    c->total) < c->in->cutoff) {
+				left += b->rows[j].count;
+				more++;
+				continue;
+			}
+			fprintf(fp, "%8.2f %8s  %*" PRIu64 "    ",
+			    pct(b->rows[j].count, c->total), "", sw,
+			    b->rows[j].count);
+			put_cell(fp, esc(n1, sizeof(n1), fn_name(c,
+			    b->rows[j].mod, b->rows[j].fn)), fw, 1);
+			fprintf(fp, "  %s\n", esc(n2, sizeof(n2),
+			    base_name(mod_name(c, b->rows[j].mod))));
+		}
+		if (more > 0)
+			fprintf(fp, "%8.2f %8s  %*" PRIu64 "    (%zu more below "
+			    "%g%%)\n", pct(left, c->total), "", sw, left, more,
+			    c->in->cutoff);
+	}
+	rule(fp);
+	fputc('\n', fp);
+	return 0;
+}
+
 /* Caliper's function details: each function above the cutoff, its
  * statements in source order, each with its instructions. */
 static int
@@ -1679,6 +1760,9 @@ print_text(struct caliper *c, FILE *fp)
 		else if (print_level(c, lv, fp) == -1)
 			return -1;
 	}
+	if (c->in->level == CAL_ALL && !c->trace && c->lv[CAL_THREAD].n > 1 &&
+	    print_threads(c, fp) == -1)
+		return -1;
 	if (c->in->level == CAL_ALL && !c->trace &&
 	    print_details(c, fp) == -1)
 		return -1;
@@ -1788,6 +1872,7 @@ caliper_free(struct caliper *c)
 	free(c->srcs);
 	for (i = 0; i < CAL_NLEVELS; i++)
 		free(c->lv[i].rows);
+	free(c->bythread.rows);
 	free(c->command);
 	free(c->res);
 	pme_addrmap_free(c->am);

@@ -5,7 +5,8 @@
 # of the other, hot() and cold() each a loop of one line), built here.
 #
 # Exact relations on the one sample file: every level's rows (CSV, no
-# cutoff) sum to the total the text report states; the cumulative
+# cutoff) sum to the total the text report states, and each thread's
+# functions to its row; the cumulative
 # percentages rise and end at 100; the functions of the executable have
 # the counts of pmehisto -x's routine buckets; the statements and the
 # instructions of each function sum to its row; each instruction's
@@ -94,6 +95,22 @@ END {
 	}
 }' all.csv >msg
 [ -s msg ] && fail "$(head -5 msg)"
+
+# Functions per thread: each thread's functions sum to its row, and
+# those rows to the total.
+awk -v total="$total" '
+/^Functions per Thread$/ { on = 1; next }
+/^Function Details$/ { on = 0 }
+!on { next }
+/^ *[0-9.]+ +[0-9.]+ +[0-9]+  \[/ { check(); t = $3; f = 0; all += $3; n++; next }
+/^ *[0-9.]+ +[0-9]+    / { f += $2 }
+function check() { if (n > 0 && f != t) print "a thread of " t " samples: functions sum to " f }
+END {
+	check()
+	if (n < 2) print "no functions per thread for the " n " threads"
+	if (all != total) print "threads sum to " all ", not " total
+}' all.txt >msg
+[ -s msg ] && fail "$(head -3 msg)"
 
 # The hot line: its text, and where it is.
 hl=$(grep -n 'the hot line' work.c | cut -d: -f1)
