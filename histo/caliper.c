@@ -8,8 +8,8 @@
  * Caliper's function details print.
  *
  * Clock input: the sample files are read here (not by reduce.c: no
- * bucket file is filled) into cells, one per (run, process, thread, load module,
- * link-time address), each with its count of sampling intervals; every
+ * bucket file is filled) into cells, one per (run, process, thread, load
+ * module, link-time address), each with its count of sampling intervals; every
  * level is a grouping of the cells, so that each level's rows sum to the
  * same total.  Functions are the routines the quick path makes buckets
  * of (pme_quick_pick()), so that a function's count is its -x bucket's.
@@ -1594,9 +1594,9 @@ print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
 		}
 		free(t);
 		if (st[i].file != NULL)
-			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8" PRIu32 "  >%s\n",
-			    pct(st[i].count, c->total), "", sw, st[i].count,
-			    st[i].line, e);
+			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8" PRIu32
+			    "  >%s\n", pct(st[i].count, c->total), "", sw,
+			    st[i].count, st[i].line, e);
 		else
 			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8s  >%s\n",
 			    pct(st[i].count, c->total), "", sw, st[i].count,
@@ -1663,13 +1663,13 @@ print_threads(struct caliper *c, FILE *fp)
 	rule(fp);
 	for (i = 0; i < t->n; i++) {
 		sum += t->rows[i].count;
-		fprintf(fp, "%s%8.2f %8.2f  %*" PRIu64 "  [%" PRIu32 ", %" PRIu32
-		    ", %s%s]\n", i > 0 ? "\n" : "", pct(t->rows[i].count,
-		    c->total), pct(sum, c->total), sw, t->rows[i].count,
-		    t->rows[i].tid, t->rows[i].pid, esc(n1, sizeof(n1),
-		    thread_name(c, t->rows[i].run, t->rows[i].pid,
-		    t->rows[i].tid)), run_of(c, t->rows[i].run, run,
-		    sizeof(run)));
+		fprintf(fp, "%s%8.2f %8.2f  %*" PRIu64 "  [%" PRIu32
+		    ", %" PRIu32 ", %s%s]\n", i > 0 ? "\n" : "",
+		    pct(t->rows[i].count, c->total), pct(sum, c->total), sw,
+		    t->rows[i].count, t->rows[i].tid, t->rows[i].pid,
+		    esc(n1, sizeof(n1), thread_name(c, t->rows[i].run,
+		    t->rows[i].pid, t->rows[i].tid)), run_of(c,
+		    t->rows[i].run, run, sizeof(run)));
 		for (j = 0, left = 0, more = 0; j < b->n; j++) {
 			if (b->rows[j].run != t->rows[i].run ||
 			    b->rows[j].pid != t->rows[i].pid ||
@@ -1690,9 +1690,9 @@ print_threads(struct caliper *c, FILE *fp)
 			    base_name(mod_name(c, b->rows[j].mod))));
 		}
 		if (more > 0)
-			fprintf(fp, "%8.2f %8s  %*" PRIu64 "    (%zu more below "
-			    "%g%%)\n", pct(left, c->total), "", sw, left, more,
-			    c->in->cutoff);
+			fprintf(fp, "%8.2f %8s  %*" PRIu64 "    (%zu more "
+			    "below %g%%)\n", pct(left, c->total), "", sw,
+			    left, more, c->in->cutoff);
 	}
 	rule(fp);
 	fputc('\n', fp);

@@ -44,7 +44,7 @@ struct opts {
 	struct gate	*gates;			/* -G */
 	size_t		 ngates;
 	struct pme_bucketfile *read;		/* bin, read by choose() */
-	int		 caliper;		/* -V caliper: CAL_*, CAL_NONE */
+	int		 caliper;		/* -V: CAL_*, or CAL_NONE */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
