@@ -75,11 +75,12 @@ done
 $PME_VALGRIND "$pmehisto" -q -x -C 0 -T csv -o /dev/null work.PMS >x.csv ||
     fail "pmehisto -x failed"
 awk -F, 'NR > 1 && $7 > 0 { print $2, $7 }' x.csv | sort >want
-awk -F, -v exe="$tmp/work" '$1 == "function" && $7 == exe { print $8, $2 }' \
-    all.csv | sort >got
+# (Samples in the executable but in no routine, the PLT's, are outside
+# -x's buckets: "(no function)" here.)
+awk -F, -v exe="$tmp/work" '$1 == "function" && $7 == exe &&
+    $8 != "(no function)" { print $8, $2 }' all.csv | sort >got
 [ -s want ] && cmp -s want got ||
     fail "functions differ from -x's routine counts: $(diff want got | head -5)"
-awk '{ print $1; exit }' got >/dev/null
 top_fn=$(awk -F, '$1 == "function" { print $8; exit }' all.csv)
 [ "$top_fn" = hot ] || fail "the hottest function is '$top_fn', not hot"
 
@@ -132,7 +133,10 @@ if grep -q 'addresses only' all.txt; then
 	echo "pmehisto was built without capstone: no disassembly to compare"
 else
 	objdump -d --no-show-raw-insn work >od.txt || fail "objdump failed"
-	awk -F, -v exe="$tmp/work" '$1 == "instruction" && $7 == exe {
+	# The fixture's own functions: the C library's start-up code has
+	# padding whose spellings differ more (cs nopw), never executed.
+	awk -F, -v exe="$tmp/work" '$1 == "instruction" && $7 == exe &&
+	    $8 ~ /^(hot|cold|worker|main)$/ {
 		t = $0; for (k = 1; k < 12; k++) sub(/^[^,]*,/, "", t)
 		gsub(/^"|"$/, "", t); print substr($11, 3), t }' all.csv >ours
 	[ -s ours ] || fail "no instruction rows of the executable"
