@@ -1171,6 +1171,22 @@ cs_for(struct caliper *c, struct cmod *m)
 		cs_option(c->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	return NULL;
 }
+
+/* What capstone could not decode (capstone 4 knows no AVX-512, say):
+ * its first bytes, as objdump shows an instruction's. */
+static char *
+undecoded(const uint8_t *code, size_t len)
+{
+	char buf[128];
+	size_t i, n;
+
+	n = (size_t)snprintf(buf, sizeof(buf), "(not decoded:");
+	for (i = 0; i < len && i < 8; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %02x",
+		    code[i]);
+	snprintf(buf + n, sizeof(buf) - n, "%s)", len > 8 ? " ..." : "");
+	return strdup(buf);
+}
 #endif
 
 /* The instruction of module mod at addr, which the caller frees; NULL
@@ -1194,7 +1210,7 @@ disassemble(struct caliper *c, uint32_t mod, uint64_t addr)
 	if ((code = code_at(&c->mods[mod], addr, &len)) == NULL)
 		return strdup("(not in the file's code)");
 	if (cs_disasm(c->cs, code, len > 16 ? 16 : len, addr, 1, &in) != 1)
-		return strdup("(bad instruction)");
+		return undecoded(code, len);
 	if (asprintf(&t, "%s%s%s", in->mnemonic, in->op_str[0] != '\0' ?
 	    " " : "", in->op_str) == -1)
 		t = NULL;
