@@ -116,6 +116,57 @@ size_t		 stacks_count(const struct stacks *s);	/* distinct stacks */
 int		 frame_put(FILE *fp, uint64_t id, const struct stacks *s,
 		    const struct tally *t);
 
+/*
+ * The sampling intervals sample s stands for: one, or more when the
+ * kernel delivered one timer signal for several expirations (its weight
+ * then holds them all, pme_sample.h); period is its run's, in ns.
+ */
+static inline uint64_t
+histo_intervals(uint64_t period, const struct pme_sample *s)
+{
+	if (period == 0 || s->weight <= period)
+		return 1;
+	return (s->weight + period / 2) / period;
+}
+
+/*
+ * HP Caliper's views (caliper.c, pmehisto -V caliper[:LEVEL]): per
+ * thread, process, load module, function, source statement and
+ * instruction, each row's share of the total, the running sum of the
+ * shares and its count.
+ */
+enum { CAL_THREAD, CAL_PROCESS, CAL_MODULE, CAL_FUNCTION, CAL_LINE,
+	CAL_INSN, CAL_NLEVELS };
+#define CAL_ALL		CAL_NLEVELS	/* every level, and the details */
+#define CAL_NONE	(-1)		/* no Caliper view asked for */
+
+/* The view spec ("caliper", "caliper:LEVEL") into *level: 0; 1 when spec
+ * is not a Caliper view; -1 when LEVEL is not a level. */
+int	 caliper_parse(const char *spec, int *level);
+
+struct caliper_input {
+	const char	*prog;		/* for warnings */
+	int		 level;		/* CAL_* or CAL_ALL */
+	int		 quiet;
+	double		 cutoff;	/* percent: rows below are summed */
+	struct pme_bucketfile *bf;	/* trace input, or NULL for clock */
+	const char	*bfname;
+	const char *const *samples;	/* clock input */
+	size_t		 nsamples;
+};
+
+struct caliper;
+
+/* Reads the input (in must outlive the result); NULL with err filled. */
+struct caliper	*caliper_new(const struct caliper_input *in,
+		    struct pme_error *err);
+void		 caliper_free(struct caliper *c);		/* NULL ok */
+/* The text report, its tables' rows fitted to width columns (0: any;
+ * names cut with a '~' where too wide, but the last column's), or with
+ * csv the CSV table, to fp; 0 or -1. */
+int		 caliper_write(struct caliper *c, int csv, int width, FILE *fp,
+		    struct pme_error *err);
+
 /* Prints "prog: message" on standard error, the message escaped as the
  * reports' names are (pme_escape): names from files reach a terminal. */
 void	 histo_warn(const char *prog, const char *fmt, ...)

@@ -606,9 +606,7 @@ quick_start(struct run *r)
 static inline uint64_t
 intervals(const struct run *r, const struct pme_sample *s)
 {
-	if (r->period == 0 || s->weight <= r->period)
-		return 1;
-	return (s->weight + r->period / 2) / r->period;
+	return histo_intervals(r->period, s);
 }
 
 /* Counts n intervals of mapping resolution res at link-time vaddr. */
