@@ -41,6 +41,8 @@ int		 pme_exit_status(int status);
  * inherit the ignored signal.
  */
 void	 pme_prog_writes(void);
+
+/*
  * A text report laid out already (pmehisto -V caliper) on a terminal:
  * text, its lines escaped, in pages of rows - 1 terminal rows (a line
  * wider than cols counts the rows it wraps to), with the commands of
