@@ -739,8 +739,6 @@ display_type(const struct opts *o)
 		type = o->his != NULL && strcmp(o->his, "-") == 0 ? TYPE_NONE :
 		    isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ?
 		    TYPE_TERM : TYPE_TEXT;
-	if (type == TYPE_TERM && o->vtext != NULL)
-		type = TYPE_TEXT;	/* the views are not paged */
 	if (type == TYPE_TERM && !(isatty(STDIN_FILENO) &&
 	    isatty(STDOUT_FILENO))) {
 		if (!o->quiet)
@@ -761,7 +759,9 @@ display(const struct opts *o, const struct pme_report *rep,
 	switch (display_type(o)) {
 	case TYPE_TERM:
 		term_size(&rows, &cols);
-		rc = pme_report_term(rep, stdin, stdout, rows, cols, &err);
+		rc = o->vtext != NULL ? pme_text_term(o->vtext, stdin, stdout,
+		    rows, cols, &err) :
+		    pme_report_term(rep, stdin, stdout, rows, cols, &err);
 		break;
 	case TYPE_TEXT:
 		if (o->vtext != NULL) {
