@@ -101,7 +101,7 @@ kloop_is st.pme 2 "crash step"
 
 # callgrind_annotate on the same run: Ir per function, calls per callee.
 rm -rf keep && mkdir keep
-TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -b prog.pme -o cg.pme -- \
+TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -e callgrind -b prog.pme -o cg.pme -- \
     ./prog calls 7 >/dev/null 2>run.err || fail "kept run: $(cat run.err)"
 cgout=$(ls keep/pmetrace.*/cg.* 2>/dev/null | head -n 1)
 if [ -z "$cgout" ]; then
