@@ -263,9 +263,10 @@ name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The counts files (pv.*) in dir, sorted; the caller frees them. */
+/* The files named prefix* in dir, sorted; the caller frees them. */
 static int
-list_files(const char *dir, char ***names, size_t *n, struct pme_error *err)
+list_files(const char *dir, const char *prefix, char ***names, size_t *n,
+    struct pme_error *err)
 {
 	struct dirent *de;
 	char **v;
@@ -276,7 +277,7 @@ list_files(const char *dir, char ***names, size_t *n, struct pme_error *err)
 	if ((d = opendir(dir)) == NULL)
 		return pme_setsys(err, dir, "cannot read");
 	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "pv.", 3) != 0)
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
 			continue;
 		if ((v = realloc(*names, (*n + 1) * sizeof(*v))) == NULL ||
 		    asprintf(&v[*n], "%s/%s", dir, de->d_name) == -1) {
@@ -303,7 +304,7 @@ read_dir(struct tr_tally *t, const struct tr_opts *o, const char *dir,
 	size_t n, i, nread = 0;
 	int region = 0, rc;
 
-	if ((rc = list_files(dir, &names, &n, err)) == -1)
+	if ((rc = list_files(dir, "pv.", &names, &n, err)) == -1)
 		return -1;
 	for (i = 0; i < n && !region; i++)
 		region = is_region(names[i]);
@@ -326,6 +327,41 @@ read_dir(struct tr_tally *t, const struct tr_opts *o, const char *dir,
 }
 
 /*
+ * The first line of valgrind's logs in dir (log.PID) that says what went
+ * wrong, its own ("valgrind: ...") or the tool's ("==PID== Error: ..."),
+ * in out; "" when none does.
+ */
+static void
+log_reason(const char *dir, char *out, size_t len)
+{
+	char **names = NULL, *line = NULL, *m;
+	size_t n = 0, i, cap = 0;
+	struct pme_error err;
+	ssize_t got;
+	FILE *fp;
+
+	out[0] = '\0';
+	if (list_files(dir, "log.", &names, &n, &err) == -1)
+		return;
+	for (i = 0; i < n; i++) {
+		if (out[0] == '\0' && (fp = fopen(names[i], "re")) != NULL) {
+			while (out[0] == '\0' &&
+			    (got = getline(&line, &cap, fp)) > 0) {
+				line[strcspn(line, "\n")] = '\0';
+				m = strstr(line, "== ");
+				if (strncmp(line, "valgrind:", 9) == 0 ||
+				    (m != NULL && strncmp(m + 3, "Error", 5) == 0))
+					snprintf(out, len, "%s", line);
+			}
+			fclose(fp);
+		}
+		free(names[i]);
+	}
+	free(names);
+	free(line);
+}
+
+/*
  * Runs valgrind with the tool in lib and reads its counts into t.  As
  * with callgrind, pmetrace waits with the signals that would end it
  * blocked (passing on those sent to it), and reads and removes the
@@ -335,10 +371,12 @@ static int
 run(struct tr_tally *t, const char *vg, const char *lib,
     const struct tr_opts *o, int *status, struct pme_error *err)
 {
-	char dirarg[PATH_MAX + 32], *dir;
+	char dirarg[PATH_MAX + 32], logarg[PATH_MAX + 32], reason[256], *dir;
+	/* valgrind's messages (a fatal signal's) go to its logs, as with
+	 * callgrind: the program's standard error is the program's. */
 	char *args[] = { (char *)"valgrind", (char *)"--tool=pmevg",
-	    (char *)"-q", (char *)"--trace-children=yes", (char *)"--vgdb=no",
-	    dirarg, (char *)"--" };
+	    (char *)"--trace-children=yes", (char *)"--vgdb=no", dirarg,
+	    logarg, (char *)"--" };
 	struct tr_sigsave ss;
 	pid_t pid;
 	int st, rc = -1;
@@ -349,6 +387,7 @@ run(struct tr_tally *t, const char *vg, const char *lib,
 		return -1;
 	}
 	snprintf(dirarg, sizeof(dirarg), "--pmevg-dir=%s", dir);
+	snprintf(logarg, sizeof(logarg), "--log-file=%s/log.%%p", dir);
 	if ((pid = tr_spawn(vg, args, sizeof(args) / sizeof(args[0]), "pmevg",
 	    lib, o, &ss, err)) != -1) {
 		if (tr_wait_child(pid, &ss, &st) == -1)
@@ -358,8 +397,10 @@ run(struct tr_tally *t, const char *vg, const char *lib,
 			if ((rc = read_dir(t, o, dir, err)) == -1) {
 				size_t n = strlen(err->msg);
 
+				log_reason(dir, reason, sizeof(reason));
 				snprintf(err->msg + n, sizeof(err->msg) - n,
-				    " (valgrind exit status %d)", *status);
+				    " (valgrind exit status %d%s%s)", *status,
+				    reason[0] ? ": " : "", reason);
 			}
 		}
 	}

@@ -44,6 +44,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_threadstate.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_clientstate.h"
 #include "pub_tool_debuginfo.h"
@@ -97,6 +98,10 @@ struct map {
 
 static const HChar *outdir;
 static struct sb *sbs;
+/* The superblock entered last; at the end, the one a fault stopped in,
+ * and the index of the instruction that faulted. */
+static struct sb *cur_sb, *fault_sb;
+static UInt fault_at;
 static struct map *maps;
 static UInt nmaps, capmaps, lastmap = NOMAP;
 
@@ -324,6 +329,8 @@ pv_instrument(VgCallbackClosure *closure, IRSB *in,
 	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(sb, in->stmts[i]);
 	add_count(sb, &s->cnt[0], IRExpr_Const(IRConst_U64(1)));
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&cur_sb),
+	    mkIRExpr_HWord((HWord)s)));
 	for (; i < in->stmts_used; i++) {
 		st = in->stmts[i];
 		if (st->tag == Ist_IMark) {
@@ -448,6 +455,8 @@ dump_calls(const struct sb *s)
 	}
 	if (!s->call)
 		return;
+	if (s == fault_sb)
+		n--;	/* it did not reach its end */
 	if (n > 0)
 		emit_call(s->calladdr, s->callmap, n);
 }
@@ -478,6 +487,8 @@ dump(const HChar *trigger)
 		for (i = 0, e = 0; i < s->nins; i++) {
 			while (e < s->nexits && s->after[e] <= i)
 				run -= s->cnt[1 + e++];
+			if (s == fault_sb && i == fault_at)
+				run--;	/* the rest did not run */
 			if (run == 0)
 				break;
 			total += run;
@@ -554,9 +565,36 @@ pv_post_clo_init(void)
 	VG_(clo_vex_control).guest_chase = False;
 }
 
+/*
+ * A superblock is counted whole when it is entered, so the instructions
+ * after one that faulted and ended the program (SIGSEGV) would be
+ * counted: the thread whose instruction pointer is inside the last
+ * superblock entered (not at its start, where a thread waits to enter
+ * it) faulted there: the thread running at the end, the one the fault
+ * killed.  Signals sent by others arrive between superblocks.
+ */
+static void
+find_fault(void)
+{
+	ThreadId tid = VG_(get_running_tid)();
+	Addr ip;
+	UInt i;
+
+	if (cur_sb == NULL || tid == VG_INVALID_THREADID)
+		return;
+	ip = VG_(get_IP)(tid);
+	for (i = 1; i < cur_sb->nins; i++)
+		if (cur_sb->addr[i] == ip) {
+			fault_sb = cur_sb;
+			fault_at = i;
+			return;
+		}
+}
+
 static void
 pv_fini(Int exitcode)
 {
+	find_fault();
 	dump("exit");
 }
 
