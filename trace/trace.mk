@@ -27,8 +27,9 @@ ifeq ($(shell uname -m),x86_64)
 PMEVG_TOOL = trace/vgtool/pmevg-amd64-linux
 endif
 endif
-# The tool is never sanitized (it has no C library to report with).
-PMEVG_CFLAGS = -std=gnu99 -O2 -g $(WARN_CFLAGS) -Wno-unused-parameter \
+# The tool is never sanitized (it has no C library to report with); DWARF
+# 4, which valgrind reads in its own tool too (see TRACE_RT_CFLAGS).
+PMEVG_CFLAGS = -std=gnu99 -O2 -g -gdwarf-4 $(WARN_CFLAGS) -Wno-unused-parameter \
 	$(WERROR) -fno-strict-aliasing -fno-builtin -fno-stack-protector \
 	-fno-pie -fno-pic -I$(VG_INCDIR) -DVGA_amd64=1 -DVGO_linux=1 \
 	-DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1
