@@ -101,8 +101,9 @@ run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *
 	unsigned tried = 0;
 	int rc, autopick = e == ENG_AUTO;
 
+	/* Output PMETRACE_READ names is callgrind's to read. */
 	if (autopick)
-		e = ENG_PMEVG;
+		e = getenv("PMETRACE_READ") != NULL ? ENG_CALLGRIND : ENG_PMEVG;
 	for (;;) {
 		if (prepare_calls(bf, e, accum, err) == -1)
 			return -1;

@@ -63,7 +63,7 @@ log=$(cd "$kept" && echo log.*)
 pid=${cg#cg.}
 [ -f "$kept/$cg" ] && [ -f "$kept/$log" ] ||
     { echo "no callgrind output kept: $(ls -R keep)" >&2; exit 1; }
-PMETRACE_READ=$kept $pmetrace -e callgrind -b prog.pme -o out.pme -- ./prog calls 7 \
+PMETRACE_READ=$kept $pmetrace -b prog.pme -o out.pme -- ./prog calls 7 \
     >/dev/null 2>err
 got=$?
 expect "read" 0
@@ -73,7 +73,7 @@ expect "read" 0
 rm -f out.pme
 
 mkdir empty
-PMETRACE_READ=$tmp/empty $pmetrace -e callgrind -b prog.pme -o out.pme -- ./prog calls 7 \
+PMETRACE_READ=$tmp/empty $pmetrace -b prog.pme -o out.pme -- ./prog calls 7 \
     >/dev/null 2>err
 got=$?
 expect "no output" 1
