@@ -350,7 +350,8 @@ log_reason(const char *dir, char *out, size_t len)
 				line[strcspn(line, "\n")] = '\0';
 				m = strstr(line, "== ");
 				if (strncmp(line, "valgrind:", 9) == 0 ||
-				    (m != NULL && strncmp(m + 3, "Error", 5) == 0))
+				    (m != NULL && strncmp(m + 3, "Error",
+				    5) == 0))
 					snprintf(out, len, "%s", line);
 			}
 			fclose(fp);

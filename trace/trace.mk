@@ -17,7 +17,8 @@ trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c \
 VG_INCDIR = /usr/include/valgrind
 VG_LIBDIR = $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/valgrind \
 	/usr/lib64/valgrind /usr/lib/valgrind /usr/local/lib/valgrind))
-VG_PRELOAD = $(firstword $(wildcard /usr/libexec/valgrind/vgpreload_core-amd64-linux.so \
+VG_PRELOAD = $(firstword $(wildcard \
+	/usr/libexec/valgrind/vgpreload_core-amd64-linux.so \
 	$(VG_LIBDIR)/vgpreload_core-amd64-linux.so))
 PMEVG_LIBDIR = $(libdir)/pme
 trace/pmevg.o: PME_CPPFLAGS += -DPMEVG_LIBDIR='"$(PMEVG_LIBDIR)"'

@@ -42,8 +42,8 @@ error() {
 
 # A full disk: valgrind's writes beyond 100 KiB fail (EFBIG).
 mkdir t
-(trap '' XFSZ; ulimit -f 100; TMPDIR=$tmp/t $pmetrace -e callgrind -b prog.pme \
-    -o out.pme -- ./prog calls 7 >/dev/null 2>err)
+(trap '' XFSZ; ulimit -f 100; TMPDIR=$tmp/t $pmetrace -e callgrind \
+    -b prog.pme -o out.pme -- ./prog calls 7 >/dev/null 2>err)
 got=$?
 expect "file size limit" 1
 grep -Eq "^pmetrace: '$tmp/t/pmetrace\.[A-Za-z0-9]+/cg\.[0-9]+': offset 0x19000: cut short: the file ends (inside a line|before its totals line) \(valgrind exit status 0\)$" err ||
@@ -53,8 +53,8 @@ grep -Eq "^pmetrace: '$tmp/t/pmetrace\.[A-Za-z0-9]+/cg\.[0-9]+': offset 0x19000:
 
 # A real output, kept, and read back as it is.
 mkdir keep
-TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -q -e callgrind -b prog.pme -o kept.pme -- \
-    ./prog calls 7 >/dev/null 2>err
+TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -q -e callgrind -b prog.pme \
+    -o kept.pme -- ./prog calls 7 >/dev/null 2>err
 got=$?
 expect "kept" 0
 kept=$(echo keep/pmetrace.*)
@@ -92,7 +92,7 @@ damaged() {
 
 # read_back: pmetrace reads d/.
 read_back() {
-	PMETRACE_READ=$tmp/d $pmetrace -e callgrind -b prog.pme -o out.pme -- \
+	PMETRACE_READ=$tmp/d $pmetrace -b prog.pme -o out.pme -- \
 	    ./prog calls 7 >/dev/null 2>err
 	got=$?
 }
