@@ -51,6 +51,7 @@
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 
+#include "debugfile.h"
 #include "pme_symbols.h"
 #include "util.h"
 
@@ -89,7 +90,10 @@ struct pme_image {
 	unsigned	 flags;
 	const char	*note;
 	int		 fd;
-	Elf		*elf;
+	Elf		*elf;		/* the image, or its debug file */
+	Elf		*main_elf;	/* the image when elf is its debug */
+	int		 main_fd;	/*   file, else NULL and -1 */
+	char		*debugfile;	/* the debug file's name, or NULL */
 	Dwarf_Debug	 dbg;
 	struct pme_range sec;
 	uint8_t		*buildid;
@@ -837,9 +841,51 @@ sym_module(struct pme_image *img, uint32_t g, const char *name,
 }
 
 /*
+ * A stripped image (no .symtab): one module named after it that holds the
+ * whole section, its static functions being there though unnamed, and
+ * has the exported functions of .dynsym as routines.  With none (what a
+ * stripped executable exports is seldom code), one routine named
+ * "[image]" stands for the section, so that its code still has a bucket.
+ */
+static int
+stripped_module(struct pme_image *img, const uint32_t *join,
+    const uint32_t *cold)
+{
+	struct pme_symmod *m;
+	struct pme_symroutine *r;
+	char *name;
+	uint32_t i, mod = (uint32_t)img->mods.n;
+
+	if ((m = add_module(img, img->base, NULL)) == NULL)
+		return -1;
+	img->scratch.n = 0;
+	if (scratch_add(img, img->sec.start, img->sec.end) == -1 ||
+	    scratch_take(img, 1, &m->ranges, &m->nranges) == -1)
+		return -1;
+	for (i = 0; i < img->syms.n; i++)
+		if (join[i] == PME_NONE &&
+		    sym_routine(img, i, cold, mod) == -1)
+			return -1;
+	if (img->routines.n == m->first_routine && m->nranges > 0) {
+		if ((r = pme_vec_push(&img->routines)) == NULL ||
+		    (name = pme_arena_alloc(&img->arena,
+		    strlen(img->base) + 3)) == NULL)
+			return nomem(img);
+		sprintf(name, "[%s]", img->base);
+		r->name = name;
+		r->module = mod;
+		r->entry = m->ranges[0].start;
+		r->ranges = m->ranges;
+		r->nranges = m->nranges;
+	}
+	return end_module(img);
+}
+
+/*
  * Modules from symbols: each STT_FILE group with functions, then one
  * module named after the image for the global functions, which the symbol
- * table does not tie to a file.  A cold part joins its owner even when
+ * table does not tie to a file; a stripped image's as stripped_module()
+ * says.  A cold part joins its owner even when
  * the owner is global and the part a local of the owner's file group.
  */
 static int
@@ -860,7 +906,8 @@ read_symbol_modules(struct pme_image *img, const struct pme_vec *groups)
 		if (sym_module(img, g, PME_VEC_AT(groups, const char *, g),
 		    join, cold) == -1)
 			goto out;
-	rc = sym_module(img, PME_NONE, img->base, join, cold);
+	rc = img->flags & PME_IMAGE_SYMTAB ? sym_module(img, PME_NONE,
+	    img->base, join, cold) : stripped_module(img, join, cold);
 out:
 	free(join);
 	free(cold);
@@ -1982,6 +2029,12 @@ pme_image_load_lines(struct pme_image *img, uint32_t module,
 
 /* ------------------------------------------------------------ accessors */
 
+const char *
+pme_image_debugfile(const struct pme_image *img)
+{
+	return img->debugfile;
+}
+
 unsigned
 pme_image_flags(const struct pme_image *img)
 {
@@ -2169,6 +2222,113 @@ debug_sects(struct pme_image *img)
 		if (debug_sect(img, scn, &sh, out) == -1)
 			return -1;
 	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ debug file */
+
+/* The file name and CRC-32 that .gnu_debuglink records, or NULL. */
+static const char *
+debuglink(struct pme_image *img, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Ehdr eh;
+	Elf_Data *d;
+	size_t shstrndx, len;
+	const char *s, *p;
+	const uint8_t *c;
+
+	if (gelf_getehdr(img->elf, &eh) == NULL ||
+	    elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    (s = elf_strptr(img->elf, shstrndx, sh.sh_name)) == NULL ||
+		    strcmp(s, ".gnu_debuglink") != 0 ||
+		    (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL)
+			continue;
+		p = d->d_buf;
+		len = strnlen(p, d->d_size);
+		if (len == 0 || ((len + 4) & ~(size_t)3) + 4 > d->d_size)
+			return NULL;
+		c = (const uint8_t *)p + ((len + 4) & ~(size_t)3);
+		*crc = eh.e_ident[EI_DATA] == ELFDATA2MSB ?
+		    (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
+		    (uint32_t)c[2] << 8 | c[3] :
+		    (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 |
+		    (uint32_t)c[1] << 8 | c[0];
+		return p;
+	}
+	return NULL;
+}
+
+/* Back to reading the image itself, the debug file closed. */
+static void
+drop_debugfile(struct pme_image *img, unsigned flags, struct pme_range sec)
+{
+	elf_end(img->elf);
+	close(img->fd);
+	img->elf = img->main_elf;
+	img->fd = img->main_fd;
+	img->main_elf = NULL;
+	img->main_fd = -1;
+	img->flags = flags;
+	img->sec = sec;
+}
+
+/*
+ * An image without DWARF is read from its debug file (debugfile.h) when
+ * that has DWARF, or a symbol table the image lacks: its sections have
+ * the image's addresses (the code's own are SHT_NOBITS there).  The
+ * image's kind and build-id stay the image's.  A debug file that is cut
+ * short or lacks the section is an error naming it.
+ */
+static int
+use_debugfile(struct pme_image *img, const char *section)
+{
+	unsigned flags = img->flags, kind;
+	struct pme_range sec = img->sec;
+	const char *link;
+	char *found, *path;
+	uint32_t crc = 0;
+	int fd, rc;
+
+	link = debuglink(img, &crc);
+	if ((fd = pme_debugfile_open(img->path, img->buildid,
+	    img->buildid_len, link, crc, &found)) == -1)
+		return 0;
+	img->main_elf = img->elf;
+	img->main_fd = img->fd;
+	img->fd = fd;
+	if ((img->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+		img->elf = img->main_elf;
+		img->fd = img->main_fd;
+		img->main_elf = NULL;
+		img->main_fd = -1;
+		close(fd);
+		free(found);
+		return 0;
+	}
+	kind = flags & ~(unsigned)(PME_IMAGE_DWARF | PME_IMAGE_SYMTAB);
+	img->flags = kind;
+	path = img->path;
+	img->path = found;
+	rc = check_size(img) == -1 || find_section(img, section) == -1 ? -1 : 0;
+	img->path = path;
+	if (rc == -1) {
+		drop_debugfile(img, flags, sec);
+		free(found);
+		return -1;
+	}
+	if (!(img->flags & PME_IMAGE_DWARF) && (!(img->flags &
+	    PME_IMAGE_SYMTAB) || (flags & PME_IMAGE_SYMTAB))) {
+		drop_debugfile(img, flags, sec);
+		free(found);
+		return 0;
+	}
+	img->flags |= PME_IMAGE_DEBUGFILE;
+	img->debugfile = found;
 	return 0;
 }
 
@@ -2652,6 +2812,8 @@ read_image(struct pme_image *img, const char *section)
 
 	pme_vec_init(&groups, sizeof(const char *));
 	rc = open_elf(img, section);
+	if (rc == 0 && !(img->flags & PME_IMAGE_DWARF))
+		rc = use_debugfile(img, section);
 	if (rc == 0 && (rc = read_syms(img, SHT_SYMTAB, &groups)) == 0 &&
 	    (rc = read_syms(img, SHT_DYNSYM, &groups)) == 1)
 		img->flags |= PME_IMAGE_DYNSYM;
@@ -2672,10 +2834,17 @@ set_note(struct pme_image *img)
 		img->note = "no DWARF: modules are the STT_FILE symbols' "
 		    "groups of static functions, global functions are in one "
 		    "module named after the image, there are no lines";
-	else if (img->flags & PME_IMAGE_DYNSYM)
-		img->note = "stripped: only the exported functions of .dynsym "
-		    "are known; static functions, modules and lines are "
+	else if (img->routines.n == 1 && img->mods.n == 1 &&
+	    PME_VEC_AT(&img->routines, struct pme_symroutine, 0).name[0] ==
+	    '[')
+		img->note = "stripped: no debug file found and nothing "
+		    "exported: its code is one routine named after it in "
+		    "brackets; static functions, modules and lines are "
 		    "missing";
+	else if (img->flags & PME_IMAGE_DYNSYM)
+		img->note = "stripped: no debug file found: only the exported "
+		    "functions of .dynsym are named; static functions, "
+		    "modules and lines are missing";
 	else
 		img->note = "no symbols and no DWARF: nothing is known of "
 		    "its modules, routines or lines";
@@ -2702,6 +2871,7 @@ pme_image_open(const char *path, const char *section, struct pme_error *err)
 	}
 	img->err = err;
 	img->fd = -1;
+	img->main_fd = -1;
 	slash = strrchr(img->path, '/');
 	img->base = slash != NULL && slash[1] != '\0' ? slash + 1 : img->path;
 	pme_intern_init(&img->names, &img->arena);
@@ -2729,6 +2899,11 @@ pme_image_close(struct pme_image *img)
 		elf_end(img->elf);
 	if (img->fd != -1)
 		close(img->fd);
+	if (img->main_elf != NULL)
+		elf_end(img->main_elf);
+	if (img->main_fd != -1)
+		close(img->main_fd);
+	free(img->debugfile);
 	pme_vec_free(&img->mods);
 	pme_vec_free(&img->info);
 	pme_vec_free(&img->routines);
