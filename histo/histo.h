@@ -13,6 +13,7 @@
 #include "pme.h"
 #include "pme_render.h"
 #include "pme_sample.h"
+#include "quick.h"
 
 /* Counts that fell in a mapping of no module of the bucket file (libc,
  * ld.so, the vdso, the kernel), by mapping path. */
@@ -66,6 +67,23 @@ void	 tally_free(struct tally *t);
  * Returns 0, or -1 with err filled.
  */
 int	 tally_file(struct tally *t, const char *path, struct pme_error *err);
+
+/*
+ * The files the quick path makes buckets of (quickscan.c): those mapped
+ * executable that samples of the sample file path fell in (the kernel
+ * and files without a path aside), the program first (the main
+ * executable with most samples: the program a wrapper ran), then by
+ * samples.  Only the program has PME_MODULE_MAIN.  Returns 0, or -1 with
+ * err filled; quick_files_free() frees q.
+ */
+struct quick_files {
+	struct pme_quick_image *v;
+	size_t		 n;
+	void		*files;		/* what v points into */
+};
+int	 quick_scan(const char *path, struct quick_files *q,
+	    struct pme_error *err);
+void	 quick_files_free(struct quick_files *q);
 
 /*
  * Call chains for -T folded (folded.c).  A frame is an id: a unit of

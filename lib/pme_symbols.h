@@ -104,10 +104,11 @@ struct pme_image;
  * the global functions; routines are STT_FUNC symbols, "f.cold" parts joined
  * to "f".  Stripped (no .symtab), with no debug file (see
  * pme_image_debugfile()): one module named after the image, holding the
- * whole section, whose routines are the exported functions of .dynsym, or
- * when there is none, one routine named "[image]" (the image's last path
- * component in brackets) holding the whole section.  pme_image_note()
- * says what is missing.
+ * whole section, whose routines are the exported functions of .dynsym and
+ * one routine named "[image]" (the image's last path component in
+ * brackets) that holds the rest of the section (static functions,
+ * unnamed), when there is a rest.  pme_image_note() says what is
+ * missing.
  *
  * The DWARF is read by libdwarf in a child process (fork(2)), which hands
  * its results back through a pipe: a fault of libdwarf's on corrupt DWARF

@@ -840,20 +840,75 @@ sym_module(struct pme_image *img, uint32_t g, const char *name,
 	return 0;
 }
 
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct pme_range *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/*
+ * The routine "[image]" of a stripped image: the code of section-wide
+ * module m in none of its routines, or none when they cover it all.
+ */
+static int
+rest_routine(struct pme_image *img, const struct pme_symmod *m, uint32_t mod)
+{
+	struct pme_symroutine *r, *rt;
+	struct pme_range *v;
+	uint64_t at = img->sec.start;
+	size_t n = 0, i;
+	uint32_t j, k;
+	char *name;
+
+	rt = &PME_VEC_AT(&img->routines, struct pme_symroutine, 0);
+	for (k = m->first_routine; k < img->routines.n; k++)
+		n += rt[k].nranges;
+	if ((v = malloc((n + 1) * sizeof(*v))) == NULL)
+		return nomem(img);
+	for (k = m->first_routine, n = 0; k < img->routines.n; k++)
+		for (j = 0; j < rt[k].nranges; j++)
+			v[n++] = rt[k].ranges[j];
+	qsort(v, n, sizeof(*v), cmp_range);
+	img->scratch.n = 0;
+	for (i = 0; i <= n; i++) {
+		uint64_t next = i < n ? v[i].start : img->sec.end;
+
+		if (next > at && scratch_add(img, at, next) == -1) {
+			free(v);
+			return -1;
+		}
+		if (i < n && v[i].end > at)
+			at = v[i].end;
+	}
+	free(v);
+	if (img->scratch.n == 0)
+		return 0;
+	if ((r = pme_vec_push(&img->routines)) == NULL ||
+	    (name = pme_arena_alloc(&img->arena, strlen(img->base) + 3)) ==
+	    NULL)
+		return nomem(img);
+	sprintf(name, "[%s]", img->base);
+	r->name = name;
+	r->module = mod;
+	if (scratch_take(img, 0, &r->ranges, &r->nranges) == -1)
+		return -1;
+	r->entry = r->ranges[0].start;
+	return 0;
+}
+
 /*
  * A stripped image (no .symtab): one module named after it that holds the
- * whole section, its static functions being there though unnamed, and
- * has the exported functions of .dynsym as routines.  With none (what a
- * stripped executable exports is seldom code), one routine named
- * "[image]" stands for the section, so that its code still has a bucket.
+ * whole section, with the exported functions of .dynsym as routines, and
+ * one routine named "[image]" for the code in none of them (its static
+ * functions, unnamed), so that all its code has a bucket.
  */
 static int
 stripped_module(struct pme_image *img, const uint32_t *join,
     const uint32_t *cold)
 {
 	struct pme_symmod *m;
-	struct pme_symroutine *r;
-	char *name;
 	uint32_t i, mod = (uint32_t)img->mods.n;
 
 	if ((m = add_module(img, img->base, NULL)) == NULL)
@@ -866,18 +921,8 @@ stripped_module(struct pme_image *img, const uint32_t *join,
 		if (join[i] == PME_NONE &&
 		    sym_routine(img, i, cold, mod) == -1)
 			return -1;
-	if (img->routines.n == m->first_routine && m->nranges > 0) {
-		if ((r = pme_vec_push(&img->routines)) == NULL ||
-		    (name = pme_arena_alloc(&img->arena,
-		    strlen(img->base) + 3)) == NULL)
-			return nomem(img);
-		sprintf(name, "[%s]", img->base);
-		r->name = name;
-		r->module = mod;
-		r->entry = m->ranges[0].start;
-		r->ranges = m->ranges;
-		r->nranges = m->nranges;
-	}
+	if (rest_routine(img, m, mod) == -1)
+		return -1;
 	return end_module(img);
 }
 
@@ -2834,20 +2879,14 @@ set_note(struct pme_image *img)
 		img->note = "no DWARF: modules are the STT_FILE symbols' "
 		    "groups of static functions, global functions are in one "
 		    "module named after the image, there are no lines";
-	else if (img->routines.n == 1 && img->mods.n == 1 &&
-	    PME_VEC_AT(&img->routines, struct pme_symroutine, 0).name[0] ==
-	    '[')
-		img->note = "stripped: no debug file found and nothing "
-		    "exported: its code is one routine named after it in "
-		    "brackets; static functions, modules and lines are "
-		    "missing";
 	else if (img->flags & PME_IMAGE_DYNSYM)
 		img->note = "stripped: no debug file found: only the exported "
-		    "functions of .dynsym are named; static functions, "
-		    "modules and lines are missing";
+		    "functions of .dynsym are named, the rest of its code is "
+		    "one routine named after it in brackets; static "
+		    "functions, modules and lines are missing";
 	else
-		img->note = "no symbols and no DWARF: nothing is known of "
-		    "its modules, routines or lines";
+		img->note = "no symbols and no DWARF: its code is one "
+		    "routine named after it in brackets";
 }
 
 struct pme_image *

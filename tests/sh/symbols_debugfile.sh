@@ -14,8 +14,8 @@
 #     address-step buckets (PROGRAM p,,40) that count samples made with
 #     the sample writer at known addresses;
 #   a shared library stripped with --strip-unneeded: its exported
-#     functions (.dynsym) only, in one module over the whole .text; with
-#     its debug file, its static functions too.
+#     functions (.dynsym), and the rest of .text as one routine
+#     "[libw.so]"; with its debug file, its static functions by name.
 # Before lib/debugfile.c, the stripped copies had no routine ("no routines
 # in .text") and PROGRAM p,,40 had no addresses.
 #
@@ -114,7 +114,7 @@ units crc/p >got
 "$pmebuild" -x crc/p -o u.pme 2>u.err
 grep -qx "unit 2 '\[p\]' kind 2 parent 1 module 0 flags 0 step 0 -:0 $lo-$hi" \
     got || fail "no debug file: not one routine [p] over $lo-$hi: $(cat got)"
-grep -q "warning: 'crc/p': stripped: no debug file found and nothing exported" \
+grep -q "warning: 'crc/p': stripped: no debug file found: only the exported" \
     u.err || fail "no debug file: no warning: $(cat u.err)"
 
 # Address steps on it: the samples at known addresses, by 0x40 bytes.
@@ -141,8 +141,9 @@ mkdir -p lib
 objcopy --strip-unneeded --add-gnu-debuglink=libw.so.debug libw.so lib/libw.so ||
     fail "strip libw.so"
 units lib/libw.so >got
-grep -q "^unit .* 'w_run' kind 2" got && ! grep -q "'w_inner'" got ||
-    fail "stripped libw.so: not w_run alone: $(cat got)"
+grep -q "^unit .* 'w_run' kind 2" got && ! grep -q "'w_inner'" got &&
+    grep -q "^unit .* '\[libw.so\]' kind 2" got ||
+    fail "stripped libw.so: not w_run and [libw.so] alone: $(cat got)"
 cp libw.so.debug lib/
 units libw.so >want
 same "libw.so with its debug file" lib/libw.so

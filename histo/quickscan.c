@@ -1,0 +1,228 @@
+/*
+ * quickscan.c - which files the quick path (pmehisto -x) makes buckets
+ * of: every file mapped executable that samples fell in, read from the
+ * sample file before it is reduced, so that shared libraries, the
+ * dynamic loader and what was dlopen'ed later get routine buckets too;
+ * and the program, the main executable with the most samples, so that a
+ * run started through a wrapper (env, sh -c, a pyenv shim) is reported
+ * for the program it ran rather than the first one exec'ed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "histo.h"
+#include "util.h"
+
+struct qfile {
+	char		*path;
+	uint8_t		*id;
+	uint32_t	 idlen;
+	int		 main;
+	uint64_t	 count;
+};
+
+struct scan {
+	struct pme_addrmap *am;
+	uint64_t	*counts;	/* per mapping of am */
+	size_t		 ncounts;
+	struct qfile	*f;
+	size_t		 nf;
+	struct pme_error *err;
+};
+
+static void
+free_files(struct qfile *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; f != NULL && i < n; i++) {
+		free(f[i].path);
+		free(f[i].id);
+	}
+	free(f);
+}
+
+static int
+nomem(struct scan *s)
+{
+	return histo_err(s->err, PME_ENOMEM, "out of memory");
+}
+
+/* The entry for mapping m, added if new. */
+static struct qfile *
+file_of(struct scan *s, const struct pme_mapping *m)
+{
+	struct qfile *f;
+	size_t i;
+
+	for (i = 0; i < s->nf; i++)
+		if (strcmp(s->f[i].path, m->path) == 0 &&
+		    s->f[i].idlen == m->buildid_len && (m->buildid_len == 0 ||
+		    memcmp(s->f[i].id, m->buildid, m->buildid_len) == 0))
+			return &s->f[i];
+	if ((f = realloc(s->f, (s->nf + 1) * sizeof(*f))) == NULL)
+		return NULL;
+	s->f = f;
+	f += s->nf;
+	memset(f, 0, sizeof(*f));
+	if ((f->path = strdup(m->path)) == NULL || (m->buildid_len > 0 &&
+	    (f->id = malloc(m->buildid_len)) == NULL)) {
+		free(f->path);
+		return NULL;
+	}
+	if (m->buildid_len > 0)
+		memcpy(f->id, m->buildid, m->buildid_len);
+	f->idlen = m->buildid_len;
+	s->nf++;
+	return f;
+}
+
+/* The counts of the run's mappings into the files; a new address map. */
+static int
+harvest(struct scan *s)
+{
+	const struct pme_mapping *maps;
+	size_t n = pme_addrmap_mappings(s->am, &maps), i;
+	struct qfile *f;
+
+	for (i = 0; i < n && i < s->ncounts; i++) {
+		if (s->counts[i] == 0 || (maps[i].flags & PME_MAP_KERNEL) ||
+		    maps[i].path == NULL || maps[i].path[0] != '/')
+			continue;
+		if ((f = file_of(s, &maps[i])) == NULL)
+			return nomem(s);
+		f->count += s->counts[i];
+		f->main |= (maps[i].flags & PME_MAP_MAIN) != 0;
+	}
+	memset(s->counts, 0, s->ncounts * sizeof(*s->counts));
+	pme_addrmap_free(s->am);
+	if ((s->am = pme_addrmap_new(s->err)) == NULL)
+		return -1;
+	return 0;
+}
+
+static int
+on_header(void *arg, const struct pme_sample_header *h)
+{
+	(void)h;
+	return harvest(arg);
+}
+
+static int
+on_mapping(void *arg, const struct pme_mapping *m)
+{
+	struct scan *s = arg;
+
+	return pme_addrmap_mapping(s->am, m, s->err);
+}
+
+static int
+on_thread(void *arg, const struct pme_thread *th)
+{
+	struct scan *s = arg;
+
+	return pme_addrmap_thread(s->am, th, s->err);
+}
+
+static int
+on_samples(void *arg, const struct pme_sample *p, size_t n)
+{
+	struct scan *s = arg;
+	uint64_t vaddr, *v;
+	uint32_t mi;
+	size_t i, cap;
+
+	for (i = 0; i < n; i++) {
+		mi = pme_addrmap_lookup(s->am, p[i].pid, p[i].time, p[i].pc,
+		    &vaddr);
+		if (mi == PME_NONE)
+			continue;
+		if (mi >= s->ncounts) {
+			cap = (size_t)mi * 2 + 16;
+			if ((v = realloc(s->counts, cap * sizeof(*v))) == NULL)
+				return nomem(s);
+			memset(v + s->ncounts, 0, (cap - s->ncounts) *
+			    sizeof(*v));
+			s->counts = v;
+			s->ncounts = cap;
+		}
+		s->counts[mi]++;
+	}
+	return 0;
+}
+
+static int
+on_close(void *arg, const struct pme_sample_close *c)
+{
+	(void)arg;
+	(void)c;
+	return 0;
+}
+
+/* The program first (a main executable before any other, then more
+ * samples), then the others by samples, then by path. */
+static int
+cmp_file(const void *a, const void *b)
+{
+	const struct qfile *x = a, *y = b;
+
+	if (x->main != y->main)
+		return x->main ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int
+quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
+{
+	static const struct pme_sample_visitor v = {
+		on_header, on_mapping, on_thread, on_samples, on_close
+	};
+	struct pme_sample_summary sum;
+	struct scan s;
+	size_t i;
+	int rc = -1;
+
+	memset(q, 0, sizeof(*q));
+	memset(&s, 0, sizeof(s));
+	s.err = err;
+	if ((s.am = pme_addrmap_new(err)) == NULL)
+		return -1;
+	memset(&sum, 0, sizeof(sum));
+	if (pme_samplefile_read(path, &v, &s, &sum, err) == -1 ||
+	    harvest(&s) == -1)
+		goto out;
+	if (s.nf > 1)
+		qsort(s.f, s.nf, sizeof(*s.f), cmp_file);
+	/* Only the program is the main executable's module. */
+	for (i = 1; i < s.nf; i++)
+		s.f[i].main = 0;
+	if ((q->v = calloc(s.nf + 1, sizeof(*q->v))) == NULL) {
+		nomem(&s);
+		goto out;
+	}
+	for (i = 0; i < s.nf; i++) {
+		q->v[i].path = s.f[i].path;
+		q->v[i].buildid = s.f[i].id;
+		q->v[i].idlen = s.f[i].idlen;
+		q->v[i].flags = s.f[i].main ? PME_MODULE_MAIN : 0;
+	}
+	q->n = s.nf;
+	q->files = s.f;
+	s.f = NULL;
+	rc = 0;
+out:
+	free_files(s.f, s.nf);
+	free(s.counts);
+	pme_addrmap_free(s.am);
+	return rc;
+}
+
+void
+quick_files_free(struct quick_files *q)
+{
+	free_files(q->files, q->n);
+	free(q->v);
+	memset(q, 0, sizeof(*q));
+}
