@@ -73,13 +73,17 @@ int	 tally_file(struct tally *t, const char *path, struct pme_error *err);
  * executable that samples of the sample file path fell in (the kernel
  * and files without a path aside), the program first (the main
  * executable with most samples: the program a wrapper ran), then by
- * samples.  Only the program has PME_MODULE_MAIN.  Returns 0, or -1 with
- * err filled; quick_files_free() frees q.
+ * samples.  Only the program has PME_MODULE_MAIN.  The pcs of kernel
+ * samples are kept for the kernel's routines.  Returns 0, or -1 with err
+ * filled; quick_files_free() frees q.
  */
 struct quick_files {
 	struct pme_quick_image *v;
 	size_t		 n;
 	void		*files;		/* what v points into */
+	uint64_t	*kpcs;		/* the pcs of kernel samples */
+	size_t		 nkpcs;
+	uint64_t	 start;		/* the first run's, CLOCK_REALTIME ns */
 };
 int	 quick_scan(const char *path, struct quick_files *q,
 	    struct pme_error *err);

@@ -23,6 +23,9 @@ struct qfile {
 
 struct scan {
 	struct pme_addrmap *am;
+	uint64_t	*kpcs;		/* pcs of kernel samples */
+	size_t		 nkpcs, capkpcs;
+	uint64_t	 start;		/* of the first run, CLOCK_REALTIME */
 	uint64_t	*counts;	/* per mapping of am */
 	size_t		 ncounts;
 	struct qfile	*f;
@@ -104,8 +107,27 @@ harvest(struct scan *s)
 static int
 on_header(void *arg, const struct pme_sample_header *h)
 {
-	(void)h;
+	struct scan *s = arg;
+
+	if (s->start == 0)
+		s->start = h->start;
 	return harvest(arg);
+}
+
+/* A kernel sample's pc, for the kernel's routines. */
+static int
+kernel_pc(struct scan *s, uint64_t pc)
+{
+	uint64_t *v;
+
+	if (s->nkpcs == s->capkpcs) {
+		s->capkpcs = s->capkpcs ? s->capkpcs * 2 : 256;
+		if ((v = realloc(s->kpcs, s->capkpcs * sizeof(*v))) == NULL)
+			return nomem(s);
+		s->kpcs = v;
+	}
+	s->kpcs[s->nkpcs++] = pc;
+	return 0;
 }
 
 static int
@@ -135,6 +157,9 @@ on_samples(void *arg, const struct pme_sample *p, size_t n)
 	for (i = 0; i < n; i++) {
 		mi = pme_addrmap_lookup(s->am, p[i].pid, p[i].time, p[i].pc,
 		    &vaddr);
+		if ((p[i].flags & PME_SAMPLE_KERNEL) && kernel_pc(s,
+		    p[i].pc) == -1)
+			return -1;
 		if (mi == PME_NONE)
 			continue;
 		if (mi >= s->ncounts) {
@@ -210,10 +235,15 @@ quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
 	}
 	q->n = s.nf;
 	q->files = s.f;
+	q->kpcs = s.kpcs;
+	q->nkpcs = s.nkpcs;
+	q->start = s.start;
 	s.f = NULL;
+	s.kpcs = NULL;
 	rc = 0;
 out:
 	free_files(s.f, s.nf);
+	free(s.kpcs);
 	free(s.counts);
 	pme_addrmap_free(s.am);
 	return rc;
@@ -223,6 +253,7 @@ void
 quick_files_free(struct quick_files *q)
 {
 	free_files(q->files, q->n);
+	free(q->kpcs);
 	free(q->v);
 	memset(q, 0, sizeof(*q));
 }

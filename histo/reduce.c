@@ -511,6 +511,24 @@ on_thread(void *arg, const struct pme_thread *th)
 	return 0;
 }
 
+/* Whether a run that started at start (CLOCK_REALTIME ns) ran since this
+ * boot, so that /proc/kallsyms has its kernel's addresses. */
+static int
+this_boot(uint64_t start)
+{
+	unsigned long long btime = 0;
+	char line[128];
+	FILE *fp;
+
+	if ((fp = fopen("/proc/stat", "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "btime %llu", &btime) == 1)
+			break;
+	fclose(fp);
+	return btime > 0 && start / 1000000000u >= btime;
+}
+
 /*
  * The files the quick path makes buckets of: those samples fell in
  * (quick_scan() reads the sample file once before it is reduced), or,
@@ -559,7 +577,9 @@ quick_start(struct run *r)
 	if ((t->quick_path = strdup(q.v[0].path)) == NULL)
 		r->failed = 1;
 	else if ((t->bf = pme_quick_build_images(q.v, q.n, base ? base + 1 :
-	    q.v[0].path, r->err)) == NULL)
+	    q.v[0].path, r->err)) == NULL ||
+	    (q.nkpcs > 0 && pme_quick_add_kernel(t->bf, q.kpcs, q.nkpcs,
+	    this_boot(q.start) ? "/proc/kallsyms" : NULL, r->err) == -1))
 		r->failed = 1;
 	if (q.v != &one)
 		quick_files_free(&q);

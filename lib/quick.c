@@ -3,7 +3,9 @@
  * get one, and the bucket file pmebuild -x compiles from its statements,
  * made here without them for pmehisto.
  */
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -410,4 +412,200 @@ pme_quick_build(const char *path, uint32_t flags, const uint8_t *buildid,
 	v.buildid = buildid;
 	v.idlen = idlen;
 	return pme_quick_build_images(&v, 1, base ? base + 1 : path, err);
+}
+
+/* ------------------------------------------------------------ the kernel */
+
+#define KERNEL_START	UINT64_C(0xffff800000000000)
+
+struct ksym {
+	uint64_t	 addr;
+	size_t		 line;		/* in kallsyms: aliases keep its order */
+	char		*name;
+};
+
+static int
+cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr > y->addr ? 1 : -1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+static void
+ksyms_free(struct ksym *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/*
+ * The text symbols of kallsyms in the kernel's half, sorted by address;
+ * NULL (and *n 0) when it cannot be read or hides the addresses (all 0,
+ * kernel.kptr_restrict).
+ */
+static struct ksym *
+ksyms_read(const char *path, size_t *n)
+{
+	struct ksym *v = NULL, *g;
+	size_t cap = 0;
+	char line[512], name[256], type;
+	uint64_t addr;
+	FILE *fp;
+
+	*n = 0;
+	if (path == NULL || (fp = fopen(path, "re")) == NULL)
+		return NULL;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type,
+		    name) != 3 || addr < KERNEL_START ||
+		    (type != 'T' && type != 't'))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			if ((g = realloc(v, cap * sizeof(*v))) == NULL)
+				break;
+			v = g;
+		}
+		if ((v[*n].name = strdup(name)) == NULL)
+			break;
+		v[*n].line = *n;
+		v[(*n)++].addr = addr;
+	}
+	fclose(fp);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_ksym);
+	return v;
+}
+
+/* A unit of absolute addresses under parent, and its bucket if kind is
+ * the routine kind. */
+static int
+kernel_unit(struct pme_bucketfile *bf, const char *name, uint32_t kind,
+    uint32_t parent, const struct pme_range *r, size_t nr, int bucket,
+    uint32_t *out, struct pme_error *err)
+{
+	struct pme_unit u;
+	uint32_t ui;
+
+	memset(&u, 0, sizeof(u));
+	u.name = name;
+	u.kind = kind;
+	u.parent = parent;
+	u.module = PME_NONE;
+	if ((ui = pme_bucketfile_add_unit(bf, &u, r, nr, err)) == PME_NONE ||
+	    (bucket && pme_bucketfile_add_bucket(bf, ui, r, nr, err) ==
+	    PME_NONE))
+		return -1;
+	if (out != NULL)
+		*out = ui;
+	return 0;
+}
+
+/* The sampled routines' ranges, each once, into r; the rest into rest. */
+static size_t
+kernel_ranges(const struct ksym *k, size_t nk, uint64_t *pcs, size_t n,
+    struct pme_range *r, size_t *owner, struct pme_range *rest,
+    size_t *nrest)
+{
+	size_t i, j, nr = 0, lo, hi;
+	uint64_t at = KERNEL_START;
+
+	qsort(pcs, n, sizeof(*pcs), cmp_u64);
+	*nrest = 0;
+	for (i = 0; i < n; i++) {
+		for (lo = 0, hi = nk; lo < hi;) {
+			j = lo + (hi - lo) / 2;
+			if (k[j].addr <= pcs[i])
+				lo = j + 1;
+			else
+				hi = j;
+		}
+		/* The symbol at or before the pc (of several there, the
+		 * first kallsyms lists), ended by the next one with a
+		 * higher address; none past the last. */
+		if (lo == 0 || lo == nk)
+			continue;
+		hi = lo;
+		for (j = lo - 1; j > 0 && k[j - 1].addr == k[j].addr; j--)
+			continue;
+		if (hi == nk || (nr > 0 && r[nr - 1].start == k[j].addr))
+			continue;
+		r[nr].start = k[j].addr;
+		r[nr].end = k[hi].addr;
+		owner[nr++] = j;
+	}
+	for (i = 0; i <= nr; i++) {
+		uint64_t next = i < nr ? r[i].start : UINT64_MAX;
+
+		if (next > at) {
+			rest[*nrest].start = at;
+			rest[(*nrest)++].end = next;
+		}
+		if (i < nr)
+			at = r[i].end;
+	}
+	return nr;
+}
+
+int
+pme_quick_add_kernel(struct pme_bucketfile *bf, const uint64_t *pcs,
+    size_t n, const char *kallsyms, struct pme_error *err)
+{
+	const char *const *kinds;
+	struct pme_range *r = NULL, *rest = NULL, all;
+	struct ksym *k;
+	size_t nk, nr = 0, nrest = 0, i, *owner = NULL;
+	uint64_t *sorted = NULL;
+	uint32_t mu;
+	int rc = -1;
+
+	if (pme_bucketfile_kinds(bf, &kinds) < 3)
+		return pme_seterr(err, PME_EINVAL, "not a quick path's "
+		    "bucket file");
+	k = ksyms_read(kallsyms, &nk);
+	if ((r = calloc(n + 1, sizeof(*r))) == NULL ||
+	    (rest = calloc(n + 2, sizeof(*rest))) == NULL ||
+	    (owner = calloc(n + 1, sizeof(*owner))) == NULL ||
+	    (sorted = calloc(n + 1, sizeof(*sorted))) == NULL) {
+		pme_setnomem(err);
+		goto out;
+	}
+	if (n > 0)
+		memcpy(sorted, pcs, n * sizeof(*pcs));
+	if (nk > 0)
+		nr = kernel_ranges(k, nk, sorted, n, r, owner, rest, &nrest);
+	all.start = KERNEL_START;
+	all.end = UINT64_MAX;
+	if (kernel_unit(bf, "[kernel]", 1, 0, &all, 1, 0, &mu, err) == -1)
+		goto out;
+	for (i = 0; i < nr; i++)
+		if (kernel_unit(bf, k[owner[i]].name, 2, mu, &r[i], 1, 1,
+		    NULL, err) == -1)
+			goto out;
+	if (nr == 0)
+		rc = kernel_unit(bf, "[kernel]", 2, mu, &all, 1, 1, NULL, err);
+	else
+		rc = nrest == 0 ? 0 : kernel_unit(bf, "[kernel]", 2, mu, rest,
+		    nrest, 1, NULL, err);
+out:
+	ksyms_free(k, nk);
+	free(r);
+	free(rest);
+	free(owner);
+	free(sorted);
+	return rc;
 }

@@ -67,4 +67,19 @@ struct pme_quick_image {
 struct pme_bucketfile *pme_quick_build_images(const struct pme_quick_image *v,
 		    size_t n, const char *program, struct pme_error *err);
 
+/*
+ * Adds the kernel to bf, a quick path's bucket file (its last group):
+ * under its PROGRAM unit a MODULE unit "[kernel]" of absolute addresses
+ * (no load module: kernel samples are in no mapping) and ROUTINE units
+ * with their buckets: from kallsyms (the path of /proc/kallsyms, or NULL
+ * when it is not this boot's), when it can be read and gives addresses,
+ * the kernel routine that holds each of pcs[0..n) (its end the next
+ * symbol's address), and "[kernel]" for the rest of the kernel's half of
+ * the address space; else "[kernel]" alone over it.  Returns 0, or -1
+ * with err filled.
+ */
+int		 pme_quick_add_kernel(struct pme_bucketfile *bf,
+		    const uint64_t *pcs, size_t n, const char *kallsyms,
+		    struct pme_error *err);
+
 #endif /* PME_QUICK_H */

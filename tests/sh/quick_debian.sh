@@ -9,8 +9,8 @@
 #     under /usr/lib/debug/.build-id), libc's routines are named and
 #     libc's hottest is the one perf names hottest;
 #   where perf records cpu-clock, the same commands under perf record:
-#     the share of each load module (gzip; sort, libc) and of libc's
-#     hottest routine in pme's report against perf report's, within 6
+#     the share of each load module (gzip; sort, libc, the kernel) and of
+#     libc's hottest routine in pme's report against perf report's, within 6
 #     binomial standard deviations from both sample counts plus 3 points
 #     (two runs, not one).
 # libc's module share in pme's report is the sum of the rows named in
@@ -108,6 +108,12 @@ if [ -n "$perf_ok" ] &&
 	    "$mt" "$(awk '$1 == "sort" { print $2 }' perf.sort.dso)" "$pt"
 	near "libc module" "$(cat libc.n)" "$mt" \
 	    "$(awk '$1 == "libc.so.6" { print $2 }' perf.sort.dso)" "$pt"
+	# The kernel's rows: the routines kallsyms names, or [kernel].
+	kn=$(awk 'NR == FNR { k[$3] = 1; next } ($1 in k) ||
+	    $1 == "[kernel]" { s += $2 } END { print s + 0 }' \
+	    /proc/kallsyms sort.rows)
+	near "kernel" "$kn" "$mt" \
+	    "$(awk '$1 == "[kernel.kallsyms]" { print $2 }' perf.sort.dso)" "$pt"
 	top=$(awk '$1 == "libc.so.6" { print $2; exit }' perf.sort.sym)
 	[ -n "$top" ] && near "libc $top" \
 	    "$(awk -v t="$top" '$1 == t { print $2 }' sort.rows)" "$mt" \
