@@ -72,8 +72,8 @@ int	 tally_file(struct tally *t, const char *path, struct pme_error *err);
  * The files the quick path makes buckets of (quickscan.c): those mapped
  * executable that samples of the sample file path fell in (the kernel
  * and files without a path aside), the program first (the main
- * executable with most samples: the program a wrapper ran), then by
- * samples.  Only the program has PME_MODULE_MAIN.  The pcs of kernel
+ * executable whose processes took most samples, in any file: the program
+ * a wrapper ran, even when its own image has few), then by samples.  Only the program has PME_MODULE_MAIN.  The pcs of kernel
  * samples are kept for the kernel's routines.  Returns 0, or -1 with err
  * filled; quick_files_free() frees q.
  */

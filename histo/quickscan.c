@@ -3,9 +3,10 @@
  * of: every file mapped executable that samples fell in, read from the
  * sample file before it is reduced, so that shared libraries, the
  * dynamic loader and what was dlopen'ed later get routine buckets too;
- * and the program, the main executable with the most samples, so that a
- * run started through a wrapper (env, sh -c, a pyenv shim) is reported
- * for the program it ran rather than the first one exec'ed.
+ * and the program, the main executable whose processes took the most
+ * samples (in any of their files: python's are mostly in libpython), so
+ * that a run started through a wrapper (env, sh -c, a pyenv shim) is
+ * reported for the program it ran rather than the first one exec'ed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,14 @@ struct qfile {
 	uint8_t		*id;
 	uint32_t	 idlen;
 	int		 main;
-	uint64_t	 count;
+	uint64_t	 count;		/* samples in it */
+	uint64_t	 taken;		/* samples of processes it is the main
+					   executable of */
+};
+
+struct pidmain {		/* a process's main executable, a file */
+	uint32_t	 pid;
+	size_t		 file;
 };
 
 struct scan {
@@ -30,6 +38,8 @@ struct scan {
 	size_t		 ncounts;
 	struct qfile	*f;
 	size_t		 nf;
+	struct pidmain	*pm;
+	size_t		 npm;
 	struct pme_error *err;
 };
 
@@ -95,7 +105,6 @@ harvest(struct scan *s)
 		if ((f = file_of(s, &maps[i])) == NULL)
 			return nomem(s);
 		f->count += s->counts[i];
-		f->main |= (maps[i].flags & PME_MAP_MAIN) != 0;
 	}
 	memset(s->counts, 0, s->ncounts * sizeof(*s->counts));
 	pme_addrmap_free(s->am);
@@ -130,19 +139,58 @@ kernel_pc(struct scan *s, uint64_t pc)
 	return 0;
 }
 
+/* The entry of pid's main executable, added if new (file PME_NONE). */
+static struct pidmain *
+pid_main(struct scan *s, uint32_t pid)
+{
+	struct pidmain *v;
+	size_t i;
+
+	for (i = s->npm; i-- > 0;)
+		if (s->pm[i].pid == pid)
+			return &s->pm[i];
+	if ((v = realloc(s->pm, (s->npm + 1) * sizeof(*v))) == NULL)
+		return NULL;
+	s->pm = v;
+	v[s->npm].pid = pid;
+	v[s->npm].file = PME_NONE;
+	return &v[s->npm++];
+}
+
 static int
 on_mapping(void *arg, const struct pme_mapping *m)
 {
 	struct scan *s = arg;
+	struct pidmain *p;
+	struct qfile *f;
 
+	if ((m->flags & PME_MAP_MAIN) && !(m->flags & PME_MAP_KERNEL) &&
+	    m->path != NULL && m->path[0] == '/') {
+		if ((f = file_of(s, m)) == NULL ||
+		    (p = pid_main(s, m->pid)) == NULL)
+			return nomem(s);
+		f->main = 1;
+		p->file = (size_t)(f - s->f);
+	}
 	return pme_addrmap_mapping(s->am, m, s->err);
 }
 
+/* A child's main executable is its parent's until it execs. */
 static int
 on_thread(void *arg, const struct pme_thread *th)
 {
 	struct scan *s = arg;
+	struct pidmain *p, *c;
+	size_t file;
 
+	if (th->kind == PME_THREAD_FORK && th->pid != th->ppid) {
+		if ((p = pid_main(s, th->ppid)) == NULL)
+			return nomem(s);
+		file = p->file;
+		if ((c = pid_main(s, th->pid)) == NULL)
+			return nomem(s);
+		c->file = file;
+	}
 	return pme_addrmap_thread(s->am, th, s->err);
 }
 
@@ -150,11 +198,17 @@ static int
 on_samples(void *arg, const struct pme_sample *p, size_t n)
 {
 	struct scan *s = arg;
+	struct pidmain *last = NULL;
 	uint64_t vaddr, *v;
 	uint32_t mi;
 	size_t i, cap;
 
 	for (i = 0; i < n; i++) {
+		if (last == NULL || last->pid != p[i].pid)
+			if ((last = pid_main(s, p[i].pid)) == NULL)
+				return nomem(s);
+		if (last->file != PME_NONE)
+			s->f[last->file].taken++;
 		mi = pme_addrmap_lookup(s->am, p[i].pid, p[i].time, p[i].pc,
 		    &vaddr);
 		if ((p[i].flags & PME_SAMPLE_KERNEL) && kernel_pc(s,
@@ -184,8 +238,9 @@ on_close(void *arg, const struct pme_sample_close *c)
 	return 0;
 }
 
-/* The program first (a main executable before any other, then more
- * samples), then the others by samples, then by path. */
+/* The program first (a main executable before any other, then the one
+ * whose processes took more samples), then the others by samples, then
+ * by path. */
 static int
 cmp_file(const void *a, const void *b)
 {
@@ -193,6 +248,8 @@ cmp_file(const void *a, const void *b)
 
 	if (x->main != y->main)
 		return x->main ? -1 : 1;
+	if (x->main && x->taken != y->taken)
+		return x->taken > y->taken ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return strcmp(x->path, y->path);
@@ -206,7 +263,7 @@ quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
 	};
 	struct pme_sample_summary sum;
 	struct scan s;
-	size_t i;
+	size_t i, n;
 	int rc = -1;
 
 	memset(q, 0, sizeof(*q));
@@ -220,9 +277,23 @@ quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
 		goto out;
 	if (s.nf > 1)
 		qsort(s.f, s.nf, sizeof(*s.f), cmp_file);
-	/* Only the program is the main executable's module. */
-	for (i = 1; i < s.nf; i++)
+	/* Only the program is the main executable's module; the other
+	 * files are those samples fell in. */
+	for (i = 1, n = 1; i < s.nf; i++) {
+		if (s.f[i].count == 0) {
+			free(s.f[i].path);
+			free(s.f[i].id);
+			continue;
+		}
 		s.f[i].main = 0;
+		s.f[n++] = s.f[i];
+	}
+	if (s.nf > 0 && s.f[0].count == 0 && s.f[0].taken == 0) {
+		free(s.f[0].path);
+		free(s.f[0].id);
+		memmove(s.f, s.f + 1, --n * sizeof(*s.f));
+	}
+	s.nf = s.nf > 0 ? n : 0;
 	if ((q->v = calloc(s.nf + 1, sizeof(*q->v))) == NULL) {
 		nomem(&s);
 		goto out;
@@ -243,6 +314,7 @@ quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
 	rc = 0;
 out:
 	free_files(s.f, s.nf);
+	free(s.pm);
 	free(s.kpcs);
 	free(s.counts);
 	pme_addrmap_free(s.am);

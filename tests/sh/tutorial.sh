@@ -62,25 +62,25 @@ grep -Eq "(^|;)main;work [0-9]+$" prog.folded ||
 grep -Eq "^Counts: +clock samples" out.7 || fail "line profile: not clock input"
 # The same samples as step 4: every one in a routine of prog or the
 # library is on one of their lines, and at most those that were outside
-# in prog or libwork.so are added; those step 4 had in routines of libc
-# or the loader are outside step 7's lines (a sample may also fall in
-# the kernel, or in code with no line: outside either way).
+# in prog or libwork.so are added; those step 4 had in routines of libc,
+# the loader or the kernel are outside step 7's lines (a sample may also
+# fall in code with no line: outside either way).
 inb() { sed -n 's/^In buckets: *\([0-9]*\) .*/\1/p' "out.$1"; }
 outof() {	# N FILE: step N's samples outside, in FILE
 	sed -n '/^Outside buckets:/,/^Unmapped:/p' "out.$1" |
 	    sed -n "s/.*[: ] *$2 [0-9.]*% (\([0-9]*\))\$/\1/p"
 }
-others() {	# N: step N's samples outside but in the kernel, prog, libwork.so
+others() {	# N: step N's samples outside, but in prog or libwork.so
 	sed -n '/^Outside buckets:/,/^Unmapped:/p' "out.$1" | grep -v '^Unmapped' |
-	    sed 's/^Outside buckets://' | awk '$1 != "[kernel]" &&
-	    $1 != "prog" && $1 != "libwork.so" { gsub(/[()]/, "", $3);
-	    s += $3 } END { print s + 0 }'
+	    sed 's/^Outside buckets://' | awk '$1 != "prog" &&
+	    $1 != "libwork.so" { gsub(/[()]/, "", $3); s += $3 }
+	    END { print s + 0 }'
 }
 in4=$(inb 4) in7=$(inb 7) others7=$(others 7)
 lib4=$(outof 4 libwork.so) prog4=$(outof 4 prog)
 [ $((${in7:-0} + others7)) -ge "${in4:-0}" ] &&
     [ "$in7" -le $((in4 + ${lib4:-0} + ${prog4:-0})) ] ||
-    fail "line profile: $in7 samples in buckets, $others7 outside in libc or the loader; by routine $in4, libwork.so ${lib4:-0}, prog ${prog4:-0} outside"
+    fail "line profile: $in7 samples in buckets, $others7 outside in libc, the loader or the kernel; by routine $in4, libwork.so ${lib4:-0}, prog ${prog4:-0} outside"
 # 9: exact counts by line, by count: the hot lines of mix and work, the
 # first lines of each called ten times (the calls column), and the
 # rest below the cutoff.
