@@ -106,7 +106,8 @@ harvest(struct scan *s)
 			return nomem(s);
 		f->count += s->counts[i];
 	}
-	memset(s->counts, 0, s->ncounts * sizeof(*s->counts));
+	if (s->ncounts > 0)
+		memset(s->counts, 0, s->ncounts * sizeof(*s->counts));
 	pme_addrmap_free(s->am);
 	if ((s->am = pme_addrmap_new(s->err)) == NULL)
 		return -1;
