@@ -13,6 +13,7 @@
 #include "pme.h"
 #include "pme_render.h"
 #include "pme_sample.h"
+#include "quick.h"
 
 /* Counts that fell in a mapping of no module of the bucket file (libc,
  * ld.so, the vdso, the kernel), by mapping path. */
@@ -78,6 +79,27 @@ void	 tally_free(struct tally *t);
  * Returns 0, or -1 with err filled.
  */
 int	 tally_file(struct tally *t, const char *path, struct pme_error *err);
+
+/*
+ * The files the quick path makes buckets of (quickscan.c): those mapped
+ * executable that samples of the sample file path fell in (the kernel
+ * and files without a path aside), the program first (the main
+ * executable whose processes took most samples, in any file: the program
+ * a wrapper ran, even when its own image has few), then by samples.  Only the program has PME_MODULE_MAIN.  The pcs of kernel
+ * samples are kept for the kernel's routines.  Returns 0, or -1 with err
+ * filled; quick_files_free() frees q.
+ */
+struct quick_files {
+	struct pme_quick_image *v;
+	size_t		 n;
+	void		*files;		/* what v points into */
+	uint64_t	*kpcs;		/* the pcs of kernel samples */
+	size_t		 nkpcs;
+	uint64_t	 start;		/* the first run's, CLOCK_REALTIME ns */
+};
+int	 quick_scan(const char *path, struct quick_files *q,
+	    struct pme_error *err);
+void	 quick_files_free(struct quick_files *q);
 
 /*
  * Call chains for -T folded (folded.c).  A frame is an id: a unit of
