@@ -149,12 +149,13 @@ stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
 }
 
 /* Appends frame id's name to fp: a unit's name, or a module's or
- * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are);
- * -1 when out of memory. */
+ * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are),
+ * with semicolons and blanks made underscores when folded; -1 when out
+ * of memory. */
 static int
 put_name(FILE *fp, uint64_t id, const struct tally *t,
     const struct pme_unit *units, const struct pme_module *mods,
-    char *const *names)
+    char *const *names, int folded)
 {
 	uint32_t i = (uint32_t)id;
 	const char *name = NULL, *c;
@@ -183,7 +184,7 @@ put_name(FILE *fp, uint64_t id, const struct tally *t,
 	if ((e = pme_escape_dup(name)) == NULL)
 		return -1;
 	for (c = e; *c != '\0'; c++)
-		fputc(*c == ';' || *c == ' ' ? '_' : *c, fp);
+		fputc(folded && (*c == ';' || *c == ' ') ? '_' : *c, fp);
 	free(e);
 	if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
 		fputc(']', fp);
@@ -204,7 +205,7 @@ stack_text(const struct stacks *s, const struct entry *e,
 		return NULL;
 	for (j = e->n; j-- > 0 && !failed; ) {
 		failed = put_name(fp, s->pool[e->off + j], t, units, mods,
-		    s->names) == -1;
+		    s->names, 1) == -1;
 		if (j > 0)
 			fputc(';', fp);
 	}
@@ -265,4 +266,74 @@ done:
 		free(v[i].text);
 	free(v);
 	return rc;
+}
+
+int
+stacks_each(const struct stacks *s,
+    int (*fn)(void *, const uint64_t *, size_t, uint64_t), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		if (s->e[i].n != 0 &&
+		    fn(arg, s->pool + s->e[i].off, s->e[i].n, s->e[i].count) ==
+		    -1)
+			return -1;
+	return 0;
+}
+
+char *
+stacks_frame_name(const struct stacks *s, const struct tally *t, uint64_t id)
+{
+	const struct pme_unit *units = NULL;
+	const struct pme_module *mods = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int failed;
+
+	if (t->bf != NULL) {
+		pme_bucketfile_units(t->bf, &units);
+		pme_bucketfile_modules(t->bf, &mods);
+	}
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	failed = put_name(fp, id, t, units, mods, s->names, 0) == -1;
+	if (fclose(fp) == EOF || failed) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+const char *
+stacks_frame_path(const struct stacks *s, const struct tally *t, uint64_t id)
+{
+	const struct pme_unit *units;
+	const struct pme_module *mods;
+	uint32_t i = (uint32_t)id;
+	size_t nmods = 0;
+	const char *path = NULL;
+
+	if (t->bf != NULL) {
+		pme_bucketfile_units(t->bf, &units);
+		nmods = pme_bucketfile_modules(t->bf, &mods);
+	}
+	switch (id & FRAME_TYPE) {
+	case FRAME_UNIT:
+		if (units[i].module < nmods)
+			path = mods[units[i].module].path;
+		break;
+	case FRAME_MODULE:
+		path = mods[i].path;
+		break;
+	case FRAME_FOREIGN:
+		path = t->foreign[i].path;
+		break;
+	case FRAME_NAME:
+		path = s->names[i];
+		break;
+	}
+	/* "[kernel]", "[vdso]": no file. */
+	return path == NULL || path[0] == '\0' || path[0] == '[' ? NULL : path;
 }
