@@ -47,18 +47,21 @@ svg_stacks() {
 	BEGIN { depth = -1 }
 	/^<svg / {
 		match($0, /data-w="[0-9]+"/)
-		w = substr($0, RSTART + 8, RLENGTH - 9)
+		w = substr($0, RSTART + 8, RLENGTH - 9) + 0
 		match($0, /data-total="[0-9]+"/)
-		total = substr($0, RSTART + 12, RLENGTH - 13)
+		total = substr($0, RSTART + 12, RLENGTH - 13) + 0
 	}
 	/^<g class="f"/ {
-		match($0, /data-n="[0-9]+"/); fn = substr($0, RSTART + 8, RLENGTH - 9)
-		match($0, /data-d="[0-9]+"/); fd = substr($0, RSTART + 8, RLENGTH - 9)
+		# Numbers, not strings: they are compared.
+		match($0, /data-n="[0-9]+"/)
+		fn = substr($0, RSTART + 8, RLENGTH - 9) + 0
+		match($0, /data-d="[0-9]+"/)
+		fd = substr($0, RSTART + 8, RLENGTH - 9) + 0
 		match($0, /<title>.*<\/title>/)
 		t = substr($0, RSTART + 7, RLENGTH - 15)
 		sub(/ \([0-9]+ samples?, [0-9.]+%\)$/, "", t)
 		match($0, / width="[0-9.]+"/)
-		fw = substr($0, RSTART + 8, RLENGTH - 9)
+		fw = substr($0, RSTART + 8, RLENGTH - 9) + 0
 		want = fn * w / total
 		if (fw - want > 0.006 || want - fw > 0.006) {
 			print file ": frame " t " of " fn " samples is " fw \
