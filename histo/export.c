@@ -384,7 +384,8 @@ cg_pos(const struct cg *g, uint32_t i, char *buf, size_t len)
 	    x != NULL ? x->line : 0);
 }
 
-/* Function f's lines: its self cost, then its calls c[0..n). */
+/* Function f's lines: its self cost, then its calls c[0..n).  Every
+ * function has them, so that each is named with its object. */
 static int
 cg_function(struct cg *g, uint32_t f, uint64_t self, const struct call *c,
     size_t n)
@@ -395,7 +396,9 @@ cg_function(struct cg *g, uint32_t f, uint64_t self, const struct call *c,
 	if (fputc('\n', g->fp) == EOF || cg_fn(g, f, "") == -1)
 		return -1;
 	cg_pos(g, f, pos, sizeof(pos));
-	if (self > 0 && fprintf(g->fp, "%s %llu\n", pos,
+	/* A cost line even of 0: callgrind_annotate annotates a source
+	 * file only from them, and warns on one with calls only. */
+	if (f < g->m->nnames && fprintf(g->fp, "%s %llu\n", pos,
 	    (unsigned long long)self) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -426,8 +429,7 @@ cg_body(struct cg *g, const uint64_t *self, const struct call *c,
 	for (f = 0; f < root; f++) {
 		for (first = i; i < k && c[i].caller == f; i++)
 			;
-		if ((self[f] > 0 || i > first) &&
-		    cg_function(g, f, self[f], c + first, i - first) == -1)
+		if (cg_function(g, f, self[f], c + first, i - first) == -1)
 			return -1;
 	}
 	return 0;

@@ -136,8 +136,11 @@ grep -q 'WARNING' err && fail "callgrind_annotate warned: $(cat err)"
 addr=$(nm calls | awk '$3 == "burn" { sub(/^0+/, "", $1); print $1 }')
 grep -q "^0x$addr [0-9]* [0-9]*$" out.callgrind ||
     fail "out.callgrind: no cost at burn's address 0x$addr"
+grep -Eq '^(fl|cfi)=\([0-9]+\) (.*/)?calls\.c$' out.callgrind ||
+    fail "out.callgrind: no file calls.c"
 
 # pprof
+id=$(readelf -n calls | sed -n 's/^ *Build ID: *//p')
 gzip -t out.pprof 2>err || fail "out.pprof is not gzipped: $(cat err)"
 if pprof_npm; then
 	pprof_decode out.pprof >decoded 2>err || fail "pprof-format: $(cat err)"
@@ -146,7 +149,6 @@ if pprof_npm; then
 	    { fail "pprof-format's stacks:"; cat diff >&2; }
 	grep -q "^total $total " decoded ||
 	    fail "pprof-format: not $total samples: $(grep total decoded)"
-	id=$(readelf -n calls | sed -n 's/^ *Build ID: *//p')
 	exe=$(readlink -f calls)
 	grep -qx "mapping 1 $exe ${id:--}" decoded ||
 	    fail "pprof-format: mapping 1 is not $exe, build-id ${id:--}:
@@ -156,6 +158,10 @@ else
 	    "out.pprof was not decoded"
 fi
 if [ -n "$pprof" ]; then
+	$pprof -top out.pprof >top 2>&1
+	grep -qx "File: calls" top || fail "$pprof: not 'File: calls': $(head -3 top)"
+	[ -z "$id" ] || grep -qx "Build ID: $id" top ||
+	    fail "$pprof: not 'Build ID: $id': $(head -3 top)"
 	pprof_top out.pprof 1 | diff -u self.want - >diff ||
 	    { fail "$pprof -top, flat:"; cat diff >&2; }
 	pprof_top out.pprof 4 | diff -u incl.want - >diff ||

@@ -104,7 +104,8 @@ cg_functions() {
 }
 
 pprof_top() {
-	$pprof -top -sample_index=samples -nodecount=100000 "$1" 2>/dev/null |
+	$pprof -top -sample_index=samples -nodecount=100000 -nodefraction=0 \
+	    -edgefraction=0 "$1" 2>/dev/null |
 	    awk -v col="$2" '
 	    go && NF >= 6 { c = $col
 		for (i = 0; i < 5; i++) sub(/^ *[^ ]+ +/, "")
