@@ -5,7 +5,8 @@
 # pmehisto_folded: a PIE program's modules from prog.map), whose -T folded
 # lines are pinned first.  Each export is then read back by its consumer
 # and must say the same: the SVG is well-formed XML (xmllint), its frames
-# rebuild the folded stacks and are as wide as their samples' share;
+# rebuild the folded stacks and are as wide as their samples' share, and
+# its script zooms and searches (run in node on a stand-in DOM);
 # callgrind_annotate's program total is the samples and its functions'
 # inclusive (--inclusive=yes) and self costs are those of the folded
 # stacks, recursion, a name both outermost and called, and a function
@@ -91,6 +92,24 @@ grep -Eq '(href|src)="https?:|url\(' out.svg && fail "out.svg refers to the netw
 c1=$(grep -o '<title>work.o .*' out.svg | sed -n '1s/.*fill="\([^"]*\)".*/\1/p')
 c2=$(grep -o '<title>work.o .*' out.svg | sed -n '2s/.*fill="\([^"]*\)".*/\1/p')
 [ -n "$c1" ] && [ "$c1" = "$c2" ] || fail "work.o's frames coloured $c1 and $c2"
+# The script: zoom, reset, search (tests/sh/lib/svg_script.js checks
+# each frame; here the counts of frames and the matched share, 16 of the
+# 29 samples in stacks through work.o).
+if command -v node >/dev/null; then
+	for z in 'work.o ^work' '[a&b<c>.so] a&b<c>'; do
+		node "$top/tests/sh/lib/svg_script.js" out.svg $z 2>&1
+	done >script.out
+	cat >script.want <<'EOF2'
+zoom work.o: 1 shown, 4 faded, 11 hidden
+search ^work: Matched: 55.2% (16 of 29 samples)
+zoom [a&b<c>.so]: 2 shown, 2 faded, 12 hidden
+search a&b<c>: Matched: 17.2% (5 of 29 samples)
+EOF2
+	diff -u script.want script.out >diff ||
+	    { fail "the flame graph's script:"; cat diff >&2; }
+else
+	echo "note: no node here: the flame graph's script was not run"
+fi
 if command -v rsvg-convert >/dev/null; then
 	rsvg-convert -o out.png out.svg 2>err || fail "rsvg-convert: $(cat err)"
 fi
