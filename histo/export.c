@@ -509,9 +509,10 @@ export_make(enum export_kind kind, const struct tally *t, const char *what,
 	}
 	if (m.depth < 2) {
 		xmodel_free(&m);
-		return histo_err(err, PME_EFORMAT, "%s: no call chains for "
-		    "-T %s (record them with pmeclock -g)", what,
-		    names[kind]);
+		return histo_err(err, PME_EFORMAT, "%s%s%s: no call chains "
+		    "for -T %s (record them with pmeclock -g)",
+		    what != NULL ? "'" : "", what != NULL ? what :
+		    "the sample files", what != NULL ? "'" : "", names[kind]);
 	}
 	switch (kind) {
 	case EXPORT_SVG:

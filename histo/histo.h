@@ -121,8 +121,8 @@ struct export_out {
 };
 
 /* Makes the export of kind from t (t->stacks set); what names the
- * samples for messages (a file name, or "the sample files").  0, or -1
- * with err filled: no call chains (PME_EFORMAT), no memory. */
+ * sample file for messages (NULL: several).  0, or -1 with err filled:
+ * no call chains (PME_EFORMAT), no memory. */
 int		 export_make(enum export_kind kind, const struct tally *t,
 		    const char *what, struct export_out *out,
 		    struct pme_error *err);

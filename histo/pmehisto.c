@@ -936,8 +936,8 @@ run(struct opts *o)
 			goto done;
 		/* Made whole before any output is written. */
 		if (export_of(o->type) >= 0 && export_make(exports[export_of(
-		    o->type)].kind, &t, o->npms == 1 ? o->pms[0] :
-		    "the sample files", &x, &err) == -1) {
+		    o->type)].kind, &t, o->npms == 1 ? o->pms[0] : NULL,
+		    &x, &err) == -1) {
 			histo_warn(prog, "%s", pme_strerror(&err));
 			goto done;
 		}

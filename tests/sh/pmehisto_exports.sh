@@ -182,7 +182,7 @@ for t in svg callgrind pprof; do
 	    >stdout 2>err
 	rc=$?
 	[ $rc = 1 ] || fail "-T $t, no call chains: exit status $rc, not 1"
-	echo "pmehisto: flat.PMS: no call chains for -T $t (record them" \
+	echo "pmehisto: 'flat.PMS': no call chains for -T $t (record them" \
 	    "with pmeclock -g)" | diff -u - err >diff ||
 	    { fail "-T $t, no call chains: message:"; cat diff >&2; }
 	[ "$(cat old.$t)" = old ] || fail "-T $t, no call chains: old.$t changed"
