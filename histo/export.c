@@ -3,7 +3,6 @@
  * -T folded (folded.c) by frame name (export.h), and the callgrind file
  * made of them.  The flame graph is svg.c's, the pprof profile pprof.c's.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,20 +10,52 @@
 #include "export.h"
 #include "util.h"
 
+/* Doubles the slots of set (each an index + 1 into set->s, 0 empty). */
+static int
+strset_grow(struct strset *set)
+{
+	size_t cap = set->cap ? set->cap * 2 : 64, i, j;
+	size_t *slot = calloc(cap, sizeof(*slot));
+
+	if (slot == NULL)
+		return -1;
+	for (i = 0; i < set->n; i++) {
+		for (j = pme_hash(set->s[i], strlen(set->s[i])) & (cap - 1);
+		    slot[j] != 0; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = i + 1;
+	}
+	free(set->slot);
+	set->slot = slot;
+	set->cap = cap;
+	return 0;
+}
+
 size_t
 strset_add(struct strset *set, const char *str)
 {
 	const char **v;
-	size_t i;
+	size_t j;
 
-	for (i = 0; i < set->n; i++)
-		if (strcmp(set->s[i], str) == 0)
-			return i;
+	if ((set->n + 1) * 2 > set->cap && strset_grow(set) == -1)
+		return (size_t)-1;
+	for (j = pme_hash(str, strlen(str)) & (set->cap - 1);
+	    set->slot[j] != 0; j = (j + 1) & (set->cap - 1))
+		if (strcmp(set->s[set->slot[j] - 1], str) == 0)
+			return set->slot[j] - 1;
 	if ((v = realloc(set->s, (set->n + 1) * sizeof(*v))) == NULL)
 		return (size_t)-1;
 	set->s = v;
 	v[set->n] = str;
+	set->slot[j] = set->n + 1;
 	return set->n++;
+}
+
+void
+strset_free(struct strset *set)
+{
+	free(set->s);
+	free(set->slot);
 }
 
 /* ------------------------------------------------------------ the model */
@@ -323,13 +354,10 @@ struct cgnames {
 	size_t		 cap;
 };
 
+/* Name s, whose id is i + 1, under key. */
 static int
-cg_name(FILE *fp, const char *key, struct cgnames *k, const char *s)
+cg_id(FILE *fp, const char *key, struct cgnames *k, size_t i, const char *s)
 {
-	size_t i = strset_add(&k->set, s);
-
-	if (i == (size_t)-1)
-		return -1;
 	if (i >= k->cap) {
 		size_t cap = (i + 1) * 2;
 		unsigned char *v = realloc(k->given, cap);
@@ -344,6 +372,14 @@ cg_name(FILE *fp, const char *key, struct cgnames *k, const char *s)
 		return fprintf(fp, "%s=(%zu)\n", key, i + 1) < 0 ? -1 : 0;
 	k->given[i] = 1;
 	return fprintf(fp, "%s=(%zu) %s\n", key, i + 1, s) < 0 ? -1 : 0;
+}
+
+static int
+cg_name(FILE *fp, const char *key, struct cgnames *k, const char *s)
+{
+	size_t i = strset_add(&k->set, s);
+
+	return i == (size_t)-1 ? -1 : cg_id(fp, key, k, i, s);
 }
 
 struct cg {
@@ -369,8 +405,9 @@ cg_fn(struct cg *g, uint32_t i, const char *prefix)
 	if (cg_name(g->fp, key, &g->fl, x != NULL && x->file != NULL ?
 	    x->file : "???") == -1)
 		return -1;
+	/* Functions are numbered as the names, the root after them. */
 	snprintf(key, sizeof(key), "%sfn", prefix);
-	return cg_name(g->fp, key, &g->fn, x != NULL ? x->name : "(all)");
+	return cg_id(g->fp, key, &g->fn, i, x != NULL ? x->name : "(all)");
 }
 
 /* Name index i's position: its first address and source line. */
@@ -465,9 +502,8 @@ callgrind_write(const struct xmodel *m, FILE *fp)
 done:
 	free(self);
 	free(c);
-	free(g.ob.set.s);
-	free(g.fl.set.s);
-	free(g.fn.set.s);
+	strset_free(&g.ob.set);
+	strset_free(&g.fl.set);
 	free(g.ob.given);
 	free(g.fl.given);
 	free(g.fn.given);

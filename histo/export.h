@@ -42,15 +42,19 @@ struct xmodel {
 };
 
 /* The frame names' module paths and files, each once: an index per
- * distinct string, for the formats that number them. */
+ * distinct string, for the formats that number them.  Zeroed when
+ * empty; the strings are the caller's. */
 struct strset {
-	const char	**s;
+	const char	**s;		/* by index */
 	size_t		 n;
+	size_t		*slot;		/* hash table: index + 1, 0 empty */
+	size_t		 cap;
 };
 
 /* The index of str in set, added if new; (size_t)-1 when out of
  * memory. */
 size_t	 strset_add(struct strset *set, const char *str);
+void	 strset_free(struct strset *set);
 
 /* The callgrind file (export.c) and the SVG flame graph (svg.c) of m,
  * written to fp; 0, or -1 when out of memory or a write failed. */

@@ -357,8 +357,8 @@ pprof_make(const struct xmodel *m, struct export_out *out,
 	pme_buf_free(&p.out);
 	pme_buf_free(&p.msg);
 	pme_buf_free(&p.sub);
-	free(p.paths.s);
-	free(p.files.s);
+	strset_free(&p.paths);
+	strset_free(&p.files);
 	free(p.mapping);
 	free(p.lo);
 	free(p.hi);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "util.h"
 
 #define WIDTH		1200	/* the image */
 #define PAD		10	/* left and right */
@@ -145,11 +146,8 @@ put_xml(FILE *fp, const char *s, size_t max)
 static void
 colour(const char *name, unsigned rgb[3])
 {
-	uint32_t h = 2166136261u;
-	const char *p;
+	uint64_t h = pme_hash(name, strlen(name));
 
-	for (p = name; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
 	if (name[0] == '[') {
 		rgb[0] = 80 + h % 60;
 		rgb[1] = 140 + (h >> 8) % 60;
