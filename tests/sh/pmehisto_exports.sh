@@ -194,6 +194,23 @@ for t in svg callgrind pprof; do
 	[ $? = 1 ] && [ ! -s stdout ] ||
 	    fail "-T $t to standard output, no call chains: not exit 1 and nothing"
 done
+# Several sample files without call chains are named together.
+"$pmehisto" -T callgrind -b in.PME -B flat.PME flat.PMS flat.PMS >stdout 2>err
+echo "pmehisto: the sample files: no call chains for -T callgrind (record" \
+    "them with pmeclock -g)" | diff -u - err >diff ||
+    { fail "two sample files, no call chains: message:"; cat diff >&2; }
+# pprof's binary output is not sent to a terminal (script(1) gives one).
+if command -v script >/dev/null; then
+	script -qec "'$pmehisto' -T pprof -b in.PME -B tty.PME ex.PMS" \
+	    /dev/null >stdout 2>&1 </dev/null
+	rc=$?
+	[ $rc = 2 ] || fail "-T pprof to a terminal: exit status $rc, not 2"
+	grep -q "^pmehisto: -T pprof: standard output is a terminal: name a file with -o" stdout ||
+	    fail "-T pprof to a terminal: no clear message: $(cat stdout)"
+	[ -e tty.PME ] && fail "-T pprof to a terminal: tty.PME written"
+else
+	echo "note: no script(1): -T pprof to a terminal not tried"
+fi
 # Trace input has no call stacks; nor are they compared.
 "$pmehisto" -t -T svg -b f.PME -o t.svg >stdout 2>err
 rc=$?
