@@ -245,6 +245,7 @@ xmodel_free(struct xmodel *m)
 	free(m->names);
 	free(m->st);
 	free(m->pool);
+	free(m->command);
 }
 
 static int
@@ -259,7 +260,10 @@ xmodel_make(struct xmodel *m, const struct tally *t)
 	memset(m, 0, sizeof(*m));
 	memset(&r, 0, sizeof(r));
 	m->t = t;
-	if (stacks_each(t->stacks, raw_add, &r) == -1 ||
+	/* The command line is the program's bytes: made safe for a
+	 * terminal, a text line and XML (no controls) as names are. */
+	if ((t->command != NULL && (m->command = pme_escape_dup(t->command)) ==
+	    NULL) || stacks_each(t->stacks, raw_add, &r) == -1 ||
 	    (ids = malloc((r.nids + 1) * sizeof(*ids))) == NULL ||
 	    (of = calloc(r.nids + 1, sizeof(*of))) == NULL)
 		goto done;
@@ -490,8 +494,7 @@ callgrind_write(const struct xmodel *m, FILE *fp)
 		goto done;
 	if (fprintf(fp, "# callgrind format\nversion: 1\n"
 	    "creator: pmehisto (pme) %s\n", PME_VERSION_STRING) < 0 ||
-	    (m->t->command != NULL && fprintf(fp, "cmd: %.*s\n",
-	    (int)strcspn(m->t->command, "\n"), m->t->command) < 0) ||
+	    (m->command != NULL && fprintf(fp, "cmd: %s\n", m->command) < 0) ||
 	    fprintf(fp, "positions: instr line\nevent: Samples : clock "
 	    "samples\nevents: Samples\n") < 0)
 		goto done;

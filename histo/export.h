@@ -37,6 +37,8 @@ struct xmodel {
 					   name indices (so of their names) */
 	size_t		 nst;
 	uint32_t	*pool;
+	char		*command;	/* t->command escaped (pme_escape), or
+					   NULL */
 	uint64_t	 total;		/* samples: all stacks' counts */
 	size_t		 depth;		/* the longest stack */
 };

@@ -285,7 +285,7 @@ static int
 put_head(struct svg *s, int height)
 {
 	const struct tally *t = s->m->t;
-	const char *cmd = t->command != NULL ? t->command : "";
+	const char *cmd = s->m->command != NULL ? s->m->command : "";
 
 	if (fprintf(s->fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 	    "standalone=\"no\"?>\n"

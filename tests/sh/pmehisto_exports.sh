@@ -36,7 +36,7 @@ cp "$top/tests/histo/map.pmd" "$top/tests/histo/prog.map" . || exit 1
 # 1040-1061, main.o 1062-117F, work.o 1180-137F, util.o 1380-13FF; a
 # library whose name needs escaping in XML.
 cat >ex.smp <<'SMP'
-header method=test event=cpu-clock period=2000000 pid=300 start=0 start_mono=0 flags=callchain argv=./prog,run
+header method=test event=cpu-clock period=2000000 pid=300 start=0 start_mono=0 flags=callchain argv=./prog,run arg="<&\x01>"
 map pid=300 start=0x555555555000 end=0x555555556000 offset=0x1000 vaddr=0x1000 path=/home/u/prog flags=exec,main
 map pid=300 start=0x7ffff7c28000 end=0x7ffff7dbd000 offset=0x28000 vaddr=0x28000 path=/lib/x86_64-linux-gnu/libc.so.6 flags=exec
 map pid=300 start=0x7ffff7e00000 end=0x7ffff7e10000 offset=0 vaddr=0 path=/opt/x/a&b<c>.so flags=exec
@@ -85,6 +85,9 @@ svg_stacks out.svg >svg.stacks || fail "out.svg: frames of the wrong width"
 diff -u folded svg.stacks >diff || { fail "the flame graph's stacks:"; cat diff >&2; }
 grep -q '<title>\[a&amp;b&lt;c&gt;.so\] (5 samples, 17.24%)</title>' out.svg ||
     fail "out.svg: no escaped title with count and share"
+# The command line escaped as in every report, then for XML.
+grep -q '>\./prog run &lt;&amp;\\x01&gt;: 29 samples, every 2 ms</text>' out.svg ||
+    fail "out.svg: no subtitle of the command escaped: $(grep -a '>./prog' out.svg)"
 grep -q '<script type="text/ecmascript"><!\[CDATA\[' out.svg ||
     fail "out.svg: no inline script"
 grep -Eq '(href|src)="https?:|url\(' out.svg && fail "out.svg refers to the network"
@@ -126,6 +129,8 @@ diff -u incl.want cg.incl >diff ||
 callgrind_annotate out.callgrind 2>>err | grep -q "^$total (100.0%)  PROGRAM TOTALS" ||
     fail "callgrind_annotate: program totals not $total"
 grep -q 'WARNING' err && fail "callgrind_annotate warned: $(cat err)"
+grep -qx 'cmd: ./prog run <&\\x01>' out.callgrind ||
+    fail "out.callgrind: no escaped command: $(grep -a '^cmd' out.callgrind)"
 grep -q '^positions: instr line$' out.callgrind &&
     grep -q '^0x1180 0 12$' out.callgrind ||
     fail "out.callgrind: work.o's self cost 12 not at its first address 0x1180"
