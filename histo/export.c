@@ -123,22 +123,39 @@ named_cmp(const void *a, const void *b)
 	return c != 0 ? c : id_cmp(&x->id, &y->id);
 }
 
-/* What the bucket file says of the unit of frame id. */
-static void
-unit_facts(const struct tally *t, struct xname *x)
+/* What the bucket file says of frame x->id: its module, and its unit's
+ * file, line and address; -1 when out of memory. */
+static int
+frame_facts(const struct tally *t, struct xname *x)
 {
 	const struct pme_unit *units;
 	const struct pme_range *ranges;
-	uint32_t i = (uint32_t)x->id;
+	const struct pme_module *mods;
+	const char *path = stacks_frame_path(t->stacks, t, x->id);
+	uint32_t i = (uint32_t)x->id, mod = PME_NONE;
+	size_t nmods;
 
-	if ((x->id & FRAME_TYPE) != FRAME_UNIT || t->bf == NULL)
-		return;
+	if (path != NULL && (x->path = pme_escape_dup(path)) == NULL)
+		return -1;
+	if (t->bf == NULL)
+		return 0;
 	pme_bucketfile_units(t->bf, &units);
 	pme_bucketfile_ranges(t->bf, &ranges);
-	x->file = units[i].file;
-	x->line = units[i].line;
-	if (units[i].nranges > 0)
-		x->addr = ranges[units[i].range].start;
+	nmods = pme_bucketfile_modules(t->bf, &mods);
+	if ((x->id & FRAME_TYPE) == FRAME_MODULE)
+		mod = i;
+	if ((x->id & FRAME_TYPE) == FRAME_UNIT) {
+		mod = units[i].module;
+		x->line = units[i].line;
+		if (units[i].nranges > 0)
+			x->addr = ranges[units[i].range].start;
+		if (units[i].file != NULL &&
+		    (x->file = pme_escape_dup(units[i].file)) == NULL)
+			return -1;
+	}
+	if (mod < nmods)
+		x->mod = &mods[mod];
+	return 0;
 }
 
 /*
@@ -170,8 +187,8 @@ name_ids(struct xmodel *m, const uint64_t *ids, size_t n, uint32_t *of)
 			x->name = v[i].name;
 			v[i].name = NULL;
 			x->id = v[i].id;
-			x->path = stacks_frame_path(m->t->stacks, m->t, x->id);
-			unit_facts(m->t, x);
+			if (frame_facts(m->t, x) == -1)
+				goto done;
 		}
 		k = (uint64_t *)bsearch(&v[i].id, ids, n, sizeof(*ids),
 		    id_cmp) - ids;
@@ -240,8 +257,11 @@ xmodel_free(struct xmodel *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nnames; i++)
+	for (i = 0; i < m->nnames; i++) {
 		free(m->names[i].name);
+		free(m->names[i].path);
+		free(m->names[i].file);
+	}
 	free(m->names);
 	free(m->st);
 	free(m->pool);

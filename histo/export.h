@@ -13,11 +13,15 @@
 
 #include "histo.h"
 
+/* A frame name; its path and file escaped (pme_escape) as names are:
+ * the formats are text lines, XML and UTF-8 strings. */
 struct xname {
 	char		*name;		/* stacks_frame_name() */
 	uint64_t	 id;		/* the least frame id of that name */
-	const char	*path;		/* its load module or mapping, or NULL */
-	const char	*file;		/* its unit's source file, or NULL */
+	char		*path;		/* its load module or mapping, or NULL */
+	char		*file;		/* its unit's source file, or NULL */
+	const struct pme_module *mod;	/* its module in the bucket file, or
+					   NULL */
 	uint64_t	 addr;		/* its unit's first link-time address;
 					   0 when it is no unit's */
 	uint32_t	 line;		/* its unit's source line, or 0 */

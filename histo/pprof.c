@@ -128,17 +128,13 @@ samples(struct prof *p)
 static const char *
 main_path(const struct xmodel *m)
 {
-	const struct pme_module *mods;
-	size_t n = 0, i, j;
+	size_t i;
 
-	if (m->t->bf != NULL)
-		n = pme_bucketfile_modules(m->t->bf, &mods);
-	for (i = 0; i < n; i++)
-		if (mods[i].flags & PME_MODULE_MAIN)
-			for (j = 0; j < m->nnames; j++)
-				if (m->names[j].path != NULL &&
-				    strcmp(m->names[j].path, mods[i].path) == 0)
-					return mods[i].path;
+	for (i = 0; i < m->nnames; i++)
+		if (m->names[i].mod != NULL &&
+		    (m->names[i].mod->flags & PME_MODULE_MAIN) &&
+		    m->names[i].path != NULL)
+			return m->names[i].path;
 	return NULL;
 }
 
@@ -186,26 +182,23 @@ mappings_of(struct prof *p)
 	return 0;
 }
 
-/* The build-id of path, in hexadecimal, if a module of the bucket file
- * has one. */
+/* The build-id of mapping k, in hexadecimal, if the bucket file has
+ * one for its module. */
 static void
-build_id(const struct prof *p, const char *path, char *hex, size_t len)
+build_id(const struct prof *p, size_t k, char *hex, size_t len)
 {
-	const struct pme_module *mods;
-	size_t n = 0, i, j;
+	const struct pme_module *mod;
+	size_t i, j;
 
 	hex[0] = '\0';
-	if (p->m->t->bf != NULL)
-		n = pme_bucketfile_modules(p->m->t->bf, &mods);
-	for (i = 0; i < n; i++)
-		if (strcmp(mods[i].path, path) == 0 &&
-		    mods[i].buildid != NULL) {
-			for (j = 0; j < mods[i].buildid_len &&
-			    2 * j + 2 < len; j++)
-				snprintf(hex + 2 * j, 3, "%02x",
-				    mods[i].buildid[j]);
-			return;
-		}
+	for (i = 0; i < p->m->nnames; i++) {
+		if (p->mapping[i] != k + 1 || (mod = p->m->names[i].mod) ==
+		    NULL || mod->buildid == NULL)
+			continue;
+		for (j = 0; j < mod->buildid_len && 2 * j + 2 < len; j++)
+			snprintf(hex + 2 * j, 3, "%02x", mod->buildid[j]);
+		return;
+	}
 }
 
 static void
@@ -281,7 +274,7 @@ strings(struct prof *p, uint64_t *buildid_str)
 		string(p, p->files.s[i]);
 	next = S_NAMES + p->m->nnames + p->paths.n + p->files.n;
 	for (i = 0; i < p->paths.n; i++) {
-		build_id(p, p->paths.s[i], hex, sizeof(hex));
+		build_id(p, i, hex, sizeof(hex));
 		if (hex[0] != '\0') {
 			string(p, hex);
 			buildid_str[i] = next++;

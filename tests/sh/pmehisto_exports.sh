@@ -34,12 +34,14 @@ cp "$top/tests/histo/map.pmd" "$top/tests/histo/prog.map" . || exit 1
 
 # PROG at 0x555555554000 (link-time 0x1000 at 0x555555555000): Scrt1.o
 # 1040-1061, main.o 1062-117F, work.o 1180-137F, util.o 1380-13FF; a
-# library whose name needs escaping in XML.
+# library whose name needs escaping in XML, and for every report (a
+# control character, which callgrind's lines, XML and pprof's UTF-8
+# strings must not hold raw).
 cat >ex.smp <<'SMP'
 header method=test event=cpu-clock period=2000000 pid=300 start=0 start_mono=0 flags=callchain argv=./prog,run arg="<&\x01>"
 map pid=300 start=0x555555555000 end=0x555555556000 offset=0x1000 vaddr=0x1000 path=/home/u/prog flags=exec,main
 map pid=300 start=0x7ffff7c28000 end=0x7ffff7dbd000 offset=0x28000 vaddr=0x28000 path=/lib/x86_64-linux-gnu/libc.so.6 flags=exec
-map pid=300 start=0x7ffff7e00000 end=0x7ffff7e10000 offset=0 vaddr=0 path=/opt/x/a&b<c>.so flags=exec
+map pid=300 start=0x7ffff7e00000 end=0x7ffff7e10000 offset=0 vaddr=0 path="/opt/x/a&b<c>\x02.so" flags=exec
 sample pid=300 pc=0x5555555552a0 frames=0x555555555180,0x555555555050,0x7ffff7c29d90 count=10
 sample pid=300 pc=0x555555555390 frames=0x555555555200,0x555555555300,0x555555555100 count=4
 sample pid=300 pc=0x7ffff7c30000 frames=0x555555555390,0x555555555100 count=6
@@ -54,8 +56,8 @@ cat >folded.want <<'EOF2'
 [libc.so.6];Scrt1.o;main.o;work.o 10
 [libc.so.6];[unknown];[libc.so.6] 2
 main.o 1
-main.o;[a&b<c>.so] 3
-main.o;[a&b<c>.so];work.o 2
+main.o;[a&b<c>\x02.so] 3
+main.o;[a&b<c>\x02.so];work.o 2
 main.o;util.o;[kernel] 1
 main.o;util.o;[libc.so.6] 6
 main.o;work.o;work.o;util.o 4
@@ -83,7 +85,7 @@ done
 xmllint --noout out.svg 2>err || fail "out.svg is not well-formed XML: $(cat err)"
 svg_stacks out.svg >svg.stacks || fail "out.svg: frames of the wrong width"
 diff -u folded svg.stacks >diff || { fail "the flame graph's stacks:"; cat diff >&2; }
-grep -q '<title>\[a&amp;b&lt;c&gt;.so\] (5 samples, 17.24%)</title>' out.svg ||
+grep -q '<title>\[a&amp;b&lt;c&gt;\\x02.so\] (5 samples, 17.24%)</title>' out.svg ||
     fail "out.svg: no escaped title with count and share"
 # The command line escaped as in every report, then for XML.
 grep -q '>\./prog run &lt;&amp;\\x01&gt;: 29 samples, every 2 ms</text>' out.svg ||
@@ -99,13 +101,15 @@ c2=$(grep -o '<title>work.o .*' out.svg | sed -n '2s/.*fill="\([^"]*\)".*/\1/p')
 # each frame; here the counts of frames and the matched share, 16 of the
 # 29 samples in stacks through work.o).
 if command -v node >/dev/null; then
-	for z in 'work.o ^work' '[a&b<c>.so] a&b<c>'; do
-		node "$top/tests/sh/lib/svg_script.js" out.svg $z 2>&1
-	done >script.out
+	{
+		node "$top/tests/sh/lib/svg_script.js" out.svg work.o '^work'
+		node "$top/tests/sh/lib/svg_script.js" out.svg \
+		    '[a&b<c>\x02.so]' 'a&b<c>'
+	} >script.out 2>&1
 	cat >script.want <<'EOF2'
 zoom work.o: 1 shown, 4 faded, 11 hidden
 search ^work: Matched: 55.2% (16 of 29 samples)
-zoom [a&b<c>.so]: 2 shown, 2 faded, 12 hidden
+zoom [a&b<c>\x02.so]: 2 shown, 2 faded, 12 hidden
 search a&b<c>: Matched: 17.2% (5 of 29 samples)
 EOF2
 	diff -u script.want script.out >diff ||
@@ -129,6 +133,8 @@ diff -u incl.want cg.incl >diff ||
 callgrind_annotate out.callgrind 2>>err | grep -q "^$total (100.0%)  PROGRAM TOTALS" ||
     fail "callgrind_annotate: program totals not $total"
 grep -q 'WARNING' err && fail "callgrind_annotate warned: $(cat err)"
+grep -qx 'ob=([0-9]*) /opt/x/a&b<c>\\x02.so' out.callgrind ||
+    fail "out.callgrind: no escaped object: $(grep -a '^ob=.*/opt' out.callgrind)"
 grep -qx 'cmd: ./prog run <&\\x01>' out.callgrind ||
     fail "out.callgrind: no escaped command: $(grep -a '^cmd' out.callgrind)"
 grep -q '^positions: instr line$' out.callgrind &&
@@ -142,7 +148,7 @@ if pprof_npm; then
 	{
 		echo "types samples/count cpu/nanoseconds period" \
 		    "cpu/nanoseconds 2000000 default cpu"
-		echo "mapping 1 /opt/x/a&b<c>.so -"
+		echo 'mapping 1 /opt/x/a&b<c>\x02.so -'
 		echo "mapping 2 /lib/x86_64-linux-gnu/libc.so.6 -"
 		echo "total $total ns $((total * 2000000))"
 		sed 's/^/stack /' folded
