@@ -84,6 +84,11 @@ if [ "$action" = check ]; then
 	want parallel sh -c 'parallel --version | grep -q "GNU parallel"'
 	want slurm-wlm test -x /usr/sbin/slurmctld
 	want munge test -x /usr/sbin/munged
+	# The readers of pmehisto's exports: xmllint and rsvg-convert
+	# (the flame graph), go tool pprof (the pprof profile).
+	want libxml2-utils command -v xmllint
+	want librsvg2-bin command -v rsvg-convert
+	want golang-go command -v go
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -299,3 +299,53 @@ frame_put(FILE *fp, uint64_t id, const struct stacks *s,
 	}
 	return put_name(fp, id, t, units, mods, s->names, 0);
 }
+
+char *
+stacks_frame_name(const struct stacks *s, const struct tally *t, uint64_t id)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int failed;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	failed = frame_put(fp, id, s, t) == -1;
+	if (fclose(fp) == EOF || failed) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+const char *
+stacks_frame_path(const struct stacks *s, const struct tally *t, uint64_t id)
+{
+	const struct pme_unit *units;
+	const struct pme_module *mods;
+	uint32_t i = (uint32_t)id;
+	size_t nmods = 0;
+	const char *path = NULL;
+
+	if (t->bf != NULL) {
+		pme_bucketfile_units(t->bf, &units);
+		nmods = pme_bucketfile_modules(t->bf, &mods);
+	}
+	switch (id & FRAME_TYPE) {
+	case FRAME_UNIT:
+		if (units[i].module < nmods)
+			path = mods[units[i].module].path;
+		break;
+	case FRAME_MODULE:
+		path = mods[i].path;
+		break;
+	case FRAME_FOREIGN:
+		path = t->foreign[i].path;
+		break;
+	case FRAME_NAME:
+		path = s->names[i];
+		break;
+	}
+	/* "[kernel]", "[vdso]": no file. */
+	return path == NULL || path[0] == '\0' || path[0] == '[' ? NULL : path;
+}

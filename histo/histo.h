@@ -189,6 +189,34 @@ void		 caliper_free(struct caliper *c);		/* NULL ok */
 int		 caliper_write(struct caliper *c, int csv, int width, FILE *fp,
 		    struct pme_error *err);
 
+/* Frame id's name as -T folded prints it, but semicolons and blanks
+ * kept; the caller frees it; NULL when out of memory. */
+char		*stacks_frame_name(const struct stacks *s,
+		    const struct tally *t, uint64_t id);
+/* The path of frame id's load module or mapping, NULL when it has none
+ * (the kernel, the vdso, unknown); s and t own it. */
+const char	*stacks_frame_path(const struct stacks *s,
+		    const struct tally *t, uint64_t id);
+
+/*
+ * The exports of call stacks that take the histogram file's place,
+ * pmehisto -T svg, callgrind, pprof (export.c): made whole in memory
+ * from t->stacks before any output is written.
+ */
+enum export_kind { EXPORT_SVG, EXPORT_CALLGRIND, EXPORT_PPROF };
+
+struct export_out {
+	char		*data;		/* the caller frees it */
+	size_t		 len;
+};
+
+/* Makes the export of kind from t (t->stacks set); what names the
+ * sample file for messages (NULL: several).  0, or -1 with err filled:
+ * no call chains (PME_EFORMAT), no memory. */
+int		 export_make(enum export_kind kind, const struct tally *t,
+		    const char *what, struct export_out *out,
+		    struct pme_error *err);
+
 /* Prints "prog: message" on standard error, the message escaped as the
  * reports' names are (pme_escape): names from files reach a terminal. */
 void	 histo_warn(const char *prog, const char *fmt, ...)

@@ -28,7 +28,19 @@
 
 enum mode { MODE_AUTO, MODE_CLOCK, MODE_TRACE };
 enum type { TYPE_DEFAULT, TYPE_TERM, TYPE_TEXT, TYPE_PS, TYPE_CSV,
-	TYPE_FOLDED, TYPE_NONE };
+	TYPE_FOLDED, TYPE_SVG, TYPE_CALLGRIND, TYPE_PPROF, TYPE_NONE };
+
+/* The exports of call stacks that take the histogram file's place
+ * (export.c), and their names' default extensions. */
+static const struct {
+	enum type	 type;
+	enum export_kind kind;
+	const char	*name, *ext;
+} exports[] = {
+	{ TYPE_SVG, EXPORT_SVG, "svg", ".svg" },
+	{ TYPE_CALLGRIND, EXPORT_CALLGRIND, "callgrind", "" },
+	{ TYPE_PPROF, EXPORT_PPROF, "pprof", ".pb.gz" }
+};
 
 static const char *prog = "pmehisto";
 
@@ -36,6 +48,7 @@ struct opts {
 	enum mode	 mode;
 	enum type	 type;
 	char		*bin, *bout, *his;	/* NULL: not given */
+	const char	*oarg;			/* -o as given */
 	char		**pms;
 	size_t		 npms;
 	unsigned	 flags;			/* PME_REPORT_* */
@@ -85,7 +98,11 @@ help(void)
 	    "('-': stdout)\n"
 	    "  -T type        display on stdout: term, text, ps, csv, none,\n"
 	    "                 or folded (clock input: call stacks for "
-	    "flamegraphs)\n"
+	    "flamegraphs);\n"
+	    "                 or an export of the call stacks written "
+	    "instead of the\n"
+	    "                 histogram: svg (a flame graph), callgrind, "
+	    "pprof\n"
 	    "  -c, -t         clock input (samples) or trace input (a filled "
 	    "bucket file)\n"
 	    "  -x             no bucket file: a bucket per routine of the "
@@ -200,7 +217,9 @@ parse_type(const char *s, enum type *t)
 	} types[] = {
 		{ "term", TYPE_TERM }, { "text", TYPE_TEXT },
 		{ "ps", TYPE_PS }, { "csv", TYPE_CSV },
-		{ "folded", TYPE_FOLDED }, { "none", TYPE_NONE }
+		{ "folded", TYPE_FOLDED }, { "none", TYPE_NONE },
+		{ "svg", TYPE_SVG }, { "callgrind", TYPE_CALLGRIND },
+		{ "pprof", TYPE_PPROF }
 	};
 	size_t i;
 
@@ -246,11 +265,32 @@ view_check(const struct opts *o)
 	return -1;
 }
 
-static void
-folded_trace(void)
+/* The index in exports[] of type t, or -1. */
+static int
+export_of(enum type t)
 {
-	histo_warn(prog, "-T folded: call stacks come from sample files "
-	    "(clock input), not from a filled bucket file (trace input)");
+	size_t i;
+
+	for (i = 0; i < sizeof(exports) / sizeof(exports[0]); i++)
+		if (exports[i].type == t)
+			return (int)i;
+	return -1;
+}
+
+/* The name of type t when it shows call stacks, else NULL. */
+static const char *
+stacks_type(enum type t)
+{
+	return t == TYPE_FOLDED ? "folded" : export_of(t) >= 0 ?
+	    exports[export_of(t)].name : NULL;
+}
+
+static void
+folded_trace(enum type t)
+{
+	histo_warn(prog, "-T %s: call stacks come from sample files "
+	    "(clock input), not from a filled bucket file (trace input)",
+	    stacks_type(t));
 	usage(stderr);
 }
 
@@ -308,6 +348,7 @@ option(struct opts *o, int c)
 	case 'o':
 		free(o->his);
 		o->his = xmalloc_check(pme_with_ext(optarg, ".HIS"));
+		o->oarg = optarg;
 		return 0;
 	case 'q':
 		o->quiet = 1;
@@ -315,8 +356,8 @@ option(struct opts *o, int c)
 	case 'T':
 		if (parse_type(optarg, &o->type) == 0)
 			return 0;
-		histo_warn(prog, "-T: '%s' is not term, text, ps, csv, folded "
-		    "or none", optarg);
+		histo_warn(prog, "-T: '%s' is not term, text, ps, csv, folded, "
+		    "svg, callgrind, pprof or none", optarg);
 		return -1;
 	case 't':
 		o->mode = MODE_TRACE;
@@ -370,8 +411,8 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->mode == MODE_TRACE && o->type == TYPE_FOLDED) {
-		folded_trace();
+	if (o->mode == MODE_TRACE && stacks_type(o->type) != NULL) {
+		folded_trace(o->type);
 		return -1;
 	}
 	if (view_check(o) == -1)
@@ -383,15 +424,15 @@ parse(int argc, char *argv[], struct opts *o)
 		return -1;
 	}
 	if (o->caliper != CAL_NONE && (o->base != NULL ||
-	    o->type == TYPE_FOLDED || o->type == TYPE_PS)) {
+	    stacks_type(o->type) != NULL || o->type == TYPE_PS)) {
 		histo_warn(prog, "-V caliper: a text report (-T text, term, "
 		    "csv or none), not compared (-D)");
 		usage(stderr);
 		return -1;
 	}
-	if (o->base != NULL && o->type == TYPE_FOLDED) {
-		histo_warn(prog, "-T folded: call stacks are not compared "
-		    "(-D)");
+	if (o->base != NULL && stacks_type(o->type) != NULL) {
+		histo_warn(prog, "-T %s: call stacks are not compared "
+		    "(-D)", stacks_type(o->type));
 		usage(stderr);
 		return -1;
 	}
@@ -535,7 +576,7 @@ choose(const struct opts *o, struct choice *c)
 	memset(c, 0, sizeof(*c));
 	c->sure = 1;
 	/* Call stacks are in sample files only. */
-	if (o->npms > 0 || o->quick || o->type == TYPE_FOLDED ||
+	if (o->npms > 0 || o->quick || stacks_type(o->type) != NULL ||
 	    o->view.chains) {
 		c->mode = MODE_CLOCK;
 		return;
@@ -677,7 +718,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	t->quick = o->quick;
 	t->quiet = o->quiet;
 	t->bfname = o->bin;
-	if (o->type == TYPE_FOLDED || o->view.chains)
+	if (stacks_type(o->type) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
 	t->sites = o->view.chains;
 	for (i = 0; i < o->npms; i++)
@@ -802,8 +843,8 @@ display(const struct opts *o, const struct pme_report *rep,
  * directly); -1, with the message printed, when it cannot be.
  */
 static int
-write_his(const struct opts *o, const char *path,
-    const struct pme_report *rep, char **tmp)
+write_his(const char *path, const struct pme_report *rep,
+    const struct export_out *x, char **tmp)
 {
 	struct pme_error err;
 	FILE *fp;
@@ -819,7 +860,7 @@ write_his(const struct opts *o, const char *path,
 		pme_tmp_abort(*tmp);
 		return -1;
 	}
-	if ((o->vtext != NULL ? fwrite(o->vtext, 1, o->vlen, fp) != o->vlen :
+	if ((x->data != NULL ? fwrite(x->data, 1, x->len, fp) != x->len :
 	    pme_report_text(rep, fp, NULL, &err) == -1) || fclose(fp) == EOF) {
 		histo_warn(prog, "'%s': write failed: %s", path,
 		    strerror(errno));
@@ -837,7 +878,8 @@ write_his(const struct opts *o, const char *path,
  */
 static int
 write_outputs(const struct opts *o, struct pme_fill **fill,
-    struct pme_bucketfile *bf, const struct pme_report *rep)
+    struct pme_bucketfile *bf, const struct pme_report *rep,
+    const struct export_out *x)
 {
 	struct pme_error err;
 	char *tmp = NULL;
@@ -847,7 +889,7 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 	if (*fill != NULL)
 		bf = pme_fill_sum(*fill);
 	runs = o->mode == MODE_CLOCK ? pme_bucketfile_info(bf)->runs : 0;
-	if (!tostdout && write_his(o, o->his, rep, &tmp) == -1)
+	if (!tostdout && write_his(o->his, rep, x, &tmp) == -1)
 		return -1;
 	if (*fill != NULL) {
 		rc = pme_fill_commit(*fill, o->bout, &err);
@@ -863,9 +905,9 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
-	if (tostdout && (o->vtext != NULL ? fwrite(o->vtext, 1, o->vlen,
-	    stdout) != o->vlen : pme_report_text(rep, stdout, NULL, &err) ==
-	    -1)) {
+	if (tostdout && (x->data != NULL ? fwrite(x->data, 1, x->len,
+	    stdout) != x->len || fflush(stdout) == EOF :
+	    pme_report_text(rep, stdout, NULL, &err) == -1)) {
 		histo_warn(prog, "standard output: write failed");
 		return -1;
 	}
@@ -874,9 +916,13 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 			histo_warn(prog, "wrote '%s' (filled, %llu "
 			    "run%s)", o->bout, (unsigned long long)runs,
 			    runs == 1 ? "" : "s");
-		histo_warn(prog, "wrote '%s' (%d page%s)", o->his,
-		    pme_report_pages(rep, NULL),
-		    pme_report_pages(rep, NULL) == 1 ? "" : "s");
+		if (x->data != NULL)
+			histo_warn(prog, "wrote '%s' (-T %s)", o->his,
+			    stacks_type(o->type));
+		else
+			histo_warn(prog, "wrote '%s' (%d page%s)", o->his,
+			    pme_report_pages(rep, NULL),
+			    pme_report_pages(rep, NULL) == 1 ? "" : "s");
 	}
 	return 0;
 }
@@ -1101,6 +1147,7 @@ run(struct opts *o)
 	struct pme_fill *fill = NULL;
 	struct report_input in;
 	struct pme_error err;
+	struct export_out x = { NULL, 0 };
 	struct tally t;
 	int rc = 1, quick, failed = 0;
 
@@ -1114,6 +1161,13 @@ run(struct opts *o)
 	if (o->mode == MODE_CLOCK) {
 		if (clock_input(o, &bf, &t) == -1)
 			goto done;
+		/* Made whole before any output is written. */
+		if (export_of(o->type) >= 0 && export_make(exports[export_of(
+		    o->type)].kind, &t, o->npms == 1 ? o->pms[0] : NULL,
+		    &x, &err) == -1) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
 		/* The samples are reduced: now the input's lock, for as
 		 * short a time as the report and the writes take. */
 		if (fills(o) && (fill = pme_fill_begin(o->bin, bf, &err)) ==
@@ -1161,9 +1215,13 @@ run(struct opts *o)
 		histo_warn(prog, "out of memory");
 		goto done;
 	}
-	if (o->view.chains && view_text(o, &t) == -1)
-		goto done;
-	if (write_outputs(o, &fill, bf, rep) == -1)
+	if (o->view.chains) {
+		if (view_text(o, &t) == -1)
+			goto done;
+		x.data = o->vtext;	/* the view's text is the .HIS; */
+		x.len = o->vlen;	/* o keeps it, to display */
+	}
+	if (write_outputs(o, &fill, bf, rep, &x) == -1)
 		goto done;
 	rc = display(o, rep, &t) == -1 ? 1 : failed ? EXIT_GATE : 0;
 done:
@@ -1171,6 +1229,8 @@ done:
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
 	tally_free(&t);
+	if (x.data != o->vtext)
+		free(x.data);		/* an export's, not the view's */
 	return rc;
 }
 
@@ -1228,8 +1288,8 @@ main(int argc, char *argv[])
 	o.read = c.bf;
 	if (o.mode == MODE_AUTO)
 		o.mode = c.mode;
-	if (o.mode == MODE_TRACE && o.type == TYPE_FOLDED) {
-		folded_trace();
+	if (o.mode == MODE_TRACE && stacks_type(o.type) != NULL) {
+		folded_trace(o.type);
 		opts_free(&o);
 		return 2;
 	}
@@ -1245,8 +1305,23 @@ main(int argc, char *argv[])
 	/* The seed: a named input bucket file is also the output's name. */
 	if (o.bout == NULL)
 		o.bout = xmalloc_check(strdup(o.bin));
+	/* An export is written instead of the histogram: to standard
+	 * output, or to -o's file with the export's extension. */
+	if (export_of(o.type) >= 0 && (o.his == NULL || o.oarg != NULL)) {
+		free(o.his);
+		o.his = xmalloc_check(pme_with_ext(o.oarg != NULL ? o.oarg :
+		    "-", exports[export_of(o.type)].ext));
+	}
 	if (o.his == NULL)
 		o.his = xmalloc_check(strdup(DEFAULT_HIS));
+	if (o.type == TYPE_PPROF && strcmp(o.his, "-") == 0 &&
+	    isatty(STDOUT_FILENO)) {
+		histo_warn(prog, "-T pprof: standard output is a terminal: "
+		    "name a file with -o");
+		usage(stderr);
+		opts_free(&o);
+		return 2;
+	}
 	rc = run(&o);
 	opts_free(&o);
 	return rc;

@@ -1,0 +1,358 @@
+/*
+ * svg.c - pmehisto -T svg: the flame graph of the call stacks, drawn as
+ * one self-contained SVG file.  The root, "all", spans the width at the
+ * bottom; above each frame the frames it called, as wide as their
+ * samples, in byte order of their names.  Frames carry their first
+ * sample (data-x), samples (data-n) and depth (data-d), from which the
+ * inline script zooms, searches and redraws; without a script (an
+ * image converter) the graph is drawn as it is.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "util.h"
+
+#define WIDTH		1200	/* the image */
+#define PAD		10	/* left and right */
+#define TOP		60	/* title, subtitle, buttons */
+#define BOTTOM		34	/* the details line */
+#define FRAME_H		16
+#define CHAR_W		7.2	/* of 12px monospace */
+#define MIN_W		0.1	/* narrower frames are left out */
+
+struct frame {
+	uint32_t	 name;		/* name index, or nnames for "all" */
+	uint32_t	 depth;
+	uint64_t	 x, n;		/* first sample, samples */
+};
+
+struct svg {
+	const struct xmodel *m;
+	FILE		*fp;
+	struct frame	*f;
+	size_t		 nf, capf;
+	struct frame	*open;		/* the current stack's, by depth */
+};
+
+static int
+frame_cmp(const void *a, const void *b)
+{
+	const struct frame *x = a, *y = b;
+
+	if (x->x != y->x)
+		return x->x < y->x ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static int
+close_frame(struct svg *s, const struct frame *o, uint64_t end)
+{
+	if (s->nf == s->capf) {
+		size_t cap = s->capf ? s->capf * 2 : 256;
+		struct frame *v = realloc(s->f, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		s->f = v;
+		s->capf = cap;
+	}
+	s->f[s->nf] = *o;
+	s->f[s->nf++].n = end - o->x;
+	return 0;
+}
+
+/*
+ * The frames of the sorted stacks: a stack shares with the one before
+ * the frames of their common first names, which grow; the others close.
+ */
+static int
+layout(struct svg *s)
+{
+	const struct xmodel *m = s->m;
+	uint64_t x = 0;
+	size_t i, depth = 0, k;
+
+	if ((s->open = calloc(m->depth + 2, sizeof(*s->open))) == NULL)
+		return -1;
+	s->open[0].name = (uint32_t)m->nnames;
+	depth = 1;
+	for (i = 0; i < m->nst; i++) {
+		const struct xstack *st = &m->st[i];
+		const uint32_t *a = m->pool + st->off;
+
+		for (k = 0; k < st->n && k + 1 < depth &&
+		    s->open[k + 1].name == a[k]; k++)
+			;
+		while (depth > k + 1)
+			if (close_frame(s, &s->open[--depth], x) == -1)
+				return -1;
+		for (; k < st->n; k++, depth++) {
+			s->open[depth].name = a[k];
+			s->open[depth].depth = (uint32_t)depth;
+			s->open[depth].x = x;
+		}
+		x += st->count;
+	}
+	while (depth > 0)
+		if (close_frame(s, &s->open[--depth], x) == -1)
+			return -1;
+	qsort(s->f, s->nf, sizeof(*s->f), frame_cmp);
+	return 0;
+}
+
+/* s as XML text, at most max characters (not bytes: names are UTF-8),
+ * ending in ".." when cut. */
+static int
+put_xml(FILE *fp, const char *s, size_t max)
+{
+	size_t chars = 0, i;
+	const char *p;
+	int rc = 0;
+
+	for (p = s; *p != '\0'; p++)
+		chars += ((unsigned char)*p & 0xc0) != 0x80;
+	if (chars > max)
+		max = max >= 2 ? max - 2 : 0;
+	for (p = s, i = 0; *p != '\0' && rc >= 0; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && i++ == max)
+			break;
+		switch (*p) {
+		case '&':
+			rc = fputs("&amp;", fp);
+			break;
+		case '<':
+			rc = fputs("&lt;", fp);
+			break;
+		case '>':
+			rc = fputs("&gt;", fp);
+			break;
+		case '"':
+			rc = fputs("&quot;", fp);
+			break;
+		default:
+			rc = fputc(*p, fp);
+			break;
+		}
+	}
+	if (rc >= 0 && chars > max && max > 0)
+		rc = fputs("..", fp);
+	return rc < 0 ? -1 : 0;
+}
+
+/* A colour of its own for each name, the same in every graph: warm for
+ * units, blue for what is in no bucket ("[libc.so.6]"). */
+static void
+colour(const char *name, unsigned rgb[3])
+{
+	uint64_t h = pme_hash(name, strlen(name));
+
+	if (name[0] == '[') {
+		rgb[0] = 80 + h % 60;
+		rgb[1] = 140 + (h >> 8) % 60;
+		rgb[2] = 200 + (h >> 16) % 50;
+	} else {
+		rgb[0] = 205 + h % 50;
+		rgb[1] = (h >> 8) % 230;
+		rgb[2] = (h >> 16) % 55;
+	}
+}
+
+static int
+put_frame(struct svg *s, const struct frame *f, int height)
+{
+	const struct xmodel *m = s->m;
+	const char *name = f->name < m->nnames ? m->names[f->name].name :
+	    "all";
+	double scale = (double)(WIDTH - 2 * PAD) / (double)m->total;
+	double x = PAD + (double)f->x * scale, w = (double)f->n * scale;
+	double y = height - BOTTOM - (double)(f->depth + 1) * FRAME_H;
+	unsigned rgb[3];
+	int chars = (int)((w - 6) / CHAR_W);
+
+	if (w < MIN_W)
+		return 0;
+	if (f->name < m->nnames)
+		colour(name, rgb);
+	else
+		rgb[0] = rgb[1] = rgb[2] = 200;
+	if (fprintf(s->fp, "<g class=\"f\" data-x=\"%llu\" data-n=\"%llu\" "
+	    "data-d=\"%u\"><title>", (unsigned long long)f->x,
+	    (unsigned long long)f->n, f->depth) < 0 ||
+	    put_xml(s->fp, name, (size_t)-1) == -1 ||
+	    fprintf(s->fp, " (%llu sample%s, %.2f%%)</title>"
+	    "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+	    "rx=\"2\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.2f\" y=\"%.1f\">",
+	    (unsigned long long)f->n, f->n == 1 ? "" : "s",
+	    100.0 * (double)f->n / (double)m->total, x, y, w, FRAME_H - 1,
+	    rgb[0], rgb[1], rgb[2], x + 3, y + FRAME_H - 4.5) < 0 ||
+	    (chars >= 3 && put_xml(s->fp, name, (size_t)chars) == -1) ||
+	    fputs("</text></g>\n", s->fp) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The script: frames zoom on a click (the frame fills the width, the
+ * frames below it fade, the others hide), Reset Zoom or Escape goes back;
+ * Search (or Control-F, or /) asks for a regular expression, marks the
+ * frames whose names match and says the share of the samples under them;
+ * the details line says the frame under the pointer.
+ */
+static const char script[] =
+"var fr = [], cur = null, term = null, W = 0, X0 = 0, total = 0;\n"
+"function $(id) { return document.getElementById(id); }\n"
+"function init() {\n"
+"  var gs = document.querySelectorAll('g.f'), i;\n"
+"  var svg = document.documentElement;\n"
+"  W = +svg.getAttribute('data-w'); X0 = +svg.getAttribute('data-x0');\n"
+"  total = +svg.getAttribute('data-total');\n"
+"  for (i = 0; i < gs.length; i++) {\n"
+"    var g = gs[i], t = g.querySelector('title').textContent;\n"
+"    var f = { g: g, x: +g.getAttribute('data-x'),\n"
+"      n: +g.getAttribute('data-n'), d: +g.getAttribute('data-d'),\n"
+"      name: t.substring(0, t.lastIndexOf(' (')), tip: t,\n"
+"      r: g.querySelector('rect'), t: g.querySelector('text') };\n"
+"    f.fill = f.r.getAttribute('fill');\n"
+"    g.onclick = (function (f) { return function () { zoom(f); }; })(f);\n"
+"    g.onmouseover = (function (f) { return function () {\n"
+"      $('details').textContent = f.tip; }; })(f);\n"
+"    g.onmouseout = function () { $('details').textContent = ' '; };\n"
+"    fr.push(f);\n"
+"  }\n"
+"  document.addEventListener('keydown', function (e) {\n"
+"    if ((e.ctrlKey && e.key === 'f') || e.key === '/') {\n"
+"      e.preventDefault(); search();\n"
+"    } else if (e.key === 'Escape') zoom(null);\n"
+"  });\n"
+"}\n"
+"function label(f, w) {\n"
+"  var c = Math.floor((w - 6) / 7.2);\n"
+"  if (c < 3) return '';\n"
+"  return f.name.length <= c ? f.name : f.name.substring(0, c - 2) + '..';\n"
+"}\n"
+"function place(f, x, w, faded) {\n"
+"  f.g.style.display = w < 0.1 ? 'none' : '';\n"
+"  f.r.setAttribute('x', x.toFixed(2));\n"
+"  f.r.setAttribute('width', w.toFixed(2));\n"
+"  f.t.setAttribute('x', (x + 3).toFixed(2));\n"
+"  f.t.textContent = label(f, w);\n"
+"  f.g.setAttribute('class', faded ? 'f a' : 'f');\n"
+"}\n"
+"function zoom(z) {\n"
+"  var i, f;\n"
+"  if (z !== null && z.d === 0) z = null;\n"
+"  cur = z;\n"
+"  for (i = 0; i < fr.length; i++) {\n"
+"    f = fr[i];\n"
+"    if (z === null) place(f, X0 + f.x * W / total, f.n * W / total, 0);\n"
+"    else if (f.d >= z.d && f.x >= z.x && f.x + f.n <= z.x + z.n)\n"
+"      place(f, X0 + (f.x - z.x) * W / z.n, f.n * W / z.n, 0);\n"
+"    else if (f.d < z.d && f.x <= z.x && f.x + f.n >= z.x + z.n)\n"
+"      place(f, X0, W, 1);\n"
+"    else f.g.style.display = 'none';\n"
+"  }\n"
+"  $('unzoom').style.display = z === null ? 'none' : '';\n"
+"}\n"
+"function search() {\n"
+"  var s = prompt('Search for a regular expression', term || '');\n"
+"  if (s !== null) mark(s);\n"
+"}\n"
+"function mark(s) {\n"
+"  var re = null, i, f, m = [], sum = 0, end = -1;\n"
+"  if (s !== '') {\n"
+"    try { re = new RegExp(s); }\n"
+"    catch (e) { alert('not a regular expression: ' + s); return; }\n"
+"  }\n"
+"  term = re === null ? null : s;\n"
+"  for (i = 0; i < fr.length; i++) {\n"
+"    f = fr[i];\n"
+"    if (re !== null && f.d > 0 && re.test(f.name)) {\n"
+"      f.r.setAttribute('fill', 'rgb(230,0,230)'); m.push(f);\n"
+"    } else f.r.setAttribute('fill', f.fill);\n"
+"  }\n"
+"  m.sort(function (a, b) { return a.x - b.x || a.d - b.d; });\n"
+"  for (i = 0; i < m.length; i++)\n"
+"    if (m[i].x >= end) { sum += m[i].n; end = m[i].x + m[i].n; }\n"
+"  $('matched').textContent = re === null ? ' ' :\n"
+"    'Matched: ' + (100 * sum / total).toFixed(1) + '% (' + sum +\n"
+"    ' of ' + total + ' samples)';\n"
+"  $('unsearch').style.display = re === null ? 'none' : '';\n"
+"}\n";
+
+static int
+put_head(struct svg *s, int height)
+{
+	const struct tally *t = s->m->t;
+	const char *cmd = s->m->command != NULL ? s->m->command : "";
+
+	if (fprintf(s->fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
+	    "standalone=\"no\"?>\n"
+	    "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
+	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	    "data-w=\"%d\" data-x0=\"%d\" data-total=\"%llu\" "
+	    "onload=\"init()\">\n"
+	    "<!-- a flame graph drawn by pmehisto -T svg (pme %s) -->\n"
+	    "<style type=\"text/css\">\n"
+	    "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
+	    "text.h { font-size: 17px; }\n"
+	    "text.b { fill: #036; cursor: pointer; }\n"
+	    "g.f { cursor: pointer; }\n"
+	    "g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	    "g.a rect { opacity: 0.5; }\n"
+	    "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]>"
+	    "</script>\n"
+	    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+	    "fill=\"#f8f8f0\"/>\n"
+	    "<text class=\"h\" x=\"%d\" y=\"22\" text-anchor=\"middle\">"
+	    "Flame Graph</text>\n"
+	    "<text x=\"%d\" y=\"40\" text-anchor=\"middle\">",
+	    WIDTH, height, WIDTH, height, WIDTH - 2 * PAD, PAD,
+	    (unsigned long long)s->m->total, PME_VERSION_STRING, script,
+	    WIDTH, height, WIDTH / 2, WIDTH / 2) < 0 ||
+	    put_xml(s->fp, cmd, 150) == -1)
+		return -1;
+	if (fprintf(s->fp, "%s%llu sample%s", cmd[0] ? ": " : "",
+	    (unsigned long long)s->m->total, s->m->total == 1 ? "" : "s") < 0 ||
+	    (t->period != 0 && fprintf(s->fp, ", every %g ms",
+	    (double)t->period / 1e6) < 0))
+		return -1;
+	return fprintf(s->fp, "</text>\n"
+	    "<text id=\"unzoom\" class=\"b\" x=\"%d\" y=\"22\" "
+	    "style=\"display:none\" onclick=\"zoom(null)\">Reset Zoom</text>\n"
+	    "<text id=\"search\" class=\"b\" x=\"%d\" y=\"22\" "
+	    "text-anchor=\"end\" onclick=\"search()\">Search</text>\n"
+	    "<text id=\"unsearch\" class=\"b\" x=\"%d\" y=\"40\" "
+	    "text-anchor=\"end\" style=\"display:none\" onclick=\"mark('')\">"
+	    "Reset Search</text>\n"
+	    "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
+	    "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> "
+	    "</text>\n",
+	    PAD, WIDTH - PAD, WIDTH - PAD, PAD, height - 12, WIDTH - PAD,
+	    height - 12) < 0 ? -1 : 0;
+}
+
+int
+svg_write(const struct xmodel *m, FILE *fp)
+{
+	struct svg s;
+	int height = TOP + (int)(m->depth + 1) * FRAME_H + BOTTOM, rc = -1;
+	size_t i;
+
+	memset(&s, 0, sizeof(s));
+	s.m = m;
+	s.fp = fp;
+	if (layout(&s) == -1 || put_head(&s, height) == -1)
+		goto done;
+	for (i = 0; i < s.nf; i++)
+		if (put_frame(&s, &s.f[i], height) == -1)
+			goto done;
+	if (fputs("</svg>\n", fp) < 0)
+		goto done;
+	rc = 0;
+done:
+	free(s.f);
+	free(s.open);
+	return rc;
+}
