@@ -907,13 +907,17 @@ trace_levels(struct caliper *c)
 
 /* ------------------------------------------------------------- naming */
 
-/* The pseudo-module of absolute addresses in trace input. */
+/* The pseudo-module of absolute addresses: in trace input a .PMD's
+ * absolute ranges; in clock input the kernel's rows of the quick path
+ * (its [kernel] unit, or the routines of /proc/kallsyms). */
 #define MOD_ABS		(PME_NONE - 1)
 
 static const char *
 mod_name(const struct caliper *c, uint32_t mod)
 {
-	return mod == MOD_ABS ? "(absolute addresses)" : c->mods[mod].path;
+	if (mod == MOD_ABS)
+		return c->trace ? "(absolute addresses)" : "[kernel]";
+	return c->mods[mod].path;
 }
 
 static const char *
