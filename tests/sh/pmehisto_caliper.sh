@@ -71,9 +71,12 @@ for lv in thread process module function line instruction; do
 	    fail "-V caliper:$lv -T csv differs from -V caliper's $lv rows"
 done
 
-# Functions of the executable: the counts of -x's routine buckets.
-$PME_VALGRIND "$pmehisto" -q -x -C 0 -T csv -o /dev/null work.PMS >x.csv ||
-    fail "pmehisto -x failed"
+# Functions of the executable: the counts of its routine buckets
+# (pmebuild -x of the executable alone: pmehisto -x has the libraries'
+# and the kernel's routines too).
+"$pmebuild" -q -x "$tmp/work" -o exe.PME || fail "pmebuild -x failed"
+$PME_VALGRIND "$pmehisto" -q -b exe.PME -B /dev/null -C 0 -T csv \
+    -o /dev/null work.PMS >x.csv || fail "pmehisto -b exe.PME failed"
 awk -F, 'NR > 1 && $7 > 0 { print $2, $7 }' x.csv | sort >want
 # (Samples in the executable but in no routine, the PLT's, are outside
 # -x's buckets: "(no function)" here.)
