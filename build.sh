@@ -70,6 +70,7 @@ want libdw-dev test -f /usr/include/elfutils/libdwfl.h
 want libunwind-dev sh -c 'ls /usr/include/libunwind.h /usr/include/*/libunwind.h 2>/dev/null | grep -q .'
 want libdwarf-dev test -f /usr/include/libdwarf/libdwarf.h
 want zlib1g-dev test -f /usr/include/zlib.h
+want libcapstone-dev test -f /usr/include/capstone/capstone.h
 if [ "$action" = check ]; then
 	# What the tests drive or compare with: a terminal (tmux), the
 	# PostScript renderer, clang-built fixtures and perf as a peer;

@@ -13,6 +13,7 @@
 #include "pme.h"
 #include "pme_render.h"
 #include "pme_sample.h"
+#include "quick.h"
 
 /* Counts that fell in a mapping of no module of the bucket file (libc,
  * ld.so, the vdso, the kernel), by mapping path. */
@@ -80,6 +81,27 @@ void	 tally_free(struct tally *t);
 int	 tally_file(struct tally *t, const char *path, struct pme_error *err);
 
 /*
+ * The files the quick path makes buckets of (quickscan.c): those mapped
+ * executable that samples of the sample file path fell in (the kernel
+ * and files without a path aside), the program first (the main
+ * executable whose processes took most samples, in any file: the program
+ * a wrapper ran, even when its own image has few), then by samples.  Only the program has PME_MODULE_MAIN.  The pcs of kernel
+ * samples are kept for the kernel's routines.  Returns 0, or -1 with err
+ * filled; quick_files_free() frees q.
+ */
+struct quick_files {
+	struct pme_quick_image *v;
+	size_t		 n;
+	void		*files;		/* what v points into */
+	uint64_t	*kpcs;		/* the pcs of kernel samples */
+	size_t		 nkpcs;
+	uint64_t	 start;		/* the first run's, CLOCK_REALTIME ns */
+};
+int	 quick_scan(const char *path, struct quick_files *q,
+	    struct pme_error *err);
+void	 quick_files_free(struct quick_files *q);
+
+/*
  * Call chains for -T folded (folded.c).  A frame is an id: a unit of
  * t->bf, a module of t->bf (in no bucket), an entry of t->foreign, a
  * mapping's path, or unknown (in no mapping), in the type bits above the
@@ -115,6 +137,57 @@ size_t		 stacks_count(const struct stacks *s);	/* distinct stacks */
  * to fp; 0 or -1 (no memory). */
 int		 frame_put(FILE *fp, uint64_t id, const struct stacks *s,
 		    const struct tally *t);
+
+/*
+ * The sampling intervals sample s stands for: one, or more when the
+ * kernel delivered one timer signal for several expirations (its weight
+ * then holds them all, pme_sample.h); period is its run's, in ns.
+ */
+static inline uint64_t
+histo_intervals(uint64_t period, const struct pme_sample *s)
+{
+	if (period == 0 || s->weight <= period)
+		return 1;
+	return (s->weight + period / 2) / period;
+}
+
+/*
+ * HP Caliper's views (caliper.c, pmehisto -V caliper[:LEVEL]): per
+ * thread, process, load module, function, source statement and
+ * instruction, each row's share of the total, the running sum of the
+ * shares and its count.
+ */
+enum { CAL_THREAD, CAL_PROCESS, CAL_MODULE, CAL_FUNCTION, CAL_LINE,
+	CAL_INSN, CAL_NLEVELS };
+#define CAL_ALL		CAL_NLEVELS	/* every level, and the details */
+#define CAL_NONE	(-1)		/* no Caliper view asked for */
+
+/* The view spec ("caliper", "caliper:LEVEL") into *level: 0; 1 when spec
+ * is not a Caliper view; -1 when LEVEL is not a level. */
+int	 caliper_parse(const char *spec, int *level);
+
+struct caliper_input {
+	const char	*prog;		/* for warnings */
+	int		 level;		/* CAL_* or CAL_ALL */
+	int		 quiet;
+	double		 cutoff;	/* percent: rows below are summed */
+	struct pme_bucketfile *bf;	/* trace input, or NULL for clock */
+	const char	*bfname;
+	const char *const *samples;	/* clock input */
+	size_t		 nsamples;
+};
+
+struct caliper;
+
+/* Reads the input (in must outlive the result); NULL with err filled. */
+struct caliper	*caliper_new(const struct caliper_input *in,
+		    struct pme_error *err);
+void		 caliper_free(struct caliper *c);		/* NULL ok */
+/* The text report, its tables' rows fitted to width columns (0: any;
+ * names cut with a '~' where too wide, but the last column's), or with
+ * csv the CSV table, to fp; 0 or -1. */
+int		 caliper_write(struct caliper *c, int csv, int width, FILE *fp,
+		    struct pme_error *err);
 
 /* Prints "prog: message" on standard error, the message escaped as the
  * reports' names are (pme_escape): names from files reach a terminal. */

@@ -50,9 +50,10 @@ struct opts {
 	struct view	 view;			/* -V */
 	char		*vtext;			/* the view's text, or NULL */
 	size_t		 vlen;
+	int		 caliper;		/* -V caliper: CAL_*, or CAL_NONE */
 };
 
-/* getopt_long's value for --version, which has no short option. */
+/* getopt's code of --version, which has no short option (-V is -V view). */
 #define OPT_VERSION	256
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
@@ -103,9 +104,13 @@ help(void)
 	    "                 or bucket:LIMITS, LIMITS +N%% and/or +N "
 	    "counts, e.g.\n"
 	    "                 -G total:+2%% -G bucket:+2%%,+10000\n"
-	    "  -V view        the report: histogram, or from the call "
-	    "chains (pmeclock -g)\n"
-	    "                 spy, callgraph or callers:ROUTINE\n"
+	    "  -V view        the report: histogram (the default), or "
+	    "caliper[:LEVEL],\n"
+	    "                 LEVEL thread, process, module, function, line "
+	    "or instruction;\n"
+	    "                 from the call chains (pmeclock -g): spy, "
+	    "callgraph or\n"
+	    "                 callers:ROUTINE\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
 	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
@@ -317,10 +322,16 @@ option(struct opts *o, int c)
 		o->mode = MODE_TRACE;
 		return 0;
 	case 'V':
+		o->caliper = CAL_NONE;
 		if (view_parse(optarg, &o->view) == 0)
 			return 0;
-		histo_warn(prog, "-V: '%s' is not histogram, spy, callgraph "
-		    "or callers:ROUTINE", optarg);
+		if (caliper_parse(optarg, &o->caliper) == 0) {
+			view_parse("histogram", &o->view);
+			return 0;
+		}
+		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
+		    "caliper:LEVEL (thread, process, module, function, line, "
+		    "instruction), spy, callgraph or callers:ROUTINE", optarg);
 		return -1;
 	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
@@ -368,6 +379,13 @@ parse(int argc, char *argv[], struct opts *o)
 	if (o->ngates > 0 && o->base == NULL) {
 		histo_warn(prog, "-G: a gate needs a baseline to compare with "
 		    "(-D)");
+		usage(stderr);
+		return -1;
+	}
+	if (o->caliper != CAL_NONE && (o->base != NULL ||
+	    o->type == TYPE_FOLDED || o->type == TYPE_PS)) {
+		histo_warn(prog, "-V caliper: a text report (-T text, term, "
+		    "csv or none), not compared (-D)");
 		usage(stderr);
 		return -1;
 	}
@@ -711,20 +729,16 @@ term_size(int *rows, int *cols)
 		*cols = atoi(s);
 }
 
-static int
-display(const struct opts *o, const struct pme_report *rep,
-    const struct tally *t)
+/* The display -T asks for, or the default for where the output goes. */
+static enum type
+display_type(const struct opts *o)
 {
-	struct pme_error err;
-	int rows, cols, rc = 0;
 	enum type type = o->type;
 
 	if (type == TYPE_DEFAULT)
 		type = o->his != NULL && strcmp(o->his, "-") == 0 ? TYPE_NONE :
 		    isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ?
 		    TYPE_TERM : TYPE_TEXT;
-	if (type == TYPE_TERM && o->vtext != NULL)
-		type = TYPE_TEXT;	/* the views are not paged */
 	if (type == TYPE_TERM && !(isatty(STDIN_FILENO) &&
 	    isatty(STDOUT_FILENO))) {
 		if (!o->quiet)
@@ -732,10 +746,22 @@ display(const struct opts *o, const struct pme_report *rep,
 			    "output are not both a terminal: text instead");
 		type = TYPE_TEXT;
 	}
-	switch (type) {
+	return type;
+}
+
+static int
+display(const struct opts *o, const struct pme_report *rep,
+    const struct tally *t)
+{
+	struct pme_error err;
+	int rows, cols, rc = 0;
+
+	switch (display_type(o)) {
 	case TYPE_TERM:
 		term_size(&rows, &cols);
-		rc = pme_report_term(rep, stdin, stdout, rows, cols, &err);
+		rc = o->vtext != NULL ? pme_text_term(o->vtext, stdin, stdout,
+		    rows, cols, &err) :
+		    pme_report_term(rep, stdin, stdout, rows, cols, &err);
 		break;
 	case TYPE_TEXT:
 		if (o->vtext != NULL) {
@@ -964,6 +990,109 @@ diff_run(const struct opts *o, struct pme_bucketfile *cur,
 	return 0;
 }
 
+/* The Caliper view's text is as wide as the histogram's line-printer
+ * page; on a terminal, as the terminal. */
+#define CALIPER_WIDTH	132
+
+/* The Caliper view's text paged on the terminal. */
+static int
+caliper_page(struct caliper *c, struct pme_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int rows, cols, rc;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		return -1;
+	term_size(&rows, &cols);
+	rc = caliper_write(c, 0, cols, fp, err);
+	if (fclose(fp) == EOF)
+		rc = -1;
+	if (rc == 0)
+		rc = pme_text_term(buf, stdin, stdout, rows, cols, err);
+	free(buf);
+	return rc;
+}
+
+/*
+ * The Caliper view (-V caliper[:LEVEL], caliper.c) in place of the
+ * histogram: its text written to the histogram file (through a
+ * temporary file), and shown as -T says.  No bucket file is written.
+ */
+static int
+caliper_view(struct opts *o)
+{
+	struct pme_bucketfile *bf = NULL;
+	struct caliper_input in;
+	struct pme_error err;
+	struct caliper *c;
+	enum type type = display_type(o);
+	char *tmp = NULL;
+	FILE *fp = NULL;
+	int fd, rc = 1;
+
+	memset(&in, 0, sizeof(in));
+	in.prog = prog;
+	in.level = o->caliper;
+	in.quiet = o->quiet;
+	in.cutoff = o->cutoff > 0 ? o->cutoff : 0;
+	in.bfname = o->bin;
+	in.samples = (const char *const *)o->pms;
+	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
+	/* Clock input's view needs no bucket file. */
+	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
+		return 1;
+	in.bf = bf;
+	if ((c = caliper_new(&in, &err)) == NULL) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		pme_bucketfile_close(bf);
+		return 1;
+	}
+	if (strcmp(o->his, "-") == 0 && type == TYPE_NONE)
+		type = TYPE_TEXT;
+	else if (strcmp(o->his, "-") != 0) {
+		if ((fd = pme_tmp_create(o->his, &tmp, &err)) == -1) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
+		if ((fp = fdopen(fd, "w")) == NULL) {
+			histo_warn(prog, "'%s': %s", o->his, strerror(errno));
+			close(fd);
+			goto done;
+		}
+		if (caliper_write(c, 0, CALIPER_WIDTH, fp, &err) == -1 ||
+		    fclose(fp) == EOF) {
+			fp = NULL;
+			histo_warn(prog, "'%s': write failed", o->his);
+			goto done;
+		}
+		fp = NULL;
+		if (pme_tmp_commit(tmp, o->his, &err) == -1) {
+			tmp = NULL;
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
+		tmp = NULL;
+		if (o->verbose)
+			histo_warn(prog, "wrote '%s' (-V caliper)", o->his);
+	}
+	if (type == TYPE_TERM ? caliper_page(c, &err) == -1 :
+	    type != TYPE_NONE && caliper_write(c, type == TYPE_CSV,
+	    CALIPER_WIDTH, stdout, &err) == -1) {
+		histo_warn(prog, "standard output: write failed");
+		goto done;
+	}
+	rc = 0;
+done:
+	if (fp != NULL)
+		fclose(fp);
+	pme_tmp_abort(tmp);
+	caliper_free(c);
+	pme_bucketfile_close(bf);
+	return rc;
+}
+
 static int
 run(struct opts *o)
 {
@@ -976,6 +1105,10 @@ run(struct opts *o)
 	int rc = 1, quick, failed = 0;
 
 	tally_init(&t, NULL);
+	if (o->caliper != CAL_NONE) {
+		rc = caliper_view(o);
+		goto done;
+	}
 	if (open_bucketfile(o, &bf) == -1)
 		goto done;
 	if (o->mode == MODE_CLOCK) {
@@ -1068,6 +1201,7 @@ main(int argc, char *argv[])
 	pme_prog_writes();
 	memset(&o, 0, sizeof(o));
 	o.cutoff = -1;
+	o.caliper = CAL_NONE;
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		opts_free(&o);
 		return rc < 0 ? 2 : 0;

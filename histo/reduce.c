@@ -563,35 +563,80 @@ on_thread(void *arg, const struct pme_thread *th)
 	return 0;
 }
 
-/* The executable the quick path makes buckets for: the main mapping. */
+/* Whether a run that started at start (CLOCK_REALTIME ns) ran since this
+ * boot, so that /proc/kallsyms has its kernel's addresses. */
+static int
+this_boot(uint64_t start)
+{
+	unsigned long long btime = 0;
+	char line[128];
+	FILE *fp;
+
+	if ((fp = fopen("/proc/stat", "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "btime %llu", &btime) == 1)
+			break;
+	fclose(fp);
+	return btime > 0 && start / 1000000000u >= btime;
+}
+
+/*
+ * The files the quick path makes buckets of: those samples fell in
+ * (quick_scan() reads the sample file once before it is reduced), or,
+ * from standard input, which cannot be read twice, the main mapping.
+ */
 static int
 quick_start(struct run *r)
 {
 	const struct pme_mapping *maps, *m = NULL;
 	size_t n = pme_addrmap_mappings(r->am, &maps), i;
 	struct tally *t = r->t;
+	struct quick_files q;
+	struct pme_quick_image one;
+	const char *base;
 
-	for (i = 0; i < n && m == NULL; i++)
+	memset(&q, 0, sizeof(q));
+	if (strcmp(r->path, "-") != 0) {
+		if (quick_scan(r->path, &q, r->err) == -1) {
+			r->failed = 1;
+			return -1;
+		}
+	}
+	for (i = 0; i < n && m == NULL && q.n == 0; i++)
 		if (maps[i].flags & PME_MAP_MAIN)
 			m = &maps[i];
-	for (i = 0; i < n && m == NULL; i++)
+	for (i = 0; i < n && m == NULL && q.n == 0; i++)
 		if ((maps[i].flags & PME_MAP_EXEC) &&
 		    !(maps[i].flags & PME_MAP_KERNEL) && maps[i].path &&
 		    maps[i].path[0] == '/')
 			m = &maps[i];
-	if (m == NULL) {
+	if (m != NULL) {
+		one.path = m->path;
+		one.buildid = m->buildid;
+		one.idlen = m->buildid_len;
+		one.flags = PME_MODULE_MAIN;
+		q.v = &one;
+		q.n = 1;
+	}
+	if (q.n == 0) {
 		r->failed = 1;
 		return histo_err(r->err, PME_EFORMAT, "'%s': no executable "
 		    "mapping recorded before the first sample: no routines "
 		    "to make buckets of", r->path);
 	}
-	if ((t->quick_path = strdup(m->path)) == NULL)
-		return nomem(r);
-	if ((t->bf = pme_quick_build(m->path, PME_MODULE_MAIN, m->buildid,
-	    m->buildid_len, r->err)) == NULL) {
+	base = strrchr(q.v[0].path, '/');
+	if ((t->quick_path = strdup(q.v[0].path)) == NULL)
 		r->failed = 1;
-		return -1;
-	}
+	else if ((t->bf = pme_quick_build_images(q.v, q.n, base ? base + 1 :
+	    q.v[0].path, r->err)) == NULL ||
+	    (q.nkpcs > 0 && pme_quick_add_kernel(t->bf, q.kpcs, q.nkpcs,
+	    this_boot(q.start) ? "/proc/kallsyms" : NULL, r->err) == -1))
+		r->failed = 1;
+	if (q.v != &one)
+		quick_files_free(&q);
+	if (r->failed)
+		return t->quick_path == NULL ? nomem(r) : -1;
 	return bind_bucketfile(r);
 }
 
@@ -606,9 +651,7 @@ quick_start(struct run *r)
 static inline uint64_t
 intervals(const struct run *r, const struct pme_sample *s)
 {
-	if (r->period == 0 || s->weight <= r->period)
-		return 1;
-	return (s->weight + r->period / 2) / r->period;
+	return histo_intervals(r->period, s);
 }
 
 /* Counts n intervals of mapping resolution res at link-time vaddr. */

@@ -92,6 +92,7 @@ struct pme_symline {
 #define PME_IMAGE_SHARED  0x10	/* ET_DYN shared object */
 #define PME_IMAGE_EXEC	  0x20	/* ET_EXEC */
 #define PME_IMAGE_DWARF5  0x40	/* some CU is DWARF 5 */
+#define PME_IMAGE_DEBUGFILE 0x80 /* read from its separate debug file */
 
 struct pme_image;
 
@@ -101,8 +102,13 @@ struct pme_image;
  * (inlined instances are not routines).  Without DWARF: modules are STT_FILE
  * groups of local functions, plus one module named after the image holding
  * the global functions; routines are STT_FUNC symbols, "f.cold" parts joined
- * to "f".  Stripped (only .dynsym): one module named after the image, its
- * exported functions.  pme_image_note() says what is missing.
+ * to "f".  Stripped (no .symtab), with no debug file (see
+ * pme_image_debugfile()): one module named after the image, holding the
+ * whole section, whose routines are the exported functions of .dynsym and
+ * one routine named "[image]" (the image's last path component in
+ * brackets) that holds the rest of the section (static functions,
+ * unnamed), when there is a rest.  pme_image_note() says what is
+ * missing.
  *
  * The DWARF is read by libdwarf in a child process (fork(2)), which hands
  * its results back through a pipe: a fault of libdwarf's on corrupt DWARF
@@ -127,6 +133,18 @@ unsigned	 pme_image_flags(const struct pme_image *img);
 const char	*pme_image_path(const struct pme_image *img);
 /* GNU build-id note, NULL (and *len 0) when there is none. */
 const uint8_t	*pme_image_buildid(const struct pme_image *img, uint32_t *len);
+/*
+ * The separate debug file the symbols and DWARF were read from, or NULL
+ * when they are the image's own.  An image without DWARF is read from its
+ * debug file when one is found that has DWARF, or a symbol table the image
+ * lacks; it is looked for as gdb looks (lib/debugfile.h): by build-id in
+ * DIR/.build-id/xx/rest.debug, then by .gnu_debuglink beside the image,
+ * in its .debug/ directory and in DIR followed by the image's directory
+ * (the CRC checked), where DIR is each directory of the environment
+ * variable PME_DEBUG_FILE_DIRECTORY (':' between them), by default
+ * /usr/lib/debug.  Owned by img.
+ */
+const char	*pme_image_debugfile(const struct pme_image *img);
 /* A sentence on what is missing ("no DWARF: ..."), or NULL. */
 const char	*pme_image_note(const struct pme_image *img);
 /* The section's own range. */

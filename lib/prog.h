@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pme.h"
+
 /*
  * The seed's dialogue on a terminal.  pme_read_line() reads a line of fp
  * into *buf (grown as getline(3) grows it), without its newline or
@@ -39,5 +41,16 @@ int		 pme_exit_status(int status);
  * inherit the ignored signal.
  */
 void	 pme_prog_writes(void);
+
+/*
+ * A text report laid out already (pmehisto -V caliper) on a terminal:
+ * text, its lines escaped, in pages of rows - 1 terminal rows (a line
+ * wider than cols counts the rows it wraps to), with the commands of
+ * pme_report_term() read from in after each page (S shows the last page;
+ * /text searches the lines).  0, or -1 with err filled (no memory, or
+ * writing out failed).  In render.c, beside the report's pager.
+ */
+int		 pme_text_term(const char *text, FILE *in, FILE *out, int rows,
+		    int cols, struct pme_error *err);
 
 #endif /* PME_PROG_H */

@@ -3,7 +3,9 @@
  * get one, and the bucket file pmebuild -x compiles from its statements,
  * made here without them for pmehisto.
  */
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +103,7 @@ pme_quick_quote(FILE *fp, const char *name)
 	fputc('"', fp);
 }
 
-/* What building needs at hand. */
+/* What building needs at hand; img, keep and lm are the image at hand's. */
 struct quick {
 	struct pme_bucketfile	*bf;
 	const struct pme_image	*img;
@@ -160,16 +162,18 @@ add_routines(struct quick *q, const struct pme_symmod *m, uint32_t mu)
 	return 0;
 }
 
-/* The PROGRAM unit, its ranges its modules', and the modules below it. */
+/*
+ * The PROGRAM unit, its ranges its modules' (none when it spans several
+ * load modules: a unit's ranges are of one, as pmebuild derives them).
+ */
 static int
-add_units(struct quick *q, const char *base)
+add_program(struct quick *q, const char *base, int several)
 {
 	const struct pme_symmod *m;
 	struct pme_unit u;
 	size_t nm = pme_image_modules(q->img, &m), i, n = 0;
-	uint32_t mu;
 
-	for (i = 0; i < nm; i++) {
+	for (i = 0; i < nm && !several; i++) {
 		memcpy(q->scratch + n, m[i].ranges, m[i].nranges *
 		    sizeof(*m[i].ranges));
 		n += m[i].nranges;
@@ -179,8 +183,18 @@ add_units(struct quick *q, const char *base)
 	u.kind = q->kind[0];
 	u.parent = PME_NONE;
 	u.flags = PME_UNIT_DERIVED;
-	if (add_unit(q, &u, q->scratch, n) == PME_NONE)
-		return -1;
+	return add_unit(q, &u, q->scratch, n) == PME_NONE ? -1 : 0;
+}
+
+/* The image's modules below the PROGRAM unit, their routines below them. */
+static int
+add_units(struct quick *q)
+{
+	const struct pme_symmod *m;
+	struct pme_unit u;
+	size_t nm = pme_image_modules(q->img, &m), i;
+	uint32_t mu;
+
 	for (i = 0; i < nm; i++) {
 		if (m[i].nranges == 0)
 			continue;
@@ -195,9 +209,10 @@ add_units(struct quick *q, const char *base)
 	return 0;
 }
 
-/* The group and its buckets, a bucket with each routine unit's ranges. */
+/* The group (made with the first image's units) and its buckets, a
+ * bucket with each routine unit's ranges. */
 static int
-add_group(struct quick *q, const char *base)
+add_group(struct quick *q, const char *base, int first)
 {
 	const struct pme_unit *units;
 	const struct pme_range *r;
@@ -206,6 +221,8 @@ add_group(struct quick *q, const char *base)
 	FILE *t;
 	uint32_t g;
 
+	if (!first)
+		goto buckets;
 	if ((t = open_memstream(&stmt, &len)) == NULL)
 		return pme_setnomem(q->err);
 	fputs("PROGRAM ", t);
@@ -219,6 +236,7 @@ add_group(struct quick *q, const char *base)
 	free(stmt);
 	if (g == PME_NONE)
 		return -1;
+buckets:
 	pme_bucketfile_units(q->bf, &units);
 	pme_bucketfile_ranges(q->bf, &r);
 	for (i = 0; i < q->nbuckets; i++) {
@@ -235,7 +253,8 @@ add_group(struct quick *q, const char *base)
 	return 0;
 }
 
-/* The most ranges a unit has: the program's, all the modules' together. */
+/* The most ranges a unit of img has: the program's, all the modules'
+ * together. */
 static size_t
 most_ranges(const struct pme_image *img)
 {
@@ -252,76 +271,341 @@ most_ranges(const struct pme_image *img)
 	return n > most ? n : most;
 }
 
-/* The bucket file of img, whose load module is real. */
-static struct pme_bucketfile *
-make(struct quick *q, const char *real, const uint8_t *id, uint32_t idlen,
-    uint32_t flags, const char *base)
+/* The kinds, the bucket file's first. */
+static int
+add_kinds(struct quick *q)
 {
 	static const char *const kinds[3] = { "PROGRAM", "MODULE",
 	    "ROUTINE" };
-	const struct pme_symroutine *rt;
-	size_t nk = 0, i;
+	size_t i;
 
-	q->scratch = calloc(most_ranges(q->img), sizeof(*q->scratch));
-	q->buckets = calloc(pme_image_routines(q->img, &rt) + 1,
-	    sizeof(*q->buckets));
-	if (q->scratch == NULL || q->buckets == NULL ||
-	    (q->keep = pme_quick_pick(q->img, &nk)) == NULL) {
-		pme_setnomem(q->err);
-		return NULL;
-	}
-	if (nk == 0) {
-		pme_seterr(q->err, PME_EFORMAT, "'%s': no routines in .text: "
-		    "no buckets to make", pme_image_path(q->img));
-		return NULL;
-	}
 	if ((q->bf = pme_bucketfile_new(q->err)) == NULL)
-		return NULL;
+		return -1;
 	pme_bucketfile_info(q->bf)->options = PME_OPT_QUICK;
 	for (i = 0; i < 3; i++)
 		if ((q->kind[i] = pme_bucketfile_add_kind(q->bf, kinds[i],
 		    q->err)) == PME_NONE)
-			return NULL;
-	if ((q->lm = pme_bucketfile_add_module(q->bf, real, id, idlen, flags,
-	    q->err)) == PME_NONE || add_units(q, base) == -1 ||
-	    add_group(q, base) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * Opens image v, checks it is the file that ran and picks its routines;
+ * 0 when it has none, 1 when it is at hand (q->img, q->keep), -1 with
+ * q->err filled.
+ */
+static int
+open_image(struct quick *q, const struct pme_quick_image *v)
+{
+	const struct pme_symroutine *rt;
+	struct pme_image *img;
+	const uint8_t *id;
+	uint32_t ilen = 0;
+	size_t nk = 0, most;
+
+	if ((img = pme_image_open(v->path, NULL, q->err)) == NULL)
+		return -1;
+	id = pme_image_buildid(img, &ilen);
+	if (v->buildid != NULL && v->idlen > 0 && id != NULL && ilen > 0 &&
+	    (v->idlen != ilen || memcmp(id, v->buildid, ilen) != 0)) {
+		pme_image_close(img);
+		return pme_seterr(q->err, PME_EINVAL, "'%s': not the file "
+		    "that ran: its build-id differs from the one recorded",
+		    v->path);
+	}
+	most = most_ranges(img);
+	free(q->scratch);
+	free(q->buckets);
+	q->scratch = calloc(most, sizeof(*q->scratch));
+	q->buckets = calloc(pme_image_routines(img, &rt) + 1,
+	    sizeof(*q->buckets));
+	q->nbuckets = 0;
+	q->img = img;
+	if (q->scratch == NULL || q->buckets == NULL ||
+	    (q->keep = pme_quick_pick(img, &nk)) == NULL)
+		return pme_setnomem(q->err);
+	return nk > 0;
+}
+
+static void
+close_image(struct quick *q)
+{
+	pme_image_close((struct pme_image *)q->img);
+	free((void *)q->keep);
+	q->img = NULL;
+	q->keep = NULL;
+}
+
+/* Image v's load module, units and buckets; 0 when it has no routine. */
+static int
+add_image(struct quick *q, const struct pme_quick_image *v,
+    const char *program, int first, int several)
+{
+	char real[PATH_MAX];
+	const uint8_t *id;
+	uint32_t ilen = 0;
+	int rc;
+
+	if ((rc = open_image(q, v)) != 1) {
+		close_image(q);
+		return rc;
+	}
+	if (realpath(v->path, real) == NULL)
+		snprintf(real, sizeof(real), "%s", v->path);
+	if ((id = pme_image_buildid(q->img, &ilen)) == NULL) {
+		id = v->buildid;
+		ilen = v->idlen;
+	}
+	rc = 1;
+	if ((q->lm = pme_bucketfile_add_module(q->bf, real, id, ilen,
+	    v->flags, q->err)) == PME_NONE ||
+	    (first && add_program(q, program, several) == -1) ||
+	    add_units(q) == -1 || add_group(q, program, first) == -1)
+		rc = -1;
+	close_image(q);
+	return rc;
+}
+
+struct pme_bucketfile *
+pme_quick_build_images(const struct pme_quick_image *v, size_t n,
+    const char *program, struct pme_error *err)
+{
+	struct quick q;
+	size_t i, made = 0;
+	int rc = 0;
+
+	memset(&q, 0, sizeof(q));
+	q.err = err;
+	if (n == 0 || add_kinds(&q) == -1)
+		rc = n == 0 ? pme_seterr(err, PME_EINVAL, "no image") : -1;
+	for (i = 0; i < n && rc != -1; i++) {
+		if ((rc = add_image(&q, &v[i], program, made == 0,
+		    n > 1)) == -1 && i > 0) {
+			/* Another's file gone or rebuilt: its samples stay
+			 * outside buckets, under its name. */
+			rc = 0;
+			continue;
+		}
+		made += rc == 1;
+	}
+	if (rc != -1 && made == 0)
+		rc = pme_seterr(err, PME_EFORMAT, "'%s': no routines in .text: "
+		    "no buckets to make", v[0].path);
+	free(q.scratch);
+	free(q.buckets);
+	if (rc == -1) {
+		pme_bucketfile_close(q.bf);
 		return NULL;
-	return q->bf;
+	}
+	return q.bf;
 }
 
 struct pme_bucketfile *
 pme_quick_build(const char *path, uint32_t flags, const uint8_t *buildid,
     uint32_t idlen, struct pme_error *err)
 {
-	struct pme_bucketfile *bf;
-	struct pme_image *img;
-	struct quick q;
-	const uint8_t *id;
+	struct pme_quick_image v;
 	const char *base = strrchr(path, '/');
-	uint32_t ilen = 0;
-	char real[PATH_MAX];
 
-	if ((img = pme_image_open(path, NULL, err)) == NULL)
+	v.path = path;
+	v.flags = flags;
+	v.buildid = buildid;
+	v.idlen = idlen;
+	return pme_quick_build_images(&v, 1, base ? base + 1 : path, err);
+}
+
+/* ------------------------------------------------------------ the kernel */
+
+#define KERNEL_START	UINT64_C(0xffff800000000000)
+
+struct ksym {
+	uint64_t	 addr;
+	size_t		 line;		/* in kallsyms: aliases keep its order */
+	char		*name;
+};
+
+static int
+cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr > y->addr ? 1 : -1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+static void
+ksyms_free(struct ksym *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/*
+ * The text symbols of kallsyms in the kernel's half, sorted by address;
+ * NULL (and *n 0) when it cannot be read or hides the addresses (all 0,
+ * kernel.kptr_restrict).
+ */
+static struct ksym *
+ksyms_read(const char *path, size_t *n)
+{
+	struct ksym *v = NULL, *g;
+	size_t cap = 0;
+	char line[512], name[256], type;
+	uint64_t addr;
+	FILE *fp;
+
+	*n = 0;
+	if (path == NULL || (fp = fopen(path, "re")) == NULL)
 		return NULL;
-	if (realpath(path, real) == NULL)
-		snprintf(real, sizeof(real), "%s", path);
-	id = pme_image_buildid(img, &ilen);
-	if (buildid != NULL && idlen > 0 && id != NULL && ilen > 0 &&
-	    (idlen != ilen || memcmp(id, buildid, idlen) != 0)) {
-		pme_image_close(img);
-		pme_seterr(err, PME_EINVAL, "'%s': not the file that ran: "
-		    "its build-id differs from the one recorded", path);
-		return NULL;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type,
+		    name) != 3 || addr < KERNEL_START ||
+		    (type != 'T' && type != 't'))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			if ((g = realloc(v, cap * sizeof(*v))) == NULL)
+				break;
+			v = g;
+		}
+		if ((v[*n].name = strdup(name)) == NULL)
+			break;
+		v[*n].line = *n;
+		v[(*n)++].addr = addr;
 	}
-	memset(&q, 0, sizeof(q));
-	q.img = img;
-	q.err = err;
-	if ((bf = make(&q, real, id ? id : buildid, id ? ilen : idlen, flags,
-	    base ? base + 1 : path)) == NULL)
-		pme_bucketfile_close(q.bf);
-	free(q.scratch);
-	free(q.buckets);
-	free((void *)q.keep);
-	pme_image_close(img);
-	return bf;
+	fclose(fp);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_ksym);
+	return v;
+}
+
+/* A unit of absolute addresses under parent, and its bucket if kind is
+ * the routine kind. */
+static int
+kernel_unit(struct pme_bucketfile *bf, const char *name, uint32_t kind,
+    uint32_t parent, const struct pme_range *r, size_t nr, int bucket,
+    uint32_t *out, struct pme_error *err)
+{
+	struct pme_unit u;
+	uint32_t ui;
+
+	memset(&u, 0, sizeof(u));
+	u.name = name;
+	u.kind = kind;
+	u.parent = parent;
+	u.module = PME_NONE;
+	if ((ui = pme_bucketfile_add_unit(bf, &u, r, nr, err)) == PME_NONE ||
+	    (bucket && pme_bucketfile_add_bucket(bf, ui, r, nr, err) ==
+	    PME_NONE))
+		return -1;
+	if (out != NULL)
+		*out = ui;
+	return 0;
+}
+
+/* The sampled routines' ranges, each once, into r; the rest into rest. */
+static size_t
+kernel_ranges(const struct ksym *k, size_t nk, uint64_t *pcs, size_t n,
+    struct pme_range *r, size_t *owner, struct pme_range *rest,
+    size_t *nrest)
+{
+	size_t i, j, nr = 0, lo, hi;
+	uint64_t at = KERNEL_START;
+
+	qsort(pcs, n, sizeof(*pcs), cmp_u64);
+	*nrest = 0;
+	for (i = 0; i < n; i++) {
+		for (lo = 0, hi = nk; lo < hi;) {
+			j = lo + (hi - lo) / 2;
+			if (k[j].addr <= pcs[i])
+				lo = j + 1;
+			else
+				hi = j;
+		}
+		/* The symbol at or before the pc (of several there, the
+		 * first kallsyms lists), ended by the next one with a
+		 * higher address; none past the last. */
+		if (lo == 0 || lo == nk)
+			continue;
+		hi = lo;
+		for (j = lo - 1; j > 0 && k[j - 1].addr == k[j].addr; j--)
+			continue;
+		if (hi == nk || (nr > 0 && r[nr - 1].start == k[j].addr))
+			continue;
+		r[nr].start = k[j].addr;
+		r[nr].end = k[hi].addr;
+		owner[nr++] = j;
+	}
+	for (i = 0; i <= nr; i++) {
+		uint64_t next = i < nr ? r[i].start : UINT64_MAX;
+
+		if (next > at) {
+			rest[*nrest].start = at;
+			rest[(*nrest)++].end = next;
+		}
+		if (i < nr)
+			at = r[i].end;
+	}
+	return nr;
+}
+
+int
+pme_quick_add_kernel(struct pme_bucketfile *bf, const uint64_t *pcs,
+    size_t n, const char *kallsyms, struct pme_error *err)
+{
+	const char *const *kinds;
+	struct pme_range *r = NULL, *rest = NULL, all;
+	struct ksym *k;
+	size_t nk, nr = 0, nrest = 0, i, *owner = NULL;
+	uint64_t *sorted = NULL;
+	uint32_t mu;
+	int rc = -1;
+
+	if (pme_bucketfile_kinds(bf, &kinds) < 3)
+		return pme_seterr(err, PME_EINVAL, "not a quick path's "
+		    "bucket file");
+	k = ksyms_read(kallsyms, &nk);
+	if ((r = calloc(n + 1, sizeof(*r))) == NULL ||
+	    (rest = calloc(n + 2, sizeof(*rest))) == NULL ||
+	    (owner = calloc(n + 1, sizeof(*owner))) == NULL ||
+	    (sorted = calloc(n + 1, sizeof(*sorted))) == NULL) {
+		pme_setnomem(err);
+		goto out;
+	}
+	if (n > 0)
+		memcpy(sorted, pcs, n * sizeof(*pcs));
+	if (nk > 0)
+		nr = kernel_ranges(k, nk, sorted, n, r, owner, rest, &nrest);
+	all.start = KERNEL_START;
+	all.end = UINT64_MAX;
+	if (kernel_unit(bf, "[kernel]", 1, 0, &all, 1, 0, &mu, err) == -1)
+		goto out;
+	for (i = 0; i < nr; i++)
+		if (kernel_unit(bf, k[owner[i]].name, 2, mu, &r[i], 1, 1,
+		    NULL, err) == -1)
+			goto out;
+	if (nr == 0)
+		rc = kernel_unit(bf, "[kernel]", 2, mu, &all, 1, 1, NULL, err);
+	else
+		rc = nrest == 0 ? 0 : kernel_unit(bf, "[kernel]", 2, mu, rest,
+		    nrest, 1, NULL, err);
+out:
+	ksyms_free(k, nk);
+	free(r);
+	free(rest);
+	free(owner);
+	free(sorted);
+	return rc;
 }

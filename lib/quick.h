@@ -46,4 +46,40 @@ struct pme_bucketfile *pme_quick_build(const char *path, uint32_t flags,
 		    const uint8_t *buildid, uint32_t idlen,
 		    struct pme_error *err);
 
+/* One image of pme_quick_build_images(). */
+struct pme_quick_image {
+	const char	*path;		/* the file to read */
+	const uint8_t	*buildid;	/* the build-id recorded, or NULL */
+	uint32_t	 idlen;
+	uint32_t	 flags;		/* its load module's PME_MODULE_* */
+};
+
+/*
+ * The quick path's bucket file of several images (the main program, its
+ * shared libraries): as pme_quick_build() makes it of v[0] and program,
+ * with a load module per image that has routines, in v's order, and its
+ * MODULE and ROUTINE units; all their buckets in the one group.  When
+ * there are several, the PROGRAM unit has no ranges (a unit's ranges are
+ * of one load module).  An image other than v[0] that cannot be read, or
+ * is not the file that ran, is left out: its samples stay outside
+ * buckets, under its name.  No routine in any image is PME_EFORMAT.
+ */
+struct pme_bucketfile *pme_quick_build_images(const struct pme_quick_image *v,
+		    size_t n, const char *program, struct pme_error *err);
+
+/*
+ * Adds the kernel to bf, a quick path's bucket file (its last group):
+ * under its PROGRAM unit a MODULE unit "[kernel]" of absolute addresses
+ * (no load module: kernel samples are in no mapping) and ROUTINE units
+ * with their buckets: from kallsyms (the path of /proc/kallsyms, or NULL
+ * when it is not this boot's), when it can be read and gives addresses,
+ * the kernel routine that holds each of pcs[0..n) (its end the next
+ * symbol's address), and "[kernel]" for the rest of the kernel's half of
+ * the address space; else "[kernel]" alone over it.  Returns 0, or -1
+ * with err filled.
+ */
+int		 pme_quick_add_kernel(struct pme_bucketfile *bf,
+		    const uint64_t *pcs, size_t n, const char *kallsyms,
+		    struct pme_error *err);
+
 #endif /* PME_QUICK_H */

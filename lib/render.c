@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "pme_render.h"
+#include "prog.h"
 #include "util.h"
 
 #define DEFAULT_TITLE	"Performance Measurement and Evaluation Histogram"
@@ -450,6 +451,8 @@ struct doc {
 	struct pme_vec	 pages;		/* size_t: first line of each page */
 	size_t		 summary;	/* first page of the summary */
 	int		 failed;
+	int		 text;		/* lines of text (pme_text_term()):
+					   searches look in the lines */
 };
 
 struct geom {
@@ -922,6 +925,9 @@ line_has(const struct doc *d, size_t i, const char *text)
 	const struct pme_report_row *w = PME_VEC_AT(&d->rowof,
 	    const struct pme_report_row *, i);
 
+	if (d->text)
+		return text[0] != '\0' && name_has(PME_VEC_AT(&d->lines,
+		    char *, i), text);
 	return text[0] != '\0' && w != NULL && name_has(w->name, text);
 }
 
@@ -1065,21 +1071,15 @@ page_number(const struct doc *d, const char *cmd)
 	return *cmd == '\0' ? n : 0;
 }
 
-int
-pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
-    int cols, struct pme_error *err)
+/* The pages of d on out, the commands read from in; d is freed. */
+static int
+term_show(struct doc *d0, FILE *in, FILE *out, struct pme_error *err)
 {
-	struct pme_page pg;
-	struct doc d;
+	struct doc d = *d0;
 	char cmd[CMD_MAX], last[CMD_MAX] = "";
 	size_t p = 0, n;
 	int show = 1;
 
-	pg.width = cols > 132 ? 132 : cols;
-	pg.lines = rows - 1;
-	pg.formfeed = 0;
-	if (layout(r, &pg, &d, err) == -1)
-		return -1;
 	for (;;) {
 		if (show) {
 			fputs("\033[H\033[2J", out);
@@ -1143,6 +1143,86 @@ pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
 done:
 	doc_free(&d);
 	return write_failed(out, err);
+}
+
+int
+pme_report_term(const struct pme_report *r, FILE *in, FILE *out, int rows,
+    int cols, struct pme_error *err)
+{
+	struct pme_page pg;
+	struct doc d;
+
+	pg.width = cols > 132 ? 132 : cols;
+	pg.lines = rows - 1;
+	pg.formfeed = 0;
+	if (layout(r, &pg, &d, err) == -1)
+		return -1;
+	return term_show(&d, in, out, err);
+}
+
+/*
+ * The lines of text (escaped by the caller) as a doc of pages of rows - 1
+ * terminal rows, a line wider than cols taking the rows it wraps to; the
+ * summary is the last page.
+ */
+static int
+text_layout(const char *text, int rows, int cols, struct doc *d,
+    struct pme_error *err)
+{
+	const char *e;
+	size_t *pg;
+	int used = 0, h;
+	char *line;
+
+	memset(d, 0, sizeof(*d));
+	pme_vec_init(&d->lines, sizeof(char *));
+	pme_vec_init(&d->rowof, sizeof(const struct pme_report_row *));
+	pme_vec_init(&d->pages, sizeof(size_t));
+	d->text = 1;
+	for (; *text != '\0' && !d->failed; text = *e ? e + 1 : e) {
+		e = strchr(text, '\n');
+		if (e == NULL)
+			e = text + strlen(text);
+		if ((line = pme_arena_strndup(&d->arena, text,
+		    (size_t)(e - text))) == NULL) {
+			d->failed = 1;
+			break;
+		}
+		h = cols > 0 && width(line) > cols ? (width(line) + cols - 1) /
+		    cols : 1;
+		if (d->pages.n == 0 || used + h > rows - 1) {
+			if ((pg = pme_vec_push(&d->pages)) == NULL) {
+				d->failed = 1;
+				break;
+			}
+			*pg = d->lines.n;
+			used = 0;
+		}
+		used += h;
+		doc_add(d, "%s", line);
+	}
+	if (!d->failed && d->pages.n == 0 &&
+	    (pg = pme_vec_push(&d->pages)) != NULL) {
+		*pg = 0;
+		doc_add(d, "%s", "");
+	}
+	if (d->failed || d->pages.n == 0) {
+		doc_free(d);
+		return pme_setnomem(err);
+	}
+	d->summary = d->pages.n - 1;
+	return 0;
+}
+
+int
+pme_text_term(const char *text, FILE *in, FILE *out, int rows, int cols,
+    struct pme_error *err)
+{
+	struct doc d;
+
+	if (text_layout(text, rows < 2 ? 2 : rows, cols, &d, err) == -1)
+		return -1;
+	return term_show(&d, in, out, err);
 }
 
 /* ------------------------------------------------------------ PostScript */
@@ -1515,22 +1595,6 @@ pme_report_ps(const struct pme_report *r, FILE *fp, struct pme_error *err)
 
 /* ------------------------------------------------------------------- CSV */
 
-static void
-csv_field(FILE *fp, const char *s)
-{
-	if (strpbrk(s, ",\"\n\r") == NULL) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 /* A differential row: its counts, the difference, the change in percent
  * (empty when there is no baseline count), what it is and the gate's
  * verdict; a total has no bucket index or addresses. */
@@ -1544,11 +1608,11 @@ csv_diff(FILE *fp, const struct vgroup *g, const struct pme_report_row *w,
 	if (!total)
 		fprintf(fp, "%" PRIu32, w->bucket);
 	fputc(',', fp);
-	csv_field(fp, w->name);
+	pme_csv_field(fp, w->name);
 	fputc(',', fp);
-	csv_field(fp, w->kind);
+	pme_csv_field(fp, w->kind);
 	fputc(',', fp);
-	csv_field(fp, g->title);
+	pme_csv_field(fp, g->title);
 	if (total)
 		fputs(",,", fp);
 	else
@@ -1593,7 +1657,7 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 	fputs("bucket,unit,kind,group,start,end,count,percent", fp);
 	if (r->count2 != NULL) {
 		fputc(',', fp);
-		csv_field(fp, r->count2);
+		pme_csv_field(fp, r->count2);
 	}
 	fputc('\n', fp);
 	for (i = 0; i < v.ng; i++)
@@ -1601,11 +1665,11 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 			const struct pme_report_row *w = v.g[i].rows[j];
 
 			fprintf(fp, "%" PRIu32 ",", w->bucket);
-			csv_field(fp, w->name);
+			pme_csv_field(fp, w->name);
 			fputc(',', fp);
-			csv_field(fp, w->kind);
+			pme_csv_field(fp, w->kind);
 			fputc(',', fp);
-			csv_field(fp, v.g[i].title);
+			pme_csv_field(fp, v.g[i].title);
 			fprintf(fp, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64
 			    ",%.4f", w->abs_start, w->abs_last, w->count,
 			    pct(&v, w->count));

@@ -51,6 +51,7 @@
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 
+#include "debugfile.h"
 #include "pme_symbols.h"
 #include "util.h"
 
@@ -89,7 +90,10 @@ struct pme_image {
 	unsigned	 flags;
 	const char	*note;
 	int		 fd;
-	Elf		*elf;
+	Elf		*elf;		/* the image, or its debug file */
+	Elf		*main_elf;	/* the image when elf is its debug */
+	int		 main_fd;	/*   file, else NULL and -1 */
+	char		*debugfile;	/* the debug file's name, or NULL */
 	Dwarf_Debug	 dbg;
 	struct pme_range sec;
 	uint8_t		*buildid;
@@ -836,10 +840,97 @@ sym_module(struct pme_image *img, uint32_t g, const char *name,
 	return 0;
 }
 
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct pme_range *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/*
+ * The routine "[image]" of a stripped image: the code of section-wide
+ * module m in none of its routines, or none when they cover it all.
+ */
+static int
+rest_routine(struct pme_image *img, const struct pme_symmod *m, uint32_t mod)
+{
+	struct pme_symroutine *r, *rt;
+	struct pme_range *v;
+	uint64_t at = img->sec.start;
+	size_t n = 0, i;
+	uint32_t j, k;
+	char *name;
+
+	rt = &PME_VEC_AT(&img->routines, struct pme_symroutine, 0);
+	for (k = m->first_routine; k < img->routines.n; k++)
+		n += rt[k].nranges;
+	if ((v = malloc((n + 1) * sizeof(*v))) == NULL)
+		return nomem(img);
+	for (k = m->first_routine, n = 0; k < img->routines.n; k++)
+		for (j = 0; j < rt[k].nranges; j++)
+			v[n++] = rt[k].ranges[j];
+	qsort(v, n, sizeof(*v), cmp_range);
+	img->scratch.n = 0;
+	for (i = 0; i <= n; i++) {
+		uint64_t next = i < n ? v[i].start : img->sec.end;
+
+		if (next > at && scratch_add(img, at, next) == -1) {
+			free(v);
+			return -1;
+		}
+		if (i < n && v[i].end > at)
+			at = v[i].end;
+	}
+	free(v);
+	if (img->scratch.n == 0)
+		return 0;
+	if ((r = pme_vec_push(&img->routines)) == NULL ||
+	    (name = pme_arena_alloc(&img->arena, strlen(img->base) + 3)) ==
+	    NULL)
+		return nomem(img);
+	sprintf(name, "[%s]", img->base);
+	r->name = name;
+	r->module = mod;
+	if (scratch_take(img, 0, &r->ranges, &r->nranges) == -1)
+		return -1;
+	r->entry = r->ranges[0].start;
+	return 0;
+}
+
+/*
+ * A stripped image (no .symtab): one module named after it that holds the
+ * whole section, with the exported functions of .dynsym as routines, and
+ * one routine named "[image]" for the code in none of them (its static
+ * functions, unnamed), so that all its code has a bucket.
+ */
+static int
+stripped_module(struct pme_image *img, const uint32_t *join,
+    const uint32_t *cold)
+{
+	struct pme_symmod *m;
+	uint32_t i, mod = (uint32_t)img->mods.n;
+
+	if ((m = add_module(img, img->base, NULL)) == NULL)
+		return -1;
+	img->scratch.n = 0;
+	if (scratch_add(img, img->sec.start, img->sec.end) == -1 ||
+	    scratch_take(img, 1, &m->ranges, &m->nranges) == -1)
+		return -1;
+	for (i = 0; i < img->syms.n; i++)
+		if (join[i] == PME_NONE &&
+		    sym_routine(img, i, cold, mod) == -1)
+			return -1;
+	if (rest_routine(img, m, mod) == -1)
+		return -1;
+	return end_module(img);
+}
+
 /*
  * Modules from symbols: each STT_FILE group with functions, then one
  * module named after the image for the global functions, which the symbol
- * table does not tie to a file.  A cold part joins its owner even when
+ * table does not tie to a file; a stripped image's as stripped_module()
+ * says.  A cold part joins its owner even when
  * the owner is global and the part a local of the owner's file group.
  */
 static int
@@ -860,7 +951,8 @@ read_symbol_modules(struct pme_image *img, const struct pme_vec *groups)
 		if (sym_module(img, g, PME_VEC_AT(groups, const char *, g),
 		    join, cold) == -1)
 			goto out;
-	rc = sym_module(img, PME_NONE, img->base, join, cold);
+	rc = img->flags & PME_IMAGE_SYMTAB ? sym_module(img, PME_NONE,
+	    img->base, join, cold) : stripped_module(img, join, cold);
 out:
 	free(join);
 	free(cold);
@@ -1986,6 +2078,12 @@ pme_image_load_lines(struct pme_image *img, uint32_t module,
 
 /* ------------------------------------------------------------ accessors */
 
+const char *
+pme_image_debugfile(const struct pme_image *img)
+{
+	return img->debugfile;
+}
+
 unsigned
 pme_image_flags(const struct pme_image *img)
 {
@@ -2173,6 +2271,113 @@ debug_sects(struct pme_image *img)
 		if (debug_sect(img, scn, &sh, out) == -1)
 			return -1;
 	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ debug file */
+
+/* The file name and CRC-32 that .gnu_debuglink records, or NULL. */
+static const char *
+debuglink(struct pme_image *img, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Ehdr eh;
+	Elf_Data *d;
+	size_t shstrndx, len;
+	const char *s, *p;
+	const uint8_t *c;
+
+	if (gelf_getehdr(img->elf, &eh) == NULL ||
+	    elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    (s = elf_strptr(img->elf, shstrndx, sh.sh_name)) == NULL ||
+		    strcmp(s, ".gnu_debuglink") != 0 ||
+		    (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL)
+			continue;
+		p = d->d_buf;
+		len = strnlen(p, d->d_size);
+		if (len == 0 || ((len + 4) & ~(size_t)3) + 4 > d->d_size)
+			return NULL;
+		c = (const uint8_t *)p + ((len + 4) & ~(size_t)3);
+		*crc = eh.e_ident[EI_DATA] == ELFDATA2MSB ?
+		    (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
+		    (uint32_t)c[2] << 8 | c[3] :
+		    (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 |
+		    (uint32_t)c[1] << 8 | c[0];
+		return p;
+	}
+	return NULL;
+}
+
+/* Back to reading the image itself, the debug file closed. */
+static void
+drop_debugfile(struct pme_image *img, unsigned flags, struct pme_range sec)
+{
+	elf_end(img->elf);
+	close(img->fd);
+	img->elf = img->main_elf;
+	img->fd = img->main_fd;
+	img->main_elf = NULL;
+	img->main_fd = -1;
+	img->flags = flags;
+	img->sec = sec;
+}
+
+/*
+ * An image without DWARF is read from its debug file (debugfile.h) when
+ * that has DWARF, or a symbol table the image lacks: its sections have
+ * the image's addresses (the code's own are SHT_NOBITS there).  The
+ * image's kind and build-id stay the image's.  A debug file that is cut
+ * short or lacks the section is an error naming it.
+ */
+static int
+use_debugfile(struct pme_image *img, const char *section)
+{
+	unsigned flags = img->flags, kind;
+	struct pme_range sec = img->sec;
+	const char *link;
+	char *found, *path;
+	uint32_t crc = 0;
+	int fd, rc;
+
+	link = debuglink(img, &crc);
+	if ((fd = pme_debugfile_open(img->path, img->buildid,
+	    img->buildid_len, link, crc, &found)) == -1)
+		return 0;
+	img->main_elf = img->elf;
+	img->main_fd = img->fd;
+	img->fd = fd;
+	if ((img->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+		img->elf = img->main_elf;
+		img->fd = img->main_fd;
+		img->main_elf = NULL;
+		img->main_fd = -1;
+		close(fd);
+		free(found);
+		return 0;
+	}
+	kind = flags & ~(unsigned)(PME_IMAGE_DWARF | PME_IMAGE_SYMTAB);
+	img->flags = kind;
+	path = img->path;
+	img->path = found;
+	rc = check_size(img) == -1 || find_section(img, section) == -1 ? -1 : 0;
+	img->path = path;
+	if (rc == -1) {
+		drop_debugfile(img, flags, sec);
+		free(found);
+		return -1;
+	}
+	if (!(img->flags & PME_IMAGE_DWARF) && (!(img->flags &
+	    PME_IMAGE_SYMTAB) || (flags & PME_IMAGE_SYMTAB))) {
+		drop_debugfile(img, flags, sec);
+		free(found);
+		return 0;
+	}
+	img->flags |= PME_IMAGE_DEBUGFILE;
+	img->debugfile = found;
 	return 0;
 }
 
@@ -2656,6 +2861,8 @@ read_image(struct pme_image *img, const char *section)
 
 	pme_vec_init(&groups, sizeof(const char *));
 	rc = open_elf(img, section);
+	if (rc == 0 && !(img->flags & PME_IMAGE_DWARF))
+		rc = use_debugfile(img, section);
 	if (rc == 0 && (rc = read_syms(img, SHT_SYMTAB, &groups)) == 0 &&
 	    (rc = read_syms(img, SHT_DYNSYM, &groups)) == 1)
 		img->flags |= PME_IMAGE_DYNSYM;
@@ -2677,12 +2884,13 @@ set_note(struct pme_image *img)
 		    "groups of static functions, global functions are in one "
 		    "module named after the image, there are no lines";
 	else if (img->flags & PME_IMAGE_DYNSYM)
-		img->note = "stripped: only the exported functions of .dynsym "
-		    "are known; static functions, modules and lines are "
-		    "missing";
+		img->note = "stripped: no debug file found: only the exported "
+		    "functions of .dynsym are named, the rest of its code is "
+		    "one routine named after it in brackets; static "
+		    "functions, modules and lines are missing";
 	else
-		img->note = "no symbols and no DWARF: nothing is known of "
-		    "its modules, routines or lines";
+		img->note = "no symbols and no DWARF: its code is one "
+		    "routine named after it in brackets";
 }
 
 struct pme_image *
@@ -2706,6 +2914,7 @@ pme_image_open(const char *path, const char *section, struct pme_error *err)
 	}
 	img->err = err;
 	img->fd = -1;
+	img->main_fd = -1;
 	slash = strrchr(img->path, '/');
 	img->base = slash != NULL && slash[1] != '\0' ? slash + 1 : img->path;
 	pme_intern_init(&img->names, &img->arena);
@@ -2733,6 +2942,11 @@ pme_image_close(struct pme_image *img)
 		elf_end(img->elf);
 	if (img->fd != -1)
 		close(img->fd);
+	if (img->main_elf != NULL)
+		elf_end(img->main_elf);
+	if (img->main_fd != -1)
+		close(img->main_fd);
+	free(img->debugfile);
 	pme_vec_free(&img->mods);
 	pme_vec_free(&img->info);
 	pme_vec_free(&img->routines);

@@ -1014,6 +1014,24 @@ pme_tmp_abort(char *tmp)
 	free(tmp);
 }
 
+/* ------------------------------------------------------------------- CSV */
+
+void
+pme_csv_field(FILE *fp, const char *s)
+{
+	if (strpbrk(s, ",\"\n\r") == NULL) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
 /* --------------------------------------------------------- escaped names */
 
 /*

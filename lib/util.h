@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pme.h"
 
@@ -230,6 +231,10 @@ int	 pme_out_special(const char *path, int *fd, struct pme_error *err);
  */
 size_t	 pme_escape(char *out, size_t outlen, const char *s);
 char	*pme_escape_dup(const char *s);
+
+/* Writes s to fp as a CSV field (RFC 4180): as it is, or in double
+ * quotes, doubled, when it holds a comma, a quote or a line break. */
+void	 pme_csv_field(FILE *fp, const char *s);
 
 /* Sorts r[0..n) and merges overlapping or touching ranges in place;
  * returns how many are left. */

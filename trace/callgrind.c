@@ -136,6 +136,19 @@ tr_find_in_path(const char *name)
 	return found != NULL ? strdup(found) : NULL;
 }
 
+void
+tr_real_command(const char *name, char *out)
+{
+	char *found;
+
+	out[0] = '\0';
+	if ((found = tr_find_in_path(name)) == NULL)
+		return;
+	if (realpath(found, out) == NULL)
+		out[0] = '\0';
+	free(found);
+}
+
 char *
 callgrind_find(void)
 {
@@ -280,7 +293,7 @@ position(const char **sp, const char *end, uint64_t last)
 static void
 set_main(struct cgparse *cp, const char *s, const char *end)
 {
-	char word[PATH_MAX], *found;
+	char word[PATH_MAX];
 	size_t n;
 
 	while (s < end && *s == ' ')
@@ -292,11 +305,7 @@ set_main(struct cgparse *cp, const char *s, const char *end)
 		return;
 	memcpy(word, s, n);
 	word[n] = '\0';
-	if ((found = tr_find_in_path(word)) == NULL)
-		return;
-	if (realpath(found, cp->mainpath) == NULL)
-		cp->mainpath[0] = '\0';
-	free(found);
+	tr_real_command(word, cp->mainpath);
 }
 
 static int
@@ -1059,8 +1068,8 @@ read_outputs(struct tr_tally *t, const struct tr_opts *o,
 
 /* ------------------------------------------------------------ running */
 
-static char *
-make_tmpdir(struct pme_error *err)
+char *
+tr_tmpdir(struct pme_error *err)
 {
 	const char *base = getenv("TMPDIR");
 	char *dir;
@@ -1079,8 +1088,8 @@ make_tmpdir(struct pme_error *err)
 	return dir;
 }
 
-static void
-remove_tmpdir(const char *dir)
+void
+tr_rmdir(const char *dir)
 {
 	struct dirent *de;
 	char path[PATH_MAX];
@@ -1103,13 +1112,8 @@ remove_tmpdir(const char *dir)
 /* The signals pmetrace waits with blocked while valgrind runs. */
 static const int waitsigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGCHLD };
 
-struct sigsave {
-	sigset_t	 set, old;	/* blocked, and the mask before */
-	struct sigaction chld;		/* SIGCHLD's disposition before */
-};
-
-static void
-block_signals(struct sigsave *ss)
+void
+tr_block_signals(struct tr_sigsave *ss)
 {
 	struct sigaction dfl;
 	size_t i;
@@ -1129,8 +1133,8 @@ block_signals(struct sigsave *ss)
  * exited: the terminal's reached the program too and is dropped, one
  * sent to pmetrace takes effect now.
  */
-static void
-restore_signals(struct sigsave *ss)
+void
+tr_restore_signals(struct tr_sigsave *ss)
 {
 	static const struct timespec zero;
 	sigset_t raise_set;
@@ -1148,14 +1152,49 @@ restore_signals(struct sigsave *ss)
 			raise(sig);
 }
 
-static pid_t
-start(const char *vg, const char *dir, const struct tr_opts *o,
-    const struct sigsave *ss, struct pme_error *err)
+pid_t
+tr_spawn(const char *vg, char *const *args, size_t n, const char *engine,
+    const char *vglib, const struct tr_opts *o, const struct tr_sigsave *ss,
+    struct pme_error *err)
 {
-	char *args[VG_MAXARGS], outarg[PATH_MAX + 32], logarg[PATH_MAX + 32];
-	size_t n = 0, argc, i;
+	size_t argc, i;
 	char **argv;
 	pid_t pid;
+
+	for (argc = 0; o->argv[argc] != NULL; argc++)
+		continue;
+	if ((argv = calloc(n + argc + 1, sizeof(*argv))) == NULL) {
+		pme_setnomem(err);
+		return -1;
+	}
+	memcpy(argv, args, n * sizeof(*argv));
+	for (i = 0; i < argc; i++)
+		argv[n + i] = o->argv[i];
+	if ((pid = fork()) == -1) {
+		free(argv);
+		pme_setsys(err, vg, "cannot fork to run");
+		return -1;
+	}
+	if (pid == 0) {
+		sigaction(SIGCHLD, &ss->chld, NULL);
+		sigprocmask(SIG_SETMASK, &ss->old, NULL);
+		setenv("PMETRACE_ENGINE", engine, 1);
+		if (vglib != NULL)
+			setenv("VALGRIND_LIB", vglib, 1);
+		execv(vg, argv);
+		fprintf(stderr, "pmetrace: '%s': %s\n", vg, strerror(errno));
+		_exit(127);
+	}
+	free(argv);
+	return pid;
+}
+
+static pid_t
+start(const char *vg, const char *dir, const struct tr_opts *o,
+    const struct tr_sigsave *ss, struct pme_error *err)
+{
+	char *args[VG_MAXARGS], outarg[PATH_MAX + 32], logarg[PATH_MAX + 32];
+	size_t n = 0;
 
 	snprintf(outarg, sizeof(outarg), "--callgrind-out-file=%s/cg.%%p",
 	    dir);
@@ -1181,30 +1220,7 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
 	args[n++] = outarg;
 	args[n++] = logarg;
 	args[n++] = (char *)"--";
-	for (argc = 0; o->argv[argc] != NULL; argc++)
-		continue;
-	if ((argv = calloc(n + argc + 1, sizeof(*argv))) == NULL) {
-		pme_setnomem(err);
-		return -1;
-	}
-	memcpy(argv, args, n * sizeof(*argv));
-	for (i = 0; i < argc; i++)
-		argv[n + i] = o->argv[i];
-	if ((pid = fork()) == -1) {
-		free(argv);
-		pme_setsys(err, vg, "cannot fork to run");
-		return -1;
-	}
-	if (pid == 0) {
-		sigaction(SIGCHLD, &ss->chld, NULL);
-		sigprocmask(SIG_SETMASK, &ss->old, NULL);
-		setenv("PMETRACE_ENGINE", "callgrind", 1);
-		execv(vg, argv);
-		fprintf(stderr, "pmetrace: '%s': %s\n", vg, strerror(errno));
-		_exit(127);
-	}
-	free(argv);
-	return pid;
+	return tr_spawn(vg, args, n, "callgrind", NULL, o, ss, err);
 }
 
 /*
@@ -1212,8 +1228,8 @@ start(const char *vg, const char *dir, const struct tr_opts *o,
  * on to valgrind, which gives it to the program; one from the terminal
  * (si_code SI_KERNEL) went to the program already.
  */
-static int
-wait_child(pid_t pid, const struct sigsave *ss, int *st)
+int
+tr_wait_child(pid_t pid, const struct tr_sigsave *ss, int *st)
 {
 	siginfo_t si;
 	pid_t r;
@@ -1256,14 +1272,14 @@ static int
 run_valgrind(const char *vg, const struct tr_opts *o, struct cgout *out,
     pid_t *pid, int *status, struct pme_error *err)
 {
-	struct sigsave ss;
+	struct tr_sigsave ss;
 	char *dir;
 	int st, rc = -1;
 
-	block_signals(&ss);
-	if ((dir = make_tmpdir(err)) != NULL &&
+	tr_block_signals(&ss);
+	if ((dir = tr_tmpdir(err)) != NULL &&
 	    (*pid = start(vg, dir, o, &ss, err)) != -1) {
-		if (wait_child(*pid, &ss, &st) == -1)
+		if (tr_wait_child(*pid, &ss, &st) == -1)
 			pme_setsys(err, vg, "cannot wait for");
 		else {
 			*status = pme_exit_status(st);
@@ -1274,9 +1290,9 @@ run_valgrind(const char *vg, const struct tr_opts *o, struct cgout *out,
 		fprintf(stderr, "pmetrace: callgrind output kept in '%s'\n",
 		    dir);
 	else if (dir != NULL)
-		remove_tmpdir(dir);
+		tr_rmdir(dir);
 	free(dir);
-	restore_signals(&ss);
+	tr_restore_signals(&ss);
 	return rc;
 }
 

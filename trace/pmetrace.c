@@ -18,13 +18,13 @@
 
 static const char *prog = "pmetrace";
 
-enum engine { ENG_AUTO, ENG_CALLGRIND, ENG_STEP };
+enum engine { ENG_AUTO, ENG_PMEVG, ENG_CALLGRIND, ENG_STEP };
 
 static void
 usage(FILE *fp)
 {
 	fprintf(fp, "usage: pmetrace [-fPqv] [-b bucketfile] "
-	    "[-e callgrind|step] [-o output] [--]\n"
+	    "[-e engine] [-o output] [--]\n"
 	    "                command [argument ...]\n");
 }
 
@@ -37,8 +37,9 @@ help(void)
 	    "buckets of a\nbucket file (pme(5)).\n\n"
 	    "  -b bucketfile  the empty (or filled) bucket file, default %s\n"
 	    "  -o output      the filled bucket file, default %s\n"
-	    "  -e engine      callgrind (default when valgrind is installed) "
-	    "or step\n"
+	    "  -e engine      pmevg (pme's valgrind tool, the default where it "
+	    "runs),\n"
+	    "                 callgrind (the fallback) or step (no valgrind)\n"
 	    "  -f             count even when the build-ids differ from the "
 	    "bucket file's\n"
 	    "  -P             step engine: do not keep the program on "
@@ -57,9 +58,10 @@ die_nomem(void)
 }
 
 /*
- * The second counts, "calls", are what callgrind finds beside the
- * instructions.  The step engine counts no calls: without ACCUMCOUNTS a
- * file it fills has none, with it the calls of earlier runs are kept.
+ * The second counts, "calls", are what callgrind and pmevg find beside
+ * the instructions.  The step engine counts no calls: without
+ * ACCUMCOUNTS a file it fills has none, with it the calls of earlier
+ * runs are kept.
  */
 static int
 prepare_calls(struct pme_bucketfile *bf, enum engine e, int accum,
@@ -77,17 +79,33 @@ prepare_calls(struct pme_bucketfile *bf, enum engine e, int accum,
 static const char *
 engine_name(enum engine e)
 {
-	return e == ENG_STEP ? "step" : "callgrind";
+	return e == ENG_STEP ? "step" : e == ENG_PMEVG ? "pmevg" : "callgrind";
 }
 
-/* Runs the engine chosen, or the other when it is missing here. */
+/* The engine tried when e is missing here: pmevg, then callgrind, then
+ * step; step's is callgrind. */
+static enum engine
+next_engine(enum engine e)
+{
+	return e == ENG_CALLGRIND ? ENG_STEP : ENG_CALLGRIND;
+}
+
+/*
+ * Runs the engine chosen, or the next when it is missing here.  The
+ * default (ENG_AUTO) is pmevg, whose absence (where its tool was not
+ * built) is not worth a warning.
+ */
 static int
 run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *o,
     enum engine e, int accum, int *status, struct pme_error *err)
 {
-	int rc, tries;
+	unsigned tried = 0;
+	int rc, autopick = e == ENG_AUTO;
 
-	for (tries = 0; tries < 2; tries++) {
+	/* Output PMETRACE_READ names is callgrind's to read. */
+	if (autopick)
+		e = getenv("PMETRACE_READ") != NULL ? ENG_CALLGRIND : ENG_PMEVG;
+	for (;;) {
 		if (prepare_calls(bf, e, accum, err) == -1)
 			return -1;
 		if (o->verbose)
@@ -95,15 +113,20 @@ run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *
 			    engine_name(e));
 		if (e == ENG_STEP)
 			rc = engine_step(t, o, status, err);
+		else if (e == ENG_PMEVG)
+			rc = engine_pmevg(t, o, status, err);
 		else
 			rc = engine_callgrind(t, o, status, err);
 		if (rc != ENGINE_MISSING)
 			return rc;
-		if (!o->quiet)
+		tried |= 1u << e;
+		if (tried & 1u << next_engine(e))
+			break;
+		if (!o->quiet && !(autopick && e == ENG_PMEVG))
 			fprintf(stderr, "%s: %s: using the %s engine\n",
-			    prog, pme_strerror(err), engine_name(e ==
-			    ENG_STEP ? ENG_CALLGRIND : ENG_STEP));
-		e = e == ENG_STEP ? ENG_CALLGRIND : ENG_STEP;
+			    prog, pme_strerror(err),
+			    engine_name(next_engine(e)));
+		e = next_engine(e);
 	}
 	return -1;
 }
@@ -215,13 +238,15 @@ parse(int argc, char **argv, struct cmd *c)
 			c->bname = optarg;
 			break;
 		case 'e':
-			if (strcmp(optarg, "callgrind") == 0)
+			if (strcmp(optarg, "pmevg") == 0)
+				c->e = ENG_PMEVG;
+			else if (strcmp(optarg, "callgrind") == 0)
 				c->e = ENG_CALLGRIND;
 			else if (strcmp(optarg, "step") == 0)
 				c->e = ENG_STEP;
 			else {
 				fprintf(stderr, "%s: '%s': no such engine "
-				    "(callgrind or step)\n", prog, optarg);
+				    "(pmevg, callgrind or step)\n", prog, optarg);
 				usage(stderr);
 				return 2;
 			}
@@ -286,8 +311,6 @@ run(struct cmd *c, const char *in, const char *out)
 		pme_bucketfile_close(bf);
 		return 1;
 	}
-	if (c->e == ENG_AUTO)
-		c->e = ENG_CALLGRIND;
 	rc = run_engine(bf, t, &c->o, c->e, accum, &status, &err);
 	if (rc == 0 && tr_tally_check(t, in, &err) == -1)
 		rc = -1;

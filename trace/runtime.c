@@ -5,9 +5,10 @@
  * libpmetrace(3).
  *
  * Three ways to count, chosen at pme_init():
- *   - under pmetrace's callgrind engine (valgrind, and PMETRACE_ENGINE=
- *     callgrind in the environment), the region is marked for callgrind
- *     with client requests and pmetrace does the tallying;
+ *   - under pmetrace's pmevg or callgrind engine (valgrind, and
+ *     PMETRACE_ENGINE=pmevg or callgrind in the environment), the region
+ *     is marked with callgrind's client requests (pme's valgrind tool
+ *     answers them too) and pmetrace does the tallying;
  *   - under pmetrace's step engine the whole program is being counted:
  *     nothing to do;
  *   - otherwise the calling thread steps itself: the x86-64 trap flag
@@ -466,9 +467,11 @@ pme_init(void)
 		return;
 #if defined(HAVE_CALLGRIND)
 	if (RUNNING_ON_VALGRIND) {
-		if (engine == NULL || strcmp(engine, "callgrind") != 0) {
+		/* pmevg answers callgrind's client requests. */
+		if (engine == NULL || (strcmp(engine, "callgrind") != 0 &&
+		    strcmp(engine, "pmevg") != 0)) {
 			say("%s%s", "under valgrind but not under pmetrace's "
-			    "callgrind engine: nothing measured", "");
+			    "pmevg or callgrind engine: nothing measured", "");
 			return;
 		}
 		CALLGRIND_ZERO_STATS;

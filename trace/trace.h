@@ -6,6 +6,7 @@
 #ifndef TRACE_H
 #define TRACE_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -76,9 +77,44 @@ int		 engine_callgrind(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
 int		 engine_step(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
+int		 engine_pmevg(struct tr_tally *t, const struct tr_opts *o,
+		    int *status, struct pme_error *err);
 /* valgrind's path (the caller frees it), or NULL when not in PATH. */
 char		*callgrind_find(void);
 /* name as execvp(3) would find it (the caller frees it), or NULL. */
 char		*tr_find_in_path(const char *name);
+/* Its real path in out[PATH_MAX], or "" when not found. */
+void		 tr_real_command(const char *name, char *out);
+
+/*
+ * Running valgrind (callgrind.c), for the engines that do.  A temporary
+ * directory for its output (TMPDIR, else /tmp; the caller frees the name)
+ * and its removal with the files in it.
+ */
+char		*tr_tmpdir(struct pme_error *err);
+void		 tr_rmdir(const char *dir);
+
+/* The signals pmetrace waits with blocked while valgrind runs, and what
+ * they were before. */
+struct tr_sigsave {
+	sigset_t	 set, old;	/* blocked, and the mask before */
+	struct sigaction chld;		/* SIGCHLD's disposition before */
+};
+void		 tr_block_signals(struct tr_sigsave *ss);
+/* Back to the signals as they were; one sent to pmetrace while
+ * valgrind ran takes effect now. */
+void		 tr_restore_signals(struct tr_sigsave *ss);
+/*
+ * Starts vg with its arguments args[0..n) (args[0] its name, the last
+ * "--") followed by the command, PMETRACE_ENGINE=engine and, when vglib
+ * is not NULL, VALGRIND_LIB=vglib in its environment: its pid, or -1.
+ */
+pid_t		 tr_spawn(const char *vg, char *const *args, size_t n,
+		    const char *engine, const char *vglib,
+		    const struct tr_opts *o, const struct tr_sigsave *ss,
+		    struct pme_error *err);
+/* Waits for pid, passing on the signals another process sends pmetrace;
+ * -1 when it cannot. */
+int		 tr_wait_child(pid_t pid, const struct tr_sigsave *ss, int *st);
 
 #endif /* TRACE_H */

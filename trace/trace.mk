@@ -6,7 +6,45 @@
 # local.
 
 trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c \
-	trace/callgrind.c trace/step.c
+	trace/callgrind.c trace/pmevg.c trace/step.c
+
+# pme's own valgrind tool (the pmevg engine), built where valgrind's
+# headers and static libraries for tools are (Debian's valgrind package
+# has them).  A tool is a static executable at valgrind's load address,
+# with no C library: it links valgrind's core (libcoregrind, libvex) as
+# valgrind's own tools are linked.  Its folder is VALGRIND_LIB for the
+# run, so it holds a link to the system's preload of valgrind's core.
+VG_INCDIR = /usr/include/valgrind
+VG_LIBDIR = $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/valgrind \
+	/usr/lib64/valgrind /usr/lib/valgrind /usr/local/lib/valgrind))
+VG_PRELOAD = $(firstword $(wildcard \
+	/usr/libexec/valgrind/vgpreload_core-amd64-linux.so \
+	$(VG_LIBDIR)/vgpreload_core-amd64-linux.so))
+PMEVG_LIBDIR = $(libdir)/pme
+trace/pmevg.o: PME_CPPFLAGS += -DPMEVG_LIBDIR='"$(PMEVG_LIBDIR)"'
+ifneq ($(and $(wildcard $(VG_INCDIR)/pub_tool_basics.h),$(VG_PRELOAD),\
+	$(wildcard $(VG_LIBDIR)/libcoregrind-amd64-linux.a)),)
+ifeq ($(shell uname -m),x86_64)
+PMEVG_TOOL = trace/vgtool/pmevg-amd64-linux
+endif
+endif
+# The tool is never sanitized (it has no C library to report with); DWARF
+# 4, which valgrind reads in its own tool too (see TRACE_RT_CFLAGS).
+PMEVG_CFLAGS = -std=gnu99 -O2 -g -gdwarf-4 $(WARN_CFLAGS) -Wno-unused-parameter \
+	$(WERROR) -fno-strict-aliasing -fno-builtin -fno-stack-protector \
+	-fno-pie -fno-pic -I$(VG_INCDIR) -DVGA_amd64=1 -DVGO_linux=1 \
+	-DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1
+
+trace/vgtool/pmevg.o: trace/vgtool/pmevg.c trace/trace.mk
+	$(CC) $(PMEVG_CFLAGS) -c -o $@ $<
+
+trace/vgtool/pmevg-amd64-linux: trace/vgtool/pmevg.o
+	$(CC) -o $@ trace/vgtool/pmevg.o -static -nodefaultlibs -nostartfiles \
+	    -u _start -Wl,--build-id=none -Wl,-Ttext-segment=0x58000000 \
+	    $(VG_LIBDIR)/libcoregrind-amd64-linux.a \
+	    $(VG_LIBDIR)/libvex-amd64-linux.a \
+	    $(VG_LIBDIR)/libgcc-sup-amd64-linux.a -lgcc
+	ln -sf $(VG_PRELOAD) trace/vgtool/vgpreload_core-amd64-linux.so
 
 # The runtime is never sanitized: a sanitizer runtime cannot be loaded
 # into the uninstrumented programs it is linked with or preloaded into.
@@ -47,13 +85,18 @@ trace/$(TRACE_SONAME): trace/libpmetrace.o
 trace/libpmetrace.so: trace/$(TRACE_SONAME)
 	ln -sf $(TRACE_SONAME) $@
 
-EXTRA_ALL += trace/libpmetrace.a trace/libpmetrace.so
+EXTRA_ALL += trace/libpmetrace.a trace/libpmetrace.so $(PMEVG_TOOL)
 EXTRA_INSTALL += install-trace
 EXTRA_UNINSTALL += uninstall-trace
 EXTRA_CLEAN += clean-trace
 
-install-trace: trace/libpmetrace.a trace/libpmetrace.so
+install-trace: trace/libpmetrace.a trace/libpmetrace.so $(PMEVG_TOOL)
 	install -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir)
+	if [ -n "$(PMEVG_TOOL)" ]; then \
+	    install -d $(DESTDIR)$(PMEVG_LIBDIR) && \
+	    install -m 755 $(PMEVG_TOOL) $(DESTDIR)$(PMEVG_LIBDIR)/ && \
+	    ln -sf $(VG_PRELOAD) \
+	    $(DESTDIR)$(PMEVG_LIBDIR)/vgpreload_core-amd64-linux.so; fi
 	install -m 644 trace/libpmetrace.a $(DESTDIR)$(libdir)/
 	install -m 755 trace/$(TRACE_SONAME) $(DESTDIR)$(libdir)/
 	ln -sf $(TRACE_SONAME) $(DESTDIR)$(libdir)/libpmetrace.so
@@ -64,9 +107,13 @@ uninstall-trace:
 	    $(DESTDIR)$(libdir)/$(TRACE_SONAME) \
 	    $(DESTDIR)$(libdir)/libpmetrace.so \
 	    $(DESTDIR)$(includedir)/pmetrace.h
+	rm -f $(DESTDIR)$(PMEVG_LIBDIR)/pmevg-amd64-linux \
+	    $(DESTDIR)$(PMEVG_LIBDIR)/vgpreload_core-amd64-linux.so
 
 clean-trace:
 	rm -f trace/*.rt.o trace/rt_*.o trace/libpmetrace.o trace/*.tmp \
-	    trace/libpmetrace.a trace/libpmetrace.so trace/libpmetrace.so.*
+	    trace/libpmetrace.a trace/libpmetrace.so trace/libpmetrace.so.* \
+	    trace/vgtool/pmevg.o trace/vgtool/pmevg-amd64-linux \
+	    trace/vgtool/vgpreload_core-amd64-linux.so
 
 .PHONY: install-trace uninstall-trace clean-trace

@@ -10,15 +10,25 @@
 # native run:
 #
 #   native     ./prog loop LOOPS
+#   none       valgrind --tool=none: valgrind's own cost, no tool
 #   callgrind  bare callgrind (valgrind --tool=callgrind, its defaults)
 #   pmetrace   pmetrace's callgrind engine: the same run with one cost
 #              line per instruction, the output read and tallied; its
 #              ratio to bare callgrind should stay within 1.15
+#   pmevg      pmetrace's pmevg engine (pme's own valgrind tool, where it
+#              is built): its ratios to native (target 20 or less), to
+#              bare callgrind (target 0.33 or less) and to --tool=none
+#              (within 1.5)
 #   step       pmetrace's step engine on "prog loop LOOPS/1000" (it is
 #              some ten thousand times slower): instructions per second
 #              (target: 80,000 or more)
 #   runtime    libpmetrace stepping its own region (rt LOOPS/1000):
 #              instructions per second
+#
+# The same rows (but step and runtime) follow for a large real program,
+# SQLite (tests/fixtures/trace/sqlwork.c with the amalgamation from the
+# npm package better-sqlite3, built -O2; SQLROWS rows, default 20000,
+# some 230 million instructions), when npm can fetch it.
 #
 # Run from the top directory (or set PME_TOP) after make.
 
@@ -34,6 +44,8 @@ small=$((loops / 1000 > 0 ? loops / 1000 : 1))
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmetbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fx=$top/tests/fixtures/trace
+. "$top/tests/bench/lib.sh"
+. "$top/tests/sh/lib/sqlite.sh"
 
 for tool in gcc valgrind; do
 	command -v $tool >/dev/null || { echo "skipped: no $tool"; exit 77; }
@@ -48,34 +60,25 @@ gcc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts "$fx/pmecounts.c" \
 "$top/build/pmebuild" -q -x ./prog -l ./libtr.so -o prog.pme
 "$top/build/pmebuild" -q -x ./rt -o rtin.PME
 
-# best CMD...: the best wall time of RUNS runs, in milliseconds.
-best() {
-	local i t0 t1 ms b=
-	for ((i = 0; i < runs; i++)); do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1 || true
-		t1=$(date +%s%N)
-		ms=$(((t1 - t0) / 1000000))
-		if [ -z "$b" ] || [ "$ms" -lt "$b" ]; then b=$ms; fi
-	done
-	echo "${b:-0}"
-}
-
 total() {	# FILE: the instructions a filled bucket file counted
 	./pmecounts "$1" | awk '$1 == "info" { print $7 }'
 }
 
-native=$(best ./prog loop "$loops")
-bare=$(best valgrind --tool=callgrind --callgrind-out-file=bare.out \
+native=$(best_ms ./prog loop "$loops")
+none=$(best_ms valgrind --tool=none ./prog loop "$loops")
+bare=$(best_ms valgrind --tool=callgrind --callgrind-out-file=bare.out \
     ./prog loop "$loops")
-ours=$(best "$top/trace/pmetrace" -e callgrind -b prog.pme -o cg.pme -- \
+ours=$(best_ms "$top/trace/pmetrace" -e callgrind -b prog.pme -o cg.pme -- \
     ./prog loop "$loops")
-step=$(best "$top/trace/pmetrace" -e step -b prog.pme -o st.pme -- \
+step=$(best_ms "$top/trace/pmetrace" -e step -b prog.pme -o st.pme -- \
     ./prog loop "$small")
 steps=$(total st.pme)
-rtms=$(best ./rt "$small")
+rtms=$(best_ms ./rt "$small")
 rtsteps=$(total rtout.PME)
-[ "$native" -gt 0 ] || native=1
+pmevg=
+[ -x "$top/trace/vgtool/pmevg-amd64-linux" ] &&
+    pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b prog.pme -o pv.pme -- \
+    ./prog loop "$loops")
 
 ratio() {	# A B: A / B to two places
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
@@ -84,13 +87,51 @@ persec() {	# N MS
 	awk -v n="$1" -v ms="$2" 'BEGIN { printf "%.0f", (ms > 0 ? n * 1000 / ms : 0) }'
 }
 
+row() {	# NAME MS SLOWDOWN NOTE
+	printf '%-10s %10s %10s  %s\n' "$@"
+}
+
+# valgrind_rows NATIVE NONE BARE OURS PMEVG: the rows of valgrind's runs.
+valgrind_rows() {
+	row none "$2" "$(ratio "$2" "$1")" "valgrind --tool=none"
+	row callgrind "$3" "$(ratio "$3" "$1")" "bare callgrind"
+	row pmetrace "$4" "$(ratio "$4" "$1")" \
+	    "$(ratio "$4" "$3") x bare callgrind (target <= 1.15)"
+	if [ -n "$5" ]; then
+		row pmevg "$5" "$(ratio "$5" "$1")" "$(ratio "$5" "$3") x bare \
+callgrind (<= 0.33), $(ratio "$5" "$2") x none (<= 1.5)"
+	else
+		row pmevg - - "not built here"
+	fi
+}
+
 printf '%-10s %10s %10s  %s\n' run ms slowdown note
-printf '%-10s %10d %10s  %s\n' native "$native" 1.00 "prog loop $loops"
-printf '%-10s %10d %10s  %s\n' callgrind "$bare" "$(ratio "$bare" "$native")" \
-    "bare callgrind"
-printf '%-10s %10d %10s  %s\n' pmetrace "$ours" "$(ratio "$ours" "$native")" \
-    "$(ratio "$ours" "$bare") x bare callgrind (target <= 1.15)"
-printf '%-10s %10d %10s  %s\n' step "$step" - \
+row native "$native" 1.00 "prog loop $loops"
+valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg"
+row step "$step" - \
     "$steps instructions, $(persec "$steps" "$step")/s (target >= 80000)"
-printf '%-10s %10d %10s  %s\n' runtime "$rtms" - \
+row runtime "$rtms" - \
     "$rtsteps instructions, $(persec "$rtsteps" "$rtms")/s (in-process)"
+
+# A large real program: SQLite.
+rows=${SQLROWS:-20000}
+echo
+if ! why=$(fetch_sqlite "$work"); then
+	echo "sqlite: skipped: $why"
+	exit 0
+fi
+gcc -O2 -g -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -I. \
+    -o sqlwork "$fx/sqlwork.c" sqlite3.c -lm
+"$top/build/pmebuild" -q -x ./sqlwork -o sql.pme
+native=$(best_ms ./sqlwork "$rows")
+none=$(best_ms valgrind --tool=none ./sqlwork "$rows")
+bare=$(best_ms valgrind --tool=callgrind --callgrind-out-file=bare.out \
+    ./sqlwork "$rows")
+ours=$(best_ms "$top/trace/pmetrace" -e callgrind -b sql.pme -o cg.pme -- \
+    ./sqlwork "$rows")
+pmevg=
+[ -x "$top/trace/vgtool/pmevg-amd64-linux" ] &&
+    pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b sql.pme -o pv.pme -- \
+    ./sqlwork "$rows")
+row native "$native" 1.00 "sqlwork $rows: $(total cg.pme) instructions"
+valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg"

@@ -200,7 +200,9 @@ if gcc -g -O2 -shared -fPIC -o "$lib" "$top/tests/fixtures/shlib/lib.c" &&
 	then
 		nm -D --defined-only "$tmp/libstripped.so" |
 		    awk '$2 ~ /^[TW]$/ { print $3 }' | sort >"$tmp/s.peer"
-		pme_routines "$tmp/s.pme" | cut -d' ' -f1 | sort >"$tmp/s.got"
+		# The rest of .text is one routine apart (symbols_debugfile).
+		pme_routines "$tmp/s.pme" | cut -d' ' -f1 |
+		    grep -vx '\[libstripped.so\]' | sort >"$tmp/s.got"
 		compare "stripped library routines" "$tmp/s.peer" "$tmp/s.got"
 		grep -q "warning: .*static functions, modules and lines" \
 		    "$tmp/err" || fail "stripped: no warning: $(cat "$tmp/err")"

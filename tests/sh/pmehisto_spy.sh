@@ -69,8 +69,8 @@ refuse() {	# STATUS MESSAGE-REGEX ARGS...
 }
 refuse 2 "trace input" -t -V spy -b out.PME -o t.HIS
 refuse 2 "a text report" -V callgraph -T csv -b in.PME -o t.HIS calls.PMS
-refuse 2 "is not histogram, spy" -V nosuch -b in.PME calls.PMS
-refuse 2 "is not histogram, spy" -V callers -b in.PME calls.PMS
+refuse 2 "is not a view: histogram" -V nosuch -b in.PME calls.PMS
+refuse 2 "is not a view: histogram" -V callers -b in.PME calls.PMS
 refuse 1 "no routine of that name" -V callers:nosuch -b in.PME -B o.PME \
     -o t.HIS calls.PMS
 grep -v 'frames=' "$dir/calls.smp" | sed 's/flags=callchain //' |

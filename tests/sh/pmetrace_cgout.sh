@@ -42,8 +42,8 @@ error() {
 
 # A full disk: valgrind's writes beyond 100 KiB fail (EFBIG).
 mkdir t
-(trap '' XFSZ; ulimit -f 100; TMPDIR=$tmp/t $pmetrace -b prog.pme \
-    -o out.pme -- ./prog calls 7 >/dev/null 2>err)
+(trap '' XFSZ; ulimit -f 100; TMPDIR=$tmp/t $pmetrace -e callgrind \
+    -b prog.pme -o out.pme -- ./prog calls 7 >/dev/null 2>err)
 got=$?
 expect "file size limit" 1
 grep -Eq "^pmetrace: '$tmp/t/pmetrace\.[A-Za-z0-9]+/cg\.[0-9]+': offset 0x19000: cut short: the file ends (inside a line|before its totals line) \(valgrind exit status 0\)$" err ||
@@ -53,8 +53,8 @@ grep -Eq "^pmetrace: '$tmp/t/pmetrace\.[A-Za-z0-9]+/cg\.[0-9]+': offset 0x19000:
 
 # A real output, kept, and read back as it is.
 mkdir keep
-TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -q -b prog.pme -o kept.pme -- \
-    ./prog calls 7 >/dev/null 2>err
+TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -q -e callgrind -b prog.pme \
+    -o kept.pme -- ./prog calls 7 >/dev/null 2>err
 got=$?
 expect "kept" 0
 kept=$(echo keep/pmetrace.*)
@@ -165,7 +165,7 @@ pmetrace: callgrind wrote no counts: every process ended before writing them"
 # A process killed by SIGKILL from outside (a shell's busy loop, once it
 # runs): its last counts are lost, and said so; prog's are kept.
 mkdir -p t
-TMPDIR=$tmp/t $pmetrace -b prog.pme -o out.pme -- sh -c 'sh -c "touch ready;
+TMPDIR=$tmp/t $pmetrace -e callgrind -b prog.pme -o out.pme -- sh -c 'sh -c "touch ready;
     while :; do :; done" & while [ ! -e ready ]; do sleep 0.1; done;
     ./prog loop 1; kill -9 $!; wait $!; exit 0' >/dev/null 2>err
 got=$?

@@ -29,7 +29,7 @@ $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme ||
 
 # Usage.
 expect "--help" 0 $pmetrace --help
-grep -q '^usage: pmetrace \[-fPqv\] \[-b bucketfile\] \[-e callgrind|step\] \[-o output\] \[--\]$' \
+grep -q '^usage: pmetrace \[-fPqv\] \[-b bucketfile\] \[-e engine\] \[-o output\] \[--\]$' \
     "$tmp/out" || fail "--help: no usage line"
 expect "--version" 0 $pmetrace --version
 grep -q '^pmetrace (pme) [0-9]' "$tmp/out" || fail "--version"
@@ -110,7 +110,12 @@ if command -v valgrind >/dev/null; then
 	    fail "ACCUMCOUNTS: leaf not 8 + 12 in 2 + 3 calls"
 	grep -q ' runs 2 ' <(./pmecounts acc.pme) || fail "ACCUMCOUNTS: runs"
 	expect "-v" 0 $pmetrace -v -b prog.pme -o v.pme -- ./prog exit 0
-	grep_err "-v" "^pmetrace: engine callgrind$"
+	# The default engine: pme's valgrind tool where it was built.
+	if [ -x "$top/trace/vgtool/pmevg-amd64-linux" ]; then
+		grep_err "-v" "^pmetrace: engine pmevg$"
+	else
+		grep_err "-v" "^pmetrace: engine callgrind$"
+	fi
 	grep_err "-v" "^pmetrace: wrote 'v.pme': [0-9]* instructions"
 fi
 

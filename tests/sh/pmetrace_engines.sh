@@ -1,10 +1,11 @@
 #!/bin/bash
 #
-# pmetrace_engines.sh - pmetrace's two engines on the fixture program
+# pmetrace_engines.sh - pmetrace's engines on the fixture program
 # (tests/fixtures/trace): they agree exactly, routine by routine, on the
 # program's own routines and its shared library's, for a PIE and a
 # non-PIE build, one thread or three, fork, exec, a signal handler, a
-# crash and a kill; SIGTERM sent to pmetrace ends the program, whose
+# crash and a kill (pmevg, where built, and callgrind in calls too;
+# pmevg and step in a crash); SIGTERM sent to pmetrace ends the program, whose
 # counts are written; the hand-written loop gives its known count; the
 # callgrind engine's counts equal callgrind_annotate's per-function Ir
 # and its calls equal callgrind_annotate's call counts on the same run.
@@ -48,16 +49,23 @@ run() {
 	    fail "$e $*: exit status $got, not $want: $(head -c 300 run.err)"
 }
 
-# both PROG PME WANT-STATUS ARGS...: both engines, counts compared.
+# both PROG PME WANT-STATUS ARGS...: the engines, counts compared:
+# instructions of all three, and calls of pmevg and callgrind.
 both() {
 	local prog=$1 pme=$2 want=$3
 	shift 3
 	run callgrind "$pme" cg.pme "$want" "./$prog" "$@"
 	run step "$pme" st.pme "$want" "./$prog" "$@"
-	counts cg.pme | cut -d' ' -f1,2 >cg.txt
+	counts cg.pme >cgcalls.txt
+	cut -d' ' -f1,2 cgcalls.txt >cg.txt
 	counts st.pme | cut -d' ' -f1,2 >st.txt
 	diff -u cg.txt st.txt >diff.txt ||
 	    fail "$prog $*: the engines differ: $(cat diff.txt)"
+	have_pmevg || return
+	run pmevg "$pme" pv.pme "$want" "./$prog" "$@"
+	counts pv.pme >pvcalls.txt
+	diff -u cgcalls.txt pvcalls.txt >diff.txt ||
+	    fail "$prog $*: pmevg differs from callgrind: $(cat diff.txt)"
 }
 
 # kloop_is FILE N: kloop counted N calls' worth.
@@ -85,7 +93,7 @@ both prog prog.pme 0 signal 2
 both prog prog.pme 143 kill 2
 
 # SIGTERM sent to pmetrace: the program ends of it, its counts written.
-for e in callgrind step; do
+for e in $(engines); do
 	signal_run TERM $pmetrace -e $e -b prog.pme -o $e.pme -- ./prog sleep 2
 	[ "$got" = 143 ] ||
 	    fail "$e: SIGTERM: exit status $got, not 143: $(cat err)"
@@ -98,10 +106,19 @@ run callgrind prog.pme cg.pme 139 ./prog crash 2
 run step prog.pme st.pme 139 ./prog crash 2
 kloop_is cg.pme 2 "crash callgrind"
 kloop_is st.pme 2 "crash step"
+# pmevg charges the block that faulted up to the faulting instruction, as
+# stepping does.
+if have_pmevg; then
+	run pmevg prog.pme pv.pme 139 ./prog crash 2
+	counts st.pme | cut -d' ' -f1,2 >st.txt
+	counts pv.pme | cut -d' ' -f1,2 >pv.txt
+	diff -u st.txt pv.txt >diff.txt ||
+	    fail "crash: pmevg differs from step: $(cat diff.txt)"
+fi
 
 # callgrind_annotate on the same run: Ir per function, calls per callee.
 rm -rf keep && mkdir keep
-TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -b prog.pme -o cg.pme -- \
+TMPDIR=$tmp/keep PMETRACE_KEEP=1 $pmetrace -e callgrind -b prog.pme -o cg.pme -- \
     ./prog calls 7 >/dev/null 2>run.err || fail "kept run: $(cat run.err)"
 cgout=$(ls keep/pmetrace.*/cg.* 2>/dev/null | head -n 1)
 if [ -z "$cgout" ]; then

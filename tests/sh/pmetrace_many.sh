@@ -61,7 +61,9 @@ run() {
 	clean "$what"
 }
 
-run "normal" 0 -b m.pme -o cg.pme -- ./main
+run "normal" 0 -b m.pme -o df.pme -- ./main
+works "default engine" df.pme
+run "callgrind" 0 -e callgrind -b m.pme -o cg.pme -- ./main
 works "callgrind" cg.pme
 if [ "$(uname -m)" = x86_64 ]; then
 	run "step" 0 -e step -b m.pme -o st.pme -- ./main

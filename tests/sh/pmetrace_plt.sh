@@ -84,7 +84,13 @@ variant() {
 	    fail "$v: callgrind: $(cat $v.err)"
 	$pmetrace -q -e step -b $v.pme -o $v.st.pme -- ./$v $N \
 	    >/dev/null 2>>$v.err || fail "$v: step: $(cat $v.err)"
-	for e in cg st; do
+	if have_pmevg; then
+		$pmetrace -q -e pmevg -b $v.pme -o $v.pv.pme -- ./$v $N \
+		    >/dev/null 2>>$v.err || fail "$v: pmevg: $(cat $v.err)"
+	else
+		cp $v.st.pme $v.pv.pme
+	fi
+	for e in cg st pv; do
 		# The loader and the C library do other work under
 		# valgrind (pmetrace(1)): only this program's modules.
 		./pmecounts $v.$e.pme | awk -v t="$tmp/" '
@@ -95,6 +101,8 @@ variant() {
 	done
 	diff -u $v.cg.txt $v.st.txt >diff.txt ||
 	    fail "$v: the engines differ: $(cat diff.txt)"
+	diff -u $v.cg.txt $v.pv.txt >diff.txt ||
+	    fail "$v: pmevg differs from callgrind: $(cat diff.txt)"
 	grep -qx 'unmapped 0' $v.cg.txt || fail "$v: unmapped: $(cat $v.cg.txt)"
 	awk -v n=$N '$1 ~ /^\.plt/ { s += $2 } END { exit !(s >= n) }' \
 	    $v.cg.txt || fail "$v: fewer than $N in the PLT: $(cat $v.cg.txt)"

@@ -42,7 +42,7 @@ stos_addr32 10
 stos_large 20005
 EOF
 
-for e in callgrind step; do
+for e in $(engines); do
 	$pmetrace -q -e $e -b rep.pme -o $e.pme -- ./rep signal >$e.err 2>&1 ||
 	    fail "$e: exit status $?: $(head -c 300 $e.err)"
 	./pmecounts $e.pme | awk '$1 == "bucket" && $2 != "main" &&

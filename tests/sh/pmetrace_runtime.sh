@@ -67,7 +67,7 @@ if command -v valgrind >/dev/null; then
 	./pmecounts rtc.PME | grep -q '^bucket kloop 906 3$' ||
 	    fail "pmetrace callgrind: kloop not 3 calls"
 	valgrind -q --tool=none ./rt 1 >out 2>err
-	grep -q "^libpmetrace: under valgrind but not under pmetrace's callgrind engine: nothing measured$" err ||
+	grep -q "^libpmetrace: under valgrind but not under pmetrace's pmevg or callgrind engine: nothing measured$" err ||
 	    fail "valgrind --tool=none: $(cat err)"
 fi
 $pmetrace -e step -b rtin.PME -o rts.PME -- ./rt 1 >out 2>err ||

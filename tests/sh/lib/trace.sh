@@ -6,6 +6,9 @@
 #	need_valgrind		skips the test (77) without valgrind
 #	need_step		skips it off x86-64 (the step engine)
 #	need_no_pme_valgrind WHY	skips it under PME_VALGRIND
+#	have_pmevg		whether pme's valgrind tool is built
+#	engines			the engines that run here: pmevg (where it
+#				is built), callgrind, step (x86-64)
 #	build_pmecounts		builds ./pmecounts (fixtures/trace/pmecounts.c)
 #	eventually SECONDS COMMAND...	whether COMMAND succeeds within SECONDS
 #				(valgrind starts slowly on a busy machine)
@@ -34,6 +37,16 @@ need_no_pme_valgrind() {
 	[ -z "${PME_VALGRIND:-}" ] && return
 	echo "$1: not under PME_VALGRIND"
 	exit 77
+}
+
+have_pmevg() {
+	[ -x "$top/trace/vgtool/pmevg-amd64-linux" ]
+}
+
+engines() {
+	have_pmevg && echo pmevg
+	echo callgrind
+	[ "$(uname -m)" = x86_64 ] && echo step
 }
 
 build_pmecounts() {

@@ -1,0 +1,73 @@
+#!/bin/bash
+#
+# quick_kernel.sh - pmehisto's quick path (-x) gives the kernel's samples
+# rows: the kernel routine of each, from /proc/kallsyms when it can be
+# read with addresses and the run started since this boot, and
+# "[kernel]" for the rest of the kernel's half of the address space; a
+# run from before this boot (its kallsyms addresses unknown) gets the one
+# row "[kernel]".  Sample files made with the sample writer: a sample in
+# Debian's true (its routine "[true]"), three kernel samples inside a
+# routine kallsyms lists (its address + 1) and one at the top of the
+# address space (no routine after it: "[kernel]").  Where kallsyms hides
+# addresses (kernel.kptr_restrict), only the "[kernel]" rows are checked.
+# Before, kernel samples were outside buckets in the summary alone.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+need "$tsample" "$pmehisto"
+[ -x /usr/bin/true ] || skip "no /usr/bin/true"
+cd "$tmp" || exit 1
+
+# A kernel text symbol with a text symbol at a higher address after it.
+sym= addr=
+if [ -r /proc/kallsyms ]; then
+	read -r addr sym < <(awk '($2 == "T" || $2 == "t") && $1 !~ /^0+$/ &&
+	    $3 ~ /^[a-z_]+$/ && !seen[$1]++ { a[n] = $1; s[n++] = $3 }
+	    END { if (n > 100) print a[50], s[50] }' /proc/kallsyms |
+	    sort -u | head -1)
+fi
+
+# write START FILE: the sample file of a run that started at START ns.
+write() {
+	{
+		echo "header method=test event=cpu-clock period=1000000 pid=8 start=$1 argv=true"
+		echo "map pid=8 start=0x555555554000 end=0x555555560000 offset=0 vaddr=0 path=/usr/bin/true flags=exec,main"
+		echo "sample pid=8 pc=0x555555556400 count=2"
+		[ -n "$addr" ] &&
+		    printf 'sample pid=8 pc=0x%x flags=kernel count=3\n' \
+		    $((0x$addr + 1))
+		echo "sample pid=8 pc=0xfffffffffffffff0 flags=kernel count=1"
+		echo close
+	} | "$tsample" write "$2" || fail "cannot write $2"
+}
+
+now=$(($(date +%s) * 1000000000))
+write "$now" now.pms
+write 1000000000 old.pms
+
+# rows FILE: "name count" of pmehisto -x -T csv.
+rows() {
+	"$pmehisto" -q -x -T csv -C 0 -o /dev/null -B "$1.pme" "$1" \
+	    2>"$1.err" | awk -F, 'NR > 1 && $(NF - 1) > 0 { print $2, $(NF - 1) }' |
+	    sort
+}
+
+rows old.pms >old.rows
+if [ -n "$addr" ]; then
+	printf '%s\n' "[kernel] 4" "[true] 2" >want
+else
+	printf '%s\n' "[kernel] 1" "[true] 2" >want
+fi
+diff -u want old.rows || fail "before this boot: not one row [kernel]: $(cat old.pms.err)"
+
+rows now.pms >now.rows
+if [ -n "$addr" ]; then
+	printf '%s\n' "$sym 3" "[kernel] 1" "[true] 2" | sort >want
+else
+	echo "/proc/kallsyms hides the kernel's addresses: [kernel] only"
+fi
+diff -u want now.rows || fail "this boot: not $sym and [kernel]: $(cat now.pms.err)"
+
+finish
