@@ -15,7 +15,7 @@
 # 4. check only, when CI=true or PME_SANITIZE=1 (and PME_SANITIZE is not 0):
 #    builds and checks a copy of the tree again, configured with
 #    --enable-sanitize-address --enable-sanitize-undefined; then the
-#    command-line tests (unit, golden, and the shell tests that use
+#    command-line tests (golden, and the shell tests that use
 #    PME_VALGRIND) under valgrind memcheck; then the fuzz targets (make
 #    fuzz, PME_FUZZ_SECONDS each, default 60); and ends with one
 #    "N passed, N failed" line totalling the four.
@@ -180,13 +180,13 @@ fi
 second_status=$status second_summary=$summary
 
 # The command-line tests once more under valgrind memcheck (errors and
-# definite leaks fail them): the unit and golden tests, and the shell
-# tests that run pme's programs through $PME_VALGRIND.  In the same copy,
+# definite leaks fail them): the golden tests, and the shell tests that
+# run pme's programs through $PME_VALGRIND (the unit tests had ASan).  In the same copy,
 # configured again with --enable-valgrind.
 echo
 echo "$prog: the command-line tests under valgrind memcheck, in $copy"
 status=
-vgtests=(unit/ golden/)
+vgtests=(golden/)
 for t in tests/sh/*.sh; do
 	grep -q 'PME_VALGRIND' "$t" && vgtests+=("sh/$(basename "$t" .sh)")
 done
