@@ -39,6 +39,8 @@ struct pmd_unit {
 	uint32_t	 module;	/* load module index or PME_NONE */
 	uint32_t	 flags;		/* PME_UNIT_* */
 	uint32_t	 line;		/* line units: source line */
+	int		 ownfile;	/* line units: of the module's own
+					   source file (named "34" too) */
 	const char	**aliases;	/* routine units: other names of its
 					   code (pme_symbols.h), interned */
 	uint32_t	 naliases;
@@ -107,8 +109,6 @@ struct pmd {
 	size_t		 nhashed;	/* units in the hash */
 
 	struct pme_vec	 modules;	/* struct pmd_module */
-	const char	**linenames;	/* interned "1", "2", ... by number */
-	uint32_t	 nlinenames;
 
 	struct pme_vec	 groups;	/* struct pmd_group */
 	struct pme_vec	 buckets;	/* struct pmd_bucket */

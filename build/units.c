@@ -544,50 +544,215 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	return 0;
 }
 
-/* One line-table range, on its way to becoming part of a line unit. */
-struct lrow {
-	uint32_t	 parent;	/* routine or module unit */
-	uint32_t	 other;		/* 0: the CU's own file, 1: another */
-	const char	*file;
-	uint32_t	 line;
-	uint64_t	 start, end;
+/*
+ * A source file of a module's lines: its rank in unit order (the CU's
+ * own file first, then the others by name) and the name its line units
+ * carry, the base name unless another file of the module has the same.
+ */
+struct lfile {
+	const char	*file;		/* the image's, interned there */
+	const char	*shown;		/* base name, or file when ambiguous */
+	uint32_t	 rank;
+	int		 own;		/* the CU's own file */
 };
 
-static int
-cmp_lrow(const void *a, const void *b)
-{
-	const struct lrow *x = a, *y = b;
-	int c;
+/* The module's distinct files, found through a table on the pointer. */
+struct lfiles {
+	struct lfile	*v;
+	uint32_t	 n;
+	uint32_t	*slot;		/* index + 1 into v, 0: free */
+	size_t		 cap;		/* slots, a power of two */
+};
 
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	if (x->other != y->other)
-		return x->other < y->other ? -1 : 1;
-	if (x->file != y->file && x->file != NULL && y->file != NULL &&
-	    (c = strcmp(x->file, y->file)) != 0)
-		return c;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
+static const char *
+base_name(const char *f)
+{
+	const char *b = strrchr(f, '/');
+
+	return b != NULL && b[1] != '\0' ? b + 1 : f;
 }
 
-/* The interned name of line n of the CU's own file, cached by number. */
+static size_t
+ptr_slot(const void *f, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* The index of file f in fs, added when new; UINT32_MAX when out of
+ * memory.  The slots are grown to keep them at most half full. */
+static uint32_t
+lfile_index(struct lfiles *fs, const char *f, int own)
+{
+	size_t j, i;
+
+	if (2 * ((size_t)fs->n + 1) > fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 16;
+		uint32_t *slot = calloc(cap, sizeof(*slot));
+		struct lfile *v = realloc(fs->v, cap / 2 * sizeof(*v));
+
+		if (slot == NULL || v == NULL) {
+			free(slot);
+			if (v != NULL)
+				fs->v = v;
+			return UINT32_MAX;
+		}
+		for (i = 0; i < fs->n; i++) {
+			for (j = ptr_slot(v[i].file, cap); slot[j] != 0;
+			    j = (j + 1) & (cap - 1))
+				continue;
+			slot[j] = (uint32_t)i + 1;
+		}
+		free(fs->slot);
+		fs->slot = slot;
+		fs->v = v;
+		fs->cap = cap;
+	}
+	for (j = ptr_slot(f, fs->cap); fs->slot[j] != 0;
+	    j = (j + 1) & (fs->cap - 1))
+		if (fs->v[fs->slot[j] - 1].file == f)
+			return fs->slot[j] - 1;
+	fs->slot[j] = fs->n + 1;
+	fs->v[fs->n].file = f;
+	fs->v[fs->n].shown = f == NULL ? "?" : base_name(f);
+	fs->v[fs->n].own = f == NULL || own;
+	return fs->n++;
+}
+
+static int
+cmp_lfile(const void *a, const void *b)
+{
+	const struct lfile *x = *(const struct lfile *const *)a;
+	const struct lfile *y = *(const struct lfile *const *)b;
+
+	if (x->own != y->own)
+		return x->own ? -1 : 1;
+	return strcmp(x->shown, y->shown) != 0 ? strcmp(x->shown, y->shown) :
+	    strcmp(x->file ? x->file : "", y->file ? y->file : "");
+}
+
+/* The last k + 1 components of path f ("x/util.h" for k 1). */
 static const char *
-line_name(struct pmd *p, const struct lrow *r)
+tail(const char *f, unsigned k)
+{
+	const char *t = f + strlen(f);
+
+	while (t > f && (t[-1] != '/' || k-- > 0))
+		t--;
+	return t;
+}
+
+/* Gives the n files of one base name in o the shortest tails of their
+ * paths that tell them apart ("x/util.h", "y/util.h"). */
+static void
+unique_tails(struct lfile **o, uint32_t n)
+{
+	uint32_t i, j;
+	unsigned k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 1; (o[i]->shown = tail(o[i]->file, k)) != o[i]->file;
+		    k++) {
+			for (j = 0; j < n; j++)
+				if (j != i && strcmp(tail(o[j]->file, k),
+				    o[i]->shown) == 0)
+					break;
+			if (j == n)
+				break;
+		}
+	}
+}
+
+/* Ranks the files; files of one base name are shown by longer tails. */
+static int
+lfile_rank(struct lfiles *fs)
+{
+	struct lfile **o;
+	uint32_t i, j;
+
+	if ((o = malloc(((size_t)fs->n + 1) * sizeof(*o))) == NULL)
+		return -1;
+	for (i = 0; i < fs->n; i++)
+		o[i] = &fs->v[i];
+	qsort(o, fs->n, sizeof(*o), cmp_lfile);
+	for (i = 0; i < fs->n; i = j) {
+		for (j = i + 1; j < fs->n && o[i]->file != NULL &&
+		    o[j]->file != NULL && strcmp(o[i]->shown, o[j]->shown) == 0;
+		    j++)
+			continue;
+		if (j - i > 1)
+			unique_tails(&o[i], j - i);
+	}
+	/* Ranks again: the longer names may sort otherwise. */
+	qsort(o, fs->n, sizeof(*o), cmp_lfile);
+	for (i = 0; i < fs->n; i++)
+		o[i]->rank = i;
+	free(o);
+	return 0;
+}
+
+/*
+ * One line-table range on its way to a line unit: the unit's key (parent
+ * unit, file rank, line) and the row it came from.  Rows come sorted by
+ * address, and the sort is stable, so each unit's ranges stay in address
+ * order.
+ */
+struct lkey {
+	uint64_t	 hi;		/* parent << 32 | file rank */
+	uint32_t	 line;
+	uint32_t	 row;
+};
+
+/* Byte b of the key, least significant first: the line, then hi. */
+static unsigned
+key_byte(const struct lkey *k, unsigned b)
+{
+	return b < 4 ? (k->line >> (8 * b)) & 0xff :
+	    (unsigned)(k->hi >> (8 * (b - 4))) & 0xff;
+}
+
+/*
+ * Sorts v by (hi, line), stably: a least-significant-digit radix sort on
+ * bytes, skipping bytes that are the same in every key (most are: a
+ * module has few files and routines), so a module of n rows costs a few
+ * passes of n rather than n log n comparisons of strings.  The result is
+ * in v or tmp; returns which.
+ */
+static struct lkey *
+sort_keys(struct lkey *v, struct lkey *tmp, size_t n)
+{
+	size_t count[256], i, sum, c;
+	struct lkey *t;
+	unsigned b;
+
+	for (b = 0; b < 12; b++) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[key_byte(&v[i], b)]++;
+		if (count[key_byte(&v[0], b)] == n)
+			continue;
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[count[key_byte(&v[i], b)]++] = v[i];
+		t = v;
+		v = tmp;
+		tmp = t;
+	}
+	return v;
+}
+
+/* The interned name of a line unit: "file:line". */
+static const char *
+line_name(struct pmd *p, const char *shown, uint32_t line)
 {
 	char name[64 + PATH_MAX];
 
-	if (!r->other && r->line < p->nlinenames) {
-		if (p->linenames[r->line] == NULL) {
-			snprintf(name, sizeof(name), "%u", r->line);
-			p->linenames[r->line] = pme_intern(&p->names, name);
-		}
-		return p->linenames[r->line];
-	}
-	if (r->other)
-		snprintf(name, sizeof(name), "%s:%u", r->file, r->line);
-	else
-		snprintf(name, sizeof(name), "%u", r->line);
+	snprintf(name, sizeof(name), "%s:%u", shown, line);
 	return pme_intern(&p->names, name);
 }
 
@@ -604,6 +769,64 @@ has_kind_child(struct pmd *p, uint32_t u, uint32_t kind)
 	return 0;
 }
 
+/* The parent unit of line l: its routine's unit, else the module's. */
+static uint32_t
+line_parent(const struct kinds *k, uint32_t mu, const struct pme_symmod *m,
+    const struct pme_symline *l, const uint32_t *runits)
+{
+	if (k->routine != PME_NONE && l->routine != PME_NONE &&
+	    l->routine >= m->first_routine &&
+	    l->routine - m->first_routine < m->nroutines &&
+	    runits[l->routine - m->first_routine] != PME_NONE)
+		return runits[l->routine - m->first_routine];
+	return mu;
+}
+
+/* Makes the units of the sorted keys s of rows ln; 0 or -1. */
+static int
+line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
+    size_t n, const struct pme_symline *ln, const struct lfiles *fs,
+    const uint32_t *fidx)
+{
+	const struct lfile *f = NULL;
+	const char *copy = NULL, *name;
+	uint32_t u = PME_NONE, parent;
+	size_t i;
+	int lookup = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct pme_symline *l = &ln[s[i].row];
+
+		parent = (uint32_t)(s[i].hi >> 32);
+		if (i == 0 || parent != (uint32_t)(s[i - 1].hi >> 32))
+			lookup = has_kind_child(p, parent, k->line);
+		if (i == 0 || s[i].hi != s[i - 1].hi ||
+		    s[i].line != s[i - 1].line) {
+			if (f != &fs->v[fidx[s[i].row]]) {
+				f = &fs->v[fidx[s[i].row]];
+				/* The image's strings go with it: a copy. */
+				copy = f->file ? pme_intern(&p->names,
+				    f->file) : NULL;
+				if (f->file != NULL && copy == NULL)
+					return -1;
+			}
+			if ((name = line_name(p, f->shown, l->line)) == NULL)
+				return -1;
+			u = lookup ? pmd_lookup(p, k->line, name, parent) :
+			    PME_NONE;
+			if (u == PME_NONE && (u = add_unit(p, name, k->line,
+			    parent, 0)) == PME_NONE)
+				return -1;
+			pmd_unit(p, u)->line = l->line;
+			pmd_unit(p, u)->file = copy;
+			pmd_unit(p, u)->ownfile = f->own;
+		}
+		if (pmd_add_range(p, u, l->start, l->end) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The module's line ranges become line units under their routines (or
  * the module), one per file and line, in source order: the CU's own file
@@ -615,63 +838,38 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const struct pme_symmod *m, const struct pme_symline *ln,
     const uint32_t *runits)
 {
-	struct lrow *rows;
-	const char *last_file = NULL, *last_copy = NULL;
-	uint32_t i, n = m->nlines, u = PME_NONE, parent = PME_NONE;
-	int lookup = 0;
+	struct lfiles fs = { 0 };
+	struct lkey *keys, *s;
+	uint32_t i, n = m->nlines, *fidx;
+	int rc = -1;
 
 	if (n == 0)
 		return 0;
-	if ((rows = calloc(n, sizeof(*rows))) == NULL)
-		return -1;
+	ln += m->first_line;
+	keys = malloc(2 * (size_t)n * sizeof(*keys));
+	fidx = malloc((size_t)n * sizeof(*fidx));
+	if (keys == NULL || fidx == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		if ((fidx[i] = lfile_index(&fs, ln[i].file,
+		    ln[i].file_is_primary != 0)) == UINT32_MAX)
+			goto out;
+	if (lfile_rank(&fs) == -1)
+		goto out;
 	for (i = 0; i < n; i++) {
-		const struct pme_symline *l = &ln[m->first_line + i];
-
-		rows[i].parent = mu;
-		if (k->routine != PME_NONE && l->routine != PME_NONE &&
-		    l->routine >= m->first_routine &&
-		    l->routine - m->first_routine < m->nroutines &&
-		    runits[l->routine - m->first_routine] != PME_NONE)
-			rows[i].parent = runits[l->routine - m->first_routine];
-		rows[i].other = !l->file_is_primary && l->file != NULL;
-		rows[i].file = l->file;
-		rows[i].line = l->line;
-		rows[i].start = l->start;
-		rows[i].end = l->end;
+		keys[i].hi = (uint64_t)line_parent(k, mu, m, &ln[i], runits)
+		    << 32 | fs.v[fidx[i]].rank;
+		keys[i].line = ln[i].line;
+		keys[i].row = i;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_lrow);
-	for (i = 0; i < n; i++) {
-		const struct lrow *r = &rows[i];
-
-		if (i == 0 || r->parent != r[-1].parent) {
-			parent = r->parent;
-			lookup = has_kind_child(p, parent, k->line);
-		}
-		if (i == 0 || r->parent != r[-1].parent ||
-		    r->other != r[-1].other || r->file != r[-1].file ||
-		    r->line != r[-1].line) {
-			const char *name = line_name(p, r);
-
-			u = lookup && name ? pmd_lookup(p, k->line, name,
-			    parent) : PME_NONE;
-			if (u == PME_NONE && (name == NULL ||
-			    (u = add_unit(p, name, k->line, parent, 0)) ==
-			    PME_NONE))
-				break;
-			/* The image's strings go with it: keep a copy. */
-			if (r->file != last_file) {
-				last_file = r->file;
-				last_copy = r->file ? pme_intern(&p->names,
-				    r->file) : NULL;
-			}
-			pmd_unit(p, u)->line = r->line;
-			pmd_unit(p, u)->file = last_copy;
-		}
-		if (pmd_add_range(p, u, r->start, r->end) == -1)
-			break;
-	}
-	free(rows);
-	return i == n ? 0 : -1;
+	s = sort_keys(keys, keys + n, n);
+	rc = line_units(p, k, s, n, ln, &fs, fidx);
+out:
+	free(keys);
+	free(fidx);
+	free(fs.v);
+	free(fs.slot);
+	return rc;
 }
 
 static int
@@ -734,9 +932,6 @@ pmd_exe(struct pmd *p, const char *path, const char *psect)
 	}
 	if (exe_kinds(p, &k, "EXE") == -1)
 		return -1;
-	if (p->linenames == NULL && k.line != PME_NONE &&
-	    (p->linenames = calloc(1u << 16, sizeof(*p->linenames))) != NULL)
-		p->nlinenames = 1u << 16;
 	if ((img = pme_image_open(path, psect, &err)) == NULL) {
 		pmd_error(p, "%s", pme_strerror(&err));
 		return -1;
