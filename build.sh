@@ -64,6 +64,7 @@ want valgrind command -v valgrind
 want libelf-dev test -f /usr/include/libelf.h
 want libdwarf-dev test -f /usr/include/libdwarf/libdwarf.h
 want zlib1g-dev test -f /usr/include/zlib.h
+want libiberty-dev test -f /usr/include/libiberty/demangle.h
 if [ "$action" = check ]; then
 	# What the tests drive or compare with: a terminal (tmux), the
 	# PostScript renderer, clang-built fixtures and perf as a peer;
@@ -72,6 +73,7 @@ if [ "$action" = check ]; then
 	want tmux command -v tmux
 	want ghostscript command -v gs
 	want clang command -v clang
+	want g++ command -v g++
 	want linux-perf command -v perf
 	want parallel sh -c 'parallel --version | grep -q "GNU parallel"'
 	want slurm-wlm test -x /usr/sbin/slurmctld

@@ -91,6 +91,7 @@ struct pmd {
 	int		 nofiles;	/* EXE and MAP refused (fuzzing) */
 	int		 quick;		/* pmebuild -x: EXE makes units of the
 					   routines pme_quick_pick() picks */
+	int		 nodemangle;	/* EXE routines keep their raw names */
 	size_t		 maxbuckets;	/* PMD_MAXBUCKETS, less for fuzzing */
 
 	enum pmd_mode	 mode;

@@ -494,21 +494,24 @@ want_lines(const struct pmd *p, const struct pmd_unit *mod)
 	return (mod->flags & PME_UNIT_LINES) != 0;
 }
 
-/* Copies the routine's aliases to unit u: the image's strings go with it. */
+/* Copies the routine's aliases but name to unit u: the image's strings
+ * go with it. */
 static int
-set_aliases(struct pmd *p, uint32_t u, const struct pme_symroutine *r)
+set_aliases(struct pmd *p, uint32_t u, const struct pme_symroutine *r,
+    const char *name)
 {
 	const char **v = NULL;
-	uint32_t i;
+	uint32_t i, k = 0;
 
 	if (r->naliases > 0 && (v = pme_arena_alloc(&p->arena,
 	    r->naliases * sizeof(*v))) == NULL)
 		return -1;
 	for (i = 0; i < r->naliases; i++)
-		if ((v[i] = pme_intern(&p->names, r->aliases[i])) == NULL)
+		if (r->aliases[i] != name && (v[k++] = pme_intern(&p->names,
+		    r->aliases[i])) == NULL)
 			return -1;
 	pmd_unit(p, u)->aliases = v;
-	pmd_unit(p, u)->naliases = r->naliases;
+	pmd_unit(p, u)->naliases = k;
 	return 0;
 }
 
@@ -519,6 +522,7 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const struct pme_symmod *m, const struct pme_symroutine *rt,
     const uint8_t *keep, uint32_t *units)
 {
+	const char *name;
 	uint32_t i, u;
 
 	for (i = 0; i < m->nroutines; i++) {
@@ -528,12 +532,14 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
 		if (keep != NULL && !keep[m->first_routine + i])
 			continue;
 
-		u = pmd_lookup(p, k->routine, r->name, mu);
+		/* --no-demangle: the raw names, as nm prints them without -C. */
+		name = p->nodemangle ? r->raw : r->name;
+		u = pmd_lookup(p, k->routine, name, mu);
 		if (u == PME_NONE &&
-		    (u = pmd_add_unit(p, r->name, k->routine, mu)) == PME_NONE)
+		    (u = pmd_add_unit(p, name, k->routine, mu)) == PME_NONE)
 			return -1;
 		if (set_ranges(p, u, r->ranges, r->nranges) == -1 ||
-		    set_aliases(p, u, r) == -1)
+		    set_aliases(p, u, r, name) == -1)
 			return -1;
 		/* The image's strings go with it: keep a copy. */
 		pmd_unit(p, u)->file = r->file ? pme_intern(&p->names,

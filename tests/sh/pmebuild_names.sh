@@ -4,7 +4,9 @@
 # image: LINE units are "file:line" (the file's base name, its path when
 # two files of the module share a base name), checked against readelf's
 # decoded line table; a .PMD names a line of the module's own file by
-# "main.c:10" or by its bare number, as before.
+# "main.c:10" or by its bare number, as before.  C++ routines are named
+# as nm -C names them, their mangled symbols (nm's) kept as aliases, and
+# a .PMD names them either way; --no-demangle keeps nm's raw names.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -44,26 +46,62 @@ done
 
 # A .PMD names a line by "file:line", or by its number alone when the
 # line is of the module's own file; a number never names a header's.
-pmd() {		# SAMPLING-STATEMENT
-	printf '%s\n' 'DEFINE UNITS: PROGRAM, MODULE, ROUTINE, LINE' \
-	    'PROGRAM P' 'DEFINE OPTIONS: LINES' 'DEFINE ADDRESSES: EXE "lines"' \
-	    'DEFINE SAMPLING' "$1" END
+pmd() {		# KINDS EXE SAMPLING-STATEMENT
+	printf '%s\n' "DEFINE UNITS: $1" 'PROGRAM P' 'DEFINE OPTIONS: LINES' \
+	    "DEFINE ADDRESSES: EXE \"$2\"" 'DEFINE SAMPLING' "$3" END
 }
-pmd 'LINE "lines.c:11" IN main' >file.pmd
-pmd 'LINE 11 IN main' >bare.pmd
-expect "LINE \"lines.c:11\"" 0 $pmebuild -o file.pme file.pmd
-expect "LINE 11" 0 $pmebuild -o bare.pme bare.pmd
-dump file.pme >file.dump
-dump bare.pme >bare.dump
-[ -s file.dump ] && cmp -s file.dump bare.dump ||
-    fail "LINE 11 and LINE \"lines.c:11\" differ: $(cat file.dump bare.dump)"
-awk '$3 != "lines.c:11"' file.dump | grep . &&
-    fail "LINE \"lines.c:11\": other buckets"
-pmd 'LINE "x/util.h:7" IN main' >hdr.pmd
+# same KINDS EXE UNIT A B: statements A and B (naming UNIT two ways)
+# make the same bucket file, with UNIT's buckets only.
+same() {
+	pmd "$1" "$2" "$4" >a.pmd
+	pmd "$1" "$2" "$5" >b.pmd
+	expect "$4" 0 $pmebuild -o a.pme a.pmd
+	expect "$5" 0 $pmebuild -o b.pme b.pmd
+	dump a.pme >a.dump
+	dump b.pme >b.dump
+	[ -s a.dump ] && cmp -s a.dump b.dump ||
+	    fail "$4 and $5 differ: $(cat a.dump b.dump)"
+	awk -v u="$3" '{ $1 = $2 = $NF = $(NF - 1) = $(NF - 2) = "" }
+	    $0 != "  " u "   "' a.dump | grep . && fail "$4: other buckets"
+}
+lk='PROGRAM, MODULE, ROUTINE, LINE'
+same "$lk" lines lines.c:11 'LINE "lines.c:11" IN main' 'LINE 11 IN main'
+pmd "$lk" lines 'LINE "x/util.h:7" IN main' >hdr.pmd
 expect "LINE \"x/util.h:7\"" 0 $pmebuild -o hdr.pme hdr.pmd
-pmd 'LINE 6 IN main' >six.pmd
+pmd "$lk" lines 'LINE 6 IN main' >six.pmd
 expect "LINE 6 (a header's line)" 1 $pmebuild -o six.pme six.pmd
 grep -q "LINE '6' IN main is not declared" "$tmp/err" ||
     fail "LINE 6: $(cat "$tmp/err")"
+
+# C++: each routine's name is one of nm -C's at its entry, its aliases
+# the raw names nm prints there.
+command -v g++ >/dev/null || { echo "C++: skipped: no g++"; finish; }
+g++ -g -O1 -fno-inline -o cxx "$fx/cxx.cc" || fail "cannot build cxx.cc"
+expect "C++ -x" 0 $pmebuild -q -x cxx -o cxx.pme
+"$dumper" dump cxx.pme | awk '$1 != "unit" && $2 == "ROUTINE" {
+	n = $3; for (i = 4; i <= NF - 3; i++) n = n " " $i
+	print $(NF - 2) "\t" n }' | sort >cxx.got
+grep -q 'geo::area(long, long)' cxx.got ||
+    fail "C++: no routine 'geo::area(long, long)': $(cat cxx.got)"
+nm -C --defined-only cxx | awk '{ a = $1; sub(/^0*/, "", a); $1 = $2 = "";
+	sub(/^  /, ""); print a "\t" $0 }' | sort >cxx.peer
+awk -F'\t' 'NR == FNR { ok[$0] = 1; next } !($0 in ok)' cxx.peer cxx.got \
+    >cxx.bad
+[ -s cxx.bad ] && fail "C++ names that nm -C has not there: $(cat cxx.bad)"
+if ! "$dumper" dump cxx.pme | grep -q '^unit ROUTINE geo::Point::Point(long) .* _ZN3geo5PointC1El _ZN3geo5PointC2El$'; then
+	fail "C++: the constructor's raw names are not its aliases"
+fi
+expect "--no-demangle" 0 $pmebuild -q --no-demangle -x cxx -o raw.pme
+"$dumper" dump raw.pme | awk '$1 != "unit" && $2 == "ROUTINE" {
+	print $4, $3 }' | sort >raw.got
+nm --defined-only cxx | awk '{ a = $1; sub(/^0*/, "", a); print a, $3 }' |
+    sort >raw.peer
+join raw.got raw.peer | awk '$2 != $3 { bad[$1] = 1; next } { ok[$1] = 1 }
+	END { for (a in bad) if (!(a in ok)) print a }' >raw.bad
+[ -s raw.bad ] && fail "--no-demangle: names not nm's: $(cat raw.bad)"
+grep -q '_ZN3geo4areaEll' raw.got || fail "--no-demangle: $(cat raw.got)"
+# A .PMD names a C++ routine by its demangled or its raw name.
+same 'PROGRAM, MODULE, ROUTINE' cxx 'geo::area(long, long)' \
+    'ROUTINE "geo::area(long, long)"' 'ROUTINE _ZN3geo4areaEll'
 
 finish
