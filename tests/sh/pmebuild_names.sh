@@ -73,6 +73,26 @@ expect "LINE 6 (a header's line)" 1 $pmebuild -o six.pme six.pmd
 grep -q "LINE '6' IN main is not declared" "$tmp/err" ||
     fail "LINE 6: $(cat "$tmp/err")"
 
+# Rust, both manglings: geo::area as nm -C names it, raw as the alias.
+if command -v rustc >/dev/null; then
+	for m in legacy v0; do
+		# legacy is rustc's default; naming it needs -Z.
+		opt=
+		[ $m = v0 ] && opt="-C symbol-mangling-version=v0"
+		rustc -g -O $opt -o geo-$m "$fx/geo.rs" 2>rustc.err || {
+			echo "Rust $m: skipped: rustc fails: $(head -1 rustc.err)"
+			continue
+		}
+		expect "Rust $m -x" 0 $pmebuild -q -x geo-$m -o geo-$m.pme
+		peer=$(nm -C geo-$m | awk '$3 ~ /::geo::area$/ { print $3 }')
+		raw=$(nm geo-$m | awk '$3 ~ /geo4area/ { print $3 }')
+		"$dumper" dump geo-$m.pme | grep -q "^unit ROUTINE $peer .* $raw\$" ||
+		    fail "Rust $m: no routine '$peer' alias '$raw'"
+	done
+else
+	echo "Rust: skipped: no rustc"
+fi
+
 # C++: each routine's name is one of nm -C's at its entry, its aliases
 # the raw names nm prints there.
 command -v g++ >/dev/null || { echo "C++: skipped: no g++"; finish; }
