@@ -570,14 +570,6 @@ struct lfiles {
 	size_t		 cap;		/* slots, a power of two */
 };
 
-static const char *
-base_name(const char *f)
-{
-	const char *b = strrchr(f, '/');
-
-	return b != NULL && b[1] != '\0' ? b + 1 : f;
-}
-
 static size_t
 ptr_slot(const void *f, size_t cap)
 {
@@ -621,7 +613,7 @@ lfile_index(struct lfiles *fs, const char *f, int own)
 			return fs->slot[j] - 1;
 	fs->slot[j] = fs->n + 1;
 	fs->v[fs->n].file = f;
-	fs->v[fs->n].shown = f == NULL ? "?" : base_name(f);
+	fs->v[fs->n].shown = f == NULL ? "?" : pme_base_name(f);
 	fs->v[fs->n].own = f == NULL || own;
 	return fs->n++;
 }
@@ -710,55 +702,33 @@ struct lkey {
 	uint32_t	 row;
 };
 
-/* Byte b of the key, least significant first: the line, then hi. */
-static unsigned
-key_byte(const struct lkey *k, unsigned b)
+/* The sort key: the line, then hi. */
+static void
+lkey_words(const void *e, uint64_t *k)
 {
-	return b < 4 ? (k->line >> (8 * b)) & 0xff :
-	    (unsigned)(k->hi >> (8 * (b - 4))) & 0xff;
+	const struct lkey *l = e;
+
+	k[0] = l->line;
+	k[1] = l->hi;
 }
 
-/*
- * Sorts v by (hi, line), stably: a least-significant-digit radix sort on
- * bytes, skipping bytes that are the same in every key (most are: a
- * module has few files and routines), so a module of n rows costs a few
- * passes of n rather than n log n comparisons of strings.  The result is
- * in v or tmp; returns which.
- */
-static struct lkey *
-sort_keys(struct lkey *v, struct lkey *tmp, size_t n)
-{
-	size_t count[256], i, sum, c;
-	struct lkey *t;
-	unsigned b;
-
-	for (b = 0; b < 12; b++) {
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[key_byte(&v[i], b)]++;
-		if (count[key_byte(&v[0], b)] == n)
-			continue;
-		for (i = 0, sum = 0; i < 256; i++) {
-			c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			tmp[count[key_byte(&v[i], b)]++] = v[i];
-		t = v;
-		v = tmp;
-		tmp = t;
-	}
-	return v;
-}
-
-/* The interned name of a line unit: "file:line". */
+/* The interned name of a line unit: "file:line" (no snprintf: there
+ * may be a hundred thousand of them). */
 static const char *
 line_name(struct pmd *p, const char *shown, uint32_t line)
 {
-	char name[64 + PATH_MAX];
+	char name[PATH_MAX + 16], digits[12], *d = digits + sizeof(digits);
+	size_t len = strlen(shown);
 
-	snprintf(name, sizeof(name), "%s:%u", shown, line);
+	if (len > PATH_MAX)
+		len = PATH_MAX;
+	memcpy(name, shown, len);
+	name[len++] = ':';
+	*--d = '\0';
+	do
+		*--d = (char)('0' + line % 10);
+	while ((line /= 10) > 0);
+	memcpy(name + len, d, (size_t)(digits + sizeof(digits) - d));
 	return pme_intern(&p->names, name);
 }
 
@@ -868,8 +838,13 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 		keys[i].line = ln[i].line;
 		keys[i].row = i;
 	}
-	s = sort_keys(keys, keys + n, n);
-	rc = line_units(p, k, s, n, ln, &fs, fidx);
+	/* Few bytes differ (a module has few files and routines): a radix
+	 * sort makes a few passes where qsort made n log n calls. */
+	/* At most a unit per row: the unit table grows once. */
+	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), 2,
+	    lkey_words)) != NULL &&
+	    pme_vec_reserve(&p->units, p->units.n + n) == 0)
+		rc = line_units(p, k, s, n, ln, &fs, fidx);
 out:
 	free(keys);
 	free(fidx);

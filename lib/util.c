@@ -198,17 +198,34 @@ pme_arena_free(struct pme_arena *a)
 	a->head = NULL;
 }
 
+/*
+ * Eight bytes at a time, each word multiplied in and folded, then
+ * splitmix64's finalizer so that every bit reaches the low bits a table
+ * slot takes: names of many units ("sqlite3.c:97490") are hashed
+ * several times each, and byte-at-a-time FNV-1a was a tenth of
+ * pmebuild's time on them.
+ */
 uint64_t
 pme_hash(const void *p, size_t n)
 {
 	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0xcbf29ce484222325ULL ^ n, w;
 
-	while (n-- > 0) {
-		h ^= *s++;
-		h *= 0x100000001b3ULL;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
 	}
-	return h;
+	if (n > 0) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
 }
 
 /*
@@ -493,6 +510,47 @@ pme_ranges_merge(struct pme_range *r, size_t n)
 			r[++out] = r[i];
 	}
 	return out + 1;
+}
+
+void *
+pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
+    void (*key)(const void *, uint64_t *))
+{
+	size_t (*count)[256], i, sum, c;
+	char *a = v, *t = tmp, *x;
+	uint64_t k[PME_SORT_MAXWORDS];
+	unsigned b, nb = 8 * nwords;
+
+	if (n < 2 || nwords == 0 || nwords > PME_SORT_MAXWORDS ||
+	    (count = calloc(nb, sizeof(*count))) == NULL)
+		return n < 2 ? v : NULL;
+	/* Every byte's counts in one pass: bytes all keys share cost no
+	 * pass of their own. */
+	for (i = 0; i < n; i++) {
+		key(a + i * size, k);
+		for (b = 0; b < nb; b++)
+			count[b][(k[b / 8] >> (8 * (b % 8))) & 0xff]++;
+	}
+	for (b = 0; b < nb; b++) {
+		key(a, k);
+		if (count[b][(k[b / 8] >> (8 * (b % 8))) & 0xff] == n)
+			continue;
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = count[b][i];
+			count[b][i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			key(a + i * size, k);
+			memcpy(t + count[b][(k[b / 8] >> (8 * (b % 8))) &
+			    0xff]++ * size, a + i * size, size);
+		}
+		x = a;
+		a = t;
+		t = x;
+	}
+	free(count);
+	return a;
 }
 
 void
