@@ -22,8 +22,11 @@
 #include "util.h"
 
 #define DEFAULT_TITLE	"Performance Measurement and Evaluation Histogram"
-#define NAME_MAX_TEXT	32	/* widest name column */
+#define NAME_MAX_TEXT	32	/* widest name column when the bar has
+				   no more room than the seed's 40 */
 #define NAME_MIN_TEXT	8
+#define NAME_WIDEST	400	/* widest name column of all */
+#define BAR_KEPT	40	/* a wider name column keeps this much bar */
 
 struct rgroup {
 	const char	*title;
@@ -556,7 +559,7 @@ geometry(const struct pme_report *r, const struct view *v,
     const struct pme_page *pg, struct geom *g)
 {
 	size_t i, j;
-	int fixed, extra = 0;
+	int fixed, extra = 0, room;
 
 	memset(g, 0, sizeof(*g));
 	g->width = pg->width < 40 ? 40 : pg->width;
@@ -581,8 +584,6 @@ geometry(const struct pme_report *r, const struct view *v,
 		}
 	if (g->nw < NAME_MIN_TEXT)
 		g->nw = NAME_MIN_TEXT;
-	if (g->nw > NAME_MAX_TEXT)
-		g->nw = NAME_MAX_TEXT;
 	if (r->diff)
 		extra = diff_widths(r, v, g) - 7;
 	else if (r->flags & PME_REPORT_COUNTS)
@@ -594,6 +595,16 @@ geometry(const struct pme_report *r, const struct view *v,
 			g->c2w = width(r->count2);
 		extra += 2 + g->c2w;
 	}
+	/* Long names (C++, file:line) are cut only where the line has no
+	 * room: up to 32 columns always, more while the bar keeps 40. */
+	fixed = r->flags & PME_REPORT_NOADDR ? 3 : 4 + g->sw + 3 + g->ew + 3;
+	room = g->width - fixed - 7 - extra - BAR_KEPT;
+	if (room < NAME_MAX_TEXT)
+		room = NAME_MAX_TEXT;
+	if (room > NAME_WIDEST)
+		room = NAME_WIDEST;
+	if (g->nw > room)
+		g->nw = room;
 	/* name "  | " start " - " end "  |" bar "nnn.n%" extras, or
 	 * without addresses name "  |" bar ... */
 	for (;;) {
@@ -673,7 +684,7 @@ row_line(const struct pme_report *r, const struct view *v,
     const struct geom *g, const struct pme_report_row *w, int showname,
     double cum, struct doc *doc)
 {
-	char name[4 * NAME_MAX_TEXT + 2], bar[600], tail[64] = "";
+	char name[4 * NAME_WIDEST + 2], bar[600], tail[64] = "";
 	char addr[48] = "";
 	const struct dext *d = dext_of(r, w);
 	uint64_t len = w->count;
