@@ -44,6 +44,11 @@ struct dext {
 	unsigned	 flags;		/* PME_DIFF_* */
 };
 
+/* A string of the rows before, raw and escaped (pme_report_row). */
+struct lastdup {
+	const char	*raw, *esc;
+};
+
 struct pme_report {
 	struct pme_arena arena;
 	const char	*title;
@@ -52,6 +57,7 @@ struct pme_report {
 	unsigned	 flags;
 	double		 cutoff;
 	const char	*count2;	/* the second measure's name, or NULL */
+	struct lastdup	 lastfile, lastmod;	/* of the rows' files, modules */
 	int		 diff;		/* a differential report */
 	struct pme_vec	 rows;		/* struct pme_report_row */
 	struct pme_vec	 dext;		/* struct dext per row, when diff */
@@ -185,6 +191,26 @@ pme_report_diff_row(struct pme_report *r, const struct pme_report_row *row,
 	return 0;
 }
 
+/*
+ * s escaped, or NULL for NULL; rows come in runs of one file and one
+ * module, so the last one's copy serves again (*last: its raw and its
+ * escaped copy).
+ */
+static const char *
+row_str(struct pme_report *r, struct lastdup *last, const char *s)
+{
+	if (s == NULL)
+		return NULL;
+	if (last->raw != NULL && strcmp(last->raw, s) == 0)
+		return last->esc;
+	if ((last->raw = pme_arena_strndup(&r->arena, s, strlen(s))) == NULL ||
+	    (last->esc = esc_dup(&r->arena, s)) == NULL) {
+		last->raw = NULL;
+		return NULL;
+	}
+	return last->esc;
+}
+
 int
 pme_report_row(struct pme_report *r, const struct pme_report_row *row,
     struct pme_error *err)
@@ -207,7 +233,11 @@ pme_report_row(struct pme_report *r, const struct pme_report_row *row,
 	*w = *row;
 	w->name = esc_dup(&r->arena, row->name ? row->name : "");
 	w->kind = esc_dup(&r->arena, row->kind ? row->kind : "");
-	if (w->name == NULL || w->kind == NULL) {
+	w->file = row_str(r, &r->lastfile, row->file);
+	w->module = row_str(r, &r->lastmod, row->module);
+	if (w->name == NULL || w->kind == NULL ||
+	    (row->file != NULL && w->file == NULL) ||
+	    (row->module != NULL && w->module == NULL)) {
 		r->rows.n--;
 		r->dext.n -= r->diff ? 1 : 0;
 		return pme_setnomem(err);
@@ -1601,7 +1631,8 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 		view_free(&v);
 		return write_failed(fp, err);
 	}
-	fputs("bucket,unit,kind,group,start,end,count,percent", fp);
+	fputs("bucket,unit,kind,group,start,end,count,percent,file,line,"
+	    "module", fp);
 	if (r->count2 != NULL) {
 		fputc(',', fp);
 		csv_field(fp, r->count2);
@@ -1620,6 +1651,13 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 			fprintf(fp, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64
 			    ",%.4f", w->abs_start, w->abs_last, w->count,
 			    pct(&v, w->count));
+			fputc(',', fp);
+			csv_field(fp, w->file ? w->file : "");
+			fputc(',', fp);
+			if (w->line > 0)
+				fprintf(fp, "%" PRIu32, w->line);
+			fputc(',', fp);
+			csv_field(fp, w->module ? w->module : "");
 			if (r->count2 != NULL)
 				fprintf(fp, ",%" PRIu64, w->count2);
 			fputc('\n', fp);

@@ -4,7 +4,8 @@
 # image: LINE units are "file:line" (the file's base name, its path when
 # two files of the module share a base name), checked against readelf's
 # decoded line table; a .PMD names a line of the module's own file by
-# "main.c:10" or by its bare number, as before.  C++ routines are named
+# "main.c:10" or by its bare number, as before; pmehisto's CSV gives
+# each bucket's file, line and load module.  C++ routines are named
 # as nm -C names them, their mangled symbols (nm's) kept as aliases, and
 # a .PMD names them either way; --no-demangle keeps nm's raw names.
 #
@@ -43,6 +44,29 @@ for n in lines.c:11 x/util.h:7 y/util.h:5; do
 	    fail "-b line: no unit '$n': $(dump lines.pme | cut -d' ' -f3 |
 	    sort -u | tr '\n' ' ')"
 done
+
+# pmehisto's CSV of those lines: a sample in the sampled line's bucket,
+# whose file and line columns are addr2line's for its address, and the
+# program's path as the module.
+if command -v addr2line >/dev/null && [ -x "$tsample" ]; then
+	a=$(dump lines.pme | awk '$2 == "LINE" && $3 ~ /^x\/util.h:/ {
+		print $4; exit }')
+	base=0x555555554000
+	printf '%s\n' "header method=test event=cpu-clock period=1000000 pid=8 argv=./lines" \
+	    "map pid=8 start=$base end=$((base + 0x10000)) offset=0 vaddr=0 path=$PWD/lines flags=exec,main" \
+	    "sample pid=8 pc=$((base + 0x$a)) count=5" close |
+	    "$tsample" write lines.PMS || fail "cannot write lines.PMS"
+	"$pmehisto" -q -c -b lines.pme -B out.pme -T csv -o x.HIS lines.PMS \
+	    >lines.csv 2>err || fail "pmehisto -T csv: $(cat err)"
+	peer=$(addr2line -e lines "0x$a" | sed 's/ .*//')
+	row=$(awk -F, '$7 == 5 { print $9 ":" $10 }' lines.csv)
+	[ "$row" = "$peer" ] ||
+	    fail "CSV file:line '$row', addr2line says '$peer': $(cat lines.csv)"
+	awk -F, -v m="$PWD/lines" 'NR > 1 && $11 != m' lines.csv | grep . &&
+	    fail "CSV: rows whose module is not $PWD/lines"
+else
+	echo "CSV: skipped: no addr2line or t_sample"
+fi
 
 # A .PMD names a line by "file:line", or by its number alone when the
 # line is of the module's own file; a number never names a header's.
