@@ -180,27 +180,14 @@ image_of(struct pmd *p, uint32_t u, char *buf, size_t len)
 	return buf;
 }
 
-/* A span's sort key: end, start, module, least significant first. */
-static void
-span_words(const void *e, uint64_t *k)
-{
-	const struct pmd_span *s = e;
-
-	k[0] = s->end;
-	k[1] = s->start;
-	k[2] = s->module;
-}
-
-/* The spans of the draft, sorted as cmp_span() orders them; bucket
- * fields are draft indexes. */
+/* The spans of the draft, sorted; bucket fields are draft indexes. */
 static struct pmd_span *
 draft_spans(struct pmd *p, const struct draft *d, size_t *n)
 {
-	struct pmd_span *s, *sorted;
+	struct pmd_span *s;
 	size_t i, j, k = 0;
 
-	/* Twice the room: the radix sort's second buffer. */
-	if ((s = calloc(2 * d->ranges.n + 1, sizeof(*s))) == NULL)
+	if ((s = calloc(d->ranges.n + 1, sizeof(*s))) == NULL)
 		return NULL;
 	for (i = 0; i < d->buckets.n; i++) {
 		const struct pmd_bucket *b = &PME_VEC_AT(&d->buckets,
@@ -216,15 +203,7 @@ draft_spans(struct pmd *p, const struct draft *d, size_t *n)
 			s[k].bucket = (uint32_t)i;
 		}
 	}
-	/* A bucket per line makes many spans, whose keys differ in few
-	 * bytes: a radix sort is several times quicker than qsort here. */
-	if ((sorted = pme_radix_sort(s, s + k, k, sizeof(*s), 3,
-	    span_words)) == NULL) {
-		free(s);
-		return NULL;
-	}
-	if (sorted != s)
-		memcpy(s, sorted, k * sizeof(*s));
+	qsort(s, k, sizeof(*s), cmp_span);
 	*n = k;
 	return s;
 }

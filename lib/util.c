@@ -198,34 +198,17 @@ pme_arena_free(struct pme_arena *a)
 	a->head = NULL;
 }
 
-/*
- * Eight bytes at a time, each word multiplied in and folded, then
- * splitmix64's finalizer so that every bit reaches the low bits a table
- * slot takes: names of many units ("sqlite3.c:97490") are hashed
- * several times each, and byte-at-a-time FNV-1a was a tenth of
- * pmebuild's time on them.
- */
 uint64_t
 pme_hash(const void *p, size_t n)
 {
 	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ n, w;
+	uint64_t h = 0xcbf29ce484222325ULL;
 
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
+	while (n-- > 0) {
+		h ^= *s++;
+		h *= 0x100000001b3ULL;
 	}
-	if (n > 0) {
-		w = 0;
-		memcpy(&w, s, n);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	}
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
+	return h;
 }
 
 /*

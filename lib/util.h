@@ -66,7 +66,7 @@ void		 pme_intern_init(struct pme_intern *in, struct pme_arena *a);
 const char	*pme_intern(struct pme_intern *in, const char *s);
 void		 pme_intern_free(struct pme_intern *in);
 
-uint64_t	 pme_hash(const void *p, size_t n);	/* for tables only */
+uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
 
 /*
  * The seed's rule for file names: name as given, or name with ext (".PME")
