@@ -97,6 +97,12 @@ expect "LINE 6 (a header's line)" 1 $pmebuild -o six.pme six.pmd
 grep -q "LINE '6' IN main is not declared" "$tmp/err" ||
     fail "LINE 6: $(cat "$tmp/err")"
 
+# Demangling needs libiberty (configure's PME_HAVE_DEMANGLE).
+grep -q -- '-DPME_HAVE_DEMANGLE' "$top/config.mk" 2>/dev/null || {
+	echo "C++ and Rust names: skipped: pme was built without libiberty"
+	finish
+}
+
 # Rust, both manglings: geo::area as nm -C names it, raw as the alias.
 if command -v rustc >/dev/null; then
 	for m in legacy v0; do
