@@ -26,7 +26,8 @@ enum pmd_mode {
 };
 
 struct pmd_unit {
-	const char	*name;		/* interned */
+	const char	*name;		/* interned; line units': in the arena,
+					   found by strcmp (pmd_lookup) */
 	const char	*file;		/* line and routine units: source file */
 	struct pme_range *r;		/* ranges, sorted and merged */
 	uint32_t	 nr, rcap;

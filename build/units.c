@@ -86,10 +86,12 @@ pmd_lookup(struct pmd *p, uint32_t kind, const char *name, uint32_t parent)
 	}
 	if (parent == PME_NONE || !(par = pmd_unit(p, parent))->unhashed)
 		return PME_NONE;
+	/* Units not hashed (line units) may have names not interned. */
 	for (c = 0; c < par->nch; c++) {
 		const struct pmd_unit *u = pmd_unit(p, par->ch[c]);
 
-		if (u->kind == kind && u->name == in)
+		if (u->kind == kind && (u->name == in ||
+		    (!u->hashed && strcmp(u->name, in) == 0)))
 			return par->ch[c];
 	}
 	return PME_NONE;
@@ -712,8 +714,12 @@ lkey_words(const void *e, uint64_t *k)
 	k[1] = l->hi;
 }
 
-/* The interned name of a line unit: "file:line" (no snprintf: there
- * may be a hundred thousand of them). */
+/*
+ * The name of a line unit: "file:line", in the arena, not interned: the
+ * names are nearly all distinct (a million in a big program), and line
+ * units, never hashed, are found by strcmp (pmd_lookup).  No snprintf
+ * either, for the same reason.
+ */
 static const char *
 line_name(struct pmd *p, const char *shown, uint32_t line)
 {
@@ -729,7 +735,8 @@ line_name(struct pmd *p, const char *shown, uint32_t line)
 		*--d = (char)('0' + line % 10);
 	while ((line /= 10) > 0);
 	memcpy(name + len, d, (size_t)(digits + sizeof(digits) - d));
-	return pme_intern(&p->names, name);
+	return pme_arena_strndup(&p->arena, name, len + (size_t)(digits +
+	    sizeof(digits) - d) - 1);
 }
 
 /* Whether unit u already has subunits of kind (declared lines). */

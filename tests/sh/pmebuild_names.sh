@@ -90,6 +90,9 @@ same() {
 }
 lk='PROGRAM, MODULE, ROUTINE, LINE'
 same "$lk" lines lines.c:11 'LINE "lines.c:11" IN main' 'LINE 11 IN main'
+# Reading the image twice finds the line units the first read made.
+{ pmd "$lk" lines 'LINE "lines.c:11" IN main' | sed '/^DEFINE ADDRESSES/p'; } >twice.pmd
+expect "EXE read twice" 0 $pmebuild -o twice.pme twice.pmd
 pmd "$lk" lines 'LINE "x/util.h:7" IN main' >hdr.pmd
 expect "LINE \"x/util.h:7\"" 0 $pmebuild -o hdr.pme hdr.pmd
 pmd "$lk" lines 'LINE 6 IN main' >six.pmd
