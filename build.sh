@@ -71,6 +71,7 @@ want libunwind-dev sh -c 'ls /usr/include/libunwind.h /usr/include/*/libunwind.h
 want libdwarf-dev test -f /usr/include/libdwarf/libdwarf.h
 want zlib1g-dev test -f /usr/include/zlib.h
 want libcapstone-dev test -f /usr/include/capstone/capstone.h
+want libiberty-dev test -f /usr/include/libiberty/demangle.h
 if [ "$action" = check ]; then
 	# What the tests drive or compare with: a terminal (tmux), the
 	# PostScript renderer, clang-built fixtures and perf as a peer;
@@ -80,6 +81,7 @@ if [ "$action" = check ]; then
 	want strace command -v strace
 	want ghostscript command -v gs
 	want clang command -v clang
+	want g++ command -v g++
 	want linux-perf command -v perf
 	want parallel sh -c 'parallel --version | grep -q "GNU parallel"'
 	want slurm-wlm test -x /usr/sbin/slurmctld

@@ -3,6 +3,8 @@
  * DEFINE ADDRESSES, DEFINE SAMPLING, DEFINE OPTIONS, DEFINE CLEAR, END and
  * program unit specifications, read one line at a time.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -118,7 +120,6 @@ pmd_free(struct pmd *p)
 	pme_vec_free(&p->bucket_ranges);
 	pme_vec_free(&p->spans);
 	free(p->hash);
-	free(p->linenames);
 	pme_intern_free(&p->names);
 	pme_arena_free(&p->arena);
 }
@@ -393,18 +394,40 @@ has_ancestor(struct pmd *p, uint32_t u, const char *name)
 	return 0;
 }
 
-/* Whether unit u is called name, by its name or (byalias) an alias. */
+/* Whether name is a line number alone ("34"), and which. */
+static int
+bare_line(const char *name, uint32_t *line)
+{
+	unsigned long n;
+	char *end;
+
+	if (!isdigit((unsigned char)name[0]))
+		return 0;
+	errno = 0;
+	n = strtoul(name, &end, 10);
+	if (*end != '\0' || errno != 0 || n > UINT32_MAX)
+		return 0;
+	*line = (uint32_t)n;
+	return 1;
+}
+
+/*
+ * Whether unit u is called name, by its name or (byalias) an alias: a
+ * routine's other names, or a bare number for a line of the module's own
+ * file ("34" for "main.c:34", the name lines had before they carried
+ * their file).
+ */
 static int
 called(const struct pmd_unit *u, const char *name, int byalias)
 {
-	uint32_t i;
+	uint32_t i, line;
 
 	if (!byalias)
 		return strcmp(u->name, name) == 0;
 	for (i = 0; i < u->naliases; i++)
 		if (strcmp(u->aliases[i], name) == 0)
 			return 1;
-	return 0;
+	return u->ownfile && bare_line(name, &line) && u->line == line;
 }
 
 /* The units of s's kind called s's name under its qualifiers: how many,

@@ -26,7 +26,8 @@ enum pmd_mode {
 };
 
 struct pmd_unit {
-	const char	*name;		/* interned */
+	const char	*name;		/* interned; line units': in the arena,
+					   found by strcmp (pmd_lookup) */
 	const char	*file;		/* line and routine units: source file */
 	struct pme_range *r;		/* ranges, sorted and merged */
 	uint32_t	 nr, rcap;
@@ -39,6 +40,8 @@ struct pmd_unit {
 	uint32_t	 module;	/* load module index or PME_NONE */
 	uint32_t	 flags;		/* PME_UNIT_* */
 	uint32_t	 line;		/* line units: source line */
+	int		 ownfile;	/* line units: of the module's own
+					   source file (named "34" too) */
 	const char	**aliases;	/* routine units: other names of its
 					   code (pme_symbols.h), interned */
 	uint32_t	 naliases;
@@ -89,6 +92,7 @@ struct pmd {
 	int		 nofiles;	/* EXE and MAP refused (fuzzing) */
 	int		 quick;		/* pmebuild -x: EXE makes units of the
 					   routines pme_quick_pick() picks */
+	int		 nodemangle;	/* EXE routines keep their raw names */
 	size_t		 maxbuckets;	/* PMD_MAXBUCKETS, less for fuzzing */
 
 	enum pmd_mode	 mode;
@@ -107,8 +111,6 @@ struct pmd {
 	size_t		 nhashed;	/* units in the hash */
 
 	struct pme_vec	 modules;	/* struct pmd_module */
-	const char	**linenames;	/* interned "1", "2", ... by number */
-	uint32_t	 nlinenames;
 
 	struct pme_vec	 groups;	/* struct pmd_group */
 	struct pme_vec	 buckets;	/* struct pmd_bucket */

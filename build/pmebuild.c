@@ -25,9 +25,11 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: pmebuild [-qv] [-o output] [input [output]]\n"
-	    "       pmebuild [-qv] [-o output] -x program [-b kind] "
-	    "[-l library]... [output]\n");
+	    "usage: pmebuild [-qv] [--no-demangle] [-o output] [input "
+	    "[output]]\n"
+	    "       pmebuild [-qv] [--no-demangle] [-o output] -x program "
+	    "[-b kind]\n"
+	    "                [-l library]... [output]\n");
 }
 
 static void
@@ -45,6 +47,8 @@ help(void)
 	    "  -b kind      with -x: module, routine (default) or line\n"
 	    "  -l library   with -x: a shared library to read as well\n"
 	    "  -q           no warnings\n"
+	    "  --no-demangle  routines keep their mangled C++ and Rust "
+	    "names\n"
 	    "  -v           say what was written; show the statements -x "
 	    "makes\n"
 	    "  -h, --help   this text;  -V, --version  the version\n",
@@ -299,6 +303,7 @@ struct opts {
 	int		 added;		/* in is the name given plus .PMD
 					   (or .pmd) */
 	int		 nlibs, quiet, verbose;
+	int		 nodemangle;	/* --no-demangle */
 };
 
 /*
@@ -311,6 +316,7 @@ parse(int argc, char *argv[], struct opts *o)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "no-demangle", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *oname = NULL;
@@ -336,6 +342,9 @@ parse(int argc, char *argv[], struct opts *o)
 			return 0;
 		case 'l':
 			o->libs[o->nlibs++] = optarg;
+			break;
+		case 'N':
+			o->nodemangle = 1;
 			break;
 		case 'o':
 			oname = optarg;
@@ -512,6 +521,7 @@ run(const struct opts *o)
 	    prog);
 	p.quiet = o->quiet;
 	p.quick = o->exe != NULL;
+	p.nodemangle = o->nodemangle;
 	if (open_input(o, &quick, &inf, &intty) == 0 &&
 	    build(&p, o->in ? o->in : "-x", inf, intty, quick) == 0 &&
 	    write_out(&p, o) == 0)

@@ -86,10 +86,12 @@ pmd_lookup(struct pmd *p, uint32_t kind, const char *name, uint32_t parent)
 	}
 	if (parent == PME_NONE || !(par = pmd_unit(p, parent))->unhashed)
 		return PME_NONE;
+	/* Units not hashed (line units) may have names not interned. */
 	for (c = 0; c < par->nch; c++) {
 		const struct pmd_unit *u = pmd_unit(p, par->ch[c]);
 
-		if (u->kind == kind && u->name == in)
+		if (u->kind == kind && (u->name == in ||
+		    (!u->hashed && strcmp(u->name, in) == 0)))
 			return par->ch[c];
 	}
 	return PME_NONE;
@@ -494,21 +496,24 @@ want_lines(const struct pmd *p, const struct pmd_unit *mod)
 	return (mod->flags & PME_UNIT_LINES) != 0;
 }
 
-/* Copies the routine's aliases to unit u: the image's strings go with it. */
+/* Copies the routine's aliases but name to unit u: the image's strings
+ * go with it. */
 static int
-set_aliases(struct pmd *p, uint32_t u, const struct pme_symroutine *r)
+set_aliases(struct pmd *p, uint32_t u, const struct pme_symroutine *r,
+    const char *name)
 {
 	const char **v = NULL;
-	uint32_t i;
+	uint32_t i, k = 0;
 
 	if (r->naliases > 0 && (v = pme_arena_alloc(&p->arena,
 	    r->naliases * sizeof(*v))) == NULL)
 		return -1;
 	for (i = 0; i < r->naliases; i++)
-		if ((v[i] = pme_intern(&p->names, r->aliases[i])) == NULL)
+		if (r->aliases[i] != name && (v[k++] = pme_intern(&p->names,
+		    r->aliases[i])) == NULL)
 			return -1;
 	pmd_unit(p, u)->aliases = v;
-	pmd_unit(p, u)->naliases = r->naliases;
+	pmd_unit(p, u)->naliases = k;
 	return 0;
 }
 
@@ -519,6 +524,7 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const struct pme_symmod *m, const struct pme_symroutine *rt,
     const uint8_t *keep, uint32_t *units)
 {
+	const char *name;
 	uint32_t i, u;
 
 	for (i = 0; i < m->nroutines; i++) {
@@ -528,12 +534,14 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
 		if (keep != NULL && !keep[m->first_routine + i])
 			continue;
 
-		u = pmd_lookup(p, k->routine, r->name, mu);
+		/* --no-demangle: the raw names, as nm prints them without -C. */
+		name = p->nodemangle ? r->raw : r->name;
+		u = pmd_lookup(p, k->routine, name, mu);
 		if (u == PME_NONE &&
-		    (u = pmd_add_unit(p, r->name, k->routine, mu)) == PME_NONE)
+		    (u = pmd_add_unit(p, name, k->routine, mu)) == PME_NONE)
 			return -1;
 		if (set_ranges(p, u, r->ranges, r->nranges) == -1 ||
-		    set_aliases(p, u, r) == -1)
+		    set_aliases(p, u, r, name) == -1)
 			return -1;
 		/* The image's strings go with it: keep a copy. */
 		pmd_unit(p, u)->file = r->file ? pme_intern(&p->names,
@@ -544,51 +552,191 @@ add_routines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	return 0;
 }
 
-/* One line-table range, on its way to becoming part of a line unit. */
-struct lrow {
-	uint32_t	 parent;	/* routine or module unit */
-	uint32_t	 other;		/* 0: the CU's own file, 1: another */
-	const char	*file;
-	uint32_t	 line;
-	uint64_t	 start, end;
+/*
+ * A source file of a module's lines: its rank in unit order (the CU's
+ * own file first, then the others by name) and the name its line units
+ * carry, the base name unless another file of the module has the same.
+ */
+struct lfile {
+	const char	*file;		/* the image's, interned there */
+	const char	*shown;		/* base name, or file when ambiguous */
+	uint32_t	 rank;
+	int		 own;		/* the CU's own file */
 };
 
-static int
-cmp_lrow(const void *a, const void *b)
-{
-	const struct lrow *x = a, *y = b;
-	int c;
+/* The module's distinct files, found through a table on the pointer. */
+struct lfiles {
+	struct lfile	*v;
+	uint32_t	 n;
+	uint32_t	*slot;		/* index + 1 into v, 0: free */
+	size_t		 cap;		/* slots, a power of two */
+};
 
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	if (x->other != y->other)
-		return x->other < y->other ? -1 : 1;
-	if (x->file != y->file && x->file != NULL && y->file != NULL &&
-	    (c = strcmp(x->file, y->file)) != 0)
-		return c;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
+static size_t
+ptr_slot(const void *f, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & (cap - 1);
 }
 
-/* The interned name of line n of the CU's own file, cached by number. */
-static const char *
-line_name(struct pmd *p, const struct lrow *r)
+/* The index of file f in fs, added when new; UINT32_MAX when out of
+ * memory.  The slots are grown to keep them at most half full. */
+static uint32_t
+lfile_index(struct lfiles *fs, const char *f, int own)
 {
-	char name[64 + PATH_MAX];
+	size_t j, i;
 
-	if (!r->other && r->line < p->nlinenames) {
-		if (p->linenames[r->line] == NULL) {
-			snprintf(name, sizeof(name), "%u", r->line);
-			p->linenames[r->line] = pme_intern(&p->names, name);
+	if (2 * ((size_t)fs->n + 1) > fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 16;
+		uint32_t *slot = calloc(cap, sizeof(*slot));
+		struct lfile *v = realloc(fs->v, cap / 2 * sizeof(*v));
+
+		if (slot == NULL || v == NULL) {
+			free(slot);
+			if (v != NULL)
+				fs->v = v;
+			return UINT32_MAX;
 		}
-		return p->linenames[r->line];
+		for (i = 0; i < fs->n; i++) {
+			for (j = ptr_slot(v[i].file, cap); slot[j] != 0;
+			    j = (j + 1) & (cap - 1))
+				continue;
+			slot[j] = (uint32_t)i + 1;
+		}
+		free(fs->slot);
+		fs->slot = slot;
+		fs->v = v;
+		fs->cap = cap;
 	}
-	if (r->other)
-		snprintf(name, sizeof(name), "%s:%u", r->file, r->line);
-	else
-		snprintf(name, sizeof(name), "%u", r->line);
-	return pme_intern(&p->names, name);
+	for (j = ptr_slot(f, fs->cap); fs->slot[j] != 0;
+	    j = (j + 1) & (fs->cap - 1))
+		if (fs->v[fs->slot[j] - 1].file == f)
+			return fs->slot[j] - 1;
+	fs->slot[j] = fs->n + 1;
+	fs->v[fs->n].file = f;
+	fs->v[fs->n].shown = f == NULL ? "?" : pme_base_name(f);
+	fs->v[fs->n].own = f == NULL || own;
+	return fs->n++;
+}
+
+static int
+cmp_lfile(const void *a, const void *b)
+{
+	const struct lfile *x = *(const struct lfile *const *)a;
+	const struct lfile *y = *(const struct lfile *const *)b;
+
+	if (x->own != y->own)
+		return x->own ? -1 : 1;
+	return strcmp(x->shown, y->shown) != 0 ? strcmp(x->shown, y->shown) :
+	    strcmp(x->file ? x->file : "", y->file ? y->file : "");
+}
+
+/* The last k + 1 components of path f ("x/util.h" for k 1). */
+static const char *
+tail(const char *f, unsigned k)
+{
+	const char *t = f + strlen(f);
+
+	while (t > f && (t[-1] != '/' || k-- > 0))
+		t--;
+	return t;
+}
+
+/* Gives the n files of one base name in o the shortest tails of their
+ * paths that tell them apart ("x/util.h", "y/util.h"). */
+static void
+unique_tails(struct lfile **o, uint32_t n)
+{
+	uint32_t i, j;
+	unsigned k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 1; (o[i]->shown = tail(o[i]->file, k)) != o[i]->file;
+		    k++) {
+			for (j = 0; j < n; j++)
+				if (j != i && strcmp(tail(o[j]->file, k),
+				    o[i]->shown) == 0)
+					break;
+			if (j == n)
+				break;
+		}
+	}
+}
+
+/* Ranks the files; files of one base name are shown by longer tails. */
+static int
+lfile_rank(struct lfiles *fs)
+{
+	struct lfile **o;
+	uint32_t i, j;
+
+	if ((o = malloc(((size_t)fs->n + 1) * sizeof(*o))) == NULL)
+		return -1;
+	for (i = 0; i < fs->n; i++)
+		o[i] = &fs->v[i];
+	qsort(o, fs->n, sizeof(*o), cmp_lfile);
+	for (i = 0; i < fs->n; i = j) {
+		for (j = i + 1; j < fs->n && o[i]->file != NULL &&
+		    o[j]->file != NULL && strcmp(o[i]->shown, o[j]->shown) == 0;
+		    j++)
+			continue;
+		if (j - i > 1)
+			unique_tails(&o[i], j - i);
+	}
+	/* Ranks again: the longer names may sort otherwise. */
+	qsort(o, fs->n, sizeof(*o), cmp_lfile);
+	for (i = 0; i < fs->n; i++)
+		o[i]->rank = i;
+	free(o);
+	return 0;
+}
+
+/*
+ * One line-table range on its way to a line unit: the unit's key (parent
+ * unit, file rank, line) and the row it came from.  Rows come sorted by
+ * address, and the sort is stable, so each unit's ranges stay in address
+ * order.
+ */
+struct lkey {
+	uint64_t	 hi;		/* parent << 32 | file rank */
+	uint32_t	 line;
+	uint32_t	 row;
+};
+
+/* The sort key: the line, then hi. */
+static void
+lkey_words(const void *e, uint64_t *k)
+{
+	const struct lkey *l = e;
+
+	k[0] = l->line;
+	k[1] = l->hi;
+}
+
+/*
+ * The name of a line unit: "file:line", in the arena, not interned: the
+ * names are nearly all distinct (a million in a big program), and line
+ * units, never hashed, are found by strcmp (pmd_lookup).  No snprintf
+ * either, for the same reason.
+ */
+static const char *
+line_name(struct pmd *p, const char *shown, uint32_t line)
+{
+	char name[PATH_MAX + 16], digits[12], *d = digits + sizeof(digits);
+	size_t len = strlen(shown);
+
+	if (len > PATH_MAX)
+		len = PATH_MAX;
+	memcpy(name, shown, len);
+	name[len++] = ':';
+	*--d = '\0';
+	do
+		*--d = (char)('0' + line % 10);
+	while ((line /= 10) > 0);
+	memcpy(name + len, d, (size_t)(digits + sizeof(digits) - d));
+	return pme_arena_strndup(&p->arena, name, len + (size_t)(digits +
+	    sizeof(digits) - d) - 1);
 }
 
 /* Whether unit u already has subunits of kind (declared lines). */
@@ -604,6 +752,64 @@ has_kind_child(struct pmd *p, uint32_t u, uint32_t kind)
 	return 0;
 }
 
+/* The parent unit of line l: its routine's unit, else the module's. */
+static uint32_t
+line_parent(const struct kinds *k, uint32_t mu, const struct pme_symmod *m,
+    const struct pme_symline *l, const uint32_t *runits)
+{
+	if (k->routine != PME_NONE && l->routine != PME_NONE &&
+	    l->routine >= m->first_routine &&
+	    l->routine - m->first_routine < m->nroutines &&
+	    runits[l->routine - m->first_routine] != PME_NONE)
+		return runits[l->routine - m->first_routine];
+	return mu;
+}
+
+/* Makes the units of the sorted keys s of rows ln; 0 or -1. */
+static int
+line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
+    size_t n, const struct pme_symline *ln, const struct lfiles *fs,
+    const uint32_t *fidx)
+{
+	const struct lfile *f = NULL;
+	const char *copy = NULL, *name;
+	uint32_t u = PME_NONE, parent;
+	size_t i;
+	int lookup = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct pme_symline *l = &ln[s[i].row];
+
+		parent = (uint32_t)(s[i].hi >> 32);
+		if (i == 0 || parent != (uint32_t)(s[i - 1].hi >> 32))
+			lookup = has_kind_child(p, parent, k->line);
+		if (i == 0 || s[i].hi != s[i - 1].hi ||
+		    s[i].line != s[i - 1].line) {
+			if (f != &fs->v[fidx[s[i].row]]) {
+				f = &fs->v[fidx[s[i].row]];
+				/* The image's strings go with it: a copy. */
+				copy = f->file ? pme_intern(&p->names,
+				    f->file) : NULL;
+				if (f->file != NULL && copy == NULL)
+					return -1;
+			}
+			if ((name = line_name(p, f->shown, l->line)) == NULL)
+				return -1;
+			u = lookup ? pmd_lookup(p, k->line, name, parent) :
+			    PME_NONE;
+			if (u == PME_NONE && (u = add_unit(p, name, k->line,
+			    parent, 0)) == PME_NONE)
+				return -1;
+			pmd_unit(p, u)->line = l->line;
+			pmd_unit(p, u)->file = copy;
+			pmd_unit(p, u)->ownfile = f->own;
+		}
+		if (pmd_add_range(p, u, l->start, l->end) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The module's line ranges become line units under their routines (or
  * the module), one per file and line, in source order: the CU's own file
@@ -615,63 +821,43 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
     const struct pme_symmod *m, const struct pme_symline *ln,
     const uint32_t *runits)
 {
-	struct lrow *rows;
-	const char *last_file = NULL, *last_copy = NULL;
-	uint32_t i, n = m->nlines, u = PME_NONE, parent = PME_NONE;
-	int lookup = 0;
+	struct lfiles fs = { 0 };
+	struct lkey *keys, *s;
+	uint32_t i, n = m->nlines, *fidx;
+	int rc = -1;
 
 	if (n == 0)
 		return 0;
-	if ((rows = calloc(n, sizeof(*rows))) == NULL)
-		return -1;
+	ln += m->first_line;
+	keys = malloc(2 * (size_t)n * sizeof(*keys));
+	fidx = malloc((size_t)n * sizeof(*fidx));
+	if (keys == NULL || fidx == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		if ((fidx[i] = lfile_index(&fs, ln[i].file,
+		    ln[i].file_is_primary != 0)) == UINT32_MAX)
+			goto out;
+	if (lfile_rank(&fs) == -1)
+		goto out;
 	for (i = 0; i < n; i++) {
-		const struct pme_symline *l = &ln[m->first_line + i];
-
-		rows[i].parent = mu;
-		if (k->routine != PME_NONE && l->routine != PME_NONE &&
-		    l->routine >= m->first_routine &&
-		    l->routine - m->first_routine < m->nroutines &&
-		    runits[l->routine - m->first_routine] != PME_NONE)
-			rows[i].parent = runits[l->routine - m->first_routine];
-		rows[i].other = !l->file_is_primary && l->file != NULL;
-		rows[i].file = l->file;
-		rows[i].line = l->line;
-		rows[i].start = l->start;
-		rows[i].end = l->end;
+		keys[i].hi = (uint64_t)line_parent(k, mu, m, &ln[i], runits)
+		    << 32 | fs.v[fidx[i]].rank;
+		keys[i].line = ln[i].line;
+		keys[i].row = i;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_lrow);
-	for (i = 0; i < n; i++) {
-		const struct lrow *r = &rows[i];
-
-		if (i == 0 || r->parent != r[-1].parent) {
-			parent = r->parent;
-			lookup = has_kind_child(p, parent, k->line);
-		}
-		if (i == 0 || r->parent != r[-1].parent ||
-		    r->other != r[-1].other || r->file != r[-1].file ||
-		    r->line != r[-1].line) {
-			const char *name = line_name(p, r);
-
-			u = lookup && name ? pmd_lookup(p, k->line, name,
-			    parent) : PME_NONE;
-			if (u == PME_NONE && (name == NULL ||
-			    (u = add_unit(p, name, k->line, parent, 0)) ==
-			    PME_NONE))
-				break;
-			/* The image's strings go with it: keep a copy. */
-			if (r->file != last_file) {
-				last_file = r->file;
-				last_copy = r->file ? pme_intern(&p->names,
-				    r->file) : NULL;
-			}
-			pmd_unit(p, u)->line = r->line;
-			pmd_unit(p, u)->file = last_copy;
-		}
-		if (pmd_add_range(p, u, r->start, r->end) == -1)
-			break;
-	}
-	free(rows);
-	return i == n ? 0 : -1;
+	/* Few bytes differ (a module has few files and routines): a radix
+	 * sort makes a few passes where qsort made n log n calls. */
+	/* At most a unit per row: the unit table grows once. */
+	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), 2,
+	    lkey_words)) != NULL &&
+	    pme_vec_reserve(&p->units, p->units.n + n) == 0)
+		rc = line_units(p, k, s, n, ln, &fs, fidx);
+out:
+	free(keys);
+	free(fidx);
+	free(fs.v);
+	free(fs.slot);
+	return rc;
 }
 
 static int
@@ -734,9 +920,6 @@ pmd_exe(struct pmd *p, const char *path, const char *psect)
 	}
 	if (exe_kinds(p, &k, "EXE") == -1)
 		return -1;
-	if (p->linenames == NULL && k.line != PME_NONE &&
-	    (p->linenames = calloc(1u << 16, sizeof(*p->linenames))) != NULL)
-		p->nlinenames = 1u << 16;
 	if ((img = pme_image_open(path, psect, &err)) == NULL) {
 		pmd_error(p, "%s", pme_strerror(&err));
 		return -1;

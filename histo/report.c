@@ -53,6 +53,7 @@ report_row_of(struct pme_bucketfile *bf, uint32_t i,
 {
 	const struct pme_unit *units;
 	const struct pme_range *rng;
+	const struct pme_module *mods;
 	const char *const *kinds;
 	struct pme_bucket *bk;
 	size_t nk = pme_bucketfile_kinds(bf, &kinds);
@@ -86,6 +87,11 @@ report_row_of(struct pme_bucketfile *bf, uint32_t i,
 	row->start = lo - base;
 	row->last = hi - base;
 	row->count = bk[i].count;
+	row->file = u->file;
+	row->line = u->line;
+	if (u->module < pme_bucketfile_modules(bf, &mods) &&
+	    mods[u->module].path[0] != '\0')
+		row->module = mods[u->module].path;
 }
 
 static int

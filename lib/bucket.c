@@ -25,6 +25,8 @@ struct strtab {
 	uint32_t	*slot;		/* index + 1, 0 when empty */
 	size_t		 cap;		/* slots, a power of two */
 	size_t		 hashed;	/* strs[0 .. hashed) are in slot */
+	uint32_t	 recent[2];	/* index + 1 of the strings added
+					   last, the latest first; 0 none */
 };
 
 struct unitstr {
@@ -130,9 +132,38 @@ strtab_catch_up(struct strtab *t)
 	return 0;
 }
 
+static uint32_t strtab_lookup(struct pme_bucketfile *, const char *);
+
 /* The index of s, added if new; PME_NONE when out of memory or full. */
 static uint32_t
 strtab_add(struct pme_bucketfile *bf, const char *s)
+{
+	struct strtab *t = &bf->st;
+	size_t j;
+	uint32_t i;
+
+	/* Units come in runs that share a file ("sqlite3.c" for each of a
+	 * hundred thousand lines): the last two strings are compared before
+	 * hashing. */
+	for (i = 0; i < 2; i++)
+		if (t->recent[i] != 0 && strcmp(STRS(bf)[t->recent[i] - 1],
+		    s) == 0) {
+			j = t->recent[i];
+			t->recent[i] = t->recent[0];
+			t->recent[0] = (uint32_t)j;
+			return (uint32_t)j - 1;
+		}
+	i = strtab_lookup(bf, s);
+	if (i != PME_NONE) {
+		t->recent[1] = t->recent[0];
+		t->recent[0] = i + 1;
+	}
+	return i;
+}
+
+/* strtab_add() without looking at the recent strings. */
+static uint32_t
+strtab_lookup(struct pme_bucketfile *bf, const char *s)
 {
 	struct strtab *t = &bf->st;
 	size_t len = strlen(s), j;

@@ -44,6 +44,12 @@ struct pme_report_row {
 	uint64_t	 count;
 	uint64_t	 count2;	/* the second measure, when the report
 					   has one (pme_report_count2) */
+	const char	*file;		/* its source file (line units: the
+					   line's; routines: the declaring
+					   one), for CSV; NULL: none */
+	uint32_t	 line;		/* its source line; 0: none */
+	const char	*module;	/* its load module's path, for CSV;
+					   NULL: none */
 };
 
 struct pme_report;
@@ -151,9 +157,10 @@ int		 pme_report_ps(const struct pme_report *r, FILE *fp,
 		    struct pme_error *err);
 
 /* CSV: a header line, then
- * bucket,unit,kind,group,start,end,count,percent per row (start and end
- * link-time, end included, hexadecimal), every row whatever the cutoff;
- * with a second measure, its column last. */
+ * bucket,unit,kind,group,start,end,count,percent,file,line,module per
+ * row (start and end link-time, end included, hexadecimal; file, line
+ * and module empty when unknown), every row whatever the cutoff; with a
+ * second measure, its column last. */
 int		 pme_report_csv(const struct pme_report *r, FILE *fp,
 		    struct pme_error *err);
 

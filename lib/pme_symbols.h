@@ -50,7 +50,9 @@ struct pme_symroutine {
 	const char	*name;		/* the preferred ELF symbol at its entry
 					   when one exists (so clones are
 					   "f.constprop.0", as nm prints), else
-					   the preferred DWARF name */
+					   the preferred DWARF name; demangled
+					   as nm -C prints it ("ns::f(int)")
+					   when it is a C++ or Rust symbol */
 	uint32_t	 module;
 	const struct pme_range *ranges;	/* sorted; entry range first is NOT
 					   promised; a .cold part is a second
@@ -62,8 +64,12 @@ struct pme_symroutine {
 	const char *const *aliases;	/* its other names, each once: the
 					   other symbols at its entry in the
 					   order above, then DWARF names; NULL
-					   when naliases is 0 */
+					   when naliases is 0.  A demangled
+					   routine's first alias is raw, then
+					   come the others raw and demangled */
 	uint32_t	 naliases;
+	const char	*raw;		/* the name as the image spells it
+					   (mangled); name when not mangled */
 };
 
 /*

@@ -23,8 +23,11 @@
 #include "util.h"
 
 #define DEFAULT_TITLE	"Performance Measurement and Evaluation Histogram"
-#define NAME_MAX_TEXT	32	/* widest name column */
+#define NAME_MAX_TEXT	32	/* widest name column when the bar has
+				   no more room than the seed's 40 */
 #define NAME_MIN_TEXT	8
+#define NAME_WIDEST	400	/* widest name column of all */
+#define BAR_KEPT	40	/* a wider name column keeps this much bar */
 
 struct rgroup {
 	const char	*title;
@@ -42,6 +45,11 @@ struct dext {
 	unsigned	 flags;		/* PME_DIFF_* */
 };
 
+/* A string of the rows before, raw and escaped (pme_report_row). */
+struct lastdup {
+	const char	*raw, *esc;
+};
+
 struct pme_report {
 	struct pme_arena arena;
 	const char	*title;
@@ -50,6 +58,7 @@ struct pme_report {
 	unsigned	 flags;
 	double		 cutoff;
 	const char	*count2;	/* the second measure's name, or NULL */
+	struct lastdup	 lastfile, lastmod;	/* of the rows' files, modules */
 	int		 diff;		/* a differential report */
 	struct pme_vec	 rows;		/* struct pme_report_row */
 	struct pme_vec	 dext;		/* struct dext per row, when diff */
@@ -183,6 +192,26 @@ pme_report_diff_row(struct pme_report *r, const struct pme_report_row *row,
 	return 0;
 }
 
+/*
+ * s escaped, or NULL for NULL; rows come in runs of one file and one
+ * module, so the last one's copy serves again (*last: its raw and its
+ * escaped copy).
+ */
+static const char *
+row_str(struct pme_report *r, struct lastdup *last, const char *s)
+{
+	if (s == NULL)
+		return NULL;
+	if (last->raw != NULL && strcmp(last->raw, s) == 0)
+		return last->esc;
+	if ((last->raw = pme_arena_strndup(&r->arena, s, strlen(s))) == NULL ||
+	    (last->esc = esc_dup(&r->arena, s)) == NULL) {
+		last->raw = NULL;
+		return NULL;
+	}
+	return last->esc;
+}
+
 int
 pme_report_row(struct pme_report *r, const struct pme_report_row *row,
     struct pme_error *err)
@@ -205,7 +234,11 @@ pme_report_row(struct pme_report *r, const struct pme_report_row *row,
 	*w = *row;
 	w->name = esc_dup(&r->arena, row->name ? row->name : "");
 	w->kind = esc_dup(&r->arena, row->kind ? row->kind : "");
-	if (w->name == NULL || w->kind == NULL) {
+	w->file = row_str(r, &r->lastfile, row->file);
+	w->module = row_str(r, &r->lastmod, row->module);
+	if (w->name == NULL || w->kind == NULL ||
+	    (row->file != NULL && w->file == NULL) ||
+	    (row->module != NULL && w->module == NULL)) {
 		r->rows.n--;
 		r->dext.n -= r->diff ? 1 : 0;
 		return pme_setnomem(err);
@@ -559,7 +592,7 @@ geometry(const struct pme_report *r, const struct view *v,
     const struct pme_page *pg, struct geom *g)
 {
 	size_t i, j;
-	int fixed, extra = 0;
+	int fixed, extra = 0, room;
 
 	memset(g, 0, sizeof(*g));
 	g->width = pg->width < 40 ? 40 : pg->width;
@@ -584,8 +617,6 @@ geometry(const struct pme_report *r, const struct view *v,
 		}
 	if (g->nw < NAME_MIN_TEXT)
 		g->nw = NAME_MIN_TEXT;
-	if (g->nw > NAME_MAX_TEXT)
-		g->nw = NAME_MAX_TEXT;
 	if (r->diff)
 		extra = diff_widths(r, v, g) - 7;
 	else if (r->flags & PME_REPORT_COUNTS)
@@ -597,6 +628,16 @@ geometry(const struct pme_report *r, const struct view *v,
 			g->c2w = width(r->count2);
 		extra += 2 + g->c2w;
 	}
+	/* Long names (C++, file:line) are cut only where the line has no
+	 * room: up to 32 columns always, more while the bar keeps 40. */
+	fixed = r->flags & PME_REPORT_NOADDR ? 3 : 4 + g->sw + 3 + g->ew + 3;
+	room = g->width - fixed - 7 - extra - BAR_KEPT;
+	if (room < NAME_MAX_TEXT)
+		room = NAME_MAX_TEXT;
+	if (room > NAME_WIDEST)
+		room = NAME_WIDEST;
+	if (g->nw > room)
+		g->nw = room;
 	/* name "  | " start " - " end "  |" bar "nnn.n%" extras, or
 	 * without addresses name "  |" bar ... */
 	for (;;) {
@@ -676,7 +717,7 @@ row_line(const struct pme_report *r, const struct view *v,
     const struct geom *g, const struct pme_report_row *w, int showname,
     double cum, struct doc *doc)
 {
-	char name[4 * NAME_MAX_TEXT + 2], bar[600], tail[64] = "";
+	char name[4 * NAME_WIDEST + 2], bar[600], tail[64] = "";
 	char addr[48] = "";
 	const struct dext *d = dext_of(r, w);
 	uint64_t len = w->count;
@@ -1654,7 +1695,8 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 		view_free(&v);
 		return write_failed(fp, err);
 	}
-	fputs("bucket,unit,kind,group,start,end,count,percent", fp);
+	fputs("bucket,unit,kind,group,start,end,count,percent,file,line,"
+	    "module", fp);
 	if (r->count2 != NULL) {
 		fputc(',', fp);
 		pme_csv_field(fp, r->count2);
@@ -1673,6 +1715,13 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 			fprintf(fp, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64
 			    ",%.4f", w->abs_start, w->abs_last, w->count,
 			    pct(&v, w->count));
+			fputc(',', fp);
+			pme_csv_field(fp, w->file ? w->file : "");
+			fputc(',', fp);
+			if (w->line > 0)
+				fprintf(fp, "%" PRIu32, w->line);
+			fputc(',', fp);
+			pme_csv_field(fp, w->module ? w->module : "");
 			if (r->count2 != NULL)
 				fprintf(fp, ",%" PRIu64, w->count2);
 			fputc('\n', fp);

@@ -496,6 +496,47 @@ pme_ranges_merge(struct pme_range *r, size_t n)
 	return out + 1;
 }
 
+void *
+pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
+    void (*key)(const void *, uint64_t *))
+{
+	size_t (*count)[256], i, sum, c;
+	char *a = v, *t = tmp, *x;
+	uint64_t k[PME_SORT_MAXWORDS];
+	unsigned b, nb = 8 * nwords;
+
+	if (n < 2 || nwords == 0 || nwords > PME_SORT_MAXWORDS ||
+	    (count = calloc(nb, sizeof(*count))) == NULL)
+		return n < 2 ? v : NULL;
+	/* Every byte's counts in one pass: bytes all keys share cost no
+	 * pass of their own. */
+	for (i = 0; i < n; i++) {
+		key(a + i * size, k);
+		for (b = 0; b < nb; b++)
+			count[b][(k[b / 8] >> (8 * (b % 8))) & 0xff]++;
+	}
+	for (b = 0; b < nb; b++) {
+		key(a, k);
+		if (count[b][(k[b / 8] >> (8 * (b % 8))) & 0xff] == n)
+			continue;
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = count[b][i];
+			count[b][i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			key(a + i * size, k);
+			memcpy(t + count[b][(k[b / 8] >> (8 * (b % 8))) &
+			    0xff]++ * size, a + i * size, size);
+		}
+		x = a;
+		a = t;
+		t = x;
+	}
+	free(count);
+	return a;
+}
+
 void
 pme_intern_init(struct pme_intern *in, struct pme_arena *a)
 {

@@ -240,6 +240,19 @@ void	 pme_csv_field(FILE *fp, const char *s);
  * returns how many are left. */
 size_t		 pme_ranges_merge(struct pme_range *r, size_t n);
 
+/*
+ * Sorts the n elements of size bytes at v stably by a key of nwords
+ * 64-bit words (at most PME_SORT_MAXWORDS), which key(e, k) writes for
+ * element e, k[0] the least significant: a least-significant-digit radix
+ * sort on bytes that skips the bytes every key shares, for large arrays
+ * whose keys differ in few bytes.  tmp has room for n elements.  Returns
+ * v or tmp, whichever holds the sorted elements; NULL when out of memory
+ * or nwords is not 1 to PME_SORT_MAXWORDS (v is then unsorted).
+ */
+#define PME_SORT_MAXWORDS	4
+void		*pme_radix_sort(void *v, void *tmp, size_t n, size_t size,
+		    unsigned nwords, void (*key)(const void *, uint64_t *));
+
 /* Byte buffer for building little-endian payloads. */
 struct pme_buf {
 	uint8_t	*p;

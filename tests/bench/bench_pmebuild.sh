@@ -18,9 +18,14 @@
 #             pme_image_load_lines(img, PME_NONE, ...)
 #   readelf   readelf --debug-dump=decodedline, output to /dev/null
 #
-# symbench is linked with $PME_LIBDIR/libpme.a when there is one, else
-# built from lib/util.c, lib/symbols.c and lib/ldmap.c.  Run from the top
-# directory (or set PME_TOP).
+# A real program follows: the SQLite amalgamation of the npm package
+# better-sqlite3 (npm pack; deps/sqlite3/sqlite3.c) with a small main,
+# built gcc -O2 -g once into DIR-sqlite (a few minutes); skipped, with
+# the reason, when npm cannot fetch it.
+#
+# symbench is linked with $PME_LIBDIR/libpme.a when there is one (and
+# config.mk's libraries), else built from lib/util.c, lib/symbols.c and
+# lib/ldmap.c.  Run from the top directory (or set PME_TOP).
 
 set -eu
 top=${PME_TOP:-.}
@@ -51,8 +56,9 @@ pmebuild=${PMEBUILD:-$top/build/pmebuild}
 sb=$work/symbench
 cflags="-std=c11 -D_GNU_SOURCE -O2 -I$top/lib"
 if [ -n "${PME_LIBDIR:-}" ] && [ -f "$PME_LIBDIR/libpme.a" ]; then
+	libs=$(sed -n 's/^LIBS = //p' "$top/config.mk" 2>/dev/null)
 	gcc $cflags -o "$sb" "$top/tests/bench/symbench.c" \
-	    "$PME_LIBDIR/libpme.a" -ldwarf -lelf -lz
+	    "$PME_LIBDIR/libpme.a" ${libs:--ldwarf -lelf -lz}
 else
 	gcc $cflags -o "$sb" "$top/tests/bench/symbench.c" \
 	    "$top/lib/util.c" "$top/lib/symbols.c" "$top/lib/ldmap.c" \
@@ -91,7 +97,31 @@ rows() {
 	readelf --debug-dump=decodedline "$1" 2>/dev/null | awk '$3 ~ /^0x/' |
 	    wc -l
 }
-for b in "$dir-half/big" "$bin"; do
+# sqlite_program DIR: DIR/sq, SQLite built -O2 -g; 1 (said) when npm
+# cannot fetch better-sqlite3.
+sqlite_program() {
+	local d=$1 src
+	[ -x "$d/sq" ] && return 0
+	command -v npm >/dev/null || { echo "SQLite: skipped: no npm"; return 1; }
+	mkdir -p "$d" && (cd "$d" && npm pack better-sqlite3 >npm.log 2>&1) ||
+	    { echo "SQLite: skipped: npm pack better-sqlite3 failed:" \
+	    "$(tail -n 1 "$d/npm.log")"; return 1; }
+	tar -xzf "$d"/better-sqlite3-*.tgz -C "$d" &&
+	src=$(find "$d/package" -path '*deps/sqlite3/sqlite3.c' | head -n 1)
+	[ -n "$src" ] || { echo "SQLite: skipped: no sqlite3.c in the package"
+	    return 1; }
+	printf '%s\n' '#include "sqlite3.h"' \
+	    'int main(void) { sqlite3 *db; sqlite3_open(":memory:", &db);' \
+	    '  sqlite3_exec(db, "create table t(a); insert into t values(1);",' \
+	    '    0, 0, 0); return sqlite3_close(db); }' >"$d/main.c"
+	echo "building $d/sq (SQLite, gcc -O2 -g) ..."
+	gcc -O2 -g -I"${src%/*}" -o "$d/sq" "$d/main.c" "$src" -lpthread \
+	    -ldl -lm || { echo "SQLite: skipped: it does not build"; return 1; }
+}
+images=("$dir-half/big" "$bin")
+sqlite_program "$dir-sqlite" && images+=("$dir-sqlite/sq")
+
+for b in "${images[@]}"; do
 	read -r pb_best pb_med pb_peak <<<"$(measure pmebuild "$pmebuild" -q \
 	    -x "$b" -b line -o "$work/big.pme")"
 	read -r sb_best sb_med sb_peak <<<"$(measure symbench "$sb" -q "$b")"
@@ -114,4 +144,6 @@ for b in "$dir-half/big" "$bin"; do
 		printf "ratio readelf/pmebuild (median): %.2fx\n", r / p
 		printf "ratio readelf/symbench (median): %.2fx\n", r / s
 	}'
+	awk -v r="$re_peak" -v p="$pb_peak" 'BEGIN { if (r > 0)
+		printf "ratio pmebuild/readelf (peak memory): %.2fx\n", p / r }'
 done

@@ -57,7 +57,7 @@ cmp -s stdout.pme named.pme || fail "-o - differs from a file written"
 
 # Usage.
 expect "--help" 0 $pmebuild --help
-grep -q "^usage: pmebuild \[-qv\] \[-o output\] \[input \[output\]\]" \
+grep -q "^usage: pmebuild \[-qv\] \[--no-demangle\] \[-o output\] \[input" \
     "$tmp/out" || fail "--help: no usage line"
 expect "--version" 0 $pmebuild --version
 grep -q "^pmebuild (pme) [0-9]" "$tmp/out" || fail "--version"

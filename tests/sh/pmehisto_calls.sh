@@ -26,7 +26,7 @@ fi
 
 "$pmehisto" -q -t -b filled.pme -B out.pme -o out.HIS -T csv >out.csv ||
     fail "pmehisto -T csv failed"
-head -n 1 out.csv | grep -q ',percent,calls$' ||
+head -n 1 out.csv | grep -q ',percent,file,line,module,calls$' ||
     fail "no calls column in the CSV header: $(head -n 1 out.csv)"
 for want in "mid 1" "leaf 5" "libwork 1"; do
 	set -- $want

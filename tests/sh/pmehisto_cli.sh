@@ -62,7 +62,7 @@ ph -b named g
 expect 0 "-b named"
 grep -q "^Total:  *160" out || fail "-b named: the display is not the report"
 "$pmehisto" -t -b named.PME -T csv -o x.HIS >named.csv 2>&1
-grep -q '^1,CRUSH,MODULE,PHASE TWO BY MODULE,0x1300,0x13ff,50,31.2500$' named.csv ||
+grep -q '^1,CRUSH,MODULE,PHASE TWO BY MODULE,0x1300,0x13ff,50,31.2500,,,$' named.csv ||
     { fail "-b named: named.PME not filled (csv):"; cat named.csv >&2; }
 ph -b empty -B other.PME -o other g.PMS
 expect 0 "-B"
@@ -102,7 +102,7 @@ grep -q "^Sampling interval:   1 ms (1000 Hz)$" PMEFILE.HIS &&
 
 ph -t -b named -T csv -o x.HIS -C 10
 expect 0 "csv"
-[ "$(head -n 1 out)" = "bucket,unit,kind,group,start,end,count,percent" ] ||
+[ "$(head -n 1 out)" = "bucket,unit,kind,group,start,end,count,percent,file,line,module" ] ||
     fail "csv: header"
 [ "$(wc -l <out)" = 11 ] || fail "csv: not a line per bucket whatever -C"
 ph -t -b named -T ps -o x.HIS

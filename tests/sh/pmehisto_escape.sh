@@ -67,7 +67,7 @@ cp "$fx/classes.pmd" .
 "$tsample" write classes.PMS <"$fx/classes.smp" || exit 1
 check classes classes.PME classes.PMS
 # Valid UTF-8 is kept, and counts one column a character.
-grep -Eq "^Größe_日本 {26}\| 0 - FF  \|" classes.HIS ||
+grep -Eq "^Größe_日本 {66}\| 0 - FF  \|" classes.HIS ||
     fail "classes: the UTF-8 name is not kept, or not padded by characters"
 
 # A mapping's path from a sample file, in an error message.

@@ -6,7 +6,8 @@
 # range was, exact for the demo fixture built here (the widths follow
 # from its names and counts); PostScript has no range either; CSV keeps
 # its columns, start and end the routine's link-time range as nm -S
-# tells it.  The bucket file the quick path filled, read back (-t), is
+# tells it, then the file and line that declare it and the program's
+# path.  The bucket file the quick path filled, read back (-t), is
 # still the quick path's (pme(5)'s option 0x40): no column either.
 # (Bucket files of a .PMD keep it: tests/histo's golden pages.)
 #
@@ -61,10 +62,14 @@ grep -E '\( *[0-9A-F]+ - [0-9A-F]+ *\) show' ps.out &&
 # CSV as before: the link-time range, nm's.
 $PME_VALGRIND "$pmehisto" -q -x -T csv -o /dev/null demo.PMS >csv.out 2>err ||
     fail "pmehisto -x -T csv: $(cat err)"
-[ "$(head -n 1 csv.out)" = "bucket,unit,kind,group,start,end,count,percent" ] ||
+[ "$(head -n 1 csv.out)" = "bucket,unit,kind,group,start,end,count,percent,file,line,module" ] ||
     fail "csv: header $(head -n 1 csv.out)"
-row=$(printf ',sort,ROUTINE,"PROGRAM ""demo"" BY ROUTINE",0x%x,0x%x,30,75.0000' \
-    $((0x$(start sort))) $((0x$(start sort) + 0x$(size sort) - 1)))
+# file and line: where sort is declared (its name at the start of a line
+# in work.c); module: the program's path.
+decl=$(grep -n '^sort(' "$fx/work.c" | cut -d: -f1)
+row=$(printf ',sort,ROUTINE,"PROGRAM ""demo"" BY ROUTINE",0x%x,0x%x,30,75.0000,%s,%s,%s' \
+    $((0x$(start sort))) $((0x$(start sort) + 0x$(size sort) - 1)) \
+    "$fx/work.c" "$decl" "$PWD/demo")
 grep -q -- "^[0-9]*$row\$" csv.out || fail "csv: no row '$row' in $(cat csv.out)"
 
 # The filled bucket file as trace input: the same rows, no column.

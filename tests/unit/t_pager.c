@@ -419,12 +419,13 @@ test_noaddr(void)
 	sa = out(a, 2);
 	sb = out(b, 2);
 	same("CSV without the address column", sb, sa);
-	same("CSV", sa, "bucket,unit,kind,group,start,end,count,percent\n"
-	    "0,alpha,,PROGRAM P BY ROUTINE,0x1000,0x10ff,10,3.3333\n"
-	    "1,beta,,PROGRAM P BY ROUTINE,0x2000,0x20ff,20,6.6667\n"
-	    "2,beta,,PROGRAM P BY ROUTINE,0x3000,0x30ff,30,10.0000\n"
+	same("CSV", sa, "bucket,unit,kind,group,start,end,count,percent,"
+	    "file,line,module\n"
+	    "0,alpha,,PROGRAM P BY ROUTINE,0x1000,0x10ff,10,3.3333,,,\n"
+	    "1,beta,,PROGRAM P BY ROUTINE,0x2000,0x20ff,20,6.6667,,,\n"
+	    "2,beta,,PROGRAM P BY ROUTINE,0x3000,0x30ff,30,10.0000,,,\n"
 	    "3,gamma_with_a_long_name,,PROGRAM P BY ROUTINE,0x4000,0x40ff,40,"
-	    "13.3333\n");
+	    "13.3333,,,\n");
 	free(sa);
 	free(sb);
 	pme_report_free(a);
