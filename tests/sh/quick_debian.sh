@@ -39,7 +39,7 @@ command -v perf >/dev/null &&
 # rows FILE.PMS: "name count" of each row of pmehisto -x -T csv.
 rows() {
 	"$pmehisto" -q -x -T csv -C 0 -o /dev/null -B "$1.pme" "$1" |
-	    awk -F, 'NR > 1 { print $2, $(NF - 1) }'
+	    csv_counts
 }
 # total: the samples of the report in $tmp/out, outside buckets too.
 total() { awk '/^Total:/ { print $2 }' "$tmp/out"; }

@@ -50,8 +50,7 @@ write 1000000000 old.pms
 # rows FILE: "name count" of pmehisto -x -T csv.
 rows() {
 	"$pmehisto" -q -x -T csv -C 0 -o /dev/null -B "$1.pme" "$1" \
-	    2>"$1.err" | awk -F, 'NR > 1 && $(NF - 1) > 0 { print $2, $(NF - 1) }' |
-	    sort
+	    2>"$1.err" | csv_counts | awk '$2 > 0' | sort
 }
 
 rows old.pms >old.rows

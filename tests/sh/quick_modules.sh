@@ -78,7 +78,7 @@ dbg=
 # The rows of pmehisto -x -T csv of $1, as "name count".
 rows() {
 	"$pmehisto" -q -x -T csv -C 0 -o /dev/null "$1" 2>"$tmp/h.err" |
-	    awk -F, 'NR > 1 { print $2, $(NF - 1) }'
+	    csv_counts
 }
 
 for how in "sh -c ./prog" "env ./prog"; do

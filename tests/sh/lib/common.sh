@@ -16,6 +16,8 @@
 #	finish		exits 1 (saying how many checks failed) or 0
 #	skip REASON...	exits 77, the first line of standard output REASON
 #	need FILE...	skips unless each FILE is an executable
+#	csv_counts	pmehisto -T csv on standard input as "name count"
+#			lines (the count column found by its heading)
 #	expect WHAT STATUS COMMAND...
 #			runs COMMAND (stdin /dev/null, output in $tmp/out
 #			and $tmp/err) and fails WHAT unless it exits STATUS;
@@ -63,4 +65,9 @@ expect() {
 	got=$?
 	[ "$got" = "$want" ] ||
 	    fail "$what: exit status $got, not $want: $(head -c 500 "$tmp/err")"
+}
+
+csv_counts() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "count")
+		c = i; next } { print $2, $c }'
 }
