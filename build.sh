@@ -182,16 +182,17 @@ fi
 second_status=$status second_summary=$summary
 
 # The command-line tests once more under valgrind memcheck (errors and
-# definite leaks fail them): the golden tests, and the shell tests that
-# run pme's programs through $PME_VALGRIND (the unit tests had ASan).  In the same copy,
+# definite leaks fail them): the golden tests and the shell tests of the
+# programs' command lines, bad input and outputs, which run pme's
+# programs through $PME_VALGRIND (the unit tests had ASan; the longer
+# shell tests would take valgrind most of CI's time).  In the same copy,
 # configured again with --enable-valgrind.
 echo
 echo "$prog: the command-line tests under valgrind memcheck, in $copy"
 status=
-vgtests=(golden/)
-for t in tests/sh/*.sh; do
-	grep -q 'PME_VALGRIND' "$t" && vgtests+=("sh/$(basename "$t" .sh)")
-done
+vgtests=(golden/ sh/pmebuild_cli sh/pmehisto_cli sh/pmehisto_golden
+    sh/merge_cli sh/wrong_kind sh/pmebuild_corrupt sh/pmehisto_bombs
+    sh/pmehisto_escape sh/fuzz_regress)
 if cd "$copy" && make -s distclean >/dev/null &&
     ./configure -q "${sanargs[@]}" --enable-valgrind && make -j2; then
 	tests/run "${vgtests[@]}" 2>&1 | tee "$log"
