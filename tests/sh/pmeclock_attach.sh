@@ -85,7 +85,7 @@ stat att.PMS
 has "attach: the command line" "^thread exec $apid $apid attachee"
 has "attach: the main mapping" "^map $apid attachee xm$"
 has "attach: closed" "^close samples"
-# gamma's thread was created after the attach: a fork record and samples.
+# delta's thread was created after the attach: a fork record and samples.
 [ "$(grep -c "^thread fork $apid " "$tmp/stat")" -ge 1 ] ||
     fail "attach: no fork record of the thread created after the attach"
 "$pmehisto" -q -x -B att.pme -o att.HIS -T csv att.PMS >att.csv ||
