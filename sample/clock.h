@@ -16,6 +16,7 @@ extern const char *prog;
 struct clockopts {
 	const char	*out;		/* sample file, "-": standard output */
 	uint64_t	 period;	/* ns */
+	int		 jitter;	/* -j: percent the period varies by */
 	int		 method;	/* enum pme_method, NONE: automatic */
 	int		 callchain;
 	int		 quiet, verbose;

@@ -90,6 +90,8 @@ struct perfstate {
 };
 
 static int exclude_kernel = -1;	/* decided by perf_probe() */
+static uint64_t jitter_weight(const struct clockopts *o, uint32_t tid,
+		    uint64_t time, uint64_t period);
 
 static long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -426,7 +428,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	s.tid = get32(p + 12);
 	s.time = get64(p + 16);
 	s.cpu = get32(p + 24);
-	s.weight = get64(p + 32);
+	s.weight = jitter_weight(ps->o, s.tid, s.time, get64(p + 32));
 	p += 40;
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL)
@@ -728,6 +730,113 @@ free_state(struct perfstate *ps)
 	free(ps->frames);
 }
 
+/*
+ * Randomized periods (-j): the kernel's software clocks have a fixed
+ * period, so from time to time, as it drains the rings, pmeclock gives
+ * the events it holds a new one (PERF_EVENT_IOC_PERIOD).  The change
+ * restarts the interval under way at a moment unrelated to the program's
+ * work: the samples move to another point of a program's cycle, with
+ * another spacing, at every change.  The events the kernel made for
+ * threads and processes created later (inherited) cannot be reached:
+ * each keeps the period its parent's event had when it was made, itself
+ * drawn at random, and the kernel gives it with each sample.
+ *
+ * A period is kept for JITTER_SAMPLES periods of each thread whose events
+ * pmeclock holds, counted in samples (a program that waits for the CPU on
+ * a busy machine changes no more often): each change drops the part of
+ * the interval under way, about half an interval, 2% of the samples.
+ * The changes come at drains, that is with time, and samples come at
+ * the rate of the period in force, so the rate is what is drawn,
+ * uniformly from the asked-for one plus or minus o->jitter percent, and
+ * every other change mirrors the one before (rate r becomes 2 - r times
+ * the asked-for one): the samples come at the asked-for rate, where
+ * independent draws would leave the number of samples of a short run off
+ * by up to a third.  Each sample's weight is the period in force when it
+ * was taken (jitter_weight(); the kernel's own figure lags a change).
+ */
+#define JITTER_SAMPLES	32
+
+static uint64_t jitter_state, jitter_mark, jitter_cur, jitter_prev;
+static uint64_t jitter_when;		/* of the last change */
+static double jitter_u;
+static int jitter_odd;
+static const uint32_t *jitter_owned;	/* threads whose events are ours */
+static size_t jitter_nowned;
+
+/* The next uniform draw in [0, 1) (xorshift64*). */
+static double
+jitter_uniform(void)
+{
+	uint64_t x = jitter_state;
+
+	if (x == 0)
+		x = (now_mono() ^ ((uint64_t)getpid() << 32)) | 1;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	jitter_state = x;
+	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) /
+	    9007199254740992.0;
+}
+
+/* Whether a new period is due (then in jitter_cur) after the samples
+ * taken so far, by threads threads whose events pmeclock holds. */
+static int
+jitter_due(const struct clockopts *o, uint64_t samples, uint64_t threads)
+{
+	if (o->jitter <= 0 || (jitter_cur != 0 && (double)(samples -
+	    jitter_mark) * (double)jitter_cur < (double)JITTER_SAMPLES *
+	    (double)threads * (double)o->period))
+		return 0;
+	jitter_mark = samples;
+	jitter_odd = !jitter_odd;
+	jitter_u = jitter_odd ? jitter_uniform() : 1 - jitter_u;
+	jitter_prev = jitter_cur;
+	jitter_cur = (uint64_t)((double)o->period / (1 + o->jitter / 100.0 *
+	    (2 * jitter_u - 1)) + 0.5);
+	/* The kernel's shortest hrtimer period. */
+	if (jitter_cur < 10000)
+		jitter_cur = 10000;
+	jitter_when = now_mono();
+	return 1;
+}
+
+/* The CPU time a sample of thread tid at time stands for, the kernel
+ * saying period. */
+static uint64_t
+jitter_weight(const struct clockopts *o, uint32_t tid, uint64_t time,
+    uint64_t period)
+{
+	size_t i;
+
+	if (o->jitter <= 0 || jitter_cur == 0)
+		return period;
+	for (i = 0; i < jitter_nowned; i++)
+		if (jitter_owned[i] == tid)
+			return time >= jitter_when || jitter_prev == 0 ?
+			    jitter_cur : jitter_prev;
+	return period;
+}
+
+static void
+jitter_fd(int fd)
+{
+	if (fd >= 0)
+		(void)ioctl(fd, PERF_EVENT_IOC_PERIOD, &jitter_cur);
+}
+
+static int
+jitter_rings(struct perfstate *ps, uint64_t threads)
+{
+	int r;
+
+	if (!jitter_due(ps->o, ps->samples, threads))
+		return 0;
+	for (r = 0; r < ps->nrings; r++)
+		jitter_fd(ps->rings[r].fd);
+	return 1;
+}
+
 static int
 setup(struct perfstate *ps, struct child *c)
 {
@@ -785,6 +894,9 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		free_state(&ps);
 		return -1;
 	}
+	jitter_owned = &ps.mainpid;
+	jitter_nowned = 1;
+	jitter_rings(&ps, 1);
 	if ((rc = child_go(c)) != 0) {
 		free_state(&ps);
 		return rc;
@@ -810,6 +922,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		done = child_poll(c);
 		if (drain(&ps) < 0)
 			rc = -1;
+		jitter_rings(&ps, 1);
 		if (now_mono() - last >= 1000000000u) {
 			if (pme_samplewriter_flush(w, &err) < 0)
 				werr(&ps, &err);
@@ -1187,6 +1300,19 @@ attach_pidfd(pid_t pid)
 #endif
 }
 
+static void
+attach_jitter(struct perfattach *a)
+{
+	size_t i;
+
+	jitter_owned = a->seen;
+	jitter_nowned = a->nseen;
+	if (!jitter_rings(&a->ps, a->nseen))
+		return;
+	for (i = 0; i < a->nfds; i++)
+		jitter_fd(a->fds[i]);
+}
+
 int
 perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
     int stopfd, uint64_t deadline, struct pme_sample_close *cl)
@@ -1207,6 +1333,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	}
 	pfd[n].fd = stopfd;
 	pfd[n].events = POLLIN;
+	attach_jitter(a);
 	pfd[n + 1].fd = pidfd = attach_pidfd(a->pid);
 	pfd[n + 1].events = POLLIN;
 	last = now_mono();
@@ -1233,6 +1360,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 			done = 1;
 		if (drain(&a->ps) < 0)
 			break;
+		attach_jitter(a);
 		if (now_mono() - last >= 1000000000u) {
 			if (pme_samplewriter_flush(w, &err) < 0)
 				werr(&a->ps, &err);

@@ -47,11 +47,11 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp, "usage: pmeclock [-gqv] [-F hz | -i interval] "
-	    "[-m method] [-o output] [--]\n"
-	    "                command [argument ...]\n"
-	    "       pmeclock [-gqv] [-F hz | -i interval] [-d duration] "
-	    "[-m perf]\n"
-	    "                [-o output] -p pid\n");
+	    "[-j percent] [-m method]\n"
+	    "                [-o output] [--] command [argument ...]\n"
+	    "       pmeclock [-gqv] [-F hz | -i interval] [-j percent] "
+	    "[-d duration]\n"
+	    "                [-m perf] [-o output] -p pid\n");
 }
 
 static void
@@ -68,6 +68,8 @@ help(void)
 	    "  -F hz         samples per second of CPU time instead "
 	    "(up to 100000)\n"
 	    "  -g            record call chains\n"
+	    "  -j percent    vary the intervals at random by up to this "
+	    "(default 30; 0: fixed)\n"
 	    "  -m method     perf, timer or itimer (default: perf where "
 	    "the kernel allows)\n"
 	    "  -p pid        attach to running process pid (all its "
@@ -186,6 +188,20 @@ parse_duration(const char *s, uint64_t *ns)
 
 	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), 1e6,
 	    1e9 * 86400 * 365, ns);
+}
+
+static int
+parse_jitter(const char *s, int *pct)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno || v < 0 || v > 30)
+		return -1;
+	*pct = (int)v;
+	return 0;
 }
 
 static int
@@ -957,6 +973,12 @@ option(struct clockopts *o, int c, const char **oname)
 		fprintf(stderr, "%s: -p: '%s' is not a process ID\n", prog,
 		    optarg);
 		return 2;
+	case 'j':
+		if (parse_jitter(optarg, &o->jitter) >= 0)
+			return -1;
+		fprintf(stderr, "%s: -j: '%s' is not a percentage from 0 to "
+		    "30\n", prog, optarg);
+		return 2;
 	case 'F':
 		if (parse_hz(optarg, &o->period) >= 0)
 			return -1;
@@ -1022,8 +1044,9 @@ parse(int argc, char *argv[], struct clockopts *o)
 	int c, rc;
 
 	o->period = 10000000;
+	o->jitter = 30;
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+d:F:ghi:m:o:p:qVv", longopts,
+	while ((c = getopt_long(argc, argv, "+d:F:ghi:j:m:o:p:qVv", longopts,
 	    NULL)) != -1)
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
