@@ -92,6 +92,8 @@ struct perfstate {
 static int exclude_kernel = -1;	/* decided by perf_probe() */
 static uint64_t jitter_weight(const struct clockopts *o, uint32_t tid,
 		    uint64_t time, uint64_t period);
+static void jitter_fork(const struct clockopts *o, uint32_t ptid,
+		    uint32_t tid, uint64_t time);
 
 static long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -632,6 +634,8 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		t.time = get64(p + 16);
 		t.kind = h->type == PERF_RECORD_FORK ? PME_THREAD_FORK :
 		    PME_THREAD_EXIT;
+		if (t.kind == PME_THREAD_FORK)
+			jitter_fork(ps->o, t.ptid, t.tid, t.time);
 		if (t.kind == PME_THREAD_EXIT) {
 			t.ppid = t.ptid = 0;
 			if (t.pid == t.tid && (ew = execwait(ps, t.pid, 0))) {
@@ -752,7 +756,8 @@ free_state(struct perfstate *ps)
  * the asked-for one): the samples come at the asked-for rate, where
  * independent draws would leave the number of samples of a short run off
  * by up to a third.  Each sample's weight is the period in force when it
- * was taken (jitter_weight(); the kernel's own figure lags a change).
+ * was taken (jitter_weight(); the kernel's own figure lags a change, and
+ * for an inherited event is at times the run's first period).
  */
 #define JITTER_SAMPLES	32
 
@@ -762,6 +767,11 @@ static double jitter_u;
 static int jitter_odd;
 static const uint32_t *jitter_owned;	/* threads whose events are ours */
 static size_t jitter_nowned;
+static struct {
+	uint32_t	 tid;
+	uint64_t	 period;
+} *jitter_inh;				/* threads with inherited events */
+static size_t jitter_ninh, jitter_capinh;
 
 /* The next uniform draw in [0, 1) (xorshift64*). */
 static double
@@ -801,21 +811,69 @@ jitter_due(const struct clockopts *o, uint64_t samples, uint64_t threads)
 	return 1;
 }
 
+/* The period of thread tid's events at time; 0 when not known here. */
+static uint64_t
+jitter_period(uint32_t tid, uint64_t time)
+{
+	size_t i;
+
+	for (i = 0; i < jitter_nowned; i++)
+		if (jitter_owned[i] == tid)
+			return time >= jitter_when || jitter_prev == 0 ?
+			    jitter_cur : jitter_prev;
+	for (i = jitter_ninh; i-- > 0; )
+		if (jitter_inh[i].tid == tid)
+			return jitter_inh[i].period;
+	return 0;
+}
+
+/*
+ * A thread or process created at time by thread ptid: its events, which
+ * the kernel made from ptid's, keep the period ptid's had then.  (The
+ * kernel's own figure in its samples is at times the period the run
+ * started with.)
+ */
+static void
+jitter_fork(const struct clockopts *o, uint32_t ptid, uint32_t tid,
+    uint64_t time)
+{
+	uint64_t p;
+	void *q;
+
+	if (o->jitter <= 0 || jitter_cur == 0 ||
+	    (p = jitter_period(ptid, time)) == 0)
+		return;
+	if (jitter_ninh == jitter_capinh) {
+		if ((q = realloc(jitter_inh, (jitter_capinh * 2 + 16) *
+		    sizeof(*jitter_inh))) == NULL)
+			return;
+		jitter_inh = q;
+		jitter_capinh = jitter_capinh * 2 + 16;
+	}
+	jitter_inh[jitter_ninh].tid = tid;
+	jitter_inh[jitter_ninh++].period = p;
+}
+
 /* The CPU time a sample of thread tid at time stands for, the kernel
  * saying period. */
 static uint64_t
 jitter_weight(const struct clockopts *o, uint32_t tid, uint64_t time,
     uint64_t period)
 {
-	size_t i;
+	uint64_t p;
 
-	if (o->jitter <= 0 || jitter_cur == 0)
+	if (o->jitter <= 0 || jitter_cur == 0 ||
+	    (p = jitter_period(tid, time)) == 0)
 		return period;
-	for (i = 0; i < jitter_nowned; i++)
-		if (jitter_owned[i] == tid)
-			return time >= jitter_when || jitter_prev == 0 ?
-			    jitter_cur : jitter_prev;
-	return period;
+	return p;
+}
+
+static void
+jitter_end(void)
+{
+	free(jitter_inh);
+	jitter_inh = NULL;
+	jitter_ninh = jitter_capinh = 0;
 }
 
 static void
@@ -942,6 +1000,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	cl->lost = ps.lost;
 	cl->threads = (uint32_t)ps.ntids;
 	free_state(&ps);
+	jitter_end();
 	return ps.failed ? -1 : rc;
 }
 
@@ -1087,6 +1146,7 @@ perf_attach_free(struct perfattach *a)
 	free(a->seen);
 	free_state(&a->ps);
 	free(a);
+	jitter_end();
 }
 
 /* Says why the events could not be opened on the process. */
