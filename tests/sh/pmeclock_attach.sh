@@ -29,6 +29,8 @@ if ! $pmeclock -q -m perf -o probe -- true 2>"$tmp/err"; then
 	exit 77
 fi
 build_more attachee
+# Whatever a failed check leaves running (attachee spins until killed).
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
 
 # start_attachee ARGS...: runs ./attachee ARGS in the background, its pid
 # in apid once it has printed it.
