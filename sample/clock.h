@@ -16,6 +16,7 @@ extern const char *prog;
 struct clockopts {
 	const char	*out;		/* sample file, "-": standard output */
 	uint64_t	 period;	/* ns */
+	int		 jitter;	/* -j: percent the period varies by */
 	int		 method;	/* enum pme_method, NONE: automatic */
 	int		 callchain;
 	int		 callgraph;	/* CALLGRAPH_*: how -g unwinds */
@@ -27,6 +28,8 @@ struct clockopts {
 	int		 setid;		/* the command's exec changes its
 					   credentials: no samples (said) */
 	char		 note[512];	/* why this method ran, or empty */
+	pid_t		 attach;	/* -p: the process, else 0 */
+	uint64_t	 duration;	/* -d: ns, 0 for no limit */
 };
 
 /* How call chains are taken: from the CFI (the default where elfutils'
@@ -68,6 +71,22 @@ uint64_t now_real(void);
 int	perf_probe(struct clockopts *o);
 int	perf_run(struct clockopts *o, struct child *c,
 	    struct pme_samplewriter *w, struct pme_sample_close *cl);
+
+/*
+ * Attaching to a running process (-p), perf method only.
+ * perf_attach_open() opens the events on every thread of process pid
+ * (threads it creates later inherit them); NULL, said, with errno when it
+ * cannot (ESRCH no such process, EACCES or EPERM not permitted).
+ * perf_attach_run() records the process's threads and mappings, then
+ * samples until the process ends, stopfd is readable or the deadline
+ * (CLOCK_MONOTONIC ns, 0 for none) passes; 0, or -1 (said).
+ */
+struct perfattach;
+struct perfattach *perf_attach_open(struct clockopts *o, pid_t pid);
+size_t	perf_attach_threads(const struct perfattach *a);
+int	perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
+	    int stopfd, uint64_t deadline, struct pme_sample_close *cl);
+void	perf_attach_free(struct perfattach *a);	/* NULL ok */
 
 /*
  * Preload method.  collect_prepare() makes the pipe and sets the

@@ -11,6 +11,7 @@
  * time but through the task's clock, which the kernel only updates at
  * context switches and ticks; it gives no better samples.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -92,6 +94,10 @@ struct perfstate {
 
 static int exclude_kernel = -1;	/* decided by perf_probe() */
 static size_t ring_pages = RING_PAGES;
+static uint64_t jitter_weight(const struct clockopts *o, uint32_t tid,
+		    uint64_t time, uint64_t period);
+static void jitter_fork(const struct clockopts *o, uint32_t ptid,
+		    uint32_t tid, uint64_t time);
 
 static long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -487,7 +493,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	s.tid = get32(p + 12);
 	s.time = get64(p + 16);
 	s.cpu = get32(p + 24);
-	s.weight = get64(p + 32);
+	s.weight = jitter_weight(ps->o, s.tid, s.time, get64(p + 32));
 	p += 40;
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL)
@@ -730,6 +736,8 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		t.time = get64(p + 16);
 		t.kind = h->type == PERF_RECORD_FORK ? PME_THREAD_FORK :
 		    PME_THREAD_EXIT;
+		if (t.kind == PME_THREAD_FORK)
+			jitter_fork(ps->o, t.ptid, t.tid, t.time);
 		if (t.kind == PME_THREAD_EXIT) {
 			t.ppid = t.ptid = 0;
 			if (t.pid == t.tid && (ew = execwait(ps, t.pid, 0))) {
@@ -831,6 +839,167 @@ free_state(struct perfstate *ps)
 	unwind_free(ps->uw);
 }
 
+/*
+ * Randomized periods (-j): the kernel's software clocks have a fixed
+ * period, so from time to time, as it drains the rings, pmeclock gives
+ * the events it holds a new one (PERF_EVENT_IOC_PERIOD).  The change
+ * restarts the interval under way at a moment unrelated to the program's
+ * work: the samples move to another point of a program's cycle, with
+ * another spacing, at every change.  The events the kernel made for
+ * threads and processes created later (inherited) cannot be reached:
+ * each keeps the period its parent's event had when it was made, itself
+ * drawn at random, and the kernel gives it with each sample.
+ *
+ * A period is kept for JITTER_SAMPLES periods of each thread whose events
+ * pmeclock holds, counted in samples (a program that waits for the CPU on
+ * a busy machine changes no more often): each change drops the part of
+ * the interval under way, about half an interval, 2% of the samples.
+ * The changes come at drains, that is with time, and samples come at
+ * the rate of the period in force, so the rate is what is drawn,
+ * uniformly from the asked-for one plus or minus o->jitter percent, and
+ * every other change mirrors the one before (rate r becomes 2 - r times
+ * the asked-for one): the samples come at the asked-for rate, where
+ * independent draws would leave the number of samples of a short run off
+ * by up to a third.  Each sample's weight is the period in force when it
+ * was taken (jitter_weight(); the kernel's own figure lags a change, and
+ * for an inherited event is at times the run's first period).
+ */
+#define JITTER_SAMPLES	32
+
+static uint64_t jitter_state, jitter_mark, jitter_cur, jitter_prev;
+static uint64_t jitter_when;		/* of the last change */
+static double jitter_u;
+static int jitter_odd;
+static const uint32_t *jitter_owned;	/* threads whose events are ours */
+static size_t jitter_nowned;
+static struct {
+	uint32_t	 tid;
+	uint64_t	 period;
+} *jitter_inh;				/* threads with inherited events */
+static size_t jitter_ninh, jitter_capinh;
+
+/* The next uniform draw in [0, 1) (xorshift64*). */
+static double
+jitter_uniform(void)
+{
+	uint64_t x = jitter_state;
+
+	if (x == 0)
+		x = (now_mono() ^ ((uint64_t)getpid() << 32)) | 1;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	jitter_state = x;
+	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) /
+	    9007199254740992.0;
+}
+
+/* Whether a new period is due (then in jitter_cur) after the samples
+ * taken so far, by threads threads whose events pmeclock holds. */
+static int
+jitter_due(const struct clockopts *o, uint64_t samples, uint64_t threads)
+{
+	if (o->jitter <= 0 || (jitter_cur != 0 && (double)(samples -
+	    jitter_mark) * (double)jitter_cur < (double)JITTER_SAMPLES *
+	    (double)threads * (double)o->period))
+		return 0;
+	jitter_mark = samples;
+	jitter_odd = !jitter_odd;
+	jitter_u = jitter_odd ? jitter_uniform() : 1 - jitter_u;
+	jitter_prev = jitter_cur;
+	jitter_cur = (uint64_t)((double)o->period / (1 + o->jitter / 100.0 *
+	    (2 * jitter_u - 1)) + 0.5);
+	/* The kernel's shortest hrtimer period. */
+	if (jitter_cur < 10000)
+		jitter_cur = 10000;
+	jitter_when = now_mono();
+	return 1;
+}
+
+/* The period of thread tid's events at time; 0 when not known here. */
+static uint64_t
+jitter_period(uint32_t tid, uint64_t time)
+{
+	size_t i;
+
+	for (i = 0; i < jitter_nowned; i++)
+		if (jitter_owned[i] == tid)
+			return time >= jitter_when || jitter_prev == 0 ?
+			    jitter_cur : jitter_prev;
+	for (i = jitter_ninh; i-- > 0; )
+		if (jitter_inh[i].tid == tid)
+			return jitter_inh[i].period;
+	return 0;
+}
+
+/*
+ * A thread or process created at time by thread ptid: its events, which
+ * the kernel made from ptid's, keep the period ptid's had then.  (The
+ * kernel's own figure in its samples is at times the period the run
+ * started with.)
+ */
+static void
+jitter_fork(const struct clockopts *o, uint32_t ptid, uint32_t tid,
+    uint64_t time)
+{
+	uint64_t p;
+	void *q;
+
+	if (o->jitter <= 0 || jitter_cur == 0 ||
+	    (p = jitter_period(ptid, time)) == 0)
+		return;
+	if (jitter_ninh == jitter_capinh) {
+		if ((q = realloc(jitter_inh, (jitter_capinh * 2 + 16) *
+		    sizeof(*jitter_inh))) == NULL)
+			return;
+		jitter_inh = q;
+		jitter_capinh = jitter_capinh * 2 + 16;
+	}
+	jitter_inh[jitter_ninh].tid = tid;
+	jitter_inh[jitter_ninh++].period = p;
+}
+
+/* The CPU time a sample of thread tid at time stands for, the kernel
+ * saying period. */
+static uint64_t
+jitter_weight(const struct clockopts *o, uint32_t tid, uint64_t time,
+    uint64_t period)
+{
+	uint64_t p;
+
+	if (o->jitter <= 0 || jitter_cur == 0 ||
+	    (p = jitter_period(tid, time)) == 0)
+		return period;
+	return p;
+}
+
+static void
+jitter_end(void)
+{
+	free(jitter_inh);
+	jitter_inh = NULL;
+	jitter_ninh = jitter_capinh = 0;
+}
+
+static void
+jitter_fd(int fd)
+{
+	if (fd >= 0)
+		(void)ioctl(fd, PERF_EVENT_IOC_PERIOD, &jitter_cur);
+}
+
+static int
+jitter_rings(struct perfstate *ps, uint64_t threads)
+{
+	int r;
+
+	if (!jitter_due(ps->o, ps->samples, threads))
+		return 0;
+	for (r = 0; r < ps->nrings; r++)
+		jitter_fd(ps->rings[r].fd);
+	return 1;
+}
+
 static int
 setup(struct perfstate *ps, struct child *c)
 {
@@ -912,6 +1081,9 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		free_state(&ps);
 		return -1;
 	}
+	jitter_owned = &ps.mainpid;
+	jitter_nowned = 1;
+	jitter_rings(&ps, 1);
 	if ((rc = child_go(c)) != 0) {
 		free_state(&ps);
 		return rc;
@@ -937,6 +1109,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		done = child_poll(c);
 		if (drain(&ps) < 0)
 			rc = -1;
+		jitter_rings(&ps, 1);
 		if (now_mono() - last >= 1000000000u) {
 			if (pme_samplewriter_flush(w, &err) < 0)
 				werr(&ps, &err);
@@ -957,5 +1130,437 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	cl->lost = ps.lost;
 	cl->threads = (uint32_t)ps.ntids;
 	free_state(&ps);
+	jitter_end();
 	return ps.failed ? -1 : rc;
+}
+
+/* ------------------------------------------- attaching to a process */
+
+/*
+ * pmeclock -p: the events are opened on every thread of a running
+ * process, one per thread and online CPU, each writing into the ring of
+ * its CPU (PERF_EVENT_IOC_SET_OUTPUT); threads the process creates later
+ * inherit them.  Inheritance covers only the threads created after an
+ * event opened, so the threads are listed again until a listing finds
+ * none new: a thread created in between was made by one whose events
+ * were not open yet, and the next listing has it.
+ */
+struct perfattach {
+	struct perfstate ps;
+	pid_t		 pid;
+	uint64_t	 t0;		/* before the first event opened */
+	int		 cpus[MAX_CPUS];
+	int		 ncpu;
+	int		*fds;		/* events writing into another's ring */
+	size_t		 nfds, capfds;
+	uint32_t	*seen;		/* threads listed */
+	size_t		 nseen, capseen;
+};
+
+#define ATTACH_ROUNDS	1000	/* listings of a process's threads */
+
+static int
+attach_ring(struct perfattach *a, int i, int fd)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ring *r = &a->ps.rings[i];
+	void *m;
+
+	m = mmap(NULL, (RING_PAGES + 1) * (size_t)pg, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	r->fd = fd;
+	r->cpu = a->cpus[i];
+	r->meta = m;
+	r->data = (uint8_t *)m + pg;
+	r->size = RING_PAGES * (size_t)pg;
+	return 0;
+}
+
+/* Opens the events of thread tid: 0, 1 when it has gone, -1 with errno. */
+static int
+attach_thread(struct perfattach *a, pid_t tid)
+{
+	struct perf_event_attr attr;
+	int i, e;
+	long fd;
+	void *p;
+
+	fill_attr(&attr, a->ps.o, exclude_kernel);
+	attr.disabled = 0;
+	attr.enable_on_exec = 0;
+	for (i = 0; i < a->ncpu; i++) {
+		if ((fd = perf_open(&attr, tid, a->cpus[i])) < 0)
+			return errno == ESRCH ? 1 : -1;
+		if (a->ps.rings[i].meta == NULL) {
+			if (attach_ring(a, i, (int)fd) == 0)
+				continue;
+		} else if ((p = grow(a->fds, &a->capfds, a->nfds + 1,
+		    sizeof(*a->fds))) != NULL) {
+			a->fds = p;
+			a->fds[a->nfds++] = (int)fd;
+			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
+			    a->ps.rings[i].fd) == 0)
+				continue;
+		}
+		e = errno;
+		close((int)fd);
+		if (a->nfds > 0 && a->fds[a->nfds - 1] == (int)fd)
+			a->nfds--;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+attach_seen(struct perfattach *a, uint32_t tid)
+{
+	size_t i;
+	void *p;
+
+	for (i = 0; i < a->nseen; i++)
+		if (a->seen[i] == tid)
+			return 1;
+	if ((p = grow(a->seen, &a->capseen, a->nseen + 1,
+	    sizeof(*a->seen))) == NULL)
+		return -1;
+	a->seen = p;
+	a->seen[a->nseen++] = tid;
+	return 0;
+}
+
+/* One listing of the threads: how many were new, or -1 with errno. */
+static int
+attach_listing(struct perfattach *a)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	long tid;
+	int n = 0, r = 0;
+	char *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)a->pid);
+	if ((d = opendir(path)) == NULL) {
+		errno = ESRCH;
+		return -1;
+	}
+	while (r >= 0 && (de = readdir(d)) != NULL) {
+		tid = strtol(de->d_name, &end, 10);
+		if (tid <= 0 || *end != '\0')
+			continue;
+		if ((r = attach_seen(a, (uint32_t)tid)) != 0)
+			continue;
+		n++;
+		if ((r = attach_thread(a, (pid_t)tid)) == 0)
+			add_tid(&a->ps, (uint32_t)tid);
+		else if (r > 0)
+			r = 0;
+	}
+	closedir(d);
+	return r < 0 ? -1 : n;
+}
+
+void
+perf_attach_free(struct perfattach *a)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < a->nfds; i++)
+		close(a->fds[i]);
+	free(a->fds);
+	free(a->seen);
+	free_state(&a->ps);
+	free(a);
+	jitter_end();
+}
+
+/* Says why the events could not be opened on the process. */
+static void
+attach_refused(const struct perfattach *a, int e)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)a->pid);
+	if (e == ESRCH || stat(path, &st) < 0)
+		fprintf(stderr, "%s: -p %d: no such process\n", prog,
+		    (int)a->pid);
+	else if ((e == EACCES || e == EPERM) && st.st_uid != geteuid())
+		fprintf(stderr, "%s: -p %d: not permitted: the process is "
+		    "another user's (uid %u), and perf_event_open refuses "
+		    "(%s): attach as its owner, or as root (or with "
+		    "CAP_PERFMON and CAP_SYS_PTRACE)\n", prog, (int)a->pid,
+		    (unsigned)st.st_uid, strerror(e));
+	else if (e == EACCES || e == EPERM)
+		fprintf(stderr, "%s: -p %d: not permitted: perf_event_open "
+		    "refuses (%s): the process may not be inspected (a "
+		    "set-user-ID program, or one that made itself not "
+		    "dumpable), or a security module forbids it "
+		    "(perf_event_paranoid is %d)\n", prog, (int)a->pid,
+		    strerror(e), paranoid());
+	else
+		fprintf(stderr, "%s: -p %d: perf_event_open: %s\n", prog,
+		    (int)a->pid, strerror(e));
+}
+
+struct perfattach *
+perf_attach_open(struct clockopts *o, pid_t pid)
+{
+	struct perfattach *a;
+	int i, n = 0, e;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	a->ps.o = o;
+	a->ps.mainpid = (uint32_t)pid;
+	a->pid = pid;
+	a->t0 = now_mono();
+	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) < 0 ||
+	    (a->ps.rings = calloc((size_t)a->ncpu,
+	    sizeof(*a->ps.rings))) == NULL ||
+	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		perf_attach_free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->ps.nrings = a->ncpu;
+	for (i = 0; i < a->ncpu; i++)
+		a->ps.rings[i].fd = -1;
+	for (i = 0; i < ATTACH_ROUNDS; i++)
+		if ((n = attach_listing(a)) <= 0)
+			break;
+	e = errno;
+	/* Not one thread opened on some CPU: all had gone. */
+	for (i = 0; n >= 0 && i < a->ncpu; i++)
+		if (a->ps.rings[i].meta == NULL) {
+			n = -1;
+			e = ESRCH;
+		}
+	if (n < 0) {
+		attach_refused(a, e);
+		perf_attach_free(a);
+		errno = e;
+		return NULL;
+	}
+	return a;
+}
+
+size_t
+perf_attach_threads(const struct perfattach *a)
+{
+	return a->ps.ntids;
+}
+
+/* The name of thread tid of the process, from /proc. */
+static void
+attach_comm(const struct perfattach *a, uint32_t tid, char *buf, size_t n)
+{
+	char path[64];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)a->pid,
+	    tid);
+	buf[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	len = read(fd, buf, n - 1);
+	close(fd);
+	if (len < 0)
+		len = 0;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The process's name and its threads' as they were at the attach. */
+static void
+attach_names(struct perfattach *a)
+{
+	struct pme_thread t;
+	struct pme_error err;
+	char name[64];
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	t.kind = PME_THREAD_EXEC;
+	t.pid = t.tid = (uint32_t)a->pid;
+	t.time = a->t0;
+	attach_comm(a, t.tid, name, sizeof(name));
+	t.name = name;
+	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
+		werr(&a->ps, &err);
+	t.kind = PME_THREAD_COMM;
+	for (i = 0; i < a->nseen && !a->ps.failed; i++) {
+		if ((t.tid = a->seen[i]) == t.pid)
+			continue;
+		attach_comm(a, t.tid, name, sizeof(name));
+		if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
+			werr(&a->ps, &err);
+	}
+}
+
+/* One line of /proc/PID/maps, an executable file mapping, recorded. */
+static void
+attach_map(struct perfattach *a, char *line, const char *exe)
+{
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	struct pme_mapping m;
+	struct pme_error err;
+	uint8_t buildid[64];
+	char perms[8];
+	size_t len, sl = strlen(DELETED_SUFFIX);
+	char *path;
+	int pos = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
+	    perms, &off, &maj, &min, &ino, &pos) < 7 || pos == 0 ||
+	    strchr(perms, 'x') == NULL || line[pos] != '/' || end <= start)
+		return;
+	path = line + pos;
+	path[strcspn(path, "\n")] = '\0';
+	memset(&m, 0, sizeof(m));
+	m.pid = (uint32_t)a->pid;
+	m.flags = PME_MAP_EXEC;
+	if (exe != NULL && strcmp(path, exe) == 0)
+		m.flags |= PME_MAP_MAIN;
+	len = strlen(path);
+	if (len > sl && strcmp(path + len - sl, DELETED_SUFFIX) == 0) {
+		path[len - sl] = '\0';
+		m.flags |= PME_MAP_DELETED;
+	}
+	m.path = path;
+	m.time = a->t0;
+	m.start = start;
+	m.end = end;
+	m.offset = off;
+	if (mapping_vaddr(&a->ps, &m, makedev(maj, min), ino, buildid) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		a->ps.failed = 1;
+		return;
+	}
+	if (pme_samplewriter_mapping(a->ps.w, &m, &err) < 0)
+		werr(&a->ps, &err);
+}
+
+/*
+ * The process's executable mappings when the events opened: read after,
+ * so that none made in between is missed (one made after is recorded
+ * twice, the same both times), and dated before the first sample.
+ */
+static int
+attach_maps(struct perfattach *a)
+{
+	char path[64], exe[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)a->pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
+		n = 0;
+	exe[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
+	if ((fp = fopen(path, "re")) == NULL) {
+		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
+		return -1;
+	}
+	while (!a->ps.failed && getline(&line, &cap, fp) > 0)
+		attach_map(a, line, n > 0 ? exe : NULL);
+	free(line);
+	fclose(fp);
+	return a->ps.failed ? -1 : 0;
+}
+
+/* A descriptor readable when the process has ended, or -1. */
+static int
+attach_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+static void
+attach_jitter(struct perfattach *a)
+{
+	size_t i;
+
+	jitter_owned = a->seen;
+	jitter_nowned = a->nseen;
+	if (!jitter_rings(&a->ps, a->nseen))
+		return;
+	for (i = 0; i < a->nfds; i++)
+		jitter_fd(a->fds[i]);
+}
+
+int
+perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
+    int stopfd, uint64_t deadline, struct pme_sample_close *cl)
+{
+	struct pollfd pfd[MAX_CPUS + 2];
+	struct pme_error err;
+	uint64_t last, now;
+	int r, n = a->ps.nrings, pidfd, wait, done = 0;
+
+	a->ps.w = w;
+	attach_names(a);
+	if (a->ps.failed || attach_maps(a) < 0)
+		return -1;
+	for (r = 0; r < n; r++) {
+		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
+		    -1;
+		pfd[r].events = POLLIN;
+	}
+	pfd[n].fd = stopfd;
+	pfd[n].events = POLLIN;
+	attach_jitter(a);
+	pfd[n + 1].fd = pidfd = attach_pidfd(a->pid);
+	pfd[n + 1].events = POLLIN;
+	last = now_mono();
+	while (!done && !a->ps.failed) {
+		now = now_mono();
+		wait = 250;
+		if (deadline != 0 && deadline <= now)
+			done = 1;
+		else if (deadline != 0 && (deadline - now) / 1000000 < 250)
+			wait = (int)((deadline - now) / 1000000) + 1;
+		if (!done && poll(pfd, (nfds_t)n + 2, wait) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", prog,
+			    strerror(errno));
+			done = 1;
+		}
+		/* An event whose task has gone reports POLLHUP for good. */
+		for (r = 0; r < n; r++)
+			if (pfd[r].revents & (POLLHUP | POLLERR))
+				pfd[r].fd = -1;
+		if ((pfd[n].revents & POLLIN) || (pidfd >= 0 ?
+		    (pfd[n + 1].revents & POLLIN) != 0 :
+		    !pid_alive((uint32_t)a->pid)))
+			done = 1;
+		if (drain(&a->ps) < 0)
+			break;
+		attach_jitter(a);
+		if (now_mono() - last >= 1000000000u) {
+			if (pme_samplewriter_flush(w, &err) < 0)
+				werr(&a->ps, &err);
+			last = now_mono();
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	cl->samples = a->ps.samples;
+	cl->lost = a->ps.lost;
+	cl->threads = (uint32_t)a->ps.ntids;
+	return a->ps.failed ? -1 : 0;
 }

@@ -49,8 +49,11 @@ usage(FILE *fp)
 {
 	fprintf(fp, "usage: pmeclock [-gqv] [-F hz | -i interval] "
 	    "[-G fp | dwarf[,size]]\n"
-	    "                [-m method] [-o output] [--] command "
-	    "[argument ...]\n");
+	    "                [-j percent] [-m method] [-o output] [--] command "
+	    "[argument ...]\n"
+	    "       pmeclock [-gqv] [-F hz | -i interval] [-G fp | dwarf[,size]]\n"
+	    "                [-j percent] [-d duration] [-m perf] [-o output] "
+	    "-p pid\n");
 }
 
 static void
@@ -71,8 +74,14 @@ help(void)
 	    "dwarf,size: bytes\n"
 	    "                of stack per sample, default 8192) or by "
 	    "frame pointers (fp)\n"
+	    "  -j percent    vary the intervals at random by up to this "
+	    "(default 30; 0: fixed)\n"
 	    "  -m method     perf, timer or itimer (default: perf where "
 	    "the kernel allows)\n"
+	    "  -p pid        attach to running process pid (all its "
+	    "threads; perf method)\n"
+	    "  -d duration   with -p, stop after duration: 10s (default "
+	    "unit), 500ms, 2m, ...\n"
 	    "  -q            no messages but errors;  -v  more messages\n"
 	    "  -h, --help    this text;  -V, --version  the version\n",
 	    DEFAULT_PMS);
@@ -117,14 +126,16 @@ pid_alive(uint32_t pid)
 	return p[2] != 'Z' && p[2] != 'X';
 }
 
-/* "10ms", "250us", "1s", "5000ns"; a bare number is milliseconds. */
+struct unit {
+	const char	*u;
+	double		 mul;
+};
+
+/* A number and one of n units into *ns, from lo to hi ns; -1 if not. */
 static int
-parse_interval(const char *s, uint64_t *ns)
+parse_scaled(const char *s, const struct unit *units, size_t n, double lo,
+    double hi, uint64_t *ns)
 {
-	static const struct { const char *u; double mul; } units[] = {
-		{ "", 1e6 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },
-		{ "s", 1e9 }
-	};
 	char *end;
 	double v;
 	size_t i;
@@ -133,15 +144,28 @@ parse_interval(const char *s, uint64_t *ns)
 	v = strtod(s, &end);
 	if (end == s || errno || !(v > 0))
 		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; i < n; i++)
 		if (strcmp(end, units[i].u) == 0) {
 			v *= units[i].mul;
-			if (v < MIN_PERIOD || v > MAX_PERIOD)
+			if (v < lo || v > hi)
 				return -1;
 			*ns = (uint64_t)(v + 0.5);
 			return 0;
 		}
 	return -1;
+}
+
+/* "10ms", "250us", "1s", "5000ns"; a bare number is milliseconds. */
+static int
+parse_interval(const char *s, uint64_t *ns)
+{
+	static const struct unit units[] = {
+		{ "", 1e6 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 }
+	};
+
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]),
+	    MIN_PERIOD, MAX_PERIOD, ns);
 }
 
 static int
@@ -156,6 +180,47 @@ parse_hz(const char *s, uint64_t *ns)
 	    1000000000ull / hz < MIN_PERIOD)
 		return -1;
 	*ns = 1000000000ull / hz;
+	return 0;
+}
+
+/* "10s", "500ms", "2m", "1h"; a bare number is seconds, as timeout(1). */
+static int
+parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct unit units[] = {
+		{ "", 1e9 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 },
+		{ "h", 3600e9 }
+	};
+
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), 1e6,
+	    1e9 * 86400 * 365, ns);
+}
+
+static int
+parse_jitter(const char *s, int *pct)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno || v < 0 || v > 30)
+		return -1;
+	*pct = (int)v;
+	return 0;
+}
+
+static int
+parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno || v <= 0 || v > INT_MAX)
+		return -1;
+	*pid = (pid_t)v;
 	return 0;
 }
 
@@ -703,12 +768,223 @@ run(struct clockopts *o)
 	return rc < 0 ? 1 : c.status;
 }
 
+/* ------------------------------------------------------------ attaching */
+
+static int stop_w = -1;
+
+static void
+on_stop(int sig)
+{
+	int e = errno;
+	char c = (char)sig;
+
+	(void)!write(stop_w, &c, 1);
+	errno = e;
+}
+
+/* The first up to cap bytes of /proc file path into buf; their count. */
+static size_t
+proc_read(const char *path, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	while (n < cap && ((r = read(fd, buf + n, cap - n)) > 0 ||
+	    (r < 0 && errno == EINTR)))
+		n += r > 0 ? (size_t)r : 0;
+	close(fd);
+	return n;
+}
+
+/*
+ * The command line of process pid, from /proc (its first 64 KiB), as an
+ * argv in *buf (the caller frees both); its name when it has none (a
+ * kernel thread, a zombie).
+ */
+static char **
+attach_argv(pid_t pid, int *argc, char **buf)
+{
+	enum { CAP = 65536 };
+	char path[64], **argv, *p;
+	size_t n;
+	int k = 0;
+
+	if ((*buf = malloc(CAP + 2)) == NULL)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if ((n = proc_read(path, *buf, CAP)) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		n = proc_read(path, *buf, 64);
+		n = strcspn(*buf, "\n") < n ? strcspn(*buf, "\n") : n;
+		if (n == 0)
+			n = (size_t)snprintf(*buf, 64, "%d", (int)pid);
+	}
+	(*buf)[n] = '\0';
+	for (p = *buf; p < *buf + n; p += strlen(p) + 1)
+		k++;
+	if ((argv = calloc((size_t)k + 1, sizeof(*argv))) == NULL)
+		return NULL;
+	for (p = *buf, k = 0; p < *buf + n; p += strlen(p) + 1)
+		argv[k++] = p;
+	*argc = k;
+	return argv;
+}
+
+/* pmeclock -p: the perf method only; 0, 1 or 2 (said). */
+static int
+attach_method(struct clockopts *o)
+{
+	if (o->method == PME_METHOD_TIMER || o->method == PME_METHOD_ITIMER) {
+		fprintf(stderr, "%s: -p: the %s method cannot attach to a "
+		    "running process: its runtime is preloaded into a "
+		    "program as it starts; attach with -m perf, or run the "
+		    "command under pmeclock\n", prog,
+		    method_name(o->method));
+		return 2;
+	}
+	if (perf_probe(o) < 0) {
+		fprintf(stderr, "%s: -p: cannot attach: %s; the timer and "
+		    "itimer methods cannot attach (their runtime is preloaded "
+		    "into a program as it starts): run the command under "
+		    "pmeclock instead\n", prog, o->note);
+		return 1;
+	}
+	o->method = PME_METHOD_PERF;
+	o->note[0] = '\0';
+	return 0;
+}
+
+static int
+attach_signals(void)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	int p[2];
+	size_t i;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	stop_w = p[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
+	return p[0];
+}
+
+static int
+attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
+{
+	struct pme_sample_header h;
+	struct pme_sample_close cl;
+	struct pme_samplewriter *w;
+	struct pme_error err;
+	char *buf;
+	int rc;
+
+	if ((o->argv = attach_argv(o->attach, &o->argc, &buf)) == NULL) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	memset(&h, 0, sizeof(h));
+	h.method = PME_METHOD_PERF;
+	h.event = PME_EVENT_CPU_CLOCK;
+	h.period = o->period;
+	h.start = now_real();
+	h.start_mono = now_mono();
+	h.pid = (uint32_t)o->attach;
+	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0);
+	h.argc = (uint32_t)o->argc;
+	h.argv = (const char *const *)o->argv;
+	rc = 1;
+	if ((w = pme_samplewriter_open(o->out, &h, 0, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		goto out;
+	}
+	guard_tell(w, o->out);
+	if (o->verbose)
+		fprintf(stderr, "%s: attached to '%s' (pid %d, %zu threads): "
+		    "sampling every %lluus with the perf method into '%s'\n",
+		    prog, o->argv[0], (int)o->attach, perf_attach_threads(a),
+		    (unsigned long long)(o->period / 1000), o->out);
+	memset(&cl, 0, sizeof(cl));
+	rc = perf_attach_run(a, w, stopfd, o->duration ? now_mono() +
+	    o->duration : 0, &cl);
+	cl.end = now_real();
+	/* Not pmeclock's child: its exit status is not known here. */
+	cl.status = 0;
+	if (pme_samplewriter_close(w, &cl, &err) < 0) {
+		if (rc == 0)
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		rc = -1;
+	}
+	if (o->verbose)
+		fprintf(stderr, "%s: %llu samples, %llu lost, %u threads\n",
+		    prog, (unsigned long long)cl.samples,
+		    (unsigned long long)cl.lost, cl.threads);
+	else if (cl.lost > 0 && !o->quiet)
+		fprintf(stderr, "%s: %llu samples lost\n", prog,
+		    (unsigned long long)cl.lost);
+	rc = rc < 0 ? 1 : 0;
+out:
+	free(o->argv);
+	free(buf);
+	o->argv = NULL;
+	return rc;
+}
+
+static int
+attach(struct clockopts *o)
+{
+	struct perfattach *a;
+	int rc, stopfd;
+
+	if ((rc = attach_method(o)) != 0)
+		return rc;
+	if ((stopfd = attach_signals()) < 0)
+		return 1;
+	if ((a = perf_attach_open(o, o->attach)) == NULL)
+		return 1;
+	if (strcmp(o->out, "-") != 0 && guard_start() < 0) {
+		perf_attach_free(a);
+		return 1;
+	}
+	rc = attach_record(o, a, stopfd);
+	perf_attach_free(a);
+	return rc;
+}
+
 /* One option c (with optarg) into o: -1 to go on, else the exit status
  * (0 after --help or --version, 2 for a usage error, said). */
 static int
 option(struct clockopts *o, int c, const char **oname)
 {
 	switch (c) {
+	case 'd':
+		if (parse_duration(optarg, &o->duration) >= 0)
+			return -1;
+		fprintf(stderr, "%s: -d: '%s' is not a duration (10s, 500ms, "
+		    "2m, 1h; at least 1ms)\n", prog, optarg);
+		return 2;
+	case 'p':
+		if (parse_pid(optarg, &o->attach) >= 0)
+			return -1;
+		fprintf(stderr, "%s: -p: '%s' is not a process ID\n", prog,
+		    optarg);
+		return 2;
+	case 'j':
+		if (parse_jitter(optarg, &o->jitter) >= 0)
+			return -1;
+		fprintf(stderr, "%s: -j: '%s' is not a percentage from 0 to "
+		    "30\n", prog, optarg);
+		return 2;
 	case 'F':
 		if (parse_hz(optarg, &o->period) >= 0)
 			return -1;
@@ -779,12 +1055,23 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->period = 10000000;
 	o->callgraph = unwind_available() ? CALLGRAPH_DWARF : CALLGRAPH_FP;
 	o->stacksize = STACKSIZE_DEFAULT;
+	o->jitter = 30;
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+F:G:ghi:m:o:qVv", longopts,
+	while ((c = getopt_long(argc, argv, "+d:F:G:ghi:j:m:o:p:qVv", longopts,
 	    NULL)) != -1)
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
-	if (optind >= argc) {
+	if (o->attach != 0 && optind < argc) {
+		fprintf(stderr, "%s: -p attaches to a running process: no "
+		    "command with it\n", prog);
+		return 2;
+	}
+	if (o->attach == 0 && o->duration != 0) {
+		fprintf(stderr, "%s: -d: only with -p (a command runs to its "
+		    "end)\n", prog);
+		return 2;
+	}
+	if (optind >= argc && o->attach == 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -807,7 +1094,9 @@ main(int argc, char *argv[])
 	if ((rc = parse(argc, argv, &o)) != -1)
 		return rc;
 	signal(SIGPIPE, SIG_IGN);
-	if (choose_method(&o) < 0)
+	if (o.attach != 0)
+		rc = attach(&o);
+	else if (choose_method(&o) < 0)
 		rc = 1;
 	else {
 		setid_check(&o);

@@ -348,6 +348,80 @@ walk(uintptr_t fp, uintptr_t sp, uint64_t *frames)
 	return n;
 }
 
+/*
+ * Randomized intervals (PMECLOCK_JITTER, percent): after each sample of
+ * a thread's timer, the handler arms it again for an interval drawn
+ * uniformly from the period plus or minus that share of it, so that a
+ * program whose work repeats with the period is not always seen at the
+ * same point of its cycle.  The state is the thread's own (xorshift64*,
+ * seeded from the clock and the thread ID), and timer_settime is called
+ * as the system call on the kernel's timer ID the signal carries: both
+ * safe in a signal handler.  jitter_cur is the interval under way, the
+ * CPU time the thread's next sample stands for; jitter_due, the thread's
+ * CPU time when it is due.
+ */
+static unsigned		 ring_jitter;
+static __thread uint64_t jitter_state
+    __attribute__((tls_model("initial-exec")));
+static __thread uint64_t jitter_cur __attribute__((tls_model("initial-exec")));
+static __thread uint64_t jitter_due __attribute__((tls_model("initial-exec")));
+
+static uint64_t
+jitter_weight(void)
+{
+	uint64_t c = jitter_cur;
+
+	/* Drawn for another period (sampling restarted): not this one's. */
+	if (c < ring_weight / 2 || c > ring_weight + ring_weight / 2)
+		return ring_weight;
+	return c;
+}
+
+static uint64_t
+jitter_next(void)
+{
+	uint64_t x = jitter_state, span = ring_weight * ring_jitter / 100;
+
+	if (x == 0)
+		x = (rt_now() ^ ((uint64_t)syscall(SYS_gettid) << 32)) | 1;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	jitter_state = x;
+	return span == 0 ? ring_weight : ring_weight - span +
+	    (x * 0x2545f4914f6cdd1dull) % (2 * span);
+}
+
+static void
+jitter_rearm(const siginfo_t *si)
+{
+	struct itimerspec its;
+	struct timespec now;
+	uint64_t next, t;
+
+	if (ring_jitter == 0 || si->si_code != SI_TIMER ||
+	    !atomic_load_explicit(&sampling, memory_order_acquire) ||
+	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) < 0)
+		return;
+	/* From the expiry that was due, not from now: the timers fire at
+	 * the kernel's ticks, and the wait for one is not to add up. */
+	t = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	if (si->si_overrun > 0)
+		jitter_due += jitter_cur * (uint64_t)si->si_overrun;
+	if (jitter_due == 0 || jitter_due > t ||
+	    t - jitter_due > 2 * ring_weight)
+		jitter_due = t;
+	next = jitter_next();
+	jitter_due += next;
+	its.it_value.tv_sec = (time_t)(jitter_due / 1000000000u);
+	its.it_value.tv_nsec = (long)(jitter_due % 1000000000u);
+	its.it_interval.tv_sec = (time_t)(next / 1000000000u);
+	its.it_interval.tv_nsec = (long)(next % 1000000000u);
+	if (syscall(SYS_timer_settime, si->si_timerid, TIMER_ABSTIME, &its,
+	    NULL) == 0)
+		jitter_cur = next;
+}
+
 static void
 take_sample(const siginfo_t *si, void *ucv)
 {
@@ -370,7 +444,7 @@ take_sample(const siginfo_t *si, void *ucv)
 	s = (struct slot *)(ring + (h & (ring_n - 1)) * slot_size);
 	get_regs(ucv, &pc, &fp, &sp);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	w = ring_weight;
+	w = jitter_weight();
 	/* A timer that expired more than once before the signal: the
 	 * sample stands for all its periods. */
 	if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
@@ -519,9 +593,10 @@ on_sample_sig(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	int e = errno;
 
-	if (is_sample(sig, si))
+	if (is_sample(sig, si)) {
 		take_sample(si, ucv);
-	else if (want_blocked) {
+		jitter_rearm(si);
+	} else if (want_blocked) {
 		sigaddset(&uc->uc_sigmask, sig);
 		reraise(sig, si);
 	} else
@@ -1637,6 +1712,10 @@ env_settings(void)
 		rt.callchain = 1;
 	if (s != NULL && strcmp(s, "dwarf") == 0)
 		rt.callchain = rt.cfi = 1;
+	ring_jitter = 30;
+	if ((s = getenv("PMECLOCK_JITTER")) != NULL &&
+	    (v = strtoull(s, NULL, 10)) <= 30)
+		ring_jitter = (unsigned)v;
 }
 
 /*

@@ -16,7 +16,7 @@ run 0 "--version" --version
 grep -q '^pmeclock (pme) ' "$tmp/out" || fail "--version: $(cat "$tmp/out")"
 
 for args in "-x true" "" "-F 0 true" "-F 200000 true" "-i 5us true" \
-    "-i 10parsecs true" "-m dtrace true" "-o"; do
+    "-i 10parsecs true" "-m dtrace true" "-o" "-j 51 true" "-j x true"; do
 	# shellcheck disable=SC2086
 	run 2 "usage error '$args'" $args
 	[ -s "$tmp/err" ] || fail "usage error '$args': nothing said"

@@ -1,0 +1,82 @@
+#!/bin/bash
+#
+# pmeclock_lockstep.sh - randomized sampling intervals (issue 10): the
+# lockstep fixture works in cycles of exactly 10 ms of its CPU time, a
+# quarter of each in quarter(), and is sampled at 100 Hz.  A fixed period
+# sees it at the same points of its cycle (in pme and perf alike, 9 of 102
+# samples for the quarter); with the default randomized intervals
+# (-j 30) quarter()'s share must be the CPU time it took (the fixture
+# measures it, the truth of the run) within
+#
+#     1 + 4.5 * 100 * sqrt(1.5 p (1 - p) / N)
+#
+# percentage points from N samples: 4.5 standard deviations, as in
+# accuracy.sh, of samples that are less independent than a binomial's:
+# the perf method keeps a spacing for 32 samples or more (sample/perf.c),
+# which a simulation of this program puts at 1.15 times the binomial
+# deviation, hence the factor 1.5 on the variance.  That is checked for
+# the perf method, whose clock is an hrtimer; the timer method's CPU-time
+# timers fire at the kernel's ticks, which a program locked to the tick
+# still aliases with (pmeclock(1)), so for it the check is that the
+# re-armed timers keep the asked-for rate: the samples' weight against
+# the CPU time, as for a fixed period (expected in common.sh).  The
+# shares of a fixed period (-j 0) and of the timer method are printed,
+# not checked.  Skipped when perf_event_open is refused here.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "$PME_TOP/tests/fixtures/clock/common.sh"
+
+build_more lockstep
+
+# share NAME.PMS: "Q N" from pmehisto's quick path: quarter()'s count and
+# the count of quarter() and rest() together.
+share() {
+	"$pmehisto" -q -x -B "$1.pme" -o "$1.HIS" -T csv "$1" |
+	    awk -F, 'NR > 1 { c[$2] = $7 }
+	    END { print c["quarter"] + 0, c["quarter"] + c["rest"] }'
+}
+
+# truth: quarter()'s share of the two routines' CPU time, from $tmp/err.
+truth() {
+	awk '$1 == "lockstep:" { printf "%.6f\n", $3 / ($3 + $5) }' \
+	    "$tmp/err"
+}
+
+# report WHAT Q N P: prints the share and its tolerance; 1 when outside.
+report() {
+	awk -v what="$1" -v q="$2" -v n="$3" -v p="$4" 'BEGIN {
+		if (n < 100) {
+			printf "%s: too few samples (%d)\n", what, n
+			exit 1
+		}
+		tol = 1 + 450 * sqrt(1.5 * p * (1 - p) / n)
+		d = 100 * (q / n - p)
+		printf "%s: quarter %d of %d samples, %.1f%% for %.1f%% " \
+		    "(tolerance %.1f)\n", what, q, n, 100 * q / n, 100 * p, tol
+		exit (d > tol || -d > tol)
+	}'
+}
+
+if $pmeclock -q -m perf -o probe -- true 2>"$tmp/err"; then
+	run 0 "perf" -m perf -o rand -- ./lockstep 400
+	p=$(truth)
+	# shellcheck disable=SC2046
+	report "perf, randomized" $(share rand.PMS) "$p" ||
+	    fail "perf, randomized: quarter()'s share is not its CPU time's"
+	run 0 "perf -j 0" -m perf -j 0 -o fixed -- ./lockstep 200
+	# shellcheck disable=SC2046
+	report "perf, fixed period (not checked)" $(share fixed.PMS) "$(truth)"
+else
+	echo "perf_event_open refused here: perf not checked: $(head -n 1 "$tmp/err")"
+fi
+
+run 0 "timer" -m timer -o timer -- ./lockstep 300
+# shellcheck disable=SC2046
+report "timer, randomized (not checked)" $(share timer.PMS) "$(truth)"
+stat timer.PMS
+cpu=$(awk '$1 == "lockstep:" { print $3 + $5 }' "$tmp/err")
+weight=$(awk '$1 == "samples" { print $4 }' "$tmp/stat")
+expected "timer, randomized: samples" "$weight" "$cpu" 1 10000000
+
+finish
