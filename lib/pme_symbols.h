@@ -125,6 +125,16 @@ struct pme_image;
  */
 struct pme_image *pme_image_open(const char *path, const char *section,
 		    struct pme_error *err);
+/*
+ * The same, but the routines from the symbol table alone when there is a
+ * .symtab (the file's or its debug file's): the DWARF is not read, so
+ * modules are the STT_FILE groups and there are no lines, as without
+ * DWARF.  For readers that want routine names only, from large debug
+ * files (libc6-dbg's: reading its DWARF costs ten times what its symbols
+ * do).  Without a .symtab, as pme_image_open().
+ */
+struct pme_image *pme_image_open_symbols(const char *path,
+		    const char *section, struct pme_error *err);
 void		 pme_image_close(struct pme_image *img);	/* NULL ok */
 
 /*

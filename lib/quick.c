@@ -303,7 +303,11 @@ open_image(struct quick *q, const struct pme_quick_image *v)
 	uint32_t ilen = 0;
 	size_t nk = 0, most;
 
-	if ((img = pme_image_open(v->path, NULL, q->err)) == NULL)
+	/* The libraries' routines from their symbols: their DWARF (a
+	 * -dbg package's) would cost far more than the whole report. */
+	img = v->flags & PME_MODULE_MAIN ? pme_image_open(v->path, NULL,
+	    q->err) : pme_image_open_symbols(v->path, NULL, q->err);
+	if (img == NULL)
 		return -1;
 	id = pme_image_buildid(img, &ilen);
 	if (v->buildid != NULL && v->idlen > 0 && id != NULL && ilen > 0 &&
@@ -452,6 +456,43 @@ ksyms_free(struct ksym *v, size_t n)
 	free(v);
 }
 
+/* The value of hexadecimal digit c, or -1. */
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One line of kallsyms: its address, type and name; -1 when it is not
+ * such a line. */
+static int
+ksym_line(const char *s, uint64_t *addr, char *type, char *name, size_t len)
+{
+	uint64_t a = 0;
+	size_t n = 0;
+	int d, k = 0;
+
+	for (; (d = hexval(*s)) >= 0 && k < 17; s++, k++)
+		a = a << 4 | (uint64_t)d;
+	if (k == 0 || k > 16 || *s++ != ' ' || *s == '\0' || s[1] != ' ')
+		return -1;
+	*type = *s;
+	for (s += 2; *s != '\0' && *s != ' ' && *s != '\t' && *s != '\n' &&
+	    n + 1 < len; s++)
+		name[n++] = *s;
+	if (n == 0)
+		return -1;
+	name[n] = '\0';
+	*addr = a;
+	return 0;
+}
+
 /*
  * The text symbols of kallsyms in the kernel's half, sorted by address;
  * NULL (and *n 0) when it cannot be read or hides the addresses (all 0,
@@ -470,9 +511,11 @@ ksyms_read(const char *path, size_t *n)
 	if (path == NULL || (fp = fopen(path, "re")) == NULL)
 		return NULL;
 	while (fgets(line, sizeof(line), fp) != NULL) {
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type,
-		    name) != 3 || addr < KERNEL_START ||
-		    (type != 'T' && type != 't'))
+		/* "ffffffff81000000 T _stext [module]", parsed by hand: the
+		 * file has some 200,000 lines, and sscanf cost more than
+		 * the report. */
+		if (ksym_line(line, &addr, &type, name, sizeof(name)) == -1 ||
+		    addr < KERNEL_START || (type != 'T' && type != 't'))
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 4096;

@@ -2934,7 +2934,7 @@ open_dwarf(struct pme_image *img)
  * it, else from the symbol table (.symtab, or .dynsym when stripped).
  */
 static int
-read_image(struct pme_image *img, const char *section)
+read_image(struct pme_image *img, const char *section, int symbols_only)
 {
 	struct pme_vec groups;
 	int rc;
@@ -2946,6 +2946,10 @@ read_image(struct pme_image *img, const char *section)
 	if (rc == 0 && (rc = read_syms(img, SHT_SYMTAB, &groups)) == 0 &&
 	    (rc = read_syms(img, SHT_DYNSYM, &groups)) == 1)
 		img->flags |= PME_IMAGE_DYNSYM;
+	/* Symbols only: the DWARF is passed over when a .symtab names the
+	 * routines (pme_image_open_symbols()). */
+	if (symbols_only && (img->flags & PME_IMAGE_SYMTAB))
+		img->flags &= ~(unsigned)PME_IMAGE_DWARF;
 	if (rc != -1 && (img->flags & PME_IMAGE_DWARF))
 		rc = open_dwarf(img);
 	if (rc != -1 && !(img->flags & PME_IMAGE_DWARF))
@@ -2973,8 +2977,9 @@ set_note(struct pme_image *img)
 		    "routine named after it in brackets";
 }
 
-struct pme_image *
-pme_image_open(const char *path, const char *section, struct pme_error *err)
+static struct pme_image *
+image_open(const char *path, const char *section, int symbols_only,
+    struct pme_error *err)
 {
 	struct pme_image *img;
 	const char *slash;
@@ -3004,7 +3009,8 @@ pme_image_open(const char *path, const char *section, struct pme_error *err)
 	pme_vec_init(&img->lines, sizeof(struct pme_symline));
 	pme_vec_init(&img->syms, sizeof(struct fsym));
 	pme_vec_init(&img->scratch, sizeof(struct pme_range));
-	if (read_image(img, section != NULL ? section : ".text") == -1 ||
+	if (read_image(img, section != NULL ? section : ".text",
+	    symbols_only) == -1 ||
 	    demangle_routines(img) == -1) {
 		pme_image_close(img);
 		return NULL;
@@ -3012,6 +3018,19 @@ pme_image_open(const char *path, const char *section, struct pme_error *err)
 	set_note(img);
 	img->err = NULL;
 	return img;
+}
+
+struct pme_image *
+pme_image_open(const char *path, const char *section, struct pme_error *err)
+{
+	return image_open(path, section, 0, err);
+}
+
+struct pme_image *
+pme_image_open_symbols(const char *path, const char *section,
+    struct pme_error *err)
+{
+	return image_open(path, section, 1, err);
 }
 
 void
