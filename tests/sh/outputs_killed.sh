@@ -25,9 +25,12 @@ cp "$top/tests/histo/gravel.pmd" g.pmd
 "$tsample" write g.PMS <"$top/tests/histo/gravel.smp" || exit 1
 "$pmehisto" -q -b g.PME -s g.PMS -B filled.PME -T none -o /dev/null ||
     { fail "pmehisto: a filled bucket file"; finish; }
-"$top/tests/fixtures/stats/sim" 30 >/dev/null 2>&1 ||
-cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o sim "$top/tests/fixtures/stats/sim.c" \
-    "$top/lib/libpme.a" $(sed -n 's/^LIBS = //p' "$top/config.mk") -lpthread -lm &&
+# (sim links libpme.a: with this build's sanitizer flags, as stats.sh.)
+sanitize=$(sed -n 's/^SANITIZE_FLAGS = *//p' "$top/config.mk" 2>/dev/null)
+# shellcheck disable=SC2086 # flag lists
+${CC:-cc} -std=c11 -D_GNU_SOURCE $sanitize -I"$top/lib" -o sim \
+    "$top/tests/fixtures/stats/sim.c" "$top/lib/libpme.a" \
+    $(sed -n 's/^LIBS = //p' "$top/config.mk") -lpthread -lm &&
     ./sim 30 >/dev/null 2>&1 || { fail "no event file"; finish; }
 
 # The programs, each writing OUT (a file that exists beforehand; with an
