@@ -27,10 +27,20 @@ TTY_COLS=$cols TTY_ROWS=$rows
 . "$top/tests/sh/lib/tty.sh"
 
 # page: the screen less its prompt is the next lines of all.txt (none
-# of them wider than the pane).
+# of them wider than the pane).  It waits for the page to start with the
+# line it must start with (the last page's prompt may still be on the
+# screen when the command was typed) and to end with the prompt.
 at=1
 page() {
-	screen | sed '/^Enter command (H for help):/,$d' >shown
+	local i first
+	first=$(sed -n "${at}p" all.txt)
+	for i in $(seq 100); do
+		screen >scr
+		[ "$(head -n 1 scr)" = "$first" ] &&
+		    grep -q "^Enter command (H for help):" scr && break
+		sleep 0.1
+	done
+	sed '/^Enter command (H for help):/,$d' scr >shown
 	n=$(wc -l <shown)
 	[ "$n" -le $((rows - 1)) ] || fail "a page of $n rows in a $rows-row pane"
 	sed -n "$at,$((at + n - 1))p" all.txt >want
@@ -43,7 +53,7 @@ wait_for "Enter command (H for help):" && page
 type_line ""
 wait_for "Enter command (H for help):" && page
 type_line "S"
-sleep 0.5
+wait_for "$(tail -n 1 all.txt)"
 screen | sed '/^Enter command (H for help):/,$d' | grep -v '^$' | tail -n 1 >last
 tail -n 1 all.txt | cmp -s - last || fail "S: not the last page: $(cat last)"
 type_line "K"
