@@ -39,6 +39,7 @@ struct stacks {
 	size_t		 npool, cappool;
 	char		**names;	/* FRAME_NAME's */
 	size_t		 nnames;
+	int		 dense;		/* filled to 3/4, not 1/2 */
 };
 
 struct line {
@@ -50,6 +51,16 @@ struct stacks *
 stacks_new(void)
 {
 	return calloc(1, sizeof(struct stacks));
+}
+
+struct stacks *
+stacks_new_dense(void)
+{
+	struct stacks *s = stacks_new();
+
+	if (s != NULL)
+		s->dense = 1;
+	return s;
 }
 
 void
@@ -137,7 +148,8 @@ stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
 
 	if (n == 0)
 		return 0;
-	if ((s->used + 1) * 2 > s->cap && grow(s) == -1)
+	if ((s->dense ? (s->used + 1) * 4 > s->cap * 3 :
+	    (s->used + 1) * 2 > s->cap) && grow(s) == -1)
 		return -1;
 	h = hash_ids(id, n);
 	if (n <= INLINE) {
