@@ -15,11 +15,21 @@
 #include "histo.h"
 #include "util.h"
 
+/* A key of up to INLINE ids (the views' pc and thread tables) is held in
+ * its entry, so that a lookup touches one cache line, not two; a longer
+ * one in the pool, its hash beside. */
+#define INLINE	2
+
 struct entry {
-	size_t		 off;		/* first id in the pool */
-	uint32_t	 n;		/* ids, innermost first */
 	uint64_t	 count;
-	uint64_t	 hash;
+	uint32_t	 n;		/* ids, innermost first */
+	union {
+		uint64_t	 id[INLINE];	/* n <= INLINE */
+		struct {
+			size_t	 off;		/* first id in the pool */
+			uint64_t hash;
+		} p;
+	} k;
 };
 
 struct stacks {
@@ -29,6 +39,7 @@ struct stacks {
 	size_t		 npool, cappool;
 	char		**names;	/* FRAME_NAME's */
 	size_t		 nnames;
+	int		 dense;		/* filled to 3/4, not 1/2 */
 };
 
 struct line {
@@ -40,6 +51,16 @@ struct stacks *
 stacks_new(void)
 {
 	return calloc(1, sizeof(struct stacks));
+}
+
+struct stacks *
+stacks_new_dense(void)
+{
+	struct stacks *s = stacks_new();
+
+	if (s != NULL)
+		s->dense = 1;
+	return s;
 }
 
 void
@@ -88,19 +109,27 @@ hash_ids(const uint64_t *id, size_t n)
 	return h;
 }
 
+static const uint64_t *
+entry_ids(const struct stacks *s, const struct entry *e)
+{
+	return e->n <= INLINE ? e->k.id : s->pool + e->k.p.off;
+}
+
 static int
 grow(struct stacks *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 256, i, j;
 	struct entry *e = calloc(cap, sizeof(*e));
+	uint64_t h;
 
 	if (e == NULL)
 		return -1;
 	for (i = 0; i < s->cap; i++) {
 		if (s->e[i].n == 0)
 			continue;
-		for (j = s->e[i].hash & (cap - 1); e[j].n != 0;
-		    j = (j + 1) & (cap - 1))
+		h = s->e[i].n <= INLINE ? hash_ids(s->e[i].k.id, s->e[i].n) :
+		    s->e[i].k.p.hash;
+		for (j = h & (cap - 1); e[j].n != 0; j = (j + 1) & (cap - 1))
 			;
 		e[j] = s->e[i];
 	}
@@ -113,18 +142,32 @@ grow(struct stacks *s)
 int
 stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
 {
+	struct entry *e;
 	uint64_t h;
 	size_t i;
 
 	if (n == 0)
 		return 0;
-	if ((s->used + 1) * 2 > s->cap && grow(s) == -1)
+	if ((s->dense ? (s->used + 1) * 4 > s->cap * 3 :
+	    (s->used + 1) * 2 > s->cap) && grow(s) == -1)
 		return -1;
 	h = hash_ids(id, n);
-	for (i = h & (s->cap - 1); s->e[i].n != 0; i = (i + 1) & (s->cap - 1))
-		if (s->e[i].hash == h && s->e[i].n == n &&
-		    memcmp(s->pool + s->e[i].off, id, n * sizeof(*id)) == 0) {
-			s->e[i].count += count;
+	if (n <= INLINE) {
+		for (i = h & (s->cap - 1); (e = &s->e[i])->n != 0;
+		    i = (i + 1) & (s->cap - 1))
+			if (e->n == n && e->k.id[0] == id[0] &&
+			    (n == 1 || e->k.id[1] == id[1])) {
+				e->count += count;
+				return 0;
+			}
+		memcpy(e->k.id, id, n * sizeof(*id));
+		goto added;
+	}
+	for (i = h & (s->cap - 1); (e = &s->e[i])->n != 0;
+	    i = (i + 1) & (s->cap - 1))
+		if (e->n == n && e->k.p.hash == h &&
+		    memcmp(s->pool + e->k.p.off, id, n * sizeof(*id)) == 0) {
+			e->count += count;
 			return 0;
 		}
 	if (s->npool + n > s->cappool) {
@@ -139,11 +182,12 @@ stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
 		s->cappool = cap;
 	}
 	memcpy(s->pool + s->npool, id, n * sizeof(*id));
-	s->e[i].off = s->npool;
-	s->e[i].n = (uint32_t)n;
-	s->e[i].count = count;
-	s->e[i].hash = h;
+	e->k.p.off = s->npool;
+	e->k.p.hash = h;
 	s->npool += n;
+added:
+	e->n = (uint32_t)n;
+	e->count = count;
 	s->used++;
 	return 0;
 }
@@ -203,7 +247,7 @@ stack_text(const struct stacks *s, const struct entry *e,
 	if ((fp = open_memstream(&buf, &len)) == NULL)
 		return NULL;
 	for (j = e->n; j-- > 0 && !failed; ) {
-		failed = put_name(fp, s->pool[e->off + j], t, units, mods,
+		failed = put_name(fp, entry_ids(s, e)[j], t, units, mods,
 		    s->names, 1) == -1;
 		if (j > 0)
 			fputc(';', fp);
@@ -274,7 +318,7 @@ stacks_walk(const struct stacks *s, int (*fn)(void *, const uint64_t *,
 	size_t i;
 
 	for (i = 0; i < s->cap; i++)
-		if (s->e[i].n != 0 && fn(arg, s->pool + s->e[i].off,
+		if (s->e[i].n != 0 && fn(arg, entry_ids(s, &s->e[i]),
 		    s->e[i].n, s->e[i].count) != 0)
 			return -1;
 	return 0;

@@ -116,6 +116,10 @@ void	 quick_files_free(struct quick_files *q);
 						   module without one */
 
 struct stacks	*stacks_new(void);			/* NULL: no memory */
+/* A table filled to 3/4 rather than 1/2 before it grows: for many short
+ * keys (the views' pc table), where its size rather than its probes
+ * costs. */
+struct stacks	*stacks_new_dense(void);		/* NULL: no memory */
 void		 stacks_free(struct stacks *s);		/* NULL ok */
 /* The id of a frame named by the path name (copied); FRAME_UNKNOWN when
  * out of memory. */

@@ -804,7 +804,7 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 	size_t i, j, k, len;
 	uint64_t va, key[2];
 
-	if (t->sites && ((t->pcs == NULL && (t->pcs = stacks_new()) == NULL) ||
+	if (t->sites && ((t->pcs == NULL && (t->pcs = stacks_new_dense()) == NULL) ||
 	    (t->tprocs == NULL && (t->tprocs = stacks_new()) == NULL)))
 		return nomem(r);
 	for (i = 0; i < n; i++, s++) {

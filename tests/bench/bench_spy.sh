@@ -15,8 +15,9 @@
 #    --children --stdio and perf script | stackcollapse (perf's own
 #    script, perf script report stackcollapse) on the perf.data, and
 #    pmehisto -V spy and -T folded on the sample file, are timed, and the
-#    ratios printed side by side.  Skipped, with the reason, when perf
-#    cannot record here.
+#    ratios printed side by side, of wall time (best of RUNS) and of CPU
+#    time (task-clock, least of RUNS: the steadier on a loaded machine).
+#    Skipped, with the reason, when perf cannot record here.
 #
 # Run from the top directory (or set PME_TOP) after make.
 
@@ -144,10 +145,33 @@ report_ms=$(best_ms report)
 collapse_ms=$(best_ms collapse)
 spy_ms=$(best_ms spy "$dir")
 fold_ms=$(best_ms folded "$dir")
+# CPU time too (task-clock, counting children, the least of RUNS): on a
+# loaded machine a command waits for a core for as long again as it
+# runs, and its wall time says more about the load than about it.
+least_cpu_ms() {
+	local i
+	for i in $(seq "$runs"); do
+		perf stat -x, -e task-clock "$@" 2>&1 >/dev/null |
+		    awk -F, '$3 == "task-clock" { print $1 }'
+	done | sort -n | head -n 1
+}
+report_cpu=$(least_cpu_ms perf report -i "$work/x.data" --children --stdio)
+collapse_cpu=$(least_cpu_ms perf script report stackcollapse \
+    -i "$work/x.data")
+spy_cpu=$(least_cpu_ms "$pmehisto" -q -V spy -T none -b "$dir/b.PME" \
+    -B "$dir/out.PME" -o "$dir/out.HIS" "$dir/b.PMS")
+fold_cpu=$(least_cpu_ms "$pmehisto" -q -T folded -b "$dir/b.PME" \
+    -B "$dir/out.PME" -o "$dir/out.HIS" "$dir/b.PMS")
 awk -v n="$n" -v r="$report_ms" -v c="$collapse_ms" -v s="$spy_ms" \
-    -v f="$fold_ms" 'BEGIN {
+    -v f="$fold_ms" -v rc="$report_cpu" -v cc="$collapse_cpu" \
+    -v sc="$spy_cpu" -v fc="$fold_cpu" 'BEGIN {
 	printf "%d call-chain samples each (ms, best of runs):\n", n
 	printf "  perf report --children --stdio %9.0f   pmehisto -V spy    " \
 	    "%7.0f   %6.1fx faster\n", r, s, r / s
 	printf "  perf script | stackcollapse    %9.0f   pmehisto -T folded " \
-	    "%7.0f   %6.1fx faster\n", c, f, c / f }'
+	    "%7.0f   %6.1fx faster\n", c, f, c / f
+	printf "CPU time (ms, task-clock, least of runs):\n"
+	printf "  perf report --children --stdio %9.0f   pmehisto -V spy    " \
+	    "%7.0f   %6.1fx faster\n", rc, sc, (sc > 0 ? rc / sc : 0)
+	printf "  perf script | stackcollapse    %9.0f   pmehisto -T folded " \
+	    "%7.0f   %6.1fx faster\n", cc, fc, (fc > 0 ? cc / fc : 0) }'
