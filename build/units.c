@@ -175,12 +175,17 @@ pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
 		return 0;
 	}
 	unsorted = last != NULL && start < last->start;
-	if (u->nr == u->rcap) {
-		uint32_t cap = u->rcap ? u->rcap * 2 : 1;
-		struct pme_range *r = realloc(u->r, cap * sizeof(*r));
+	/* rcap 0 with ranges: they are in the arena (line units, made
+	 * with their ranges counted), and grow into a copy of their own. */
+	if (u->nr >= u->rcap) {
+		uint32_t cap = u->rcap ? u->rcap * 2 : u->nr ? u->nr * 2 : 1;
+		struct pme_range *r = u->rcap ? realloc(u->r, cap *
+		    sizeof(*r)) : malloc(cap * sizeof(*r));
 
 		if (r == NULL)
 			return -1;
+		if (u->rcap == 0 && u->nr > 0)
+			memcpy(r, u->r, u->nr * sizeof(*r));
 		u->r = r;
 		u->rcap = cap;
 	}
@@ -765,6 +770,66 @@ line_parent(const struct kinds *k, uint32_t mu, const struct pme_symmod *m,
 	return mu;
 }
 
+/*
+ * Gives new unit u the ranges of rows s[0 .. n) of ln, in address order,
+ * in one piece of the arena, counted first: a big program has hundreds of
+ * thousands of line units, most of one range, and a malloc each cost
+ * time and memory.  Rows out of order (not seen: the rows are sorted by
+ * address and the sort is stable) go through pmd_add_range.
+ */
+static int
+line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
+    const struct pme_symline *ln)
+{
+	struct pmd_unit *unit;
+	struct pme_range *r = NULL;
+	uint64_t end = 0;
+	size_t i, k;
+	uint32_t nr;
+
+	for (i = 0, k = 0; i < n; i++) {
+		const struct pme_symline *l = &ln[s[i].row];
+
+		if (l->start >= l->end)
+			continue;
+		if (k > 0 && l->start < ln[s[i - 1].row].start)
+			break;
+		if (k == 0 || l->start > end) {
+			k++;
+			end = l->end;
+		} else if (l->end > end)
+			end = l->end;
+	}
+	if (i < n) {
+		for (i = 0; i < n; i++)
+			if (pmd_add_range(p, u, ln[s[i].row].start,
+			    ln[s[i].row].end) == -1)
+				return -1;
+		return 0;
+	}
+	if (k == 0)
+		return 0;
+	if (k > UINT32_MAX || (r = pme_arena_alloc(&p->arena,
+	    k * sizeof(*r))) == NULL)
+		return -1;
+	for (i = 0, nr = 0; i < n; i++) {
+		const struct pme_symline *l = &ln[s[i].row];
+
+		if (l->start >= l->end)
+			continue;
+		if (nr == 0 || l->start > r[nr - 1].end) {
+			r[nr].start = l->start;
+			r[nr++].end = l->end;
+		} else if (l->end > r[nr - 1].end)
+			r[nr - 1].end = l->end;
+	}
+	unit = pmd_unit(p, u);
+	unit->r = r;
+	unit->nr = nr;
+	unit->rcap = 0;
+	return 0;
+}
+
 /* Makes the units of the sorted keys s of rows ln; 0 or -1. */
 static int
 line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
@@ -773,39 +838,42 @@ line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
 {
 	const struct lfile *f = NULL;
 	const char *copy = NULL, *name;
-	uint32_t u = PME_NONE, parent;
-	size_t i;
+	uint32_t u, parent;
+	size_t i, j, r;
 	int lookup = 0;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i = j) {
 		const struct pme_symline *l = &ln[s[i].row];
 
 		parent = (uint32_t)(s[i].hi >> 32);
 		if (i == 0 || parent != (uint32_t)(s[i - 1].hi >> 32))
 			lookup = has_kind_child(p, parent, k->line);
-		if (i == 0 || s[i].hi != s[i - 1].hi ||
-		    s[i].line != s[i - 1].line) {
-			if (f != &fs->v[fidx[s[i].row]]) {
-				f = &fs->v[fidx[s[i].row]];
-				/* The image's strings go with it: a copy. */
-				copy = f->file ? pme_intern(&p->names,
-				    f->file) : NULL;
-				if (f->file != NULL && copy == NULL)
-					return -1;
-			}
-			if ((name = line_name(p, f->shown, l->line)) == NULL)
+		for (j = i + 1; j < n && s[j].hi == s[i].hi &&
+		    s[j].line == s[i].line; j++)
+			continue;
+		if (f != &fs->v[fidx[s[i].row]]) {
+			f = &fs->v[fidx[s[i].row]];
+			/* The image's strings go with it: a copy. */
+			copy = f->file ? pme_intern(&p->names, f->file) : NULL;
+			if (f->file != NULL && copy == NULL)
 				return -1;
-			u = lookup ? pmd_lookup(p, k->line, name, parent) :
-			    PME_NONE;
-			if (u == PME_NONE && (u = add_unit(p, name, k->line,
-			    parent, 0)) == PME_NONE)
-				return -1;
-			pmd_unit(p, u)->line = l->line;
-			pmd_unit(p, u)->file = copy;
-			pmd_unit(p, u)->ownfile = f->own;
 		}
-		if (pmd_add_range(p, u, l->start, l->end) == -1)
+		if ((name = line_name(p, f->shown, l->line)) == NULL)
 			return -1;
+		u = lookup ? pmd_lookup(p, k->line, name, parent) : PME_NONE;
+		if (u == PME_NONE) {
+			if ((u = add_unit(p, name, k->line, parent, 0)) ==
+			    PME_NONE || line_ranges(p, u, s + i, j - i,
+			    ln) == -1)
+				return -1;
+		} else
+			for (r = i; r < j; r++)
+				if (pmd_add_range(p, u, ln[s[r].row].start,
+				    ln[s[r].row].end) == -1)
+					return -1;
+		pmd_unit(p, u)->line = l->line;
+		pmd_unit(p, u)->file = copy;
+		pmd_unit(p, u)->ownfile = f->own;
 	}
 	return 0;
 }
