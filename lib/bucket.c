@@ -1016,7 +1016,13 @@ enc_aliases(const struct pme_bucketfile *bf, struct enc *e)
 #define T_CNT2	PME_FOURCC('C', 'N', 'T', '2')
 #define T_ALIA	PME_FOURCC('A', 'L', 'I', 'A')
 
-/* The chunks in the order a file holds them and a reader needs them. */
+/*
+ * The chunks in the order a file holds them and a reader needs them.  All
+ * are compressed when that pays but RNGS, stored plain: its addresses and
+ * lengths are nearly random bytes that zlib makes about a fifth smaller
+ * (SQLite's lines: 204,100 bytes to 159,120) in a third of the time the
+ * whole file takes to compress.
+ */
 static const struct chunkdef {
 	uint32_t	 type;
 	const char	*name;
@@ -1068,7 +1074,7 @@ pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
 			    chunkdefs[i].name, len);
 		else
 			rc = pme_writer_chunk(w, chunkdefs[i].type, e.base,
-			    len, 1, err);
+			    len, chunkdefs[i].type != T_RNGS, err);
 		free(e.base);
 		if (rc == -1) {
 			pme_writer_abort(w);

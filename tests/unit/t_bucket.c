@@ -844,6 +844,8 @@ test_big(void)
 	struct pme_error err;
 	struct pme_range r[2];
 	const char *p1 = tmppath("big1.pme"), *p2 = tmppath("big2.pme");
+	struct pme_reader *rd;
+	struct pme_chunk c;
 	char name[32], *longname;
 	uint8_t *x, *y;
 	size_t nx, ny, i;
@@ -884,6 +886,22 @@ test_big(void)
 		free(x);
 		free(y);
 	}
+	/* RNGS, nearly random bytes, is stored plain; the big tables of
+	 * strings, units and buckets compressed. */
+	if ((rd = pme_reader_open(p1, PME_KIND_BUCKET, &err)) == NULL)
+		die_pme("pme_reader_open", &err);
+	for (i = 0; pme_reader_next(rd, &c, &err) == 1; )
+		if (c.type == PME_FOURCC('R', 'N', 'G', 'S') ||
+		    c.type == PME_FOURCC('S', 'T', 'R', 'S') ||
+		    c.type == PME_FOURCC('U', 'N', 'I', 'T') ||
+		    c.type == PME_FOURCC('B', 'C', 'K', 'T')) {
+			CHECK((c.flags & PME_CHUNK_ZLIB) == (c.type ==
+			    PME_FOURCC('R', 'N', 'G', 'S') ? 0u :
+			    PME_CHUNK_ZLIB));
+			i++;
+		}
+	CHECK(i == 4);
+	pme_reader_close(rd);
 	pme_bucketfile_close(a);
 	pme_bucketfile_close(b);
 	free(longname);
