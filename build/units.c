@@ -701,22 +701,43 @@ lfile_rank(struct lfiles *fs)
  * One line-table range on its way to a line unit: the unit's key (parent
  * unit, file rank, line) and the row it came from.  Rows come sorted by
  * address, and the sort is stable, so each unit's ranges stay in address
- * order.
+ * order.  key is the parent, rank and line packed into one word when they
+ * fit (a radix sort then counts half the bytes), else rank << 32 | line
+ * with the parent a second word.
  */
 struct lkey {
-	uint64_t	 hi;		/* parent << 32 | file rank */
-	uint32_t	 line;
+	uint64_t	 key;
+	uint32_t	 parent;
 	uint32_t	 row;
 };
 
-/* The sort key: the line, then hi. */
+/* The sort keys: the packed key alone, or it then the parent. */
+static void
+lkey_packed(const void *e, uint64_t *k)
+{
+	k[0] = ((const struct lkey *)e)->key;
+}
+
 static void
 lkey_words(const void *e, uint64_t *k)
 {
 	const struct lkey *l = e;
 
-	k[0] = l->line;
-	k[1] = l->hi;
+	k[0] = l->key;
+	k[1] = l->parent;
+}
+
+/* The bits that hold v. */
+static unsigned
+bits_of(uint64_t v)
+{
+	unsigned b = 0;
+
+	while (v > 0) {
+		b++;
+		v >>= 1;
+	}
+	return b;
 }
 
 /*
@@ -845,11 +866,11 @@ line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
 	for (i = 0; i < n; i = j) {
 		const struct pme_symline *l = &ln[s[i].row];
 
-		parent = (uint32_t)(s[i].hi >> 32);
-		if (i == 0 || parent != (uint32_t)(s[i - 1].hi >> 32))
+		parent = s[i].parent;
+		if (i == 0 || parent != s[i - 1].parent)
 			lookup = has_kind_child(p, parent, k->line);
-		for (j = i + 1; j < n && s[j].hi == s[i].hi &&
-		    s[j].line == s[i].line; j++)
+		for (j = i + 1; j < n && s[j].key == s[i].key &&
+		    s[j].parent == parent; j++)
 			continue;
 		if (f != &fs->v[fidx[s[i].row]]) {
 			f = &fs->v[fidx[s[i].row]];
@@ -891,8 +912,9 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 {
 	struct lfiles fs = { 0 };
 	struct lkey *keys, *s;
-	uint32_t i, n = m->nlines, *fidx;
-	int rc = -1;
+	uint32_t i, n = m->nlines, *fidx, minp = 0, maxp = 0, maxline = 0;
+	unsigned bl, br;
+	int rc = -1, packed;
 
 	if (n == 0)
 		return 0;
@@ -908,16 +930,30 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	if (lfile_rank(&fs) == -1)
 		goto out;
 	for (i = 0; i < n; i++) {
-		keys[i].hi = (uint64_t)line_parent(k, mu, m, &ln[i], runits)
-		    << 32 | fs.v[fidx[i]].rank;
-		keys[i].line = ln[i].line;
+		keys[i].parent = line_parent(k, mu, m, &ln[i], runits);
 		keys[i].row = i;
+		if (i == 0 || keys[i].parent < minp)
+			minp = keys[i].parent;
+		if (i == 0 || keys[i].parent > maxp)
+			maxp = keys[i].parent;
+		if (ln[i].line > maxline)
+			maxline = ln[i].line;
+	}
+	bl = bits_of(maxline);
+	br = bits_of(fs.n);
+	packed = bl + br + bits_of(maxp - minp) <= 64;
+	for (i = 0; i < n; i++) {
+		keys[i].key = (uint64_t)fs.v[fidx[i]].rank << (packed ? bl : 32)
+		    | ln[i].line;
+		if (packed && bl + br < 64)
+			keys[i].key |= (uint64_t)(keys[i].parent - minp) <<
+			    (bl + br);
 	}
 	/* Few bytes differ (a module has few files and routines): a radix
 	 * sort makes a few passes where qsort made n log n calls. */
 	/* At most a unit per row: the unit table grows once. */
-	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), 2,
-	    lkey_words)) != NULL &&
+	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), packed ?
+	    1 : 2, packed ? lkey_packed : lkey_words)) != NULL &&
 	    pme_vec_reserve(&p->units, p->units.n + n) == 0)
 		rc = line_units(p, k, s, n, ln, &fs, fidx);
 out:
