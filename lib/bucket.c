@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "util.h"
 #include "varint.h"
@@ -1016,13 +1017,7 @@ enc_aliases(const struct pme_bucketfile *bf, struct enc *e)
 #define T_CNT2	PME_FOURCC('C', 'N', 'T', '2')
 #define T_ALIA	PME_FOURCC('A', 'L', 'I', 'A')
 
-/*
- * The chunks in the order a file holds them and a reader needs them.  All
- * are compressed when that pays but RNGS, stored plain: its addresses and
- * lengths are nearly random bytes that zlib makes about a fifth smaller
- * (SQLite's lines: 204,100 bytes to 159,120) in a third of the time the
- * whole file takes to compress.
- */
+/* The chunks in the order a file holds them and a reader needs them. */
 static const struct chunkdef {
 	uint32_t	 type;
 	const char	*name;
@@ -1040,6 +1035,36 @@ static const struct chunkdef {
 	{ T_ALIA, "ALIA", enc_aliases },	/* only when there are some */
 };
 #define NCHUNKS (sizeof(chunkdefs) / sizeof(chunkdefs[0]))
+
+/*
+ * Whether the RNGS payload p of len bytes is worth compressing.  Its
+ * addresses and lengths can be nearly random bytes (SQLite's lines:
+ * zlib makes 204,100 bytes 159,120, in a third of the time the whole
+ * file takes to compress) or very regular (a generated program's: less
+ * than half).  Past 128 KiB, its first and last 32 KiB (lengths, then
+ * starts) are compressed as a sample: 70% or more of their size, and
+ * the chunk is stored plain.
+ */
+#define RNGS_SAMPLE	32768
+
+static int
+ranges_compress(const uint8_t *p, size_t len)
+{
+	uLongf n1, n2;
+	Bytef *out;
+	int rc;
+
+	if (len <= 4 * RNGS_SAMPLE)
+		return 1;
+	n1 = n2 = compressBound(RNGS_SAMPLE);
+	if ((out = malloc(2 * (size_t)n1)) == NULL)
+		return 1;
+	rc = compress2(out, &n1, p, RNGS_SAMPLE, Z_BEST_SPEED) != Z_OK ||
+	    compress2(out + n1, &n2, p + len - RNGS_SAMPLE, RNGS_SAMPLE,
+	    Z_BEST_SPEED) != Z_OK || (n1 + n2) * 10 < 2 * RNGS_SAMPLE * 7;
+	free(out);
+	return rc;
+}
 
 int
 pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
@@ -1074,7 +1099,8 @@ pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
 			    chunkdefs[i].name, len);
 		else
 			rc = pme_writer_chunk(w, chunkdefs[i].type, e.base,
-			    len, chunkdefs[i].type != T_RNGS, err);
+			    len, chunkdefs[i].type != T_RNGS ||
+			    ranges_compress(e.base, len), err);
 		free(e.base);
 		if (rc == -1) {
 			pme_writer_abort(w);
