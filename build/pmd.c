@@ -105,7 +105,8 @@ pmd_free(struct pmd *p)
 	for (i = 0; i < p->units.n; i++) {
 		struct pmd_unit *u = pmd_unit(p, i);
 
-		free(u->r);
+		if (u->rcap > 0)	/* else none, or in the arena */
+			free(u->r);
 		free(u->ch);
 	}
 	for (i = 0; i < p->modules.n; i++)

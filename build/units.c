@@ -175,12 +175,17 @@ pmd_add_range(struct pmd *p, uint32_t ui, uint64_t start, uint64_t end)
 		return 0;
 	}
 	unsorted = last != NULL && start < last->start;
-	if (u->nr == u->rcap) {
-		uint32_t cap = u->rcap ? u->rcap * 2 : 1;
-		struct pme_range *r = realloc(u->r, cap * sizeof(*r));
+	/* rcap 0 with ranges: they are in the arena (line units, made
+	 * with their ranges counted), and grow into a copy of their own. */
+	if (u->nr >= u->rcap) {
+		uint32_t cap = u->rcap ? u->rcap * 2 : u->nr ? u->nr * 2 : 1;
+		struct pme_range *r = u->rcap ? realloc(u->r, cap *
+		    sizeof(*r)) : malloc(cap * sizeof(*r));
 
 		if (r == NULL)
 			return -1;
+		if (u->rcap == 0 && u->nr > 0)
+			memcpy(r, u->r, u->nr * sizeof(*r));
 		u->r = r;
 		u->rcap = cap;
 	}
@@ -696,22 +701,43 @@ lfile_rank(struct lfiles *fs)
  * One line-table range on its way to a line unit: the unit's key (parent
  * unit, file rank, line) and the row it came from.  Rows come sorted by
  * address, and the sort is stable, so each unit's ranges stay in address
- * order.
+ * order.  key is the parent, rank and line packed into one word when they
+ * fit (a radix sort then counts half the bytes), else rank << 32 | line
+ * with the parent a second word.
  */
 struct lkey {
-	uint64_t	 hi;		/* parent << 32 | file rank */
-	uint32_t	 line;
+	uint64_t	 key;
+	uint32_t	 parent;
 	uint32_t	 row;
 };
 
-/* The sort key: the line, then hi. */
+/* The sort keys: the packed key alone, or it then the parent. */
+static void
+lkey_packed(const void *e, uint64_t *k)
+{
+	k[0] = ((const struct lkey *)e)->key;
+}
+
 static void
 lkey_words(const void *e, uint64_t *k)
 {
 	const struct lkey *l = e;
 
-	k[0] = l->line;
-	k[1] = l->hi;
+	k[0] = l->key;
+	k[1] = l->parent;
+}
+
+/* The bits that hold v. */
+static unsigned
+bits_of(uint64_t v)
+{
+	unsigned b = 0;
+
+	while (v > 0) {
+		b++;
+		v >>= 1;
+	}
+	return b;
 }
 
 /*
@@ -765,6 +791,66 @@ line_parent(const struct kinds *k, uint32_t mu, const struct pme_symmod *m,
 	return mu;
 }
 
+/*
+ * Gives new unit u the ranges of rows s[0 .. n) of ln, in address order,
+ * in one piece of the arena, counted first: a big program has hundreds of
+ * thousands of line units, most of one range, and a malloc each cost
+ * time and memory.  Rows out of order (not seen: the rows are sorted by
+ * address and the sort is stable) go through pmd_add_range.
+ */
+static int
+line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
+    const struct pme_symline *ln)
+{
+	struct pmd_unit *unit;
+	struct pme_range *r = NULL;
+	uint64_t end = 0;
+	size_t i, k;
+	uint32_t nr;
+
+	for (i = 0, k = 0; i < n; i++) {
+		const struct pme_symline *l = &ln[s[i].row];
+
+		if (l->start >= l->end)
+			continue;
+		if (k > 0 && l->start < ln[s[i - 1].row].start)
+			break;
+		if (k == 0 || l->start > end) {
+			k++;
+			end = l->end;
+		} else if (l->end > end)
+			end = l->end;
+	}
+	if (i < n) {
+		for (i = 0; i < n; i++)
+			if (pmd_add_range(p, u, ln[s[i].row].start,
+			    ln[s[i].row].end) == -1)
+				return -1;
+		return 0;
+	}
+	if (k == 0)
+		return 0;
+	if (k > UINT32_MAX || (r = pme_arena_alloc(&p->arena,
+	    k * sizeof(*r))) == NULL)
+		return -1;
+	for (i = 0, nr = 0; i < n; i++) {
+		const struct pme_symline *l = &ln[s[i].row];
+
+		if (l->start >= l->end)
+			continue;
+		if (nr == 0 || l->start > r[nr - 1].end) {
+			r[nr].start = l->start;
+			r[nr++].end = l->end;
+		} else if (l->end > r[nr - 1].end)
+			r[nr - 1].end = l->end;
+	}
+	unit = pmd_unit(p, u);
+	unit->r = r;
+	unit->nr = nr;
+	unit->rcap = 0;
+	return 0;
+}
+
 /* Makes the units of the sorted keys s of rows ln; 0 or -1. */
 static int
 line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
@@ -773,39 +859,42 @@ line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
 {
 	const struct lfile *f = NULL;
 	const char *copy = NULL, *name;
-	uint32_t u = PME_NONE, parent;
-	size_t i;
+	uint32_t u, parent;
+	size_t i, j, r;
 	int lookup = 0;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i = j) {
 		const struct pme_symline *l = &ln[s[i].row];
 
-		parent = (uint32_t)(s[i].hi >> 32);
-		if (i == 0 || parent != (uint32_t)(s[i - 1].hi >> 32))
+		parent = s[i].parent;
+		if (i == 0 || parent != s[i - 1].parent)
 			lookup = has_kind_child(p, parent, k->line);
-		if (i == 0 || s[i].hi != s[i - 1].hi ||
-		    s[i].line != s[i - 1].line) {
-			if (f != &fs->v[fidx[s[i].row]]) {
-				f = &fs->v[fidx[s[i].row]];
-				/* The image's strings go with it: a copy. */
-				copy = f->file ? pme_intern(&p->names,
-				    f->file) : NULL;
-				if (f->file != NULL && copy == NULL)
-					return -1;
-			}
-			if ((name = line_name(p, f->shown, l->line)) == NULL)
+		for (j = i + 1; j < n && s[j].key == s[i].key &&
+		    s[j].parent == parent; j++)
+			continue;
+		if (f != &fs->v[fidx[s[i].row]]) {
+			f = &fs->v[fidx[s[i].row]];
+			/* The image's strings go with it: a copy. */
+			copy = f->file ? pme_intern(&p->names, f->file) : NULL;
+			if (f->file != NULL && copy == NULL)
 				return -1;
-			u = lookup ? pmd_lookup(p, k->line, name, parent) :
-			    PME_NONE;
-			if (u == PME_NONE && (u = add_unit(p, name, k->line,
-			    parent, 0)) == PME_NONE)
-				return -1;
-			pmd_unit(p, u)->line = l->line;
-			pmd_unit(p, u)->file = copy;
-			pmd_unit(p, u)->ownfile = f->own;
 		}
-		if (pmd_add_range(p, u, l->start, l->end) == -1)
+		if ((name = line_name(p, f->shown, l->line)) == NULL)
 			return -1;
+		u = lookup ? pmd_lookup(p, k->line, name, parent) : PME_NONE;
+		if (u == PME_NONE) {
+			if ((u = add_unit(p, name, k->line, parent, 0)) ==
+			    PME_NONE || line_ranges(p, u, s + i, j - i,
+			    ln) == -1)
+				return -1;
+		} else
+			for (r = i; r < j; r++)
+				if (pmd_add_range(p, u, ln[s[r].row].start,
+				    ln[s[r].row].end) == -1)
+					return -1;
+		pmd_unit(p, u)->line = l->line;
+		pmd_unit(p, u)->file = copy;
+		pmd_unit(p, u)->ownfile = f->own;
 	}
 	return 0;
 }
@@ -823,8 +912,9 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 {
 	struct lfiles fs = { 0 };
 	struct lkey *keys, *s;
-	uint32_t i, n = m->nlines, *fidx;
-	int rc = -1;
+	uint32_t i, n = m->nlines, *fidx, minp = 0, maxp = 0, maxline = 0;
+	unsigned bl, br;
+	int rc = -1, packed;
 
 	if (n == 0)
 		return 0;
@@ -840,16 +930,30 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	if (lfile_rank(&fs) == -1)
 		goto out;
 	for (i = 0; i < n; i++) {
-		keys[i].hi = (uint64_t)line_parent(k, mu, m, &ln[i], runits)
-		    << 32 | fs.v[fidx[i]].rank;
-		keys[i].line = ln[i].line;
+		keys[i].parent = line_parent(k, mu, m, &ln[i], runits);
 		keys[i].row = i;
+		if (i == 0 || keys[i].parent < minp)
+			minp = keys[i].parent;
+		if (i == 0 || keys[i].parent > maxp)
+			maxp = keys[i].parent;
+		if (ln[i].line > maxline)
+			maxline = ln[i].line;
+	}
+	bl = bits_of(maxline);
+	br = bits_of(fs.n);
+	packed = bl + br + bits_of(maxp - minp) <= 64;
+	for (i = 0; i < n; i++) {
+		keys[i].key = (uint64_t)fs.v[fidx[i]].rank << (packed ? bl : 32)
+		    | ln[i].line;
+		if (packed && bl + br < 64)
+			keys[i].key |= (uint64_t)(keys[i].parent - minp) <<
+			    (bl + br);
 	}
 	/* Few bytes differ (a module has few files and routines): a radix
 	 * sort makes a few passes where qsort made n log n calls. */
 	/* At most a unit per row: the unit table grows once. */
-	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), 2,
-	    lkey_words)) != NULL &&
+	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), packed ?
+	    1 : 2, packed ? lkey_packed : lkey_words)) != NULL &&
 	    pme_vec_reserve(&p->units, p->units.n + n) == 0)
 		rc = line_units(p, k, s, n, ln, &fs, fidx);
 out:

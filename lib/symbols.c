@@ -1958,14 +1958,34 @@ cmp_rrange(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Sorts the module's new lines and trims overlaps: the first one wins. */
+static void
+line_key(const void *e, uint64_t *k)
+{
+	k[0] = ((const struct pme_symline *)e)->start;
+}
+
+/*
+ * Sorts the module's new lines and trims overlaps: the first one wins.
+ * The sort is stable: a radix sort on the start (a few passes, where
+ * qsort made n log n calls: a big unit has hundreds of thousands of
+ * rows), else, without memory for it, glibc's merge sort.
+ */
 static size_t
 sort_lines(struct pme_symline *v, size_t n, int sorted)
 {
+	struct pme_symline *tmp, *s;
 	size_t i, k;
 
-	if (!sorted && n > 1)
-		qsort(v, n, sizeof(*v), cmp_line);
+	if (!sorted && n > 1) {
+		if ((tmp = malloc(n * sizeof(*v))) != NULL &&
+		    (s = pme_radix_sort(v, tmp, n, sizeof(*v), 1,
+		    line_key)) != NULL) {
+			if (s != v)
+				memcpy(v, s, n * sizeof(*v));
+		} else
+			qsort(v, n, sizeof(*v), cmp_line);
+		free(tmp);
+	}
 	for (i = 1, k = n ? 1 : 0; i < n; i++) {
 		if (v[i].end <= v[k - 1].end)
 			continue;

@@ -24,8 +24,9 @@
 # the reason, when npm cannot fetch it.
 #
 # symbench is linked with $PME_LIBDIR/libpme.a when there is one (and
-# config.mk's libraries), else built from lib/util.c, lib/symbols.c and
-# lib/ldmap.c.  Run from the top directory (or set PME_TOP).
+# config.mk's libraries), else built from lib/util.c, lib/symbols.c,
+# lib/ldmap.c and lib/debugfile.c.  Run from the top directory (or set
+# PME_TOP).
 
 set -eu
 top=${PME_TOP:-.}
@@ -62,6 +63,7 @@ if [ -n "${PME_LIBDIR:-}" ] && [ -f "$PME_LIBDIR/libpme.a" ]; then
 else
 	gcc $cflags -o "$sb" "$top/tests/bench/symbench.c" \
 	    "$top/lib/util.c" "$top/lib/symbols.c" "$top/lib/ldmap.c" \
+	    "$top/lib/debugfile.c" \
 	    -ldwarf -lelf -lz
 fi
 

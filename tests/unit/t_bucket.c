@@ -837,6 +837,84 @@ test_unread(void)
  * A file bigger than the reader's window, with strings longer than it:
  * read back whole, stored compressed and not, it writes the same bytes.
  */
+/* A bucket file of kind LINE, module /usr/bin/NAME and its unit NAME,
+ * the group of statement stmt. */
+static struct pme_bucketfile *
+line_file(const char *name, const char *stmt)
+{
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	char path[64];
+
+	if ((bf = pme_bucketfile_new(&err)) == NULL)
+		die_pme("pme_bucketfile_new", &err);
+	snprintf(path, sizeof(path), "/usr/bin/%s", name);
+	pme_bucketfile_add_kind(bf, "LINE", &err);
+	pme_bucketfile_add_module(bf, path, id_main, 20, PME_MODULE_MAIN,
+	    &err);
+	group(bf, stmt, unit(bf, name, 0, PME_NONE, 0, 0, 0, 0, NULL, NULL,
+	    0), 0);
+	return bf;
+}
+
+/* PME_CHUNK_ZLIB when path's RNGS chunk is compressed (and its STRS,
+ * UNIT and BCKT are), 0 when it is stored plain; else 2. */
+static uint32_t
+rngs_zlib(const char *path)
+{
+	struct pme_reader *rd;
+	struct pme_chunk c;
+	struct pme_error err;
+	uint32_t z = 2;
+	int n = 0;
+
+	if ((rd = pme_reader_open(path, PME_KIND_BUCKET, &err)) == NULL)
+		die_pme("pme_reader_open", &err);
+	while (pme_reader_next(rd, &c, &err) == 1)
+		if (c.type == PME_FOURCC('R', 'N', 'G', 'S'))
+			z = c.flags & PME_CHUNK_ZLIB;
+		else if (c.type == PME_FOURCC('S', 'T', 'R', 'S') ||
+		    c.type == PME_FOURCC('U', 'N', 'I', 'T') ||
+		    c.type == PME_FOURCC('B', 'C', 'K', 'T'))
+			n += (c.flags & PME_CHUNK_ZLIB) != 0;
+	pme_reader_close(rd);
+	return n == 3 ? z : 2;
+}
+
+/* Ranges at random addresses of random lengths: RNGS, which zlib would
+ * hardly shrink, is stored plain; the rest compressed. */
+static void
+test_random_ranges(void)
+{
+	struct pme_bucketfile *a, *b;
+	struct pme_error err;
+	struct pme_range r;
+	const char *p = tmppath("rand.pme");
+	uint64_t x = 88172645463325252ull, addr = 0x400000;
+	char name[32];
+	uint32_t u, i;
+
+	a = line_file("rand", "LINE IN rand");
+	for (i = 0; i < 60000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r.start = addr += 1 + (x & 0xfffff);
+		r.end = addr += 1 + (x >> 20 & 0xfffff);
+		snprintf(name, sizeof(name), "r.c:%u", i + 1);
+		u = unit(a, name, 0, 0, 0, 0, 0, i + 1, "r.c", &r, 1);
+		bucket(a, u, &r, 1, i);
+	}
+	CHECK(pme_bucketfile_write(a, p, &err) == 0);
+	CHECK(rngs_zlib(p) == 0);
+	b = pme_bucketfile_open(p, &err);
+	CHECK(b != NULL);
+	if (b != NULL)
+		compare(a, b);
+	pme_bucketfile_close(a);
+	pme_bucketfile_close(b);
+}
+
 static void
 test_big(void)
 {
@@ -884,6 +962,9 @@ test_big(void)
 		free(x);
 		free(y);
 	}
+	/* Regular ranges: RNGS is compressed, like the strings, units and
+	 * buckets. */
+	CHECK(rngs_zlib(p1) == PME_CHUNK_ZLIB);
 	pme_bucketfile_close(a);
 	pme_bucketfile_close(b);
 	free(longname);
@@ -1426,12 +1507,7 @@ bench(long n)
 	for (i = 0; i < 50; i++)
 		snprintf(files[i], sizeof(files[i]), "src/file%02ld.c", i);
 	t0 = now();
-	bf = pme_bucketfile_new(&err);
-	pme_bucketfile_add_kind(bf, "LINE", &err);
-	pme_bucketfile_add_module(bf, "/usr/bin/big", id_main, 20,
-	    PME_MODULE_MAIN, &err);
-	u = unit(bf, "big", 0, PME_NONE, 0, 0, 0, 0, NULL, NULL, 0);
-	group(bf, "PROGRAM big BY LINE", u, 0);
+	bf = line_file("big", "PROGRAM big BY LINE");
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%ld", i % 10000 + 1);
 		r[0].start = addr;
@@ -1485,6 +1561,7 @@ main(int argc, char **argv)
 	zip = 0;
 	test_unread();
 	test_big();
+	test_random_ranges();
 	test_mutate();
 	test_kind();
 	test_lookup();
