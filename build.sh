@@ -190,9 +190,10 @@ second_status=$status second_summary=$summary
 echo
 echo "$prog: the command-line tests under valgrind memcheck, in $copy"
 status=
+# (Not pmebuild_corrupt and pmehisto_bombs: under memcheck libdwarf,
+# on their damaged DWARF, grew past 6 GB in minutes.)
 vgtests=(golden/ sh/pmebuild_cli sh/pmehisto_cli sh/pmehisto_golden
-    sh/merge_cli sh/wrong_kind sh/pmebuild_corrupt sh/pmehisto_bombs
-    sh/pmehisto_escape sh/fuzz_regress)
+    sh/merge_cli sh/wrong_kind sh/pmehisto_escape sh/fuzz_regress)
 if cd "$copy" && make -s distclean >/dev/null &&
     ./configure -q "${sanargs[@]}" --enable-valgrind && make -j2; then
 	tests/run "${vgtests[@]}" 2>&1 | tee "$log"
