@@ -80,13 +80,17 @@ int		 engine_step(struct tr_tally *t, const struct tr_opts *o,
 int		 engine_pmevg(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
 /*
- * For the fuzz target: one callgrind output file buf[0..len) with the
+ * For the fuzz targets: one callgrind output file buf[0..len) with the
  * valgrind log of its process log[0..loglen) (none when log is NULL),
- * read into t as the engine reads them.  0, or -1 with err filled.
+ * and one pmevg counts file (a region dump only when region), read into
+ * t as the engines read them.  0, or -1 with err filled (1: a pmevg file
+ * skipped, not of the region).
  */
 int		 tr_callgrind_read(struct tr_tally *t, const struct tr_opts *o,
 		    const char *buf, size_t len, const char *log,
 		    size_t loglen, struct pme_error *err);
+int		 tr_pmevg_read(struct tr_tally *t, const char *name,
+		    int region, struct pme_error *err);
 /* valgrind's path (the caller frees it), or NULL when not in PATH. */
 char		*callgrind_find(void);
 /* name as execvp(3) would find it (the caller frees it), or NULL. */
