@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "pme.h"
@@ -91,7 +92,18 @@ int		 tr_callgrind_read(struct tr_tally *t, const struct tr_opts *o,
 		    size_t loglen, struct pme_error *err);
 int		 tr_pmevg_read(struct tr_tally *t, const char *name,
 		    int region, struct pme_error *err);
-/* valgrind's path (the caller frees it), or NULL when not in PATH. */
+/* A mapping of code the step engine found in /proc/PID/maps: link-time
+ * address = run-time + delta (modulo 2^64) in module (or PME_NONE). */
+struct tr_map {
+	uint64_t	 start, end, delta;
+	uint32_t	 module;
+};
+/* For the fuzz target (x86-64 only): the code mappings of the maps text
+ * fp of a process whose executable is exe, as the step engine reads them,
+ * in *out (the caller frees it); how many. */
+size_t		 tr_step_maps(struct tr_tally *t, FILE *fp, const char *exe,
+		    struct tr_map **out);
+
 char		*callgrind_find(void);
 /* name as execvp(3) would find it (the caller frees it), or NULL. */
 char		*tr_find_in_path(const char *name);
