@@ -163,9 +163,10 @@ find_object(const struct cgparse *cp, const char *name, size_t len)
 {
 	size_t i;
 
+	/* name may hold a NUL (a damaged log): compared as bytes. */
 	for (i = cp->nobjs; i-- > 0;)
-		if (strncmp(cp->objs[i].name, name, len) == 0 &&
-		    cp->objs[i].name[len] == '\0')
+		if (strlen(cp->objs[i].name) == len &&
+		    memcmp(cp->objs[i].name, name, len) == 0)
 			return i;
 	return NOOBJ;
 }
