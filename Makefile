@@ -171,11 +171,17 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointe
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES))
+# pmetrace's tally and engine readers, for fuzz_cgout, fuzz_pvout and
+# fuzz_maps (the step engine's, x86-64 only).
+FUZZ_TRACE_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,trace/tally.c \
+	trace/callgrind.c trace/pmevg.c trace/step.c)
 FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
 	tests/fuzz/fuzz_map tests/fuzz/fuzz_elf tests/fuzz/fuzz_pager \
 	tests/fuzz/fuzz_bucket_rt tests/fuzz/fuzz_sample_rt \
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
-	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile)
+	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile) \
+	tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout \
+	$(if $(filter x86_64,$(shell uname -m)),tests/fuzz/fuzz_maps)
 
 $(FUZZ_DIR)/%.o: %.c config.mk
 	@mkdir -p $(dir $@)
@@ -207,6 +213,12 @@ tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
 tests/fuzz/fuzz_gfile: tests/fuzz/fuzz_gfile.c $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Istats $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
+
+tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout tests/fuzz/fuzz_maps: \
+    tests/fuzz/%: tests/fuzz/%.c tests/fuzz/tally.h $(FUZZ_TRACE_OBJS) \
+    $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(PME_CPPFLAGS) -Itrace $(FUZZ_FLAGS) -fsanitize=fuzzer \
+	    -o $@ $< $(FUZZ_TRACE_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
 # Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
 # files pmebuild makes from them (when it is built) and any the tests left;
@@ -307,7 +319,8 @@ clean: $(EXTRA_CLEAN)
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
 	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd \
-	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile tests/fuzz/fuzz_event
+	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile tests/fuzz/fuzz_event \
+	    tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout tests/fuzz/fuzz_maps
 	rm -f stats/defgraph.h
 	rm -rf tests/out
 
@@ -327,4 +340,4 @@ configure: configure.ac
 	distclean
 
 -include $(ALL_OBJS:.o=.d) $(UNIT_TESTS:=.d) $(FUZZ_LIB_OBJS:.o=.d) \
-	$(FUZZ_BUILD_OBJS:.o=.d) $(FUZZ_STATS_OBJS:.o=.d)
+	$(FUZZ_BUILD_OBJS:.o=.d) $(FUZZ_STATS_OBJS:.o=.d) $(FUZZ_TRACE_OBJS:.o=.d)

@@ -865,7 +865,9 @@ rest_routine(struct pme_image *img, const struct pme_symmod *m, uint32_t mod)
 	uint32_t j, k;
 	char *name;
 
-	rt = &PME_VEC_AT(&img->routines, struct pme_symroutine, 0);
+	/* routines.v may be NULL (none): no offset to it. */
+	rt = img->routines.n > 0 ? &PME_VEC_AT(&img->routines,
+	    struct pme_symroutine, 0) : NULL;
 	for (k = m->first_routine; k < img->routines.n; k++)
 		n += rt[k].nranges;
 	if ((v = malloc((n + 1) * sizeof(*v))) == NULL)

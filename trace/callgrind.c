@@ -163,9 +163,10 @@ find_object(const struct cgparse *cp, const char *name, size_t len)
 {
 	size_t i;
 
+	/* name may hold a NUL (a damaged log): compared as bytes. */
 	for (i = cp->nobjs; i-- > 0;)
-		if (strncmp(cp->objs[i].name, name, len) == 0 &&
-		    cp->objs[i].name[len] == '\0')
+		if (strlen(cp->objs[i].name) == len &&
+		    memcmp(cp->objs[i].name, name, len) == 0)
 			return i;
 	return NOOBJ;
 }
@@ -213,14 +214,17 @@ unknown(const struct cgparse *cp, size_t i)
 static size_t
 named_object(struct cgparse *cp, const char *s, const char *end)
 {
+	const char *q;
 	char **ids;
 	size_t id, n;
-	char *q;
 
-	if (*s != '(')
+	if (s == end || *s != '(')
 		return object(cp, s, (size_t)(end - s));
-	id = strtoul(s + 1, &q, 10);
-	if (*q != ')' || id > 1000000)
+	/* The id's decimal digits, within the line: at most 7. */
+	for (q = s + 1, id = 0; q < end && q - s <= 7 && *q >= '0' &&
+	    *q <= '9'; q++)
+		id = id * 10 + (size_t)(*q - '0');
+	if (q == s + 1 || q == end || *q != ')' || id > 1000000)
 		return object(cp, s, (size_t)(end - s));
 	for (s = q + 1; s < end && *s == ' '; s++)
 		continue;
@@ -415,11 +419,13 @@ add_load(struct cglog *lg, const char *path, size_t len, uint64_t bias)
 static int
 read_log(struct cglog *lg, struct pme_error *err)
 {
-	const char *s, *end = lg->buf + lg->len, *e, *m, *path = NULL;
+	const char *s, *end, *e, *m, *path = NULL;
 	uint64_t svma, avma;
 	size_t pathlen = 0;
 
-	for (s = lg->buf; s < end; s = e + 1) {
+	if (lg->len == 0)
+		return 0;	/* empty, not mapped: buf is NULL */
+	for (s = lg->buf, end = s + lg->len; s < end; s = e + 1) {
 		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			e = end;
 		if ((m = log_message(s, e)) == NULL)
@@ -492,7 +498,7 @@ own_log(const struct cgparse *cp, const struct cgfile *f)
 
 	snprintf(dump, sizeof(dump), "/%s\n", base ? base + 1 : f->name);
 	for (i = 0; i < cp->nlogs; i++)
-		if (cp->logs[i].pid == f->pid &&
+		if (cp->logs[i].pid == f->pid && cp->logs[i].len > 0 &&
 		    memmem(cp->logs[i].buf, cp->logs[i].len, dump,
 		    strlen(dump)) != NULL)
 			return i;
@@ -952,9 +958,11 @@ log_reason(const struct cgmap *lg, char *out, size_t outlen)
 static int
 has_region(const char *buf, size_t len)
 {
-	const char *s = buf, *end = buf + len, *e;
+	const char *s = buf, *end, *e;
 
-	for (; s < end; s = e + 1) {
+	if (len == 0)
+		return 0;	/* empty, not mapped: buf is NULL */
+	for (end = s + len; s < end; s = e + 1) {
 		if ((e = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			e = end;
 		if (prefix(s, e, "ob=") || prefix(s, e, "fn=") ||
@@ -1064,6 +1072,37 @@ read_outputs(struct tr_tally *t, const struct tr_opts *o,
 		    "; the libpmetrace region only" : "");
 	free_parse(&cp);
 	return rc;
+}
+
+/*
+ * One output file and its process's log (none when log is NULL), as
+ * read_outputs() reads what valgrind left, an empty file as one not
+ * mapped; for the fuzz target (tests/fuzz/fuzz_cgout.c).
+ */
+int
+tr_callgrind_read(struct tr_tally *t, const struct tr_opts *o,
+    const char *buf, size_t len, const char *log, size_t loglen,
+    struct pme_error *err)
+{
+	struct cgmap cg, lg;
+	struct cgout out;
+
+	memset(&cg, 0, sizeof(cg));
+	memset(&lg, 0, sizeof(lg));
+	cg.path = (char *)"cg.1";
+	cg.buf = len > 0 ? (char *)buf : NULL;
+	cg.len = len;
+	cg.pid = 1;
+	cg.last = 1;
+	lg.path = (char *)"log.1";
+	lg.buf = loglen > 0 ? (char *)log : NULL;
+	lg.len = loglen;
+	lg.pid = 1;
+	out.cg = &cg;
+	out.ncg = 1;
+	out.log = &lg;
+	out.nlog = log != NULL;
+	return read_outputs(t, o, &out, err);
 }
 
 /* ------------------------------------------------------------ running */

@@ -240,6 +240,13 @@ read_file(struct tr_tally *t, const char *name, int region,
 	return rc < 0 ? -1 : rc;
 }
 
+int
+tr_pmevg_read(struct tr_tally *t, const char *name, int region,
+    struct pme_error *err)
+{
+	return read_file(t, name, region, err);
+}
+
 /* Whether the counts file name is a region dump. */
 static int
 is_region(const char *name)

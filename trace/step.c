@@ -170,12 +170,30 @@ map_line(struct stepper *s, char *line, const char *exe, struct smap *m)
 	return 1;
 }
 
+/* The code mappings of the maps text fp into p. */
+static void
+maps_from(struct stepper *s, struct proc *p, FILE *fp, const char *exe)
+{
+	struct smap m, *v;
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, fp) > 0) {
+		if (!map_line(s, line, exe, &m))
+			continue;
+		if ((v = realloc(p->maps, (p->nmaps + 1) * sizeof(*v))) ==
+		    NULL)
+			break;
+		p->maps = v;
+		p->maps[p->nmaps++] = m;
+	}
+	free(line);
+}
+
 static void
 read_maps(struct stepper *s, struct proc *p)
 {
-	char path[64], exe[PATH_MAX], *line = NULL;
-	struct smap m, *v;
-	size_t cap = 0;
+	char path[64], exe[PATH_MAX];
 	ssize_t n;
 	FILE *fp;
 
@@ -191,17 +209,39 @@ read_maps(struct stepper *s, struct proc *p)
 	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)p->pid);
 	if ((fp = fopen(path, "re")) == NULL)
 		return;
-	while (getline(&line, &cap, fp) > 0) {
-		if (!map_line(s, line, exe, &m))
-			continue;
-		if ((v = realloc(p->maps, (p->nmaps + 1) * sizeof(*v))) ==
-		    NULL)
-			break;
-		p->maps = v;
-		p->maps[p->nmaps++] = m;
-	}
-	free(line);
+	maps_from(s, p, fp, exe);
 	fclose(fp);
+}
+
+/*
+ * For the fuzz target: the code mappings of maps text fp, of a process
+ * whose executable is exe, as read_maps() takes them, in *out (the
+ * caller frees it); how many, or 0 with *out NULL.
+ */
+size_t
+tr_step_maps(struct tr_tally *t, FILE *fp, const char *exe,
+    struct tr_map **out)
+{
+	struct stepper s;
+	struct proc p;
+	size_t i, n = 0;
+
+	memset(&s, 0, sizeof(s));
+	memset(&p, 0, sizeof(p));
+	s.t = t;
+	maps_from(&s, &p, fp, exe);
+	*out = p.nmaps > 0 ? calloc(p.nmaps, sizeof(**out)) : NULL;
+	for (i = 0; *out != NULL && i < p.nmaps; i++, n++) {
+		(*out)[i].start = p.maps[i].start;
+		(*out)[i].end = p.maps[i].end;
+		(*out)[i].delta = p.maps[i].delta;
+		(*out)[i].module = p.maps[i].module;
+	}
+	free(p.maps);
+	for (i = 0; i < s.nelves; i++)
+		free(s.elves[i].path);
+	free(s.elves);
+	return n;
 }
 
 static const struct smap *

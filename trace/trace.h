@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "pme.h"
@@ -79,7 +80,30 @@ int		 engine_step(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
 int		 engine_pmevg(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
-/* valgrind's path (the caller frees it), or NULL when not in PATH. */
+/*
+ * For the fuzz targets: one callgrind output file buf[0..len) with the
+ * valgrind log of its process log[0..loglen) (none when log is NULL),
+ * and one pmevg counts file (a region dump only when region), read into
+ * t as the engines read them.  0, or -1 with err filled (1: a pmevg file
+ * skipped, not of the region).
+ */
+int		 tr_callgrind_read(struct tr_tally *t, const struct tr_opts *o,
+		    const char *buf, size_t len, const char *log,
+		    size_t loglen, struct pme_error *err);
+int		 tr_pmevg_read(struct tr_tally *t, const char *name,
+		    int region, struct pme_error *err);
+/* A mapping of code the step engine found in /proc/PID/maps: link-time
+ * address = run-time + delta (modulo 2^64) in module (or PME_NONE). */
+struct tr_map {
+	uint64_t	 start, end, delta;
+	uint32_t	 module;
+};
+/* For the fuzz target (x86-64 only): the code mappings of the maps text
+ * fp of a process whose executable is exe, as the step engine reads them,
+ * in *out (the caller frees it); how many. */
+size_t		 tr_step_maps(struct tr_tally *t, FILE *fp, const char *exe,
+		    struct tr_map **out);
+
 char		*callgrind_find(void);
 /* name as execvp(3) would find it (the caller frees it), or NULL. */
 char		*tr_find_in_path(const char *name);
