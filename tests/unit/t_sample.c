@@ -2754,6 +2754,14 @@ test_elf(void)
 	    &err) == 0 && va == 0x1234 && idlen == 0);
 	CHECK(pme_elf_vaddr(tmppath("absent"), 0, &va, id, &idlen,
 	    &err) == -1 && err.code == PME_EIO);
+	/* A FIFO (a path from a damaged file may name one): refused at
+	 * once, never waited on (the alarm fails the test if it hangs). */
+	if (mkfifo(tmppath("fifo"), 0600) == 0) {
+		alarm(10);
+		CHECK(pme_elf_vaddr(tmppath("fifo"), 0, &va, id, &idlen,
+		    &err) == -1 && strstr(err.msg, "not a regular file"));
+		alarm(0);
+	}
 	{
 		struct pme_elf e;
 
