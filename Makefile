@@ -261,6 +261,8 @@ fuzz-corpus:
 	    -o $(FUZZ_DIR)/corpus_sample/chunks.pms -- sh -c \
 	    'i=0; while [ $$i -lt 300000 ]; do i=$$((i + 1)); done' \
 	    >/dev/null 2>&1 </dev/null; true
+	@mkdir -p $(FUZZ_DIR)/corpus_sample_rt
+	@cp $(FUZZ_DIR)/corpus_sample/* $(FUZZ_DIR)/corpus_sample_rt/; true
 	@cp tests/histo/prog.map $(FUZZ_DIR)/corpus_map/; \
 	    printf 'int twice(int x) { return 2 * x; }\nint main(int c, char **v) { (void)v; return twice(c); }\n' \
 	    >$(FUZZ_DIR)/seed.c && \
