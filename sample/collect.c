@@ -85,7 +85,7 @@ collect_prepare(struct clockopts *o, const char *runtime)
 	setenv("PMECLOCK_FD", buf, 1);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->period);
 	setenv("PMECLOCK_PERIOD", buf, 1);
-	snprintf(buf, sizeof(buf), "%d", o->jitter);
+	snprintf(buf, sizeof(buf), "%d", o->jitter < 0 ? 30 : o->jitter);
 	setenv("PMECLOCK_JITTER", buf, 1);
 	setenv("PMECLOCK_METHOD", o->method == PME_METHOD_ITIMER ? "itimer" :
 	    "timer", 1);

@@ -75,7 +75,7 @@ help(void)
 	    "                of stack per sample, default 8192) or by "
 	    "frame pointers (fp)\n"
 	    "  -j percent    vary the intervals at random by up to this "
-	    "(default 30; 0: fixed)\n"
+	    "(timer default 30, perf 0)\n"
 	    "  -m method     perf, timer or itimer (default: perf where "
 	    "the kernel allows)\n"
 	    "  -p pid        attach to running process pid (all its "
@@ -1055,7 +1055,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->period = 10000000;
 	o->callgraph = unwind_available() ? CALLGRAPH_DWARF : CALLGRAPH_FP;
 	o->stacksize = STACKSIZE_DEFAULT;
-	o->jitter = 30;
+	o->jitter = -1;	/* not given: 30 for timer, 0 for perf (man page) */
 	/* '+': the command's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+d:F:G:ghi:j:m:o:p:qVv", longopts,
 	    NULL)) != -1)

@@ -59,7 +59,7 @@ report() {
 }
 
 if $pmeclock -q -m perf -o probe -- true 2>"$tmp/err"; then
-	run 0 "perf" -m perf -o rand -- ./lockstep 400
+	run 0 "perf" -m perf -j 30 -o rand -- ./lockstep 400
 	p=$(truth)
 	# shellcheck disable=SC2046
 	report "perf, randomized" $(share rand.PMS) "$p" ||

@@ -26,7 +26,7 @@ stat tenk.PMS
 between "perf: samples of 0.5 s at 10 kHz" "$(field samples)" 4250 5500
 
 # Call chains: hot's caller is main.
-run 0 "perf: -g" -m perf -g -o chain -- ./spin cpu 300
+run 0 "perf: -g" -m perf -j 0 -g -o chain -- ./spin cpu 300
 stat chain.PMS
 has "perf: -g: flags" "^method perf period 10000000 flags 3"
 between "perf: -g: samples with frames" "$(field frames)" 25 35
