@@ -22,15 +22,9 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "$PME_TOP/tests/fixtures/clock/common.sh"
+. "$top/tests/sh/lib/unwind.sh"
 
-if ! $pmeclock -q -m perf -o probe -- true 2>"$tmp/err"; then
-	echo "perf_event_open refused here: $(head -n 1 "$tmp/err")"
-	exit 77
-fi
-if ! $pmeclock -q -G dwarf -o probe -- true 2>"$tmp/err"; then
-	echo "no CFI unwinding here: $(head -n 1 "$tmp/err")"
-	exit 77
-fi
+need_unwinding
 
 for o in O1 O2; do
 	$cc -$o -g -fomit-frame-pointer -pthread -o "calls$o" \

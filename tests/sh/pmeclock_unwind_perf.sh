@@ -16,14 +16,7 @@
 . "$PME_TOP/tests/fixtures/clock/common.sh"
 . "$top/tests/sh/lib/unwind.sh"
 
-if ! $pmeclock -q -m perf -o probe -- true 2>"$tmp/err"; then
-	echo "perf_event_open refused here: $(head -n 1 "$tmp/err")"
-	exit 77
-fi
-if ! $pmeclock -q -G dwarf -o probe -- true 2>"$tmp/err"; then
-	echo "no CFI unwinding here: $(head -n 1 "$tmp/err")"
-	exit 77
-fi
+need_unwinding
 command -v perf >/dev/null 2>&1 || skip "no perf here"
 if ! perf record -q -e cpu-clock -c 1000000 --call-graph dwarf \
     -o probe.data -- true >perf.err 2>&1; then

@@ -1,6 +1,19 @@
 # unwind.sh - sourced by tests/sh/pmeclock_unwind*.sh: inclusive shares
 # of routines from pmehisto's folded stacks and from perf script, and
-# their comparison with a tolerance from the sample counts.
+# their comparison with a tolerance from the sample counts; and
+# need_unwinding, which skips the test (exit 77, saying why) where the
+# perf method or its CFI unwinding cannot run.
+
+need_unwinding() {
+	if ! $pmeclock -q -m perf -o probe -- true 2>"$tmp/err"; then
+		echo "perf_event_open refused here: $(head -n 1 "$tmp/err")"
+		exit 77
+	fi
+	if ! $pmeclock -q -G dwarf -o probe -- true 2>"$tmp/err"; then
+		echo "no CFI unwinding here: $(head -n 1 "$tmp/err")"
+		exit 77
+	fi
+}
 
 # incl_folded FILE: "name samples total" for each routine of pmehisto -T
 # folded stacks in FILE (a routine counts once per stack, recursion or
