@@ -14,6 +14,11 @@
 # clocks each within its CPU time's bounds, perf's and ITIMER_PROF's each
 # a share of the samples within four deviations of its share of the CPU
 # time (part_ok, as pmeclock_signals holds ITIMER_PROF's three workers).
+# perf's cpu-clock counts each thread's time on an hrtimer that is stopped
+# and restarted at every switch, so a thread of two periods gets from none
+# to three samples on a busy machine (seen: none, once in eight runs
+# beside two busy loops): every thread of at least five periods must have
+# samples under perf, every thread under the timer method.
 # perf is skipped, saying so, where perf_event_open is refused.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -68,6 +73,8 @@ for m in $methods; do
 		k=$(awk -v t="$tid" '$1 == "tid" && $2 == t { print $3 }' \
 		    "$tmp/stat")
 		[ -n "$w" ] && nt=$((nt + 1))
+		[ "$m" = perf ] && [ -z "$w" ] && [ "$cpu" -ge $((5 * period)) ] &&
+		    fail "$m: thread $tid: no samples for $cpu ns of CPU"
 		if [ "$m" = timer ]; then
 			expected "$m: thread $tid" "${w:-0}" "$cpu" 1 $period
 		else
@@ -75,7 +82,7 @@ for m in $methods; do
 			    "$n" "$(awk "BEGIN { print $cpu / $total }")"
 		fi
 	done <"$tmp/out"
-	[ "$m" = itimer ] || [ "$nt" = 16 ] ||
+	[ "$m" != timer ] || [ "$nt" = 16 ] ||
 	    fail "$m: 16 threads: samples of $nt threads"
 done
 finish
