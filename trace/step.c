@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +74,7 @@ struct proc {
 	size_t		 nmaps, last;
 	uint64_t	 missed;	/* page re-read for last, or 1 */
 	int		 tasks;		/* live tasks using it */
+	int		 traps;		/* SIGTRAP's action: TRAP_* */
 	struct insns	 insns;
 };
 
@@ -94,6 +96,8 @@ struct elfcache {
 	int		 ok;
 };
 
+enum { TRAPS_DEFAULT, TRAPS_IGNORED, TRAPS_CAUGHT };
+
 struct stepper {
 	struct tr_tally	*t;
 	const struct tr_opts *o;
@@ -102,6 +106,8 @@ struct stepper {
 	struct elfcache	*elves;
 	size_t		 nelves;
 	pid_t		 mainpid;
+	pid_t		 refused;	/* a process that handles SIGTRAP
+					 * raised it: see stepped() */
 	int		 status;
 	uint64_t	 steps;
 };
@@ -412,6 +418,8 @@ new_proc(pid_t pid, const struct proc *copy)
 		return NULL;
 	p->pid = pid;
 	p->missed = 1;
+	if (copy != NULL)
+		p->traps = copy->traps;	/* a fork keeps the handlers */
 	if (copy != NULL && copy->nmaps > 0) {
 		if ((p->maps = malloc(copy->nmaps * sizeof(*p->maps))) ==
 		    NULL) {
@@ -496,20 +504,24 @@ tgid_of(pid_t tid)
 	return (pid_t)tgid;
 }
 
-/* Whether tid's process has a handler for sig (SigCgt in /proc). */
+/* Whether sig is in tid's process's mask field ("SigCgt: ", the signals
+ * it handles, "SigIgn: ", those it ignores) in /proc. */
 static int
-caught(pid_t tid, int sig)
+sigmask_has(pid_t tid, const char *field, int sig)
 {
 	char path[64], line[256];
 	unsigned long long mask = 0;
+	size_t n = strlen(field);
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
 	if ((fp = fopen(path, "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), fp) != NULL)
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+		if (strncmp(line, field, n) == 0) {
+			mask = strtoull(line + n, NULL, 16);
 			break;
+		}
 	fclose(fp);
 	return sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
 }
@@ -565,6 +577,8 @@ event_stop(struct stepper *s, struct task *k, int ev)
 		if (k->haveprev)
 			count(s, k, k->prev);
 		k->haveprev = 0;
+		if (k->p->traps == TRAPS_CAUGHT)
+			k->p->traps = TRAPS_DEFAULT;	/* exec resets it */
 		if (ptrace(PTRACE_GETEVENTMSG, k->tid, NULL, &msg) == 0 &&
 		    (pid_t)msg != k->tid) {
 			/* A thread exec'ed: it is now the leader. */
@@ -579,6 +593,82 @@ event_stop(struct stepper *s, struct task *k, int ev)
 		k->haveprev = 0;
 		break;
 	}
+}
+
+/* A user register of tid, or -1. */
+static long
+peek_reg(pid_t tid, size_t off)
+{
+	return ptrace(PTRACE_PEEKUSER, tid, (void *)off, NULL);
+}
+
+/*
+ * After a system call k stepped over: if it was a successful
+ * rt_sigaction() that set SIGTRAP's action, what the action now is, read
+ * from the program's struct sigaction (its handler comes first).  Not
+ * from /proc: the step's own trap has reset an ignored SIGTRAP already.
+ */
+static void
+watch_sigaction(struct task *k)
+{
+	long act, h;
+
+	errno = 0;
+	if (peek_reg(k->tid, offsetof(struct user_regs_struct, orig_rax)) !=
+	    SYS_rt_sigaction || errno != 0 ||
+	    peek_reg(k->tid, offsetof(struct user_regs_struct, rdi)) !=
+	    SIGTRAP ||
+	    peek_reg(k->tid, offsetof(struct user_regs_struct, rax)) != 0 ||
+	    (act = peek_reg(k->tid, offsetof(struct user_regs_struct, rsi)))
+	    == 0 || errno != 0)
+		return;
+	h = ptrace(PTRACE_PEEKDATA, k->tid, (void *)act, NULL);
+	if (errno != 0)
+		return;
+	k->p->traps = h == (long)SIG_DFL ? TRAPS_DEFAULT :
+	    h == (long)SIG_IGN ? TRAPS_IGNORED : TRAPS_CAUGHT;
+}
+
+/*
+ * Whether a SIGTRAP stop is the report of a step (si_code TRAP_TRACE;
+ * TRAP_BRKPT after a system call; SIGTRAP on entering a signal handler)
+ * rather than the program's own SIGTRAP: an int3 (SI_KERNEL), raise(3)
+ * or kill(2) (SI_TKILL, SI_USER).  An int3 has run when it stops: it is
+ * counted here.  *deliver is what the program gets.
+ *
+ * The kernel sends a step's trap as it sends any synchronous signal: if
+ * SIGTRAP is ignored or blocked, it first restores the default action.
+ * So a program that ignores SIGTRAP has it ignored by pmetrace (the
+ * action set is watched for: watch_sigaction()): a raise(3) is dropped,
+ * an int3 kills it, as when it runs alone.  A program that handles
+ * SIGTRAP cannot be stepped faithfully (its handler blocks SIGTRAP, and
+ * a step in it resets the handler): its first SIGTRAP is refused
+ * (s->refused); until then its counts are exact.
+ */
+static int
+stepped(struct stepper *s, struct task *k, int *deliver)
+{
+	siginfo_t si;
+	uint64_t pc;
+	int ok;
+
+	*deliver = 0;
+	if (ptrace(PTRACE_GETSIGINFO, k->tid, NULL, &si) == -1)
+		return 1;
+	if (si.si_code == TRAP_BRKPT)
+		watch_sigaction(k);
+	if (si.si_code > 0 && si.si_code != SI_KERNEL)
+		return 1;
+	pc = rip(k->tid, &ok);
+	if (ok && k->haveprev && pc != k->prev) {
+		count(s, k, k->prev);
+		k->prev = pc;
+	}
+	if (k->p->traps == TRAPS_CAUGHT)
+		s->refused = k->p->pid;
+	else if (k->p->traps == TRAPS_DEFAULT || si.si_code == SI_KERNEL)
+		*deliver = SIGTRAP;
+	return 0;
 }
 
 /* A stop for signal sig: returns the signal to deliver. */
@@ -599,7 +689,7 @@ signal_stop(struct stepper *s, struct task *k, int sig)
 	}
 	if (ptrace(PTRACE_GETSIGINFO, k->tid, NULL, &si) == -1)
 		return 0;	/* a group-stop: carry on */
-	if (caught(k->tid, sig))
+	if (sigmask_has(k->tid, "SigCgt:", sig))
 		k->haveprev = 0;	/* the handler runs first */
 	return sig;
 }
@@ -681,9 +771,12 @@ loop(struct stepper *s)
 		deliver = 0;
 		if (sig == SIGTRAP && ev != 0)
 			event_stop(s, k, ev);
-		else if (sig == SIGTRAP && !k->fresh)
-			step_stop(s, k);
-		else
+		else if (sig == SIGTRAP && !k->fresh) {
+			if (stepped(s, k, &deliver))
+				step_stop(s, k);
+			else if (s->refused != 0)
+				return -2;
+		} else
 			deliver = signal_stop(s, k, sig);
 		ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)deliver);
 	}
@@ -817,6 +910,8 @@ engine_step(struct tr_tally *t, const struct tr_opts *o, int *status,
 		return pme_setnomem(err);
 	}
 	read_maps(&s, p);
+	if (sigmask_has(pid, "SigIgn:", SIGTRAP))
+		p->traps = TRAPS_IGNORED;	/* from pmetrace's parent */
 	k->fresh = 0;
 	k->prev = rip(pid, &ok);
 	k->haveprev = ok;
@@ -829,7 +924,18 @@ engine_step(struct tr_tally *t, const struct tr_opts *o, int *status,
 	for (i = 0; i < 4; i++)
 		sigaction(passed[i], &sa, &old[i]);
 	ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL);
-	if (loop(&s) == -1)
+	if ((rc = loop(&s)) == -2) {
+		/* The tasks stopped; pmetrace's exit kills them
+		 * (PTRACE_O_EXITKILL): nothing is written. */
+		for (i = 0; i < s.ntasks; i++)
+			kill(s.tasks[i]->tid, SIGKILL);
+		pme_seterr(err, PME_EINVAL, "'%s': process %ld handles "
+		    "SIGTRAP and raised it: the step engine cannot run its "
+		    "handler (a step in it, SIGTRAP blocked, would reset "
+		    "the handler to the default action); use -e pmevg or "
+		    "-e callgrind", o->exe, (long)s.refused);
+		rc = -1;
+	} else if (rc == -1)
 		rc = pme_setnomem(err);
 	passpid = 0;
 	for (i = 0; i < 4; i++)
