@@ -3,7 +3,8 @@
 # pmetrace_engines.sh - pmetrace's engines on the fixture program
 # (tests/fixtures/trace): they agree exactly, routine by routine, on the
 # program's own routines and its shared library's, for a PIE and a
-# non-PIE build, one thread or three, fork, exec, a signal handler, a
+# non-PIE build, one thread or three, fork, a hundred children at once,
+# exec, a signal handler, a
 # crash and a kill (pmevg, where built, and callgrind in calls too;
 # pmevg and step in a crash); SIGTERM sent to pmetrace ends the program, whose
 # counts are written; the hand-written loop gives its known count; the
@@ -87,6 +88,9 @@ both prog prog.pme 0 threads 3 2
 kloop_is st.pme 6 "threads 3 2"
 both prog prog.pme 3 fork 3
 kloop_is cg.pme 4 "fork 3 callgrind"
+both prog prog.pme 0 children 100
+kloop_is st.pme 100 "children 100 step"
+kloop_is cg.pme 100 "children 100 callgrind"
 both prog prog.pme 0 exec 2
 kloop_is st.pme 3 "exec 2"
 both prog prog.pme 0 signal 2
