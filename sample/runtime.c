@@ -1692,6 +1692,14 @@ reset:
 	return 0;
 }
 
+/*
+ * The settings pmeclock passes in the environment.  Read with
+ * secure_getenv(3), as every PMECLOCK_ variable here: in a set-user-ID
+ * or set-group-ID program (AT_SECURE) the environment is the invoking
+ * user's, and a PMECLOCK_FD of theirs would have the runtime send them
+ * the privileged process's addresses; there the runtime keeps its
+ * defaults and is never the preload side.
+ */
 static void
 env_settings(void)
 {
@@ -1701,19 +1709,20 @@ env_settings(void)
 	rt.period = 10000000;
 	rt.method = PME_METHOD_TIMER;
 	rt.callchain = 0;
-	if ((s = getenv("PMECLOCK_PERIOD")) != NULL &&
+	if ((s = secure_getenv("PMECLOCK_PERIOD")) != NULL &&
 	    (v = strtoull(s, NULL, 10)) >= 10000)
 		rt.period = v;
-	if ((s = getenv("PMECLOCK_METHOD")) != NULL &&
+	if ((s = secure_getenv("PMECLOCK_METHOD")) != NULL &&
 	    strcmp(s, "itimer") == 0)
 		rt.method = PME_METHOD_ITIMER;
 	rt.cfi = 0;
-	if ((s = getenv("PMECLOCK_CALLCHAIN")) != NULL && strcmp(s, "1") == 0)
+	if ((s = secure_getenv("PMECLOCK_CALLCHAIN")) != NULL &&
+	    strcmp(s, "1") == 0)
 		rt.callchain = 1;
 	if (s != NULL && strcmp(s, "dwarf") == 0)
 		rt.callchain = rt.cfi = 1;
 	ring_jitter = 30;
-	if ((s = getenv("PMECLOCK_JITTER")) != NULL &&
+	if ((s = secure_getenv("PMECLOCK_JITTER")) != NULL &&
 	    (v = strtoull(s, NULL, 10)) <= 30)
 		ring_jitter = (unsigned)v;
 }
@@ -1818,7 +1827,7 @@ rt_preload_start(void)
 	char *end;
 	long fd;
 
-	if ((s = getenv("PMECLOCK_FD")) == NULL)
+	if ((s = secure_getenv("PMECLOCK_FD")) == NULL)
 		return;
 	fd = strtol(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || fd < 0 || fcntl((int)fd,
@@ -2068,7 +2077,7 @@ pme_init(void)
 	const char *path = rt.sname[0] ? rt.sname : DEFAULT_PMS;
 
 	/* pmeclock records the whole run already. */
-	if (getenv("PMECLOCK_ACTIVE") != NULL || rt.sink != SINK_NONE)
+	if (secure_getenv("PMECLOCK_ACTIVE") != NULL || rt.sink != SINK_NONE)
 		return;
 	env_settings();
 	pthread_mutex_lock(&rt.lock);

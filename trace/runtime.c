@@ -461,7 +461,7 @@ stop_stepping(void)
 PUBLIC void
 pme_init(void)
 {
-	const char *engine = getenv("PMETRACE_ENGINE");
+	const char *engine = secure_getenv("PMETRACE_ENGINE");
 
 	if (rt.on != OFF)
 		return;

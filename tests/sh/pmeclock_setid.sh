@@ -6,7 +6,8 @@
 # so before the run (and keeps it in the sample file's note) when it is
 # the command, and after the run when a process of the command execs it:
 # root running a program set-user-ID to nobody, and nobody running one
-# set-user-ID to root.  Needs root to make the programs; skipped when not
+# set-user-ID to root.  And the runtime linked into a set-user-ID program
+# ignores a PMECLOCK_FD given by the user who runs it.  Needs root to make the programs; skipped when not
 # root, without the nobody user or setpriv(1), or on a nosuid file system.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -101,5 +102,50 @@ for m in $methods; do
 	    "$(why "$m"): no samples" >"$tmp/want"
 	said "nobody: $m: suid"
 done
+
+# The runtime in a set-user-ID program (linked with -lpmeclock) run by
+# nobody with a PMECLOCK_FD of nobody's: it reads its settings with
+# secure_getenv(3), so it sends nothing; the same program not set-ID
+# sends pmeclock's messages, the control.  A socket pair as pmeclock's.
+if py=$(command -v /usr/bin/python3 python3 | head -n 1) && [ -n "$py" ]; then
+	for f in suidrt plainrt; do
+		$cc -g -O1 -o "pub/$f" "$fx/spin.c" -Wl,--no-as-needed \
+		    -L "${bin%/*}" -lpmeclock -Wl,-rpath,"$tmp/pub" ||
+		    fail "cannot build $f"
+	done
+	cp -L "${bin%/*}/libpmeclock.so" pub/libpmeclock.so.0 ||
+	    fail "cannot copy the runtime"
+	chmod 4755 pub/suidrt
+	for f in suidrt plainrt; do
+		n=$(cd pub && "$py" - setpriv --reuid=nobody \
+		    --regid="$(id -g nobody)" --clear-groups "./$f" cpu 50 \
+		    2>"$tmp/err" <<-'PY'
+		import os, socket, subprocess, sys
+		a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+		env = dict(os.environ, PMECLOCK_FD=str(b.fileno()))
+		subprocess.run(sys.argv[1:], pass_fds=[b.fileno()], env=env,
+		    stdout=subprocess.DEVNULL)
+		b.close()
+		a.settimeout(10)
+		n = 0
+		try:
+		    while True:
+		        d = a.recv(1 << 16)
+		        if not d:
+		            break
+		        n += len(d)
+		except socket.timeout:
+		    pass
+		print(n)
+		PY
+		)
+		case $f:${n:-x} in
+		suidrt:0 | plainrt:[1-9]*) ;;
+		*) fail "runtime in $f: sent ${n:-nothing} bytes: $(cat "$tmp/err")" ;;
+		esac
+	done
+else
+	echo "no python3: the runtime's environment in a set-ID program not tested"
+fi
 
 finish
