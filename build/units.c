@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plt.h"
 #include "pmd.h"
 #include "pme_symbols.h"
 #include "quick.h"
@@ -1004,6 +1005,48 @@ out:
 	return rc;
 }
 
+/*
+ * -x: the image's PLT stubs (lib/plt.c) as pmehisto's quick path makes
+ * them, a MODULE "plt" with a ROUTINE "function@plt" for each, so that
+ * the two bucket files stay the same.
+ */
+static int
+exe_plt(struct pmd *p, const struct kinds *k, const struct pme_image *img,
+    struct matcher *mt, uint32_t lm)
+{
+	struct pme_range *r = NULL;
+	struct pme_error err;
+	struct pme_plt plt;
+	const char *name;
+	uint32_t mu, u;
+	size_t i;
+	int rc = -1;
+
+	if (pme_image_plt(img, &plt, &err) == -1)
+		return -1;
+	if (plt.n == 0)
+		return 0;
+	if ((r = malloc(plt.n * sizeof(*r))) == NULL)
+		goto out;
+	for (i = 0; i < plt.n; i++) {
+		r[i].start = plt.v[i].start;
+		r[i].end = plt.v[i].end;
+	}
+	if ((mu = module_unit(p, mt, k->mod, "plt", r, (uint32_t)plt.n,
+	    lm)) == PME_NONE)
+		goto out;
+	for (i = 0; i < plt.n; i++)
+		if ((name = pme_intern(&p->names, plt.v[i].name)) == NULL ||
+		    (u = pmd_add_unit(p, name, k->routine, mu)) == PME_NONE ||
+		    set_ranges(p, u, &r[i], 1) == -1)
+			goto out;
+	rc = 0;
+out:
+	free(r);
+	pme_plt_free(&plt);
+	return rc;
+}
+
 int
 pmd_exe(struct pmd *p, const char *path, const char *psect)
 {
@@ -1044,6 +1087,9 @@ pmd_exe(struct pmd *p, const char *path, const char *psect)
 		if ((rc = exe_module(p, &k, img, keep, &mt, i, lm)) == -1 &&
 		    p->errors == 0)
 			pmd_error(p, "out of memory");
+	if (rc == 0 && p->quick && k.routine != PME_NONE &&
+	    (rc = exe_plt(p, &k, img, &mt, lm)) == -1 && p->errors == 0)
+		pmd_error(p, "out of memory");
 	free(mt.c);
 	free(keep);
 	pme_image_close(img);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plt.h"
 #include "quick.h"
 #include "util.h"
 
@@ -113,6 +114,7 @@ struct quick {
 	struct pme_range	*scratch;	/* room for the most ranges */
 	uint32_t		*buckets;	/* routine units, in order */
 	size_t			 nbuckets;
+	struct pme_plt		 plt;		/* the image's PLT stubs */
 	struct pme_error	*err;
 };
 
@@ -178,6 +180,10 @@ add_program(struct quick *q, const char *base, int several)
 		    sizeof(*m[i].ranges));
 		n += m[i].nranges;
 	}
+	for (i = 0; i < q->plt.n && !several; i++) {
+		q->scratch[n].start = q->plt.v[i].start;
+		q->scratch[n++].end = q->plt.v[i].end;
+	}
 	memset(&u, 0, sizeof(u));
 	u.name = base;
 	u.kind = q->kind[0];
@@ -207,6 +213,50 @@ add_units(struct quick *q)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The image's PLT stubs (lib/plt.c), as perf shows them: a MODULE unit
+ * "plt" with a ROUTINE unit "function@plt" for each, so that a sample in
+ * a stub is its function's stub and not outside the load module's
+ * buckets.
+ */
+static int
+add_plt(struct quick *q)
+{
+	const struct pme_plt *plt = &q->plt;
+	struct pme_range *r;
+	struct pme_unit u;
+	uint32_t mu, ui;
+	size_t i;
+
+	if (plt->n == 0)
+		return 0;
+	/* add_unit sorts and merges in q->scratch: the module's ranges
+	 * from a copy. */
+	if ((r = malloc(plt->n * sizeof(*r))) == NULL)
+		return pme_setnomem(q->err);
+	for (i = 0; i < plt->n; i++) {
+		r[i].start = plt->v[i].start;
+		r[i].end = plt->v[i].end;
+	}
+	memset(&u, 0, sizeof(u));
+	u.name = "plt";
+	u.kind = q->kind[1];
+	u.parent = 0;
+	mu = add_unit(q, &u, r, plt->n);
+	for (i = 0; i < plt->n && mu != PME_NONE; i++) {
+		memset(&u, 0, sizeof(u));
+		u.name = plt->v[i].name;
+		u.kind = q->kind[2];
+		u.parent = mu;
+		if ((ui = add_unit(q, &u, &r[i], 1)) == PME_NONE)
+			mu = PME_NONE;
+		else
+			q->buckets[q->nbuckets++] = ui;
+	}
+	free(r);
+	return mu == PME_NONE ? -1 : 0;
 }
 
 /* The group (made with the first image's units) and its buckets, a
@@ -317,14 +367,16 @@ open_image(struct quick *q, const struct pme_quick_image *v)
 		    "that ran: its build-id differs from the one recorded",
 		    v->path);
 	}
-	most = most_ranges(img);
+	q->img = img;
+	if (pme_image_plt(img, &q->plt, q->err) == -1)
+		return -1;
+	most = most_ranges(img) + q->plt.n;
 	free(q->scratch);
 	free(q->buckets);
 	q->scratch = calloc(most, sizeof(*q->scratch));
-	q->buckets = calloc(pme_image_routines(img, &rt) + 1,
+	q->buckets = calloc(pme_image_routines(img, &rt) + q->plt.n + 1,
 	    sizeof(*q->buckets));
 	q->nbuckets = 0;
-	q->img = img;
 	if (q->scratch == NULL || q->buckets == NULL ||
 	    (q->keep = pme_quick_pick(img, &nk)) == NULL)
 		return pme_setnomem(q->err);
@@ -335,6 +387,7 @@ static void
 close_image(struct quick *q)
 {
 	pme_image_close((struct pme_image *)q->img);
+	pme_plt_free(&q->plt);
 	free((void *)q->keep);
 	q->img = NULL;
 	q->keep = NULL;
@@ -364,7 +417,8 @@ add_image(struct quick *q, const struct pme_quick_image *v,
 	if ((q->lm = pme_bucketfile_add_module(q->bf, real, id, ilen,
 	    v->flags, q->err)) == PME_NONE ||
 	    (first && add_program(q, program, several) == -1) ||
-	    add_units(q) == -1 || add_group(q, program, first) == -1)
+	    add_units(q) == -1 || add_plt(q) == -1 ||
+	    add_group(q, program, first) == -1)
 		rc = -1;
 	close_image(q);
 	return rc;

@@ -55,6 +55,7 @@
 #endif
 
 #include "debugfile.h"
+#include "plt.h"
 #include "pme_symbols.h"
 #include "util.h"
 
@@ -3053,6 +3054,14 @@ pme_image_open_symbols(const char *path, const char *section,
     struct pme_error *err)
 {
 	return image_open(path, section, 1, err);
+}
+
+int
+pme_image_plt(const struct pme_image *img, struct pme_plt *plt,
+    struct pme_error *err)
+{
+	return pme_plt_read(img->main_elf != NULL ? img->main_elf : img->elf,
+	    plt, err);
 }
 
 void

@@ -15,6 +15,7 @@
 
 #include "pme.h"
 #include "pme_symbols.h"
+#include "plt.h"
 #include "memfile.h"
 
 static size_t
@@ -43,6 +44,7 @@ walk(struct pme_image *img)
 	size_t				 nm, nr, nl, i, sum = 0;
 	uint32_t			 j, blen;
 	const uint8_t			*bid;
+	struct pme_plt			 plt;
 
 	sum += pme_image_flags(img) + touch(pme_image_path(img)) +
 	    touch(pme_image_note(img));
@@ -65,6 +67,18 @@ walk(struct pme_image *img)
 		check_ranges(rts[i].ranges, rts[i].nranges);
 		for (j = 0; j < rts[i].naliases; j++)
 			sum += touch(rts[i].aliases[j]);
+	}
+	/* The PLT stubs' names: each a stub of 8 to 32 bytes, in order. */
+	memset(&err, 0, sizeof(err));
+	if (pme_image_plt(img, &plt, &err) == 0) {
+		for (i = 0; i < plt.n; i++) {
+			sum += touch(plt.v[i].name);
+			if (plt.v[i].end - plt.v[i].start < 8 ||
+			    plt.v[i].end - plt.v[i].start > 32 ||
+			    (i > 0 && plt.v[i].start < plt.v[i - 1].start))
+				abort();
+		}
+		pme_plt_free(&plt);
 	}
 	memset(&err, 0, sizeof(err));
 	if (pme_image_load_lines(img, PME_NONE, &err) == -1) {

@@ -38,14 +38,21 @@ base=0x555555554000
 # stars N: N asterisks.
 stars() { printf "%$1s" "" | tr ' ' '*'; }
 
-# The quick path's text, every row (-C 0): 132 columns, names 12 wide
-# (count_primes), a bar of 132 - 15 - 7 = 110 columns: sort's 30 the
-# whole bar, checksum's 10 a third of it (36.7, rounded).
+# The quick path's text, every row (-C 0): 132 columns, the name column
+# as wide as the longest name (count_primes, or a PLT stub's such as
+# __cxa_finalize@plt: which stubs there are is the toolchain's), the bar
+# what is left in fives (132 - (names + 3) - 7): sort's 30 the whole bar,
+# checksum's 10 a third of it, rounded.
 $PME_VALGRIND "$pmehisto" -q -x -C 0 -T text -o demo.HIS -B demo.PME demo.PMS \
     >text.out 2>err || fail "pmehisto -x -T text: $(cat err)"
-want_sort="sort          |$(stars 110)  75.0%"
-want_sum="checksum      |$(stars 37)$(printf '%73s' '')  25.0%"
-want_scale="              +$(printf -- '----+%.0s' $(seq 22))"
+nw=$("$pmehisto" -q -x -C 0 -T csv -o /dev/null demo.PMS 2>/dev/null |
+    awk -F, 'NR > 1 && length($2) > w { w = length($2) } END { print w + 0 }')
+bw=$(((132 - (nw + 3) - 7) / 5 * 5))
+[ "$nw" -ge 12 ] || fail "csv: the longest name is $nw wide, not count_primes' 12"
+third=$(((bw + 1) / 3))
+want_sort="$(printf "%-$((nw + 2))s" sort)|$(stars "$bw")  75.0%"
+want_sum="$(printf "%-$((nw + 2))s" checksum)|$(stars "$third")$(printf "%$((bw - third))s" '')  25.0%"
+want_scale="$(printf "%$((nw + 2))s" '')+$(printf -- '----+%.0s' $(seq $((bw / 5))))"
 grep -qxF -- "$want_sort" text.out || fail "quick path: no row '$want_sort'"
 grep -qxF -- "$want_sum" text.out || fail "quick path: no row '$want_sum'"
 grep -qxF -- "$want_scale" text.out || fail "quick path: no scale '$want_scale'"

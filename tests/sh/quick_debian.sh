@@ -46,19 +46,6 @@ rows() {
 # total: the samples of the report in $tmp/out, outside buckets too.
 total() { awk '/^Total:/ { print $2 }' "$tmp/out"; }
 
-# near WHAT PME_N PME_TOTAL PERF_N PERF_TOTAL: the shares agree.
-near() {
-	awk -v m="$2" -v nm="$3" -v p="$4" -v np="$5" 'BEGIN {
-		if (nm == 0 || np == 0)
-			exit 1
-		a = m / nm; b = p / np; q = (a + b) / 2
-		tol = 6 * sqrt(q * (1 - q) * (1 / nm + 1 / np)) + 0.03
-		exit (a - b > tol || b - a > tol)
-	}' || fail "$1: pme $2 of $3, perf $4 of $5: too far apart"
-	echo "$1: pme $2 of $3 ($(awk -v a="$2" -v b="$3" \
-	    'BEGIN { printf "%.1f%%", 100 * a / b }')), perf $4 of $5"
-}
-
 # perfrun NAME COMMAND...: perf.NAME, "dso samples" and "dso sym samples".
 perfrun() {
 	local n=$1

@@ -22,6 +22,8 @@
 #			runs COMMAND (stdin /dev/null, output in $tmp/out
 #			and $tmp/err) and fails WHAT unless it exits STATUS;
 #			a test may define an expect() of its own instead
+#	near WHAT PME_N PME_TOTAL PERF_N PERF_TOTAL
+#			a share of pme's and perf's separate runs agree
 
 set -u
 top=${PME_TOP:?}
@@ -70,4 +72,20 @@ expect() {
 csv_counts() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "count")
 		c = i; next } { print $2, $c }'
+}
+
+# near WHAT PME_N PME_TOTAL PERF_N PERF_TOTAL: pme's share and perf's of
+# separate runs agree within six standard deviations of the difference of
+# two binomial shares of the two counts, plus 3 points for the runs being
+# two; fail()s saying both, else says them.
+near() {
+	awk -v m="$2" -v nm="$3" -v p="$4" -v np="$5" 'BEGIN {
+		if (nm == 0 || np == 0)
+			exit 1
+		a = m / nm; b = p / np; q = (a + b) / 2
+		tol = 6 * sqrt(q * (1 - q) * (1 / nm + 1 / np)) + 0.03
+		exit (a - b > tol || b - a > tol)
+	}' || fail "$1: pme $2 of $3, perf $4 of $5: too far apart"
+	echo "$1: pme $2 of $3 ($(awk -v a="$2" -v b="$3" \
+	    'BEGIN { printf "%.1f%%", 100 * a / b }')), perf $4 of $5"
 }

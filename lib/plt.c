@@ -1,0 +1,222 @@
+/*
+ * plt.c - names for the PLT stubs of an x86-64 ELF image, as perf gives
+ * them ("memcpy@plt"): the code of .plt, .plt.sec and .plt.got, which no
+ * symbol covers, so that samples in it are a routine's and not outside
+ * every bucket of their load module.
+ *
+ * Each stub jumps through a GOT slot: "jmp *disp32(%rip)" (ff 25), after
+ * an endbr64 (f3 0f 1e fa) and a bnd prefix (f2) where IBT and MPX stubs
+ * have them.  The slot's relocation (R_X86_64_JUMP_SLOT in .rela.plt,
+ * R_X86_64_GLOB_DAT in .rela.dyn for .plt.got) names the function
+ * (whatever the symbol's type: a weak undefined one may be STT_NOTYPE;
+ * a data slot is never a stub's, so never named).  The
+ * stub is decoded, rather than numbered by its relocation's index, so
+ * that lazy .plt, IBT .plt.sec and .plt.got entries are read alike; a
+ * stub that jumps elsewhere (.plt's first entry, the lazy half of an IBT
+ * .plt) has no name and is left out.
+ */
+#include <gelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plt.h"
+#include "util.h"
+
+struct slot {
+	uint64_t	 got;
+	const char	*name;
+};
+
+static int
+cmp_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	return (x->got > y->got) - (x->got < y->got);
+}
+
+static const char *
+slot_name(const struct slot *v, size_t n, uint64_t got)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].got < got)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].got == got ? v[lo].name : NULL;
+}
+
+/* The GOT slots of the relocations of one SHT_RELA section. */
+static int
+read_slots(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct slot **v,
+    size_t *n, size_t *cap)
+{
+	Elf_Scn *symscn;
+	GElf_Shdr ssh;
+	Elf_Data *d, *sd;
+	GElf_Rela r;
+	GElf_Sym s;
+	const char *name;
+	size_t i, k, nsyms;
+	unsigned type;
+
+	if ((symscn = elf_getscn(e, sh->sh_link)) == NULL ||
+	    gelf_getshdr(symscn, &ssh) == NULL || ssh.sh_type != SHT_DYNSYM ||
+	    (sd = elf_getdata(symscn, NULL)) == NULL ||
+	    (d = elf_getdata(scn, NULL)) == NULL || sh->sh_entsize == 0)
+		return 0;
+	nsyms = ssh.sh_entsize ? ssh.sh_size / ssh.sh_entsize : 0;
+	k = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < k; i++) {
+		if (gelf_getrela(d, (int)i, &r) == NULL)
+			break;
+		type = (unsigned)GELF_R_TYPE(r.r_info);
+		if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+		    GELF_R_SYM(r.r_info) == 0 ||
+		    GELF_R_SYM(r.r_info) >= nsyms ||
+		    gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) == NULL ||
+		    (name = elf_strptr(e, ssh.sh_link, s.st_name)) == NULL ||
+		    *name == '\0')
+			continue;
+		if (*n == *cap) {
+			size_t c = *cap ? 2 * *cap : 64;
+			struct slot *p = realloc(*v, c * sizeof(*p));
+
+			if (p == NULL)
+				return -1;
+			*v = p;
+			*cap = c;
+		}
+		(*v)[*n].got = r.r_offset;
+		(*v)[*n].name = name;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* The GOT slot stub p (len bytes at addr) jumps through, or 0. */
+static uint64_t
+stub_slot(const uint8_t *p, size_t len, uint64_t addr)
+{
+	size_t i = 0;
+	int32_t disp;
+
+	if (len >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e &&
+	    p[3] == 0xfa)
+		i = 4;				/* endbr64 */
+	if (i < len && p[i] == 0xf2)
+		i++;				/* bnd */
+	if (i + 6 > len || p[i] != 0xff || p[i + 1] != 0x25)
+		return 0;
+	memcpy(&disp, p + i + 2, 4);		/* x86-64: little-endian */
+	return addr + i + 6 + (uint64_t)(int64_t)disp;
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	const struct pme_pltentry *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int
+add_entry(struct pme_plt *plt, uint64_t start, uint64_t end,
+    const char *name)
+{
+	struct pme_pltentry *p;
+	size_t len = strlen(name);
+	char *s;
+
+	if (plt->n == plt->cap) {
+		size_t c = plt->cap ? 2 * plt->cap : 64;
+
+		if ((p = realloc(plt->v, c * sizeof(*p))) == NULL)
+			return -1;
+		plt->v = p;
+		plt->cap = c;
+	}
+	if ((s = malloc(len + 5)) == NULL)
+		return -1;
+	memcpy(s, name, len);
+	memcpy(s + len, "@plt", 5);
+	plt->v[plt->n].start = start;
+	plt->v[plt->n].end = end;
+	plt->v[plt->n].name = s;
+	plt->n++;
+	return 0;
+}
+
+int
+pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
+{
+	static const char *const stubs[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct slot *slots = NULL;
+	size_t nslots = 0, cap = 0, shstrndx, k, off, size;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	const char *s, *name;
+	uint64_t got;
+
+	memset(plt, 0, sizeof(*plt));
+	if (gelf_getehdr(e, &eh) == NULL || eh.e_machine != EM_X86_64 ||
+	    elf_getshdrstrndx(e, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(e, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_RELA &&
+		    read_slots(e, scn, &sh, &slots, &nslots, &cap) == -1)
+			goto nomem;
+	if (nslots == 0)
+		return 0;
+	qsort(slots, nslots, sizeof(*slots), cmp_slot);
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) ||
+		    (s = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+			continue;
+		for (k = 0; k < 3 && strcmp(s, stubs[k]) != 0; k++)
+			continue;
+		if (k == 3 || (d = elf_getdata(scn, NULL)) == NULL ||
+		    d->d_buf == NULL || d->d_size < sh.sh_size)
+			continue;
+		/* .plt.got's stubs are 8 bytes, 16 with IBT; sh_entsize
+		 * says, else 16 (.plt's and .plt.sec's). */
+		size = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ?
+		    sh.sh_entsize : 16;
+		for (off = 0; off + size <= sh.sh_size; off += size) {
+			got = stub_slot((const uint8_t *)d->d_buf + off, size,
+			    sh.sh_addr + off);
+			if (got != 0 && (name = slot_name(slots, nslots,
+			    got)) != NULL && add_entry(plt, sh.sh_addr + off,
+			    sh.sh_addr + off + size, name) == -1)
+				goto nomem;
+		}
+	}
+	free(slots);
+	if (plt->n > 1)
+		qsort(plt->v, plt->n, sizeof(*plt->v), cmp_entry);
+	return 0;
+nomem:
+	free(slots);
+	pme_plt_free(plt);
+	return pme_setnomem(err);
+}
+
+void
+pme_plt_free(struct pme_plt *plt)
+{
+	size_t i;
+
+	for (i = 0; i < plt->n; i++)
+		free(plt->v[i].name);
+	free(plt->v);
+	memset(plt, 0, sizeof(*plt));
+}

@@ -1,0 +1,38 @@
+/*
+ * plt.h - names for an x86-64 image's PLT stubs ("memcpy@plt"), as
+ * perf names them: lib/plt.c says how they are found.
+ */
+#ifndef PME_PLT_INTERNAL_H
+#define PME_PLT_INTERNAL_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pme.h"
+
+struct pme_image;
+
+struct pme_pltentry {
+	uint64_t	 start, end;	/* link-time addresses, end excluded */
+	char		*name;		/* "function@plt" */
+};
+
+struct pme_plt {
+	struct pme_pltentry *v;		/* by address */
+	size_t		 n, cap;
+};
+
+/*
+ * The named stubs of .plt, .plt.sec and .plt.got of e (none for another
+ * machine, or a file without them); -1 only when out of memory.  Free
+ * with pme_plt_free().
+ */
+int	pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err);
+void	pme_plt_free(struct pme_plt *plt);
+/* The same of img's own file (not its separate debug file, whose .plt
+ * holds no bytes); defined in lib/symbols.c. */
+int	pme_image_plt(const struct pme_image *img, struct pme_plt *plt,
+	    struct pme_error *err);
+
+#endif /* PME_PLT_INTERNAL_H */
