@@ -172,7 +172,8 @@ FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES))
 # pmetrace's tally and engine readers, for fuzz_cgout, fuzz_pvout and
-# fuzz_maps (the step engine's, x86-64 only).
+# fuzz_maps (lib/maps.c's reader, and the step engine's use of it on
+# x86-64).
 FUZZ_TRACE_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,trace/tally.c \
 	trace/callgrind.c trace/pmevg.c trace/step.c)
 FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
@@ -181,7 +182,7 @@ FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
 	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile) \
 	tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout \
-	$(if $(filter x86_64,$(shell uname -m)),tests/fuzz/fuzz_maps)
+	tests/fuzz/fuzz_maps
 
 $(FUZZ_DIR)/%.o: %.c config.mk
 	@mkdir -p $(dir $@)
