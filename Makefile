@@ -181,7 +181,7 @@ FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
 	tests/fuzz/fuzz_bucket_rt tests/fuzz/fuzz_sample_rt \
 	tests/fuzz/fuzz_event_rt \
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
-	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile) \
+	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile tests/fuzz/fuzz_term) \
 	tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout \
 	tests/fuzz/fuzz_maps
 
@@ -213,7 +213,8 @@ tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Ibuild $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
-tests/fuzz/fuzz_gfile: tests/fuzz/fuzz_gfile.c $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS)
+tests/fuzz/fuzz_gfile tests/fuzz/fuzz_term: \
+    tests/fuzz/%: tests/fuzz/%.c $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Istats $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 

@@ -326,11 +326,20 @@ one(const uint8_t *data, size_t size)
 	free(eb.v);
 }
 
+static void
+cleanup(void)
+{
+	rmdir(made);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (made == NULL && (made = mkdtemp(dir)) == NULL)
-		abort();
+	if (made == NULL) {
+		if ((made = mkdtemp(dir)) == NULL)
+			abort();
+		atexit(cleanup);
+	}
 	with_crcs_fixed(data, size, one);
 	return 0;
 }
