@@ -332,9 +332,8 @@ SRC_DIRS = lib build sample trace histo stats tests/unit tests/fuzz
 clean: $(EXTRA_CLEAN)
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
-	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd \
-	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile tests/fuzz/fuzz_event \
-	    tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout tests/fuzz/fuzz_maps
+	rm -f $(PROGRAMS) $(UNIT_TESTS) \
+	    $(filter-out %.c %.h %.dict,$(wildcard tests/fuzz/fuzz_*))
 	rm -f stats/defgraph.h
 	rm -rf tests/out
 
