@@ -172,16 +172,18 @@ FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES))
 # pmetrace's tally and engine readers, for fuzz_cgout, fuzz_pvout and
-# fuzz_maps (the step engine's, x86-64 only).
+# fuzz_maps (lib/maps.c's reader, and the step engine's use of it on
+# x86-64).
 FUZZ_TRACE_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,trace/tally.c \
 	trace/callgrind.c trace/pmevg.c trace/step.c)
 FUZZERS = tests/fuzz/fuzz_bucket tests/fuzz/fuzz_sample tests/fuzz/fuzz_event \
 	tests/fuzz/fuzz_map tests/fuzz/fuzz_elf tests/fuzz/fuzz_pager \
 	tests/fuzz/fuzz_bucket_rt tests/fuzz/fuzz_sample_rt \
+	tests/fuzz/fuzz_event_rt \
 	$(if $(BUILD_MODULES),tests/fuzz/fuzz_pmd) \
-	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile) \
+	$(if $(STATS_MODULES),tests/fuzz/fuzz_gfile tests/fuzz/fuzz_term) \
 	tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout \
-	$(if $(filter x86_64,$(shell uname -m)),tests/fuzz/fuzz_maps)
+	tests/fuzz/fuzz_maps
 
 $(FUZZ_DIR)/%.o: %.c config.mk
 	@mkdir -p $(dir $@)
@@ -201,7 +203,8 @@ tests/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(FUZZ_LIB_OBJS)
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
 
 tests/fuzz/fuzz_map tests/fuzz/fuzz_elf tests/fuzz/fuzz_pager \
-    tests/fuzz/fuzz_bucket_rt tests/fuzz/fuzz_sample_rt: \
+    tests/fuzz/fuzz_bucket_rt tests/fuzz/fuzz_sample_rt \
+    tests/fuzz/fuzz_event_rt: \
     tests/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ \
 	    $< $(FUZZ_LIB_OBJS) $(LIBS)
@@ -210,7 +213,8 @@ tests/fuzz/fuzz_pmd: tests/fuzz/fuzz_pmd.c $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Ibuild $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_BUILD_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
-tests/fuzz/fuzz_gfile: tests/fuzz/fuzz_gfile.c $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS)
+tests/fuzz/fuzz_gfile tests/fuzz/fuzz_term: \
+    tests/fuzz/%: tests/fuzz/%.c $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(PME_CPPFLAGS) -Istats $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_STATS_OBJS) $(FUZZ_LIB_OBJS) $(LIBS)
 
@@ -223,7 +227,10 @@ tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout tests/fuzz/fuzz_maps: \
 # Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
 # files pmebuild makes from them (when it is built) and any the tests left;
 # for fuzz_sample, the sample files t_sample writes from pmehisto's golden
-# sample texts; for fuzz_gfile, stats' Graphfile and the bad graph files.
+# sample texts; for fuzz_gfile, stats' Graphfile and the bad graph files;
+# for fuzz_event and fuzz_event_rt, the event files of stats' test
+# programs (sim.c: types, metrics, parameters, names; psevents.c: states
+# and a histometric).
 fuzz-corpus:
 	@mkdir -p $(FUZZ_DIR)/corpus_pmd $(FUZZ_DIR)/corpus_bucket \
 	    $(FUZZ_DIR)/corpus_sample $(FUZZ_DIR)/corpus_gfile \
@@ -233,6 +240,10 @@ fuzz-corpus:
 	    2>/dev/null; then cd $(FUZZ_DIR)/corpus_event && \
 	    ../sim 30 && mv events.sim sim30.sim && ../sim tiny && \
 	    mv events.sim tiny.sim; rm -f GraphfileTemp; fi; true
+	@$(CC) -std=c11 -D_GNU_SOURCE -Ilib -o $(FUZZ_DIR)/psevents \
+	    tests/fixtures/stats/psevents.c lib/libpme.a $(LIBS) -lpthread \
+	    2>/dev/null && $(FUZZ_DIR)/psevents small \
+	    $(FUZZ_DIR)/corpus_event/ps.sim; true
 	@for f in stats/Graphfile tests/stats/*.graph tests/stats/bad/*.graph; do \
 	    [ -f "$$f" ] && cp "$$f" $(FUZZ_DIR)/corpus_gfile/; done; true
 	@for f in tests/histo/*.smp; do \
@@ -261,8 +272,9 @@ fuzz-corpus:
 	    -o $(FUZZ_DIR)/corpus_sample/chunks.pms -- sh -c \
 	    'i=0; while [ $$i -lt 300000 ]; do i=$$((i + 1)); done' \
 	    >/dev/null 2>&1 </dev/null; true
-	@mkdir -p $(FUZZ_DIR)/corpus_sample_rt
+	@mkdir -p $(FUZZ_DIR)/corpus_sample_rt $(FUZZ_DIR)/corpus_event_rt
 	@cp $(FUZZ_DIR)/corpus_sample/* $(FUZZ_DIR)/corpus_sample_rt/; true
+	@cp $(FUZZ_DIR)/corpus_event/* $(FUZZ_DIR)/corpus_event_rt/; true
 	@cp tests/histo/prog.map $(FUZZ_DIR)/corpus_map/; \
 	    printf 'int twice(int x) { return 2 * x; }\nint main(int c, char **v) { (void)v; return twice(c); }\n' \
 	    >$(FUZZ_DIR)/seed.c && \
@@ -320,9 +332,8 @@ SRC_DIRS = lib build sample trace histo stats tests/unit tests/fuzz
 clean: $(EXTRA_CLEAN)
 	rm -f $(foreach d,$(SRC_DIRS),$(d)/*.o $(d)/*.d $(d)/*.a)
 	rm -f lib/libpme.so lib/libpme.so.*
-	rm -f $(PROGRAMS) $(UNIT_TESTS) tests/fuzz/fuzz_bucket tests/fuzz/fuzz_pmd \
-	    tests/fuzz/fuzz_sample tests/fuzz/fuzz_gfile tests/fuzz/fuzz_event \
-	    tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout tests/fuzz/fuzz_maps
+	rm -f $(PROGRAMS) $(UNIT_TESTS) \
+	    $(filter-out %.c %.h %.dict,$(wildcard tests/fuzz/fuzz_*))
 	rm -f stats/defgraph.h
 	rm -rf tests/out
 

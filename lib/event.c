@@ -278,8 +278,9 @@ encode(const struct rec *rec, uint32_t n, uint32_t thread, uint8_t *out,
 			tmin = r->time;
 		if (r->time > tmax)
 			tmax = r->time;
-		if (r->proc > pmax)
-			pmax = r->proc;
+		if (r->proc > pmax && r->proc != UINT32_MAX)
+			pmax = r->proc;	/* 2^32 - 1 is no row: the reader
+					   passes over a chunk saying it */
 		p = pme_uv_put(p, r->type);
 		p = pme_uv_put(p, r->proc);
 		p = pme_uv_put(p, pme_zig(r->time - prev));

@@ -29,6 +29,7 @@
 #include <sys/sysmacros.h>
 
 #include "clock.h"
+#include "maps.h"
 #include "unwind.h"
 
 #define RING_PAGES	128		/* data pages per CPU (512 KiB) */
@@ -1405,42 +1406,36 @@ attach_names(struct perfattach *a)
 	}
 }
 
-/* One line of /proc/PID/maps, an executable file mapping, recorded. */
+/*
+ * One line of /proc/PID/maps, an executable file mapping, recorded: the
+ * main program's if its path and exe (readlink's, " (deleted)" cut off
+ * and told in exedel) are the same.
+ */
 static void
-attach_map(struct perfattach *a, char *line, const char *exe)
+attach_map(struct perfattach *a, const struct pme_maps_line *ml,
+    const char *exe, int exedel)
 {
-	unsigned long long start, end, off, ino;
-	unsigned maj, min;
 	struct pme_mapping m;
 	struct pme_error err;
 	uint8_t buildid[64];
-	char perms[8];
-	size_t len, sl = strlen(DELETED_SUFFIX);
-	char *path;
-	int pos = 0;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
-	    perms, &off, &maj, &min, &ino, &pos) < 7 || pos == 0 ||
-	    strchr(perms, 'x') == NULL || line[pos] != '/' || end <= start)
+	if (strchr(ml->perms, 'x') == NULL || ml->path[0] != '/')
 		return;
-	path = line + pos;
-	path[strcspn(path, "\n")] = '\0';
 	memset(&m, 0, sizeof(m));
 	m.pid = (uint32_t)a->pid;
 	m.flags = PME_MAP_EXEC;
-	if (exe != NULL && strcmp(path, exe) == 0)
+	if (exe != NULL && strcmp(ml->path, exe) == 0 &&
+	    ml->deleted == exedel)
 		m.flags |= PME_MAP_MAIN;
-	len = strlen(path);
-	if (len > sl && strcmp(path + len - sl, DELETED_SUFFIX) == 0) {
-		path[len - sl] = '\0';
+	if (ml->deleted)
 		m.flags |= PME_MAP_DELETED;
-	}
-	m.path = path;
+	m.path = ml->path;
 	m.time = a->t0;
-	m.start = start;
-	m.end = end;
-	m.offset = off;
-	if (mapping_vaddr(&a->ps, &m, makedev(maj, min), ino, buildid) < 0) {
+	m.start = ml->start;
+	m.end = ml->end;
+	m.offset = ml->offset;
+	if (mapping_vaddr(&a->ps, &m, makedev(ml->major, ml->minor),
+	    ml->inode, buildid) < 0) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		a->ps.failed = 1;
 		return;
@@ -1452,28 +1447,38 @@ attach_map(struct perfattach *a, char *line, const char *exe)
 /*
  * The process's executable mappings when the events opened: read after,
  * so that none made in between is missed (one made after is recorded
- * twice, the same both times), and dated before the first sample.
+ * twice, the same both times), and dated before the first sample.  A
+ * line not in the kernel's form is passed over.
  */
 static int
 attach_maps(struct perfattach *a)
 {
-	char path[64], exe[PATH_MAX], *line = NULL;
-	size_t cap = 0;
+	char path[64], exe[PATH_MAX];
+	struct pme_maps_line ml;
+	struct pme_maps r;
+	size_t sl = strlen(DELETED_SUFFIX);
 	ssize_t n;
 	FILE *fp;
+	int rc, exedel = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)a->pid);
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
 		n = 0;
 	exe[n] = '\0';
+	if ((size_t)n > sl && strcmp(exe + n - sl, DELETED_SUFFIX) == 0) {
+		exe[n - sl] = '\0';
+		exedel = 1;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
 	if ((fp = fopen(path, "re")) == NULL) {
 		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
 		return -1;
 	}
-	while (!a->ps.failed && getline(&line, &cap, fp) > 0)
-		attach_map(a, line, n > 0 ? exe : NULL);
-	free(line);
+	pme_maps_init(&r, fp, path);
+	while (!a->ps.failed && (rc = pme_maps_next(&r, &ml, NULL)) != 0)
+		if (rc > 0)
+			attach_map(a, &ml, n > 0 ? exe : NULL, exedel);
+	pme_maps_end(&r);
 	fclose(fp);
 	return a->ps.failed ? -1 : 0;
 }

@@ -248,6 +248,22 @@ int	 out_json(FILE *fp, struct src *s, const struct gfile *gf,
  */
 int	 term_run(struct src *s, const struct graph **gv, size_t ng,
 	    int percent, char *err, size_t errlen);
+/*
+ * The same view driven by keys[0..nkeys), the bytes a terminal would
+ * send (arrows as ESC [ A and the like), on a screen of the geometry
+ * given, its frames written to geom->fd: what term_run() does at each
+ * key, without the terminal (no raw mode, no signals, no waiting: the
+ * end of the bytes ends an escape sequence, and then the view, as q
+ * would).  For the fuzz target fuzz_term.  Returns as term_run() does.
+ */
+struct term_geom {
+	int		 rows, cols;
+	int		 colour;	/* 0 text marks, 1 256 colours, 2 24-bit */
+	int		 fd;		/* where the frames go */
+};
+int	 term_replay(struct src *s, const struct graph **gv, size_t ng,
+	    int percent, const struct term_geom *geom, const uint8_t *keys,
+	    size_t nkeys, char *err, size_t errlen);
 
 /*
  * An output written whole under a temporary name beside path and renamed

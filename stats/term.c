@@ -75,6 +75,11 @@ struct term {
 	char		 msg[256];
 	char		*buf;		/* the frame being written */
 	size_t		 len, cap;
+	int		 fd;		/* where frames go */
+	/* term_replay(): the keys' bytes, read in place of the terminal's,
+	 * and the geometry fixed; else keys is NULL. */
+	const uint8_t	*keys;
+	size_t		 nkeys, at;
 };
 
 /* ------------------------------------------------------ the terminal */
@@ -87,10 +92,10 @@ static const char enter_seq[] = "\033[?1049h\033[?25l\033[H\033[2J";
 static const char leave_seq[] = "\033[0m\033[?25h\033[?1049l";
 
 static void
-put_raw(const char *s, size_t n)
+put_fd(int fd, const char *s, size_t n)
 {
 	while (n > 0) {
-		ssize_t k = write(STDOUT_FILENO, s, n);
+		ssize_t k = write(fd, s, n);
 
 		if (k <= 0 && errno != EINTR)
 			return;
@@ -108,7 +113,7 @@ term_restore(void)
 	if (!raw_on)
 		return;
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
-	put_raw(leave_seq, sizeof(leave_seq) - 1);
+	put_fd(STDOUT_FILENO, leave_seq, sizeof(leave_seq) - 1);
 	raw_on = 0;
 }
 
@@ -127,7 +132,7 @@ term_raw(void)
 	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) == -1)
 		return -1;
 	raw_on = 1;
-	put_raw(enter_seq, sizeof(enter_seq) - 1);
+	put_fd(STDOUT_FILENO, enter_seq, sizeof(enter_seq) - 1);
 	return 0;
 }
 
@@ -180,6 +185,8 @@ term_size(struct term *t)
 {
 	struct winsize ws;
 
+	if (t->keys != NULL)
+		return;
 	t->rows = 24;
 	t->cols = 80;
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
@@ -206,15 +213,18 @@ colour_mode(void)
 /* ---------------------------------------------------------- the keys */
 
 /* A byte of input, waiting at most ms milliseconds (-1: for ever);
- * -1 when none came, -2 at a signal. */
+ * -1 when none came, -2 at a signal, -3 at the end of input.  Replayed
+ * keys end as a terminal that sends nothing more would: at once. */
 static int
-get_byte(int ms)
+get_byte(struct term *t, int ms)
 {
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 	unsigned char c;
-	int n = poll(&pfd, 1, ms);
+	int n;
 
-	if (n == -1)
+	if (t->keys != NULL)
+		return t->at < t->nkeys ? t->keys[t->at++] : ms < 0 ? -3 : -1;
+	if ((n = poll(&pfd, 1, ms)) == -1)
 		return errno == EINTR ? -2 : -1;
 	if (n == 0)
 		return -1;
@@ -263,13 +273,16 @@ csi_final(int c, int p1)
 
 /* After ESC [ (or ESC O): parameters, then the final byte. */
 static int
-read_csi(void)
+read_csi(struct term *t)
 {
 	int p[2] = { 0, 0 }, np = 0, c, k;
 
-	while ((c = get_byte(50)) >= 0) {
+	while ((c = get_byte(t, 50)) >= 0) {
 		if (c >= '0' && c <= '9') {
-			p[np] = p[np] * 10 + (c - '0');
+			/* No key has a parameter above 99: a longer one is
+			 * held, not overflowed. */
+			if (p[np] < 100000)
+				p[np] = p[np] * 10 + (c - '0');
 			continue;
 		}
 		if (c == ';') {
@@ -284,20 +297,20 @@ read_csi(void)
 
 /* The next key; -2 when a signal came first, -3 at the end of input. */
 static int
-get_key(void)
+get_key(struct term *t)
 {
-	int c = get_byte(-1), d;
+	int c = get_byte(t, -1), d;
 
 	if (c < 0 || c != 0x1b)
 		return c;
-	if ((d = get_byte(50)) < 0)
+	if ((d = get_byte(t, 50)) < 0)
 		return K_ESC;
 	if (d == '[' || d == 'O')
-		return read_csi();
+		return read_csi(t);
 	if (d == 0x1b) {
 		/* ESC-prefixed arrows: Alt with tmux and some xterms. */
-		if ((d = get_byte(50)) == '[' || d == 'O')
-			return read_csi() | M_ALT;
+		if ((d = get_byte(t, 50)) == '[' || d == 'O')
+			return read_csi(t) | M_ALT;
 		return K_ESC;
 	}
 	return K_NONE;
@@ -313,7 +326,10 @@ out(struct term *t, const char *fmt, ...)
 
 	for (;;) {
 		va_start(ap, fmt);
-		n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		/* No buffer yet: vsnprintf(NULL, 0) sizes it (NULL + 0 is
+		 * undefined). */
+		n = vsnprintf(t->buf != NULL ? t->buf + t->len : NULL,
+		    t->cap - t->len, fmt, ap);
 		va_end(ap);
 		if (n >= 0 && (size_t)n < t->cap - t->len) {
 			t->len += (size_t)n;
@@ -588,7 +604,7 @@ draw(struct term *t, char *err, size_t errlen)
 	out(t, "\033[J\033[%d;1H%s\033[K", t->rows, t->help ? help_text :
 	    t->msg[0] != '\0' ? t->msg : "? help  q quit");
 	t->msg[0] = '\0';
-	put_raw(t->buf, t->len);
+	put_fd(t->fd, t->buf, t->len);
 	return 0;
 }
 
@@ -835,7 +851,7 @@ loop(struct term *t, char *err, size_t errlen)
 		if (draw(t, err, errlen) == -1)
 			return -1;
 		do
-			k = get_key();
+			k = get_key(t);
 		while (k == K_NONE || (k == -2 && !resized && !resumed));
 		if (k == -2)
 			continue;
@@ -846,11 +862,49 @@ loop(struct term *t, char *err, size_t errlen)
 	}
 }
 
+/* t for graphs gv[0..ng), the first prepared (its events read); 0, or
+ * -1 with err (term_free() frees what was made either way). */
+static int
+term_init(struct term *t, struct src *s, const struct graph **gv,
+    size_t ng, int percent, char *err, size_t errlen)
+{
+	t->s = s;
+	t->ng = ng;
+	t->percent = percent;
+	t->fd = STDOUT_FILENO;
+	if (ng == 0) {
+		snprintf(err, errlen, "no graph to show");
+		return -1;
+	}
+	if ((t->tg = calloc(ng, sizeof(*t->tg))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < ng; i++)
+		t->tg[i].g = gv[i];
+	return prepare(t, &t->tg[0], err, errlen);
+}
+
+static void
+term_free(struct term *t)
+{
+	for (size_t i = 0; t->tg != NULL && i < t->ng; i++) {
+		if (t->tg[i].ready && t->tg[i].g->kind != G_HISTO &&
+		    t->tg[i].g->kind != G_HSUMMARY) {
+			lod_free(&t->tg[i].lod);
+			grid_free(&t->tg[i].gr);
+		}
+		free(t->tg[i].v);
+	}
+	free(t->tg);
+	free(t->buf);
+}
+
 int
 term_run(struct src *s, const struct graph **gv, size_t ng, int percent,
     char *err, size_t errlen)
 {
-	struct term t = { .s = s, .ng = ng, .percent = percent };
+	struct term t = { 0 };
 	int rc = -1;
 
 	if (ng == 0) {
@@ -863,15 +917,9 @@ term_run(struct src *s, const struct graph **gv, size_t ng, int percent,
 		return -1;
 	}
 	t.colour = colour_mode();
-	if ((t.tg = calloc(ng, sizeof(*t.tg))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < ng; i++)
-		t.tg[i].g = gv[i];
 	/* Read the events before the screen changes, so that an error is
 	 * told on the normal screen. */
-	if (prepare(&t, &t.tg[0], err, errlen) == -1)
+	if (term_init(&t, s, gv, ng, percent, err, errlen) == -1)
 		goto out;
 	handlers(on_signal);
 	if (term_raw() == -1) {
@@ -882,15 +930,28 @@ term_run(struct src *s, const struct graph **gv, size_t ng, int percent,
 	term_restore();
 out:
 	handlers(SIG_DFL);
-	for (size_t i = 0; i < ng; i++) {
-		if (t.tg[i].ready && t.tg[i].g->kind != G_HISTO &&
-		    t.tg[i].g->kind != G_HSUMMARY) {
-			lod_free(&t.tg[i].lod);
-			grid_free(&t.tg[i].gr);
-		}
-		free(t.tg[i].v);
+	term_free(&t);
+	return rc;
+}
+
+int
+term_replay(struct src *s, const struct graph **gv, size_t ng,
+    int percent, const struct term_geom *geom, const uint8_t *keys,
+    size_t nkeys, char *err, size_t errlen)
+{
+	struct term t = { 0 };
+	int rc = -1;
+
+	t.keys = keys != NULL ? keys : (const uint8_t *)"";
+	t.nkeys = nkeys;
+	t.rows = geom->rows;
+	t.cols = geom->cols;
+	t.colour = geom->colour == 2 ? C_TRUE : geom->colour == 1 ? C_256 :
+	    C_MONO;
+	if (term_init(&t, s, gv, ng, percent, err, errlen) == 0) {
+		t.fd = geom->fd;
+		rc = loop(&t, err, errlen);
 	}
-	free(t.tg);
-	free(t.buf);
+	term_free(&t);
 	return rc;
 }

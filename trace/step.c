@@ -45,6 +45,7 @@
 #include <sys/user.h>
 #endif
 
+#include "maps.h"
 #include "rep.h"
 #include "pme_sample.h"
 #include "trace.h"
@@ -146,28 +147,22 @@ elf_of(struct stepper *s, const char *path)
 
 /* One line of /proc/PID/maps, if it maps code. */
 static int
-map_line(struct stepper *s, char *line, const char *exe, struct smap *m)
+map_line(struct stepper *s, const struct pme_maps_line *ml, const char *exe,
+    struct smap *m)
 {
-	unsigned long long start, end, off;
 	const struct pme_elf *elf;
-	char perms[8], *path, *del;
-	int n = 0;
+	const char *path = ml->path;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
-	    perms, &off, &n) < 4 || n == 0 || strchr(perms, 'x') == NULL)
+	if (strchr(ml->perms, 'x') == NULL)
 		return 0;
-	path = line + n;
-	path[strcspn(path, "\n")] = '\0';
-	if ((del = strstr(path, " (deleted)")) != NULL && del[10] == '\0')
-		*del = '\0';
-	m->start = start;
-	m->end = end;
+	m->start = ml->start;
+	m->end = ml->end;
 	m->delta = 0;
 	m->module = PME_NONE;
 	if (path[0] != '/')
 		return 1;
 	if ((elf = elf_of(s, path)) != NULL) {
-		m->delta = pme_elf_addr(elf, off) - start;
+		m->delta = pme_elf_addr(elf, ml->offset) - ml->start;
 		m->module = tr_tally_module(s->t, path, elf->buildid,
 		    elf->idlen, strcmp(path, exe) == 0);
 	} else
@@ -176,16 +171,19 @@ map_line(struct stepper *s, char *line, const char *exe, struct smap *m)
 	return 1;
 }
 
-/* The code mappings of the maps text fp into p. */
+/* The code mappings of the maps text fp (named name) into p. */
 static void
-maps_from(struct stepper *s, struct proc *p, FILE *fp, const char *exe)
+maps_from(struct stepper *s, struct proc *p, FILE *fp, const char *name,
+    const char *exe)
 {
+	struct pme_maps_line ml;
+	struct pme_maps r;
 	struct smap m, *v;
-	char *line = NULL;
-	size_t cap = 0;
+	int rc;
 
-	while (getline(&line, &cap, fp) > 0) {
-		if (!map_line(s, line, exe, &m))
+	pme_maps_init(&r, fp, name);
+	while ((rc = pme_maps_next(&r, &ml, NULL)) != 0) {
+		if (rc < 0 || !map_line(s, &ml, exe, &m))
 			continue;
 		if ((v = realloc(p->maps, (p->nmaps + 1) * sizeof(*v))) ==
 		    NULL)
@@ -193,7 +191,7 @@ maps_from(struct stepper *s, struct proc *p, FILE *fp, const char *exe)
 		p->maps = v;
 		p->maps[p->nmaps++] = m;
 	}
-	free(line);
+	pme_maps_end(&r);
 }
 
 static void
@@ -215,7 +213,7 @@ read_maps(struct stepper *s, struct proc *p)
 	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)p->pid);
 	if ((fp = fopen(path, "re")) == NULL)
 		return;
-	maps_from(s, p, fp, exe);
+	maps_from(s, p, fp, path, exe);
 	fclose(fp);
 }
 
@@ -235,7 +233,7 @@ tr_step_maps(struct tr_tally *t, FILE *fp, const char *exe,
 	memset(&s, 0, sizeof(s));
 	memset(&p, 0, sizeof(p));
 	s.t = t;
-	maps_from(&s, &p, fp, exe);
+	maps_from(&s, &p, fp, "maps", exe);
 	*out = p.nmaps > 0 ? calloc(p.nmaps, sizeof(**out)) : NULL;
 	for (i = 0; *out != NULL && i < p.nmaps; i++, n++) {
 		(*out)[i].start = p.maps[i].start;

@@ -10,7 +10,8 @@
 # the fuzzer runs SECONDS on OUTDIR/corpus_NAME (made by `make
 # fuzz-corpus`; the committed seeds of tests/fuzz/corpus/NAME/ are added
 # to it), with tests/fuzz/NAME.dict when there is one, inputs up to 1 MB
-# for the binary formats (many chunks) and 64 KB for text, 10 s per input
+# for the binary formats (many chunks), 256 bytes of keys for the terminal
+# view (each key draws a frame) and 64 KB for text, 10 s per input
 # (a slower one is a hang), 1 GB of memory (a bigger allocation is one
 # sized by a field nobody checked).  A target fails when the fuzzer
 # reports a finding or when any crash, leak, timeout or out-of-memory
@@ -44,6 +45,7 @@ for bin; do
 	fi
 	case $name in
 	bucket*|sample*|event*|elf)	maxlen=1048576 ;;
+	term)				maxlen=256 ;;
 	*)				maxlen=65536 ;;
 	esac
 	opts=(-max_len=$maxlen -timeout=10 -rss_limit_mb=1024

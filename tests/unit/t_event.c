@@ -604,6 +604,35 @@ test_damaged(void)
 	free(buf);
 }
 
+/*
+ * A processor numbered 2^32 - 1, which no row can be, does not hide the
+ * others of its chunk from the run's processor count (found by
+ * fuzz_event_rt: events on 5 and 2^32 - 1 gave 0 processors).
+ */
+static void
+test_maxproc(void)
+{
+	const char *path = tmppath("maxproc.sim");
+	struct pme_eventfile *ef;
+	struct pme_error err;
+	struct evs e;
+
+	if (pme_event_open(path, 0, &err) == -1)
+		die_pme(path, &err);
+	pme_event_post(PME_EV_STATE, 5, 10, 1);
+	pme_event_post(PME_EV_STATE, UINT32_MAX, 11, 1);
+	pme_event_post(PME_EV_STATE, 2, 12, 1);
+	if (pme_event_close(&err) == -1)
+		die_pme("close", &err);
+	ef = load(path, &e);
+	CHECK(e.n == 3 && e.v[1].proc == UINT32_MAX);
+	if (pme_eventfile_run(ef)->nproc != 6)
+		fail("events on 5 and 2^32 - 1: %u processors, not 6",
+		    pme_eventfile_run(ef)->nproc);
+	free(e.v);
+	pme_eventfile_close(ef);
+}
+
 int
 main(void)
 {
@@ -614,6 +643,7 @@ main(void)
 	test_threads();
 	test_killed();
 	test_damaged();
+	test_maxproc();
 	testdir_done();
 	return failures != 0;
 }
