@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "histo.h"
+#include "kallsyms.h"
 #include "lookix.h"
 #include "quick.h"
 #include "util.h"
@@ -581,6 +582,24 @@ this_boot(uint64_t start)
 	return btime > 0 && start / 1000000000u >= btime;
 }
 
+/* The kernel's rows of the quick path's bucket file bf, for q's kernel
+ * samples: from this boot's kallsyms, through the cache unless
+ * PME_KALLSYMS_CACHE is 0. */
+static int
+add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
+    struct pme_error *err)
+{
+	char *cache = NULL;
+	int boot = this_boot(q->start), rc;
+
+	if (boot)
+		cache = pme_ksyms_cachedir();
+	rc = pme_quick_add_kernel(bf, q->kpcs, q->nkpcs, boot ?
+	    "/proc/kallsyms" : NULL, cache, err);
+	free(cache);
+	return rc;
+}
+
 /*
  * The files the quick path makes buckets of: those samples fell in
  * (quick_scan() reads the sample file once before it is reduced), or,
@@ -630,8 +649,7 @@ quick_start(struct run *r)
 		r->failed = 1;
 	else if ((t->bf = pme_quick_build_images(q.v, q.n, base ? base + 1 :
 	    q.v[0].path, r->err)) == NULL ||
-	    (q.nkpcs > 0 && pme_quick_add_kernel(t->bf, q.kpcs, q.nkpcs,
-	    this_boot(q.start) ? "/proc/kallsyms" : NULL, r->err) == -1))
+	    (q.nkpcs > 0 && add_kernel(t->bf, &q, r->err) == -1))
 		r->failed = 1;
 	if (q.v != &one)
 		quick_files_free(&q);
