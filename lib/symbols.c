@@ -821,20 +821,20 @@ sym_routine(struct pme_image *img, uint32_t i, const uint32_t *cold,
 	return scratch_take(img, 0, &r->ranges, &r->nranges);
 }
 
-/* Module of group g (PME_NONE: the globals), if it has routines. */
+/* Module of a group (or the globals), the symbols of which are
+ * in[0..n), in address order, if it has routines. */
 static int
-sym_module(struct pme_image *img, uint32_t g, const char *name,
-    const uint32_t *join, const uint32_t *cold)
+sym_module(struct pme_image *img, const uint32_t *in, uint32_t n,
+    const char *name, const uint32_t *join, const uint32_t *cold)
 {
-	const struct fsym *v = img->syms.v;
 	uint32_t i, mod = (uint32_t)img->mods.n;
 	size_t before = img->routines.n;
 
 	if (add_module(img, name, NULL) == NULL)
 		return -1;
-	for (i = 0; i < img->syms.n; i++)
-		if (v[i].group == g && join[i] == PME_NONE &&
-		    sym_routine(img, i, cold, mod) == -1)
+	for (i = 0; i < n; i++)
+		if (join[in[i]] == PME_NONE &&
+		    sym_routine(img, in[i], cold, mod) == -1)
 			return -1;
 	if (img->routines.n > before)
 		return end_module(img);
@@ -941,26 +941,46 @@ stripped_module(struct pme_image *img, const uint32_t *join,
 static int
 read_symbol_modules(struct pme_image *img, const struct pme_vec *groups)
 {
-	uint32_t *join, *cold, g, ng = (uint32_t)groups->n;
+	const struct fsym *v = img->syms.v;
+	uint32_t *join, *cold, *first = NULL, *in = NULL, g, i, k;
+	uint32_t ng = (uint32_t)groups->n, n = (uint32_t)img->syms.n;
 	int rc = -1;
 
-	join = malloc((img->syms.n + 1) * sizeof(*join));
-	cold = malloc((img->syms.n + 1) * sizeof(*cold));
-	if (join == NULL || cold == NULL) {
+	join = malloc((n + 1) * sizeof(*join));
+	cold = malloc((n + 1) * sizeof(*cold));
+	/* Each group's symbols in address order, the globals' last (group
+	 * ng): one pass, not one per group over all of them (libc's debug
+	 * file has thousands of groups). */
+	first = calloc((size_t)ng + 2, sizeof(*first));
+	in = malloc((n + 1) * sizeof(*in));
+	if (join == NULL || cold == NULL || first == NULL || in == NULL) {
 		nomem(img);
 		goto out;
 	}
+	for (i = 0; i < n; i++)
+		first[(v[i].group == PME_NONE ? ng : v[i].group) + 1]++;
+	for (g = 0; g <= ng; g++)
+		first[g + 1] += first[g];
+	for (i = 0; i < n; i++) {
+		k = v[i].group == PME_NONE ? ng : v[i].group;
+		in[first[k]++] = i;
+	}
+	/* first[g] is now the end of group g, the start of g + 1. */
 	if (link_symbols(img, join, cold) == -1)
 		goto out;
 	for (g = 0; g < ng; g++)
-		if (sym_module(img, g, PME_VEC_AT(groups, const char *, g),
+		if (sym_module(img, in + (g ? first[g - 1] : 0), first[g] -
+		    (g ? first[g - 1] : 0), PME_VEC_AT(groups, const char *, g),
 		    join, cold) == -1)
 			goto out;
-	rc = img->flags & PME_IMAGE_SYMTAB ? sym_module(img, PME_NONE,
+	rc = img->flags & PME_IMAGE_SYMTAB ? sym_module(img, in + (ng ?
+	    first[ng - 1] : 0), first[ng] - (ng ? first[ng - 1] : 0),
 	    img->base, join, cold) : stripped_module(img, join, cold);
 out:
 	free(join);
 	free(cold);
+	free(first);
+	free(in);
 	return rc;
 }
 
