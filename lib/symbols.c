@@ -767,27 +767,73 @@ cold_owner(const struct fsym *v, const uint32_t *byname, size_t n,
  * alias at the same address).  Cold parts of a symbol are chained from
  * cold[owner] through cold[part], ending in PME_NONE.
  */
+/*
+ * The symbols that may own a cold part, sorted by name (cmp_byname), in
+ * *byname (malloc'd), *nb of them: those whose name hashes as a cold
+ * part's base does.  Sorting them all cost more than the rest of reading
+ * libc's symbols; a cold part's owner is one of these or none.
+ */
+static int
+cold_candidates(struct pme_image *img, uint32_t **byname, uint32_t *nb)
+{
+	const struct fsym *v = img->syms.v;
+	uint32_t i, n = (uint32_t)img->syms.n, ncold = 0, k = 0;
+	uint64_t *set, h;
+	size_t cap = 16, len, j;
+
+	*nb = 0;
+	for (i = 0; i < n; i++)
+		ncold += cold_base(v[i].name) > 0;
+	if ((*byname = malloc((n + 1) * sizeof(**byname))) == NULL)
+		return nomem(img);
+	if (ncold == 0)
+		return 0;
+	while (cap < (size_t)ncold * 4)
+		cap *= 2;
+	if ((set = calloc(cap, sizeof(*set))) == NULL)
+		return nomem(img);
+	for (i = 0; i < n; i++)
+		if ((len = cold_base(v[i].name)) > 0) {
+			h = pme_hash(v[i].name, len) | 1;
+			for (j = h & (cap - 1); set[j] != 0 && set[j] != h;
+			    j = (j + 1) & (cap - 1))
+				continue;
+			set[j] = h;
+		}
+	for (i = 0; i < n; i++) {
+		h = pme_hash(v[i].name, strlen(v[i].name)) | 1;
+		for (j = h & (cap - 1); set[j] != 0 && set[j] != h;
+		    j = (j + 1) & (cap - 1))
+			continue;
+		if (set[j] == h)
+			(*byname)[k++] = i;
+	}
+	free(set);
+	byname_syms = v;
+	if (k > 1)
+		qsort(*byname, k, sizeof(**byname), cmp_byname);
+	*nb = k;
+	return 0;
+}
+
 static int
 link_symbols(struct pme_image *img, uint32_t *join, uint32_t *cold)
 {
 	const struct fsym *v = img->syms.v;
-	uint32_t *byname, i, n = (uint32_t)img->syms.n, o;
+	uint32_t *byname, i, n = (uint32_t)img->syms.n, o, nb;
 
-	if ((byname = malloc((n + 1) * sizeof(*byname))) == NULL)
-		return nomem(img);
-	for (i = 0; i < n; i++) {
-		byname[i] = i;
-		join[i] = cold[i] = PME_NONE;
+	if (cold_candidates(img, &byname, &nb) == -1) {
+		free(byname);
+		return -1;
 	}
-	byname_syms = v;
-	if (n > 1)
-		qsort(byname, n, sizeof(*byname), cmp_byname);
+	for (i = 0; i < n; i++)
+		join[i] = cold[i] = PME_NONE;
 	for (i = 0; i < n; i++) {
 		if (i > 0 && v[i - 1].addr == v[i].addr) {
 			join[i] = join[i - 1] != PME_NONE ? join[i - 1] : i - 1;
 			continue;
 		}
-		o = cold_owner(v, byname, n, i);
+		o = nb == 0 ? PME_NONE : cold_owner(v, byname, nb, i);
 		if (o == PME_NONE || o == i)
 			continue;
 		while (join[o] != PME_NONE && join[o] != o)
