@@ -499,7 +499,7 @@ pme_ksyms_find(const struct pme_ksyms *k, uint64_t pc, size_t *i,
 	for (j = lo - 1; j > 0 && a[j - 1] == a[j]; j--)
 		continue;
 	if (k->cached && k->name[j] >= k->strsize)
-		return -1;
+		return -2;
 	*i = j;
 	*end = a[lo];
 	return 1;

@@ -93,8 +93,9 @@ void	 pme_ksyms_save(const struct pme_ksyms *k, const char *dir,
  * back to the first listed at that address, in *i; its end, the next
  * higher address, in *end.  1 when there is one, 0 when pc is below the
  * first symbol or at or above the last (no end known), -1 when k is the
- * cache and cannot answer for pc (outside the kernel's own symbols, or a
- * name out of bounds): read /proc/kallsyms for it.
+ * cache and cannot answer for pc (outside the kernel's own symbols: read
+ * /proc/kallsyms for it), -2 when k is the cache and is damaged (the
+ * symbol's name out of bounds: read /proc/kallsyms and write it anew).
  */
 int	 pme_ksyms_find(const struct pme_ksyms *k, uint64_t pc, size_t *i,
 	    uint64_t *end);

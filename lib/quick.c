@@ -456,7 +456,7 @@ kernel_unit(struct pme_bucketfile *bf, const char *name, uint32_t kind,
 /*
  * The sampled routines' ranges, each once, into r (the index of each's
  * symbol in owner); the rest of the kernel's half into rest.  -1 when k,
- * the cache, cannot answer for one of the pcs.
+ * the cache, cannot answer for one of the pcs, -2 when it is damaged.
  */
 static int
 kernel_ranges(const struct pme_ksyms *k, const uint64_t *pcs, size_t n,
@@ -472,8 +472,8 @@ kernel_ranges(const struct pme_ksyms *k, const uint64_t *pcs, size_t n,
 		/* The symbol at or before the pc (of several there, the
 		 * first kallsyms lists), ended by the next one with a
 		 * higher address; none past the last. */
-		if ((found = pme_ksyms_find(k, pcs[i], &j, &end)) == -1)
-			return -1;
+		if ((found = pme_ksyms_find(k, pcs[i], &j, &end)) < 0)
+			return found;
 		if (found == 0 || (*nr > 0 && r[*nr - 1].start == k->addr[j]))
 			continue;
 		r[*nr].start = k->addr[j];
@@ -505,16 +505,20 @@ kernel_symbols(struct pme_ksyms *k, const char *kallsyms,
     size_t *owner, size_t *nr, struct pme_range *rest, size_t *nrest)
 {
 	char key[80];
-	int keyed;
+	int keyed, rc;
 
 	memset(k, 0, sizeof(*k));
 	keyed = kallsyms != NULL && cachedir != NULL &&
 	    pme_ksyms_key(key, sizeof(key)) == 0;
 	if (keyed && pme_ksyms_load(k, cachedir, key) == 1) {
-		if (kernel_ranges(k, pcs, n, r, owner, nr, rest, nrest) == 0)
+		if ((rc = kernel_ranges(k, pcs, n, r, owner, nr, rest,
+		    nrest)) == 0)
 			return 0;
+		/* A pc of a module's (-1): the cache is sound, kallsyms is
+		 * asked; a damaged cache (-2) is written anew. */
 		pme_ksyms_free(k);
 		*nr = *nrest = 0;
+		keyed = rc == -2;
 	}
 	if (kallsyms == NULL)
 		return 0;

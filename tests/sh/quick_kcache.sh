@@ -12,10 +12,12 @@
 #  - the first run writes the cache (mode 0600), the second reads it: both
 #    give the same rows; a name changed in the cache (same length) shows,
 #    so the second run did read it;
-#  - a cache of another boot (its key changed), cut short, a symbolic
-#    link to a good cache, readable by others, or (as root) another
-#    user's is ignored and rewritten: the rows are kallsyms' again and the
-#    link's target is left as it was.
+#  - a sample above the kernel's own symbols (where modules are) has
+#    kallsyms read, and the sound cache is not written again;
+#  - a cache of another boot (its key changed), cut short, with a name
+#    offset out of bounds, a symbolic link to a good cache, readable by
+#    others, or (as root) another user's is ignored and rewritten: the
+#    rows are kallsyms' again and the link's target is left as it was.
 # Skipped where /proc/kallsyms hides the addresses (kernel.kptr_restrict).
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -46,21 +48,29 @@ awk '$2 == "T" || $2 == "t" { print $1, $3, NF }' /proc/kallsyms |
 [ "$(wc -l <syms)" = 300 ] ||
     skip "/proc/kallsyms hides the kernel's addresses (kptr_restrict)"
 
-{
-	echo "header method=test event=cpu-clock period=1000000 pid=8 start=$(($(date +%s) * 1000000000)) argv=true"
-	echo "map pid=8 start=0x555555554000 end=0x555555560000 offset=0 vaddr=0 path=/usr/bin/true flags=exec,main"
-	echo "sample pid=8 pc=0x555555556400 count=2"
-	while read -r addr sym; do
-		printf 'sample pid=8 pc=0x%x flags=kernel count=1\n' \
-		    $((0x$addr + 1))
-	done <syms
-	echo close
-} | "$tsample" write run.pms || fail "cannot write run.pms"
+# write FILE [PC]: the sample file, with a kernel sample at PC too.
+write() {
+	{
+		echo "header method=test event=cpu-clock period=1000000 pid=8 start=$(($(date +%s) * 1000000000)) argv=true"
+		echo "map pid=8 start=0x555555554000 end=0x555555560000 offset=0 vaddr=0 path=/usr/bin/true flags=exec,main"
+		echo "sample pid=8 pc=0x555555556400 count=2"
+		while read -r addr sym; do
+			printf 'sample pid=8 pc=0x%x flags=kernel count=1\n' \
+			    $((0x$addr + 1))
+		done <syms
+		[ $# -lt 2 ] || echo "sample pid=8 pc=$2 flags=kernel count=1"
+		echo close
+	} | "$tsample" write "$1" || fail "cannot write $1"
+}
+write run.pms
+# A sample above the kernel's own symbols, where modules are: kallsyms
+# is read for it, and the cache left as it is.
+write high.pms 0xfffffffffffffff0
 
-# rows NAME: "name count" of pmehisto -x -T csv, into NAME.
+# rows NAME [FILE]: "name count" of pmehisto -x -T csv, into NAME.
 rows() {
-	"$pmehisto" -q -x -T csv -C 0 -o /dev/null -B "$1.pme" run.pms \
-	    2>"$1.err" | csv_counts | awk '$2 > 0' | sort >"$1"
+	"$pmehisto" -q -x -T csv -C 0 -o /dev/null -B "$1.pme" \
+	    "${2:-run.pms}" 2>"$1.err" | csv_counts | awk '$2 > 0' | sort >"$1"
 }
 { awk '{ print $2, 1 }' syms; echo "[true] 2"; } | sort >want
 
@@ -96,6 +106,14 @@ rows read
 sed "s/^$sym 1\$/$other 1/" want | sort >want.renamed
 diff -u want.renamed read || fail "a name changed in the cache does not show: the cache was not read"
 
+cp good "$cache"
+inode=$(stat -c %i "$cache")
+rows high high.pms
+{ cat want; echo "[kernel] 1"; } | sort >want.high
+diff -u want.high high || fail "a pc above the kernel's: not kallsyms' names: $(cat high.err)"
+[ "$(stat -c %i "$cache")" = "$inode" ] ||
+    fail "a pc above the kernel's symbols: the sound cache was written again"
+
 # check WHAT: the rows are kallsyms' (the bad cache ignored) and the
 # cache is a good one again (rewritten).
 check() {
@@ -111,6 +129,14 @@ printf 'Z' | dd of="$cache" bs=1 seek=8 conv=notrunc status=none
 check "a cache of another boot"
 head -c 1000 renamed >"$cache"
 check "a cache cut short"
+# Every name offset (after the 88-byte header and the n addresses) made
+# 0xffffffff: out of bounds, the sizes still holding together.
+n=$(od -An -tu8 -j72 -N8 renamed | tr -d ' ')
+cp renamed "$cache"
+head -c $((n * 4)) /dev/zero | tr '\0' '\377' |
+    dd of="$cache" bs=4096 seek=$((88 + n * 8)) oflag=seek_bytes \
+    conv=notrunc status=none
+check "a name offset out of bounds"
 rm -f "$cache"
 cp renamed target
 ln -s "$tmp/target" "$cache"

@@ -4,11 +4,12 @@
  * an alias, a data symbol, a zero address, module and BPF symbols above
  * them): what a read keeps and finds; that the cache written from it
  * answers as the read does for every address of the kernel's own span
- * and sends the others back to kallsyms (-1); and that a cache of another
- * key, cut short, with a bad count, a link, readable by others, in a
- * directory others can write, or after a module among the kernel's own
- * symbols, is not used or not written.  sh/quick_kcache checks the same
- * through pmehisto on the machine's /proc/kallsyms.
+ * and sends the others back to kallsyms (-1), a damaged name too (-2);
+ * and that a cache of another key, cut short, with a bad count, a link,
+ * readable by others, in a directory others can write, or after a module
+ * among the kernel's own symbols, is not used or not written.
+ * sh/quick_kcache checks the same through pmehisto on the machine's
+ * /proc/kallsyms.
  */
 #define TEST_NAME "t_kallsyms"
 #include "check.h"
@@ -39,6 +40,8 @@ lookup(const struct pme_ksyms *k, uint64_t pc)
 	size_t i;
 
 	switch (pme_ksyms_find(k, pc, &i, &end)) {
+	case -2:
+		return "bad";
 	case -1:
 		return "ask";
 	case 0:
@@ -148,13 +151,13 @@ main(void)
 	data[len - 1] = '\0';
 	put(cache, data, len);
 	CHECK(loads(dir, "boot-1 0") == 1);
-	/* A name offset out of bounds: not followed, kallsyms asked. */
+	/* A name offset out of bounds: not followed, the cache bad. */
 	for (i = 0; i < 4; i++)
 		data[8 + 64 + 16 + 7 * 8 + 3 * 4 + i] = 0xff;
 	put(cache, data, len);
 	CHECK(pme_ksyms_load(&c, dir, "boot-1 0") == 1);
 	expect(&c, 0xffffffff81000150, "alpha ffffffff81000250");
-	expect(&c, 0xffffffff81000260, "ask");
+	expect(&c, 0xffffffff81000260, "bad");
 	pme_ksyms_free(&c);
 
 	/* Readable by others; a link to a good one; a directory others may
