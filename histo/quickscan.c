@@ -29,8 +29,21 @@ struct pidmain {		/* a process's main executable, a file */
 	size_t		 file;
 };
 
+struct span {			/* a mapping of a process, for overlaps */
+	uint32_t	 pid;
+	uint64_t	 start, end;
+};
+
 struct scan {
 	struct pme_addrmap *am;
+	/* The mapping of the last sample, while no record comes between
+	 * and the mappings of a process do not overlap (as reduce.c's
+	 * mapping cache): most samples fall in the mapping before them. */
+	int		 cvalid, overlap;
+	uint32_t	 cpid, cmap;
+	uint64_t	 clo, clen, maptime;
+	struct span	*spans;
+	size_t		 nspans;
 	uint64_t	*kpcs;		/* pcs of kernel samples */
 	size_t		 nkpcs, capkpcs;
 	uint64_t	 start;		/* of the first run, CLOCK_REALTIME */
@@ -121,7 +134,42 @@ on_header(void *arg, const struct pme_sample_header *h)
 
 	if (s->start == 0)
 		s->start = h->start;
+	s->cvalid = s->overlap = 0;
+	s->nspans = 0;
+	s->maptime = 0;
 	return harvest(arg);
+}
+
+/* Notes a mapping [start, end) of pid, and whether it overlaps one of
+ * the process's before; -1 when memory ran out. */
+static int
+note_span(struct scan *s, uint32_t pid, uint64_t start, uint64_t end)
+{
+	struct span *v;
+	size_t i;
+
+	for (i = 0; i < s->nspans && !s->overlap; i++)
+		s->overlap = s->spans[i].pid == pid &&
+		    start < s->spans[i].end && s->spans[i].start < end;
+	if (s->nspans >= 16 && (s->nspans & (s->nspans - 1)) != 0)
+		v = s->spans;
+	else if ((v = realloc(s->spans, (s->nspans < 16 ? 16 :
+	    s->nspans * 2) * sizeof(*v))) == NULL)
+		return -1;
+	s->spans = v;
+	v[s->nspans].pid = pid;
+	v[s->nspans].start = start;
+	v[s->nspans++].end = end;
+	return 0;
+}
+
+/* A record came: the cache's mapping may no longer be the one. */
+static void
+record_at(struct scan *s, uint64_t time)
+{
+	s->cvalid = 0;
+	if (time > s->maptime)
+		s->maptime = time;
 }
 
 /* A kernel sample's pc, for the kernel's routines. */
@@ -173,6 +221,9 @@ on_mapping(void *arg, const struct pme_mapping *m)
 		f->main = 1;
 		p->file = (size_t)(f - s->f);
 	}
+	record_at(s, m->time);
+	if (note_span(s, m->pid, m->start, m->end) == -1)
+		return nomem(s);
 	return pme_addrmap_mapping(s->am, m, s->err);
 }
 
@@ -182,8 +233,22 @@ on_thread(void *arg, const struct pme_thread *th)
 {
 	struct scan *s = arg;
 	struct pidmain *p, *c;
-	size_t file;
+	size_t file, i, n;
 
+	/* An exec ends the process's mappings; a fork gives the child its
+	 * parent's. */
+	record_at(s, th->time);
+	if (th->kind == PME_THREAD_EXEC) {
+		for (i = n = 0; i < s->nspans; i++)
+			if (s->spans[i].pid != th->pid)
+				s->spans[n++] = s->spans[i];
+		s->nspans = n;
+	} else if (th->kind == PME_THREAD_FORK && th->pid != th->ppid) {
+		for (i = 0, n = s->nspans; i < n; i++)
+			if (s->spans[i].pid == th->ppid && note_span(s, th->pid,
+			    s->spans[i].start, s->spans[i].end) == -1)
+				return nomem(s);
+	}
 	if (th->kind == PME_THREAD_FORK && th->pid != th->ppid) {
 		if ((p = pid_main(s, th->ppid)) == NULL)
 			return nomem(s);
@@ -195,12 +260,32 @@ on_thread(void *arg, const struct pme_thread *th)
 	return pme_addrmap_thread(s->am, th, s->err);
 }
 
+/* The mapping of sample p, cached when the cache may hold it. */
+static uint32_t
+lookup(struct scan *s, const struct pme_sample *p)
+{
+	const struct pme_mapping *maps;
+	uint64_t vaddr;
+	uint32_t mi;
+
+	mi = pme_addrmap_lookup(s->am, p->pid, p->time, p->pc, &vaddr);
+	if (mi != PME_NONE && !s->overlap && p->time >= s->maptime) {
+		pme_addrmap_mappings(s->am, &maps);
+		s->cvalid = 1;
+		s->cpid = p->pid;
+		s->cmap = mi;
+		s->clo = maps[mi].start;
+		s->clen = maps[mi].end - maps[mi].start;
+	}
+	return mi;
+}
+
 static int
 on_samples(void *arg, const struct pme_sample *p, size_t n)
 {
 	struct scan *s = arg;
 	struct pidmain *last = NULL;
-	uint64_t vaddr, *v;
+	uint64_t *v;
 	uint32_t mi;
 	size_t i, cap;
 
@@ -210,8 +295,11 @@ on_samples(void *arg, const struct pme_sample *p, size_t n)
 				return nomem(s);
 		if (last->file != PME_NONE)
 			s->f[last->file].taken++;
-		mi = pme_addrmap_lookup(s->am, p[i].pid, p[i].time, p[i].pc,
-		    &vaddr);
+		if (s->cvalid && p[i].pid == s->cpid && p[i].pc - s->clo <
+		    s->clen && p[i].time >= s->maptime)
+			mi = s->cmap;
+		else
+			mi = lookup(s, &p[i]);
 		if ((p[i].flags & PME_SAMPLE_KERNEL) && kernel_pc(s,
 		    p[i].pc) == -1)
 			return -1;
@@ -316,6 +404,7 @@ quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
 out:
 	free_files(s.f, s.nf);
 	free(s.pm);
+	free(s.spans);
 	free(s.kpcs);
 	free(s.counts);
 	pme_addrmap_free(s.am);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "histo.h"
+#include "kallsyms.h"
 #include "lookix.h"
 #include "quick.h"
 #include "util.h"
@@ -581,6 +582,24 @@ this_boot(uint64_t start)
 	return btime > 0 && start / 1000000000u >= btime;
 }
 
+/* The kernel's rows of the quick path's bucket file bf, for q's kernel
+ * samples: from this boot's kallsyms, through the cache unless
+ * PME_KALLSYMS_CACHE is 0. */
+static int
+add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
+    struct pme_error *err)
+{
+	char *cache = NULL;
+	int boot = this_boot(q->start), rc;
+
+	if (boot)
+		cache = pme_ksyms_cachedir();
+	rc = pme_quick_add_kernel(bf, q->kpcs, q->nkpcs, boot ?
+	    "/proc/kallsyms" : NULL, cache, err);
+	free(cache);
+	return rc;
+}
+
 /*
  * The files the quick path makes buckets of: those samples fell in
  * (quick_scan() reads the sample file once before it is reduced), or,
@@ -630,8 +649,7 @@ quick_start(struct run *r)
 		r->failed = 1;
 	else if ((t->bf = pme_quick_build_images(q.v, q.n, base ? base + 1 :
 	    q.v[0].path, r->err)) == NULL ||
-	    (q.nkpcs > 0 && pme_quick_add_kernel(t->bf, q.kpcs, q.nkpcs,
-	    this_boot(q.start) ? "/proc/kallsyms" : NULL, r->err) == -1))
+	    (q.nkpcs > 0 && add_kernel(t->bf, &q, r->err) == -1))
 		r->failed = 1;
 	if (q.v != &one)
 		quick_files_free(&q);
@@ -730,8 +748,30 @@ static uint64_t frame_lookup(struct run *, uint32_t, uint64_t, uint64_t,
  * than the last mapping or thread record, in processes whose mappings do
  * not overlap (as the mapping cache of count()).
  */
-static uint64_t
+static uint64_t frame_miss(struct run *, uint32_t, uint64_t, uint64_t, int,
+    uint64_t *);
+
+/* The hit, inline: a call chain of a dozen frames costs a dozen calls. */
+static inline __attribute__((always_inline)) uint64_t
 frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
+    int kernel, uint64_t *va)
+{
+	struct fcache *f;
+	uint32_t gen = r->fgen | (kernel ? 0x80000000u : 0);
+
+	if (r->fc != NULL && !r->overlap && time >= r->maptime) {
+		f = &r->fc[((addr ^ addr >> 12 ^ (uint64_t)pid * 0x9e3779b1u) *
+		    0x9e3779b97f4a7c15ull) >> 52 & (FCACHE - 1)];
+		if (f->gen == gen && f->addr == addr && f->pid == pid) {
+			*va = f->va;
+			return f->id;
+		}
+	}
+	return frame_miss(r, pid, time, addr, kernel, va);
+}
+
+static uint64_t
+frame_miss(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
     int kernel, uint64_t *va)
 {
 	struct fcache *f;
@@ -742,10 +782,6 @@ frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 		return frame_lookup(r, pid, time, addr, kernel, va);
 	f = &r->fc[((addr ^ addr >> 12 ^ (uint64_t)pid * 0x9e3779b1u) *
 	    0x9e3779b97f4a7c15ull) >> 52 & (FCACHE - 1)];
-	if (f->gen == gen && f->addr == addr && f->pid == pid) {
-		*va = f->va;
-		return f->id;
-	}
 	f->id = frame_lookup(r, pid, time, addr, kernel, va);
 	f->va = *va;
 	f->addr = addr;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kallsyms.h"
 #include "plt.h"
 #include "quick.h"
 #include "util.h"
@@ -474,118 +475,12 @@ pme_quick_build(const char *path, uint32_t flags, const uint8_t *buildid,
 
 /* ------------------------------------------------------------ the kernel */
 
-#define KERNEL_START	UINT64_C(0xffff800000000000)
-
-struct ksym {
-	uint64_t	 addr;
-	size_t		 line;		/* in kallsyms: aliases keep its order */
-	char		*name;
-};
-
-static int
-cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr > y->addr ? 1 : -1;
-	return (x->line > y->line) - (x->line < y->line);
-}
-
 static int
 cmp_u64(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
 
 	return (*x > *y) - (*x < *y);
-}
-
-static void
-ksyms_free(struct ksym *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && i < n; i++)
-		free(v[i].name);
-	free(v);
-}
-
-/* The value of hexadecimal digit c, or -1. */
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* One line of kallsyms: its address, type and name; -1 when it is not
- * such a line. */
-static int
-ksym_line(const char *s, uint64_t *addr, char *type, char *name, size_t len)
-{
-	uint64_t a = 0;
-	size_t n = 0;
-	int d, k = 0;
-
-	for (; (d = hexval(*s)) >= 0 && k < 17; s++, k++)
-		a = a << 4 | (uint64_t)d;
-	if (k == 0 || k > 16 || *s++ != ' ' || *s == '\0' || s[1] != ' ')
-		return -1;
-	*type = *s;
-	for (s += 2; *s != '\0' && *s != ' ' && *s != '\t' && *s != '\n' &&
-	    n + 1 < len; s++)
-		name[n++] = *s;
-	if (n == 0)
-		return -1;
-	name[n] = '\0';
-	*addr = a;
-	return 0;
-}
-
-/*
- * The text symbols of kallsyms in the kernel's half, sorted by address;
- * NULL (and *n 0) when it cannot be read or hides the addresses (all 0,
- * kernel.kptr_restrict).
- */
-static struct ksym *
-ksyms_read(const char *path, size_t *n)
-{
-	struct ksym *v = NULL, *g;
-	size_t cap = 0;
-	char line[512], name[256], type;
-	uint64_t addr;
-	FILE *fp;
-
-	*n = 0;
-	if (path == NULL || (fp = fopen(path, "re")) == NULL)
-		return NULL;
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		/* "ffffffff81000000 T _stext [module]", parsed by hand: the
-		 * file has some 200,000 lines, and sscanf cost more than
-		 * the report. */
-		if (ksym_line(line, &addr, &type, name, sizeof(name)) == -1 ||
-		    addr < KERNEL_START || (type != 'T' && type != 't'))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			if ((g = realloc(v, cap * sizeof(*v))) == NULL)
-				break;
-			v = g;
-		}
-		if ((v[*n].name = strdup(name)) == NULL)
-			break;
-		v[*n].line = *n;
-		v[(*n)++].addr = addr;
-	}
-	fclose(fp);
-	if (*n > 1)
-		qsort(v, *n, sizeof(*v), cmp_ksym);
-	return v;
 }
 
 /* A unit of absolute addresses under parent, and its bucket if kind is
@@ -612,68 +507,103 @@ kernel_unit(struct pme_bucketfile *bf, const char *name, uint32_t kind,
 	return 0;
 }
 
-/* The sampled routines' ranges, each once, into r; the rest into rest. */
-static size_t
-kernel_ranges(const struct ksym *k, size_t nk, uint64_t *pcs, size_t n,
-    struct pme_range *r, size_t *owner, struct pme_range *rest,
+/*
+ * The sampled routines' ranges, each once, into r (the index of each's
+ * symbol in owner); the rest of the kernel's half into rest.  -1 when k,
+ * the cache, cannot answer for one of the pcs, -2 when it is damaged.
+ */
+static int
+kernel_ranges(const struct pme_ksyms *k, const uint64_t *pcs, size_t n,
+    struct pme_range *r, size_t *owner, size_t *nr, struct pme_range *rest,
     size_t *nrest)
 {
-	size_t i, j, nr = 0, lo, hi;
-	uint64_t at = KERNEL_START;
+	size_t i, j;
+	uint64_t at = PME_KERNEL_START, end;
+	int found;
 
-	qsort(pcs, n, sizeof(*pcs), cmp_u64);
-	*nrest = 0;
+	*nr = *nrest = 0;
 	for (i = 0; i < n; i++) {
-		for (lo = 0, hi = nk; lo < hi;) {
-			j = lo + (hi - lo) / 2;
-			if (k[j].addr <= pcs[i])
-				lo = j + 1;
-			else
-				hi = j;
-		}
 		/* The symbol at or before the pc (of several there, the
 		 * first kallsyms lists), ended by the next one with a
 		 * higher address; none past the last. */
-		if (lo == 0 || lo == nk)
+		if ((found = pme_ksyms_find(k, pcs[i], &j, &end)) < 0)
+			return found;
+		if (found == 0 || (*nr > 0 && r[*nr - 1].start == k->addr[j]))
 			continue;
-		hi = lo;
-		for (j = lo - 1; j > 0 && k[j - 1].addr == k[j].addr; j--)
-			continue;
-		if (hi == nk || (nr > 0 && r[nr - 1].start == k[j].addr))
-			continue;
-		r[nr].start = k[j].addr;
-		r[nr].end = k[hi].addr;
-		owner[nr++] = j;
+		r[*nr].start = k->addr[j];
+		r[*nr].end = end;
+		owner[(*nr)++] = j;
 	}
-	for (i = 0; i <= nr; i++) {
-		uint64_t next = i < nr ? r[i].start : UINT64_MAX;
+	for (i = 0; i <= *nr; i++) {
+		uint64_t next = i < *nr ? r[i].start : UINT64_MAX;
 
 		if (next > at) {
 			rest[*nrest].start = at;
 			rest[(*nrest)++].end = next;
 		}
-		if (i < nr)
+		if (i < *nr)
 			at = r[i].end;
 	}
-	return nr;
+	return 0;
+}
+
+/*
+ * The routines of the sampled pcs (sorted), from the cache in cachedir
+ * when it is this boot's and answers for them all, else from kallsyms,
+ * whose kernel's own symbols are then cached; k empty when there are
+ * none.  0, or -1 when memory ran out.
+ */
+static int
+kernel_symbols(struct pme_ksyms *k, const char *kallsyms,
+    const char *cachedir, const uint64_t *pcs, size_t n, struct pme_range *r,
+    size_t *owner, size_t *nr, struct pme_range *rest, size_t *nrest)
+{
+	char key[80];
+	int keyed, rc;
+
+	memset(k, 0, sizeof(*k));
+	keyed = kallsyms != NULL && cachedir != NULL &&
+	    pme_ksyms_key(key, sizeof(key)) == 0;
+	if (keyed && pme_ksyms_load(k, cachedir, key) == 1) {
+		if ((rc = kernel_ranges(k, pcs, n, r, owner, nr, rest,
+		    nrest)) == 0)
+			return 0;
+		/* A pc of a module's (-1): the cache is sound, kallsyms is
+		 * asked; a damaged cache (-2) is written anew. */
+		pme_ksyms_free(k);
+		*nr = *nrest = 0;
+		keyed = rc == -2;
+	}
+	if (kallsyms == NULL)
+		return 0;
+	switch (pme_ksyms_read(k, kallsyms)) {
+	case -1:
+		return -1;
+	case 0:
+		return 0;
+	}
+	if (keyed)
+		pme_ksyms_save(k, cachedir, key);
+	return kernel_ranges(k, pcs, n, r, owner, nr, rest, nrest);
 }
 
 int
 pme_quick_add_kernel(struct pme_bucketfile *bf, const uint64_t *pcs,
-    size_t n, const char *kallsyms, struct pme_error *err)
+    size_t n, const char *kallsyms, const char *cachedir,
+    struct pme_error *err)
 {
 	const char *const *kinds;
 	struct pme_range *r = NULL, *rest = NULL, all;
-	struct ksym *k;
-	size_t nk, nr = 0, nrest = 0, i, *owner = NULL;
+	struct pme_ksyms k;
+	size_t nr = 0, nrest = 0, i, *owner = NULL;
 	uint64_t *sorted = NULL;
 	uint32_t mu;
 	int rc = -1;
 
+	memset(&k, 0, sizeof(k));
 	if (pme_bucketfile_kinds(bf, &kinds) < 3)
 		return pme_seterr(err, PME_EINVAL, "not a quick path's "
 		    "bucket file");
-	k = ksyms_read(kallsyms, &nk);
 	if ((r = calloc(n + 1, sizeof(*r))) == NULL ||
 	    (rest = calloc(n + 2, sizeof(*rest))) == NULL ||
 	    (owner = calloc(n + 1, sizeof(*owner))) == NULL ||
@@ -683,15 +613,19 @@ pme_quick_add_kernel(struct pme_bucketfile *bf, const uint64_t *pcs,
 	}
 	if (n > 0)
 		memcpy(sorted, pcs, n * sizeof(*pcs));
-	if (nk > 0)
-		nr = kernel_ranges(k, nk, sorted, n, r, owner, rest, &nrest);
-	all.start = KERNEL_START;
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	if (kernel_symbols(&k, kallsyms, cachedir, sorted, n, r, owner, &nr,
+	    rest, &nrest) == -1) {
+		pme_setnomem(err);
+		goto out;
+	}
+	all.start = PME_KERNEL_START;
 	all.end = UINT64_MAX;
 	if (kernel_unit(bf, "[kernel]", 1, 0, &all, 1, 0, &mu, err) == -1)
 		goto out;
 	for (i = 0; i < nr; i++)
-		if (kernel_unit(bf, k[owner[i]].name, 2, mu, &r[i], 1, 1,
-		    NULL, err) == -1)
+		if (kernel_unit(bf, k.str + k.name[owner[i]], 2, mu, &r[i], 1,
+		    1, NULL, err) == -1)
 			goto out;
 	if (nr == 0)
 		rc = kernel_unit(bf, "[kernel]", 2, mu, &all, 1, 1, NULL, err);
@@ -699,7 +633,7 @@ pme_quick_add_kernel(struct pme_bucketfile *bf, const uint64_t *pcs,
 		rc = nrest == 0 ? 0 : kernel_unit(bf, "[kernel]", 2, mu, rest,
 		    nrest, 1, NULL, err);
 out:
-	ksyms_free(k, nk);
+	pme_ksyms_free(&k);
 	free(r);
 	free(rest);
 	free(owner);

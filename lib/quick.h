@@ -75,11 +75,14 @@ struct pme_bucketfile *pme_quick_build_images(const struct pme_quick_image *v,
  * when it is not this boot's), when it can be read and gives addresses,
  * the kernel routine that holds each of pcs[0..n) (its end the next
  * symbol's address), and "[kernel]" for the rest of the kernel's half of
- * the address space; else "[kernel]" alone over it.  Returns 0, or -1
- * with err filled.
+ * the address space; else "[kernel]" alone over it.  cachedir, when not
+ * NULL, is the directory of the cache of the kernel's own symbols
+ * (kallsyms.h): read instead of kallsyms when it is this boot's and
+ * answers for every pc, written when it was not there, stale or damaged
+ * and kallsyms was read.  Returns 0, or -1 with err filled.
  */
 int		 pme_quick_add_kernel(struct pme_bucketfile *bf,
 		    const uint64_t *pcs, size_t n, const char *kallsyms,
-		    struct pme_error *err);
+		    const char *cachedir, struct pme_error *err);
 
 #endif /* PME_QUICK_H */

@@ -768,27 +768,73 @@ cold_owner(const struct fsym *v, const uint32_t *byname, size_t n,
  * alias at the same address).  Cold parts of a symbol are chained from
  * cold[owner] through cold[part], ending in PME_NONE.
  */
+/*
+ * The symbols that may own a cold part, sorted by name (cmp_byname), in
+ * *byname (malloc'd), *nb of them: those whose name hashes as a cold
+ * part's base does.  Sorting them all cost more than the rest of reading
+ * libc's symbols; a cold part's owner is one of these or none.
+ */
+static int
+cold_candidates(struct pme_image *img, uint32_t **byname, uint32_t *nb)
+{
+	const struct fsym *v = img->syms.v;
+	uint32_t i, n = (uint32_t)img->syms.n, ncold = 0, k = 0;
+	uint64_t *set, h;
+	size_t cap = 16, len, j;
+
+	*nb = 0;
+	for (i = 0; i < n; i++)
+		ncold += cold_base(v[i].name) > 0;
+	if ((*byname = malloc((n + 1) * sizeof(**byname))) == NULL)
+		return nomem(img);
+	if (ncold == 0)
+		return 0;
+	while (cap < (size_t)ncold * 4)
+		cap *= 2;
+	if ((set = calloc(cap, sizeof(*set))) == NULL)
+		return nomem(img);
+	for (i = 0; i < n; i++)
+		if ((len = cold_base(v[i].name)) > 0) {
+			h = pme_hash(v[i].name, len) | 1;
+			for (j = h & (cap - 1); set[j] != 0 && set[j] != h;
+			    j = (j + 1) & (cap - 1))
+				continue;
+			set[j] = h;
+		}
+	for (i = 0; i < n; i++) {
+		h = pme_hash(v[i].name, strlen(v[i].name)) | 1;
+		for (j = h & (cap - 1); set[j] != 0 && set[j] != h;
+		    j = (j + 1) & (cap - 1))
+			continue;
+		if (set[j] == h)
+			(*byname)[k++] = i;
+	}
+	free(set);
+	byname_syms = v;
+	if (k > 1)
+		qsort(*byname, k, sizeof(**byname), cmp_byname);
+	*nb = k;
+	return 0;
+}
+
 static int
 link_symbols(struct pme_image *img, uint32_t *join, uint32_t *cold)
 {
 	const struct fsym *v = img->syms.v;
-	uint32_t *byname, i, n = (uint32_t)img->syms.n, o;
+	uint32_t *byname, i, n = (uint32_t)img->syms.n, o, nb;
 
-	if ((byname = malloc((n + 1) * sizeof(*byname))) == NULL)
-		return nomem(img);
-	for (i = 0; i < n; i++) {
-		byname[i] = i;
-		join[i] = cold[i] = PME_NONE;
+	if (cold_candidates(img, &byname, &nb) == -1) {
+		free(byname);
+		return -1;
 	}
-	byname_syms = v;
-	if (n > 1)
-		qsort(byname, n, sizeof(*byname), cmp_byname);
+	for (i = 0; i < n; i++)
+		join[i] = cold[i] = PME_NONE;
 	for (i = 0; i < n; i++) {
 		if (i > 0 && v[i - 1].addr == v[i].addr) {
 			join[i] = join[i - 1] != PME_NONE ? join[i - 1] : i - 1;
 			continue;
 		}
-		o = cold_owner(v, byname, n, i);
+		o = nb == 0 ? PME_NONE : cold_owner(v, byname, nb, i);
 		if (o == PME_NONE || o == i)
 			continue;
 		while (join[o] != PME_NONE && join[o] != o)
@@ -822,20 +868,20 @@ sym_routine(struct pme_image *img, uint32_t i, const uint32_t *cold,
 	return scratch_take(img, 0, &r->ranges, &r->nranges);
 }
 
-/* Module of group g (PME_NONE: the globals), if it has routines. */
+/* Module of a group (or the globals), the symbols of which are
+ * in[0..n), in address order, if it has routines. */
 static int
-sym_module(struct pme_image *img, uint32_t g, const char *name,
-    const uint32_t *join, const uint32_t *cold)
+sym_module(struct pme_image *img, const uint32_t *in, uint32_t n,
+    const char *name, const uint32_t *join, const uint32_t *cold)
 {
-	const struct fsym *v = img->syms.v;
 	uint32_t i, mod = (uint32_t)img->mods.n;
 	size_t before = img->routines.n;
 
 	if (add_module(img, name, NULL) == NULL)
 		return -1;
-	for (i = 0; i < img->syms.n; i++)
-		if (v[i].group == g && join[i] == PME_NONE &&
-		    sym_routine(img, i, cold, mod) == -1)
+	for (i = 0; i < n; i++)
+		if (join[in[i]] == PME_NONE &&
+		    sym_routine(img, in[i], cold, mod) == -1)
 			return -1;
 	if (img->routines.n > before)
 		return end_module(img);
@@ -942,26 +988,46 @@ stripped_module(struct pme_image *img, const uint32_t *join,
 static int
 read_symbol_modules(struct pme_image *img, const struct pme_vec *groups)
 {
-	uint32_t *join, *cold, g, ng = (uint32_t)groups->n;
+	const struct fsym *v = img->syms.v;
+	uint32_t *join, *cold, *first = NULL, *in = NULL, g, i, k;
+	uint32_t ng = (uint32_t)groups->n, n = (uint32_t)img->syms.n;
 	int rc = -1;
 
-	join = malloc((img->syms.n + 1) * sizeof(*join));
-	cold = malloc((img->syms.n + 1) * sizeof(*cold));
-	if (join == NULL || cold == NULL) {
+	join = malloc((n + 1) * sizeof(*join));
+	cold = malloc((n + 1) * sizeof(*cold));
+	/* Each group's symbols in address order, the globals' last (group
+	 * ng): one pass, not one per group over all of them (libc's debug
+	 * file has thousands of groups). */
+	first = calloc((size_t)ng + 2, sizeof(*first));
+	in = malloc((n + 1) * sizeof(*in));
+	if (join == NULL || cold == NULL || first == NULL || in == NULL) {
 		nomem(img);
 		goto out;
 	}
+	for (i = 0; i < n; i++)
+		first[(v[i].group == PME_NONE ? ng : v[i].group) + 1]++;
+	for (g = 0; g <= ng; g++)
+		first[g + 1] += first[g];
+	for (i = 0; i < n; i++) {
+		k = v[i].group == PME_NONE ? ng : v[i].group;
+		in[first[k]++] = i;
+	}
+	/* first[g] is now the end of group g, the start of g + 1. */
 	if (link_symbols(img, join, cold) == -1)
 		goto out;
 	for (g = 0; g < ng; g++)
-		if (sym_module(img, g, PME_VEC_AT(groups, const char *, g),
+		if (sym_module(img, in + (g ? first[g - 1] : 0), first[g] -
+		    (g ? first[g - 1] : 0), PME_VEC_AT(groups, const char *, g),
 		    join, cold) == -1)
 			goto out;
-	rc = img->flags & PME_IMAGE_SYMTAB ? sym_module(img, PME_NONE,
+	rc = img->flags & PME_IMAGE_SYMTAB ? sym_module(img, in + (ng ?
+	    first[ng - 1] : 0), first[ng] - (ng ? first[ng - 1] : 0),
 	    img->base, join, cold) : stripped_module(img, join, cold);
 out:
 	free(join);
 	free(cold);
+	free(first);
+	free(in);
 	return rc;
 }
 

@@ -1108,9 +1108,25 @@ pme_escape(char *out, size_t outlen, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	char e[4];
 	const char *u;
+	const unsigned char *q;
 	size_t n = 0, done = 0, k, used;
 
 	while (*p != '\0') {
+		/* A run of printable ASCII, copied whole: names are mostly
+		 * that, and a report escapes thousands. */
+		for (q = p; *q >= 0x20 && *q < 0x7f && *q != '\\'; q++)
+			continue;
+		if (q > p) {
+			k = (size_t)(q - p);
+			if (out != NULL && done == n && n + 1 < outlen) {
+				used = outlen - n - 1 < k ? outlen - n - 1 : k;
+				memcpy(out + n, p, used);
+				done += used;
+			}
+			n += k;
+			p = q;
+			continue;
+		}
 		u = (const char *)p;
 		used = 1;
 		if (*p == '\\') {

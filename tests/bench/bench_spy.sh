@@ -9,15 +9,19 @@
 #    1000 routines) and its bucket file; pmehisto -V spy (the whole Spy
 #    report: reduction, call graph, dominators, pages) and -T folded (the
 #    folded stacks) are timed on it, best wall time of RUNS (default 3).
-# 2. perf record -g samples a program of deep call chains on two threads
-#    for SECONDS (default 25: about a million samples at 20 kHz); pmsgen
-#    writes a sample file of the same number of samples; perf report
-#    --children --stdio and perf script | stackcollapse (perf's own
-#    script, perf script report stackcollapse) on the perf.data, and
-#    pmehisto -V spy and -T folded on the sample file, are timed, and the
-#    ratios printed side by side, of wall time (best of RUNS) and of CPU
-#    time (task-clock, least of RUNS: the steadier on a loaded machine).
-#    Skipped, with the reason, when perf cannot record here.
+# 2. One program of deep call chains on two threads (built here with frame
+#    pointers) recorded by both: perf record -g for SECONDS (default 25)
+#    and pmeclock -g -G fp (frame pointers too) for a quarter longer, its
+#    file cut to perf's sample count by dropping its last samples
+#    (tests/unit/t_sample dump and write): the same program, rate, way of
+#    unwinding and count.  perf report --children --stdio and perf script
+#    | stackcollapse (perf's own script, perf script report stackcollapse)
+#    on the perf.data, and pmehisto -x -V spy and -x -T folded on the
+#    sample file (every load module named, as perf names them; output on
+#    standard output, no file written: -o and -B /dev/null), are timed,
+#    and the ratios printed side by side, of wall time (best of RUNS) and
+#    of CPU time (task-clock, least of RUNS: the steadier on a loaded
+#    machine).  Skipped, with the reason, when perf cannot record here.
 #
 # Run from the top directory (or set PME_TOP) after make.
 
@@ -130,12 +134,32 @@ if [ "$n" -lt 1000 ]; then
 	echo "perf: skipped: perf recorded only $n samples"
 	exit 0
 fi
-if [ "$n" != "$samples" ]; then
-	gen "$work/same" "$n"
-	dir=$work/same
-else
-	dir=$work/pme
-fi
+tsample=$top/tests/unit/t_sample
+pmeclock=${PMECLOCK:-$top/sample/pmeclock}
+for f in "$tsample" "$pmeclock"; do
+	[ -x "$f" ] || { echo "perf: skipped: $f is not built"; exit 0; }
+done
+dir=$work/real
+mkdir "$dir"
+"$pmeclock" -q -g -G fp -F 10000 -o "$dir/full.PMS" -- "$work/deep" \
+    "$(awk -v s="$seconds" 'BEGIN { print s * 1.25 }')" >/dev/null ||
+    { echo "pmeclock failed" >&2; exit 1; }
+q=$("$tsample" dump "$dir/full.PMS" | grep -c '^sample ')
+"$tsample" dump "$dir/full.PMS" | awk -v p="$n" '
+    /^sample / { if (++n > p) next } /^# / { next } { print }' |
+    "$tsample" write "$dir/b.PMS"
+m=$("$tsample" dump "$dir/b.PMS" | grep -c '^sample ')
+echo "deep, 2 threads, at 10000 Hz: perf record -g $n samples;" \
+    "pmeclock -g -G fp $q, cut to $m"
+spy() {		# DIR
+	"$pmehisto" -q -x -V spy -T text -o /dev/null -B /dev/null "$1/b.PMS"
+}
+folded() {	# DIR
+	"$pmehisto" -q -x -T folded -o /dev/null -B /dev/null "$1/b.PMS"
+}
+sum=$(folded "$dir" | awk '{ s += $NF } END { print s }')
+[ "$sum" = "$m" ] ||
+    { echo "folded stacks count $sum samples, not $m" >&2; exit 1; }
 report() { perf report -i "$work/x.data" --children --stdio; }
 collapse() { perf script report stackcollapse -i "$work/x.data"; }
 collapse >"$work/collapsed" 2>"$work/collapse.err" ||
@@ -158,10 +182,10 @@ least_cpu_ms() {
 report_cpu=$(least_cpu_ms perf report -i "$work/x.data" --children --stdio)
 collapse_cpu=$(least_cpu_ms perf script report stackcollapse \
     -i "$work/x.data")
-spy_cpu=$(least_cpu_ms "$pmehisto" -q -V spy -T none -b "$dir/b.PME" \
-    -B "$dir/out.PME" -o "$dir/out.HIS" "$dir/b.PMS")
-fold_cpu=$(least_cpu_ms "$pmehisto" -q -T folded -b "$dir/b.PME" \
-    -B "$dir/out.PME" -o "$dir/out.HIS" "$dir/b.PMS")
+spy_cpu=$(least_cpu_ms "$pmehisto" -q -x -V spy -T text -o /dev/null \
+    -B /dev/null "$dir/b.PMS")
+fold_cpu=$(least_cpu_ms "$pmehisto" -q -x -T folded -o /dev/null \
+    -B /dev/null "$dir/b.PMS")
 awk -v n="$n" -v r="$report_ms" -v c="$collapse_ms" -v s="$spy_ms" \
     -v f="$fold_ms" -v rc="$report_cpu" -v cc="$collapse_cpu" \
     -v sc="$spy_cpu" -v fc="$fold_cpu" 'BEGIN {
