@@ -180,15 +180,57 @@ image_of(struct pmd *p, uint32_t u, char *buf, size_t len)
 	return buf;
 }
 
+/* The radix sort's key of a span: its start, then its module. */
+static void
+span_key(const void *e, uint64_t *k)
+{
+	const struct pmd_span *s = e;
+
+	k[0] = s->start;
+	k[1] = s->module;
+}
+
+/*
+ * Sorts s[0..n) as cmp_span() orders them, stably: a radix sort on the
+ * module and start (a few passes over a group of a quarter of a million
+ * lines, where qsort made n log n calls), then the rare runs of one
+ * module and start by their ends.  Returns s or tmp, whichever holds the
+ * sorted spans; NULL when out of memory.
+ */
+static struct pmd_span *
+sort_spans(struct pmd_span *s, struct pmd_span *tmp, size_t n)
+{
+	struct pmd_span *v, x;
+	size_t i, j;
+
+	if ((v = pme_radix_sort(s, tmp, n, sizeof(*s), 2, span_key)) == NULL)
+		return NULL;
+	for (i = 1; i < n; i++) {
+		if (v[i].module != v[i - 1].module ||
+		    v[i].start != v[i - 1].start || v[i].end >= v[i - 1].end)
+			continue;
+		x = v[i];
+		for (j = i; j > 0 && v[j - 1].module == x.module &&
+		    v[j - 1].start == x.start && v[j - 1].end > x.end; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	return v;
+}
+
 /* The spans of the draft, sorted; bucket fields are draft indexes. */
 static struct pmd_span *
 draft_spans(struct pmd *p, const struct draft *d, size_t *n)
 {
-	struct pmd_span *s;
+	struct pmd_span *s, *tmp, *v;
 	size_t i, j, k = 0;
 
-	if ((s = calloc(d->ranges.n + 1, sizeof(*s))) == NULL)
+	if ((s = malloc((d->ranges.n + 1) * sizeof(*s))) == NULL)
 		return NULL;
+	if ((tmp = malloc((d->ranges.n + 1) * sizeof(*tmp))) == NULL) {
+		free(s);
+		return NULL;
+	}
 	for (i = 0; i < d->buckets.n; i++) {
 		const struct pmd_bucket *b = &PME_VEC_AT(&d->buckets,
 		    struct pmd_bucket, i);
@@ -203,9 +245,14 @@ draft_spans(struct pmd *p, const struct draft *d, size_t *n)
 			s[k].bucket = (uint32_t)i;
 		}
 	}
-	qsort(s, k, sizeof(*s), cmp_span);
+	if ((v = sort_spans(s, tmp, k)) == NULL) {
+		free(s);
+		free(tmp);
+		return NULL;
+	}
+	free(v == s ? tmp : s);
 	*n = k;
-	return s;
+	return v;
 }
 
 static uint32_t
