@@ -1966,11 +1966,62 @@ line_key(const void *e, uint64_t *k)
 	k[0] = ((const struct pme_symline *)e)->start;
 }
 
+/* Runs of ascending starts that merge_runs() takes: more, and the
+ * radix sort is cheaper. */
+#define MAX_RUNS	32
+
+/*
+ * Sorts v[0..n) stably by start when it is a few runs of ascending
+ * starts (a line table's sequences: the SQLite amalgamation's 82,611
+ * lines are two, .text and .text.startup), merging them pairwise through
+ * tmp; returns v or tmp, whichever holds the sorted lines, or NULL when
+ * there are more than MAX_RUNS runs (v is then as it was).
+ */
+static struct pme_symline *
+merge_runs(struct pme_symline *v, struct pme_symline *tmp, size_t n)
+{
+	size_t run[MAX_RUNS + 1], nr = 0, i, j, k, e, o, r;
+	struct pme_symline *a = v, *t = tmp, *x;
+
+	run[nr++] = 0;
+	for (i = 1; i < n; i++)
+		if (v[i].start < v[i - 1].start) {
+			if (nr == MAX_RUNS)
+				return NULL;
+			run[nr++] = i;
+		}
+	run[nr] = n;
+	while (nr > 1) {
+		for (r = 0, o = 0; r < nr; r += 2) {
+			/* runs r and r + 1, or r alone when it is the last */
+			i = run[r];
+			k = run[r + 1];
+			e = r + 1 < nr ? run[r + 2] : k;
+			j = k;
+			while (i < k && j < e)
+				t[o++] = a[j].start < a[i].start ? a[j++] :
+				    a[i++];
+			while (i < k)
+				t[o++] = a[i++];
+			while (j < e)
+				t[o++] = a[j++];
+			run[r / 2] = run[r];
+		}
+		nr = (nr + 1) / 2;
+		run[nr] = n;
+		x = a;
+		a = t;
+		t = x;
+	}
+	return a;
+}
+
 /*
  * Sorts the module's new lines and trims overlaps: the first one wins.
- * The sort is stable: a radix sort on the start (a few passes, where
- * qsort made n log n calls: a big unit has hundreds of thousands of
- * rows), else, without memory for it, glibc's merge sort.
+ * The sort is stable: a merge of the rows' few ascending runs, else a
+ * radix sort on the start (a few passes, where qsort made n log n calls:
+ * a big unit has hundreds of thousands of rows), else, without memory
+ * for either, glibc's merge sort.
  */
 static size_t
 sort_lines(struct pme_symline *v, size_t n, int sorted)
@@ -1980,8 +2031,9 @@ sort_lines(struct pme_symline *v, size_t n, int sorted)
 
 	if (!sorted && n > 1) {
 		if ((tmp = malloc(n * sizeof(*v))) != NULL &&
+		    ((s = merge_runs(v, tmp, n)) != NULL ||
 		    (s = pme_radix_sort(v, tmp, n, sizeof(*v), 1,
-		    line_key)) != NULL) {
+		    line_key)) != NULL)) {
 			if (s != v)
 				memcpy(v, s, n * sizeof(*v));
 		} else
