@@ -52,8 +52,8 @@ struct pmd_unit {
 
 /* One range of one bucket, kept to check overlaps between groups. */
 struct pmd_span {
-	uint32_t	 module;
 	uint64_t	 start, end;
+	uint32_t	 module;
 	uint32_t	 bucket;
 };
 

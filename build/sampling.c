@@ -46,23 +46,30 @@ draft_bucket(struct draft *d, uint32_t u)
 		d->full = 1;
 		return NULL;
 	}
-	b = pme_vec_push(&d->buckets);
-
-	if (b != NULL) {
-		b->unit = u;
-		b->range = d->ranges.n;
-	}
+	/* Every field set: no pme_vec_push(), which clears each element
+	 * (a draft takes a bucket and a range for each of a program's
+	 * lines). */
+	if (d->buckets.n == d->buckets.cap &&
+	    pme_vec_reserve(&d->buckets, d->buckets.n + 1) == -1)
+		return NULL;
+	b = &PME_VEC_AT(&d->buckets, struct pmd_bucket, d->buckets.n++);
+	b->unit = u;
+	b->group = 0;
+	b->range = d->ranges.n;
+	b->nranges = 0;
 	return b;
 }
 
 static int
 draft_range(struct draft *d, uint64_t start, uint64_t end)
 {
-	struct pme_range *r = pme_vec_push(&d->ranges);
+	struct pme_range *r;
 	struct pmd_bucket *b;
 
-	if (r == NULL)
+	if (d->ranges.n == d->ranges.cap &&
+	    pme_vec_reserve(&d->ranges, d->ranges.n + 1) == -1)
 		return -1;
+	r = &PME_VEC_AT(&d->ranges, struct pme_range, d->ranges.n++);
 	r->start = start;
 	r->end = end;
 	b = &PME_VEC_AT(&d->buckets, struct pmd_bucket, d->buckets.n - 1);
@@ -634,6 +641,23 @@ pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u, int haswin,
 	return rc;
 }
 
+/* The buckets and ranges by_units() makes without a step: one bucket of
+ * each unit of kind bykind below u, over its ranges. */
+static void
+by_count(struct pmd *p, uint32_t u, uint32_t bykind, size_t *nb, size_t *nr)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	uint32_t c;
+
+	if (unit->kind == bykind) {
+		*nb += unit->nr > 0;
+		*nr += unit->nr;
+		return;
+	}
+	for (c = 0; c < unit->nch; c++)
+		by_count(p, unit->ch[c], bykind, nb, nr);
+}
+
 /* Buckets for every unit of kind bykind below u, in list order. */
 static int
 by_units(struct pmd *p, struct draft *d, uint32_t u, uint32_t bykind)
@@ -658,12 +682,22 @@ int
 pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind)
 {
 	struct draft d;
+	size_t nb = 0, nr = 0;
 	char a[256];
 	int rc;
 
 	pmd_derive(p);
 	draft_init(p, &d);
-	if ((rc = by_units(p, &d, u, bykind)) == -1)
+	/* The draft's room at once, not grown (and copied) by doubling;
+	 * units with a step take more as they go. */
+	by_count(p, u, bykind, &nb, &nr);
+	if (nb > d.room)
+		nb = d.room;
+	if (pme_vec_reserve(&d.buckets, nb) == -1 ||
+	    pme_vec_reserve(&d.ranges, nr) == -1) {
+		pmd_error(p, "out of memory");
+		rc = -1;
+	} else if ((rc = by_units(p, &d, u, bykind)) == -1)
 		draft_failed(p, &d);
 	else if (d.buckets.n == 0) {
 		/* -x wrote the statements: say it in the user's terms. */

@@ -547,6 +547,9 @@ pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
 		case 16:
 			RADIX_SCATTER(16);
 			break;
+		case 24:
+			RADIX_SCATTER(24);
+			break;
 		case 32:
 			RADIX_SCATTER(32);
 			break;
