@@ -711,6 +711,18 @@ struct lkey {
 	uint32_t	 row;
 };
 
+/*
+ * A row, as the units need it, copied in key order after the sort: the
+ * units are then made reading rows one after another, where following
+ * each key's row number into the image's rows missed the cache (a
+ * quarter of a million rows of 40 bytes in a big program).
+ */
+struct lrow {
+	uint64_t	 start, end;
+	uint32_t	 line;
+	uint32_t	 file;		/* index into struct lfiles */
+};
+
 /* The sort keys: the packed key alone, or it then the parent. */
 static void
 lkey_packed(const void *e, uint64_t *k)
@@ -792,15 +804,14 @@ line_parent(const struct kinds *k, uint32_t mu, const struct pme_symmod *m,
 }
 
 /*
- * Gives new unit u the ranges of rows s[0 .. n) of ln, in address order,
- * in one piece of the arena, counted first: a big program has hundreds of
+ * Gives new unit u the ranges of rows w[0 .. n), in address order, in
+ * one piece of the arena, counted first: a big program has hundreds of
  * thousands of line units, most of one range, and a malloc each cost
  * time and memory.  Rows out of order (not seen: the rows are sorted by
  * address and the sort is stable) go through pmd_add_range.
  */
 static int
-line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
-    const struct pme_symline *ln)
+line_ranges(struct pmd *p, uint32_t u, const struct lrow *w, size_t n)
 {
 	struct pmd_unit *unit;
 	struct pme_range *r = NULL;
@@ -809,22 +820,19 @@ line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
 	uint32_t nr;
 
 	for (i = 0, k = 0; i < n; i++) {
-		const struct pme_symline *l = &ln[s[i].row];
-
-		if (l->start >= l->end)
+		if (w[i].start >= w[i].end)
 			continue;
-		if (k > 0 && l->start < ln[s[i - 1].row].start)
+		if (k > 0 && w[i].start < w[i - 1].start)
 			break;
-		if (k == 0 || l->start > end) {
+		if (k == 0 || w[i].start > end) {
 			k++;
-			end = l->end;
-		} else if (l->end > end)
-			end = l->end;
+			end = w[i].end;
+		} else if (w[i].end > end)
+			end = w[i].end;
 	}
 	if (i < n) {
 		for (i = 0; i < n; i++)
-			if (pmd_add_range(p, u, ln[s[i].row].start,
-			    ln[s[i].row].end) == -1)
+			if (pmd_add_range(p, u, w[i].start, w[i].end) == -1)
 				return -1;
 		return 0;
 	}
@@ -834,15 +842,13 @@ line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
 	    k * sizeof(*r))) == NULL)
 		return -1;
 	for (i = 0, nr = 0; i < n; i++) {
-		const struct pme_symline *l = &ln[s[i].row];
-
-		if (l->start >= l->end)
+		if (w[i].start >= w[i].end)
 			continue;
-		if (nr == 0 || l->start > r[nr - 1].end) {
-			r[nr].start = l->start;
-			r[nr++].end = l->end;
-		} else if (l->end > r[nr - 1].end)
-			r[nr - 1].end = l->end;
+		if (nr == 0 || w[i].start > r[nr - 1].end) {
+			r[nr].start = w[i].start;
+			r[nr++].end = w[i].end;
+		} else if (w[i].end > r[nr - 1].end)
+			r[nr - 1].end = w[i].end;
 	}
 	unit = pmd_unit(p, u);
 	unit->r = r;
@@ -851,11 +857,11 @@ line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
 	return 0;
 }
 
-/* Makes the units of the sorted keys s of rows ln; 0 or -1. */
+/* Makes the units of the sorted keys s, whose rows w holds in their
+ * order; 0 or -1. */
 static int
 line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
-    size_t n, const struct pme_symline *ln, const struct lfiles *fs,
-    const uint32_t *fidx)
+    const struct lrow *w, size_t n, const struct lfiles *fs)
 {
 	const struct lfile *f = NULL;
 	const char *copy = NULL, *name;
@@ -864,35 +870,32 @@ line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
 	int lookup = 0;
 
 	for (i = 0; i < n; i = j) {
-		const struct pme_symline *l = &ln[s[i].row];
-
 		parent = s[i].parent;
 		if (i == 0 || parent != s[i - 1].parent)
 			lookup = has_kind_child(p, parent, k->line);
 		for (j = i + 1; j < n && s[j].key == s[i].key &&
 		    s[j].parent == parent; j++)
 			continue;
-		if (f != &fs->v[fidx[s[i].row]]) {
-			f = &fs->v[fidx[s[i].row]];
+		if (f != &fs->v[w[i].file]) {
+			f = &fs->v[w[i].file];
 			/* The image's strings go with it: a copy. */
 			copy = f->file ? pme_intern(&p->names, f->file) : NULL;
 			if (f->file != NULL && copy == NULL)
 				return -1;
 		}
-		if ((name = line_name(p, f->shown, l->line)) == NULL)
+		if ((name = line_name(p, f->shown, w[i].line)) == NULL)
 			return -1;
 		u = lookup ? pmd_lookup(p, k->line, name, parent) : PME_NONE;
 		if (u == PME_NONE) {
 			if ((u = add_unit(p, name, k->line, parent, 0)) ==
-			    PME_NONE || line_ranges(p, u, s + i, j - i,
-			    ln) == -1)
+			    PME_NONE || line_ranges(p, u, w + i, j - i) == -1)
 				return -1;
 		} else
 			for (r = i; r < j; r++)
-				if (pmd_add_range(p, u, ln[s[r].row].start,
-				    ln[s[r].row].end) == -1)
+				if (pmd_add_range(p, u, w[r].start,
+				    w[r].end) == -1)
 					return -1;
-		pmd_unit(p, u)->line = l->line;
+		pmd_unit(p, u)->line = w[i].line;
 		pmd_unit(p, u)->file = copy;
 		pmd_unit(p, u)->ownfile = f->own;
 	}
@@ -912,6 +915,7 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 {
 	struct lfiles fs = { 0 };
 	struct lkey *keys, *s;
+	struct lrow *w = NULL;
 	uint32_t i, n = m->nlines, *fidx, minp = 0, maxp = 0, maxline = 0;
 	unsigned bl, br;
 	int rc = -1, packed;
@@ -953,10 +957,21 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	 * sort makes a few passes where qsort made n log n calls. */
 	/* At most a unit per row: the unit table grows once. */
 	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), packed ?
-	    1 : 2, packed ? lkey_packed : lkey_words)) != NULL &&
-	    pme_vec_reserve(&p->units, p->units.n + n) == 0)
-		rc = line_units(p, k, s, n, ln, &fs, fidx);
+	    1 : 2, packed ? lkey_packed : lkey_words)) == NULL ||
+	    pme_vec_reserve(&p->units, p->units.n + n) == -1 ||
+	    (w = malloc((size_t)n * sizeof(*w))) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		w[i].start = ln[s[i].row].start;
+		w[i].end = ln[s[i].row].end;
+		w[i].line = ln[s[i].row].line;
+		w[i].file = fidx[s[i].row];
+	}
+	free(fidx);	/* its room goes to the units' names and ranges */
+	fidx = NULL;
+	rc = line_units(p, k, s, w, n, &fs);
 out:
+	free(w);
 	free(keys);
 	free(fidx);
 	free(fs.v);
