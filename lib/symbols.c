@@ -1922,16 +1922,24 @@ lt_run(struct sink *k, struct lthdr *h, uint64_t off)
 {
 	struct rd *r = &h->prog;
 	struct lstate s;
+	uint64_t daddr[256], dline[256];
 	unsigned op, adj;
 	int rc = 0;
 
+	/* Each special opcode's advances, worked out once: a division per
+	 * row was the loop's dearest instruction. */
+	for (op = h->opbase; op < 256; op++) {
+		adj = op - h->opbase;
+		daddr[op] = adj / h->range * h->minlen;
+		dline[op] = (uint64_t)(int64_t)(h->linebase +
+		    (int)(adj % h->range));
+	}
 	lstate_reset(&s);
 	while (r->p < r->end && rc == 0 && !r->bad) {
 		op = *r->p++;
 		if (op >= h->opbase) {
-			adj = op - h->opbase;
-			s.addr += adj / h->range * h->minlen;
-			s.line += h->linebase + (int)(adj % h->range);
+			s.addr += daddr[op];
+			s.line += dline[op];
 			rc = lt_emit(k, h, &s, 0);
 		} else if (op == 0)
 			rc = lt_extended(k, h, r, &s);
