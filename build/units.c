@@ -712,16 +712,29 @@ struct lkey {
 };
 
 /*
- * A row, as the units need it, copied in key order after the sort: the
- * units are then made reading rows one after another, where following
- * each key's row number into the image's rows missed the cache (a
- * quarter of a million rows of 40 bytes in a big program).
+ * How a key holds its rank and line: the line in its low bl bits when
+ * packed, else in its low 32; the rank above it.
  */
-struct lrow {
-	uint64_t	 start, end;
-	uint32_t	 line;
-	uint32_t	 file;		/* index into struct lfiles */
+struct lsplit {
+	unsigned	 shift;		/* bl, or 32 */
+	uint64_t	 rmask;		/* the rank's bits, after the shift */
 };
+
+static uint32_t
+key_line(const struct lsplit *sp, uint64_t key)
+{
+	return (uint32_t)(key & ((UINT64_C(1) << sp->shift) - 1));
+}
+
+static uint32_t
+key_rank(const struct lsplit *sp, uint64_t key)
+{
+	return (uint32_t)((key >> sp->shift) & sp->rmask);
+}
+
+/* add_lines() puts the rows' ranges where the sort's keys were. */
+_Static_assert(sizeof(struct pme_range) <= sizeof(struct lkey),
+    "a range takes more room than a sort key");
 
 /* The sort keys: the packed key alone, or it then the parent. */
 static void
@@ -811,7 +824,7 @@ line_parent(const struct kinds *k, uint32_t mu, const struct pme_symmod *m,
  * address and the sort is stable) go through pmd_add_range.
  */
 static int
-line_ranges(struct pmd *p, uint32_t u, const struct lrow *w, size_t n)
+line_ranges(struct pmd *p, uint32_t u, const struct pme_range *w, size_t n)
 {
 	struct pmd_unit *unit;
 	struct pme_range *r = NULL;
@@ -857,15 +870,20 @@ line_ranges(struct pmd *p, uint32_t u, const struct lrow *w, size_t n)
 	return 0;
 }
 
-/* Makes the units of the sorted keys s, whose rows w holds in their
- * order; 0 or -1. */
+/*
+ * Makes the units of the sorted keys s, whose rows' ranges w holds in
+ * their order (copied there once, where following each key's row number
+ * into the image's rows missed the cache); a key's rank is that of file
+ * fs->v[byrank[rank]].  0 or -1.
+ */
 static int
 line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
-    const struct lrow *w, size_t n, const struct lfiles *fs)
+    const struct pme_range *w, size_t n, const struct lfiles *fs,
+    const uint32_t *byrank, const struct lsplit *sp)
 {
 	const struct lfile *f = NULL;
 	const char *copy = NULL, *name;
-	uint32_t u, parent;
+	uint32_t u, parent, line;
 	size_t i, j, r;
 	int lookup = 0;
 
@@ -876,14 +894,15 @@ line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
 		for (j = i + 1; j < n && s[j].key == s[i].key &&
 		    s[j].parent == parent; j++)
 			continue;
-		if (f != &fs->v[w[i].file]) {
-			f = &fs->v[w[i].file];
+		if (f != &fs->v[byrank[key_rank(sp, s[i].key)]]) {
+			f = &fs->v[byrank[key_rank(sp, s[i].key)]];
 			/* The image's strings go with it: a copy. */
 			copy = f->file ? pme_intern(&p->names, f->file) : NULL;
 			if (f->file != NULL && copy == NULL)
 				return -1;
 		}
-		if ((name = line_name(p, f->shown, w[i].line)) == NULL)
+		line = key_line(sp, s[i].key);
+		if ((name = line_name(p, f->shown, line)) == NULL)
 			return -1;
 		u = lookup ? pmd_lookup(p, k->line, name, parent) : PME_NONE;
 		if (u == PME_NONE) {
@@ -895,7 +914,7 @@ line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
 				if (pmd_add_range(p, u, w[r].start,
 				    w[r].end) == -1)
 					return -1;
-		pmd_unit(p, u)->line = w[i].line;
+		pmd_unit(p, u)->line = line;
 		pmd_unit(p, u)->file = copy;
 		pmd_unit(p, u)->ownfile = f->own;
 	}
@@ -915,8 +934,10 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 {
 	struct lfiles fs = { 0 };
 	struct lkey *keys, *s;
-	struct lrow *w = NULL;
-	uint32_t i, n = m->nlines, *fidx, minp = 0, maxp = 0, maxline = 0;
+	struct pme_range *w;
+	struct lsplit sp;
+	uint32_t i, n = m->nlines, *fidx, *byrank = NULL, minp = 0, maxp = 0;
+	uint32_t maxline = 0;
 	unsigned bl, br;
 	int rc = -1, packed;
 
@@ -959,19 +980,22 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), packed ?
 	    1 : 2, packed ? lkey_packed : lkey_words)) == NULL ||
 	    pme_vec_reserve(&p->units, p->units.n + n) == -1 ||
-	    (w = malloc((size_t)n * sizeof(*w))) == NULL)
+	    (byrank = malloc(((size_t)fs.n + 1) * sizeof(*byrank))) == NULL)
 		goto out;
+	for (i = 0; i < fs.n; i++)
+		byrank[fs.v[i].rank] = i;
+	sp.shift = packed ? bl : 32;
+	sp.rmask = br >= 32 ? UINT32_MAX : (UINT64_C(1) << br) - 1;
+	/* The rows' ranges in key order, in the sort's other half (a
+	 * range is the size of a key). */
+	w = (struct pme_range *)(void *)(s == keys ? keys + n : keys);
 	for (i = 0; i < n; i++) {
 		w[i].start = ln[s[i].row].start;
 		w[i].end = ln[s[i].row].end;
-		w[i].line = ln[s[i].row].line;
-		w[i].file = fidx[s[i].row];
 	}
-	free(fidx);	/* its room goes to the units' names and ranges */
-	fidx = NULL;
-	rc = line_units(p, k, s, w, n, &fs);
+	rc = line_units(p, k, s, w, n, &fs, byrank, &sp);
 out:
-	free(w);
+	free(byrank);
 	free(keys);
 	free(fidx);
 	free(fs.v);
