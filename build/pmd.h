@@ -164,6 +164,9 @@ int	 pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u,
 int	 pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u,
 	    uint32_t bykind);
 void	 pmd_clear(struct pmd *p);
+/* Writes the bucket file, spending the unit list and the strings as the
+ * file takes its copies: only the groups' and buckets' counts are left,
+ * for pmd_free(). */
 int	 pmd_write(struct pmd *p, const char *path, struct pme_error *err);
 
 /*
