@@ -135,6 +135,8 @@ int	 pmd_lex(const char *line, struct pmd_token **toks, size_t *ntoks,
 /* pmd.c */
 void	 pmd_init(struct pmd *p, FILE *out, FILE *msg, const char *prog);
 void	 pmd_free(struct pmd *p);
+/* Frees the unit list (units, their ranges and subunits, the hash). */
+void	 pmd_free_units(struct pmd *p);
 /* Executes one input line; returns 0, or -1 after reporting an error. */
 int	 pmd_statement(struct pmd *p, const char *line);
 void	 pmd_error(struct pmd *p, const char *fmt, ...) PME_PRINTF(2, 3);

@@ -807,33 +807,6 @@ write_groups(struct pmd *p, struct pme_bucketfile *bf,
 	return 0;
 }
 
-/*
- * Frees the unit list, once the bucket file has its copy: what the file
- * takes next (its buckets, its encoded tables) reuses the room instead
- * of adding to the peak (the SQLite amalgamation's fifty thousand line
- * units are 5.7 MB of it).
- */
-static void
-spend_units(struct pmd *p)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->units.n; i++) {
-		struct pmd_unit *u = pmd_unit(p, i);
-
-		if (u->rcap > 0)	/* else none, or in the arena */
-			free(u->r);
-		free(u->ch);
-	}
-	pme_vec_free(&p->units);
-	pme_vec_free(&p->roots);
-	free(p->hash);
-	p->hash = NULL;
-	p->hashcap = p->nhashed = 0;
-	for (i = 0; i < PMD_MAXKINDS; i++)
-		p->open[i] = PME_NONE;
-}
-
 /* Frees the strings (the arena: units' names and ranges, statements,
  * paths) once the bucket file has its copies. */
 static void
@@ -873,7 +846,11 @@ fill(struct pmd *p, struct pme_bucketfile *bf, struct pme_error *err)
 	if (order == NULL || remap == NULL || preorder(p, order, remap) == -1)
 		pme_setnomem(err);
 	else if (write_units(p, bf, order, remap, err) == 0) {
-		spend_units(p);
+		/* The file has its copy of the units: what it takes next
+		 * (its buckets, its encoded tables) reuses their room, not
+		 * adding to the peak (the SQLite amalgamation's fifty
+		 * thousand line units are 5.7 MB of it). */
+		pmd_free_units(p);
 		rc = write_groups(p, bf, remap, err);
 	}
 	free(order);
