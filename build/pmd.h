@@ -30,24 +30,25 @@ struct pmd_unit {
 					   found by strcmp (pmd_lookup) */
 	const char	*file;		/* line and routine units: source file */
 	struct pme_range *r;		/* ranges, sorted and merged */
-	uint32_t	 nr, rcap;
 	uint32_t	*ch;		/* subunits, in list order */
-	uint32_t	 nch, chcap;
+	const char	**aliases;	/* routine units: other names of its
+					   code (pme_symbols.h), interned */
 	uint64_t	 step;
+	uint32_t	 nr, rcap;
+	uint32_t	 nch, chcap;
 	uint32_t	 kind;
 	uint32_t	 parent;	/* unit index or PME_NONE; always below
 					   the unit's own index */
 	uint32_t	 module;	/* load module index or PME_NONE */
 	uint32_t	 flags;		/* PME_UNIT_* */
 	uint32_t	 line;		/* line units: source line */
-	int		 ownfile;	/* line units: of the module's own
-					   source file (named "34" too) */
-	const char	**aliases;	/* routine units: other names of its
-					   code (pme_symbols.h), interned */
 	uint32_t	 naliases;
-	int		 mixed;		/* subunits lie in several load modules */
-	int		 unhashed;	/* has subunits missing from the hash */
-	int		 hashed;	/* is in the hash */
+	/* Flags of a byte each: a big program has a million units. */
+	uint8_t		 ownfile;	/* line units: of the module's own
+					   source file (named "34" too) */
+	uint8_t		 mixed;		/* subunits lie in several load modules */
+	uint8_t		 unhashed;	/* has subunits missing from the hash */
+	uint8_t		 hashed;	/* is in the hash */
 };
 
 /* One range of one bucket, kept to check overlaps between groups. */
