@@ -120,6 +120,18 @@ split(struct draft *d, uint32_t u, const struct pme_range *r, uint32_t n,
 		return -1;
 	if (step > 0 && too_many(d, r, n, lo, hi, step))
 		return -1;
+	/* One bucket over all of them: the ranges as they are, at once
+	 * (each line of a program takes this way). */
+	if (step == 0 && n > 0 && lo <= r[0].start && hi >= r[n - 1].end) {
+		if (pme_vec_reserve(&d->ranges, d->ranges.n + n) == -1)
+			return -1;
+		memcpy(&PME_VEC_AT(&d->ranges, struct pme_range, d->ranges.n),
+		    r, n * sizeof(*r));
+		d->ranges.n += n;
+		PME_VEC_AT(&d->buckets, struct pmd_bucket, d->buckets.n -
+		    1).nranges = n;
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		s = r[i].start > lo ? r[i].start : lo;
 		e = r[i].end < hi ? r[i].end : hi;
