@@ -701,9 +701,8 @@ lfile_rank(struct lfiles *fs)
  * One line-table range on its way to a line unit: the unit's key (parent
  * unit, file rank, line) and the row it came from.  Rows come sorted by
  * address, and the sort is stable, so each unit's ranges stay in address
- * order.  key is the parent, rank and line packed into one word when they
- * fit (a radix sort then counts half the bytes), else rank << 32 | line
- * with the parent a second word.
+ * order.  key is rank << bl | line, bl the bits of the module's highest
+ * line.
  */
 struct lkey {
 	uint64_t	 key;
@@ -711,12 +710,10 @@ struct lkey {
 	uint32_t	 row;
 };
 
-/*
- * How a key holds its rank and line: the line in its low bl bits when
- * packed, else in its low 32; the rank above it.
- */
+/* How a key holds its rank and line: the line in its low bl bits, the
+ * rank above it. */
 struct lsplit {
-	unsigned	 shift;		/* bl, or 32 */
+	unsigned	 shift;		/* bl */
 	uint64_t	 rmask;		/* the rank's bits, after the shift */
 };
 
@@ -736,20 +733,74 @@ key_rank(const struct lsplit *sp, uint64_t key)
 _Static_assert(sizeof(struct pme_range) <= sizeof(struct lkey),
     "a range takes more room than a sort key");
 
-/* The sort keys: the packed key alone, or it then the parent. */
+
+/* Runs of keys sorted by insertion before sort_group() merges them. */
+#define RUN	16
+
+/*
+ * Sorts the n keys of one parent at t stably by key, through tmp (room
+ * for n): runs of RUN by insertion, then merged pairwise (a routine's
+ * rows, in address order, are nearly in line order).
+ */
 static void
-lkey_packed(const void *e, uint64_t *k)
+sort_group(struct lkey *t, struct lkey *tmp, size_t n)
 {
-	k[0] = ((const struct lkey *)e)->key;
+	struct lkey *a = t, *o = tmp, *sw, x;
+	size_t i, j, k, e, m, w, lo;
+
+	for (lo = 0; lo < n; lo += RUN) {
+		e = lo + RUN < n ? lo + RUN : n;
+		for (i = lo + 1; i < e; i++) {
+			x = t[i];
+			for (j = i; j > lo && t[j - 1].key > x.key; j--)
+				t[j] = t[j - 1];
+			t[j] = x;
+		}
+	}
+	for (w = RUN; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			m = lo + w < n ? lo + w : n;
+			e = lo + 2 * w < n ? lo + 2 * w : n;
+			for (i = lo, j = m, k = lo; k < e; k++)
+				o[k] = j >= e || (i < m && a[i].key <= a[j].key) ?
+				    a[i++] : a[j++];
+		}
+		sw = a;
+		a = o;
+		o = sw;
+	}
+	if (a != t)
+		memcpy(t, a, n * sizeof(*t));
 }
 
-static void
-lkey_words(const void *e, uint64_t *k)
+/*
+ * Sorts keys[0..n) stably by parent, then key, through keys[n..2n):
+ * by a counting sort on the parent, a pass each way (the rows of one
+ * routine are a group), then each group by its key (sort_group).  A
+ * radix sort of all the keys at once took a pass for each byte of
+ * parent, rank and line (five on the SQLite amalgamation).  Returns where
+ * the sorted keys are, keys + n; NULL when out of memory.
+ */
+static struct lkey *
+sort_keys(struct lkey *keys, size_t n, uint32_t minp, uint32_t maxp)
 {
-	const struct lkey *l = e;
+	struct lkey *t = keys + n;
+	size_t np = (size_t)(maxp - minp) + 1, i, a, g, *at;
 
-	k[0] = l->key;
-	k[1] = l->parent;
+	if ((at = calloc(np + 1, sizeof(*at))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		at[keys[i].parent - minp + 1]++;
+	for (g = 1; g <= np; g++)
+		at[g] += at[g - 1];
+	for (i = 0; i < n; i++)
+		t[at[keys[i].parent - minp]++] = keys[i];
+	/* at[g] is now the end of group g. */
+	for (g = 0, a = 0; g < np; a = at[g++])
+		if (at[g] - a > 1)
+			sort_group(t + a, keys + a, at[g] - a);
+	free(at);
+	return t;
 }
 
 /* The bits that hold v. */
@@ -939,7 +990,7 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	uint32_t i, n = m->nlines, *fidx, *byrank = NULL, minp = 0, maxp = 0;
 	uint32_t maxline = 0;
 	unsigned bl, br;
-	int rc = -1, packed;
+	int rc = -1;
 
 	if (n == 0)
 		return 0;
@@ -966,25 +1017,16 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	}
 	bl = bits_of(maxline);
 	br = bits_of(fs.n);
-	packed = bl + br + bits_of(maxp - minp) <= 64;
-	for (i = 0; i < n; i++) {
-		keys[i].key = (uint64_t)fs.v[fidx[i]].rank << (packed ? bl : 32)
-		    | ln[i].line;
-		if (packed && bl + br < 64)
-			keys[i].key |= (uint64_t)(keys[i].parent - minp) <<
-			    (bl + br);
-	}
-	/* Few bytes differ (a module has few files and routines): a radix
-	 * sort makes a few passes where qsort made n log n calls. */
+	for (i = 0; i < n; i++)
+		keys[i].key = (uint64_t)fs.v[fidx[i]].rank << bl | ln[i].line;
 	/* At most a unit per row: the unit table grows once. */
-	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), packed ?
-	    1 : 2, packed ? lkey_packed : lkey_words)) == NULL ||
+	if ((s = sort_keys(keys, n, minp, maxp)) == NULL ||
 	    pme_vec_reserve(&p->units, p->units.n + n) == -1 ||
 	    (byrank = malloc(((size_t)fs.n + 1) * sizeof(*byrank))) == NULL)
 		goto out;
 	for (i = 0; i < fs.n; i++)
 		byrank[fs.v[i].rank] = i;
-	sp.shift = packed ? bl : 32;
+	sp.shift = bl;
 	sp.rmask = br >= 32 ? UINT32_MAX : (UINT64_C(1) << br) - 1;
 	/* The rows' ranges in key order, in the sort's other half (a
 	 * range is the size of a key). */
