@@ -98,7 +98,7 @@ pmd_init(struct pmd *p, FILE *out, FILE *msg, const char *prog)
 }
 
 void
-pmd_free(struct pmd *p)
+pmd_free_units(struct pmd *p)
 {
 	uint32_t i;
 
@@ -109,18 +109,30 @@ pmd_free(struct pmd *p)
 			free(u->r);
 		free(u->ch);
 	}
+	pme_vec_free(&p->units);
+	pme_vec_free(&p->roots);
+	free(p->hash);
+	p->hash = NULL;
+	p->hashcap = p->nhashed = 0;
+	for (i = 0; i < PMD_MAXKINDS; i++)
+		p->open[i] = PME_NONE;
+}
+
+void
+pmd_free(struct pmd *p)
+{
+	uint32_t i;
+
+	pmd_free_units(p);
 	for (i = 0; i < p->modules.n; i++)
 		free(PME_VEC_AT(&p->modules, struct pmd_module, i).buildid);
 	for (i = 0; i < p->nkinds; i++)
 		free(p->kinds[i]);
-	pme_vec_free(&p->units);
-	pme_vec_free(&p->roots);
 	pme_vec_free(&p->modules);
 	pme_vec_free(&p->groups);
 	pme_vec_free(&p->buckets);
 	pme_vec_free(&p->bucket_ranges);
 	pme_vec_free(&p->spans);
-	free(p->hash);
 	pme_intern_free(&p->names);
 	pme_arena_free(&p->arena);
 }

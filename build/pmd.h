@@ -30,30 +30,31 @@ struct pmd_unit {
 					   found by strcmp (pmd_lookup) */
 	const char	*file;		/* line and routine units: source file */
 	struct pme_range *r;		/* ranges, sorted and merged */
-	uint32_t	 nr, rcap;
 	uint32_t	*ch;		/* subunits, in list order */
-	uint32_t	 nch, chcap;
+	const char	**aliases;	/* routine units: other names of its
+					   code (pme_symbols.h), interned */
 	uint64_t	 step;
+	uint32_t	 nr, rcap;
+	uint32_t	 nch, chcap;
 	uint32_t	 kind;
 	uint32_t	 parent;	/* unit index or PME_NONE; always below
 					   the unit's own index */
 	uint32_t	 module;	/* load module index or PME_NONE */
 	uint32_t	 flags;		/* PME_UNIT_* */
 	uint32_t	 line;		/* line units: source line */
-	int		 ownfile;	/* line units: of the module's own
-					   source file (named "34" too) */
-	const char	**aliases;	/* routine units: other names of its
-					   code (pme_symbols.h), interned */
 	uint32_t	 naliases;
-	int		 mixed;		/* subunits lie in several load modules */
-	int		 unhashed;	/* has subunits missing from the hash */
-	int		 hashed;	/* is in the hash */
+	/* Flags of a byte each: a big program has a million units. */
+	uint8_t		 ownfile;	/* line units: of the module's own
+					   source file (named "34" too) */
+	uint8_t		 mixed;		/* subunits lie in several load modules */
+	uint8_t		 unhashed;	/* has subunits missing from the hash */
+	uint8_t		 hashed;	/* is in the hash */
 };
 
 /* One range of one bucket, kept to check overlaps between groups. */
 struct pmd_span {
-	uint32_t	 module;
 	uint64_t	 start, end;
+	uint32_t	 module;
 	uint32_t	 bucket;
 };
 
@@ -135,6 +136,8 @@ int	 pmd_lex(const char *line, struct pmd_token **toks, size_t *ntoks,
 /* pmd.c */
 void	 pmd_init(struct pmd *p, FILE *out, FILE *msg, const char *prog);
 void	 pmd_free(struct pmd *p);
+/* Frees the unit list (units, their ranges and subunits, the hash). */
+void	 pmd_free_units(struct pmd *p);
 /* Executes one input line; returns 0, or -1 after reporting an error. */
 int	 pmd_statement(struct pmd *p, const char *line);
 void	 pmd_error(struct pmd *p, const char *fmt, ...) PME_PRINTF(2, 3);
@@ -164,6 +167,9 @@ int	 pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u,
 int	 pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u,
 	    uint32_t bykind);
 void	 pmd_clear(struct pmd *p);
+/* Writes the bucket file, spending the unit list and the strings as the
+ * file takes its copies: only the groups' and buckets' counts are left,
+ * for pmd_free(). */
 int	 pmd_write(struct pmd *p, const char *path, struct pme_error *err);
 
 /*

@@ -46,23 +46,30 @@ draft_bucket(struct draft *d, uint32_t u)
 		d->full = 1;
 		return NULL;
 	}
-	b = pme_vec_push(&d->buckets);
-
-	if (b != NULL) {
-		b->unit = u;
-		b->range = d->ranges.n;
-	}
+	/* Every field set: no pme_vec_push(), which clears each element
+	 * (a draft takes a bucket and a range for each of a program's
+	 * lines). */
+	if (d->buckets.n == d->buckets.cap &&
+	    pme_vec_reserve(&d->buckets, d->buckets.n + 1) == -1)
+		return NULL;
+	b = &PME_VEC_AT(&d->buckets, struct pmd_bucket, d->buckets.n++);
+	b->unit = u;
+	b->group = 0;
+	b->range = d->ranges.n;
+	b->nranges = 0;
 	return b;
 }
 
 static int
 draft_range(struct draft *d, uint64_t start, uint64_t end)
 {
-	struct pme_range *r = pme_vec_push(&d->ranges);
+	struct pme_range *r;
 	struct pmd_bucket *b;
 
-	if (r == NULL)
+	if (d->ranges.n == d->ranges.cap &&
+	    pme_vec_reserve(&d->ranges, d->ranges.n + 1) == -1)
 		return -1;
+	r = &PME_VEC_AT(&d->ranges, struct pme_range, d->ranges.n++);
 	r->start = start;
 	r->end = end;
 	b = &PME_VEC_AT(&d->buckets, struct pmd_bucket, d->buckets.n - 1);
@@ -113,6 +120,18 @@ split(struct draft *d, uint32_t u, const struct pme_range *r, uint32_t n,
 		return -1;
 	if (step > 0 && too_many(d, r, n, lo, hi, step))
 		return -1;
+	/* One bucket over all of them: the ranges as they are, at once
+	 * (each line of a program takes this way). */
+	if (step == 0 && n > 0 && lo <= r[0].start && hi >= r[n - 1].end) {
+		if (pme_vec_reserve(&d->ranges, d->ranges.n + n) == -1)
+			return -1;
+		memcpy(&PME_VEC_AT(&d->ranges, struct pme_range, d->ranges.n),
+		    r, n * sizeof(*r));
+		d->ranges.n += n;
+		PME_VEC_AT(&d->buckets, struct pmd_bucket, d->buckets.n -
+		    1).nranges = n;
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		s = r[i].start > lo ? r[i].start : lo;
 		e = r[i].end < hi ? r[i].end : hi;
@@ -180,15 +199,57 @@ image_of(struct pmd *p, uint32_t u, char *buf, size_t len)
 	return buf;
 }
 
+/* The radix sort's key of a span: its start, then its module. */
+static void
+span_key(const void *e, uint64_t *k)
+{
+	const struct pmd_span *s = e;
+
+	k[0] = s->start;
+	k[1] = s->module;
+}
+
+/*
+ * Sorts s[0..n) as cmp_span() orders them, stably: a radix sort on the
+ * module and start (a few passes over a group of a quarter of a million
+ * lines, where qsort made n log n calls), then the rare runs of one
+ * module and start by their ends.  Returns s or tmp, whichever holds the
+ * sorted spans; NULL when out of memory.
+ */
+static struct pmd_span *
+sort_spans(struct pmd_span *s, struct pmd_span *tmp, size_t n)
+{
+	struct pmd_span *v, x;
+	size_t i, j;
+
+	if ((v = pme_radix_sort(s, tmp, n, sizeof(*s), 2, span_key)) == NULL)
+		return NULL;
+	for (i = 1; i < n; i++) {
+		if (v[i].module != v[i - 1].module ||
+		    v[i].start != v[i - 1].start || v[i].end >= v[i - 1].end)
+			continue;
+		x = v[i];
+		for (j = i; j > 0 && v[j - 1].module == x.module &&
+		    v[j - 1].start == x.start && v[j - 1].end > x.end; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	return v;
+}
+
 /* The spans of the draft, sorted; bucket fields are draft indexes. */
 static struct pmd_span *
 draft_spans(struct pmd *p, const struct draft *d, size_t *n)
 {
-	struct pmd_span *s;
+	struct pmd_span *s, *tmp, *v;
 	size_t i, j, k = 0;
 
-	if ((s = calloc(d->ranges.n + 1, sizeof(*s))) == NULL)
+	if ((s = malloc((d->ranges.n + 1) * sizeof(*s))) == NULL)
 		return NULL;
+	if ((tmp = malloc((d->ranges.n + 1) * sizeof(*tmp))) == NULL) {
+		free(s);
+		return NULL;
+	}
 	for (i = 0; i < d->buckets.n; i++) {
 		const struct pmd_bucket *b = &PME_VEC_AT(&d->buckets,
 		    struct pmd_bucket, i);
@@ -203,9 +264,14 @@ draft_spans(struct pmd *p, const struct draft *d, size_t *n)
 			s[k].bucket = (uint32_t)i;
 		}
 	}
-	qsort(s, k, sizeof(*s), cmp_span);
+	if ((v = sort_spans(s, tmp, k)) == NULL) {
+		free(s);
+		free(tmp);
+		return NULL;
+	}
+	free(v == s ? tmp : s);
 	*n = k;
-	return s;
+	return v;
 }
 
 static uint32_t
@@ -587,6 +653,23 @@ pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u, int haswin,
 	return rc;
 }
 
+/* The buckets and ranges by_units() makes without a step: one bucket of
+ * each unit of kind bykind below u, over its ranges. */
+static void
+by_count(struct pmd *p, uint32_t u, uint32_t bykind, size_t *nb, size_t *nr)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	uint32_t c;
+
+	if (unit->kind == bykind) {
+		*nb += unit->nr > 0;
+		*nr += unit->nr;
+		return;
+	}
+	for (c = 0; c < unit->nch; c++)
+		by_count(p, unit->ch[c], bykind, nb, nr);
+}
+
 /* Buckets for every unit of kind bykind below u, in list order. */
 static int
 by_units(struct pmd *p, struct draft *d, uint32_t u, uint32_t bykind)
@@ -611,12 +694,22 @@ int
 pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind)
 {
 	struct draft d;
+	size_t nb = 0, nr = 0;
 	char a[256];
 	int rc;
 
 	pmd_derive(p);
 	draft_init(p, &d);
-	if ((rc = by_units(p, &d, u, bykind)) == -1)
+	/* The draft's room at once, not grown (and copied) by doubling;
+	 * units with a step take more as they go. */
+	by_count(p, u, bykind, &nb, &nr);
+	if (nb > d.room)
+		nb = d.room;
+	if (pme_vec_reserve(&d.buckets, nb) == -1 ||
+	    pme_vec_reserve(&d.ranges, nr) == -1) {
+		pmd_error(p, "out of memory");
+		rc = -1;
+	} else if ((rc = by_units(p, &d, u, bykind)) == -1)
 		draft_failed(p, &d);
 	else if (d.buckets.n == 0) {
 		/* -x wrote the statements: say it in the user's terms. */
@@ -726,6 +819,21 @@ write_groups(struct pmd *p, struct pme_bucketfile *bf,
 	return 0;
 }
 
+/* Frees the strings (the arena: units' names and ranges, statements,
+ * paths) once the bucket file has its copies. */
+static void
+spend_strings(struct pmd *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->groups.n; i++)
+		PME_VEC_AT(&p->groups, struct pmd_group, i).statement = NULL;
+	for (i = 0; i < p->modules.n; i++)
+		PME_VEC_AT(&p->modules, struct pmd_module, i).path = NULL;
+	pme_intern_free(&p->names);
+	pme_arena_free(&p->arena);
+}
+
 static int
 fill(struct pmd *p, struct pme_bucketfile *bf, struct pme_error *err)
 {
@@ -749,8 +857,14 @@ fill(struct pmd *p, struct pme_bucketfile *bf, struct pme_error *err)
 	remap = malloc((p->units.n + 1) * sizeof(*remap));
 	if (order == NULL || remap == NULL || preorder(p, order, remap) == -1)
 		pme_setnomem(err);
-	else if (write_units(p, bf, order, remap, err) == 0)
+	else if (write_units(p, bf, order, remap, err) == 0) {
+		/* The file has its copy of the units: what it takes next
+		 * (its buckets, its encoded tables) reuses their room, not
+		 * adding to the peak (the SQLite amalgamation's fifty
+		 * thousand line units are 5.7 MB of it). */
+		pmd_free_units(p);
 		rc = write_groups(p, bf, remap, err);
+	}
 	free(order);
 	free(remap);
 	return rc;
@@ -767,8 +881,10 @@ pmd_write(struct pmd *p, const char *path, struct pme_error *err)
 	pme_vec_free(&p->spans);
 	if ((bf = pme_bucketfile_new(err)) == NULL)
 		return -1;
-	if (fill(p, bf, err) == 0)
+	if (fill(p, bf, err) == 0) {
+		spend_strings(p);
 		rc = pme_bucketfile_write(bf, path, err);
+	}
 	pme_bucketfile_close(bf);
 	return rc;
 }

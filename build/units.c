@@ -702,9 +702,8 @@ lfile_rank(struct lfiles *fs)
  * One line-table range on its way to a line unit: the unit's key (parent
  * unit, file rank, line) and the row it came from.  Rows come sorted by
  * address, and the sort is stable, so each unit's ranges stay in address
- * order.  key is the parent, rank and line packed into one word when they
- * fit (a radix sort then counts half the bytes), else rank << 32 | line
- * with the parent a second word.
+ * order.  key is rank << bl | line, bl the bits of the module's highest
+ * line.
  */
 struct lkey {
 	uint64_t	 key;
@@ -712,20 +711,97 @@ struct lkey {
 	uint32_t	 row;
 };
 
-/* The sort keys: the packed key alone, or it then the parent. */
-static void
-lkey_packed(const void *e, uint64_t *k)
+/* How a key holds its rank and line: the line in its low bl bits, the
+ * rank above it. */
+struct lsplit {
+	unsigned	 shift;		/* bl */
+	uint64_t	 rmask;		/* the rank's bits, after the shift */
+};
+
+static uint32_t
+key_line(const struct lsplit *sp, uint64_t key)
 {
-	k[0] = ((const struct lkey *)e)->key;
+	return (uint32_t)(key & ((UINT64_C(1) << sp->shift) - 1));
 }
 
-static void
-lkey_words(const void *e, uint64_t *k)
+static uint32_t
+key_rank(const struct lsplit *sp, uint64_t key)
 {
-	const struct lkey *l = e;
+	return (uint32_t)((key >> sp->shift) & sp->rmask);
+}
 
-	k[0] = l->key;
-	k[1] = l->parent;
+/* add_lines() puts the rows' ranges where the sort's keys were. */
+_Static_assert(sizeof(struct pme_range) <= sizeof(struct lkey),
+    "a range takes more room than a sort key");
+
+
+/* Runs of keys sorted by insertion before sort_group() merges them. */
+#define RUN	16
+
+/*
+ * Sorts the n keys of one parent at t stably by key, through tmp (room
+ * for n): runs of RUN by insertion, then merged pairwise (a routine's
+ * rows, in address order, are nearly in line order).
+ */
+static void
+sort_group(struct lkey *t, struct lkey *tmp, size_t n)
+{
+	struct lkey *a = t, *o = tmp, *sw, x;
+	size_t i, j, k, e, m, w, lo;
+
+	for (lo = 0; lo < n; lo += RUN) {
+		e = lo + RUN < n ? lo + RUN : n;
+		for (i = lo + 1; i < e; i++) {
+			x = t[i];
+			for (j = i; j > lo && t[j - 1].key > x.key; j--)
+				t[j] = t[j - 1];
+			t[j] = x;
+		}
+	}
+	for (w = RUN; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			m = lo + w < n ? lo + w : n;
+			e = lo + 2 * w < n ? lo + 2 * w : n;
+			for (i = lo, j = m, k = lo; k < e; k++)
+				o[k] = j >= e || (i < m && a[i].key <= a[j].key) ?
+				    a[i++] : a[j++];
+		}
+		sw = a;
+		a = o;
+		o = sw;
+	}
+	if (a != t)
+		memcpy(t, a, n * sizeof(*t));
+}
+
+/*
+ * Sorts keys[0..n) stably by parent, then key, through keys[n..2n):
+ * by a counting sort on the parent, a pass each way (the rows of one
+ * routine are a group), then each group by its key (sort_group).  A
+ * radix sort of all the keys at once took a pass for each byte of
+ * parent, rank and line (five on the SQLite amalgamation).  Returns where
+ * the sorted keys are, keys + n; NULL when out of memory.
+ */
+static struct lkey *
+sort_keys(struct lkey *keys, size_t n, uint32_t minp, uint32_t maxp)
+{
+	struct lkey *t = keys + n;
+	size_t np = (size_t)(maxp - minp) + 1, i, a, g, *at;
+
+	if ((at = calloc(np + 1, sizeof(*at))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		at[keys[i].parent - minp + 1]++;
+	for (g = 1; g <= np; g++)
+		at[g] += at[g - 1];
+	for (i = 0; i < n; i++)
+		t[at[keys[i].parent - minp]++] = keys[i];
+	/* at[g] is now the end of group g. */
+	for (g = 0, a = 0; g < np; a = at[g++])
+		if (at[g] - a > 1)
+			sort_group(t + a, keys + a, at[g] - a);
+	free(at);
+	return t;
 }
 
 /* The bits that hold v. */
@@ -793,15 +869,14 @@ line_parent(const struct kinds *k, uint32_t mu, const struct pme_symmod *m,
 }
 
 /*
- * Gives new unit u the ranges of rows s[0 .. n) of ln, in address order,
- * in one piece of the arena, counted first: a big program has hundreds of
+ * Gives new unit u the ranges of rows w[0 .. n), in address order, in
+ * one piece of the arena, counted first: a big program has hundreds of
  * thousands of line units, most of one range, and a malloc each cost
  * time and memory.  Rows out of order (not seen: the rows are sorted by
  * address and the sort is stable) go through pmd_add_range.
  */
 static int
-line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
-    const struct pme_symline *ln)
+line_ranges(struct pmd *p, uint32_t u, const struct pme_range *w, size_t n)
 {
 	struct pmd_unit *unit;
 	struct pme_range *r = NULL;
@@ -810,22 +885,19 @@ line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
 	uint32_t nr;
 
 	for (i = 0, k = 0; i < n; i++) {
-		const struct pme_symline *l = &ln[s[i].row];
-
-		if (l->start >= l->end)
+		if (w[i].start >= w[i].end)
 			continue;
-		if (k > 0 && l->start < ln[s[i - 1].row].start)
+		if (k > 0 && w[i].start < w[i - 1].start)
 			break;
-		if (k == 0 || l->start > end) {
+		if (k == 0 || w[i].start > end) {
 			k++;
-			end = l->end;
-		} else if (l->end > end)
-			end = l->end;
+			end = w[i].end;
+		} else if (w[i].end > end)
+			end = w[i].end;
 	}
 	if (i < n) {
 		for (i = 0; i < n; i++)
-			if (pmd_add_range(p, u, ln[s[i].row].start,
-			    ln[s[i].row].end) == -1)
+			if (pmd_add_range(p, u, w[i].start, w[i].end) == -1)
 				return -1;
 		return 0;
 	}
@@ -835,15 +907,13 @@ line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
 	    k * sizeof(*r))) == NULL)
 		return -1;
 	for (i = 0, nr = 0; i < n; i++) {
-		const struct pme_symline *l = &ln[s[i].row];
-
-		if (l->start >= l->end)
+		if (w[i].start >= w[i].end)
 			continue;
-		if (nr == 0 || l->start > r[nr - 1].end) {
-			r[nr].start = l->start;
-			r[nr++].end = l->end;
-		} else if (l->end > r[nr - 1].end)
-			r[nr - 1].end = l->end;
+		if (nr == 0 || w[i].start > r[nr - 1].end) {
+			r[nr].start = w[i].start;
+			r[nr++].end = w[i].end;
+		} else if (w[i].end > r[nr - 1].end)
+			r[nr - 1].end = w[i].end;
 	}
 	unit = pmd_unit(p, u);
 	unit->r = r;
@@ -852,48 +922,51 @@ line_ranges(struct pmd *p, uint32_t u, const struct lkey *s, size_t n,
 	return 0;
 }
 
-/* Makes the units of the sorted keys s of rows ln; 0 or -1. */
+/*
+ * Makes the units of the sorted keys s, whose rows' ranges w holds in
+ * their order (copied there once, where following each key's row number
+ * into the image's rows missed the cache); a key's rank is that of file
+ * fs->v[byrank[rank]].  0 or -1.
+ */
 static int
 line_units(struct pmd *p, const struct kinds *k, const struct lkey *s,
-    size_t n, const struct pme_symline *ln, const struct lfiles *fs,
-    const uint32_t *fidx)
+    const struct pme_range *w, size_t n, const struct lfiles *fs,
+    const uint32_t *byrank, const struct lsplit *sp)
 {
 	const struct lfile *f = NULL;
 	const char *copy = NULL, *name;
-	uint32_t u, parent;
+	uint32_t u, parent, line;
 	size_t i, j, r;
 	int lookup = 0;
 
 	for (i = 0; i < n; i = j) {
-		const struct pme_symline *l = &ln[s[i].row];
-
 		parent = s[i].parent;
 		if (i == 0 || parent != s[i - 1].parent)
 			lookup = has_kind_child(p, parent, k->line);
 		for (j = i + 1; j < n && s[j].key == s[i].key &&
 		    s[j].parent == parent; j++)
 			continue;
-		if (f != &fs->v[fidx[s[i].row]]) {
-			f = &fs->v[fidx[s[i].row]];
+		if (f != &fs->v[byrank[key_rank(sp, s[i].key)]]) {
+			f = &fs->v[byrank[key_rank(sp, s[i].key)]];
 			/* The image's strings go with it: a copy. */
 			copy = f->file ? pme_intern(&p->names, f->file) : NULL;
 			if (f->file != NULL && copy == NULL)
 				return -1;
 		}
-		if ((name = line_name(p, f->shown, l->line)) == NULL)
+		line = key_line(sp, s[i].key);
+		if ((name = line_name(p, f->shown, line)) == NULL)
 			return -1;
 		u = lookup ? pmd_lookup(p, k->line, name, parent) : PME_NONE;
 		if (u == PME_NONE) {
 			if ((u = add_unit(p, name, k->line, parent, 0)) ==
-			    PME_NONE || line_ranges(p, u, s + i, j - i,
-			    ln) == -1)
+			    PME_NONE || line_ranges(p, u, w + i, j - i) == -1)
 				return -1;
 		} else
 			for (r = i; r < j; r++)
-				if (pmd_add_range(p, u, ln[s[r].row].start,
-				    ln[s[r].row].end) == -1)
+				if (pmd_add_range(p, u, w[r].start,
+				    w[r].end) == -1)
 					return -1;
-		pmd_unit(p, u)->line = l->line;
+		pmd_unit(p, u)->line = line;
 		pmd_unit(p, u)->file = copy;
 		pmd_unit(p, u)->ownfile = f->own;
 	}
@@ -913,9 +986,12 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 {
 	struct lfiles fs = { 0 };
 	struct lkey *keys, *s;
-	uint32_t i, n = m->nlines, *fidx, minp = 0, maxp = 0, maxline = 0;
+	struct pme_range *w;
+	struct lsplit sp;
+	uint32_t i, n = m->nlines, *fidx, *byrank = NULL, minp = 0, maxp = 0;
+	uint32_t maxline = 0;
 	unsigned bl, br;
-	int rc = -1, packed;
+	int rc = -1;
 
 	if (n == 0)
 		return 0;
@@ -942,22 +1018,27 @@ add_lines(struct pmd *p, const struct kinds *k, uint32_t mu,
 	}
 	bl = bits_of(maxline);
 	br = bits_of(fs.n);
-	packed = bl + br + bits_of(maxp - minp) <= 64;
-	for (i = 0; i < n; i++) {
-		keys[i].key = (uint64_t)fs.v[fidx[i]].rank << (packed ? bl : 32)
-		    | ln[i].line;
-		if (packed && bl + br < 64)
-			keys[i].key |= (uint64_t)(keys[i].parent - minp) <<
-			    (bl + br);
-	}
-	/* Few bytes differ (a module has few files and routines): a radix
-	 * sort makes a few passes where qsort made n log n calls. */
+	for (i = 0; i < n; i++)
+		keys[i].key = (uint64_t)fs.v[fidx[i]].rank << bl | ln[i].line;
 	/* At most a unit per row: the unit table grows once. */
-	if ((s = pme_radix_sort(keys, keys + n, n, sizeof(*keys), packed ?
-	    1 : 2, packed ? lkey_packed : lkey_words)) != NULL &&
-	    pme_vec_reserve(&p->units, p->units.n + n) == 0)
-		rc = line_units(p, k, s, n, ln, &fs, fidx);
+	if ((s = sort_keys(keys, n, minp, maxp)) == NULL ||
+	    pme_vec_reserve(&p->units, p->units.n + n) == -1 ||
+	    (byrank = malloc(((size_t)fs.n + 1) * sizeof(*byrank))) == NULL)
+		goto out;
+	for (i = 0; i < fs.n; i++)
+		byrank[fs.v[i].rank] = i;
+	sp.shift = bl;
+	sp.rmask = br >= 32 ? UINT32_MAX : (UINT64_C(1) << br) - 1;
+	/* The rows' ranges in key order, in the sort's other half (a
+	 * range is the size of a key). */
+	w = (struct pme_range *)(void *)(s == keys ? keys + n : keys);
+	for (i = 0; i < n; i++) {
+		w[i].start = ln[s[i].row].start;
+		w[i].end = ln[s[i].row].end;
+	}
+	rc = line_units(p, k, s, w, n, &fs, byrank, &sp);
 out:
+	free(byrank);
 	free(keys);
 	free(fidx);
 	free(fs.v);

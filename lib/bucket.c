@@ -33,6 +33,7 @@ struct strtab {
 	size_t		 hashed;	/* strs[0 .. hashed) are in slot */
 	uint32_t	 recent[2];	/* index + 1 of the strings added
 					   last, the latest first; 0 none */
+	size_t		 recentlen[2];	/* their lengths */
 };
 
 struct unitstr {
@@ -151,41 +152,47 @@ strtab_catch_up(struct strtab *t)
 	return 0;
 }
 
-static uint32_t strtab_lookup(struct pme_bucketfile *, const char *);
+static uint32_t strtab_lookup(struct pme_bucketfile *, const char *, size_t);
 
 /* The index of s, added if new; PME_NONE when out of memory or full. */
 static uint32_t
 strtab_add(struct pme_bucketfile *bf, const char *s)
 {
 	struct strtab *t = &bf->st;
-	size_t j;
+	size_t j, len = strlen(s), l;
 	uint32_t i;
 
 	/* Units come in runs that share a file ("sqlite3.c" for each of a
 	 * hundred thousand lines): the last two strings are compared before
-	 * hashing. */
+	 * hashing, their lengths first (the lines' own names differ). */
 	for (i = 0; i < 2; i++)
-		if (t->recent[i] != 0 && strcmp(STRS(bf)[t->recent[i] - 1],
-		    s) == 0) {
+		if (t->recent[i] != 0 && t->recentlen[i] == len &&
+		    memcmp(STRS(bf)[t->recent[i] - 1], s, len) == 0) {
 			j = t->recent[i];
+			l = t->recentlen[i];
 			t->recent[i] = t->recent[0];
+			t->recentlen[i] = t->recentlen[0];
 			t->recent[0] = (uint32_t)j;
+			t->recentlen[0] = l;
 			return (uint32_t)j - 1;
 		}
-	i = strtab_lookup(bf, s);
+	i = strtab_lookup(bf, s, len);
 	if (i != PME_NONE) {
 		t->recent[1] = t->recent[0];
+		t->recentlen[1] = t->recentlen[0];
 		t->recent[0] = i + 1;
+		t->recentlen[0] = len;
 	}
 	return i;
 }
 
-/* strtab_add() without looking at the recent strings. */
+/* strtab_add() of s, of len bytes, without looking at the recent
+ * strings. */
 static uint32_t
-strtab_lookup(struct pme_bucketfile *bf, const char *s)
+strtab_lookup(struct pme_bucketfile *bf, const char *s, size_t len)
 {
 	struct strtab *t = &bf->st;
-	size_t len = strlen(s), j;
+	size_t j;
 	uint32_t h = (uint32_t)pme_hash(s, len);
 	const char **p;
 

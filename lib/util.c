@@ -496,38 +496,69 @@ pme_ranges_merge(struct pme_range *r, size_t n)
 	return out + 1;
 }
 
+/* One pass of pme_radix_sort(): each element of a to its place in t by
+ * byte b of its key; sz is the element size. */
+#define RADIX_SCATTER(sz)						\
+	for (i = 0; i < n; i++) {					\
+		key(a + i * (sz), k);					\
+		memcpy(t + count[b][(k[b / 8] >> (8 * (b % 8))) &	\
+		    0xff]++ * (sz), a + i * (sz), (sz));		\
+	}
+
 void *
 pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
     void (*key)(const void *, uint64_t *))
 {
 	size_t (*count)[256], i, sum, c;
 	char *a = v, *t = tmp, *x;
-	uint64_t k[PME_SORT_MAXWORDS];
-	unsigned b, nb = 8 * nwords;
+	uint64_t k[PME_SORT_MAXWORDS], k0[PME_SORT_MAXWORDS];
+	uint64_t diff[PME_SORT_MAXWORDS] = { 0 };
+	unsigned b, w, nb = 8 * nwords, pass[8 * PME_SORT_MAXWORDS], np = 0;
 
 	if (n < 2 || nwords == 0 || nwords > PME_SORT_MAXWORDS ||
 	    (count = calloc(nb, sizeof(*count))) == NULL)
 		return n < 2 ? v : NULL;
-	/* Every byte's counts in one pass: bytes all keys share cost no
-	 * pass of their own. */
+	/* The bytes some keys differ in: those that all keys share cost no
+	 * pass, nor any counting. */
+	key(a, k0);
+	for (i = 1; i < n; i++) {
+		key(a + i * size, k);
+		for (w = 0; w < nwords; w++)
+			diff[w] |= k[w] ^ k0[w];
+	}
+	for (b = 0; b < nb; b++)
+		if ((diff[b / 8] >> (8 * (b % 8))) & 0xff)
+			pass[np++] = b;
+	/* Their counts in one pass. */
 	for (i = 0; i < n; i++) {
 		key(a + i * size, k);
-		for (b = 0; b < nb; b++)
-			count[b][(k[b / 8] >> (8 * (b % 8))) & 0xff]++;
+		for (w = 0; w < np; w++)
+			count[pass[w]][(k[pass[w] / 8] >> (8 *
+			    (pass[w] % 8))) & 0xff]++;
 	}
-	for (b = 0; b < nb; b++) {
-		key(a, k);
-		if (count[b][(k[b / 8] >> (8 * (b % 8))) & 0xff] == n)
-			continue;
+	for (w = 0; w < np; w++) {
+		b = pass[w];
 		for (i = 0, sum = 0; i < 256; i++) {
 			c = count[b][i];
 			count[b][i] = sum;
 			sum += c;
 		}
-		for (i = 0; i < n; i++) {
-			key(a + i * size, k);
-			memcpy(t + count[b][(k[b / 8] >> (8 * (b % 8))) &
-			    0xff]++ * size, a + i * size, size);
+		switch (size) {	/* copies of a known size are inlined */
+		case 16:
+			RADIX_SCATTER(16);
+			break;
+		case 24:
+			RADIX_SCATTER(24);
+			break;
+		case 32:
+			RADIX_SCATTER(32);
+			break;
+		case 40:
+			RADIX_SCATTER(40);
+			break;
+		default:
+			RADIX_SCATTER(size);
+			break;
 		}
 		x = a;
 		a = t;

@@ -8,9 +8,14 @@
 # gen_big.sh (10,050 functions, about 4 million line-table rows); it is
 # generated when missing, and so is DIR-half, the same program with half
 # the files, to show how memory grows.  Each tool runs RUNS times
-# (default 5); the table gives the best and median wall time in
-# milliseconds, the peak resident memory in kilobytes, and the ratios of
-# readelf's median time to the others'.
+# (default 5), the three in turn (pmebuild, symbench, readelf, then
+# again), so that a machine whose load changes slows each alike; the
+# table gives the best and median wall time and the median CPU time
+# (user + system, of the processes the tool waited for: pmebuild's
+# DWARF reader runs in a child) in milliseconds, the peak resident
+# memory in kilobytes, and the ratios of readelf's median times, CPU and
+# wall, to the others' (above 1: faster than readelf).  The times come
+# from tests/bench/peakrss.c (wait4's rusage, the monotonic clock).
 #
 #   pmebuild  pmebuild -x big -b line: every line of every routine a
 #             bucket, the bucket file written
@@ -67,33 +72,34 @@ else
 	    -ldwarf -lelf -lz
 fi
 
-timer=
-[ -x /usr/bin/time ] && timer=/usr/bin/time
+gcc -O2 -o "$work/peakrss" "$top/tests/bench/peakrss.c"
 
-# measure NAME CMD...: RUNS runs; prints "best median peakKB".
-measure() {
-	local name=$1 i t0 t1 peak=0 m
+# run NAME CMD...: one run, its "peakKB user_us sys_us wall_us" appended
+# to $work/NAME.runs.
+run() {
+	local name=$1
 	shift
-	: >"$work/$name.ms"
-	for ((i = 0; i < runs; i++)); do
-		t0=$(date +%s%N)
-		if [ -n "$timer" ]; then
-			$timer -f %M -o "$work/mem" "$@" >/dev/null 2>&1
-			m=$(tail -n 1 "$work/mem")
-		else
-			"$@" >/dev/null 2>&1
-			m=0
-		fi
-		t1=$(date +%s%N)
-		echo $(((t1 - t0) / 1000)) >>"$work/$name.ms"
-		[ "$m" -gt "$peak" ] && peak=$m
-	done
-	sort -n "$work/$name.ms" | awk -v peak="$peak" '
-	{ v[NR] = $1 }
-	END { printf "%.1f %.1f %d\n", v[1] / 1000, v[int((NR + 1) / 2)] / 1000, peak }'
+	"$work/peakrss" -c "$work/one" "$@" >/dev/null 2>&1 || true
+	cat "$work/one" >>"$work/$name.runs"
 }
 
-# Without /usr/bin/time, symbench reports its own peak (getrusage).
+# summary NAME: "best_wall_ms median_wall_ms median_cpu_ms peakKB".
+summary() {
+	awk '{ w[NR] = $4; c[NR] = $2 + $3; if ($1 > peak) peak = $1 }
+	function median(a, n,  i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END {
+		mw = median(w, NR); mc = median(c, NR)
+		printf "%.1f %.1f %.1f %d\n", w[1] / 1000, mw / 1000,
+		    mc / 1000, peak
+	}' "$work/$1.runs"
+}
+# symbench's own account: counts, and the time to open and to load lines.
 "$sb" "$bin"
 rows() {
 	readelf --debug-dump=decodedline "$1" 2>/dev/null | awk '$3 ~ /^0x/' |
@@ -124,27 +130,35 @@ images=("$dir-half/big" "$bin")
 sqlite_program "$dir-sqlite" && images+=("$dir-sqlite/sq")
 
 for b in "${images[@]}"; do
-	read -r pb_best pb_med pb_peak <<<"$(measure pmebuild "$pmebuild" -q \
-	    -x "$b" -b line -o "$work/big.pme")"
-	read -r sb_best sb_med sb_peak <<<"$(measure symbench "$sb" -q "$b")"
-	read -r re_best re_med re_peak <<<"$(measure readelf readelf \
-	    --debug-dump=decodedline "$b")"
+	rm -f "$work"/*.runs
+	for ((i = 0; i < runs; i++)); do
+		run pmebuild "$pmebuild" -q -x "$b" -b line -o "$work/big.pme"
+		run symbench "$sb" -q "$b"
+		run readelf readelf --debug-dump=decodedline "$b"
+	done
+	read -r pb_best pb_med pb_cpu pb_peak <<<"$(summary pmebuild)"
+	read -r sb_best sb_med sb_cpu sb_peak <<<"$(summary symbench)"
+	read -r re_best re_med re_cpu re_peak <<<"$(summary readelf)"
 	n=$(rows "$b")
 	printf '\n%s: %s line-table rows, %d runs each\n' "$b" "$n" "$runs"
-	printf '%-10s %10s %10s %10s %14s\n' tool "best ms" "median ms" \
-	    "peak KB" "bytes/row"
+	printf '%-10s %10s %10s %10s %10s %14s\n' tool "best ms" "median ms" \
+	    "cpu ms" "peak KB" "bytes/row"
 	for t in pmebuild symbench readelf; do
 		case $t in
-		pmebuild) set -- "$pb_best" "$pb_med" "$pb_peak" ;;
-		symbench) set -- "$sb_best" "$sb_med" "$sb_peak" ;;
-		readelf) set -- "$re_best" "$re_med" "$re_peak" ;;
+		pmebuild) set -- "$pb_best" "$pb_med" "$pb_cpu" "$pb_peak" ;;
+		symbench) set -- "$sb_best" "$sb_med" "$sb_cpu" "$sb_peak" ;;
+		readelf) set -- "$re_best" "$re_med" "$re_cpu" "$re_peak" ;;
 		esac
-		printf '%-10s %10s %10s %10s %14.1f\n' $t "$1" "$2" "$3" \
-		    "$(awk -v k="$3" -v n="$n" 'BEGIN { print k * 1024 / n }')"
+		printf '%-10s %10s %10s %10s %10s %14.1f\n' $t "$1" "$2" "$3" \
+		    "$4" "$(awk -v k="$4" -v n="$n" \
+		    'BEGIN { print k * 1024 / n }')"
 	done
-	awk -v r="$re_med" -v p="$pb_med" -v s="$sb_med" 'BEGIN {
-		printf "ratio readelf/pmebuild (median): %.2fx\n", r / p
-		printf "ratio readelf/symbench (median): %.2fx\n", r / s
+	awk -v r="$re_med" -v p="$pb_med" -v s="$sb_med" -v rc="$re_cpu" \
+	    -v pc="$pb_cpu" -v sc="$sb_cpu" 'BEGIN {
+		printf "ratio readelf/pmebuild (median): cpu %.2fx  wall " \
+		    "%.2fx\n", rc / pc, r / p
+		printf "ratio readelf/symbench (median): cpu %.2fx  wall " \
+		    "%.2fx\n", rc / sc, r / s
 	}'
 	awk -v r="$re_peak" -v p="$pb_peak" 'BEGIN { if (r > 0)
 		printf "ratio pmebuild/readelf (peak memory): %.2fx\n", p / r }'

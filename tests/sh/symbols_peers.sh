@@ -197,6 +197,23 @@ done
 n=$("$ts" routines "$tmp/gcc-dwarf5-O2-pie" | grep -c '^hot_loop ')
 [ "$n" = 2 ] || fail "gcc -O2: hot_loop has $n ranges, not 2 (hot and cold)"
 
+# A unit of seven sequences laid out in descending order: the reader
+# merges its runs of ascending rows.
+bin=$tmp/runs
+if (cd "$top" && gcc -g -O1 -ffunction-sections -Wl,--sort-section=name \
+    -o "$bin" $fx/runs/runs.c); then
+	n=1 p=0
+	for a in $(readelf --debug-dump=decodedline "$bin" |
+	    awk '$3 ~ /^0x/ { print substr($3, 3) }'); do
+		[ $((16#$a)) -lt $p ] && n=$((n + 1))
+		p=$((16#$a))
+	done
+	[ $n -ge 3 ] || fail "runs: the line table has $n runs, not 3 or more"
+	check_image runs "$bin"
+else
+	fail "runs: cannot build"
+fi
+
 # A shared library, with and without its symbol table.
 lib=$tmp/libshlib.so
 if gcc -g -O2 -shared -fPIC -o "$lib" "$top/$fx/shlib/lib.c"; then
