@@ -45,8 +45,10 @@ EOF
 for e in $(engines); do
 	$pmetrace -q -e $e -b rep.pme -o $e.pme -- ./rep signal >$e.err 2>&1 ||
 	    fail "$e: exit status $?: $(head -c 300 $e.err)"
+	# PLT stubs (memcpy@plt: pmebuild -x makes them routines) are
+	# pmetrace_plt's.
 	./pmecounts $e.pme | awk '$1 == "bucket" && $2 != "main" &&
-	    $2 != "on_alarm" { print $2, $3 }' | sort >$e.txt
+	    $2 != "on_alarm" && $2 !~ /@plt$/ { print $2, $3 }' | sort >$e.txt
 	diff -u want.txt $e.txt >diff.txt ||
 	    fail "$e: rep counts differ from the rule: $(cat diff.txt)"
 done
