@@ -1095,35 +1095,25 @@ static int
 exe_plt(struct pmd *p, const struct kinds *k, const struct pme_image *img,
     struct matcher *mt, uint32_t lm)
 {
-	struct pme_range *r = NULL;
 	struct pme_error err;
 	struct pme_plt plt;
 	const char *name;
-	uint32_t mu, u;
+	uint32_t mu = PME_NONE, u;
 	size_t i;
 	int rc = -1;
 
 	if (pme_image_plt(img, &plt, &err) == -1)
 		return -1;
-	if (plt.n == 0)
-		return 0;
-	if ((r = malloc(plt.n * sizeof(*r))) == NULL)
-		goto out;
-	for (i = 0; i < plt.n; i++) {
-		r[i].start = plt.v[i].start;
-		r[i].end = plt.v[i].end;
-	}
-	if ((mu = module_unit(p, mt, k->mod, "plt", r, (uint32_t)plt.n,
-	    lm)) == PME_NONE)
+	if (plt.n > 0 && (mu = module_unit(p, mt, k->mod, "plt", plt.ranges,
+	    (uint32_t)plt.n, lm)) == PME_NONE)
 		goto out;
 	for (i = 0; i < plt.n; i++)
-		if ((name = pme_intern(&p->names, plt.v[i].name)) == NULL ||
+		if ((name = pme_intern(&p->names, plt.names[i])) == NULL ||
 		    (u = pmd_add_unit(p, name, k->routine, mu)) == PME_NONE ||
-		    set_ranges(p, u, &r[i], 1) == -1)
+		    set_ranges(p, u, &plt.ranges[i], 1) == -1)
 			goto out;
 	rc = 0;
 out:
-	free(r);
 	pme_plt_free(&plt);
 	return rc;
 }

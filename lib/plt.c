@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "plt.h"
-#include "util.h"
 
 struct slot {
 	uint64_t	 got;
@@ -53,14 +52,14 @@ slot_name(const struct slot *v, size_t n, uint64_t got)
 
 /* The GOT slots of the relocations of one SHT_RELA section. */
 static int
-read_slots(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct slot **v,
-    size_t *n, size_t *cap)
+read_slots(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct pme_vec *slots)
 {
 	Elf_Scn *symscn;
 	GElf_Shdr ssh;
 	Elf_Data *d, *sd;
 	GElf_Rela r;
 	GElf_Sym s;
+	struct slot *sl;
 	const char *name;
 	size_t i, k, nsyms;
 	unsigned type;
@@ -83,18 +82,10 @@ read_slots(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct slot **v,
 		    (name = elf_strptr(e, ssh.sh_link, s.st_name)) == NULL ||
 		    *name == '\0')
 			continue;
-		if (*n == *cap) {
-			size_t c = *cap ? 2 * *cap : 64;
-			struct slot *p = realloc(*v, c * sizeof(*p));
-
-			if (p == NULL)
-				return -1;
-			*v = p;
-			*cap = c;
-		}
-		(*v)[*n].got = r.r_offset;
-		(*v)[*n].name = name;
-		(*n)++;
+		if ((sl = pme_vec_push(slots)) == NULL)
+			return -1;
+		sl->got = r.r_offset;
+		sl->name = name;
 	}
 	return 0;
 }
@@ -118,46 +109,48 @@ stub_slot(const uint8_t *p, size_t len, uint64_t addr)
 }
 
 static int
-cmp_entry(const void *a, const void *b)
-{
-	const struct pme_pltentry *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-static int
 add_entry(struct pme_plt *plt, uint64_t start, uint64_t end,
     const char *name)
 {
-	struct pme_pltentry *p;
+	struct pme_range *r;
+	const char **np;
 	size_t len = strlen(name);
-	char *s;
+	char *str;
 
-	if (plt->n == plt->cap) {
-		size_t c = plt->cap ? 2 * plt->cap : 64;
-
-		if ((p = realloc(plt->v, c * sizeof(*p))) == NULL)
-			return -1;
-		plt->v = p;
-		plt->cap = c;
-	}
-	if ((s = malloc(len + 5)) == NULL)
+	if ((r = pme_vec_push(&plt->vr)) == NULL ||
+	    (np = pme_vec_push(&plt->vn)) == NULL ||
+	    (str = pme_arena_alloc(&plt->arena, len + 5)) == NULL)
 		return -1;
-	memcpy(s, name, len);
-	memcpy(s + len, "@plt", 5);
-	plt->v[plt->n].start = start;
-	plt->v[plt->n].end = end;
-	plt->v[plt->n].name = s;
-	plt->n++;
+	memcpy(str, name, len);
+	memcpy(str + len, "@plt", 5);
+	r->start = start;
+	r->end = end;
+	*np = str;
 	return 0;
+}
+
+/* The stub sections, by address. */
+struct stubsec {
+	Elf_Scn		*scn;
+	GElf_Shdr	 sh;
+};
+
+static int
+cmp_stubsec(const void *a, const void *b)
+{
+	const struct stubsec *x = a, *y = b;
+
+	return (x->sh.sh_addr > y->sh.sh_addr) -
+	    (x->sh.sh_addr < y->sh.sh_addr);
 }
 
 int
 pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
 {
 	static const char *const stubs[] = { ".plt", ".plt.sec", ".plt.got" };
-	struct slot *slots = NULL;
-	size_t nslots = 0, cap = 0, shstrndx, k, off, size;
+	struct pme_vec slots, secs;
+	struct stubsec *sec;
+	size_t shstrndx, k, off, size;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
@@ -166,46 +159,67 @@ pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
 	uint64_t got;
 
 	memset(plt, 0, sizeof(*plt));
+	pme_vec_init(&plt->vr, sizeof(struct pme_range));
+	pme_vec_init(&plt->vn, sizeof(const char *));
+	pme_vec_init(&slots, sizeof(struct slot));
+	pme_vec_init(&secs, sizeof(struct stubsec));
 	if (gelf_getehdr(e, &eh) == NULL || eh.e_machine != EM_X86_64 ||
 	    elf_getshdrstrndx(e, &shstrndx) != 0)
 		return 0;
-	while ((scn = elf_nextscn(e, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_RELA &&
-		    read_slots(e, scn, &sh, &slots, &nslots, &cap) == -1)
-			goto nomem;
-	if (nslots == 0)
-		return 0;
-	qsort(slots, nslots, sizeof(*slots), cmp_slot);
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    sh.sh_type != SHT_PROGBITS ||
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_RELA) {
+			if (read_slots(e, scn, &sh, &slots) == -1)
+				goto nomem;
+			continue;
+		}
+		if (sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) ||
 		    (s = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
 			continue;
 		for (k = 0; k < 3 && strcmp(s, stubs[k]) != 0; k++)
 			continue;
-		if (k == 3 || (d = elf_getdata(scn, NULL)) == NULL ||
-		    d->d_buf == NULL || d->d_size < sh.sh_size)
+		if (k < 3) {
+			if ((sec = pme_vec_push(&secs)) == NULL)
+				goto nomem;
+			sec->scn = scn;
+			sec->sh = sh;
+		}
+	}
+	if (slots.n == 0 || secs.n == 0)
+		goto out;
+	qsort(slots.v, slots.n, sizeof(struct slot), cmp_slot);
+	/* By address, so that the stubs come out in order. */
+	qsort(secs.v, secs.n, sizeof(*sec), cmp_stubsec);
+	sec = secs.v;
+	for (k = 0; k < secs.n; k++) {
+		if ((d = elf_getdata(sec[k].scn, NULL)) == NULL ||
+		    d->d_buf == NULL || d->d_size < sec[k].sh.sh_size)
 			continue;
 		/* .plt.got's stubs are 8 bytes, 16 with IBT; sh_entsize
 		 * says, else 16 (.plt's and .plt.sec's). */
-		size = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ?
-		    sh.sh_entsize : 16;
-		for (off = 0; off + size <= sh.sh_size; off += size) {
+		size = sec[k].sh.sh_entsize >= 8 && sec[k].sh.sh_entsize <= 32 ?
+		    sec[k].sh.sh_entsize : 16;
+		for (off = 0; off + size <= sec[k].sh.sh_size; off += size) {
 			got = stub_slot((const uint8_t *)d->d_buf + off, size,
-			    sh.sh_addr + off);
-			if (got != 0 && (name = slot_name(slots, nslots,
-			    got)) != NULL && add_entry(plt, sh.sh_addr + off,
-			    sh.sh_addr + off + size, name) == -1)
+			    sec[k].sh.sh_addr + off);
+			if (got != 0 && (name = slot_name(slots.v, slots.n,
+			    got)) != NULL && add_entry(plt, sec[k].sh.sh_addr +
+			    off, sec[k].sh.sh_addr + off + size, name) == -1)
 				goto nomem;
 		}
 	}
-	free(slots);
-	if (plt->n > 1)
-		qsort(plt->v, plt->n, sizeof(*plt->v), cmp_entry);
+out:
+	pme_vec_free(&slots);
+	pme_vec_free(&secs);
+	plt->ranges = plt->vr.v;
+	plt->names = plt->vn.v;
+	plt->n = plt->vr.n;
 	return 0;
 nomem:
-	free(slots);
+	pme_vec_free(&slots);
+	pme_vec_free(&secs);
 	pme_plt_free(plt);
 	return pme_setnomem(err);
 }
@@ -213,10 +227,8 @@ nomem:
 void
 pme_plt_free(struct pme_plt *plt)
 {
-	size_t i;
-
-	for (i = 0; i < plt->n; i++)
-		free(plt->v[i].name);
-	free(plt->v);
+	pme_vec_free(&plt->vr);
+	pme_vec_free(&plt->vn);
+	pme_arena_free(&plt->arena);
 	memset(plt, 0, sizeof(*plt));
 }

@@ -10,17 +10,18 @@
 #include <stdint.h>
 
 #include "pme.h"
+#include "util.h"
 
 struct pme_image;
 
-struct pme_pltentry {
-	uint64_t	 start, end;	/* link-time addresses, end excluded */
-	char		*name;		/* "function@plt" */
-};
-
+/* The stubs by address: ranges[i] (link-time, end excluded) is the stub
+ * named names[i] ("function@plt"). */
 struct pme_plt {
-	struct pme_pltentry *v;		/* by address */
-	size_t		 n, cap;
+	struct pme_range *ranges;
+	const char	**names;
+	size_t		  n;
+	struct pme_vec	  vr, vn;	/* behind ranges and names */
+	struct pme_arena  arena;	/* the names' strings */
 };
 
 /*

@@ -181,9 +181,10 @@ add_program(struct quick *q, const char *base, int several)
 		    sizeof(*m[i].ranges));
 		n += m[i].nranges;
 	}
-	for (i = 0; i < q->plt.n && !several; i++) {
-		q->scratch[n].start = q->plt.v[i].start;
-		q->scratch[n++].end = q->plt.v[i].end;
+	if (!several && q->plt.n > 0) {
+		memcpy(q->scratch + n, q->plt.ranges, q->plt.n *
+		    sizeof(*q->plt.ranges));
+		n += q->plt.n;
 	}
 	memset(&u, 0, sizeof(u));
 	u.name = base;
@@ -226,38 +227,28 @@ static int
 add_plt(struct quick *q)
 {
 	const struct pme_plt *plt = &q->plt;
-	struct pme_range *r;
 	struct pme_unit u;
 	uint32_t mu, ui;
 	size_t i;
 
 	if (plt->n == 0)
 		return 0;
-	/* add_unit sorts and merges in q->scratch: the module's ranges
-	 * from a copy. */
-	if ((r = malloc(plt->n * sizeof(*r))) == NULL)
-		return pme_setnomem(q->err);
-	for (i = 0; i < plt->n; i++) {
-		r[i].start = plt->v[i].start;
-		r[i].end = plt->v[i].end;
-	}
 	memset(&u, 0, sizeof(u));
 	u.name = "plt";
 	u.kind = q->kind[1];
 	u.parent = 0;
-	mu = add_unit(q, &u, r, plt->n);
-	for (i = 0; i < plt->n && mu != PME_NONE; i++) {
+	if ((mu = add_unit(q, &u, plt->ranges, plt->n)) == PME_NONE)
+		return -1;
+	for (i = 0; i < plt->n; i++) {
 		memset(&u, 0, sizeof(u));
-		u.name = plt->v[i].name;
+		u.name = plt->names[i];
 		u.kind = q->kind[2];
 		u.parent = mu;
-		if ((ui = add_unit(q, &u, &r[i], 1)) == PME_NONE)
-			mu = PME_NONE;
-		else
-			q->buckets[q->nbuckets++] = ui;
+		if ((ui = add_unit(q, &u, &plt->ranges[i], 1)) == PME_NONE)
+			return -1;
+		q->buckets[q->nbuckets++] = ui;
 	}
-	free(r);
-	return mu == PME_NONE ? -1 : 0;
+	return 0;
 }
 
 /* The group (made with the first image's units) and its buckets, a

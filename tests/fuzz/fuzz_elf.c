@@ -72,10 +72,11 @@ walk(struct pme_image *img)
 	memset(&err, 0, sizeof(err));
 	if (pme_image_plt(img, &plt, &err) == 0) {
 		for (i = 0; i < plt.n; i++) {
-			sum += touch(plt.v[i].name);
-			if (plt.v[i].end - plt.v[i].start < 8 ||
-			    plt.v[i].end - plt.v[i].start > 32 ||
-			    (i > 0 && plt.v[i].start < plt.v[i - 1].start))
+			sum += touch(plt.names[i]);
+			if (plt.ranges[i].end - plt.ranges[i].start < 8 ||
+			    plt.ranges[i].end - plt.ranges[i].start > 32 ||
+			    (i > 0 && plt.ranges[i].start <
+			    plt.ranges[i - 1].start))
 				abort();
 		}
 		pme_plt_free(&plt);
