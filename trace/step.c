@@ -75,7 +75,7 @@ struct proc {
 	size_t		 nmaps, last;
 	uint64_t	 missed;	/* page re-read for last, or 1 */
 	int		 tasks;		/* live tasks using it */
-	int		 traps;		/* SIGTRAP's action: TRAP_* */
+	int		 traps;		/* SIGTRAP's action: TRAPS_* */
 	struct insns	 insns;
 };
 
@@ -116,6 +116,14 @@ struct stepper {
 #define RIP_OFFSET	offsetof(struct user_regs_struct, rip)
 #define RCX_OFFSET	offsetof(struct user_regs_struct, rcx)
 #define EFLAGS_OFFSET	offsetof(struct user_regs_struct, eflags)
+
+/* A user register of tid (at off in struct user_regs_struct), or -1 with
+ * errno set; clear errno first to tell -1 from a failure. */
+static long
+peek_reg(pid_t tid, size_t off)
+{
+	return ptrace(PTRACE_PEEKUSER, tid, (void *)off, NULL);
+}
 
 static void
 insns_free(struct insns *in)
@@ -366,7 +374,7 @@ rep_count(const struct task *k, int kind, int *ok)
 	long v;
 
 	errno = 0;
-	v = ptrace(PTRACE_PEEKUSER, k->tid, (void *)RCX_OFFSET, NULL);
+	v = peek_reg(k->tid, RCX_OFFSET);
 	*ok = !(v == -1 && errno != 0);
 	return tr_rep_count(kind, (uint64_t)v);
 }
@@ -397,8 +405,7 @@ rep_ran_out(const struct task *k)
 		return 0;
 	if ((k->rep & REP_KIND) != REP_ALWAYS) {
 		errno = 0;
-		fl = ptrace(PTRACE_PEEKUSER, k->tid, (void *)EFLAGS_OFFSET,
-		    NULL);
+		fl = peek_reg(k->tid, EFLAGS_OFFSET);
 		if (fl == -1 && errno != 0)
 			return 0;
 	}
@@ -549,7 +556,7 @@ rip(pid_t tid, int *ok)
 	long v;
 
 	errno = 0;
-	v = ptrace(PTRACE_PEEKUSER, tid, (void *)RIP_OFFSET, NULL);
+	v = peek_reg(tid, RIP_OFFSET);
 	*ok = !(v == -1 && errno != 0);
 	return (uint64_t)v;
 }
@@ -591,13 +598,6 @@ event_stop(struct stepper *s, struct task *k, int ev)
 		k->haveprev = 0;
 		break;
 	}
-}
-
-/* A user register of tid, or -1. */
-static long
-peek_reg(pid_t tid, size_t off)
-{
-	return ptrace(PTRACE_PEEKUSER, tid, (void *)off, NULL);
 }
 
 /*
