@@ -96,7 +96,15 @@ struct quick_files {
 	uint64_t	*kpcs;		/* the pcs of kernel samples */
 	size_t		 nkpcs;
 	uint64_t	 start;		/* the first run's, CLOCK_REALTIME ns */
+	int		 boot;		/* QUICK_BOOT_*: were the runs recorded
+					   in this boot, by their boot ids? */
 };
+#define QUICK_BOOT_UNKNOWN	0	/* a run without one: its start tells */
+#define QUICK_BOOT_THIS		1	/* every run's is this boot's */
+#define QUICK_BOOT_OTHER	2	/* a run's is another boot's */
+/* The state after a run of boot id boot (NULL: none) joins state was,
+ * that of the runs before (first: there were none). */
+int	 quick_boot(int was, int first, const char *boot);
 int	 quick_scan(const char *path, struct quick_files *q,
 	    struct pme_error *err);
 void	 quick_files_free(struct quick_files *q);

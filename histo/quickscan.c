@@ -47,6 +47,8 @@ struct scan {
 	uint64_t	*kpcs;		/* pcs of kernel samples */
 	size_t		 nkpcs, capkpcs;
 	uint64_t	 start;		/* of the first run, CLOCK_REALTIME */
+	int		 boot;		/* as quick_files' */
+	unsigned	 runs;		/* headers read */
 	uint64_t	*counts;	/* per mapping of am */
 	size_t		 ncounts;
 	struct qfile	*f;
@@ -132,6 +134,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 {
 	struct scan *s = arg;
 
+	s->boot = quick_boot(s->boot, s->runs++ == 0, h->boot);
 	if (s->start == 0)
 		s->start = h->start;
 	s->cvalid = s->overlap = 0;
@@ -398,6 +401,7 @@ quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
 	q->kpcs = s.kpcs;
 	q->nkpcs = s.nkpcs;
 	q->start = s.start;
+	q->boot = s.boot;
 	s.f = NULL;
 	s.kpcs = NULL;
 	rc = 0;

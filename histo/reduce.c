@@ -564,22 +564,44 @@ on_thread(void *arg, const struct pme_thread *th)
 	return 0;
 }
 
-/* Whether a run that started at start (CLOCK_REALTIME ns) ran since this
- * boot, so that /proc/kallsyms has its kernel's addresses. */
+int
+quick_boot(int was, int first, const char *boot)
+{
+	char mine[PME_BOOT_MAX + 1];
+	int run = QUICK_BOOT_UNKNOWN;
+
+	if (boot != NULL)
+		run = pme_boot_id(mine, sizeof(mine)) == 0 &&
+		    strcmp(boot, mine) == 0 ? QUICK_BOOT_THIS :
+		    QUICK_BOOT_OTHER;
+	if (first || was == QUICK_BOOT_OTHER || run == QUICK_BOOT_OTHER)
+		return first ? run : QUICK_BOOT_OTHER;
+	return was == QUICK_BOOT_THIS && run == QUICK_BOOT_THIS ?
+	    QUICK_BOOT_THIS : QUICK_BOOT_UNKNOWN;
+}
+
+/*
+ * Whether the runs of q were recorded in this boot, so that /proc/kallsyms
+ * has their kernel's addresses: by their boot ids, or, when a run has
+ * none (a file of an earlier pmeclock), by whether the first started
+ * (CLOCK_REALTIME ns) since this boot, as /proc/stat's btime tells.
+ */
 static int
-this_boot(uint64_t start)
+this_boot(const struct quick_files *q)
 {
 	unsigned long long btime = 0;
 	char line[128];
 	FILE *fp;
 
+	if (q->boot != QUICK_BOOT_UNKNOWN)
+		return q->boot == QUICK_BOOT_THIS;
 	if ((fp = fopen("/proc/stat", "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), fp) != NULL)
 		if (sscanf(line, "btime %llu", &btime) == 1)
 			break;
 	fclose(fp);
-	return btime > 0 && start / 1000000000u >= btime;
+	return btime > 0 && q->start / 1000000000u >= btime;
 }
 
 /* The kernel's rows of the quick path's bucket file bf, for q's kernel
@@ -590,7 +612,7 @@ add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
     struct pme_error *err)
 {
 	char *cache = NULL;
-	int boot = this_boot(q->start), rc;
+	int boot = this_boot(q), rc;
 
 	if (boot)
 		cache = pme_ksyms_cachedir();

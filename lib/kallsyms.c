@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "kallsyms.h"
+#include "pme_sample.h"
 
 #define MAGIC		"PMEKSYM1"
 #define KEYLEN		64
@@ -78,10 +79,9 @@ first_line(const char *path, char *buf, size_t len)
 int
 pme_ksyms_key(char *buf, size_t len)
 {
-	char id[48], restrict_[16];
+	char id[PME_BOOT_MAX + 1], restrict_[16];
 
-	if (len < KEYLEN ||
-	    first_line("/proc/sys/kernel/random/boot_id", id, sizeof(id)) ||
+	if (len < KEYLEN || pme_boot_id(id, sizeof(id)) == -1 ||
 	    first_line("/proc/sys/kernel/kptr_restrict", restrict_,
 	    sizeof(restrict_)))
 		return -1;

@@ -59,6 +59,8 @@ struct pme_sample_header {
 	const char *const *argv;	/* the command line */
 	const char	*note;		/* why this method ran ("perf_event_open
 					   refused: ..."), or NULL */
+	const char	*boot;		/* the recording machine's boot id
+					   (pme_boot_id), or NULL: unknown */
 };
 
 /* Mapping flags. */
@@ -177,6 +179,16 @@ const char	*pme_samplewriter_tmpname(const struct pme_samplewriter *w,
  * with err's code PME_EINVAL unless the callback filled err itself.  Any
  * callback may be NULL.
  */
+/*
+ * This boot's id, /proc/sys/kernel/random/boot_id's line, into buf (len
+ * bytes, PME_BOOT_MAX + 1 at least): 0, or -1 when it cannot be read.
+ * A recorder puts it in its header, so that a reader can tell whether the
+ * run was recorded in the boot it runs in (whose /proc/kallsyms names the
+ * kernel's samples).
+ */
+#define PME_BOOT_MAX	64
+int		 pme_boot_id(char *buf, size_t len);
+
 struct pme_sample_visitor {
 	int	(*header)(void *arg, const struct pme_sample_header *h);
 	int	(*mapping)(void *arg, const struct pme_mapping *m);

@@ -8,8 +8,10 @@
  * allocates every buffer it needs at open (zlib aside, see flush_meta).
  * A writer is not locked: its caller serialises the calls on it.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pme_sample.h"
 #include "util.h"
@@ -20,6 +22,9 @@
 #define T_THRD	PME_FOURCC('T', 'H', 'R', 'D')
 #define T_SMPL	PME_FOURCC('S', 'M', 'P', 'L')
 #define T_CLOS	PME_FOURCC('C', 'L', 'O', 'S')
+/* The recording boot's id, just before the header it belongs to: a reader
+ * of an earlier minor version passes over it. */
+#define T_BOOT	PME_FOURCC('B', 'O', 'O', 'T')
 
 #define BUF_DEFAULT	(64u << 10)
 #define BUF_MIN		(16u << 10)
@@ -254,7 +259,44 @@ put_str(uint8_t *p, const char *s)
 	return put_bytes(p, s, strlen_or0(s));
 }
 
-/* The SHDR payload, in a buffer of its own: the command line may be long. */
+/* Whether p[0..len) is a boot id: 1 to PME_BOOT_MAX printable bytes. */
+static int
+boot_ok(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > PME_BOOT_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (p[i] <= ' ' || p[i] > '~')
+			return 0;
+	return 1;
+}
+
+int
+pme_boot_id(char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if (len < PME_BOOT_MAX + 1 ||
+	    (fd = open("/proc/sys/kernel/random/boot_id",
+	    O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, PME_BOOT_MAX + 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (!boot_ok(buf, (size_t)n))
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The SHDR payload, in a buffer of its own: the command line may be long.
+ * The BOOT chunk, when there is a boot id, goes just before it. */
 static int
 write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
     struct pme_error *err)
@@ -275,6 +317,12 @@ write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
 	if (len > SHDR_MAX || h->argc > ARGC_MAX)
 		return pme_seterr(err, PME_ELIMIT, "'%s': the command line is "
 		    "too long for a header", sw->path);
+	if (h->boot != NULL && !boot_ok(h->boot, strlen(h->boot)))
+		return pme_seterr(err, PME_EINVAL, "pme_samplewriter_open: "
+		    "bad boot id");
+	if (h->boot != NULL && put_chunk(sw, T_BOOT, (const uint8_t *)h->boot,
+	    strlen(h->boot), 0, err) == -1)
+		return -1;
 	if ((p = buf = malloc(len)) == NULL)
 		return pme_setnomem(err);
 	p = put_u32le(p, h->method);
@@ -684,6 +732,8 @@ struct rd {
 	size_t		 tcap;
 	char		*argbuf;	/* the header's argv and strings */
 	int		 header, closed;
+	int		 hasboot;	/* a BOOT chunk for the next header */
+	char		 boot[PME_BOOT_MAX + 1];
 	uint64_t	 samples;
 	char		 str[STR_MAX + 1];
 };
@@ -858,8 +908,24 @@ rd_header(struct rd *rd, struct dc *d)
 	}
 	if (d->bad || d->p != d->end)
 		return derr(rd, "bad length");
+	h.boot = rd->hasboot ? rd->boot : NULL;
+	rd->hasboot = 0;
 	if (rd->v->header != NULL && rd->v->header(rd->arg, &h) != 0)
 		return stopped(rd);
+	return 0;
+}
+
+/* A boot id, kept for the header that follows. */
+static int
+rd_boot(struct rd *rd, struct dc *d)
+{
+	size_t len = (size_t)(d->end - d->p);
+
+	if (!boot_ok((const char *)d->p, len))
+		return derr(rd, "bad boot id");
+	memcpy(rd->boot, d->p, len);
+	rd->boot[len] = '\0';
+	rd->hasboot = 1;
 	return 0;
 }
 
@@ -1287,6 +1353,7 @@ static const struct rdkind {
 	{ T_THRD, "THRD", RECS_MAX, rd_thrd },
 	{ T_SMPL, "SMPL", RECS_MAX, rd_smpl },
 	{ T_CLOS, "CLOS", CLOS_LEN, rd_close },
+	{ T_BOOT, "BOOT", PME_BOOT_MAX, rd_boot },
 };
 #define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
 
@@ -1309,9 +1376,9 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 		return 1;	/* a later minor version's: skipped */
 	rd->off = c->offset;
 	rd->tag = k->tag;
-	if (c->type != T_SHDR && !rd->header)
+	if (c->type != T_SHDR && c->type != T_BOOT && !rd->header)
 		return derr(rd, "before the header");
-	if (c->type != T_SHDR && rd->closed)
+	if (c->type != T_SHDR && c->type != T_BOOT && rd->closed)
 		return derr(rd, "after the closing record");
 	if ((rc = pme_reader_payload(r, c, k->max, rd->err)) != 1)
 		return rc;
@@ -1321,7 +1388,8 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 		free(rd->argbuf);
 		rd->argbuf = NULL;
 	}
-	rd->header = 1;
+	if (c->type != T_BOOT)
+		rd->header = 1;
 	d.p = c->data;
 	d.end = c->data + c->len;
 	d.bad = 0;
@@ -1429,7 +1497,7 @@ pme_samplefile_copy(struct pme_writer *w, const char *path,
 				break;
 		rc = -1;
 		if (k < rdkinds + NRDKINDS && c.type != T_SHDR &&
-		    (info->runs == 0 || closed)) {
+		    c.type != T_BOOT && (info->runs == 0 || closed)) {
 			pme_setfmt(err, PME_EFORMAT, name, c.offset,
 			    "'%s' chunk: %s", k->tag, info->runs == 0 ?
 			    "before the header" : "after the closing record");

@@ -698,7 +698,7 @@ run(struct clockopts *o)
 	struct pme_samplewriter *w;
 	struct pme_error err;
 	struct child c;
-	char rtbuf[PATH_MAX];
+	char rtbuf[PATH_MAX], boot[PME_BOOT_MAX + 1];
 	int rc;
 
 	if (strcmp(o->out, "-") != 0 && guard_start() < 0)
@@ -721,6 +721,7 @@ run(struct clockopts *o)
 	h.argc = (uint32_t)o->argc;
 	h.argv = (const char *const *)o->argv;
 	h.note = o->note[0] ? o->note : NULL;
+	h.boot = pme_boot_id(boot, sizeof(boot)) == 0 ? boot : NULL;
 	if ((w = pme_samplewriter_open(o->out, &h, 0, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		child_abandon(&c);
@@ -886,7 +887,7 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	struct pme_sample_close cl;
 	struct pme_samplewriter *w;
 	struct pme_error err;
-	char *buf;
+	char *buf, boot[PME_BOOT_MAX + 1];
 	int rc;
 
 	if ((o->argv = attach_argv(o->attach, &o->argc, &buf)) == NULL) {
@@ -903,6 +904,7 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0);
 	h.argc = (uint32_t)o->argc;
 	h.argv = (const char *const *)o->argv;
+	h.boot = pme_boot_id(boot, sizeof(boot)) == 0 ? boot : NULL;
 	rc = 1;
 	if ((w = pme_samplewriter_open(o->out, &h, 0, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));

@@ -2073,7 +2073,7 @@ pme_init(void)
 	struct pme_sample_header h;
 	struct pme_error err;
 	const char *argv[64];
-	char cmd[4096];
+	char cmd[4096], boot[PME_BOOT_MAX + 1];
 	const char *path = rt.sname[0] ? rt.sname : DEFAULT_PMS;
 
 	/* pmeclock records the whole run already. */
@@ -2103,6 +2103,7 @@ pme_init(void)
 	h.argc = (uint32_t)cmdline(cmd, sizeof(cmd), argv, 64);
 	h.argv = argv;
 	h.note = rt.note[0] ? rt.note : NULL;
+	h.boot = pme_boot_id(boot, sizeof(boot)) == 0 ? boot : NULL;
 	if ((rt.w = pme_samplewriter_open(path, &h, 0, &err)) == NULL) {
 		pthread_mutex_unlock(&rt.lock);
 		stop_sampling();

@@ -5,7 +5,10 @@
 # read with addresses and the run started since this boot, and
 # "[kernel]" for the rest of the kernel's half of the address space; a
 # run from before this boot (its kallsyms addresses unknown) gets the one
-# row "[kernel]".  Sample files made with the sample writer: a sample in
+# row "[kernel]".  A run's boot id, when its header has one, decides
+# instead of its start: a run recorded in another boot (another machine,
+# its clock ahead) gets the one row, a run of this boot whose start is
+# before this boot (a clock set back) the kernel's routines.  Sample files made with the sample writer: a sample in
 # Debian's true (its routine "[true]"), three kernel samples inside a
 # routine kallsyms lists (its address + 1) and one at the top of the
 # address space (no routine after it: "[kernel]").  Where kallsyms hides
@@ -16,7 +19,7 @@
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-need "$tsample" "$pmehisto"
+need "$tsample" "$pmehisto" "$pmeclock"
 [ -x /usr/bin/true ] || skip "no /usr/bin/true"
 cd "$tmp" || exit 1
 
@@ -29,10 +32,11 @@ if [ -r /proc/kallsyms ]; then
 	    sort -u | head -1)
 fi
 
-# write START FILE: the sample file of a run that started at START ns.
+# write START FILE [BOOT]: the sample file of a run that started at START
+# ns, in the boot of id BOOT.
 write() {
 	{
-		echo "header method=test event=cpu-clock period=1000000 pid=8 start=$1 argv=true"
+		echo "header method=test event=cpu-clock period=1000000 pid=8 start=$1 argv=true${3:+ boot=$3}"
 		echo "map pid=8 start=0x555555554000 end=0x555555560000 offset=0 vaddr=0 path=/usr/bin/true flags=exec,main"
 		echo "sample pid=8 pc=0x555555556400 count=2"
 		[ -n "$addr" ] &&
@@ -46,6 +50,9 @@ write() {
 now=$(($(date +%s) * 1000000000))
 write "$now" now.pms
 write 1000000000 old.pms
+boot=$(cat /proc/sys/kernel/random/boot_id) || skip "no boot id"
+write "$now" other.pms 00000000-1111-2222-3333-444444444444
+write 1000000000 oldthis.pms "$boot"
 
 # rows FILE: "name count" of pmehisto -x -T csv.
 rows() {
@@ -60,6 +67,8 @@ else
 	printf '%s\n' "[kernel] 1" "[true] 2" >want
 fi
 diff -u want old.rows || fail "before this boot: not one row [kernel]: $(cat old.pms.err)"
+rows other.pms >other.rows
+diff -u want other.rows || fail "another boot's id: not one row [kernel]: $(cat other.pms.err)"
 
 rows now.pms >now.rows
 if [ -n "$addr" ]; then
@@ -68,5 +77,12 @@ else
 	echo "/proc/kallsyms hides the kernel's addresses: [kernel] only"
 fi
 diff -u want now.rows || fail "this boot: not $sym and [kernel]: $(cat now.pms.err)"
+rows oldthis.pms >oldthis.rows
+diff -u want oldthis.rows || fail "this boot's id, an old start: not $sym and [kernel]: $(cat oldthis.pms.err)"
+
+# pmeclock records this boot's id
+"$pmeclock" -q -o rec.pms -- /usr/bin/true || fail "pmeclock failed"
+"$tsample" dump rec.pms | grep -q "^header .* boot=$boot\$" ||
+    fail "pmeclock's header has not this boot's id: $("$tsample" dump rec.pms | grep '^header')"
 
 finish

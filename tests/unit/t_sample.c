@@ -20,7 +20,7 @@
  *
  *   header method=test event=cpu-clock period=10000000 pid=100 start=0
  *          start_mono=0 flags=callchain,inherit argv=./demo,arg
- *          [arg=WORD ...] [note="why"] [bufsize=N]
+ *          [arg=WORD ...] [note="why"] [boot=ID] [bufsize=N]
  *   map pid=100 [time=0] start=0x555555554000 end=0x555555556000
  *          offset=0x1000 vaddr=0x1000 path=/x/demo flags=exec,main
  *          [buildid=abcd...]
@@ -436,6 +436,7 @@ w_header(struct wstate *ws, struct line *l, const char *out)
 			argv[h.argc++] = l->val[i];
 	h.argv = argv;
 	h.note = get(l, "note");
+	h.boot = get(l, "boot");
 	s = get(l, "bufsize");
 	unused(l);
 	ws->period = h.period;
@@ -696,6 +697,10 @@ d_header(void *arg, const struct pme_sample_header *h)
 		fputs(" note=", f);
 		print_str(f, h->note);
 	}
+	if (h->boot != NULL) {
+		fputs(" boot=", f);
+		print_str(f, h->boot);
+	}
 	putc('\n', f);
 	return 0;
 }
@@ -894,7 +899,7 @@ do_bench(uint64_t n)
 {
 	static const char *argv[] = { "bench" };
 	struct pme_sample_header h = { PME_METHOD_TEST, PME_EVENT_CPU_CLOCK,
-	    10000000, 0, 0, 4242, 0, 1, argv, NULL };
+	    10000000, 0, 0, 4242, 0, 1, argv, NULL, NULL };
 	struct pme_sample_visitor v = { NULL, NULL, NULL, b_samples, NULL };
 	struct pme_sample_summary sum;
 	struct pme_samplewriter *w;
@@ -1108,7 +1113,7 @@ gen_header(struct pme_samplewriter **w, struct gen *g, const char *path,
 	struct pme_sample_header h = { PME_METHOD_PERF, PME_EVENT_CPU_CLOCK,
 	    1000000, 1763700000123456789ull, 987654321, 4242,
 	    PME_SHDR_CALLCHAIN | PME_SHDR_INHERIT, 6, hargv,
-	    "perf_event_open refused: EACCES\nfell back" };
+	    "perf_event_open refused: EACCES\nfell back", NULL };
 	struct pme_error err;
 
 	*w = pme_samplewriter_open(path, &h, bufsize, &err);
@@ -1935,6 +1940,86 @@ test_manpage_example(void)
 	free(buf);
 }
 
+/*
+ * Boot ids: a header's is written in a BOOT chunk just before it and read
+ * back with it, run by run (a run without one after a run with one has
+ * none), the same through pme_samplefile_copy() (pmemerge's); the writer
+ * refuses one with a space in it, the reader a BOOT chunk that is not one
+ * (naming its offset); a BOOT chunk with no header after it is no run.
+ */
+static const char boot_text[] =
+    "header pid=1 start=1 argv=a boot=8a4c2d1e-5b6f-4a7e-9c3d-2e1f0a9b8c7d\n"
+    "sample pid=1 pc=0x10\n"
+    "close\n"
+    "header pid=2 start=2 argv=b\n"
+    "sample pid=2 pc=0x20\n"
+    "close\n"
+    "header pid=3 start=3 argv=c boot=other-boot\n"
+    "sample pid=3 pc=0x30\n"
+    "close\n";
+
+static void
+test_boot(void)
+{
+	static const uint8_t shdr[42] = { 4, 0, 0, 0, 1 };	/* argc 0 */
+	const char *a = tmppath("boot.pms"), *b = tmppath("boot2.pms"),
+	    *c = tmppath("boot3.pms");
+	struct pme_sample_summary sum;
+	struct pme_samplecopy info;
+	struct pme_error err;
+	struct pme_writer *w;
+	struct seen sn;
+	char *d, *d2, *h1, *h2, *h3;
+	uint8_t *buf;
+	size_t len;
+
+	CHECK(write_text(boot_text, a) == 0);
+	d = dump_text(a);
+	CHECK((h1 = strstr(d, "header ")) != NULL);
+	CHECK((h2 = strstr(h1 + 1, "header ")) != NULL);
+	CHECK((h3 = strstr(h2 + 1, "header ")) != NULL);
+	CHECK(strncmp(strstr(h1, " arg=a"),
+	    " arg=a boot=8a4c2d1e-5b6f-4a7e-9c3d-2e1f0a9b8c7d\n", 48) == 0);
+	CHECK(strncmp(strstr(h2, " arg=b"), " arg=b\n", 7) == 0);
+	CHECK(strncmp(strstr(h3, " arg=c"), " arg=c boot=other-boot\n", 23) ==
+	    0);
+	/* pmemerge's copy keeps them */
+	CHECK((w = pme_writer_open(b, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_samplefile_copy(w, a, &info, &err) == 0);
+	CHECK(info.runs == 3 && info.cut == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	d2 = dump_text(b);
+	same_text("boot ids copied", d, d2);
+	free(d);
+	free(d2);
+	/* the writer refuses what is not one */
+	CHECK(write_text_q("header boot=\"a b\"\n", b, 1) == 1);
+	/* the reader too, at its offset (after the 16 bytes of the file
+	 * header), and a BOOT chunk alone is not a header */
+	CHECK((w = pme_writer_open(c, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_writer_chunk(w, PME_FOURCC('B', 'O', 'O', 'T'),
+	    (const uint8_t *)"a b", 3, 0, &err) == 0);
+	CHECK(pme_writer_chunk(w, PME_FOURCC('S', 'H', 'D', 'R'), shdr,
+	    sizeof(shdr), 0, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	buf = readfile(c, &len);
+	if (see(buf, len, &sn, &sum, &err) != -1 ||
+	    strstr(err.msg, "offset 0x10: 'BOOT' chunk: bad boot id") == NULL)
+		fail("bad boot id: got '%s'", pme_strerror(&err));
+	seen_free(&sn);
+	free(buf);
+	CHECK((w = pme_writer_open(c, PME_KIND_SAMPLE, 0, &err)) != NULL);
+	CHECK(pme_writer_chunk(w, PME_FOURCC('B', 'O', 'O', 'T'),
+	    (const uint8_t *)"x", 1, 0, &err) == 0);
+	CHECK(pme_writer_commit(w, &err) == 0);
+	buf = readfile(c, &len);
+	if (see(buf, len, &sn, &sum, &err) != -1 ||
+	    strstr(err.msg, "no header chunk") == NULL)
+		fail("a BOOT chunk alone: got '%s'", pme_strerror(&err));
+	seen_free(&sn);
+	free(buf);
+}
+
 /* Chunks out of order. */
 static void
 test_order(void)
@@ -2232,7 +2317,7 @@ test_batches(void)
 	};
 	static uint64_t frames[1024];
 	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1000, 0, 0, 1, 0,
-	    0, NULL, NULL };
+	    0, NULL, NULL, NULL };
 	struct pme_sample s = { 0x1000, 0, 1000, 1, 1, 0, 0, 0, NULL };
 	const char *path = tmppath("batch.pms");
 	struct pme_samplewriter *w;
@@ -2305,7 +2390,7 @@ test_errors(void)
 {
 	struct pme_sample_visitor v = { NULL, stop_at_map, NULL, NULL, NULL };
 	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1, 0, 0, 1, 0, 0,
-	    NULL, NULL };
+	    NULL, NULL, NULL };
 	struct pme_sample s = { 1, 2, 3, 4, 5, 6, 0, 1, NULL };
 	struct pme_mapping m = { 1, 0, 0, 10, 10, 0, 0, "x", NULL, 3 };
 	struct pme_thread t = { 9, 1, 1, 0, 0, 0, NULL };
@@ -2382,7 +2467,7 @@ static void
 test_abort(void)
 {
 	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1, 0, 0, 1, 0, 0,
-	    NULL, NULL };
+	    NULL, NULL, NULL };
 	struct pme_sample s = { 0x1000, 0, 1, 1, 1, UINT32_MAX, 0, 0, NULL };
 	struct pme_sample_summary sum;
 	struct pme_samplewriter *w;
@@ -2804,6 +2889,7 @@ main(int argc, char *argv[])
 	test_forged();
 	test_manpage_example();
 	test_order();
+	test_boot();
 	test_limits();
 	test_batches();
 	test_errors();
