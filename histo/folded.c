@@ -95,8 +95,8 @@ stacks_name(struct stacks *s, const char *name)
 	return FRAME_NAME | s->nnames++;
 }
 
-static uint64_t
-hash_ids(const uint64_t *id, size_t n)
+uint64_t
+stacks_hash(const uint64_t *id, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ n;
 	size_t i;
@@ -127,7 +127,7 @@ grow(struct stacks *s)
 	for (i = 0; i < s->cap; i++) {
 		if (s->e[i].n == 0)
 			continue;
-		h = s->e[i].n <= INLINE ? hash_ids(s->e[i].k.id, s->e[i].n) :
+		h = s->e[i].n <= INLINE ? stacks_hash(s->e[i].k.id, s->e[i].n) :
 		    s->e[i].k.p.hash;
 		for (j = h & (cap - 1); e[j].n != 0; j = (j + 1) & (cap - 1))
 			;
@@ -151,7 +151,7 @@ stacks_add(struct stacks *s, const uint64_t *id, size_t n, uint64_t count)
 	if ((s->dense ? (s->used + 1) * 4 > s->cap * 3 :
 	    (s->used + 1) * 2 > s->cap) && grow(s) == -1)
 		return -1;
-	h = hash_ids(id, n);
+	h = stacks_hash(id, n);
 	if (n <= INLINE) {
 		for (i = h & (s->cap - 1); (e = &s->e[i])->n != 0;
 		    i = (i + 1) & (s->cap - 1))

@@ -132,6 +132,8 @@ void		 stacks_free(struct stacks *s);		/* NULL ok */
 /* The id of a frame named by the path name (copied); FRAME_UNKNOWN when
  * out of memory. */
 uint64_t	 stacks_name(struct stacks *s, const char *name);
+/* The hash of the key id[0..n) the tables use. */
+uint64_t	 stacks_hash(const uint64_t *id, size_t n);
 /* Counts count samples of the stack id[0..n), innermost first; 0 or -1
  * (no memory). */
 int		 stacks_add(struct stacks *s, const uint64_t *id, size_t n,

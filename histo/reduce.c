@@ -51,6 +51,40 @@ struct fcache {
 	uint32_t	 gen;		/* 0: empty; bit 31: kernel flag */
 };
 
+/*
+ * Call chains as recorded (process, thread, kernel flag, pc, return
+ * addresses), counted before their frames are resolved: a program's
+ * samples repeat a few chains, and one hash of the raw addresses per
+ * sample costs less than a frame lookup per address and a hash of the
+ * resolved key.  Entries are kept in the order first seen and resolved in
+ * that order (raw_flush), before the mappings change and at the end, so
+ * that every table they feed sees the chains in the samples' order, as
+ * when each sample was resolved as it came.
+ */
+struct rawent {
+	uint64_t	 off;		/* of the key in pool */
+	uint64_t	 hash;
+	uint64_t	 count;		/* sampling intervals */
+	uint64_t	 time;		/* of the first sample */
+	uint32_t	 n;		/* key words: 3 + frames */
+};
+
+struct rawtab {
+	struct rawent	*e;		/* in the order first seen */
+	size_t		 ne, cape;
+	uint32_t	*slot;		/* index + 1 into e, or 0: free */
+	size_t		 nslot;		/* a power of two */
+	uint64_t	*pool;
+	size_t		 npool, cappool;
+};
+
+/* Entries or key words after which the table is resolved and emptied:
+ * chains that never repeat would otherwise hold every sample. */
+#define RAW_MAXENT	(1u << 16)
+#define RAW_MAXPOOL	(1u << 21)
+/* Samples after which the table is left when half their chains were new. */
+#define RAW_TRIAL	4096
+
 struct run {
 	struct tally	*t;
 	const char	*path;
@@ -91,6 +125,11 @@ struct run {
 	struct fcache	*fc;		/* frame ids of recent addresses */
 	uint32_t	 fgen;		/* the mappings' generation: an entry
 					   of another is stale */
+	struct rawtab	 raw;		/* chains not yet resolved */
+	uint64_t	 rawseen, rawnew;	/* samples it took, and new
+					   chains of them */
+	int		 rawoff;	/* it does not pay: chains seldom
+					   repeat */
 
 	/* statistics */
 	uint64_t	 matched;	/* samples in the bucket file's modules
@@ -378,11 +417,15 @@ idset_clear(struct idset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static int	raw_flush(struct run *);
+
 /* Another header: the run before ends, and the next starts with no
  * mapping, process or thread of its own. */
 static int
 run_next(struct run *r)
 {
+	if (raw_flush(r) == -1)
+		return -1;
 	if (r->header == 1)
 		r->cut++;
 	run_end(r);
@@ -487,6 +530,8 @@ on_mapping(void *arg, const struct pme_mapping *m)
 {
 	struct run *r = arg;
 
+	if (raw_flush(r) == -1)
+		return -1;
 	r->cvalid = 0;
 	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (m->time > r->maptime)
@@ -533,6 +578,8 @@ on_thread(void *arg, const struct pme_thread *th)
 	struct run *r = arg;
 	size_t i, n;
 
+	if (raw_flush(r) == -1)
+		return -1;
 	r->cvalid = 0;
 	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (th->time > r->maptime)
@@ -846,60 +893,209 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 }
 
 /*
- * Counts the call chains of s[0..n) into t->stacks (-T folded).  A return
- * address points after its call: the call is the byte before it.  With
- * t->sites (the views, calls.c) the key is longer: the frame ids, then
- * the link-time addresses of the calls (of the frames after the first);
- * and the innermost frame's pc is counted in t->pcs (frame id, link-time
- * address), its thread in t->tprocs (pid << 32 | tid, frame id).  Two
- * small tables beside, rather than a key that holds them, keep the
- * distinct stacks few and the tables in the cache.
+ * Counts count intervals of one call chain into t->stacks (-T folded): a
+ * sample at pc of thread tid of process pid at time, frames[0..nframes)
+ * its return addresses.  A return address points after its call: the
+ * call is the byte before it.  With t->sites (the views, calls.c) the key
+ * is longer: the frame ids, then the link-time addresses of the calls (of
+ * the frames after the first); and the innermost frame's pc is counted in
+ * t->pcs (frame id, link-time address), its thread in t->tprocs (pid <<
+ * 32 | tid, frame id).  Two small tables beside, rather than a key that
+ * holds them, keep the distinct stacks few and the tables in the cache.
+ */
+static int
+add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
+    uint64_t pc, int kernel, const uint64_t *frames, size_t nframes,
+    uint64_t count)
+{
+	struct tally *t = r->t;
+	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : k;
+	uint64_t va, key[2];
+
+	if (len > r->capids) {
+		size_t cap = len + 64;
+		uint64_t *v = realloc(r->ids, cap * sizeof(*v));
+
+		if (v == NULL)
+			return nomem(r);
+		r->ids = v;
+		r->capids = cap;
+	}
+	r->ids[0] = frame_id(r, pid, time, pc, kernel, &va);
+	if (t->sites) {
+		key[0] = r->ids[0];
+		key[1] = va;
+		if (stacks_add(t->pcs, key, 2, count) == -1)
+			return nomem(r);
+		key[0] = (uint64_t)pid << 32 | tid;
+		key[1] = r->ids[0];
+		if (stacks_add(t->tprocs, key, 2, count) == -1)
+			return nomem(r);
+	}
+	for (j = 0; j < nframes; j++) {
+		r->ids[j + 1] = frame_id(r, pid, time, frames[j] - 1, 0, &va);
+		if (t->sites)
+			r->ids[k + j] = va;
+	}
+	return stacks_add(t->stacks, r->ids, len, count) == -1 ? nomem(r) : 0;
+}
+
+/* Resolves the raw table's chains in the order first seen and empties
+ * it: before the mappings change, and at the end; 0 or -1. */
+static int
+raw_flush(struct run *r)
+{
+	struct rawtab *w = &r->raw;
+	const struct rawent *e;
+	const uint64_t *k;
+	size_t i, j;
+
+	for (i = 0; i < w->ne; i++) {
+		e = &w->e[i];
+		k = w->pool + e->off;
+		if (add_chain(r, (uint32_t)(k[0] >> 32), (uint32_t)k[0],
+		    e->time, k[2], (int)k[1], k + 3, e->n - 3, e->count) == -1)
+			return -1;
+		/* its slot: the one that holds it, past any other */
+		for (j = e->hash & (w->nslot - 1); w->slot[j] != i + 1;
+		    j = (j + 1) & (w->nslot - 1))
+			;
+		w->slot[j] = 0;
+	}
+	w->ne = w->npool = 0;
+	return 0;
+}
+
+/* The raw table grown to hold another entry of n key words; 0 or -1. */
+static int
+raw_grow(struct rawtab *w, size_t n)
+{
+	size_t i, j, cap;
+
+	if (w->ne == w->cape) {
+		struct rawent *e;
+
+		cap = w->cape ? w->cape * 2 : 256;
+		if ((e = realloc(w->e, cap * sizeof(*e))) == NULL)
+			return -1;
+		w->e = e;
+		w->cape = cap;
+	}
+	if (w->npool + n > w->cappool) {
+		uint64_t *p;
+
+		for (cap = w->cappool ? w->cappool * 2 : 4096;
+		    cap < w->npool + n; cap *= 2)
+			;
+		if ((p = realloc(w->pool, cap * sizeof(*p))) == NULL)
+			return -1;
+		w->pool = p;
+		w->cappool = cap;
+	}
+	if ((w->ne + 1) * 2 > w->nslot) {
+		uint32_t *slot;
+
+		cap = w->nslot ? w->nslot * 2 : 1024;
+		if ((slot = calloc(cap, sizeof(*slot))) == NULL)
+			return -1;
+		for (i = 0; i < w->ne; i++) {
+			for (j = w->e[i].hash & (cap - 1); slot[j] != 0;
+			    j = (j + 1) & (cap - 1))
+				;
+			slot[j] = (uint32_t)i + 1;
+		}
+		free(w->slot);
+		w->slot = slot;
+		w->nslot = cap;
+	}
+	return 0;
+}
+
+/* Counts count intervals of sample s's chain in the raw table; 0 or -1. */
+static int
+raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
+{
+	struct rawtab *w = &r->raw;
+	struct rawent *e;
+	uint64_t head[3], *k, h;
+	size_t n = (size_t)s->nframes + 3, i;
+	uint32_t x;
+
+	head[0] = (uint64_t)s->pid << 32 | s->tid;
+	head[1] = (s->flags & PME_SAMPLE_KERNEL) != 0;
+	head[2] = s->pc;
+	h = stacks_hash(s->frames, s->nframes) ^ stacks_hash(head, 3) *
+	    0x9e3779b97f4a7c15ull;
+	if (w->nslot > 0)
+		for (i = h & (w->nslot - 1); (x = w->slot[i]) != 0;
+		    i = (i + 1) & (w->nslot - 1)) {
+			e = &w->e[x - 1];
+			k = w->pool + e->off;
+			if (e->hash == h && e->n == n && k[0] == head[0] &&
+			    k[2] == head[2] && k[1] == head[1] &&
+			    memcmp(k + 3, s->frames,
+			    s->nframes * sizeof(*k)) == 0) {
+				e->count += count;
+				r->rawseen++;
+				return 0;
+			}
+		}
+	/* Half the chains new after the first RAW_TRIAL: resolving them
+	 * at once costs less. */
+	if (++r->rawnew * 2 > ++r->rawseen && r->rawseen >= RAW_TRIAL) {
+		r->rawoff = 1;
+		if (raw_flush(r) == -1)
+			return -1;
+		return add_chain(r, s->pid, s->tid, s->time, s->pc,
+		    head[1] != 0, s->frames, s->nframes, count);
+	}
+	if ((w->ne >= RAW_MAXENT || w->npool + n > RAW_MAXPOOL) &&
+	    raw_flush(r) == -1)
+		return -1;
+	if (raw_grow(w, n) == -1)
+		return nomem(r);
+	for (i = h & (w->nslot - 1); w->slot[i] != 0;
+	    i = (i + 1) & (w->nslot - 1))
+		;
+	w->slot[i] = (uint32_t)++w->ne;
+	e = &w->e[w->ne - 1];
+	e->off = w->npool;
+	e->hash = h;
+	e->count = count;
+	e->time = s->time;
+	e->n = (uint32_t)n;
+	k = w->pool + w->npool;
+	memcpy(k, head, sizeof(head));
+	memcpy(k + 3, s->frames, s->nframes * sizeof(*k));
+	w->npool += n;
+	return 0;
+}
+
+/*
+ * Counts the call chains of s[0..n): through the raw table while the
+ * mappings hold for them (as the frame cache's entries do), else resolved
+ * at once, after the raw table's, so that the chains keep their order.
  */
 static int
 add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 {
 	struct tally *t = r->t;
-	size_t i, j, k, len;
-	uint64_t va, key[2];
+	size_t i;
 
 	if (t->sites && ((t->pcs == NULL && (t->pcs = stacks_new_dense()) == NULL) ||
 	    (t->tprocs == NULL && (t->tprocs = stacks_new()) == NULL)))
 		return nomem(r);
 	for (i = 0; i < n; i++, s++) {
-		k = (size_t)s->nframes + 1;
-		len = t->sites ? 2 * k - 1 : k;
-		if (len > r->capids) {
-			size_t cap = len + 64;
-			uint64_t *v = realloc(r->ids, cap * sizeof(*v));
-
-			if (v == NULL)
-				return nomem(r);
-			r->ids = v;
-			r->capids = cap;
-		}
-		r->ids[0] = frame_id(r, s->pid, s->time, s->pc,
-		    s->flags & PME_SAMPLE_KERNEL, &va);
-		if (t->sites) {
-			key[0] = r->ids[0];
-			key[1] = va;
-			if (stacks_add(t->pcs, key, 2, intervals(r, s)) == -1)
-				return nomem(r);
-			key[0] = (uint64_t)s->pid << 32 | s->tid;
-			key[1] = r->ids[0];
-			if (stacks_add(t->tprocs, key, 2, intervals(r, s)) ==
-			    -1)
-				return nomem(r);
-		}
-		for (j = 0; j < s->nframes; j++) {
-			r->ids[j + 1] = frame_id(r, s->pid, s->time,
-			    s->frames[j] - 1, 0, &va);
-			if (t->sites)
-				r->ids[k + j] = va;
-		}
 		if (s->nframes > 0)
 			t->chained++;
-		if (stacks_add(t->stacks, r->ids, len, intervals(r, s)) == -1)
-			return nomem(r);
+		if (!r->rawoff && !r->overlap && s->time >= r->maptime) {
+			if (raw_add(r, s, intervals(r, s)) == -1)
+				return -1;
+		} else if (raw_flush(r) == -1 ||
+		    add_chain(r, s->pid, s->tid, s->time, s->pc,
+		    (s->flags & PME_SAMPLE_KERNEL) != 0, s->frames,
+		    s->nframes, intervals(r, s)) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -1011,6 +1207,8 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 			    path);
 		goto done;
 	}
+	if (raw_flush(&r) == -1)
+		goto done;
 	run_end(&r);
 	t->samples += r.samples;
 	t->counted += r.counted;
@@ -1021,6 +1219,9 @@ done:
 	free(r.res);
 	free(r.ids);
 	free(r.fc);
+	free(r.raw.e);
+	free(r.raw.slot);
+	free(r.raw.pool);
 	free(r.live);
 	free(r.mod_units);
 	free(r.tids.v);
