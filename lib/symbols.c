@@ -1287,12 +1287,26 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 	struct pme_symroutine *r;
 	const struct fsym *f;
 	uint64_t entry = 0;
+	Dwarf_Error e = NULL;
+	Dwarf_Bool decl = 1;
 	size_t nf;
 	int has;
 
-	sub_attrs(img, die, &si);
-	if (si.declaration)
-		return 0;
+	/* A declaration is passed over.  dwarf_hasattr() reads the DIE
+	 * where sub_attrs() has libdwarf make and free every attribute of
+	 * it (dwarf_attrlist(), a third of the reader's time on the SQLite
+	 * amalgamation): that is done only when one is there, to read its
+	 * value, and for the routines kept (sub_info() below). */
+	if (dwarf_hasattr(die, DW_AT_declaration, &decl, &e) != DW_DLV_OK) {
+		if (e != NULL)
+			dwarf_dealloc_error(img->dbg, e);
+		decl = 1;
+	}
+	if (decl) {
+		sub_attrs(img, die, &si);
+		if (si.declaration)
+			return 0;
+	}
 	if ((has = die_ranges(cu, die, &entry)) <= 0 || img->scratch.n == 0)
 		return has;
 	/* The origin is read only for routines that are kept. */
