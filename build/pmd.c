@@ -137,12 +137,6 @@ pmd_free(struct pmd *p)
 	pme_arena_free(&p->arena);
 }
 
-struct pmd_unit *
-pmd_unit(struct pmd *p, uint32_t i)
-{
-	return &PME_VEC_AT(&p->units, struct pmd_unit, i);
-}
-
 uint32_t
 pmd_nunits(const struct pmd *p)
 {

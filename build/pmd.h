@@ -143,7 +143,12 @@ int	 pmd_statement(struct pmd *p, const char *line);
 void	 pmd_error(struct pmd *p, const char *fmt, ...) PME_PRINTF(2, 3);
 void	 pmd_warn(struct pmd *p, const char *fmt, ...) PME_PRINTF(2, 3);
 const char *pmd_prompt(const struct pmd *p);
-struct pmd_unit *pmd_unit(struct pmd *p, uint32_t i);
+/* Unit i; inline: the line units' passes call it a million times. */
+static inline struct pmd_unit *
+pmd_unit(struct pmd *p, uint32_t i)
+{
+	return &PME_VEC_AT(&p->units, struct pmd_unit, i);
+}
 uint32_t pmd_nunits(const struct pmd *p);
 int	 pmd_kind_is(const struct pmd *p, uint32_t kind, const char *name);
 uint32_t pmd_find_kind(const struct pmd *p, const char *name);
