@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bucketw.h"
 #include "pmd.h"
 
 #define KERNEL_BIT (UINT64_C(1) << 63)	/* "negative" addresses */
@@ -793,10 +794,61 @@ write_units(struct pmd *p, struct pme_bucketfile *bf, const uint32_t *order,
 	return 0;
 }
 
+/* A bucket's range index when its ranges are its unit's (shared()). */
+#define UNIT_RANGES	SIZE_MAX
+
+/*
+ * Before the file takes its copies, drops from p->bucket_ranges the
+ * ranges of the buckets over exactly their unit's (every line of -x):
+ * they are the unit's, which the file has (write_groups() passes them
+ * from there), and their room goes to the file's tables instead of
+ * adding to the peak.  The others are kept, in a table of their own.
+ * 0, or -1 when out of memory (nothing changed).
+ */
+static int
+unit_own(struct pmd *p, const struct pmd_bucket *b)
+{
+	const struct pmd_unit *u = pmd_unit(p, b->unit);
+
+	return b->nranges == u->nr && u->nr > 0 && memcmp(&PME_VEC_AT(
+	    &p->bucket_ranges, struct pme_range, b->range), u->r,
+	    u->nr * sizeof(*u->r)) == 0;
+}
+
+static void
+shared(struct pmd *p)
+{
+	struct pme_range *r = p->bucket_ranges.v, *less;
+	size_t i, n = 0;
+
+	/* The buckets' ranges are in bucket order: those kept move down. */
+	for (i = 0; i < p->buckets.n; i++) {
+		struct pmd_bucket *b = &PME_VEC_AT(&p->buckets,
+		    struct pmd_bucket, i);
+
+		if (unit_own(p, b)) {
+			b->range = UNIT_RANGES;
+			continue;
+		}
+		memmove(r + n, r + b->range, b->nranges * sizeof(*r));
+		b->range = n;
+		n += b->nranges;
+	}
+	p->bucket_ranges.n = n;
+	if (n == 0)
+		pme_vec_free(&p->bucket_ranges);
+	else if ((less = realloc(r, n * sizeof(*r))) != NULL) {
+		p->bucket_ranges.v = less;
+		p->bucket_ranges.cap = n;
+	}
+}
+
 static int
 write_groups(struct pmd *p, struct pme_bucketfile *bf,
     const uint32_t *remap, struct pme_error *err)
 {
+	const struct pme_unit *units;
+	const struct pme_range *pool, *r;
 	uint32_t g, i;
 
 	for (g = 0; g < p->groups.n; g++) {
@@ -810,9 +862,13 @@ write_groups(struct pmd *p, struct pme_bucketfile *bf,
 			const struct pmd_bucket *b = &PME_VEC_AT(&p->buckets,
 			    struct pmd_bucket, i);
 
-			if (pme_bucketfile_add_bucket(bf, remap[b->unit],
-			    &PME_VEC_AT(&p->bucket_ranges, struct pme_range,
-			    b->range), b->nranges, err) == PME_NONE)
+			pme_bucketfile_units(bf, &units);
+			pme_bucketfile_ranges(bf, &pool);
+			r = b->range != UNIT_RANGES ? &PME_VEC_AT(
+			    &p->bucket_ranges, struct pme_range, b->range) :
+			    pool + units[remap[b->unit]].range;
+			if (pme_bucketfile_add_bucket(bf, remap[b->unit], r,
+			    b->nranges, err) == PME_NONE)
 				return -1;
 		}
 	}
@@ -820,7 +876,7 @@ write_groups(struct pmd *p, struct pme_bucketfile *bf,
 }
 
 /* Frees the strings (the arena: units' names and ranges, statements,
- * paths) once the bucket file has its copies. */
+ * paths) once the bucket file that borrowed them is closed. */
 static void
 spend_strings(struct pmd *p)
 {
@@ -857,7 +913,7 @@ fill(struct pmd *p, struct pme_bucketfile *bf, struct pme_error *err)
 	remap = malloc((p->units.n + 1) * sizeof(*remap));
 	if (order == NULL || remap == NULL || preorder(p, order, remap) == -1)
 		pme_setnomem(err);
-	else if (write_units(p, bf, order, remap, err) == 0) {
+	else if (shared(p), write_units(p, bf, order, remap, err) == 0) {
 		/* The file has its copy of the units: what it takes next
 		 * (its buckets, its encoded tables) reuses their room, not
 		 * adding to the peak (the SQLite amalgamation's fifty
@@ -881,10 +937,13 @@ pmd_write(struct pmd *p, const char *path, struct pme_error *err)
 	pme_vec_free(&p->spans);
 	if ((bf = pme_bucketfile_new(err)) == NULL)
 		return -1;
-	if (fill(p, bf, err) == 0) {
-		spend_strings(p);
+	/* The file keeps the names of the units as they are here, where a
+	 * copy of each took time and memory (the SQLite amalgamation's fifty
+	 * thousand line units are a megabyte of names). */
+	pme_bucketfile_borrow_strings(bf);
+	if (fill(p, bf, err) == 0)
 		rc = pme_bucketfile_write(bf, path, err);
-	}
 	pme_bucketfile_close(bf);
+	spend_strings(p);
 	return rc;
 }

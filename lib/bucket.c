@@ -12,6 +12,7 @@
 #include "util.h"
 #include "varint.h"
 #include "lookix.h"
+#include "bucketw.h"
 
 #define MAX_BUILDID	1024
 
@@ -34,6 +35,8 @@ struct strtab {
 	uint32_t	 recent[2];	/* index + 1 of the strings added
 					   last, the latest first; 0 none */
 	size_t		 recentlen[2];	/* their lengths */
+	int		 borrow;	/* new strings are the caller's, not
+					   copies (bucketw.h) */
 };
 
 struct unitstr {
@@ -205,7 +208,9 @@ strtab_lookup(struct pme_bucketfile *bf, const char *s, size_t len)
 		return t->slot[j].idx - 1;
 	if (t->strs.n >= PME_NONE - 1 || (p = pme_vec_push(&t->strs)) == NULL)
 		return PME_NONE;
-	if ((*p = pme_arena_strndup(&bf->arena, s, len)) == NULL) {
+	if (t->borrow)
+		*p = s;		/* strtab_add(): len is strlen(s) */
+	else if ((*p = pme_arena_strndup(&bf->arena, s, len)) == NULL) {
 		t->strs.n--;
 		return PME_NONE;
 	}
@@ -216,6 +221,12 @@ strtab_lookup(struct pme_bucketfile *bf, const char *s, size_t len)
 }
 
 /* ------------------------------------------------------------ life */
+
+void
+pme_bucketfile_borrow_strings(struct pme_bucketfile *bf)
+{
+	bf->st.borrow = 1;
+}
 
 struct pme_bucketfile *
 pme_bucketfile_new(struct pme_error *err)
