@@ -28,10 +28,10 @@
 # built gcc -O2 -g once into DIR-sqlite (a few minutes); skipped, with
 # the reason, when npm cannot fetch it.
 #
-# symbench is linked with $PME_LIBDIR/libpme.a when there is one (and
-# config.mk's libraries), else built from lib/util.c, lib/symbols.c,
-# lib/ldmap.c and lib/debugfile.c.  Run from the top directory (or set
-# PME_TOP).
+# symbench is linked with $PME_LIBDIR/libpme.a (default: the tree's
+# lib/libpme.a, when built) and config.mk's libraries, else built from
+# lib/util.c, lib/symbols.c, lib/ldmap.c, lib/debugfile.c and lib/plt.c.
+# Run from the top directory (or set PME_TOP).
 
 set -eu
 top=${PME_TOP:-.}
@@ -61,6 +61,11 @@ pmebuild=${PMEBUILD:-$top/build/pmebuild}
 
 sb=$work/symbench
 cflags="-std=c11 -D_GNU_SOURCE -O2 -I$top/lib"
+# The tree's own library when it is built (the symbol reader needs
+# lib/plt.c and more since the list below was written).
+if [ -z "${PME_LIBDIR:-}" ] && [ -f "$top/lib/libpme.a" ]; then
+	PME_LIBDIR=$top/lib
+fi
 if [ -n "${PME_LIBDIR:-}" ] && [ -f "$PME_LIBDIR/libpme.a" ]; then
 	libs=$(sed -n 's/^LIBS = //p' "$top/config.mk" 2>/dev/null)
 	gcc $cflags -o "$sb" "$top/tests/bench/symbench.c" \
@@ -68,7 +73,7 @@ if [ -n "${PME_LIBDIR:-}" ] && [ -f "$PME_LIBDIR/libpme.a" ]; then
 else
 	gcc $cflags -o "$sb" "$top/tests/bench/symbench.c" \
 	    "$top/lib/util.c" "$top/lib/symbols.c" "$top/lib/ldmap.c" \
-	    "$top/lib/debugfile.c" \
+	    "$top/lib/debugfile.c" "$top/lib/plt.c" \
 	    -ldwarf -lelf -lz
 fi
 
