@@ -322,6 +322,57 @@ test_write(void)
 	pme_bucketfile_close(bf);
 }
 
+/*
+ * A bucket over its unit's ranges shares them in the file's pool (every
+ * line of -x); one whose unit gained addresses after it was made (here
+ * MODULE M, derived again with ROUTINE k's in front) keeps its own.
+ */
+static void
+test_write_shared(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	const struct pme_unit *units;
+	const struct pme_range *ranges;
+	struct pme_bucket *b;
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+	FILE *null = sink();
+	struct pmd p;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/s.pme", tmp ? tmp : "/tmp");
+	pmd_init(&p, null, null, "t");
+	p.file = "shared";
+	CHECK(feed(&p, "DEFINE UNITS: PROGRAM, MODULE, ROUTINE\nPROGRAM P\n"
+	    "MODULE M\nROUTINE f, 1000 - 10FF\nROUTINE g, 2000 - 203F\n"
+	    "ROUTINE k\nMODULE N\nROUTINE h, 5000 - 50FF\nDEFINE SAMPLING\n"
+	    "MODULE M\nDEFINE ADDRESSES\nROUTINE k, 800 - 8FF\n"
+	    "DEFINE SAMPLING\nROUTINE k\nMODULE N\nEND\n") == 0);
+	CHECK(pmd_write(&p, path, &err) == 0);
+	pmd_free(&p);
+	fclose(null);
+	if ((bf = pme_bucketfile_open(path, &err)) == NULL) {
+		fail("%s", pme_strerror(&err));
+		return;
+	}
+	CHECK(pme_bucketfile_units(bf, &units) == 7);
+	CHECK(pme_bucketfile_buckets(bf, &b) == 3);
+	pme_bucketfile_ranges(bf, &ranges);
+	/* M: its two ranges as they were, not the unit's three. */
+	CHECK(b[0].unit == 1 && units[1].nranges == 3 && b[0].nranges == 2);
+	CHECK(b[0].range != units[1].range);
+	CHECK(ranges[b[0].range].start == 0x1000 &&
+	    ranges[b[0].range + 1].end == 0x2040);
+	/* k and N: their units' ranges, shared. */
+	CHECK(b[1].unit == 4 && b[1].range == units[4].range &&
+	    b[1].nranges == 1 && ranges[b[1].range].start == 0x800);
+	CHECK(b[2].unit == 5 && b[2].range == units[5].range);
+	CHECK(pme_bucketfile_lookup(bf, PME_NONE, 0x810) == 1);
+	CHECK(pme_bucketfile_lookup(bf, PME_NONE, 0x5010) == 2);
+	CHECK(pme_bucketfile_lookup(bf, PME_NONE, 0x2010) == 0);
+	pme_bucketfile_close(bf);
+}
+
 /* Each of the eleven options, alone after the defaults. */
 static void
 test_options(void)
@@ -404,6 +455,7 @@ main(int argc, char *argv[])
 	test_errors_and_clear();
 	test_window();
 	test_write();
+	test_write_shared();
 	test_options();
 	test_fuzz_entry();
 	return failures ? 1 : 0;
