@@ -56,6 +56,7 @@ struct opts {
 	int		 order;			/* -a 'a', -s 's', else 0 */
 	int		 quick, quiet, verbose;
 	int		 bin_given;
+	int		 bout_null;		/* bout is the null device */
 	char		*base;			/* -D: the baseline, or NULL */
 	struct gate	*gates;			/* -G */
 	size_t		 ngates;
@@ -668,6 +669,21 @@ open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
 }
 
 /*
+ * Whether path is the null device, as GNU tar asks of its archive: a
+ * filled bucket file written there is one nobody reads, so it is neither
+ * encoded nor written (nor, on the quick path, made whole: reduce.c).
+ */
+static int
+null_device(const char *path)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && S_ISCHR(a.st_mode) &&
+	    stat("/dev/null", &b) == 0 && S_ISCHR(b.st_mode) &&
+	    a.st_rdev == b.st_rdev;
+}
+
+/*
  * The filled bucket file is the input's counts and this run's added
  * under the input's lock (pme_fill_begin), unless there is no input file
  * to lock: standard input, or the quick path's buckets.
@@ -891,10 +907,11 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 	runs = o->mode == MODE_CLOCK ? pme_bucketfile_info(bf)->runs : 0;
 	if (!tostdout && write_his(o->his, rep, x, &tmp) == -1)
 		return -1;
-	if (*fill != NULL) {
+	/* To the null device, nothing: run() lets the input's lock go. */
+	if (*fill != NULL && !o->bout_null) {
 		rc = pme_fill_commit(*fill, o->bout, &err);
 		*fill = NULL;
-	} else if (o->mode == MODE_CLOCK)
+	} else if (o->mode == MODE_CLOCK && !o->bout_null)
 		rc = pme_bucketfile_write(bf, o->bout, &err);
 	if (rc == -1) {
 		histo_warn(prog, "%s", pme_strerror(&err));
@@ -912,7 +929,10 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 		return -1;
 	}
 	if (o->verbose) {
-		if (o->mode == MODE_CLOCK)
+		if (o->mode == MODE_CLOCK && o->bout_null)
+			histo_warn(prog, "'%s': the null device: no filled "
+			    "bucket file written", o->bout);
+		else if (o->mode == MODE_CLOCK)
 			histo_warn(prog, "wrote '%s' (filled, %llu "
 			    "run%s)", o->bout, (unsigned long long)runs,
 			    runs == 1 ? "" : "s");
@@ -1305,6 +1325,7 @@ main(int argc, char *argv[])
 	/* The seed: a named input bucket file is also the output's name. */
 	if (o.bout == NULL)
 		o.bout = xmalloc_check(strdup(o.bin));
+	o.bout_null = null_device(o.bout);
 	/* An export is written instead of the histogram: to standard
 	 * output, or to -o's file with the export's extension. */
 	if (export_of(o.type) >= 0 && (o.his == NULL || o.oarg != NULL)) {

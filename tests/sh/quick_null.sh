@@ -1,0 +1,91 @@
+#!/bin/bash
+#
+# quick_null.sh - pmehisto -B /dev/null (or a name of the null device)
+# writes no filled bucket file, and its report is the one written with a
+# file, on a real run of Debian's xz (samples in xz, liblzma, libc, the
+# kernel):
+#   the histogram (-T text, the .HIS of -o), with the quick path's cutoff,
+#   with -C 2 -n -k and with -C 0, -T ps, and -T csv -C 0 (every bucket,
+#   those with no sample too) are byte for byte those of -B FILE, but for
+#   the summary's "Filled bucket file:" line, which names it;
+#   -v says no filled bucket file was written;
+#   under strace (when installed), /dev/null is never opened for writing
+#   (before, the filled file was encoded, compressed and written there);
+#   a bucket file too (-b, pmebuild -x): its report with -B /dev/null is
+#   the one with -B FILE, and the input is not changed.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+need "$pmeclock" "$pmehisto" "$pmebuild"
+xz=$(command -v xz) || skip "no xz"
+cd "$tmp" || exit 1
+
+cat /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -c 4000000 >input ||
+    true
+[ "$(stat -c %s input)" -gt 1000000 ] || skip "too few shared libraries"
+"$pmeclock" -q -F 2000 -o run.pms -- "$xz" -3 -c input >/dev/null ||
+    skip "pmeclock cannot record here"
+
+# The outputs of pmehisto ARGS with -B $1, in $2.*: standard output, the
+# .HIS, without the line that names the filled bucket file.
+outputs() {	# BOUT TAG ARG...
+	local bout=$1 tag=$2
+	shift 2
+	"$pmehisto" -q -o "$tag.his" -B "$bout" "$@" run.pms \
+	    >"$tag.raw" 2>"$tag.err" || fail "$tag: pmehisto $*: $(cat "$tag.err")"
+	grep -v 'Filled bucket file' "$tag.raw" >"$tag.out"
+	grep -v 'Filled bucket file' "$tag.his" >"$tag.hisx" 2>/dev/null
+}
+
+n=0
+for args in "-x -T text" "-x -T text -C 2 -n -k" "-x -T text -C 0" \
+    "-x -T ps" "-x -T csv -C 0"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	outputs file$n.PME f$n $args
+	# shellcheck disable=SC2086
+	outputs /dev/null z$n $args
+	cmp -s f$n.out z$n.out ||
+	    fail "$args: the report differs with -B /dev/null:" \
+	    "$(diff f$n.out z$n.out | head -n 20)"
+	cmp -s f$n.hisx z$n.hisx ||
+	    fail "$args: the .HIS differs with -B /dev/null"
+	[ -s file$n.PME ] || fail "$args: no filled bucket file with -B FILE"
+done
+grep -q '^PROGRAM "xz" BY ROUTINE' f1.out ||
+    fail "not a report of xz: $(head -n 5 f1.out)"
+grep -q 'liblzma' f5.out || fail "no row of liblzma: $(head -n 5 f5.out)"
+
+# A name of the null device, and -v.
+ln -s /dev/null null.PME
+"$pmehisto" -v -x -T none -o /dev/null -B null.PME run.pms 2>v.err ||
+    fail "-B null.PME: $(cat v.err)"
+grep -q "^pmehisto: 'null.PME': the null device: no filled bucket file written$" \
+    v.err || fail "-v does not say the file is not written: $(cat v.err)"
+[ -L null.PME ] || fail "null.PME is no longer the symbolic link"
+
+if command -v strace >/dev/null; then
+	strace -f -o trace -e trace=open,openat,creat "$pmehisto" -q -x \
+	    -T none -o x.his -B /dev/null run.pms 2>s.err ||
+	    fail "strace pmehisto: $(cat s.err)"
+	if grep -q '"/dev/null", O_WRONLY\|"/dev/null", O_RDWR\|creat("/dev/null"' \
+	    trace; then
+		fail "/dev/null opened for writing: $(grep /dev/null trace)"
+	fi
+	grep -q 'run.pms' trace || fail "strace saw nothing: $(head -n 5 trace)"
+else
+	echo "no strace: the writes not watched"
+fi
+
+# With a bucket file: the same report, the input unchanged.
+"$pmebuild" -q -x "$xz" -o in.PME || fail "pmebuild -x $xz"
+cp in.PME keep.PME
+outputs f.PME b1 -b in.PME -T text
+outputs /dev/null b2 -b in.PME -T text
+cmp -s b1.out b2.out || fail "-b: the report differs with -B /dev/null:" \
+    "$(diff b1.out b2.out | head -n 20)"
+cmp -s in.PME keep.PME || fail "-b in.PME -B /dev/null changed in.PME"
+
+finish
