@@ -33,6 +33,12 @@ struct tally {
 	struct pme_bucketfile *bf;	/* NULL until the quick path makes it */
 	int		 quick;		/* make routine buckets for the
 					   executable (pmehisto -x) */
+	int		 sparse;	/* with quick, one sample file and a
+					   report that shows no bucket
+					   without counts: buckets only for
+					   the routines samples fell in */
+	size_t		 unmade;	/* sparse: the routine buckets not
+					   made (pme_quick_build_sampled) */
 	int		 quiet;
 	const char	*prog;		/* for warnings */
 	const char	*bfname;	/* the input bucket file, for warnings */
@@ -96,8 +102,12 @@ struct quick_files {
 	uint64_t	*kpcs;		/* the pcs of kernel samples */
 	size_t		 nkpcs;
 	uint64_t	 start;		/* the first run's, CLOCK_REALTIME ns */
+	uint64_t	*addrs;		/* with addrs: the link-time addresses
+					   of the samples in mappings, sorted,
+					   each once */
+	size_t		 naddrs;
 };
-int	 quick_scan(const char *path, struct quick_files *q,
+int	 quick_scan(const char *path, int addrs, struct quick_files *q,
 	    struct pme_error *err);
 void	 quick_files_free(struct quick_files *q);
 

@@ -715,9 +715,30 @@ prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
 	return 0;
 }
 
+/*
+ * Whether the quick path need make buckets only for the routines samples
+ * fell in: no filled bucket file is written (the null device), one sample
+ * file is read ahead (quickscan.c), and what is shown of the buckets is a
+ * histogram with a cutoff, which shows those with no count only as a
+ * number among the rows below it (pme_report_zeros): not CSV, which
+ * lists every bucket, nor a baseline's comparison, an export or a view.
+ */
+static int
+sparse(const struct opts *o)
+{
+	double cutoff = o->cutoff >= 0 ? o->cutoff : QUICK_CUTOFF;
+
+	return o->quick && o->bout_null && o->npms == 1 &&
+	    strcmp(o->pms[0], "-") != 0 && cutoff > 0 && o->base == NULL &&
+	    (o->type == TYPE_DEFAULT || o->type == TYPE_TERM ||
+	    o->type == TYPE_TEXT || o->type == TYPE_PS ||
+	    o->type == TYPE_NONE) && !o->view.chains;
+}
+
 static int
 clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 {
+	struct pme_bucket *bk;
 	struct pme_error err;
 	struct pme_info *info;
 	uint64_t period = 0, runs = 0;
@@ -733,6 +754,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	tally_init(t, *bfp);
 	t->quick = o->quick;
 	t->quiet = o->quiet;
+	t->sparse = sparse(o);
 	t->bfname = o->bin;
 	if (stacks_type(o->type) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
@@ -748,6 +770,10 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 		    "buckets of (-x)", o->pms[0]);
 		return -1;
 	}
+	if (o->verbose && t->sparse)
+		histo_warn(prog, "%zu buckets made, of the routines samples "
+		    "fell in; %zu of the others not made (no filled bucket "
+		    "file)", pme_bucketfile_buckets(*bfp, &bk), t->unmade);
 	info = pme_bucketfile_info(*bfp);
 	if (!o->quiet && runs > 0 && period != 0 && t->period != 0 &&
 	    period != t->period)

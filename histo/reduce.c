@@ -617,7 +617,7 @@ quick_start(struct run *r)
 
 	memset(&q, 0, sizeof(q));
 	if (strcmp(r->path, "-") != 0) {
-		if (quick_scan(r->path, &q, r->err) == -1) {
+		if (quick_scan(r->path, t->sparse, &q, r->err) == -1) {
 			r->failed = 1;
 			return -1;
 		}
@@ -647,8 +647,8 @@ quick_start(struct run *r)
 	base = strrchr(q.v[0].path, '/');
 	if ((t->quick_path = strdup(q.v[0].path)) == NULL)
 		r->failed = 1;
-	else if ((t->bf = pme_quick_build_images(q.v, q.n, base ? base + 1 :
-	    q.v[0].path, r->err)) == NULL ||
+	else if ((t->bf = pme_quick_build_sampled(q.v, q.n, base ? base + 1 :
+	    q.v[0].path, q.addrs, q.naddrs, &t->unmade, r->err)) == NULL ||
 	    (q.nkpcs > 0 && add_kernel(t->bf, &q, r->err) == -1))
 		r->failed = 1;
 	if (q.v != &one)

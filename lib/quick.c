@@ -116,8 +116,42 @@ struct quick {
 	uint32_t		*buckets;	/* routine units, in order */
 	size_t			 nbuckets;
 	struct pme_plt		 plt;		/* the image's PLT stubs */
+	const uint64_t		*addrs;		/* sparse: sampled addresses */
+	size_t			 naddrs;
+	size_t			*unmade;	/* sparse: buckets not made */
 	struct pme_error	*err;
 };
+
+/* Whether a sampled address is in [start, end) (always, when all the
+ * routines are made). */
+static int
+sampled(const struct quick *q, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = q->naddrs, mid;
+
+	if (q->addrs == NULL)
+		return 1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (q->addrs[mid] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < q->naddrs && q->addrs[lo] < end;
+}
+
+/* Whether routine rt gets its bucket: one of its ranges sampled. */
+static int
+routine_sampled(const struct quick *q, const struct pme_symroutine *rt)
+{
+	uint32_t j;
+
+	for (j = 0; j < rt->nranges; j++)
+		if (sampled(q, rt->ranges[j].start, rt->ranges[j].end))
+			return 1;
+	return 0;
+}
 
 /*
  * Adds unit u with ranges r[0..n) as pmebuild keeps a unit's ranges:
@@ -147,6 +181,10 @@ add_routines(struct quick *q, const struct pme_symmod *m, uint32_t mu)
 	    i++) {
 		if (!q->keep[i])
 			continue;
+		if (!routine_sampled(q, &rt[i])) {
+			++*q->unmade;
+			continue;
+		}
 		memset(&u, 0, sizeof(u));
 		u.name = rt[i].name;
 		u.kind = q->kind[2];
@@ -240,6 +278,10 @@ add_plt(struct quick *q)
 	if ((mu = add_unit(q, &u, plt->ranges, plt->n)) == PME_NONE)
 		return -1;
 	for (i = 0; i < plt->n; i++) {
+		if (!sampled(q, plt->ranges[i].start, plt->ranges[i].end)) {
+			++*q->unmade;
+			continue;
+		}
 		memset(&u, 0, sizeof(u));
 		u.name = plt->names[i];
 		u.kind = q->kind[2];
@@ -420,12 +462,24 @@ struct pme_bucketfile *
 pme_quick_build_images(const struct pme_quick_image *v, size_t n,
     const char *program, struct pme_error *err)
 {
+	return pme_quick_build_sampled(v, n, program, NULL, 0, NULL, err);
+}
+
+struct pme_bucketfile *
+pme_quick_build_sampled(const struct pme_quick_image *v, size_t n,
+    const char *program, const uint64_t *addrs, size_t naddrs,
+    size_t *unmade, struct pme_error *err)
+{
 	struct quick q;
-	size_t i, made = 0;
+	size_t i, made = 0, none = 0;
 	int rc = 0;
 
 	memset(&q, 0, sizeof(q));
 	q.err = err;
+	q.addrs = addrs;
+	q.naddrs = naddrs;
+	q.unmade = unmade != NULL ? unmade : &none;
+	*q.unmade = 0;
 	if (n == 0 || add_kinds(&q) == -1)
 		rc = n == 0 ? pme_seterr(err, PME_EINVAL, "no image") : -1;
 	for (i = 0; i < n && rc != -1; i++) {

@@ -8,7 +8,12 @@
 #   with -C 2 -n -k and with -C 0, -T ps, and -T csv -C 0 (every bucket,
 #   those with no sample too) are byte for byte those of -B FILE, but for
 #   the summary's "Filled bucket file:" line, which names it;
-#   -v says no filled bucket file was written;
+#   -v says no filled bucket file was written, and, on the quick path
+#   with a histogram that has a cutoff, that buckets were made only for
+#   the routines samples fell in: those made and those not made are the
+#   buckets of the filled file (-T csv -C 0 lists each), those made at
+#   least its rows with a count (the report says the others among the
+#   rows below the cutoff: the -T text comparison above);
 #   under strace (when installed), /dev/null is never opened for writing
 #   (before, the filled file was encoded, compressed and written there);
 #   a bucket file too (-b, pmebuild -x): its report with -B /dev/null is
@@ -65,6 +70,18 @@ ln -s /dev/null null.PME
 grep -q "^pmehisto: 'null.PME': the null device: no filled bucket file written$" \
     v.err || fail "-v does not say the file is not written: $(cat v.err)"
 [ -L null.PME ] || fail "null.PME is no longer the symbolic link"
+made=$(sed -n 's/^pmehisto: \([0-9]*\) buckets made, of the routines samples fell in; \([0-9]*\) of the others not made (no filled bucket file)$/\1 \2/p' v.err)
+all=$(awk -F, 'NR > 1' f5.out | wc -l)
+counted=$(awk -F, 'NR > 1 && $7 > 0' f5.out | wc -l)
+if [ -z "$made" ]; then
+	fail "-v does not say which buckets were made: $(cat v.err)"
+else
+	read -r m u <<<"$made"
+	[ $((m + u)) = "$all" ] ||
+	    fail "$m buckets made and $u not, but the filled file has $all"
+	[ "$m" -ge "$counted" ] && [ "$m" -lt "$all" ] ||
+	    fail "$m buckets made: $counted rows have counts, of $all"
+fi
 
 if command -v strace >/dev/null; then
 	strace -f -o trace -e trace=open,openat,creat "$pmehisto" -q -x \
