@@ -19,14 +19,14 @@ struct piece {
 	uint32_t	 routine;
 };
 
-static int
-cmp_piece(const void *a, const void *b)
+/* A piece's sort key: start, then routine (pme_radix_sort()). */
+static void
+piece_key(const void *e, uint64_t *k)
 {
-	const struct piece *x = a, *y = b;
+	const struct piece *p = e;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->routine < y->routine ? -1 : x->routine > y->routine;
+	k[0] = p->routine;
+	k[1] = p->start;
 }
 
 /* The ranges of the routines of modules with ranges, sorted; *k of them. */
@@ -35,7 +35,7 @@ pieces(const struct pme_image *img, size_t *k)
 {
 	const struct pme_symmod *m;
 	const struct pme_symroutine *rt;
-	struct piece *pc;
+	struct piece *pc, *tmp, *sorted;
 	size_t nm = pme_image_modules(img, &m), i, n = 0;
 	uint32_t r, j;
 
@@ -53,9 +53,18 @@ pieces(const struct pme_image *img, size_t *k)
 				pc[n].end = rt[r].ranges[j].end;
 				pc[n++].routine = r;
 			}
-	qsort(pc, n, sizeof(*pc), cmp_piece);
+	/* By start, then routine: a radix sort, as the addresses of one
+	 * image differ in their low bytes only. */
+	if ((tmp = calloc(n ? n : 1, sizeof(*tmp))) == NULL ||
+	    (sorted = pme_radix_sort(pc, tmp, n, sizeof(*pc), 2,
+	    piece_key)) == NULL) {
+		free(tmp);
+		free(pc);
+		return NULL;
+	}
+	free(sorted == pc ? tmp : pc);
 	*k = n;
-	return pc;
+	return sorted;
 }
 
 uint8_t *
