@@ -109,6 +109,18 @@ struct quick_files {
 };
 int	 quick_scan(const char *path, int addrs, struct quick_files *q,
 	    struct pme_error *err);
+/*
+ * The same beside another reader of the file (reduce.c, in one pass):
+ * quick_scan_visitor's callbacks, given the scanner as their argument,
+ * see each record; quick_scanner_end() then fills q and frees the
+ * scanner (returns 0, or -1 with err filled), quick_scanner_free() frees
+ * one not ended.
+ */
+struct scan;
+extern const struct pme_sample_visitor quick_scan_visitor;
+struct scan *quick_scanner_new(int addrs, struct pme_error *err);
+int	 quick_scanner_end(struct scan *s, struct quick_files *q);
+void	 quick_scanner_free(struct scan *s);
 void	 quick_files_free(struct quick_files *q);
 
 /*

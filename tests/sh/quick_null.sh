@@ -15,7 +15,11 @@
 #   least its rows with a count (the report says the others among the
 #   rows below the cutoff: the -T text comparison above);
 #   under strace (when installed), /dev/null is never opened for writing
-#   (before, the filled file was encoded, compressed and written there);
+#   (before, the filled file was encoded, compressed and written there),
+#   and the sample file is opened once: read in one pass, the files
+#   samples fell in found beside the tally (before, read twice);
+#   the same for a file of two runs (pmemerge: each its own mappings)
+#   and for one cut short: report, warnings and exit status alike;
 #   a bucket file too (-b, pmebuild -x): its report with -B /dev/null is
 #   the one with -B FILE, and the input is not changed.
 #
@@ -92,8 +96,31 @@ if command -v strace >/dev/null; then
 		fail "/dev/null opened for writing: $(grep /dev/null trace)"
 	fi
 	grep -q 'run.pms' trace || fail "strace saw nothing: $(head -n 5 trace)"
+	[ "$(grep -c '"run.pms", O_RDONLY' trace)" = 1 ] ||
+	    fail "run.pms not opened once: $(grep run.pms trace)"
 else
 	echo "no strace: the writes not watched"
+fi
+
+# Two runs in one file, and a file cut short.
+if "$top/histo/pmemerge" -o two.pms run.pms run.pms 2>m.err; then
+	sz=$(stat -c %s run.pms)
+	head -c $((sz / 2)) run.pms >cut.pms
+	for f in two.pms cut.pms; do
+		"$pmehisto" -x -T text -C 0.01 -n -o /dev/null -B "$f.PME" "$f" \
+		    >"$f.f" 2>&1
+		echo "status $?" >>"$f.f"
+		"$pmehisto" -x -T text -C 0.01 -n -o /dev/null -B /dev/null \
+		    "$f" >"$f.z" 2>&1
+		echo "status $?" >>"$f.z"
+		diff <(grep -v 'Filled bucket file' "$f.f") \
+		    <(grep -v 'Filled bucket file' "$f.z") >"$f.diff" ||
+		    fail "$f: differs with -B /dev/null: $(head -n 20 "$f.diff")"
+	done
+	grep -q '^Runs: *2$' two.pms.z || fail "two.pms: not two runs"
+	grep -q 'cut short' cut.pms.z || fail "cut.pms: not said to be cut short"
+else
+	fail "pmemerge: $(cat m.err)"
 fi
 
 # With a bucket file: the same report, the input unchanged.
