@@ -35,8 +35,9 @@ struct tally {
 					   executable (pmehisto -x) */
 	int		 sparse;	/* with quick, one sample file and a
 					   report that shows no bucket
-					   without counts: buckets only for
-					   the routines samples fell in */
+					   without counts: the file read once,
+					   buckets only for the routines
+					   samples fell in (reduce.c) */
 	size_t		 unmade;	/* sparse: the routine buckets not
 					   made (pme_quick_build_sampled) */
 	int		 quiet;
@@ -102,12 +103,12 @@ struct quick_files {
 	uint64_t	*kpcs;		/* the pcs of kernel samples */
 	size_t		 nkpcs;
 	uint64_t	 start;		/* the first run's, CLOCK_REALTIME ns */
-	uint64_t	*addrs;		/* with addrs: the link-time addresses
-					   of the samples in mappings, sorted,
-					   each once */
+	uint64_t	*addrs;		/* NULL, or the link-time addresses of
+					   the samples in mappings, sorted,
+					   each once (reduce.c's one pass) */
 	size_t		 naddrs;
 };
-int	 quick_scan(const char *path, int addrs, struct quick_files *q,
+int	 quick_scan(const char *path, struct quick_files *q,
 	    struct pme_error *err);
 /*
  * The same beside another reader of the file (reduce.c, in one pass):
@@ -118,7 +119,7 @@ int	 quick_scan(const char *path, int addrs, struct quick_files *q,
  */
 struct scan;
 extern const struct pme_sample_visitor quick_scan_visitor;
-struct scan *quick_scanner_new(int addrs, struct pme_error *err);
+struct scan *quick_scanner_new(struct pme_error *err);
 int	 quick_scanner_end(struct scan *s, struct quick_files *q);
 void	 quick_scanner_free(struct scan *s);
 void	 quick_files_free(struct quick_files *q);

@@ -7,8 +7,6 @@
  * samples (in any of their files: python's are mostly in libpython), so
  * that a run started through a wrapper (env, sh -c, a pyenv shim) is
  * reported for the program it ran rather than the first one exec'ed.
- * Asked, it keeps the link-time addresses samples fell at, so that only
- * the routines holding one need be made buckets of (lib/quick.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +41,7 @@ struct scan {
 	 * mapping cache): most samples fall in the mapping before them. */
 	int		 cvalid, overlap;
 	uint32_t	 cpid, cmap;
-	uint64_t	 clo, clen, cdelta, maptime;
+	uint64_t	 clo, clen, maptime;
 	struct span	*spans;
 	size_t		 nspans;
 	uint64_t	*kpcs;		/* pcs of kernel samples */
@@ -55,12 +53,6 @@ struct scan {
 	size_t		 nf;
 	struct pidmain	*pm;
 	size_t		 npm;
-	/* With addrs: the link-time addresses of the samples in mappings,
-	 * each once, plus one (0: an empty slot), in an open-addressed
-	 * table of addrcap (a power of two) slots. */
-	int		 addrs;
-	uint64_t	*aset;
-	size_t		 naddrs, addrcap;
 	struct pme_error *err;
 };
 
@@ -268,15 +260,15 @@ on_thread(void *arg, const struct pme_thread *th)
 	return pme_addrmap_thread(s->am, th, s->err);
 }
 
-/* The mapping of sample p and its link-time address, *vaddr, cached
- * when the cache may hold it. */
+/* The mapping of sample p, cached when the cache may hold it. */
 static uint32_t
-lookup(struct scan *s, const struct pme_sample *p, uint64_t *vaddr)
+lookup(struct scan *s, const struct pme_sample *p)
 {
 	const struct pme_mapping *maps;
+	uint64_t vaddr;
 	uint32_t mi;
 
-	mi = pme_addrmap_lookup(s->am, p->pid, p->time, p->pc, vaddr);
+	mi = pme_addrmap_lookup(s->am, p->pid, p->time, p->pc, &vaddr);
 	if (mi != PME_NONE && !s->overlap && p->time >= s->maptime) {
 		pme_addrmap_mappings(s->am, &maps);
 		s->cvalid = 1;
@@ -284,69 +276,8 @@ lookup(struct scan *s, const struct pme_sample *p, uint64_t *vaddr)
 		s->cmap = mi;
 		s->clo = maps[mi].start;
 		s->clen = maps[mi].end - maps[mi].start;
-		s->cdelta = maps[mi].vaddr - maps[mi].start;
 	}
 	return mi;
-}
-
-static inline size_t
-addr_slot(uint64_t key, size_t cap)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
-}
-
-/* Adds link-time address va to the set; -1 when memory ran out. */
-static int
-add_addr(struct scan *s, uint64_t va)
-{
-	uint64_t key = va + 1, *v, *old = s->aset;
-	size_t i, j, cap;
-
-	if (key == 0)
-		return 0;	/* in no routine: ranges end below */
-	if (s->naddrs * 2 >= s->addrcap) {
-		cap = s->addrcap ? s->addrcap * 2 : 1024;
-		if ((v = calloc(cap, sizeof(*v))) == NULL)
-			return -1;
-		for (i = 0; i < s->addrcap; i++)
-			if (old[i] != 0) {
-				for (j = addr_slot(old[i], cap); v[j] != 0;
-				    j = (j + 1) & (cap - 1))
-					;
-				v[j] = old[i];
-			}
-		free(old);
-		s->aset = v;
-		s->addrcap = cap;
-	}
-	for (i = addr_slot(key, s->addrcap); s->aset[i] != 0;
-	    i = (i + 1) & (s->addrcap - 1))
-		if (s->aset[i] == key)
-			return 0;
-	s->aset[i] = key;
-	s->naddrs++;
-	return 0;
-}
-
-static int
-cmp_addr(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return (*x > *y) - (*x < *y);
-}
-
-/* The set as a sorted array of the addresses, in place. */
-static void
-sort_addrs(struct scan *s)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->addrcap; i++)
-		if (s->aset[i] != 0)
-			s->aset[n++] = s->aset[i] - 1;
-	qsort(s->aset, n, sizeof(*s->aset), cmp_addr);
-	s->naddrs = n;
 }
 
 static int
@@ -354,7 +285,7 @@ on_samples(void *arg, const struct pme_sample *p, size_t n)
 {
 	struct scan *s = arg;
 	struct pidmain *last = NULL;
-	uint64_t *v, va;
+	uint64_t *v;
 	uint32_t mi;
 	size_t i, cap;
 
@@ -365,18 +296,15 @@ on_samples(void *arg, const struct pme_sample *p, size_t n)
 		if (last->file != PME_NONE)
 			s->f[last->file].taken++;
 		if (s->cvalid && p[i].pid == s->cpid && p[i].pc - s->clo <
-		    s->clen && p[i].time >= s->maptime) {
+		    s->clen && p[i].time >= s->maptime)
 			mi = s->cmap;
-			va = p[i].pc + s->cdelta;
-		} else
-			mi = lookup(s, &p[i], &va);
+		else
+			mi = lookup(s, &p[i]);
 		if ((p[i].flags & PME_SAMPLE_KERNEL) && kernel_pc(s,
 		    p[i].pc) == -1)
 			return -1;
 		if (mi == PME_NONE)
 			continue;
-		if (s->addrs && add_addr(s, va) == -1)
-			return nomem(s);
 		if (mi >= s->ncounts) {
 			cap = (size_t)mi * 2 + 16;
 			if ((v = realloc(s->counts, cap * sizeof(*v))) == NULL)
@@ -428,13 +356,12 @@ scan_free(struct scan *s)
 	free(s->spans);
 	free(s->kpcs);
 	free(s->counts);
-	free(s->aset);
 	pme_addrmap_free(s->am);
 	free(s);
 }
 
 struct scan *
-quick_scanner_new(int addrs, struct pme_error *err)
+quick_scanner_new(struct pme_error *err)
 {
 	struct scan *s;
 
@@ -443,7 +370,6 @@ quick_scanner_new(int addrs, struct pme_error *err)
 		return NULL;
 	}
 	s->err = err;
-	s->addrs = addrs;
 	if ((s->am = pme_addrmap_new(err)) == NULL) {
 		free(s);
 		return NULL;
@@ -460,13 +386,6 @@ quick_scanner_end(struct scan *s, struct quick_files *q)
 	memset(q, 0, sizeof(*q));
 	if (harvest(s) == -1)
 		goto out;
-	if (s->addrs && s->aset == NULL && (s->aset = calloc(1,
-	    sizeof(*s->aset))) == NULL) {
-		nomem(s);
-		goto out;
-	}
-	if (s->aset != NULL)
-		sort_addrs(s);
 	if (s->nf > 1)
 		qsort(s->f, s->nf, sizeof(*s->f), cmp_file);
 	/* Only the program is the main executable's module; the other
@@ -501,9 +420,6 @@ quick_scanner_end(struct scan *s, struct quick_files *q)
 	q->kpcs = s->kpcs;
 	q->nkpcs = s->nkpcs;
 	q->start = s->start;
-	q->addrs = s->aset;
-	q->naddrs = s->naddrs;
-	s->aset = NULL;
 	s->f = NULL;
 	s->nf = 0;
 	s->kpcs = NULL;
@@ -521,14 +437,13 @@ quick_scanner_free(struct scan *s)
 }
 
 int
-quick_scan(const char *path, int addrs, struct quick_files *q,
-    struct pme_error *err)
+quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
 {
 	struct pme_sample_summary sum;
 	struct scan *s;
 
 	memset(q, 0, sizeof(*q));
-	if ((s = quick_scanner_new(addrs, err)) == NULL)
+	if ((s = quick_scanner_new(err)) == NULL)
 		return -1;
 	memset(&sum, 0, sizeof(sum));
 	if (pme_samplefile_read(path, &quick_scan_visitor, s, &sum,

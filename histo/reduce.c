@@ -691,7 +691,7 @@ quick_start(struct run *r)
 
 	memset(&q, 0, sizeof(q));
 	if (strcmp(r->path, "-") != 0) {
-		if (quick_scan(r->path, r->t->sparse, &q, r->err) == -1) {
+		if (quick_scan(r->path, &q, r->err) == -1) {
 			r->failed = 1;
 			return -1;
 		}
@@ -1164,8 +1164,45 @@ flush(struct run *r)
 	return 0;
 }
 
+static void
+addr_key(const void *e, uint64_t *k)
+{
+	k[0] = *(const uint64_t *)e;
+}
+
+/* The link-time addresses of the entries in mappings, sorted, each once,
+ * into q (as quick_scan() keeps them); -1 when memory ran out. */
+static int
+entry_addrs(const struct run *r, struct quick_files *q)
+{
+	uint64_t *v, *tmp, *s;
+	size_t i, n = 0;
+
+	if ((v = malloc((r->ndv + 1) * sizeof(*v))) == NULL ||
+	    (tmp = malloc((r->ndv + 1) * sizeof(*tmp))) == NULL) {
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < r->ndv; i++)
+		if (r->dv[i].mi != PME_NONE)
+			v[n++] = r->dv[i].vaddr;
+	if ((s = pme_radix_sort(v, tmp, n, sizeof(*v), 1, addr_key)) ==
+	    NULL) {
+		free(v);
+		free(tmp);
+		return -1;
+	}
+	free(s == v ? tmp : v);
+	for (i = n > 0, q->naddrs = n > 0; i < n; i++)
+		if (s[i] != s[q->naddrs - 1])
+			s[q->naddrs++] = s[i];
+	q->addrs = s;
+	return 0;
+}
+
 /* The end of the one pass: the scan's files made buckets of (none when
- * no sample came), the counts into them. */
+ * no sample came), only the routines of the entries' addresses, the
+ * counts into them. */
 static int
 quick_end(struct run *r)
 {
@@ -1180,6 +1217,10 @@ quick_end(struct run *r)
 	if (!r->onefound) {
 		quick_files_free(&q);
 		return 0;
+	}
+	if (entry_addrs(r, &q) == -1) {
+		quick_files_free(&q);
+		return nomem(r);
 	}
 	if (quick_make(r, &q, q.n == 0 && r->onefound == 2 ? &r->one :
 	    NULL) == -1)
@@ -1286,8 +1327,8 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 		goto done;
 	/* The quick path in one pass: see the top of the file. */
 	if (t->bf == NULL && t->quick && t->sparse && t->stacks == NULL &&
-	    strcmp(path, "-") != 0 && (r.qs = quick_scanner_new(1,
-	    err)) == NULL)
+	    strcmp(path, "-") != 0 && (r.qs = quick_scanner_new(err)) ==
+	    NULL)
 		goto done;
 	memset(&sum, 0, sizeof(sum));
 	if (pme_samplefile_read(path, &v, &r, &sum, err) == -1) {
