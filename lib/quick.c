@@ -19,6 +19,12 @@ struct piece {
 	uint32_t	 routine;
 };
 
+static void
+start_key(const void *e, uint64_t *k)
+{
+	k[0] = ((const struct piece *)e)->start;
+}
+
 /* A piece's sort key: start, then routine (pme_radix_sort()). */
 static void
 piece_key(const void *e, uint64_t *k)
@@ -54,10 +60,13 @@ pieces(const struct pme_image *img, size_t *k)
 				pc[n++].routine = r;
 			}
 	/* By start, then routine: a radix sort, as the addresses of one
-	 * image differ in their low bytes only. */
-	if ((tmp = calloc(n ? n : 1, sizeof(*tmp))) == NULL ||
-	    (sorted = pme_radix_sort(pc, tmp, n, sizeof(*pc), 2,
-	    piece_key)) == NULL) {
+	 * image differ in their low bytes only; by start alone, which keeps
+	 * the order of equal keys, when the pieces came in routine order. */
+	for (i = 1; i < n && pc[i - 1].routine <= pc[i].routine; i++)
+		;
+	if ((tmp = malloc((n ? n : 1) * sizeof(*tmp))) == NULL ||
+	    (sorted = pme_radix_sort(pc, tmp, n, sizeof(*pc), i < n ? 2 : 1,
+	    i < n ? piece_key : start_key)) == NULL) {
 		free(tmp);
 		free(pc);
 		return NULL;

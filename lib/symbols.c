@@ -726,9 +726,12 @@ end_module(struct pme_image *img)
 static size_t
 cold_base(const char *name)
 {
-	const char *p = strstr(name, ".cold");
+	const char *p = strchr(name, '.');
 	size_t k;
 
+	/* Most names have no dot: strchr() is the cheaper search. */
+	if (p != NULL)
+		p = strstr(p, ".cold");
 	if (p == NULL || p == name)
 		return 0;
 	if (p[5] == '.') {
