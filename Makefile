@@ -52,9 +52,10 @@ PROGRAMS = build/pmebuild sample/pmeclock histo/pmehisto trace/pmetrace \
 # of the folder.
 histo/pmemerge_SRCS = histo/pmemerge.c histo/warn.c
 histo/pmehisto_SRCS = $(filter-out histo/pmemerge.c,$(wildcard histo/*.c))
-# The Caliper view disassembles with capstone when configure found it.
-histo/caliper.o: PME_CPPFLAGS += $(CAPSTONE_CPPFLAGS)
-histo/pmehisto: LIBS += $(CAPSTONE_LIBS)
+# The Caliper view disassembles with capstone when configure found it,
+# loaded when first used (histo/cslazy.c), not linked.
+histo/caliper.o histo/cslazy.o: PME_CPPFLAGS += $(CAPSTONE_CPPFLAGS)
+histo/pmehisto: LIBS += $(if $(CAPSTONE_LIBS),-ldl)
 
 # A folder may add rules of its own (runtime libraries, their install) in
 # a fragment; it may append files to EXTRA_ALL (built by all) and target

@@ -33,6 +33,13 @@ struct tally {
 	struct pme_bucketfile *bf;	/* NULL until the quick path makes it */
 	int		 quick;		/* make routine buckets for the
 					   executable (pmehisto -x) */
+	int		 sparse;	/* with quick, one sample file and a
+					   report that shows no bucket
+					   without counts: the file read once,
+					   buckets only for the routines
+					   samples fell in (reduce.c) */
+	size_t		 unmade;	/* sparse: the routine buckets not
+					   made (pme_quick_build_sampled) */
 	int		 quiet;
 	const char	*prog;		/* for warnings */
 	const char	*bfname;	/* the input bucket file, for warnings */
@@ -98,6 +105,10 @@ struct quick_files {
 	uint64_t	 start;		/* the first run's, CLOCK_REALTIME ns */
 	int		 boot;		/* QUICK_BOOT_*: were the runs recorded
 					   in this boot, by their boot ids? */
+	uint64_t	*addrs;		/* NULL, or the link-time addresses of
+					   the samples in mappings, sorted,
+					   each once (reduce.c's one pass) */
+	size_t		 naddrs;
 };
 #define QUICK_BOOT_UNKNOWN	0	/* a run without one: its start tells */
 #define QUICK_BOOT_THIS		1	/* every run's is this boot's */
@@ -107,6 +118,18 @@ struct quick_files {
 int	 quick_boot(int was, int first, const char *boot);
 int	 quick_scan(const char *path, struct quick_files *q,
 	    struct pme_error *err);
+/*
+ * The same beside another reader of the file (reduce.c, in one pass):
+ * quick_scan_visitor's callbacks, given the scanner as their argument,
+ * see each record; quick_scanner_end() then fills q and frees the
+ * scanner (returns 0, or -1 with err filled), quick_scanner_free() frees
+ * one not ended.
+ */
+struct scan;
+extern const struct pme_sample_visitor quick_scan_visitor;
+struct scan *quick_scanner_new(struct pme_error *err);
+int	 quick_scanner_end(struct scan *s, struct quick_files *q);
+void	 quick_scanner_free(struct scan *s);
 void	 quick_files_free(struct quick_files *q);
 
 /*

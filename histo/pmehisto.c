@@ -56,6 +56,7 @@ struct opts {
 	int		 order;			/* -a 'a', -s 's', else 0 */
 	int		 quick, quiet, verbose;
 	int		 bin_given;
+	int		 bout_null;		/* bout is the null device */
 	char		*base;			/* -D: the baseline, or NULL */
 	struct gate	*gates;			/* -G */
 	size_t		 ngates;
@@ -668,6 +669,21 @@ open_bucketfile(struct opts *o, struct pme_bucketfile **bf)
 }
 
 /*
+ * Whether path is the null device, as GNU tar asks of its archive: a
+ * filled bucket file written there is one nobody reads, so it is neither
+ * encoded nor written (nor, on the quick path, made whole: reduce.c).
+ */
+static int
+null_device(const char *path)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && S_ISCHR(a.st_mode) &&
+	    stat("/dev/null", &b) == 0 && S_ISCHR(b.st_mode) &&
+	    a.st_rdev == b.st_rdev;
+}
+
+/*
  * The filled bucket file is the input's counts and this run's added
  * under the input's lock (pme_fill_begin), unless there is no input file
  * to lock: standard input, or the quick path's buckets.
@@ -699,9 +715,30 @@ prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
 	return 0;
 }
 
+/*
+ * Whether the quick path need make buckets only for the routines samples
+ * fell in: no filled bucket file is written (the null device), one sample
+ * file is read ahead (quickscan.c), and what is shown of the buckets is a
+ * histogram with a cutoff, which shows those with no count only as a
+ * number among the rows below it (pme_report_zeros): not CSV, which
+ * lists every bucket, nor a baseline's comparison, an export or a view.
+ */
+static int
+sparse(const struct opts *o)
+{
+	double cutoff = o->cutoff >= 0 ? o->cutoff : QUICK_CUTOFF;
+
+	return o->quick && o->bout_null && o->npms == 1 &&
+	    strcmp(o->pms[0], "-") != 0 && cutoff > 0 && o->base == NULL &&
+	    (o->type == TYPE_DEFAULT || o->type == TYPE_TERM ||
+	    o->type == TYPE_TEXT || o->type == TYPE_PS ||
+	    o->type == TYPE_NONE) && !o->view.chains;
+}
+
 static int
 clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 {
+	struct pme_bucket *bk;
 	struct pme_error err;
 	struct pme_info *info;
 	uint64_t period = 0, runs = 0;
@@ -717,6 +754,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	tally_init(t, *bfp);
 	t->quick = o->quick;
 	t->quiet = o->quiet;
+	t->sparse = sparse(o);
 	t->bfname = o->bin;
 	if (stacks_type(o->type) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
@@ -732,6 +770,10 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 		    "buckets of (-x)", o->pms[0]);
 		return -1;
 	}
+	if (o->verbose && t->sparse)
+		histo_warn(prog, "%zu buckets made, of the routines samples "
+		    "fell in; %zu of the others not made (no filled bucket "
+		    "file)", pme_bucketfile_buckets(*bfp, &bk), t->unmade);
 	info = pme_bucketfile_info(*bfp);
 	if (!o->quiet && runs > 0 && period != 0 && t->period != 0 &&
 	    period != t->period)
@@ -891,10 +933,11 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 	runs = o->mode == MODE_CLOCK ? pme_bucketfile_info(bf)->runs : 0;
 	if (!tostdout && write_his(o->his, rep, x, &tmp) == -1)
 		return -1;
-	if (*fill != NULL) {
+	/* To the null device, nothing: run() lets the input's lock go. */
+	if (*fill != NULL && !o->bout_null) {
 		rc = pme_fill_commit(*fill, o->bout, &err);
 		*fill = NULL;
-	} else if (o->mode == MODE_CLOCK)
+	} else if (o->mode == MODE_CLOCK && !o->bout_null)
 		rc = pme_bucketfile_write(bf, o->bout, &err);
 	if (rc == -1) {
 		histo_warn(prog, "%s", pme_strerror(&err));
@@ -912,7 +955,10 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 		return -1;
 	}
 	if (o->verbose) {
-		if (o->mode == MODE_CLOCK)
+		if (o->mode == MODE_CLOCK && o->bout_null)
+			histo_warn(prog, "'%s': the null device: no filled "
+			    "bucket file written", o->bout);
+		else if (o->mode == MODE_CLOCK)
 			histo_warn(prog, "wrote '%s' (filled, %llu "
 			    "run%s)", o->bout, (unsigned long long)runs,
 			    runs == 1 ? "" : "s");
@@ -1305,6 +1351,7 @@ main(int argc, char *argv[])
 	/* The seed: a named input bucket file is also the output's name. */
 	if (o.bout == NULL)
 		o.bout = xmalloc_check(strdup(o.bin));
+	o.bout_null = null_device(o.bout);
 	/* An export is written instead of the histogram: to standard
 	 * output, or to -o's file with the export's extension. */
 	if (export_of(o.type) >= 0 && (o.his == NULL || o.oarg != NULL)) {

@@ -347,72 +347,115 @@ cmp_file(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-int
-quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
+const struct pme_sample_visitor quick_scan_visitor = {
+	on_header, on_mapping, on_thread, on_samples, on_close
+};
+
+static void
+scan_free(struct scan *s)
 {
-	static const struct pme_sample_visitor v = {
-		on_header, on_mapping, on_thread, on_samples, on_close
-	};
-	struct pme_sample_summary sum;
-	struct scan s;
+	free_files(s->f, s->nf);
+	free(s->pm);
+	free(s->spans);
+	free(s->kpcs);
+	free(s->counts);
+	pme_addrmap_free(s->am);
+	free(s);
+}
+
+struct scan *
+quick_scanner_new(struct pme_error *err)
+{
+	struct scan *s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		histo_err(err, PME_ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->err = err;
+	if ((s->am = pme_addrmap_new(err)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int
+quick_scanner_end(struct scan *s, struct quick_files *q)
+{
 	size_t i, n;
 	int rc = -1;
 
 	memset(q, 0, sizeof(*q));
-	memset(&s, 0, sizeof(s));
-	s.err = err;
-	if ((s.am = pme_addrmap_new(err)) == NULL)
-		return -1;
-	memset(&sum, 0, sizeof(sum));
-	if (pme_samplefile_read(path, &v, &s, &sum, err) == -1 ||
-	    harvest(&s) == -1)
+	if (harvest(s) == -1)
 		goto out;
-	if (s.nf > 1)
-		qsort(s.f, s.nf, sizeof(*s.f), cmp_file);
+	if (s->nf > 1)
+		qsort(s->f, s->nf, sizeof(*s->f), cmp_file);
 	/* Only the program is the main executable's module; the other
 	 * files are those samples fell in. */
-	for (i = 1, n = 1; i < s.nf; i++) {
-		if (s.f[i].count == 0) {
-			free(s.f[i].path);
-			free(s.f[i].id);
+	for (i = 1, n = 1; i < s->nf; i++) {
+		if (s->f[i].count == 0) {
+			free(s->f[i].path);
+			free(s->f[i].id);
 			continue;
 		}
-		s.f[i].main = 0;
-		s.f[n++] = s.f[i];
+		s->f[i].main = 0;
+		s->f[n++] = s->f[i];
 	}
-	if (s.nf > 0 && s.f[0].count == 0 && s.f[0].taken == 0) {
-		free(s.f[0].path);
-		free(s.f[0].id);
-		memmove(s.f, s.f + 1, --n * sizeof(*s.f));
+	if (s->nf > 0 && s->f[0].count == 0 && s->f[0].taken == 0) {
+		free(s->f[0].path);
+		free(s->f[0].id);
+		memmove(s->f, s->f + 1, --n * sizeof(*s->f));
 	}
-	s.nf = s.nf > 0 ? n : 0;
-	if ((q->v = calloc(s.nf + 1, sizeof(*q->v))) == NULL) {
-		nomem(&s);
+	s->nf = s->nf > 0 ? n : 0;
+	if ((q->v = calloc(s->nf + 1, sizeof(*q->v))) == NULL) {
+		nomem(s);
 		goto out;
 	}
-	for (i = 0; i < s.nf; i++) {
-		q->v[i].path = s.f[i].path;
-		q->v[i].buildid = s.f[i].id;
-		q->v[i].idlen = s.f[i].idlen;
-		q->v[i].flags = s.f[i].main ? PME_MODULE_MAIN : 0;
+	for (i = 0; i < s->nf; i++) {
+		q->v[i].path = s->f[i].path;
+		q->v[i].buildid = s->f[i].id;
+		q->v[i].idlen = s->f[i].idlen;
+		q->v[i].flags = s->f[i].main ? PME_MODULE_MAIN : 0;
 	}
-	q->n = s.nf;
-	q->files = s.f;
-	q->kpcs = s.kpcs;
-	q->nkpcs = s.nkpcs;
-	q->start = s.start;
-	q->boot = s.boot;
-	s.f = NULL;
-	s.kpcs = NULL;
+	q->n = s->nf;
+	q->files = s->f;
+	q->kpcs = s->kpcs;
+	q->nkpcs = s->nkpcs;
+	q->start = s->start;
+	q->boot = s->boot;
+	s->f = NULL;
+	s->nf = 0;
+	s->kpcs = NULL;
 	rc = 0;
 out:
-	free_files(s.f, s.nf);
-	free(s.pm);
-	free(s.spans);
-	free(s.kpcs);
-	free(s.counts);
-	pme_addrmap_free(s.am);
+	scan_free(s);
 	return rc;
+}
+
+void
+quick_scanner_free(struct scan *s)
+{
+	if (s != NULL)
+		scan_free(s);
+}
+
+int
+quick_scan(const char *path, struct quick_files *q, struct pme_error *err)
+{
+	struct pme_sample_summary sum;
+	struct scan *s;
+
+	memset(q, 0, sizeof(*q));
+	if ((s = quick_scanner_new(err)) == NULL)
+		return -1;
+	memset(&sum, 0, sizeof(sum));
+	if (pme_samplefile_read(path, &quick_scan_visitor, s, &sum,
+	    err) == -1) {
+		scan_free(s);
+		return -1;
+	}
+	return quick_scanner_end(s, q);
 }
 
 void
@@ -420,6 +463,7 @@ quick_files_free(struct quick_files *q)
 {
 	free_files(q->files, q->n);
 	free(q->kpcs);
+	free(q->addrs);
 	free(q->v);
 	memset(q, 0, sizeof(*q));
 }

@@ -13,6 +13,15 @@
  * A sample file may hold several runs (pmemerge(1) joins them): each has
  * its own mappings, processes and threads, so each is rebased through an
  * address map of its own and counted as a run.
+ *
+ * The quick path makes its buckets of the files samples fell in, which
+ * the whole sample file says (quickscan.c): in general the file is read
+ * twice, the scan nested in the first batch of samples.  With t->sparse
+ * it is read once, the scan beside the tally, and the samples counted by
+ * address (run, mapping, pc) until the buckets are made at the end; the
+ * counts then go where the two readings put them, in the order their
+ * addresses were first seen (that of the samples that resolve a mapping
+ * or make an entry of the foreign table).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -85,6 +94,15 @@ struct rawtab {
 /* Samples after which the table is left when half their chains were new. */
 #define RAW_TRIAL	4096
 
+/* Samples of one address, counted until the buckets are made (t->sparse). */
+struct defer {
+	uint64_t	 pc, vaddr;	/* vaddr: link-time, with a mapping */
+	uint64_t	 n, samples;	/* intervals; samples */
+	uint32_t	 run, mi;	/* the run's address map, its mapping
+					   (PME_NONE: in none) */
+	int		 kernel;	/* with no mapping: the kernel's */
+};
+
 struct run {
 	struct tally	*t;
 	const char	*path;
@@ -130,6 +148,19 @@ struct run {
 					   chains of them */
 	int		 rawoff;	/* it does not pay: chains seldom
 					   repeat */
+
+	/* one pass (t->sparse): the scan beside, counts by address */
+	struct scan	*qs;
+	struct pme_addrmap **ams;	/* the earlier runs' address maps */
+	size_t		 nams;
+	struct defer	*dv;		/* in the order first seen */
+	size_t		 ndv, capdv;
+	uint32_t	*dix;		/* dv's entries + 1 by address, 0 empty */
+	size_t		 capdix;
+	uint32_t	 cmi;		/* the mapping cache's mapping */
+	struct pme_mapping one;		/* quick_start()'s file in want of a
+					   scan's: the first batch's */
+	int		 onefound;
 
 	/* statistics */
 	uint64_t	 matched;	/* samples in the bucket file's modules
@@ -195,6 +226,14 @@ nomem(struct run *r)
 {
 	r->failed = 1;
 	histo_err(r->err, PME_ENOMEM, "out of memory");
+	return -1;
+}
+
+/* The scan beside (t->sparse) failed, its error said. */
+static int
+scan_failed(struct run *r)
+{
+	r->failed = 1;
 	return -1;
 }
 
@@ -429,7 +468,17 @@ run_next(struct run *r)
 	if (r->header == 1)
 		r->cut++;
 	run_end(r);
-	pme_addrmap_free(r->am);
+	if (r->qs != NULL) {
+		/* Its counts by mapping are resolved at the end. */
+		struct pme_addrmap **v = realloc(r->ams, (r->nams + 1) *
+		    sizeof(*v));
+
+		if (v == NULL)
+			return nomem(r);
+		r->ams = v;
+		r->ams[r->nams++] = r->am;
+	} else
+		pme_addrmap_free(r->am);
 	if ((r->am = pme_addrmap_new(r->err)) == NULL) {
 		r->failed = 1;
 		return -1;
@@ -479,6 +528,9 @@ on_header(void *arg, const struct pme_sample_header *h)
 {
 	struct run *r = arg;
 	struct tally *t = r->t;
+
+	if (r->qs != NULL && quick_scan_visitor.header(r->qs, h) != 0)
+		return scan_failed(r);
 
 	if (r->header != 0 && run_next(r) == -1)
 		return -1;
@@ -532,6 +584,8 @@ on_mapping(void *arg, const struct pme_mapping *m)
 
 	if (raw_flush(r) == -1)
 		return -1;
+	if (r->qs != NULL && quick_scan_visitor.mapping(r->qs, m) != 0)
+		return scan_failed(r);
 	r->cvalid = 0;
 	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (m->time > r->maptime)
@@ -580,6 +634,8 @@ on_thread(void *arg, const struct pme_thread *th)
 
 	if (raw_flush(r) == -1)
 		return -1;
+	if (r->qs != NULL && quick_scan_visitor.thread(r->qs, th) != 0)
+		return scan_failed(r);
 	r->cvalid = 0;
 	r->fgen = r->fgen % 0x7fffffffu + 1;
 	if (th->time > r->maptime)
@@ -674,15 +730,33 @@ add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
  * (quick_scan() reads the sample file once before it is reduced), or,
  * from standard input, which cannot be read twice, the main mapping.
  */
-static int
-quick_start(struct run *r)
+/* The mapping whose file gets buckets when the scan finds none: the
+ * main executable's, else the first executable file's, at the first
+ * batch of samples. */
+static const struct pme_mapping *
+first_file(struct run *r)
 {
 	const struct pme_mapping *maps, *m = NULL;
 	size_t n = pme_addrmap_mappings(r->am, &maps), i;
-	struct tally *t = r->t;
+
+	for (i = 0; i < n && m == NULL; i++)
+		if (maps[i].flags & PME_MAP_MAIN)
+			m = &maps[i];
+	for (i = 0; i < n && m == NULL; i++)
+		if ((maps[i].flags & PME_MAP_EXEC) &&
+		    !(maps[i].flags & PME_MAP_KERNEL) && maps[i].path &&
+		    maps[i].path[0] == '/')
+			m = &maps[i];
+	return m;
+}
+
+static int quick_make(struct run *, struct quick_files *,
+    const struct pme_mapping *);
+
+static int
+quick_start(struct run *r)
+{
 	struct quick_files q;
-	struct pme_quick_image one;
-	const char *base;
 
 	memset(&q, 0, sizeof(q));
 	if (strcmp(r->path, "-") != 0) {
@@ -691,37 +765,43 @@ quick_start(struct run *r)
 			return -1;
 		}
 	}
-	for (i = 0; i < n && m == NULL && q.n == 0; i++)
-		if (maps[i].flags & PME_MAP_MAIN)
-			m = &maps[i];
-	for (i = 0; i < n && m == NULL && q.n == 0; i++)
-		if ((maps[i].flags & PME_MAP_EXEC) &&
-		    !(maps[i].flags & PME_MAP_KERNEL) && maps[i].path &&
-		    maps[i].path[0] == '/')
-			m = &maps[i];
-	if (m != NULL) {
+	return quick_make(r, &q, q.n == 0 ? first_file(r) : NULL);
+}
+
+/* The bucket file of q's files, else of m's, bound; q is freed. */
+static int
+quick_make(struct run *r, struct quick_files *q, const struct pme_mapping *m)
+{
+	struct tally *t = r->t;
+	struct pme_quick_image one;
+	const char *base;
+
+	if (m != NULL && q->n == 0) {
 		one.path = m->path;
 		one.buildid = m->buildid;
 		one.idlen = m->buildid_len;
 		one.flags = PME_MODULE_MAIN;
-		q.v = &one;
-		q.n = 1;
+		free(q->v);
+		q->v = &one;
+		q->n = 1;
 	}
-	if (q.n == 0) {
+	if (q->n == 0) {
+		quick_files_free(q);
 		r->failed = 1;
 		return histo_err(r->err, PME_EFORMAT, "'%s': no executable "
 		    "mapping recorded before the first sample: no routines "
 		    "to make buckets of", r->path);
 	}
-	base = strrchr(q.v[0].path, '/');
-	if ((t->quick_path = strdup(q.v[0].path)) == NULL)
+	base = strrchr(q->v[0].path, '/');
+	if ((t->quick_path = strdup(q->v[0].path)) == NULL)
 		r->failed = 1;
-	else if ((t->bf = pme_quick_build_images(q.v, q.n, base ? base + 1 :
-	    q.v[0].path, r->err)) == NULL ||
-	    (q.nkpcs > 0 && add_kernel(t->bf, &q, r->err) == -1))
+	else if ((t->bf = pme_quick_build_sampled(q->v, q->n, base ? base +
+	    1 : q->v[0].path, q->addrs, q->naddrs, &t->unmade, r->err)) ==
+	    NULL || (q->nkpcs > 0 && add_kernel(t->bf, q, r->err) == -1))
 		r->failed = 1;
-	if (q.v != &one)
-		quick_files_free(&q);
+	if (q->v == &one)
+		q->v = NULL;
+	quick_files_free(q);
 	if (r->failed)
 		return t->quick_path == NULL ? nomem(r) : -1;
 	return bind_bucketfile(r);
@@ -764,11 +844,25 @@ count(struct run *r, uint32_t res, uint64_t vaddr, uint64_t pc, uint64_t n)
 		*pme_bucketfile_outside(r->t->bf, res) += n;
 }
 
+/* Mapping mi of process pid into the mapping cache (r->cres apart). */
+static void
+cache_mapping(struct run *r, uint32_t pid, uint32_t mi)
+{
+	const struct pme_mapping *maps;
+
+	pme_addrmap_mappings(r->am, &maps);
+	r->cvalid = 1;
+	r->cpid = pid;
+	r->cmi = mi;
+	r->clo = maps[mi].start;
+	r->clen = maps[mi].end - maps[mi].start;
+	r->cdelta = maps[mi].vaddr - maps[mi].start;
+}
+
 /* A sample the mapping cache did not hold. */
 static void
 tally_slow(struct run *r, const struct pme_sample *s)
 {
-	const struct pme_mapping *maps;
 	uint64_t vaddr, n = intervals(r, s);
 	uint32_t mi, res, b;
 
@@ -791,12 +885,7 @@ tally_slow(struct run *r, const struct pme_sample *s)
 		return;
 	}
 	if (!r->overlap && s->time >= r->maptime) {
-		pme_addrmap_mappings(r->am, &maps);
-		r->cvalid = 1;
-		r->cpid = s->pid;
-		r->clo = maps[mi].start;
-		r->clen = maps[mi].end - maps[mi].start;
-		r->cdelta = maps[mi].vaddr - maps[mi].start;
+		cache_mapping(r, s->pid, mi);
 		r->cres = res;
 	}
 	count(r, res, vaddr, s->pc, n);
@@ -1100,27 +1189,279 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 	return 0;
 }
 
+/* ------------------------------------------------- one pass (t->sparse) */
+
+static inline size_t
+defer_slot(uint64_t pc, uint32_t mi, uint32_t run, int kernel, size_t mask)
+{
+	return (size_t)(((pc ^ (uint64_t)mi << 40 ^ (uint64_t)run << 56 ^
+	    (uint64_t)kernel) * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+/* The index of dv grown to twice its room; -1 when memory ran out. */
+static int
+defer_grow(struct run *r)
+{
+	size_t cap = r->capdix ? r->capdix * 2 : 1024, i, j;
+	uint32_t *v = calloc(cap, sizeof(*v));
+	const struct defer *d;
+
+	if (v == NULL)
+		return -1;
+	for (i = 0; i < r->ndv; i++) {
+		d = &r->dv[i];
+		for (j = defer_slot(d->pc, d->mi, d->run, d->kernel, cap - 1);
+		    v[j] != 0; j = (j + 1) & (cap - 1))
+			;
+		v[j] = (uint32_t)i + 1;
+	}
+	free(r->dix);
+	r->dix = v;
+	r->capdix = cap;
+	return 0;
+}
+
+/* Counts sample s, n intervals, at (run, mapping mi, pc), vaddr its
+ * link-time address; -1 when memory ran out. */
+static int
+defer(struct run *r, uint32_t mi, uint64_t vaddr, const struct pme_sample *s,
+    uint64_t n)
+{
+	int kernel = mi == PME_NONE && (s->flags & PME_SAMPLE_KERNEL) != 0;
+	uint32_t run = (uint32_t)r->nams;
+	struct defer *d;
+	size_t i, mask;
+
+	if (r->ndv * 2 >= r->capdix && defer_grow(r) == -1)
+		return -1;
+	mask = r->capdix - 1;
+	for (i = defer_slot(s->pc, mi, run, kernel, mask); r->dix[i] != 0;
+	    i = (i + 1) & mask) {
+		d = &r->dv[r->dix[i] - 1];
+		if (d->pc == s->pc && d->mi == mi && d->run == run &&
+		    d->kernel == kernel) {
+			d->n += n;
+			d->samples++;
+			return 0;
+		}
+	}
+	if (r->ndv == r->capdv) {
+		size_t cap = r->capdv ? r->capdv * 2 : 1024;
+
+		if ((d = realloc(r->dv, cap * sizeof(*d))) == NULL)
+			return -1;
+		r->dv = d;
+		r->capdv = cap;
+	}
+	d = &r->dv[r->ndv];
+	d->pc = s->pc;
+	d->vaddr = vaddr;
+	d->n = n;
+	d->samples = 1;
+	d->run = run;
+	d->mi = mi;
+	d->kernel = kernel;
+	r->dix[i] = (uint32_t)++r->ndv;
+	return 0;
+}
+
+/* A copy of the first batch's first_file(), for quick_make(). */
+static int
+keep_first_file(struct run *r)
+{
+	const struct pme_mapping *m = first_file(r);
+
+	r->onefound = 1;
+	if (m == NULL)
+		return 0;
+	r->one = *m;
+	r->one.path = NULL;
+	r->one.buildid = NULL;
+	if ((m->path != NULL && (r->one.path = strdup(m->path)) == NULL) ||
+	    (m->buildid_len > 0 &&
+	    (r->one.buildid = malloc(m->buildid_len)) == NULL))
+		return nomem(r);
+	if (m->buildid_len > 0)
+		memcpy((uint8_t *)r->one.buildid, m->buildid, m->buildid_len);
+	r->onefound = 2;
+	return 0;
+}
+
+/* A new thread or process of sample s into the sets; -1 out of memory. */
+static inline int
+note_thread(struct run *r, const struct pme_sample *s)
+{
+	if (!r->have_last || s->tid != r->last_tid || s->pid != r->last_pid) {
+		if (idset_add(&r->tids, s->tid) == -1 ||
+		    idset_add(&r->pids, s->pid) == -1)
+			return -1;
+		r->last_tid = s->tid;
+		r->last_pid = s->pid;
+		r->have_last = 1;
+	}
+	return 0;
+}
+
+/* The samples of a batch by address (defer()), the scan beside. */
+static int
+defer_samples(struct run *r, const struct pme_sample *s, size_t n)
+{
+	uint64_t vaddr;
+	uint32_t mi;
+	size_t i;
+
+	if (quick_scan_visitor.samples(r->qs, s, n) != 0)
+		return scan_failed(r);
+	if (!r->onefound && keep_first_file(r) == -1)
+		return -1;
+	for (i = 0; i < n; i++, s++) {
+		if (note_thread(r, s) == -1)
+			return nomem(r);
+		if (r->cvalid && s->pid == r->cpid &&
+		    s->pc - r->clo < r->clen && s->time >= r->maptime) {
+			mi = r->cmi;
+			vaddr = s->pc + r->cdelta;
+		} else if ((mi = pme_addrmap_lookup(r->am, s->pid, s->time,
+		    s->pc, &vaddr)) != PME_NONE && !r->overlap &&
+		    s->time >= r->maptime)
+			cache_mapping(r, s->pid, mi);
+		if (defer(r, mi, mi == PME_NONE ? s->pc : vaddr, s,
+		    intervals(r, s)) == -1)
+			return nomem(r);
+	}
+	r->samples += n;
+	if (n > 0)
+		r->last_time = s[-1].time;
+	return 0;
+}
+
+/*
+ * The counts by address into the buckets made, as tally_slow() and
+ * count() would have put each sample, in the order first seen; each run
+ * through its own address map.
+ */
+static int
+flush(struct run *r)
+{
+	struct pme_addrmap *last = r->am;
+	const struct defer *d;
+	uint32_t run = UINT32_MAX, res, b;
+	uint64_t before;
+	size_t i;
+
+	for (i = 0; i < r->ndv; i++) {
+		d = &r->dv[i];
+		if (d->run != run) {
+			run = d->run;
+			r->am = run < r->nams ? r->ams[run] : last;
+			r->nres = 0;
+		}
+		if (d->mi == PME_NONE) {
+			r->counted += d->n;
+			if (r->has_abs && (b = bucket_of(r, PME_NONE,
+			    d->pc)) != PME_NONE) {
+				r->bk[b].count += d->n;
+				r->matched += d->samples;
+			} else if (d->kernel &&
+			    (res = kernel_index(r)) != PME_NONE)
+				r->t->foreign[res & ~RES_FOREIGN].count += d->n;
+			else
+				r->t->unmapped += d->n;
+			continue;
+		}
+		if ((res = resolve(r, d->mi)) == PME_NONE) {
+			r->am = last;
+			return nomem(r);
+		}
+		before = r->matched;
+		count(r, res, d->vaddr, d->pc, d->n);
+		r->matched = before + (r->matched - before) * d->samples;
+	}
+	r->am = last;
+	r->nres = 0;
+	return 0;
+}
+
+static void
+addr_key(const void *e, uint64_t *k)
+{
+	k[0] = *(const uint64_t *)e;
+}
+
+/* The link-time addresses of the entries in mappings, sorted, each once,
+ * into q (as quick_scan() keeps them); -1 when memory ran out. */
+static int
+entry_addrs(const struct run *r, struct quick_files *q)
+{
+	uint64_t *v, *tmp, *s;
+	size_t i, n = 0;
+
+	if ((v = malloc((r->ndv + 1) * sizeof(*v))) == NULL ||
+	    (tmp = malloc((r->ndv + 1) * sizeof(*tmp))) == NULL) {
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < r->ndv; i++)
+		if (r->dv[i].mi != PME_NONE)
+			v[n++] = r->dv[i].vaddr;
+	if ((s = pme_radix_sort(v, tmp, n, sizeof(*v), 1, addr_key)) ==
+	    NULL) {
+		free(v);
+		free(tmp);
+		return -1;
+	}
+	free(s == v ? tmp : v);
+	for (i = n > 0, q->naddrs = n > 0; i < n; i++)
+		if (s[i] != s[q->naddrs - 1])
+			s[q->naddrs++] = s[i];
+	q->addrs = s;
+	return 0;
+}
+
+/* The end of the one pass: the scan's files made buckets of (none when
+ * no sample came), only the routines of the entries' addresses, the
+ * counts into them. */
+static int
+quick_end(struct run *r)
+{
+	struct quick_files q;
+	struct scan *qs = r->qs;
+
+	r->qs = NULL;
+	if (quick_scanner_end(qs, &q) == -1) {
+		r->failed = 1;
+		return -1;
+	}
+	if (!r->onefound) {
+		quick_files_free(&q);
+		return 0;
+	}
+	if (entry_addrs(r, &q) == -1) {
+		quick_files_free(&q);
+		return nomem(r);
+	}
+	if (quick_make(r, &q, q.n == 0 && r->onefound == 2 ? &r->one :
+	    NULL) == -1)
+		return -1;
+	return flush(r);
+}
+
 static int
 on_samples(void *arg, const struct pme_sample *s, size_t n)
 {
 	struct run *r = arg;
 	size_t i;
 
+	if (r->qs != NULL)
+		return defer_samples(r, s, n);
 	if (r->t->bf == NULL && quick_start(r) == -1)
 		return -1;
 	/* Apart from the loop below, which must stay lean. */
 	if (r->t->stacks != NULL && add_stacks(r, s, n) == -1)
 		return -1;
 	for (i = 0; i < n; i++, s++) {
-		if (!r->have_last || s->tid != r->last_tid ||
-		    s->pid != r->last_pid) {
-			if (idset_add(&r->tids, s->tid) == -1 ||
-			    idset_add(&r->pids, s->pid) == -1)
-				return nomem(r);
-			r->last_tid = s->tid;
-			r->last_pid = s->pid;
-			r->have_last = 1;
-		}
+		if (note_thread(r, s) == -1)
+			return nomem(r);
 		if (r->cvalid && s->pid == r->cpid &&
 		    s->pc - r->clo < r->clen && s->time >= r->maptime)
 			count(r, r->cres, s->pc + r->cdelta, s->pc,
@@ -1143,6 +1484,8 @@ on_close(void *arg, const struct pme_sample_close *c)
 	struct run *r = arg;
 	struct tally *t = r->t;
 
+	if (r->qs != NULL && quick_scan_visitor.close(r->qs, c) != 0)
+		return scan_failed(r);
 	t->lost += c->lost;
 	if (c->end > r->start)
 		t->duration += c->end - r->start;
@@ -1200,13 +1543,23 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 		goto done;
 	if (t->bf != NULL && bind_bucketfile(&r) == -1)
 		goto done;
+	/* The quick path in one pass: see the top of the file. */
+	if (t->bf == NULL && t->quick && t->sparse && t->stacks == NULL &&
+	    strcmp(path, "-") != 0 && (r.qs = quick_scanner_new(err)) ==
+	    NULL)
+		goto done;
 	memset(&sum, 0, sizeof(sum));
 	if (pme_samplefile_read(path, &v, &r, &sum, err) == -1) {
-		if (!r.failed && err->code == PME_EINVAL)
+		/* Past the first samples, the scan of two readings would
+		 * have failed first, with the reader's own words. */
+		if (!r.failed && err->code == PME_EINVAL &&
+		    !(r.qs != NULL && r.onefound))
 			histo_err(err, PME_EINVAL, "'%s': cannot be reduced",
 			    path);
 		goto done;
 	}
+	if (r.qs != NULL && quick_end(&r) == -1)
+		goto done;
 	if (raw_flush(&r) == -1)
 		goto done;
 	run_end(&r);
@@ -1215,6 +1568,14 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	warn_file(&r, &sum);
 	rc = 0;
 done:
+	quick_scanner_free(r.qs);
+	for (size_t i = 0; i < r.nams; i++)
+		pme_addrmap_free(r.ams[i]);
+	free(r.ams);
+	free(r.dv);
+	free(r.dix);
+	free((char *)r.one.path);
+	free((uint8_t *)r.one.buildid);
 	pme_addrmap_free(r.am);
 	free(r.res);
 	free(r.ids);

@@ -358,7 +358,11 @@ report_build(struct pme_bucketfile *bf, const struct report_input *in,
 	pme_report_options(rep, in->flags | ((in->tally != NULL &&
 	    in->tally->quick) || (info->options & PME_OPT_QUICK) ?
 	    PME_REPORT_NOADDR : 0), in->cutoff);
-	if (add_rows(rep, bf, err) == -1 ||
+	/* The quick path's buckets nobody sampled, when it made none of
+	 * them (pmehisto.c, sparse()). */
+	if (add_rows(rep, bf, err) == -1 || (in->tally != NULL &&
+	    in->tally->unmade > 0 && pme_report_zeros(rep,
+	    in->tally->unmade, err) == -1) ||
 	    summary(rep, bf, in, total, inside, err) == -1) {
 		pme_report_free(rep);
 		return NULL;

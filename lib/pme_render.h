@@ -85,6 +85,10 @@ int		 pme_report_group(struct pme_report *r, const char *title,
 		    struct pme_error *err);
 int		 pme_report_row(struct pme_report *r,
 		    const struct pme_report_row *row, struct pme_error *err);
+/* Counts n rows of count 0 in the last group without adding them: the
+ * pages say them among the rows below the cutoff; CSV lists none. */
+int		 pme_report_zeros(struct pme_report *r, size_t n,
+		    struct pme_error *err);
 /*
  * A line of the summary statistics: "label: value", labels aligned; a
  * NULL or empty label continues the previous line's value.

@@ -19,14 +19,20 @@ struct piece {
 	uint32_t	 routine;
 };
 
-static int
-cmp_piece(const void *a, const void *b)
+static void
+start_key(const void *e, uint64_t *k)
 {
-	const struct piece *x = a, *y = b;
+	k[0] = ((const struct piece *)e)->start;
+}
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->routine < y->routine ? -1 : x->routine > y->routine;
+/* A piece's sort key: start, then routine (pme_radix_sort()). */
+static void
+piece_key(const void *e, uint64_t *k)
+{
+	const struct piece *p = e;
+
+	k[0] = p->routine;
+	k[1] = p->start;
 }
 
 /* The ranges of the routines of modules with ranges, sorted; *k of them. */
@@ -35,7 +41,7 @@ pieces(const struct pme_image *img, size_t *k)
 {
 	const struct pme_symmod *m;
 	const struct pme_symroutine *rt;
-	struct piece *pc;
+	struct piece *pc, *tmp, *sorted;
 	size_t nm = pme_image_modules(img, &m), i, n = 0;
 	uint32_t r, j;
 
@@ -53,9 +59,21 @@ pieces(const struct pme_image *img, size_t *k)
 				pc[n].end = rt[r].ranges[j].end;
 				pc[n++].routine = r;
 			}
-	qsort(pc, n, sizeof(*pc), cmp_piece);
+	/* By start, then routine: a radix sort, as the addresses of one
+	 * image differ in their low bytes only; by start alone, which keeps
+	 * the order of equal keys, when the pieces came in routine order. */
+	for (i = 1; i < n && pc[i - 1].routine <= pc[i].routine; i++)
+		;
+	if ((tmp = malloc((n ? n : 1) * sizeof(*tmp))) == NULL ||
+	    (sorted = pme_radix_sort(pc, tmp, n, sizeof(*pc), i < n ? 2 : 1,
+	    i < n ? piece_key : start_key)) == NULL) {
+		free(tmp);
+		free(pc);
+		return NULL;
+	}
+	free(sorted == pc ? tmp : pc);
 	*k = n;
-	return pc;
+	return sorted;
 }
 
 uint8_t *
@@ -116,8 +134,42 @@ struct quick {
 	uint32_t		*buckets;	/* routine units, in order */
 	size_t			 nbuckets;
 	struct pme_plt		 plt;		/* the image's PLT stubs */
+	const uint64_t		*addrs;		/* sparse: sampled addresses */
+	size_t			 naddrs;
+	size_t			*unmade;	/* sparse: buckets not made */
 	struct pme_error	*err;
 };
+
+/* Whether a sampled address is in [start, end) (always, when all the
+ * routines are made). */
+static int
+sampled(const struct quick *q, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = q->naddrs, mid;
+
+	if (q->addrs == NULL)
+		return 1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (q->addrs[mid] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < q->naddrs && q->addrs[lo] < end;
+}
+
+/* Whether routine rt gets its bucket: one of its ranges sampled. */
+static int
+routine_sampled(const struct quick *q, const struct pme_symroutine *rt)
+{
+	uint32_t j;
+
+	for (j = 0; j < rt->nranges; j++)
+		if (sampled(q, rt->ranges[j].start, rt->ranges[j].end))
+			return 1;
+	return 0;
+}
 
 /*
  * Adds unit u with ranges r[0..n) as pmebuild keeps a unit's ranges:
@@ -147,6 +199,10 @@ add_routines(struct quick *q, const struct pme_symmod *m, uint32_t mu)
 	    i++) {
 		if (!q->keep[i])
 			continue;
+		if (!routine_sampled(q, &rt[i])) {
+			++*q->unmade;
+			continue;
+		}
 		memset(&u, 0, sizeof(u));
 		u.name = rt[i].name;
 		u.kind = q->kind[2];
@@ -240,6 +296,10 @@ add_plt(struct quick *q)
 	if ((mu = add_unit(q, &u, plt->ranges, plt->n)) == PME_NONE)
 		return -1;
 	for (i = 0; i < plt->n; i++) {
+		if (!sampled(q, plt->ranges[i].start, plt->ranges[i].end)) {
+			++*q->unmade;
+			continue;
+		}
 		memset(&u, 0, sizeof(u));
 		u.name = plt->names[i];
 		u.kind = q->kind[2];
@@ -420,12 +480,24 @@ struct pme_bucketfile *
 pme_quick_build_images(const struct pme_quick_image *v, size_t n,
     const char *program, struct pme_error *err)
 {
+	return pme_quick_build_sampled(v, n, program, NULL, 0, NULL, err);
+}
+
+struct pme_bucketfile *
+pme_quick_build_sampled(const struct pme_quick_image *v, size_t n,
+    const char *program, const uint64_t *addrs, size_t naddrs,
+    size_t *unmade, struct pme_error *err)
+{
 	struct quick q;
-	size_t i, made = 0;
+	size_t i, made = 0, none = 0;
 	int rc = 0;
 
 	memset(&q, 0, sizeof(q));
 	q.err = err;
+	q.addrs = addrs;
+	q.naddrs = naddrs;
+	q.unmade = unmade != NULL ? unmade : &none;
+	*q.unmade = 0;
 	if (n == 0 || add_kinds(&q) == -1)
 		rc = n == 0 ? pme_seterr(err, PME_EINVAL, "no image") : -1;
 	for (i = 0; i < n && rc != -1; i++) {

@@ -68,6 +68,19 @@ struct pme_bucketfile *pme_quick_build_images(const struct pme_quick_image *v,
 		    size_t n, const char *program, struct pme_error *err);
 
 /*
+ * As pme_quick_build_images(), but for a report that shows no bucket
+ * without counts (no filled bucket file written): only the routines (and
+ * PLT stubs) with one of addrs[0..naddrs) (sorted link-time addresses,
+ * those samples fell at, in any image) in their ranges get a unit and a
+ * bucket; *unmade says how many of the rest pme_quick_build_images()
+ * would have made.  The units of the load modules, the program and the
+ * modules are made as there, so that samples fall where they would.
+ */
+struct pme_bucketfile *pme_quick_build_sampled(const struct pme_quick_image *v,
+		    size_t n, const char *program, const uint64_t *addrs,
+		    size_t naddrs, size_t *unmade, struct pme_error *err);
+
+/*
  * Adds the kernel to bf, a quick path's bucket file (its last group):
  * under its PROGRAM unit a MODULE unit "[kernel]" of absolute addresses
  * (no load module: kernel samples are in no mapping) and ROUTINE units

@@ -32,6 +32,8 @@
 struct rgroup {
 	const char	*title;
 	size_t		 first, n;	/* rows[first .. first + n) */
+	size_t		 zeros;		/* rows of no count not listed
+					   (pme_report_zeros) */
 };
 
 struct rsum {
@@ -162,6 +164,15 @@ pme_report_group(struct pme_report *r, const char *title,
 		return pme_setnomem(err);
 	}
 	g->first = r->rows.n;
+	return 0;
+}
+
+int
+pme_report_zeros(struct pme_report *r, size_t n, struct pme_error *err)
+{
+	if (r->groups.n == 0 && pme_report_group(r, "", err) == -1)
+		return -1;
+	PME_VEC_AT(&r->groups, struct rgroup, r->groups.n - 1).zeros += n;
 	return 0;
 }
 
@@ -444,6 +455,8 @@ view_make(const struct pme_report *r, struct view *v, int all_rows,
 
 		g->title = rg->title;
 		g->rows = v->all + k;
+		if (!all_rows && r->cutoff > 0)
+			g->omitted += rg->zeros;
 		for (j = rg->first; j < rg->first + rg->n; j++) {
 			const struct dext *d = dext_of(r, &rows[j]);
 			uint64_t c = rows[j].count;

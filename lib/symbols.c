@@ -423,6 +423,43 @@ cmp_fsym(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+static void
+fsym_key(const void *e, uint64_t *k)
+{
+	k[0] = ((const struct fsym *)e)->addr;
+}
+
+/*
+ * The symbols in cmp_fsym()'s order: by address in a radix sort (a
+ * library's thousands cost n log n calls of cmp_fsym() in qsort()), then
+ * each run at one address, a few aliases, by cmp_fsym().  -1 when memory
+ * ran out.
+ */
+static int
+sort_syms(struct pme_image *img)
+{
+	struct fsym *v = img->syms.v, *tmp, *s, t;
+	size_t n = img->syms.n, i, j;
+
+	if ((tmp = malloc(n * sizeof(*tmp))) == NULL)
+		return -1;
+	if ((s = pme_radix_sort(v, tmp, n, sizeof(*v), 1, fsym_key)) == NULL) {
+		free(tmp);
+		return -1;
+	}
+	if (s != v)
+		memcpy(v, s, n * sizeof(*v));
+	free(tmp);
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1].addr == v[j].addr &&
+		    cmp_fsym(&v[j - 1], &v[j]) > 0; j--) {
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return 0;
+}
+
 /*
  * Reads the STT_FUNC symbols inside the section from the table of type
  * (SHT_SYMTAB or SHT_DYNSYM), noting for each local one the STT_FILE
@@ -477,8 +514,8 @@ read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 		f->index = (uint32_t)i;
 		f->bind = (unsigned char)b;
 	}
-	if (img->syms.n > 1)
-		qsort(img->syms.v, img->syms.n, sizeof(struct fsym), cmp_fsym);
+	if (img->syms.n > 1 && sort_syms(img) == -1)
+		return nomem(img);
 	return 1;
 }
 
@@ -689,9 +726,12 @@ end_module(struct pme_image *img)
 static size_t
 cold_base(const char *name)
 {
-	const char *p = strstr(name, ".cold");
+	const char *p = strchr(name, '.');
 	size_t k;
 
+	/* Most names have no dot: strchr() is the cheaper search. */
+	if (p != NULL)
+		p = strstr(p, ".cold");
 	if (p == NULL || p == name)
 		return 0;
 	if (p[5] == '.') {

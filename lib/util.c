@@ -485,7 +485,10 @@ pme_ranges_merge(struct pme_range *r, size_t n)
 
 	if (n < 2)
 		return n;
-	qsort(r, n, sizeof(*r), cmp_range);
+	for (i = 1; i < n && cmp_range(&r[i - 1], &r[i]) <= 0; i++)
+		;
+	if (i < n)
+		qsort(r, n, sizeof(*r), cmp_range);
 	for (i = 1; i < n; i++) {
 		if (r[i].start <= r[out].end) {
 			if (r[i].end > r[out].end)
