@@ -1122,8 +1122,8 @@ raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 			k = w->pool + e->off;
 			if (e->hash == h && e->n == n && k[0] == head[0] &&
 			    k[2] == head[2] && k[1] == head[1] &&
-			    memcmp(k + 3, s->frames,
-			    s->nframes * sizeof(*k)) == 0) {
+			    (s->nframes == 0 || memcmp(k + 3, s->frames,
+			    s->nframes * sizeof(*k)) == 0)) {
 				e->count += count;
 				r->rawseen++;
 				return 0;
@@ -1155,7 +1155,8 @@ raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 	e->n = (uint32_t)n;
 	k = w->pool + w->npool;
 	memcpy(k, head, sizeof(head));
-	memcpy(k + 3, s->frames, s->nframes * sizeof(*k));
+	if (s->nframes > 0)	/* frames is NULL then */
+		memcpy(k + 3, s->frames, s->nframes * sizeof(*k));
 	w->npool += n;
 	return 0;
 }

@@ -88,6 +88,8 @@ else
 fi
 
 if command -v strace >/dev/null; then
+	# LeakSanitizer (a sanitized build's) cannot run under ptrace.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	strace -f -o trace -e trace=open,openat,creat "$pmehisto" -q -x \
 	    -T none -o x.his -B /dev/null run.pms 2>s.err ||
 	    fail "strace pmehisto: $(cat s.err)"
