@@ -12,8 +12,8 @@
 #    has more samples on a busy machine too; its file is cut to perf's
 #    count by dropping its last samples (tests/unit/t_sample dump and
 #    write): the same program at the same rate, the same sample count.
-#    Should it still have fewer, both counts are printed and the times
-#    compared as they are.
+#    Should it still have fewer, both counts are printed, the times
+#    compared as they are, and the ratios scaled to the same count too.
 # 3. The load modules of the two reports, with their shares of the
 #    samples (perf report --sort dso; pmehisto -V caliper:module): every
 #    module either names, and a mark where the shares differ by more than
@@ -143,7 +143,13 @@ perf report -i x.data --stdio 2>/dev/null | grep -c '^ *[0-9.]*%' \
     >perf.rows || true
 histo "$pmehisto" -T csv -C 0 | awk -F, 'NR > 1 && $7 > 0' | wc -l \
     >pme.rows
-printf '%d samples each, medians of %d runs (ms):\n' "$n" "$runs"
+if [ "$n" -eq "$p" ]; then
+	printf '%d samples each, medians of %d runs (ms):\n' "$n" "$runs"
+else
+	printf '%d samples for perf, %d for pmehisto (pmeclock recorded ' \
+	    "$p" "$n"
+	printf 'fewer), medians of %d runs (ms):\n' "$runs"
+fi
 printf '  %-34s %8s %8s %6s\n' "" wall CPU rows
 printf '  %-34s %8.1f %8.1f %6d\n' "perf report --stdio" "$pw" "$pc" \
     "$(cat perf.rows)"
@@ -159,6 +165,11 @@ printf '  pmehisto faster by %.1fx wall, %.1fx CPU' \
     "$(awk -v a="$pc" -v b="$hc" 'BEGIN { print a / b }')"
 printf ' (first run of a boot, kallsyms read and cached: %s ms wall)\n' \
     "$first_ms"
+[ "$n" -eq "$p" ] ||
+    printf '  per sample (scaled by %d/%d): %.1fx wall, %.1fx CPU\n' \
+	"$n" "$p" "$(awk -v a="$pw" -v b="$hw" -v n="$n" -v p="$p" \
+	'BEGIN { print a / b * n / p }')" "$(awk -v a="$pc" -v b="$hc" \
+	-v n="$n" -v p="$p" 'BEGIN { print a / b * n / p }')"
 if [ -n "$other" ]; then
 	printf '  the -b pmehisto faster by %.1fx wall, %.1fx CPU;' \
 	    "$(awk -v a="$pw" -v b="$ow" 'BEGIN { print a / b }')" \
