@@ -122,17 +122,3 @@ mtotal=$(grep -m1 '^Total:' shared.txt | awk '{ print $2 }')
 [ "${p:-0}" -gt 0 ] || fail "perf has no samples in f@plt at 0x$at"
 near f@plt "${m:-0}" "${mtotal:-0}" "${p:-0}" "${ptotal:-0}"
 finish
-fi
-at=$(objdump_plt nopie | awk '$2 == "f@plt" { print $1 }')
-[ -n "$at" ] || { fail "nopie: objdump shows no f@plt"; finish; }
-p=0 ptotal=0
-while read -r ip; do
-	ptotal=$((ptotal + 1))
-	ip=$((16#$ip)) && [ "$ip" -ge $((16#$at)) ] &&
-	    [ "$ip" -lt $((16#$at + 16)) ] && p=$((p + 1))
-done < <(perf script -i perf.data -F ip 2>/dev/null | awk '{ print $1 }')
-m=$(csv_counts <nopie.csv | awk '$1 == "f@plt" { print $2 }' | head -1)
-mtotal=$(grep -m1 '^Total:' nopie.txt | awk '{ print $2 }')
-[ "${p:-0}" -gt 0 ] || fail "perf has no samples in f@plt at 0x$at"
-near f@plt "${m:-0}" "${mtotal:-0}" "${p:-0}" "${ptotal:-0}"
-finish
