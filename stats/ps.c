@@ -401,7 +401,8 @@ row_labels(struct page *pg, const struct grid *gr, const long *rows,
     size_t n, const struct box *b, double pitch, double first)
 {
 	double fs = pitch * 0.85 < 4 ? 4 : pitch * 0.85 > 8 ? 8 : pitch * 0.85;
-	size_t step = (size_t)ceil(fs * 1.1 / pitch);
+	/* A pitch of no height (rows past the box): every row. */
+	size_t step = pitch > 0 ? (size_t)ceil(fs * 1.1 / pitch) : 1;
 	char buf[64];
 
 	fprintf(pg->fp, "%.1f /Helvetica F\n", fs);
