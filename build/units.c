@@ -1088,30 +1088,41 @@ out:
 
 /*
  * -x: the image's PLT stubs (lib/plt.c) as pmehisto's quick path makes
- * them, a MODULE "plt" with a ROUTINE "function@plt" for each, so that
- * the two bucket files stay the same.
+ * them, a MODULE "plt" with a ROUTINE "function@plt" for each, and a
+ * MODULE "init" with the ROUTINEs "_init" and "_fini" (.init's and
+ * .fini's code), so that the two bucket files stay the same.
  */
 static int
 exe_plt(struct pmd *p, const struct kinds *k, const struct pme_image *img,
     struct matcher *mt, uint32_t lm)
 {
+	static const char *const mods[2] = { "plt", "init" };
 	struct pme_error err;
 	struct pme_plt plt;
 	const char *name;
-	uint32_t mu = PME_NONE, u;
-	size_t i;
+	uint32_t mu, u;
+	size_t i, j, part[3];
 	int rc = -1;
 
 	if (pme_image_plt(img, &plt, &err) == -1)
 		return -1;
-	if (plt.n > 0 && (mu = module_unit(p, mt, k->mod, "plt", plt.ranges,
-	    (uint32_t)plt.n, lm)) == PME_NONE)
-		goto out;
-	for (i = 0; i < plt.n; i++)
-		if ((name = pme_intern(&p->names, plt.names[i])) == NULL ||
-		    (u = pmd_add_unit(p, name, k->routine, mu)) == PME_NONE ||
-		    set_ranges(p, u, &plt.ranges[i], 1) == -1)
+	part[0] = 0;
+	part[1] = plt.nstubs;
+	part[2] = plt.n;
+	for (j = 0; j < 2; j++) {
+		if (part[j] == part[j + 1])
+			continue;
+		if ((mu = module_unit(p, mt, k->mod, mods[j], plt.ranges +
+		    part[j], (uint32_t)(part[j + 1] - part[j]), lm)) ==
+		    PME_NONE)
 			goto out;
+		for (i = part[j]; i < part[j + 1]; i++)
+			if ((name = pme_intern(&p->names, plt.names[i])) ==
+			    NULL || (u = pmd_add_unit(p, name, k->routine,
+			    mu)) == PME_NONE ||
+			    set_ranges(p, u, &plt.ranges[i], 1) == -1)
+				goto out;
+	}
 	rc = 0;
 out:
 	pme_plt_free(&plt);

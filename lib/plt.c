@@ -14,6 +14,12 @@
  * that lazy .plt, IBT .plt.sec and .plt.got entries are read alike; a
  * stub that jumps elsewhere (.plt's first entry, the lazy half of an IBT
  * .plt) has no name and is left out.
+ *
+ * After the stubs come .init and .fini, whatever the machine: code the
+ * C runtime (crti.o, crtn.o) gives the names _init and _fini, which
+ * their symbols, of size 0, do not cover and a stripped file does not
+ * have.  Each is a routine over its whole section, as perf names it; the
+ * dynamic loader runs them as it loads and unloads the file.
  */
 #include <gelf.h>
 #include <stdint.h>
@@ -108,21 +114,22 @@ stub_slot(const uint8_t *p, size_t len, uint64_t addr)
 	return addr + i + 6 + (uint64_t)(int64_t)disp;
 }
 
+/* Entry [start, end) named name and suffix. */
 static int
 add_entry(struct pme_plt *plt, uint64_t start, uint64_t end,
-    const char *name)
+    const char *name, const char *suffix)
 {
 	struct pme_range *r;
 	const char **np;
-	size_t len = strlen(name);
+	size_t len = strlen(name), slen = strlen(suffix);
 	char *str;
 
 	if ((r = pme_vec_push(&plt->vr)) == NULL ||
 	    (np = pme_vec_push(&plt->vn)) == NULL ||
-	    (str = pme_arena_alloc(&plt->arena, len + 5)) == NULL)
+	    (str = pme_arena_alloc(&plt->arena, len + slen + 1)) == NULL)
 		return -1;
 	memcpy(str, name, len);
-	memcpy(str + len, "@plt", 5);
+	memcpy(str + len, suffix, slen + 1);
 	r->start = start;
 	r->end = end;
 	*np = str;
@@ -148,6 +155,7 @@ int
 pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
 {
 	static const char *const stubs[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct stubsec init[2];
 	struct pme_vec slots, secs;
 	struct stubsec *sec;
 	size_t shstrndx, k, off, size;
@@ -157,19 +165,22 @@ pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
 	Elf_Data *d;
 	const char *s, *name;
 	uint64_t got;
+	size_t ninit = 0;
+	int x86;
 
 	memset(plt, 0, sizeof(*plt));
 	pme_vec_init(&plt->vr, sizeof(struct pme_range));
 	pme_vec_init(&plt->vn, sizeof(const char *));
 	pme_vec_init(&slots, sizeof(struct slot));
 	pme_vec_init(&secs, sizeof(struct stubsec));
-	if (gelf_getehdr(e, &eh) == NULL || eh.e_machine != EM_X86_64 ||
+	if (gelf_getehdr(e, &eh) == NULL ||
 	    elf_getshdrstrndx(e, &shstrndx) != 0)
 		return 0;
+	x86 = eh.e_machine == EM_X86_64;
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
 			continue;
-		if (sh.sh_type == SHT_RELA) {
+		if (sh.sh_type == SHT_RELA && x86) {
 			if (read_slots(e, scn, &sh, &slots) == -1)
 				goto nomem;
 			continue;
@@ -178,9 +189,15 @@ pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
 		    !(sh.sh_flags & SHF_EXECINSTR) ||
 		    (s = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
 			continue;
+		if ((strcmp(s, ".init") == 0 || strcmp(s, ".fini") == 0) &&
+		    sh.sh_size > 0 && ninit < 2) {
+			init[ninit].scn = scn;
+			init[ninit++].sh = sh;
+			continue;
+		}
 		for (k = 0; k < 3 && strcmp(s, stubs[k]) != 0; k++)
 			continue;
-		if (k < 3) {
+		if (k < 3 && x86) {
 			if ((sec = pme_vec_push(&secs)) == NULL)
 				goto nomem;
 			sec->scn = scn;
@@ -188,7 +205,7 @@ pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
 		}
 	}
 	if (slots.n == 0 || secs.n == 0)
-		goto out;
+		goto runtime;
 	qsort(slots.v, slots.n, sizeof(struct slot), cmp_slot);
 	/* By address, so that the stubs come out in order. */
 	qsort(secs.v, secs.n, sizeof(*sec), cmp_stubsec);
@@ -206,11 +223,23 @@ pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err)
 			    sec[k].sh.sh_addr + off);
 			if (got != 0 && (name = slot_name(slots.v, slots.n,
 			    got)) != NULL && add_entry(plt, sec[k].sh.sh_addr +
-			    off, sec[k].sh.sh_addr + off + size, name) == -1)
+			    off, sec[k].sh.sh_addr + off + size, name,
+			    "@plt") == -1)
 				goto nomem;
 		}
 	}
-out:
+runtime:
+	plt->nstubs = plt->vr.n;
+	qsort(init, ninit, sizeof(init[0]), cmp_stubsec);
+	for (k = 0; k < ninit; k++) {
+		s = elf_strptr(e, shstrndx, init[k].sh.sh_name);
+		if (init[k].sh.sh_addr + init[k].sh.sh_size <
+		    init[k].sh.sh_addr)
+			continue;		/* past the address space */
+		if (add_entry(plt, init[k].sh.sh_addr, init[k].sh.sh_addr +
+		    init[k].sh.sh_size, "_", s + 1) == -1)
+			goto nomem;
+	}
 	pme_vec_free(&slots);
 	pme_vec_free(&secs);
 	plt->ranges = plt->vr.v;

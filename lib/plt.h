@@ -15,19 +15,20 @@
 struct pme_image;
 
 /* The stubs by address: ranges[i] (link-time, end excluded) is the stub
- * named names[i] ("function@plt"). */
+ * named names[i] ("function@plt") for i < nstubs; after them .init's and
+ * .fini's code, by address ("_init", "_fini"). */
 struct pme_plt {
 	struct pme_range *ranges;
 	const char	**names;
-	size_t		  n;
+	size_t		  n, nstubs;
 	struct pme_vec	  vr, vn;	/* behind ranges and names */
 	struct pme_arena  arena;	/* the names' strings */
 };
 
 /*
  * The named stubs of .plt, .plt.sec and .plt.got of e (none for another
- * machine, or a file without them); -1 only when out of memory.  Free
- * with pme_plt_free().
+ * machine, or a file without them), then .init and .fini; -1 only when
+ * out of memory.  Free with pme_plt_free().
  */
 int	pme_plt_read(Elf *e, struct pme_plt *plt, struct pme_error *err);
 void	pme_plt_free(struct pme_plt *plt);

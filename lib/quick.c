@@ -277,36 +277,44 @@ add_units(struct quick *q)
  * The image's PLT stubs (lib/plt.c), as perf shows them: a MODULE unit
  * "plt" with a ROUTINE unit "function@plt" for each, so that a sample in
  * a stub is its function's stub and not outside the load module's
- * buckets.
+ * buckets; and a MODULE unit "init" with the ROUTINE units "_init" and
+ * "_fini", the code of .init and .fini.
  */
 static int
 add_plt(struct quick *q)
 {
 	const struct pme_plt *plt = &q->plt;
+	const size_t part[3] = { 0, plt->nstubs, plt->n };
+	static const char *const names[2] = { "plt", "init" };
 	struct pme_unit u;
 	uint32_t mu, ui;
-	size_t i;
+	size_t i, k;
 
-	if (plt->n == 0)
-		return 0;
-	memset(&u, 0, sizeof(u));
-	u.name = "plt";
-	u.kind = q->kind[1];
-	u.parent = 0;
-	if ((mu = add_unit(q, &u, plt->ranges, plt->n)) == PME_NONE)
-		return -1;
-	for (i = 0; i < plt->n; i++) {
-		if (!sampled(q, plt->ranges[i].start, plt->ranges[i].end)) {
-			++*q->unmade;
+	for (k = 0; k < 2; k++) {
+		if (part[k] == part[k + 1])
 			continue;
-		}
 		memset(&u, 0, sizeof(u));
-		u.name = plt->names[i];
-		u.kind = q->kind[2];
-		u.parent = mu;
-		if ((ui = add_unit(q, &u, &plt->ranges[i], 1)) == PME_NONE)
+		u.name = names[k];
+		u.kind = q->kind[1];
+		u.parent = 0;
+		if ((mu = add_unit(q, &u, plt->ranges + part[k],
+		    part[k + 1] - part[k])) == PME_NONE)
 			return -1;
-		q->buckets[q->nbuckets++] = ui;
+		for (i = part[k]; i < part[k + 1]; i++) {
+			if (!sampled(q, plt->ranges[i].start,
+			    plt->ranges[i].end)) {
+				++*q->unmade;
+				continue;
+			}
+			memset(&u, 0, sizeof(u));
+			u.name = plt->names[i];
+			u.kind = q->kind[2];
+			u.parent = mu;
+			if ((ui = add_unit(q, &u, &plt->ranges[i], 1)) ==
+			    PME_NONE)
+				return -1;
+			q->buckets[q->nbuckets++] = ui;
+		}
 	}
 	return 0;
 }

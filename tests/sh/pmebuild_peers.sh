@@ -4,6 +4,9 @@
 # writes, against the peers:
 #   routine buckets (-x PROG -b routine) vs nm -S: every function of the
 #     fixture's own objects, its ".cold" part as a second range;
+#   the routines _init and _fini vs readelf -S: .init's and .fini's
+#     address and size (their symbols have no size, and a sample in them
+#     was outside buckets);
 #   line buckets (-b line) vs the symbol reader's line table (itself
 #     checked against readelf by symbols_peers.sh), flattened to ranges;
 #   MAP modules vs the input sections the linker's -Map file lists;
@@ -49,10 +52,22 @@ nm_routines() {
 # pmebuild's view: "name start end" per range of the ROUTINE buckets.
 # The PLT stubs' routines ("f@plt", outside .text, which nm lists with
 # --synthetic only and without sizes) are left out: pmebuild_names holds
-# them to nm --synthetic, quick_plt to objdump's labels.
+# them to nm --synthetic, quick_plt to objdump's labels; so are _init
+# and _fini, which init_sections holds to readelf.
 pme_routines() {
-	dump "$1" | awk '$2 == "ROUTINE" && $3 !~ /@plt$/ { print $3, $4, $5 }' |
-	    sort
+	dump "$1" | awk '$2 == "ROUTINE" && $3 !~ /@plt$/ &&
+	    $3 != "_init" && $3 != "_fini" { print $3, $4, $5 }' | sort
+}
+
+# readelf's .init and .fini as "_init start end", "_fini start end".
+init_sections() {
+	readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\] *//' | awk '
+	$1 == ".init" || $1 == ".fini" {
+		print "_" substr($1, 2), $3, $5
+	}' | while read -r name start size; do
+		printf '%s %x %x\n' "$name" $((16#$start)) \
+		    $((16#$start + 16#$size))
+	done
 }
 
 # Lines flattened: "start end line", adjacent ranges of one line joined.
@@ -99,6 +114,10 @@ variant() {	# NAME CC LINKFLAGS -- CFLAGS...
 	nm_routines "$tmp/$name" >"$tmp/r.peer"
 	pme_routines "$tmp/$name.pme" >"$tmp/r.got"
 	compare "$name routines" "$tmp/r.peer" "$tmp/r.got"
+	init_sections "$tmp/$name" >"$tmp/i.peer"
+	dump "$tmp/$name.pme" | awk '$2 == "ROUTINE" &&
+	    ($3 == "_init" || $3 == "_fini") { print $3, $4, $5 }' >"$tmp/i.got"
+	compare "$name .init and .fini" "$tmp/i.peer" "$tmp/i.got"
 }
 
 variant gcc-O2-pie gcc "" -- -g -O2
@@ -190,7 +209,8 @@ if gcc -g -O2 -shared -fPIC -o "$lib" "$top/tests/fixtures/shlib/lib.c" &&
 		nm -S --defined-only "$lib" | awk '$3 ~ /^[tT]$/ && NF == 4 &&
 		    $4 !~ /^_/ { print $4 }' | sort >"$tmp/l.peer"
 		dump "$tmp/lib.pme" | awk '$2 == "ROUTINE" &&
-		    $6 == "libfx.so" && $3 !~ /@plt$/ { print $3 }' |
+		    $6 == "libfx.so" && $3 !~ /@plt$/ && $3 != "_init" &&
+		    $3 != "_fini" { print $3 }' |
 		    sort -u >"$tmp/l.got"
 		compare "shared library routines" "$tmp/l.peer" "$tmp/l.got"
 		dump "$tmp/lib.pme" | awk '$2 == "ROUTINE" &&

@@ -46,11 +46,20 @@ for e in $(engines); do
 	$pmetrace -q -e $e -b rep.pme -o $e.pme -- ./rep signal >$e.err 2>&1 ||
 	    fail "$e: exit status $?: $(head -c 300 $e.err)"
 	# PLT stubs (memcpy@plt: pmebuild -x makes them routines) are
-	# pmetrace_plt's.
+	# pmetrace_plt's; .init's and .fini's code (_init, _fini, run once
+	# by the dynamic loader) must have the same counts in every engine.
 	./pmecounts $e.pme | awk '$1 == "bucket" && $2 != "main" &&
-	    $2 != "on_alarm" && $2 !~ /@plt$/ { print $2, $3 }' | sort >$e.txt
+	    $2 != "on_alarm" && $2 !~ /@plt$/ && $2 != "_init" &&
+	    $2 != "_fini" { print $2, $3 }' | sort >$e.txt
 	diff -u want.txt $e.txt >diff.txt ||
 	    fail "$e: rep counts differ from the rule: $(cat diff.txt)"
+	./pmecounts $e.pme | awk '$1 == "bucket" && ($2 == "_init" ||
+	    $2 == "_fini") && $3 > 0 { print $2, $3 }' | sort >$e.init
+	[ "$(wc -l <$e.init)" = 2 ] ||
+	    fail "$e: _init and _fini not both counted: $(cat $e.init)"
+	[ -n "${first:-}" ] || first=$e
+	cmp -s $first.init $e.init ||
+	    fail "$e: _init and _fini: $(cat $e.init), $first: $(cat $first.init)"
 done
 # libpmetrace stepping its own region (the whole of main's calls) by the
 # same rule: shared and static.
