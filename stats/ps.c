@@ -230,17 +230,35 @@ ps_end(FILE *fp)
 	return ferror(fp) ? -1 : 0;
 }
 
-/* Starts a page: its DSC comment, a save, and the heading. */
+/*
+ * Starts a page: its DSC comment, a save, and the heading.  A paper
+ * smaller than need_w x need_h points (the page's furniture with room
+ * for a plot) is drawn on a page that large, of the paper's proportions,
+ * scaled down to the paper: a small paper (P on a short terminal, -s
+ * 2x2) shrinks the drawing rather than turning the plot inside out.
+ */
 static int
 page_begin(struct page *pg, FILE *fp, const struct outopt *o,
-    const char *title, const char *subtitle)
+    const char *title, const char *subtitle, double need_w, double need_h)
 {
+	double s = 1;
+
 	pg->fp = fp;
 	if (paper_size(o->paper, &pg->w, &pg->h) == -1)
 		return -1;
+	if (pg->w < need_w)
+		s = pg->w / need_w;
+	if (pg->h < need_h && pg->h / need_h < s)
+		s = pg->h / need_h;
 	pageno++;
 	fprintf(fp, "%%%%Page: %d %d\nstats-dict begin /pgsave save def\n",
 	    pageno, pageno);
+	if (s < 1) {
+		pg->w /= s;
+		pg->h /= s;
+		fprintf(fp, "%.6f dup scale /pw %.2f def /ph %.2f def\n", s,
+		    pg->w, pg->h);
+	}
 	ps_str(fp, title);
 	putc(' ', fp);
 	ps_str(fp, subtitle);
@@ -631,7 +649,13 @@ out_ps(FILE *fp, const struct grid *gr, const struct outopt *o)
 	time_text(b, sizeof(b), gr, gr->w.t1);
 	snprintf(sub, sizeof(sub), "%s: %s %s to %s, rows %ld to %ld",
 	    gr->src->path, gr->src->run.unit, a, b, gr->w.r0, gr->w.r1);
-	if (page_begin(&pg, fp, o, gr->title, sub) == -1)
+	/* A legend column; the widest row labels (label_room(), 20
+	 * points more for util's bars) and an inch of plot; the legend
+	 * and an inch of plot. */
+	if (paper_size(o->paper, &pg.w, &pg.h) == -1 ||
+	    page_begin(&pg, fp, o, gr->title, sub, 2 * MARGIN +
+	    fmax(LEGCOL, 14 + 16 * 4.2 + 6 + 20 + 72), 2 * MARGIN + HEAD +
+	    legend_height(&pg, gr) + 34 + 72) == -1)
 		return -1;
 	if (gr->g->kind == G_UTIL)
 		rc = util(&pg, gr, o);
@@ -823,8 +847,10 @@ out_histo_ps(FILE *fp, const struct pme_histo *h, const struct graph *g,
 	    "%u bins from %g to %g and two end bins, %llu samples", h->name,
 	    n, h->nsets, h->nbins, h->min, h->max,
 	    (unsigned long long)total);
+	/* Two inches of the sets' sum, half an inch of bars. */
 	if (page_begin(&pg, fp, o, g != NULL && g->name != NULL ? g->name :
-	    h->name, sub) == -1) {
+	    h->name, sub, 2 * MARGIN + 40 + 144, 2 * MARGIN + HEAD + 50 + 20 +
+	    144 + 36) == -1) {
 		free(sets);
 		return -1;
 	}
@@ -874,8 +900,9 @@ out_hsummary_ps(FILE *fp, const struct src *s, const struct graph *g,
 	double y;
 	char buf[256];
 
+	/* A line of 75 characters of 7-point Courier, and a row. */
 	if (page_begin(&pg, fp, o, g->name != NULL ? g->name : "Histometrics",
-	    s->path) == -1)
+	    s->path, 2 * MARGIN + 75 * 4.2, 2 * MARGIN + HEAD + 30) == -1)
 		return -1;
 	y = pg.h - MARGIN - HEAD - 10;
 	snprintf(buf, sizeof(buf), "%-24s %4s %10s %12s %10s %10s",

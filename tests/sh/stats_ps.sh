@@ -5,7 +5,8 @@
 # rendering by ghostscript without a word on standard output or error,
 # the exact colours of known cells, a title defined before the file is
 # read winning over the file's, -t and -u with characters PostScript
-# strings escape, the paper sizes and an unknown one refused, and the
+# strings escape, the paper sizes and an unknown one refused, a paper
+# too small for a page's furniture drawn scaled down, and the
 # size of the file for 1,000,000 events on 1,000 rows staying that of
 # its grid.
 #
@@ -185,6 +186,35 @@ for p in tiny 0x5 8x 1x1 8x10mm x10; do
 	[ -e bad.ps ] && fail "-s $p: bad.ps written"
 	[ -s out ] && fail "-s $p: output on standard output"
 done
+
+# A paper smaller than a page's furniture (P on a 14-row terminal made
+# a 2.8-inch page, on which the legend and heading took more than the
+# height and the plot's box came out inside out: fuzz_term's input
+# regress/term/negative-pitch) is drawn larger and scaled down: every
+# page's plot box the right way round, inside the page it is drawn on.
+for p in 2x2 8x2 2x8 9.6x2.8; do
+	"$stats" -f ev.sim -g g.graph -s "$p" -T ps -o small.ps 2>err ||
+	    { fail "-s $p failed: $(cat err)"; continue; }
+	[ -s err ] && fail "-s $p said: $(cat err)"
+	read -r w h < <(awk '/^%%BoundingBox:/ { print $4, $5 }' small.ps)
+	awk -v w="$w" -v h="$h" '
+	/^%%Page:/ { pw = w; ph = h; s = 1 }
+	/ dup scale \/pw / { s = $1; pw = $5; ph = $8 }
+	/^% plot / {
+		n++
+		if (!($3 < $5 && $4 < $6 && $3 >= 0 && $4 >= 0 &&
+		    $5 <= pw && $6 <= ph) || pw * s > w + 0.5 ||
+		    ph * s > h + 0.5) {
+			print "box " $3, $4, $5, $6 " on " pw " x " ph \
+			    " scaled " s; bad = 1
+		}
+	}
+	END { if (n != 3) { print n + 0 " plots, not 3"; bad = 1 }
+	    exit bad }' small.ps >box.out ||
+	    fail "-s $p: $(cat box.out)"
+	render small.ps -sDEVICE=nullpage
+done
+grep -q ' dup scale /pw ' small.ps || fail "9.6x2.8: not scaled down"
 
 # --- size -------------------------------------------------------------------
 # 1,000,000 events on 1,000 rows, a state at random nearly every cell:
