@@ -12,7 +12,8 @@
  * module, link-time address), each with its count of sampling intervals; every
  * level is a grouping of the cells, so that each level's rows sum to the
  * same total.  Functions are the routines the quick path makes buckets
- * of (pme_quick_pick()), so that a function's count is its -x bucket's.
+ * of (pme_quick_pick()), and its PLT stubs, _init and _fini (lib/plt.c),
+ * so that a function's count is its -x bucket's.
  * Trace input: a filled bucket file holds counts per bucket only, so the
  * levels are its load modules, its ROUTINE units and its LINE units.
  *
@@ -44,6 +45,7 @@
 #endif
 
 #include "histo.h"
+#include "plt.h"
 #include "quick.h"
 #include "util.h"
 
@@ -97,6 +99,8 @@ struct cmod {
 	char		*why;		/* why it has no symbols, or NULL */
 	struct piece	*pieces;	/* kept routines' ranges, sorted */
 	size_t		 npieces;
+	size_t		 nrt;		/* image routines: fn < nrt */
+	struct pme_plt	 plt;		/* the others: fn - nrt */
 	uint32_t	*lix;		/* line entries by start */
 	size_t		 nlix;
 	int		 lines_tried;
@@ -244,20 +248,26 @@ cmp_piece(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The routines of m's image that the quick path makes buckets of. */
+/* The routines of m's image that the quick path makes buckets of: the
+ * kept ones, then the PLT stubs, _init and _fini. */
 static int
 mod_pieces(struct cmod *m)
 {
 	const struct pme_symroutine *rt;
 	size_t nr = pme_image_routines(m->img, &rt), nk, i, n = 0;
+	struct pme_error err;
 	uint8_t *keep;
 	uint32_t j;
 
+	m->nrt = nr;
+	if (pme_image_plt(m->img, &m->plt, &err) == -1)
+		return -1;
 	if ((keep = pme_quick_pick(m->img, &nk)) == NULL)
 		return -1;
 	for (i = 0; i < nr; i++)
 		if (keep[i] == 1)
 			n += rt[i].nranges;
+	n += m->plt.n;
 	if ((m->pieces = calloc(n ? n : 1, sizeof(*m->pieces))) == NULL) {
 		free(keep);
 		return -1;
@@ -268,6 +278,11 @@ mod_pieces(struct cmod *m)
 			m->pieces[m->npieces].end = rt[i].ranges[j].end;
 			m->pieces[m->npieces++].routine = (uint32_t)i;
 		}
+	for (i = 0; i < m->plt.n; i++) {
+		m->pieces[m->npieces].start = m->plt.ranges[i].start;
+		m->pieces[m->npieces].end = m->plt.ranges[i].end;
+		m->pieces[m->npieces++].routine = (uint32_t)(nr + i);
+	}
 	free(keep);
 	qsort(m->pieces, m->npieces, sizeof(*m->pieces), cmp_piece);
 	return 0;
@@ -471,6 +486,7 @@ mod_free(struct cmod *m)
 	free(m->buildid);
 	free(m->why);
 	free(m->pieces);
+	pme_plt_free(&m->plt);
 	free(m->lix);
 	for (i = 0; i < m->ndirs; i++)
 		free(m->dirs[i]);
@@ -932,6 +948,8 @@ fn_name(const struct caliper *c, uint32_t mod, uint32_t fn)
 		pme_bucketfile_units(c->in->bf, &u);
 		return u[fn].name;
 	}
+	if (fn >= c->mods[mod].nrt)
+		return c->mods[mod].plt.names[fn - c->mods[mod].nrt];
 	pme_image_routines(c->mods[mod].img, &rt);
 	return rt[fn].name;
 }
@@ -944,6 +962,8 @@ fn_entry(const struct caliper *c, uint32_t mod, uint32_t fn)
 
 	if (fn == PME_NONE || c->trace)
 		return 0;
+	if (fn >= c->mods[mod].nrt)
+		return c->mods[mod].plt.ranges[fn - c->mods[mod].nrt].start;
 	pme_image_routines(c->mods[mod].img, &rt);
 	return rt[fn].entry;
 }
@@ -960,6 +980,8 @@ fn_file(const struct caliper *c, uint32_t mod, uint32_t fn)
 		pme_bucketfile_units(c->in->bf, &u);
 		return u[fn].file;
 	}
+	if (fn >= c->mods[mod].nrt)
+		return NULL;
 	pme_image_routines(c->mods[mod].img, &rt);
 	return rt[fn].file;
 }

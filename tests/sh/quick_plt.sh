@@ -9,9 +9,11 @@
 # are objdump -d's synthetic "<name@plt>" labels of .plt, .plt.sec and
 # .plt.got, at the same addresses (objdump's "*ABS*+0x..." stubs of
 # IRELATIVE slots, which name no function, left out); nothing of the
-# program is outside buckets; and f@plt's share is perf's on the same
-# run (samples at f@plt's address in perf script, of a build that is
-# not PIE), within 6 standard deviations of the two counts plus 3 points.
+# program is outside buckets; the Caliper view's function f@plt has the
+# count of -x's bucket (it was "(no function)"); and f@plt's share is
+# perf's on the same run (samples at f@plt's address in perf script, of
+# a build that is not PIE), within 6 standard deviations of the two
+# counts plus 3 points.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -43,16 +45,16 @@ int main(int argc, char **argv)
 C
 gcc -O1 -fPIC -shared -o libf.so f.c || { fail "cannot build libf.so"; finish; }
 builds="lazy now ibt nopie"
-for name in $builds; do
-	case $name in
+for b in $builds; do
+	case $b in
 	lazy) flags=-Wl,-z,lazy ;;
 	now) flags=-Wl,-z,now ;;
 	ibt) flags="-fcf-protection=full -Wl,-z,ibtplt" ;;
 	nopie) flags="-no-pie -fno-pie" ;;
 	esac
 	# shellcheck disable=SC2086
-	gcc -O1 $flags -o "$name" main.c -L. -lf -Wl,-rpath,"$tmp" ||
-	    fail "cannot build $name ($flags)"
+	gcc -O1 $flags -o "$b" main.c -L. -lf -Wl,-rpath,"$tmp" ||
+	    fail "cannot build $b ($flags)"
 done
 
 # objdump_plt FILE: "address name" of objdump's <name@plt> labels.
@@ -62,33 +64,42 @@ objdump_plt() {
 	    grep -v ' \*ABS\*' | sort -u
 }
 
-for name in $builds; do
-	[ -x "$name" ] || continue
-	expect "$name: pmeclock" 0 "$pmeclock" -q -F 1000 -o "$name.pms" -- \
-	    "./$name" 200000000
-	expect "$name: pmehisto" 0 "$pmehisto" -x -a -C 0 -T csv -o /dev/null \
-	    "$name.pms"
-	cp "$tmp/out" "$name.csv"
+for b in $builds; do
+	[ -x "$b" ] || continue
+	expect "$b: pmeclock" 0 "$pmeclock" -q -F 1000 -o "$b.pms" -- \
+	    "./$b" 200000000
+	expect "$b: pmehisto" 0 "$pmehisto" -x -a -C 0 -T csv -o /dev/null \
+	    "$b.pms"
+	cp "$tmp/out" "$b.csv"
 	# The modules of the run, from the CSV's module column.
-	mods=$(awk -F, 'NR > 1 && $NF ~ /^\// { print $NF }' "$name.csv" | sort -u)
-	echo "$mods" | grep -q "/$name\$" ||
-	    fail "$name: the program is not among the CSV's modules"
+	mods=$(awk -F, 'NR > 1 && $NF ~ /^\// { print $NF }' "$b.csv" | sort -u)
+	echo "$mods" | grep -q "/$b\$" ||
+	    fail "$b: the program is not among the CSV's modules"
 	for m in $mods; do
 		objdump_plt "$m" >want.txt
 		awk -F, -v m="$m" 'NR > 1 && $NF == m && $2 ~ /@plt$/ {
-		    a = $5; sub(/^0x0*/, "", a); print a, $2 }' "$name.csv" |
+		    a = $5; sub(/^0x0*/, "", a); print a, $2 }' "$b.csv" |
 		    sort -u >got.txt
 		diff -u want.txt got.txt >diff.txt ||
-		    fail "$name: $m: the @plt rows are not objdump's: $(head -20 diff.txt)"
-		[ "$m" = "$tmp/$name" ] && ! [ -s got.txt ] &&
-		    fail "$name: no @plt row of the program"
+		    fail "$b: $m: the @plt rows are not objdump's: $(head -20 diff.txt)"
+		[ "$m" = "$tmp/$b" ] && ! [ -s got.txt ] &&
+		    fail "$b: no @plt row of the program"
 	done
-	expect "$name: pmehisto text" 0 "$pmehisto" -x -T text -C 0 -o - \
-	    "$name.pms"
-	cp "$tmp/out" "$name.txt"
+	expect "$b: pmehisto text" 0 "$pmehisto" -x -T text -C 0 -o - \
+	    "$b.pms"
+	cp "$tmp/out" "$b.txt"
 	sed -n '/^Outside buckets:/,/^Unmapped:/p' "$tmp/out" |
-	    grep -q "[ /]$name " && fail "$name: samples outside its buckets:" \
+	    grep -q "[ /]$b " && fail "$b: samples outside its buckets:" \
 	    "$(sed -n '/^Outside buckets:/,/^Unmapped:/p' "$tmp/out")"
+	# The Caliper view's function of the stub: its -x bucket's count.
+	expect "$b: pmehisto -V caliper:function" 0 "$pmehisto" -x \
+	    -V caliper:function -o - "$b.pms"
+	c=$(awk -v m="$b" '$4 == "f@plt" && $5 == m { print $3 }' \
+	    "$tmp/out")
+	w=$(csv_counts <"$b.csv" | awk '$1 == "f@plt" { print $2 }' |
+	    head -1)
+	[ -n "$w" ] && [ "$w" != 0 ] && [ "${c:-none}" != "$w" ] &&
+	    fail "$b: Caliper's f@plt has ${c:-no row}, -x's bucket $w"
 done
 
 # f@plt's share against perf's on the same run: perf records pmeclock and
