@@ -68,15 +68,22 @@ walk(struct pme_image *img)
 		for (j = 0; j < rts[i].naliases; j++)
 			sum += touch(rts[i].aliases[j]);
 	}
-	/* The PLT stubs' names: each a stub of 8 to 32 bytes, in order. */
+	/* The PLT stubs' names: each a stub of 8 to 32 bytes, in order;
+	 * then .init's and .fini's, _init and _fini, not empty, in order. */
 	memset(&err, 0, sizeof(err));
 	if (pme_image_plt(img, &plt, &err) == 0) {
+		if (plt.nstubs > plt.n || plt.n - plt.nstubs > 2)
+			abort();
 		for (i = 0; i < plt.n; i++) {
 			sum += touch(plt.names[i]);
-			if (plt.ranges[i].end - plt.ranges[i].start < 8 ||
-			    plt.ranges[i].end - plt.ranges[i].start > 32 ||
-			    (i > 0 && plt.ranges[i].start <
-			    plt.ranges[i - 1].start))
+			if ((i < plt.nstubs && (plt.ranges[i].end -
+			    plt.ranges[i].start < 8 || plt.ranges[i].end -
+			    plt.ranges[i].start > 32)) || (i >= plt.nstubs &&
+			    (plt.ranges[i].end <= plt.ranges[i].start ||
+			    (strcmp(plt.names[i], "_init") != 0 &&
+			    strcmp(plt.names[i], "_fini") != 0))) ||
+			    (i > 0 && i != plt.nstubs &&
+			    plt.ranges[i].start < plt.ranges[i - 1].start))
 				abort();
 		}
 		pme_plt_free(&plt);
