@@ -13,7 +13,8 @@
  * level is a grouping of the cells, so that each level's rows sum to the
  * same total.  Functions are the routines the quick path makes buckets
  * of (pme_quick_pick()), and its PLT stubs, _init and _fini (lib/plt.c),
- * so that a function's count is its -x bucket's.
+ * and in the kernel the routines of kallsyms the quick path names, so
+ * that a function's count is its -x bucket's.
  * Trace input: a filled bucket file holds counts per bucket only, so the
  * levels are its load modules, its ROUTINE units and its LINE units.
  *
@@ -45,6 +46,7 @@
 #endif
 
 #include "histo.h"
+#include "kallsyms.h"
 #include "plt.h"
 #include "quick.h"
 #include "util.h"
@@ -101,6 +103,8 @@ struct cmod {
 	size_t		 npieces;
 	size_t		 nrt;		/* image routines: fn < nrt */
 	struct pme_plt	 plt;		/* the others: fn - nrt */
+	int		 kernel;	/* [kernel]: fn is a symbol of
+					   the caliper's ks */
 	uint32_t	*lix;		/* line entries by start */
 	size_t		 nlix;
 	int		 lines_tried;
@@ -172,6 +176,9 @@ struct caliper {
 	/* reading a sample file */
 	uint32_t	 run;
 	uint64_t	 period;
+	int		 boot;		/* QUICK_BOOT_* of the runs so far */
+	uint64_t	 start;		/* the first run's */
+	struct pme_ksyms ks;		/* the kernel's functions' names */
 	struct pme_addrmap *am;
 	uint32_t	*res;		/* per mapping: module, or PME_NONE */
 	size_t		 nres;
@@ -558,6 +565,9 @@ on_header(void *arg, const struct pme_sample_header *h)
 
 	c->run++;
 	c->period = h->period;
+	c->boot = quick_boot(c->boot, c->run == 1, h->boot);
+	if (c->start == 0)
+		c->start = h->start;
 	pme_addrmap_free(c->am);
 	c->nres = 0;
 	if ((c->am = pme_addrmap_new(c->err)) == NULL)
@@ -761,6 +771,73 @@ wanted(const struct caliper *c, int level)
 	return c->in->level == CAL_ALL || c->in->level == level;
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The kernel's functions (clock input), when the runs were recorded in
+ * this boot: the routines of kallsyms that hold its samples' pcs, as the
+ * quick path makes them (pme_quick_kernel_symbols(), through the same
+ * cache), so that a function counts what its -x bucket counts.  0, or -1
+ * when out of memory.
+ */
+static int
+kernel_pieces(struct caliper *c)
+{
+	struct pme_range *r = NULL, *rest = NULL;
+	struct cmod *m = NULL;
+	uint64_t *pcs = NULL;
+	size_t *owner = NULL, n = 0, nr = 0, nrest = 0, i;
+	uint32_t mi = 0;
+	char *cache;
+	int rc = -1;
+
+	for (i = 0; i < c->nmods && m == NULL; i++)
+		if (c->mods[i].special &&
+		    strcmp(c->mods[i].path, "[kernel]") == 0)
+			m = &c->mods[mi = (uint32_t)i];
+	if (m == NULL || !quick_this_boot(c->boot, c->start))
+		return 0;
+	for (i = 0; i < c->cap; i++)
+		n += c->cells[i].count > 0 && c->cells[i].mod == mi;
+	if ((pcs = calloc(n + 1, sizeof(*pcs))) == NULL ||
+	    (r = calloc(n + 1, sizeof(*r))) == NULL ||
+	    (rest = calloc(n + 2, sizeof(*rest))) == NULL ||
+	    (owner = calloc(n + 1, sizeof(*owner))) == NULL)
+		goto out;
+	for (n = 0, i = 0; i < c->cap; i++)
+		if (c->cells[i].count > 0 && c->cells[i].mod == mi)
+			pcs[n++] = c->cells[i].addr;
+	qsort(pcs, n, sizeof(*pcs), cmp_u64);
+	cache = pme_ksyms_cachedir();
+	rc = pme_quick_kernel_symbols(&c->ks, "/proc/kallsyms", cache, pcs,
+	    n, r, owner, &nr, rest, &nrest);
+	free(cache);
+	if (rc == -1 || (m->pieces = calloc(nr ? nr : 1,
+	    sizeof(*m->pieces))) == NULL) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		m->pieces[i].start = r[i].start;
+		m->pieces[i].end = r[i].end;
+		m->pieces[i].routine = (uint32_t)owner[i];
+	}
+	m->npieces = nr;
+	m->kernel = 1;
+out:
+	free(pcs);
+	free(r);
+	free(rest);
+	free(owner);
+	return rc == -1 ? nomem(c) : 0;
+}
+
 /* A cell's row at each level (clock input). */
 static int
 clock_levels(struct caliper *c)
@@ -772,6 +849,8 @@ clock_levels(struct caliper *c)
 	int deep = wanted(c, CAL_FUNCTION) || wanted(c, CAL_LINE) ||
 	    wanted(c, CAL_INSN), k;
 
+	if (deep && kernel_pieces(c) == -1)
+		return -1;
 	for (j = 0; j < CAL_NLEVELS; j++)
 		if ((c->lv[j].rows = calloc(c->ncells ? c->ncells : 1,
 		    sizeof(struct crow))) == NULL)
@@ -789,7 +868,7 @@ clock_levels(struct caliper *c)
 		m = &c->mods[r.mod];
 		if (deep && (k = mod_open(c, m)) == -1)
 			return nomem(c);
-		if (m->img != NULL)
+		if (m->img != NULL || m->kernel)
 			r.fn = routine_of(m, c->cells[i].addr);
 		if (wanted(c, CAL_LINE) && m->img != NULL) {
 			if (mod_lines(c, m) == -1)
@@ -948,6 +1027,8 @@ fn_name(const struct caliper *c, uint32_t mod, uint32_t fn)
 		pme_bucketfile_units(c->in->bf, &u);
 		return u[fn].name;
 	}
+	if (c->mods[mod].kernel)
+		return c->ks.str + c->ks.name[fn];
 	if (fn >= c->mods[mod].nrt)
 		return c->mods[mod].plt.names[fn - c->mods[mod].nrt];
 	pme_image_routines(c->mods[mod].img, &rt);
@@ -962,6 +1043,8 @@ fn_entry(const struct caliper *c, uint32_t mod, uint32_t fn)
 
 	if (fn == PME_NONE || c->trace)
 		return 0;
+	if (c->mods[mod].kernel)
+		return c->ks.addr[fn];
 	if (fn >= c->mods[mod].nrt)
 		return c->mods[mod].plt.ranges[fn - c->mods[mod].nrt].start;
 	pme_image_routines(c->mods[mod].img, &rt);
@@ -980,7 +1063,7 @@ fn_file(const struct caliper *c, uint32_t mod, uint32_t fn)
 		pme_bucketfile_units(c->in->bf, &u);
 		return u[fn].file;
 	}
-	if (fn >= c->mods[mod].nrt)
+	if (c->mods[mod].kernel || fn >= c->mods[mod].nrt)
 		return NULL;
 	pme_image_routines(c->mods[mod].img, &rt);
 	return rt[fn].file;
@@ -1917,6 +2000,7 @@ caliper_free(struct caliper *c)
 	free(c->bythread.rows);
 	free(c->command);
 	free(c->res);
+	pme_ksyms_free(&c->ks);
 	pme_addrmap_free(c->am);
 #ifdef HAVE_CAPSTONE
 	if (c->cs_open == 1)

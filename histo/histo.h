@@ -116,6 +116,14 @@ struct quick_files {
 /* The state after a run of boot id boot (NULL: none) joins state was,
  * that of the runs before (first: there were none). */
 int	 quick_boot(int was, int first, const char *boot);
+/*
+ * Whether runs of that state were recorded in this boot, so that
+ * /proc/kallsyms has their kernel's addresses: by their boot ids, or,
+ * when a run has none (a file of an earlier pmeclock), by whether the
+ * first started (start, CLOCK_REALTIME ns) since this boot, as
+ * /proc/stat's btime tells.
+ */
+int	 quick_this_boot(int boot, uint64_t start);
 int	 quick_scan(const char *path, struct quick_files *q,
 	    struct pme_error *err);
 /*

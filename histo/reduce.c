@@ -683,28 +683,23 @@ quick_boot(int was, int first, const char *boot)
 	    QUICK_BOOT_THIS : QUICK_BOOT_UNKNOWN;
 }
 
-/*
- * Whether the runs of q were recorded in this boot, so that /proc/kallsyms
- * has their kernel's addresses: by their boot ids, or, when a run has
- * none (a file of an earlier pmeclock), by whether the first started
- * (CLOCK_REALTIME ns) since this boot, as /proc/stat's btime tells.
- */
-static int
-this_boot(const struct quick_files *q)
+/* See histo.h. */
+int
+quick_this_boot(int boot, uint64_t start)
 {
 	unsigned long long btime = 0;
 	char line[128];
 	FILE *fp;
 
-	if (q->boot != QUICK_BOOT_UNKNOWN)
-		return q->boot == QUICK_BOOT_THIS;
+	if (boot != QUICK_BOOT_UNKNOWN)
+		return boot == QUICK_BOOT_THIS;
 	if ((fp = fopen("/proc/stat", "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), fp) != NULL)
 		if (sscanf(line, "btime %llu", &btime) == 1)
 			break;
 	fclose(fp);
-	return btime > 0 && q->start / 1000000000u >= btime;
+	return btime > 0 && start / 1000000000u >= btime;
 }
 
 /* The kernel's rows of the quick path's bucket file bf, for q's kernel
@@ -715,7 +710,7 @@ add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
     struct pme_error *err)
 {
 	char *cache = NULL;
-	int boot = this_boot(q), rc;
+	int boot = quick_this_boot(q->boot, q->start), rc;
 
 	if (boot)
 		cache = pme_ksyms_cachedir();

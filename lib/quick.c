@@ -618,14 +618,8 @@ kernel_ranges(const struct pme_ksyms *k, const uint64_t *pcs, size_t n,
 	return 0;
 }
 
-/*
- * The routines of the sampled pcs (sorted), from the cache in cachedir
- * when it is this boot's and answers for them all, else from kallsyms,
- * whose kernel's own symbols are then cached; k empty when there are
- * none.  0, or -1 when memory ran out.
- */
-static int
-kernel_symbols(struct pme_ksyms *k, const char *kallsyms,
+int
+pme_quick_kernel_symbols(struct pme_ksyms *k, const char *kallsyms,
     const char *cachedir, const uint64_t *pcs, size_t n, struct pme_range *r,
     size_t *owner, size_t *nr, struct pme_range *rest, size_t *nrest)
 {
@@ -685,8 +679,8 @@ pme_quick_add_kernel(struct pme_bucketfile *bf, const uint64_t *pcs,
 	if (n > 0)
 		memcpy(sorted, pcs, n * sizeof(*pcs));
 	qsort(sorted, n, sizeof(*sorted), cmp_u64);
-	if (kernel_symbols(&k, kallsyms, cachedir, sorted, n, r, owner, &nr,
-	    rest, &nrest) == -1) {
+	if (pme_quick_kernel_symbols(&k, kallsyms, cachedir, sorted, n, r,
+	    owner, &nr, rest, &nrest) == -1) {
 		pme_setnomem(err);
 		goto out;
 	}

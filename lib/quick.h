@@ -94,6 +94,22 @@ struct pme_bucketfile *pme_quick_build_sampled(const struct pme_quick_image *v,
  * answers for every pc, written when it was not there, stale or damaged
  * and kallsyms was read.  Returns 0, or -1 with err filled.
  */
+/*
+ * What pme_quick_add_kernel() reads: the routines of pcs[0..n) (sorted),
+ * from the cache in cachedir when it is this boot's and answers for them
+ * all, else from kallsyms, whose kernel's own symbols are then cached.
+ * Each routine once, by address, into r[0..*nr) (n + 1 of room), the
+ * index of its symbol in k into owner; the rest of the kernel's half into
+ * rest[0..*nrest) (n + 2 of room).  k (kallsyms.h) holds the names, empty
+ * when there are none; free it with pme_ksyms_free().  0, or -1 when
+ * memory ran out.
+ */
+struct pme_ksyms;
+int		 pme_quick_kernel_symbols(struct pme_ksyms *k,
+		    const char *kallsyms, const char *cachedir,
+		    const uint64_t *pcs, size_t n, struct pme_range *r,
+		    size_t *owner, size_t *nr, struct pme_range *rest,
+		    size_t *nrest);
 int		 pme_quick_add_kernel(struct pme_bucketfile *bf,
 		    const uint64_t *pcs, size_t n, const char *kallsyms,
 		    const char *cachedir, struct pme_error *err);

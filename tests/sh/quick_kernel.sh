@@ -8,7 +8,9 @@
 # row "[kernel]".  A run's boot id, when its header has one, decides
 # instead of its start: a run recorded in another boot (another machine,
 # its clock ahead) gets the one row, a run of this boot whose start is
-# before this boot (a clock set back) the kernel's routines.  Sample files made with the sample writer: a sample in
+# before this boot (a clock set back) the kernel's routines.  The
+# Caliper view's kernel functions are the same rows.  Sample files made
+# with the sample writer: a sample in
 # Debian's true (its routine "[true]"), three kernel samples inside a
 # routine kallsyms lists (its address + 1) and one at the top of the
 # address space (no routine after it: "[kernel]").  Where kallsyms hides
@@ -79,6 +81,24 @@ fi
 diff -u want now.rows || fail "this boot: not $sym and [kernel]: $(cat now.pms.err)"
 rows oldthis.pms >oldthis.rows
 diff -u want oldthis.rows || fail "this boot's id, an old start: not $sym and [kernel]: $(cat oldthis.pms.err)"
+
+# The Caliper view's functions of the kernel (-V caliper:function) are
+# the -x buckets' rows, "(no function)" standing for the rest row
+# "[kernel]" (they were all "(no function)").
+# caliper FILE: "name count" of the view's rows of the [kernel] module.
+caliper() {
+	"$pmehisto" -q -x -V caliper:function -o - "$1" 2>"$1.cerr" |
+	    awk '$NF == "[kernel]" && $3 ~ /^[0-9]+$/ {
+		name = $4; for (i = 5; i < NF; i++) name = name " " $i
+		if (name == "(no function)") name = "[kernel]"
+		print name, $3 }' | sort
+}
+for f in now other oldthis; do
+	grep -v '^\[true\] ' $f.rows >want.k
+	caliper $f.pms >$f.cal
+	diff -u want.k $f.cal >diff.k ||
+	    fail "$f: Caliper's kernel functions are not -x's rows: $(cat diff.k $f.pms.cerr)"
+done
 
 # pmeclock records this boot's id
 "$pmeclock" -q -o rec.pms -- /usr/bin/true || fail "pmeclock failed"
