@@ -277,34 +277,44 @@ test_window(void)
 }
 
 /* What pmd_write puts in the file comes back through libpme. */
-static void
-test_write(void)
+/* The bucket file pmd_write() makes of the .PMD text (named name in
+ * messages), in $TMPDIR/name.pme, opened again; NULL after a failure. */
+static struct pme_bucketfile *
+written(const char *name, const char *text)
 {
 	const char *tmp = getenv("TMPDIR");
-	const struct pme_unit *units;
-	const struct pme_group *groups;
-	const struct pme_range *ranges;
-	struct pme_bucket *b;
 	struct pme_bucketfile *bf;
 	struct pme_error err;
 	FILE *null = sink();
 	struct pmd p;
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/w.pme", tmp ? tmp : "/tmp");
+	snprintf(path, sizeof(path), "%s/%s.pme", tmp ? tmp : "/tmp", name);
 	pmd_init(&p, null, null, "t");
-	p.file = "write";
-	CHECK(feed(&p, "DEFINE OPTIONS: ABSADDR, ACCUMCOUNTS\n"
-	    "DEFINE UNITS: PROGRAM, MODULE\nPROGRAM P\nMODULE A, 10-1F\n"
-	    "MODULE B, 30 - 3F\nDEFINE SAMPLING\nPROGRAM P BY MODULE\n"
-	    "END\n") == 0);
+	p.file = name;
+	CHECK(feed(&p, text) == 0);
 	CHECK(pmd_write(&p, path, &err) == 0);
 	pmd_free(&p);
 	fclose(null);
-	if ((bf = pme_bucketfile_open(path, &err)) == NULL) {
+	if ((bf = pme_bucketfile_open(path, &err)) == NULL)
 		fail("%s", pme_strerror(&err));
+	return bf;
+}
+
+static void
+test_write(void)
+{
+	const struct pme_unit *units;
+	const struct pme_group *groups;
+	const struct pme_range *ranges;
+	struct pme_bucket *b;
+	struct pme_bucketfile *bf;
+
+	if ((bf = written("write", "DEFINE OPTIONS: ABSADDR, ACCUMCOUNTS\n"
+	    "DEFINE UNITS: PROGRAM, MODULE\nPROGRAM P\nMODULE A, 10-1F\n"
+	    "MODULE B, 30 - 3F\nDEFINE SAMPLING\nPROGRAM P BY MODULE\n"
+	    "END\n")) == NULL)
 		return;
-	}
 	CHECK(pme_bucketfile_info(bf)->options ==
 	    (PME_OPT_ABSADDR | PME_OPT_ACCUM));
 	CHECK(pme_bucketfile_units(bf, &units) == 3);
@@ -330,31 +340,18 @@ test_write(void)
 static void
 test_write_shared(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	const struct pme_unit *units;
 	const struct pme_range *ranges;
 	struct pme_bucket *b;
 	struct pme_bucketfile *bf;
-	struct pme_error err;
-	FILE *null = sink();
-	struct pmd p;
-	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/s.pme", tmp ? tmp : "/tmp");
-	pmd_init(&p, null, null, "t");
-	p.file = "shared";
-	CHECK(feed(&p, "DEFINE UNITS: PROGRAM, MODULE, ROUTINE\nPROGRAM P\n"
-	    "MODULE M\nROUTINE f, 1000 - 10FF\nROUTINE g, 2000 - 203F\n"
-	    "ROUTINE k\nMODULE N\nROUTINE h, 5000 - 50FF\nDEFINE SAMPLING\n"
-	    "MODULE M\nDEFINE ADDRESSES\nROUTINE k, 800 - 8FF\n"
-	    "DEFINE SAMPLING\nROUTINE k\nMODULE N\nEND\n") == 0);
-	CHECK(pmd_write(&p, path, &err) == 0);
-	pmd_free(&p);
-	fclose(null);
-	if ((bf = pme_bucketfile_open(path, &err)) == NULL) {
-		fail("%s", pme_strerror(&err));
+	if ((bf = written("shared", "DEFINE UNITS: PROGRAM, MODULE, ROUTINE\n"
+	    "PROGRAM P\nMODULE M\nROUTINE f, 1000 - 10FF\n"
+	    "ROUTINE g, 2000 - 203F\nROUTINE k\nMODULE N\n"
+	    "ROUTINE h, 5000 - 50FF\nDEFINE SAMPLING\nMODULE M\n"
+	    "DEFINE ADDRESSES\nROUTINE k, 800 - 8FF\nDEFINE SAMPLING\n"
+	    "ROUTINE k\nMODULE N\nEND\n")) == NULL)
 		return;
-	}
 	CHECK(pme_bucketfile_units(bf, &units) == 7);
 	CHECK(pme_bucketfile_buckets(bf, &b) == 3);
 	pme_bucketfile_ranges(bf, &ranges);
