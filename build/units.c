@@ -1096,27 +1096,23 @@ static int
 exe_plt(struct pmd *p, const struct kinds *k, const struct pme_image *img,
     struct matcher *mt, uint32_t lm)
 {
-	static const char *const mods[2] = { "plt", "init" };
 	struct pme_error err;
 	struct pme_plt plt;
-	const char *name;
+	const char *name, *mod;
 	uint32_t mu, u;
-	size_t i, j, part[3];
+	size_t i, j, first, n;
 	int rc = -1;
 
 	if (pme_image_plt(img, &plt, &err) == -1)
 		return -1;
-	part[0] = 0;
-	part[1] = plt.nstubs;
-	part[2] = plt.n;
-	for (j = 0; j < 2; j++) {
-		if (part[j] == part[j + 1])
+	for (j = 0; j < PME_PLT_PARTS; j++) {
+		mod = pme_plt_part(&plt, j, &first, &n);
+		if (n == 0)
 			continue;
-		if ((mu = module_unit(p, mt, k->mod, mods[j], plt.ranges +
-		    part[j], (uint32_t)(part[j + 1] - part[j]), lm)) ==
-		    PME_NONE)
+		if ((mu = module_unit(p, mt, k->mod, mod, plt.ranges + first,
+		    (uint32_t)n, lm)) == PME_NONE)
 			goto out;
-		for (i = part[j]; i < part[j + 1]; i++)
+		for (i = first; i < first + n; i++)
 			if ((name = pme_intern(&p->names, plt.names[i])) ==
 			    NULL || (u = pmd_add_unit(p, name, k->routine,
 			    mu)) == PME_NONE ||

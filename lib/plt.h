@@ -26,6 +26,20 @@ struct pme_plt {
 };
 
 /*
+ * Part k (< PME_PLT_PARTS) of plt as a module unit of its own, as the
+ * quick path and pmebuild -x make them alike: its name ("plt": the stubs;
+ * "init": .init's and .fini's code), its entries [*first, *first + *n).
+ */
+#define PME_PLT_PARTS	2
+static inline const char *
+pme_plt_part(const struct pme_plt *plt, size_t k, size_t *first, size_t *n)
+{
+	*first = k == 0 ? 0 : plt->nstubs;
+	*n = k == 0 ? plt->nstubs : plt->n - plt->nstubs;
+	return k == 0 ? "plt" : "init";
+}
+
+/*
  * The named stubs of .plt, .plt.sec and .plt.got of e (none for another
  * machine, or a file without them), then .init and .fini; -1 only when
  * out of memory.  Free with pme_plt_free().

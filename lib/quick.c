@@ -284,23 +284,21 @@ static int
 add_plt(struct quick *q)
 {
 	const struct pme_plt *plt = &q->plt;
-	const size_t part[3] = { 0, plt->nstubs, plt->n };
-	static const char *const names[2] = { "plt", "init" };
 	struct pme_unit u;
 	uint32_t mu, ui;
-	size_t i, k;
+	size_t i, k, first, n;
 
-	for (k = 0; k < 2; k++) {
-		if (part[k] == part[k + 1])
-			continue;
+	for (k = 0; k < PME_PLT_PARTS; k++) {
 		memset(&u, 0, sizeof(u));
-		u.name = names[k];
+		u.name = pme_plt_part(plt, k, &first, &n);
 		u.kind = q->kind[1];
 		u.parent = 0;
-		if ((mu = add_unit(q, &u, plt->ranges + part[k],
-		    part[k + 1] - part[k])) == PME_NONE)
+		if (n == 0)
+			continue;
+		if ((mu = add_unit(q, &u, plt->ranges + first, n)) ==
+		    PME_NONE)
 			return -1;
-		for (i = part[k]; i < part[k + 1]; i++) {
+		for (i = first; i < first + n; i++) {
 			if (!sampled(q, plt->ranges[i].start,
 			    plt->ranges[i].end)) {
 				++*q->unmade;
