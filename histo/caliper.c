@@ -46,7 +46,6 @@
 #endif
 
 #include "histo.h"
-#include "kallsyms.h"
 #include "plt.h"
 #include "quick.h"
 #include "util.h"
@@ -104,7 +103,7 @@ struct cmod {
 	size_t		 nrt;		/* image routines: fn < nrt */
 	struct pme_plt	 plt;		/* the others: fn - nrt */
 	int		 kernel;	/* [kernel]: fn is a symbol of
-					   the caliper's ks */
+					   the caliper's kr.k */
 	uint32_t	*lix;		/* line entries by start */
 	size_t		 nlix;
 	int		 lines_tried;
@@ -178,7 +177,7 @@ struct caliper {
 	uint64_t	 period;
 	int		 boot;		/* QUICK_BOOT_* of the runs so far */
 	uint64_t	 start;		/* the first run's */
-	struct pme_ksyms ks;		/* the kernel's functions' names */
+	struct pme_kroutines kr;	/* the kernel's functions */
 	struct pme_addrmap *am;
 	uint32_t	*res;		/* per mapping: module, or PME_NONE */
 	size_t		 nres;
@@ -771,71 +770,47 @@ wanted(const struct caliper *c, int level)
 	return c->in->level == CAL_ALL || c->in->level == level;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
- * The kernel's functions (clock input), when the runs were recorded in
- * this boot: the routines of kallsyms that hold its samples' pcs, as the
- * quick path makes them (pme_quick_kernel_symbols(), through the same
- * cache), so that a function counts what its -x bucket counts.  0, or -1
- * when out of memory.
+ * The kernel's functions (clock input): the routines that hold its
+ * samples' pcs, as the quick path names them (quick_kernel()), so that a
+ * function counts what its -x bucket counts.  0, or -1 when out of
+ * memory.
  */
 static int
 kernel_pieces(struct caliper *c)
 {
-	struct pme_range *r = NULL, *rest = NULL;
 	struct cmod *m = NULL;
-	uint64_t *pcs = NULL;
-	size_t *owner = NULL, n = 0, nr = 0, nrest = 0, i;
+	uint64_t *pcs;
+	size_t n = 0, i;
 	uint32_t mi = 0;
-	char *cache;
-	int rc = -1;
+	int rc;
 
 	for (i = 0; i < c->nmods && m == NULL; i++)
 		if (c->mods[i].special &&
 		    strcmp(c->mods[i].path, "[kernel]") == 0)
 			m = &c->mods[mi = (uint32_t)i];
-	if (m == NULL || !quick_this_boot(c->boot, c->start))
+	if (m == NULL)
 		return 0;
 	for (i = 0; i < c->cap; i++)
 		n += c->cells[i].count > 0 && c->cells[i].mod == mi;
-	if ((pcs = calloc(n + 1, sizeof(*pcs))) == NULL ||
-	    (r = calloc(n + 1, sizeof(*r))) == NULL ||
-	    (rest = calloc(n + 2, sizeof(*rest))) == NULL ||
-	    (owner = calloc(n + 1, sizeof(*owner))) == NULL)
-		goto out;
+	if ((pcs = calloc(n + 1, sizeof(*pcs))) == NULL)
+		return nomem(c);
 	for (n = 0, i = 0; i < c->cap; i++)
 		if (c->cells[i].count > 0 && c->cells[i].mod == mi)
 			pcs[n++] = c->cells[i].addr;
-	qsort(pcs, n, sizeof(*pcs), cmp_u64);
-	cache = pme_ksyms_cachedir();
-	rc = pme_quick_kernel_symbols(&c->ks, "/proc/kallsyms", cache, pcs,
-	    n, r, owner, &nr, rest, &nrest);
-	free(cache);
-	if (rc == -1 || (m->pieces = calloc(nr ? nr : 1,
-	    sizeof(*m->pieces))) == NULL) {
-		rc = -1;
-		goto out;
-	}
-	for (i = 0; i < nr; i++) {
-		m->pieces[i].start = r[i].start;
-		m->pieces[i].end = r[i].end;
-		m->pieces[i].routine = (uint32_t)owner[i];
-	}
-	m->npieces = nr;
-	m->kernel = 1;
-out:
+	rc = quick_kernel(&c->kr, pcs, n, c->boot, c->start);
 	free(pcs);
-	free(r);
-	free(rest);
-	free(owner);
-	return rc == -1 ? nomem(c) : 0;
+	if (rc == -1 || (m->pieces = calloc(c->kr.nr ? c->kr.nr : 1,
+	    sizeof(*m->pieces))) == NULL)
+		return nomem(c);
+	for (i = 0; i < c->kr.nr; i++) {
+		m->pieces[i].start = c->kr.r[i].start;
+		m->pieces[i].end = c->kr.r[i].end;
+		m->pieces[i].routine = (uint32_t)c->kr.owner[i];
+	}
+	m->npieces = c->kr.nr;
+	m->kernel = 1;
+	return 0;
 }
 
 /* A cell's row at each level (clock input). */
@@ -1028,7 +1003,7 @@ fn_name(const struct caliper *c, uint32_t mod, uint32_t fn)
 		return u[fn].name;
 	}
 	if (c->mods[mod].kernel)
-		return c->ks.str + c->ks.name[fn];
+		return c->kr.k.str + c->kr.k.name[fn];
 	if (fn >= c->mods[mod].nrt)
 		return c->mods[mod].plt.names[fn - c->mods[mod].nrt];
 	pme_image_routines(c->mods[mod].img, &rt);
@@ -1044,7 +1019,7 @@ fn_entry(const struct caliper *c, uint32_t mod, uint32_t fn)
 	if (fn == PME_NONE || c->trace)
 		return 0;
 	if (c->mods[mod].kernel)
-		return c->ks.addr[fn];
+		return c->kr.k.addr[fn];
 	if (fn >= c->mods[mod].nrt)
 		return c->mods[mod].plt.ranges[fn - c->mods[mod].nrt].start;
 	pme_image_routines(c->mods[mod].img, &rt);
@@ -2000,7 +1975,7 @@ caliper_free(struct caliper *c)
 	free(c->bythread.rows);
 	free(c->command);
 	free(c->res);
-	pme_ksyms_free(&c->ks);
+	pme_quick_kernel_free(&c->kr);
 	pme_addrmap_free(c->am);
 #ifdef HAVE_CAPSTONE
 	if (c->cs_open == 1)

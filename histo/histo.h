@@ -117,13 +117,14 @@ struct quick_files {
  * that of the runs before (first: there were none). */
 int	 quick_boot(int was, int first, const char *boot);
 /*
- * Whether runs of that state were recorded in this boot, so that
- * /proc/kallsyms has their kernel's addresses: by their boot ids, or,
- * when a run has none (a file of an earlier pmeclock), by whether the
- * first started (start, CLOCK_REALTIME ns) since this boot, as
- * /proc/stat's btime tells.
+ * The kernel routines of pcs[0..n) (pme_quick_kernel_routines()), for
+ * runs of boot state boot whose first started at start (CLOCK_REALTIME
+ * ns): from this boot's kallsyms, through the cache unless
+ * PME_KALLSYMS_CACHE is 0; none for runs of another boot.  0, or -1 when
+ * memory ran out; free kr with pme_quick_kernel_free() either way.
  */
-int	 quick_this_boot(int boot, uint64_t start);
+int	 quick_kernel(struct pme_kroutines *kr, const uint64_t *pcs,
+	    size_t n, int boot, uint64_t start);
 int	 quick_scan(const char *path, struct quick_files *q,
 	    struct pme_error *err);
 /*

@@ -683,8 +683,14 @@ quick_boot(int was, int first, const char *boot)
 	    QUICK_BOOT_THIS : QUICK_BOOT_UNKNOWN;
 }
 
-/* See histo.h. */
-int
+/*
+ * Whether runs of boot state boot (QUICK_BOOT_*) were recorded in this
+ * boot, so that /proc/kallsyms has their kernel's addresses: by their
+ * boot ids, or, when a run has none (a file of an earlier pmeclock), by
+ * whether the first started (start, CLOCK_REALTIME ns) since this boot,
+ * as /proc/stat's btime tells.
+ */
+static int
 quick_this_boot(int boot, uint64_t start)
 {
 	unsigned long long btime = 0;
@@ -702,21 +708,36 @@ quick_this_boot(int boot, uint64_t start)
 	return btime > 0 && start / 1000000000u >= btime;
 }
 
+/* See histo.h. */
+int
+quick_kernel(struct pme_kroutines *kr, const uint64_t *pcs, size_t n,
+    int boot, uint64_t start)
+{
+	char *cache = NULL;
+	int rc;
+
+	if ((boot = quick_this_boot(boot, start)))
+		cache = pme_ksyms_cachedir();
+	rc = pme_quick_kernel_routines(kr, pcs, n, boot ? "/proc/kallsyms" :
+	    NULL, cache);
+	free(cache);
+	return rc;
+}
+
 /* The kernel's rows of the quick path's bucket file bf, for q's kernel
- * samples: from this boot's kallsyms, through the cache unless
- * PME_KALLSYMS_CACHE is 0. */
+ * samples (quick_kernel()). */
 static int
 add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
     struct pme_error *err)
 {
-	char *cache = NULL;
-	int boot = quick_this_boot(q->boot, q->start), rc;
+	struct pme_kroutines kr;
+	int rc;
 
-	if (boot)
-		cache = pme_ksyms_cachedir();
-	rc = pme_quick_add_kernel(bf, q->kpcs, q->nkpcs, boot ?
-	    "/proc/kallsyms" : NULL, cache, err);
-	free(cache);
+	if (quick_kernel(&kr, q->kpcs, q->nkpcs, q->boot, q->start) == -1)
+		rc = pme_setnomem(err);
+	else
+		rc = pme_quick_add_kernel(bf, &kr, err);
+	pme_quick_kernel_free(&kr);
 	return rc;
 }
 

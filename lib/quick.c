@@ -616,8 +616,14 @@ kernel_ranges(const struct pme_ksyms *k, const uint64_t *pcs, size_t n,
 	return 0;
 }
 
-int
-pme_quick_kernel_symbols(struct pme_ksyms *k, const char *kallsyms,
+/*
+ * The routines of the sampled pcs (sorted), from the cache in cachedir
+ * when it is this boot's and answers for them all, else from kallsyms,
+ * whose kernel's own symbols are then cached; k empty when there are
+ * none.  0, or -1 when memory ran out.
+ */
+static int
+kernel_symbols(struct pme_ksyms *k, const char *kallsyms,
     const char *cachedir, const uint64_t *pcs, size_t n, struct pme_range *r,
     size_t *owner, size_t *nr, struct pme_range *rest, size_t *nrest)
 {
@@ -651,55 +657,60 @@ pme_quick_kernel_symbols(struct pme_ksyms *k, const char *kallsyms,
 }
 
 int
-pme_quick_add_kernel(struct pme_bucketfile *bf, const uint64_t *pcs,
-    size_t n, const char *kallsyms, const char *cachedir,
-    struct pme_error *err)
+pme_quick_kernel_routines(struct pme_kroutines *kr, const uint64_t *pcs,
+    size_t n, const char *kallsyms, const char *cachedir)
 {
-	const char *const *kinds;
-	struct pme_range *r = NULL, *rest = NULL, all;
-	struct pme_ksyms k;
-	size_t nr = 0, nrest = 0, i, *owner = NULL;
-	uint64_t *sorted = NULL;
-	uint32_t mu;
-	int rc = -1;
+	uint64_t *sorted;
+	int rc;
 
-	memset(&k, 0, sizeof(k));
-	if (pme_bucketfile_kinds(bf, &kinds) < 3)
-		return pme_seterr(err, PME_EINVAL, "not a quick path's "
-		    "bucket file");
-	if ((r = calloc(n + 1, sizeof(*r))) == NULL ||
-	    (rest = calloc(n + 2, sizeof(*rest))) == NULL ||
-	    (owner = calloc(n + 1, sizeof(*owner))) == NULL ||
-	    (sorted = calloc(n + 1, sizeof(*sorted))) == NULL) {
-		pme_setnomem(err);
-		goto out;
-	}
+	memset(kr, 0, sizeof(*kr));
+	if ((kr->r = calloc(n + 1, sizeof(*kr->r))) == NULL ||
+	    (kr->rest = calloc(n + 2, sizeof(*kr->rest))) == NULL ||
+	    (kr->owner = calloc(n + 1, sizeof(*kr->owner))) == NULL ||
+	    (sorted = calloc(n + 1, sizeof(*sorted))) == NULL)
+		return -1;
 	if (n > 0)
 		memcpy(sorted, pcs, n * sizeof(*pcs));
 	qsort(sorted, n, sizeof(*sorted), cmp_u64);
-	if (pme_quick_kernel_symbols(&k, kallsyms, cachedir, sorted, n, r,
-	    owner, &nr, rest, &nrest) == -1) {
-		pme_setnomem(err);
-		goto out;
-	}
+	rc = kernel_symbols(&kr->k, kallsyms, cachedir, sorted, n, kr->r,
+	    kr->owner, &kr->nr, kr->rest, &kr->nrest);
+	free(sorted);
+	return rc;
+}
+
+void
+pme_quick_kernel_free(struct pme_kroutines *kr)
+{
+	pme_ksyms_free(&kr->k);
+	free(kr->r);
+	free(kr->rest);
+	free(kr->owner);
+	memset(kr, 0, sizeof(*kr));
+}
+
+int
+pme_quick_add_kernel(struct pme_bucketfile *bf,
+    const struct pme_kroutines *kr, struct pme_error *err)
+{
+	const char *const *kinds;
+	struct pme_range all;
+	size_t i;
+	uint32_t mu;
+
+	if (pme_bucketfile_kinds(bf, &kinds) < 3)
+		return pme_seterr(err, PME_EINVAL, "not a quick path's "
+		    "bucket file");
 	all.start = PME_KERNEL_START;
 	all.end = UINT64_MAX;
 	if (kernel_unit(bf, "[kernel]", 1, 0, &all, 1, 0, &mu, err) == -1)
-		goto out;
-	for (i = 0; i < nr; i++)
-		if (kernel_unit(bf, k.str + k.name[owner[i]], 2, mu, &r[i], 1,
-		    1, NULL, err) == -1)
-			goto out;
-	if (nr == 0)
-		rc = kernel_unit(bf, "[kernel]", 2, mu, &all, 1, 1, NULL, err);
-	else
-		rc = nrest == 0 ? 0 : kernel_unit(bf, "[kernel]", 2, mu, rest,
-		    nrest, 1, NULL, err);
-out:
-	pme_ksyms_free(&k);
-	free(r);
-	free(rest);
-	free(owner);
-	free(sorted);
-	return rc;
+		return -1;
+	for (i = 0; i < kr->nr; i++)
+		if (kernel_unit(bf, kr->k.str + kr->k.name[kr->owner[i]], 2,
+		    mu, &kr->r[i], 1, 1, NULL, err) == -1)
+			return -1;
+	if (kr->nr == 0)
+		return kernel_unit(bf, "[kernel]", 2, mu, &all, 1, 1, NULL,
+		    err);
+	return kr->nrest == 0 ? 0 : kernel_unit(bf, "[kernel]", 2, mu,
+	    kr->rest, kr->nrest, 1, NULL, err);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "pme.h"
+#include "kallsyms.h"
 #include "pme_symbols.h"
 
 /*
@@ -81,37 +82,38 @@ struct pme_bucketfile *pme_quick_build_sampled(const struct pme_quick_image *v,
 		    size_t naddrs, size_t *unmade, struct pme_error *err);
 
 /*
+ * The kernel routines that hold pcs[0..n) (in any order), for the quick
+ * path's rows: from the cache in cachedir (when not NULL) when it is
+ * this boot's and answers for them all, else from kallsyms (the path of
+ * /proc/kallsyms, or NULL when it is not this boot's), whose kernel's own
+ * symbols are then cached.  Each routine once, by address, in r[0..nr),
+ * ended by the next symbol; the rest of the kernel's half of the address
+ * space in rest[0..nrest); the names in k (kallsyms.h), none when
+ * kallsyms cannot be read or gives no addresses.  Returns 0, or -1 when
+ * memory ran out; free kr with pme_quick_kernel_free() either way.
+ */
+struct pme_kroutines {
+	struct pme_ksyms  k;
+	struct pme_range *r;
+	size_t		 *owner;	/* r[i]'s symbol: k's owner[i]'th */
+	size_t		  nr;
+	struct pme_range *rest;
+	size_t		  nrest;
+};
+int		 pme_quick_kernel_routines(struct pme_kroutines *kr,
+		    const uint64_t *pcs, size_t n, const char *kallsyms,
+		    const char *cachedir);
+void		 pme_quick_kernel_free(struct pme_kroutines *kr);
+
+/*
  * Adds the kernel to bf, a quick path's bucket file (its last group):
  * under its PROGRAM unit a MODULE unit "[kernel]" of absolute addresses
  * (no load module: kernel samples are in no mapping) and ROUTINE units
- * with their buckets: from kallsyms (the path of /proc/kallsyms, or NULL
- * when it is not this boot's), when it can be read and gives addresses,
- * the kernel routine that holds each of pcs[0..n) (its end the next
- * symbol's address), and "[kernel]" for the rest of the kernel's half of
- * the address space; else "[kernel]" alone over it.  cachedir, when not
- * NULL, is the directory of the cache of the kernel's own symbols
- * (kallsyms.h): read instead of kallsyms when it is this boot's and
- * answers for every pc, written when it was not there, stale or damaged
- * and kallsyms was read.  Returns 0, or -1 with err filled.
+ * with their buckets: kr's routines, and "[kernel]" for the rest;
+ * "[kernel]" alone over the kernel's half when kr has none.  Returns 0,
+ * or -1 with err filled.
  */
-/*
- * What pme_quick_add_kernel() reads: the routines of pcs[0..n) (sorted),
- * from the cache in cachedir when it is this boot's and answers for them
- * all, else from kallsyms, whose kernel's own symbols are then cached.
- * Each routine once, by address, into r[0..*nr) (n + 1 of room), the
- * index of its symbol in k into owner; the rest of the kernel's half into
- * rest[0..*nrest) (n + 2 of room).  k (kallsyms.h) holds the names, empty
- * when there are none; free it with pme_ksyms_free().  0, or -1 when
- * memory ran out.
- */
-struct pme_ksyms;
-int		 pme_quick_kernel_symbols(struct pme_ksyms *k,
-		    const char *kallsyms, const char *cachedir,
-		    const uint64_t *pcs, size_t n, struct pme_range *r,
-		    size_t *owner, size_t *nr, struct pme_range *rest,
-		    size_t *nrest);
 int		 pme_quick_add_kernel(struct pme_bucketfile *bf,
-		    const uint64_t *pcs, size_t n, const char *kallsyms,
-		    const char *cachedir, struct pme_error *err);
+		    const struct pme_kroutines *kr, struct pme_error *err);
 
 #endif /* PME_QUICK_H */
