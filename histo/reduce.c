@@ -1071,11 +1071,21 @@ raw_flush(struct run *r)
 	return 0;
 }
 
+/* Puts entry i (as i + 1: 0 is a free slot) in an open-addressing index
+ * of mask + 1 slots, at the first free one from j. */
+static inline void
+slot_put(uint32_t *slot, size_t mask, size_t j, size_t i)
+{
+	while (slot[j] != 0)
+		j = (j + 1) & mask;
+	slot[j] = (uint32_t)i + 1;
+}
+
 /* The raw table grown to hold another entry of n key words; 0 or -1. */
 static int
 raw_grow(struct rawtab *w, size_t n)
 {
-	size_t i, j, cap;
+	size_t i, cap;
 
 	if (w->ne == w->cape) {
 		struct rawent *e;
@@ -1103,12 +1113,8 @@ raw_grow(struct rawtab *w, size_t n)
 		cap = w->nslot ? w->nslot * 2 : 1024;
 		if ((slot = calloc(cap, sizeof(*slot))) == NULL)
 			return -1;
-		for (i = 0; i < w->ne; i++) {
-			for (j = w->e[i].hash & (cap - 1); slot[j] != 0;
-			    j = (j + 1) & (cap - 1))
-				;
-			slot[j] = (uint32_t)i + 1;
-		}
+		for (i = 0; i < w->ne; i++)
+			slot_put(slot, cap - 1, w->e[i].hash & (cap - 1), i);
 		free(w->slot);
 		w->slot = slot;
 		w->nslot = cap;
@@ -1219,7 +1225,7 @@ defer_slot(uint64_t pc, uint32_t mi, uint32_t run, int kernel, size_t mask)
 static int
 defer_grow(struct run *r)
 {
-	size_t cap = r->capdix ? r->capdix * 2 : 1024, i, j;
+	size_t cap = r->capdix ? r->capdix * 2 : 1024, i;
 	uint32_t *v = calloc(cap, sizeof(*v));
 	const struct defer *d;
 
@@ -1227,10 +1233,8 @@ defer_grow(struct run *r)
 		return -1;
 	for (i = 0; i < r->ndv; i++) {
 		d = &r->dv[i];
-		for (j = defer_slot(d->pc, d->mi, d->run, d->kernel, cap - 1);
-		    v[j] != 0; j = (j + 1) & (cap - 1))
-			;
-		v[j] = (uint32_t)i + 1;
+		slot_put(v, cap - 1, defer_slot(d->pc, d->mi, d->run,
+		    d->kernel, cap - 1), i);
 	}
 	free(r->dix);
 	r->dix = v;
