@@ -27,25 +27,22 @@
  * objdump's but for spacing, number bases and size suffixes.  Without it
  * (configure found no capstone) the instruction rows show addresses.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <libdwarf/dwarf.h>
-#include <libdwarf/libdwarf.h>
 #ifdef HAVE_CAPSTONE
 #include <capstone/capstone.h>
 #endif
 
 #include "histo.h"
+#include "image.h"
 #include "plt.h"
 #include "quick.h"
 #include "util.h"
@@ -110,9 +107,6 @@ struct cmod {
 	char		**dirs;		/* its units' DW_AT_comp_dir */
 	size_t		 ndirs;
 	int		 dirs_tried;
-	int		 fd;
-	Elf		*elf;		/* for the code bytes */
-	int		 elf_tried;
 };
 
 /* The samples of one (run, process, thread, module, address). */
@@ -225,7 +219,6 @@ mod_index(struct caliper *c, const char *path, const uint8_t *id,
 	c->mods = m;
 	m += c->nmods;
 	memset(m, 0, sizeof(*m));
-	m->fd = -1;
 	m->special = special;
 	if ((m->path = strdup(path)) == NULL ||
 	    (idlen > 0 && (m->buildid = malloc(idlen)) == NULL)) {
@@ -295,7 +288,9 @@ mod_pieces(struct cmod *m)
 }
 
 /* Reads m's symbols once; 1 when it has them, 0 when not (m->why says),
- * -1 when out of memory. */
+ * -1 with c->err set: out of memory, or an image that is corrupt (its
+ * DWARF, say), which is an error as pmebuild and pmehisto -x make it; an
+ * image that cannot be opened (gone since the run) only a warning. */
 static int
 mod_open(struct caliper *c, struct cmod *m)
 {
@@ -309,11 +304,16 @@ mod_open(struct caliper *c, struct cmod *m)
 	if (m->special)
 		return 0;
 	if ((m->img = pme_image_open(m->path, NULL, &err)) == NULL) {
+		if (err.code == PME_EFORMAT || err.code == PME_ETRUNC ||
+		    err.code == PME_ENOMEM) {
+			*c->err = err;
+			return -1;
+		}
 		m->why = strdup(pme_strerror(&err));
 		if (!c->in->quiet)
 			histo_warn(c->in->prog, "%s: no functions, lines or "
 			    "instructions of it", pme_strerror(&err));
-		return m->why == NULL ? -1 : 0;
+		return m->why == NULL ? nomem(c) : 0;
 	}
 	id = pme_image_buildid(m->img, &idlen);
 	if (m->idlen > 0 && idlen > 0 && (idlen != m->idlen ||
@@ -324,9 +324,10 @@ mod_open(struct caliper *c, struct cmod *m)
 			histo_warn(c->in->prog, "'%s': build-id differs from "
 			    "the one that ran: no functions, lines or "
 			    "instructions of it", m->path);
-		return (m->why = strdup("another build")) == NULL ? -1 : 0;
+		return (m->why = strdup("another build")) == NULL ?
+		    nomem(c) : 0;
 	}
-	return mod_pieces(m) == -1 ? -1 : 1;
+	return mod_pieces(m) == -1 ? nomem(c) : 1;
 }
 
 /* The routine of m holding addr, or PME_NONE. */
@@ -408,23 +409,6 @@ line_of(const struct cmod *m, uint64_t addr)
 	    &ln[m->lix[lo - 1]] : NULL;
 }
 
-/* m's ELF file, for its code bytes and its units' directories. */
-static Elf *
-mod_elf(struct cmod *m)
-{
-	if (m->elf_tried)
-		return m->elf;
-	m->elf_tried = 1;
-	if (m->special || elf_version(EV_CURRENT) == EV_NONE ||
-	    (m->fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
-		return NULL;
-	if ((m->elf = elf_begin(m->fd, ELF_C_READ, NULL)) == NULL) {
-		close(m->fd);
-		m->fd = -1;
-	}
-	return m->elf;
-}
-
 /* Adds directory s to m's, once; -1 when out of memory. */
 static int
 add_dir(struct cmod *m, size_t *cap, const char *s)
@@ -444,43 +428,25 @@ add_dir(struct cmod *m, size_t *cap, const char *s)
 	return 0;
 }
 
-/* The DW_AT_comp_dir of m's compilation units, which relative source
- * names are relative to (pme_symline's file is relative to it when the
- * file lies under it).  None when the DWARF is elsewhere. */
+/* The DW_AT_comp_dir of m's compilation units (lib/ reads them), which
+ * relative source names are relative to (pme_symline's file is relative
+ * to it when the file lies under it), each once in the units' order. */
 static int
 mod_dirs(struct cmod *m)
 {
-	Dwarf_Unsigned hlen, abbrev, typeoff, next;
-	Dwarf_Half ver, asz, lsz, esz, utype;
-	Dwarf_Sig8 sig;
-	Dwarf_Debug dbg;
-	Dwarf_Error e = NULL;
-	Dwarf_Attribute a;
-	Dwarf_Die die;
-	size_t cap = 0;
-	char *s;
-	int rc = 0;
+	const struct pme_symmod *mods;
+	const char *s;
+	size_t cap = 0, n, i;
 
-	if (m->dirs_tried)
+	if (m->dirs_tried || m->img == NULL)
 		return 0;
 	m->dirs_tried = 1;
-	if (mod_elf(m) == NULL || dwarf_elf_init_b(m->elf, DW_DLC_READ,
-	    DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &e) != DW_DLV_OK)
-		return 0;
-	while (rc == 0 && dwarf_next_cu_header_d(dbg, 1, &hlen, &ver,
-	    &abbrev, &asz, &lsz, &esz, &sig, &typeoff, &next, &utype,
-	    &e) == DW_DLV_OK) {
-		if (dwarf_siblingof_b(dbg, NULL, 1, &die, &e) != DW_DLV_OK)
-			break;
-		if (dwarf_attr(die, DW_AT_comp_dir, &a, &e) == DW_DLV_OK) {
-			if (dwarf_formstring(a, &s, &e) == DW_DLV_OK)
-				rc = add_dir(m, &cap, s);
-			dwarf_dealloc_attribute(a);
-		}
-		dwarf_dealloc_die(die);
-	}
-	dwarf_finish(dbg, &e);
-	return rc;
+	n = pme_image_modules(m->img, &mods);
+	for (i = 0; i < n; i++)
+		if ((s = pme_image_compdir(m->img, (uint32_t)i)) != NULL &&
+		    add_dir(m, &cap, s) == -1)
+			return -1;
+	return 0;
 }
 
 static void
@@ -498,10 +464,6 @@ mod_free(struct cmod *m)
 		free(m->dirs[i]);
 	free(m->dirs);
 	pme_image_close(m->img);
-	if (m->elf != NULL)
-		elf_end(m->elf);
-	if (m->fd != -1)
-		close(m->fd);
 }
 
 /* ---------------------------------------------------------- clock input */
@@ -842,7 +804,7 @@ clock_levels(struct caliper *c)
 		r.mod = c->cells[i].mod;
 		m = &c->mods[r.mod];
 		if (deep && (k = mod_open(c, m)) == -1)
-			return nomem(c);
+			return -1;
 		if (m->img != NULL || m->kernel)
 			r.fn = routine_of(m, c->cells[i].addr);
 		if (wanted(c, CAL_LINE) && m->img != NULL) {
@@ -897,6 +859,24 @@ static int
 kind_is(const char *const *kinds, size_t nk, uint32_t k, const char *name)
 {
 	return k < nk && strcasecmp(kinds[k], name) == 0;
+}
+
+/* Trace input: the images of the modules whose statements name files
+ * relative to their units' directories, which lib/ reads (mod_dirs()),
+ * opened before any text is written, so that a corrupt one is an error
+ * and not a text cut short. */
+static int
+trace_images(struct caliper *c)
+{
+	const struct level *l = &c->lv[CAL_LINE];
+	size_t i;
+
+	for (i = 0; wanted(c, CAL_LINE) && i < l->n; i++)
+		if (l->rows[i].file != NULL && l->rows[i].file[0] != '/' &&
+		    l->rows[i].mod < c->nmods &&
+		    mod_open(c, &c->mods[l->rows[i].mod]) == -1)
+			return -1;
+	return 0;
 }
 
 /* The rows of trace input: its modules, ROUTINE and LINE units. */
@@ -972,7 +952,7 @@ trace_levels(struct caliper *c)
 		}
 	for (i = CAL_MODULE; i <= CAL_LINE; i++)
 		level_sort(&c->lv[i]);
-	return 0;
+	return trace_images(c);
 }
 
 /* ------------------------------------------------------------- naming */
@@ -1188,51 +1168,24 @@ statement_text(struct caliper *c, uint32_t mod, const char *file,
 /* ---------------------------------------------------------- disassembly */
 
 #ifdef HAVE_CAPSTONE
-/* The code bytes of m at addr (a link-time address): *len of them. */
-static const uint8_t *
-code_at(struct cmod *m, uint64_t addr, size_t *len)
-{
-	Elf_Scn *scn = NULL;
-	Elf_Data *d;
-	GElf_Shdr sh;
-
-	if (mod_elf(m) == NULL)
-		return NULL;
-	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
-		    addr - sh.sh_addr >= sh.sh_size)
-			continue;
-		if ((d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL ||
-		    addr - sh.sh_addr >= d->d_size)
-			return NULL;
-		*len = d->d_size - (size_t)(addr - sh.sh_addr);
-		return (const uint8_t *)d->d_buf + (addr - sh.sh_addr);
-	}
-	return NULL;
-}
-#endif
-
-#ifdef HAVE_CAPSTONE
 /* c->cs readied for m's machine (the disassembler of each that capstone
  * knows, AT&T syntax on x86 as objdump prints it); NULL, or why not. */
 static const char *
 cs_for(struct caliper *c, struct cmod *m)
 {
-	GElf_Ehdr eh;
+	unsigned machine = pme_image_machine(m->img);
 	cs_arch arch;
 	cs_mode mode;
 
-	if (gelf_getehdr(m->elf, &eh) == NULL)
+	if (machine == EM_NONE)
 		return "(not an ELF file)";
-	if (c->cs_open != 0 && c->cs_machine == eh.e_machine)
+	if (c->cs_open != 0 && c->cs_machine == machine)
 		return c->cs_open == 1 ? NULL : "(capstone did not start)";
 	if (c->cs_open == 1)
 		cs_close(&c->cs);
-	c->cs_machine = eh.e_machine;
+	c->cs_machine = (uint16_t)machine;
 	c->cs_open = -1;
-	switch (eh.e_machine) {
+	switch (machine) {
 	case EM_X86_64:
 		arch = CS_ARCH_X86;
 		mode = CS_MODE_64;
@@ -1287,11 +1240,11 @@ disassemble(struct caliper *c, uint32_t mod, uint64_t addr)
 
 	if (c->mods[mod].special)
 		return strdup("(no file to read)");
-	if (mod_elf(&c->mods[mod]) == NULL)
+	if (c->mods[mod].img == NULL)
 		return strdup("(file not read)");
 	if ((why = cs_for(c, &c->mods[mod])) != NULL)
 		return strdup(why);
-	if ((code = code_at(&c->mods[mod], addr, &len)) == NULL)
+	if ((code = pme_image_code(c->mods[mod].img, addr, &len)) == NULL)
 		return strdup("(not in the file's code)");
 	if (cs_disasm(c->cs, code, len > 16 ? 16 : len, addr, 1, &in) != 1)
 		return undecoded(code, len);

@@ -55,6 +55,7 @@
 #endif
 
 #include "debugfile.h"
+#include "image.h"
 #include "plt.h"
 #include "pme_symbols.h"
 #include "util.h"
@@ -2440,6 +2441,52 @@ pme_image_lines(const struct pme_image *img, const struct pme_symline **out)
 	return img->lines.n;
 }
 
+const char *
+pme_image_compdir(const struct pme_image *img, uint32_t module)
+{
+	return module < img->info.n ?
+	    PME_VEC_AT(&img->info, struct modinfo, module).compdir : NULL;
+}
+
+/* The image's own ELF, not its debug file. */
+static Elf *
+main_elf(const struct pme_image *img)
+{
+	return img->main_elf != NULL ? img->main_elf : img->elf;
+}
+
+const uint8_t *
+pme_image_code(const struct pme_image *img, uint64_t addr, size_t *len)
+{
+	Elf *elf = main_elf(img);
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
+		    addr - sh.sh_addr >= sh.sh_size)
+			continue;
+		if ((d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL ||
+		    addr - sh.sh_addr >= d->d_size)
+			return NULL;
+		*len = d->d_size - (size_t)(addr - sh.sh_addr);
+		return (const uint8_t *)d->d_buf + (addr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+unsigned
+pme_image_machine(const struct pme_image *img)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(main_elf(img), &eh) != NULL ? eh.e_machine :
+	    EM_NONE;
+}
+
 /* ------------------------------------------------------------ open/close */
 
 /*
@@ -3259,8 +3306,7 @@ int
 pme_image_plt(const struct pme_image *img, struct pme_plt *plt,
     struct pme_error *err)
 {
-	return pme_plt_read(img->main_elf != NULL ? img->main_elf : img->elf,
-	    plt, err);
+	return pme_plt_read(main_elf(img), plt, err);
 }
 
 void

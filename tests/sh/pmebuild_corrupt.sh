@@ -5,8 +5,8 @@
 # never a signal, whatever libdwarf does with them (it reads in a child
 # process, lib/symbols.c):
 #   tests/fixtures/corrupt/rnglists_doublefree, on which libdwarf frees
-#     memory twice: pmebuild -x, an EXE statement, and pmehisto -x on a
-#     sample of it running;
+#     memory twice: pmebuild -x, an EXE statement, and pmehisto -x and
+#     -V caliper on a sample of it running;
 #   copies of a program built here with bytes of .debug_info,
 #     .debug_abbrev, .debug_rnglists and .debug_loclists overwritten: the
 #     headers of each (an exact message), then 200 copies with bytes
@@ -94,6 +94,16 @@ if "$pmeclock" -q -o repro.pms -- ./repro >/dev/null 2>&1; then
 	    "pmehisto -x"
 	[ ! -e q.pme ] && [ ! -e q.his ] ||
 	    fail "pmehisto -x: an output was written"
+	# ... and by pmehisto -V caliper, which reads the functions, lines
+	# and code of the modules the samples name through lib/ alone: the
+	# same error, and no text.
+	for v in caliper caliper:line caliper:instruction; do
+		run "-V $v" 1 "$pmehisto" -q -c -V $v -T text -o /dev/null \
+		    repro.pms
+		first_err "pmehisto: '$(quote "$tmp/repro")': corrupt DWARF \\(\\.debug_rnglists\\): $died" \
+		    "-V $v"
+		[ ! -s out ] || fail "-V $v: text written: $(head -n 3 out)"
+	done
 else
 	fail "pmeclock cannot run the probe's program"
 fi
