@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef HAVE_CAPSTONE
@@ -120,10 +121,13 @@ struct thname {
 	char		*name;
 };
 
-/* A source file read for its lines' text; text NULL when not found. */
+/* A source file read for its lines' text; text NULL when not found or
+ * not shown. */
 struct source {
 	char		*name;		/* the line table's */
 	uint32_t	 mod;
+	int		 hidden;	/* found outside the directories
+					   source is shown from */
 	char		*text;
 	size_t		*off;		/* start of each line */
 	size_t		 nlines;
@@ -861,10 +865,10 @@ kind_is(const char *const *kinds, size_t nk, uint32_t k, const char *name)
 	return k < nk && strcasecmp(kinds[k], name) == 0;
 }
 
-/* Trace input: the images of the modules whose statements name files
- * relative to their units' directories, which lib/ reads (mod_dirs()),
- * opened before any text is written, so that a corrupt one is an error
- * and not a text cut short. */
+/* Trace input: the images of the modules whose statements name files,
+ * for their units' directories, which lib/ reads (mod_dirs()) and source
+ * is shown from, opened before any text is written, so that a corrupt
+ * one is an error and not a text cut short. */
 static int
 trace_images(struct caliper *c)
 {
@@ -872,8 +876,7 @@ trace_images(struct caliper *c)
 	size_t i;
 
 	for (i = 0; wanted(c, CAL_LINE) && i < l->n; i++)
-		if (l->rows[i].file != NULL && l->rows[i].file[0] != '/' &&
-		    l->rows[i].mod < c->nmods &&
+		if (l->rows[i].file != NULL && l->rows[i].mod < c->nmods &&
 		    mod_open(c, &c->mods[l->rows[i].mod]) == -1)
 			return -1;
 	return 0;
@@ -1081,15 +1084,62 @@ source_read(struct source *s, const char *path)
 	return 0;
 }
 
+/* 1 when real (a resolved path) lies under directory dir, resolved. */
+static int
+under_dir(const char *real, const char *dir)
+{
+	char rd[PATH_MAX];
+	size_t n;
+
+	if (realpath(dir, rd) == NULL)
+		return 0;
+	n = strlen(rd);
+	while (n > 0 && rd[n - 1] == '/')
+		n--;
+	return strncmp(real, rd, n) == 0 && (real[n] == '/' ||
+	    real[n] == '\0');
+}
+
+/*
+ * Reads the source s at path when it is a regular file under one of m's
+ * compilation directories or a -I directory (the line table of a hostile
+ * image may name any file: #line "/etc/passwd"); one elsewhere is not
+ * read and s->hidden says so.  0 (s->text NULL when not read), or -1
+ * when out of memory.
+ */
+static int
+source_try(struct caliper *c, const struct cmod *m, struct source *s,
+    const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (realpath(path, real) == NULL || stat(real, &st) == -1 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	for (i = 0; m != NULL && i < m->ndirs; i++)
+		if (under_dir(real, m->dirs[i]))
+			return source_read(s, real);
+	for (i = 0; i < c->in->nsrcdirs; i++)
+		if (under_dir(real, c->in->srcdirs[i]))
+			return source_read(s, real);
+	s->hidden = 1;
+	return 0;
+}
+
 /* The source file of module mod named name by its line table, read once
- * when found; NULL when out of memory. */
+ * when found and shown (source_try()): a relative name under each of the
+ * module's compilation directories, then each -I directory.  NULL when
+ * out of memory. */
 static struct source *
 source_of(struct caliper *c, uint32_t mod, const char *name)
 {
 	struct cmod *m = mod < c->nmods ? &c->mods[mod] : NULL;
 	struct source *s;
 	char path[4096];
-	size_t i;
+	size_t i, nd;
+	const char *d;
 
 	for (i = 0; i < c->nsrcs; i++)
 		if (c->srcs[i].mod == mod && strcmp(c->srcs[i].name, name) == 0)
@@ -1103,14 +1153,23 @@ source_of(struct caliper *c, uint32_t mod, const char *name)
 	if ((s->name = strdup(name)) == NULL)
 		return NULL;
 	c->nsrcs++;
-	if (name[0] == '/')
-		return source_read(s, name) == -1 ? NULL : s;
 	if (m != NULL && mod_dirs(m) == -1)
 		return NULL;
-	for (i = 0; m != NULL && i < m->ndirs && s->text == NULL; i++)
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", m->dirs[i],
-		    name) < sizeof(path) && source_read(s, path) == -1)
+	if (name[0] == '/' && source_try(c, m, s, name) == -1)
+		return NULL;
+	nd = (m != NULL ? m->ndirs : 0) + c->in->nsrcdirs;
+	for (i = 0; name[0] != '/' && i < nd && s->text == NULL; i++) {
+		d = m != NULL && i < m->ndirs ? m->dirs[i] :
+		    c->in->srcdirs[i - (m != NULL ? m->ndirs : 0)];
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", d, name) <
+		    sizeof(path) && source_try(c, m, s, path) == -1)
 			return NULL;
+	}
+	if (s->text == NULL && s->hidden && !c->in->quiet)
+		histo_warn(c->in->prog, "'%s': source not shown: not under "
+		    "the compilation directory%s of '%s' (-I DIR shows the "
+		    "files under DIR)", name, m != NULL && m->ndirs == 1 ? "" :
+		    "s", m != NULL ? m->path : "?");
 	return s;
 }
 
@@ -1154,7 +1213,8 @@ statement_text(struct caliper *c, uint32_t mod, const char *file,
 	if ((s = source_of(c, mod, file)) == NULL)
 		return NULL;
 	if (s->text == NULL) {
-		if (asprintf(&t, "(source not found: %s)", file) == -1)
+		if (asprintf(&t, "(source %s: %s)", s->hidden ? "not shown" :
+		    "not found", file) == -1)
 			return NULL;
 		return t;
 	}

@@ -221,6 +221,9 @@ struct caliper_input {
 	const char	*bfname;
 	const char *const *samples;	/* clock input */
 	size_t		 nsamples;
+	const char *const *srcdirs;	/* -I: source text shown from files
+					   under these too */
+	size_t		 nsrcdirs;
 };
 
 struct caliper;

@@ -65,6 +65,8 @@ struct opts {
 	char		*vtext;			/* the view's text, or NULL */
 	size_t		 vlen;
 	int		 caliper;		/* -V caliper: CAL_*, or CAL_NONE */
+	const char	**srcdirs;		/* -I, in argv */
+	size_t		 nsrcdirs;
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
@@ -80,8 +82,9 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: pmehisto [-acknqstvx] [-B outbucket] [-b bucketfile] "
 	    "[-C percent] [-D baseline]\n"
-	    "                [-G gate] [-o histogram] [-T type] [-V view] "
-	    "[samplefile ...]\n");
+	    "                [-G gate] [-I srcdir] [-o histogram] [-T type] "
+	    "[-V view]\n"
+	    "                [samplefile ...]\n");
 }
 
 static void
@@ -129,6 +132,9 @@ help(void)
 	    "                 from the call chains (pmeclock -g): spy, "
 	    "callgraph or\n"
 	    "                 callers:ROUTINE\n"
+	    "  -I srcdir      -V caliper: source text shown from files under "
+	    "srcdir too,\n"
+	    "                 not only under the compilation directory\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
 	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
@@ -340,6 +346,11 @@ option(struct opts *o, int c)
 	case 'h':
 		help();
 		return 1;
+	case 'I':
+		o->srcdirs = xmalloc_check(realloc(o->srcdirs,
+		    (o->nsrcdirs + 1) * sizeof(*o->srcdirs)));
+		o->srcdirs[o->nsrcdirs++] = optarg;
+		return 0;
 	case 'k':
 		o->flags |= PME_REPORT_CUMUL;
 		return 0;
@@ -402,7 +413,7 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkno:qsT:tV:vx",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kno:qsT:tV:vx",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
@@ -421,6 +432,11 @@ parse(int argc, char *argv[], struct opts *o)
 	if (o->ngates > 0 && o->base == NULL) {
 		histo_warn(prog, "-G: a gate needs a baseline to compare with "
 		    "(-D)");
+		usage(stderr);
+		return -1;
+	}
+	if (o->nsrcdirs > 0 && o->caliper == CAL_NONE) {
+		histo_warn(prog, "-I: source directories are for -V caliper");
 		usage(stderr);
 		return -1;
 	}
@@ -1132,6 +1148,8 @@ caliper_view(struct opts *o)
 	in.bfname = o->bin;
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
+	in.srcdirs = o->srcdirs;
+	in.nsrcdirs = o->nsrcdirs;
 	/* Clock input's view needs no bucket file. */
 	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
 		return 1;
@@ -1293,6 +1311,7 @@ opts_free(struct opts *o)
 	free(o->his);
 	free(o->base);
 	free(o->gates);
+	free(o->srcdirs);
 	free(o->vtext);
 	pme_bucketfile_close(o->read);
 }
