@@ -43,6 +43,10 @@ struct pme_symmod {
  * underscores, the longer name, the earlier in the symbol table.  Without
  * a symbol there, the DWARF names of the subprograms that start there are
  * ranked by underscores and length.  The other names are its aliases.
+ * The default symbol version a debug file's .symtab spells in a name is
+ * dropped ("__libc_start_main@@GLIBC_2.34" is "__libc_start_main", as
+ * .dynsym spells it); an old version's name ("memcpy@GLIBC_2.2.5", so
+ * named from .dynsym too) comes after all the others.
  */
 #define PME_MAXALIASES	256	/* aliases kept per routine, at most */
 

@@ -68,6 +68,7 @@ struct fsym {
 	uint32_t	 group;		/* STT_FILE group, PME_NONE: global */
 	uint32_t	 index;		/* in its symbol table */
 	unsigned char	 bind;		/* STB_* */
+	unsigned char	 old;		/* an old version's ("f@V1") */
 };
 
 /* A routine range with its routine, for address lookups. */
@@ -406,6 +407,8 @@ cmp_names(const char *a, const char *b)
  * symbol before a weak one, a global before a local, fewer leading
  * underscores, the longer name, then the earlier in the symbol table.
  * So __finitel (global) names the code it shares with finitel (weak).
+ * An old version's name ("memcpy@GLIBC_2.2.5", see unversioned()) comes
+ * after all the others.
  */
 static int
 cmp_fsym(const void *a, const void *b)
@@ -415,6 +418,8 @@ cmp_fsym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->old != y->old)
+		return x->old ? 1 : -1;
 	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
 		return x->bind == STB_WEAK ? 1 : -1;
 	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
@@ -462,17 +467,123 @@ sort_syms(struct pme_image *img)
 }
 
 /*
- * Reads the STT_FUNC symbols inside the section from the table of type
- * (SHT_SYMTAB or SHT_DYNSYM), noting for each local one the STT_FILE
- * group it follows.  Groups are numbered by their STT_FILE symbols.
+ * A symbol's name as it is shown.  GNU symbol versioning leaves the
+ * version in the names of .symtab (libc6-dbg's debug file has
+ * "__libc_start_main@@GLIBC_2.34" and "__libc_start_main@GLIBC_2.2.5"),
+ * where .dynsym keeps it apart (.gnu.version).  The default version's
+ * "@@VERSION" is dropped: that is the symbol's own name, the one .dynsym
+ * gives, so that a library's code is named alike with its debug file and
+ * without.  An old version's name ("f@VERSION") is kept and *old set:
+ * it names its code only when no other name does.  NULL when out of
+ * memory.
  */
+static const char *
+unversioned(struct pme_image *img, const char *name, unsigned char *old)
+{
+	const char *at = strchr(name, '@'), *r;
+	char *s;
+
+	*old = 0;
+	if (at == NULL || at == name || at[1] == '\0')
+		return name;
+	if (at[1] != '@') {
+		*old = 1;
+		return name;
+	}
+	if (at[2] == '\0')
+		return name;
+	if ((s = strndup(name, (size_t)(at - name))) == NULL)
+		return NULL;
+	r = pme_intern(&img->names, s);
+	free(s);
+	return r;
+}
+
+/*
+ * .dynsym's old versions: .gnu.version gives each symbol its version's
+ * index, the hidden bit set when it is not the default one, and
+ * .gnu.version_d the versions' names by index.  So a stripped library
+ * names its old versions "f@VERSION" as its .symtab would.
+ */
+struct versions {
+	Elf_Data	*sym;		/* .gnu.version, or NULL */
+	const char	**name;		/* by index, NULL when none */
+	size_t		 n;
+};
+
+#define VERSYM_HIDDEN	0x8000
+
 static int
-read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
+read_versions(struct pme_image *img, struct versions *v)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	GElf_Sym s;
+	GElf_Verdef vd;
+	GElf_Verdaux va;
 	Elf_Data *d;
+	const char **p;
+	size_t off, i, k;
+
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		if (sh.sh_type == SHT_GNU_versym)
+			v->sym = d;
+		for (off = 0, i = 0; sh.sh_type == SHT_GNU_verdef &&
+		    i < sh.sh_info && gelf_getverdef(d, (int)off, &vd) != NULL &&
+		    gelf_getverdaux(d, (int)(off + vd.vd_aux), &va) != NULL;
+		    i++, off += vd.vd_next) {
+			k = vd.vd_ndx & ~VERSYM_HIDDEN;
+			if (k >= v->n) {
+				if ((p = realloc(v->name, (k + 1) *
+				    sizeof(*p))) == NULL)
+					return nomem(img);
+				memset(p + v->n, 0, (k + 1 - v->n) * sizeof(*p));
+				v->name = p;
+				v->n = k + 1;
+			}
+			v->name[k] = elf_strptr(img->elf, sh.sh_link,
+			    va.vda_name);
+			if (vd.vd_next == 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* .dynsym's symbol i named "name@VERSION" when its version is an old
+ * one; name otherwise, NULL when out of memory. */
+static const char *
+old_version(struct pme_image *img, const struct versions *v, size_t i,
+    const char *name, unsigned char *old)
+{
+	GElf_Versym vs;
+	size_t k, n;
+	char *s;
+	const char *r;
+
+	if (v->sym == NULL || gelf_getversym(v->sym, (int)i, &vs) == NULL ||
+	    !(vs & VERSYM_HIDDEN) || (k = vs & ~VERSYM_HIDDEN) < 2 ||
+	    k >= v->n || v->name[k] == NULL)
+		return name;
+	n = strlen(name) + strlen(v->name[k]) + 2;
+	if ((s = malloc(n)) == NULL)
+		return NULL;
+	snprintf(s, n, "%s@%s", name, v->name[k]);
+	r = pme_intern(&img->names, s);
+	free(s);
+	*old = 1;
+	return r;
+}
+
+/* The function symbols of table sh (data d) into img->syms, as
+ * read_syms() says; 0 or -1. */
+static int
+read_fsyms(struct pme_image *img, const GElf_Shdr *sh, Elf_Data *d,
+    const struct versions *v, struct pme_vec *groups)
+{
+	GElf_Sym s;
 	struct fsym *f;
 	const char **g;
 	const char *name;
@@ -480,20 +591,13 @@ read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 	uint32_t group = PME_NONE;
 	int t, b;
 
-	while ((scn = elf_nextscn(img->elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == type)
-			break;
-	if (scn == NULL)
-		return 0;
-	if ((d = elf_getdata(scn, NULL)) == NULL)
-		return elferr(img, "symbol table");
-	n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
 	for (i = 1; i < n; i++) {
 		if (gelf_getsym(d, (int)i, &s) == NULL)
 			return elferr(img, "symbol");
 		t = GELF_ST_TYPE(s.st_info);
 		b = GELF_ST_BIND(s.st_info);
-		if ((name = elf_strptr(img->elf, sh.sh_link, s.st_name)) == NULL)
+		if ((name = elf_strptr(img->elf, sh->sh_link, s.st_name)) == NULL)
 			return elferr(img, "symbol name");
 		if (t == STT_FILE) {
 			if ((g = pme_vec_push(groups)) == NULL)
@@ -506,15 +610,49 @@ read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 		    s.st_shndx == SHN_UNDEF || s.st_value < img->sec.start ||
 		    s.st_value >= img->sec.end || *name == '\0')
 			continue;
-		if ((f = pme_vec_push(&img->syms)) == NULL)
+		if ((f = pme_vec_push(&img->syms)) == NULL ||
+		    (f->name = unversioned(img, name, &f->old)) == NULL ||
+		    (f->name = old_version(img, v, i, f->name, &f->old)) ==
+		    NULL)
 			return nomem(img);
 		f->addr = s.st_value;
 		f->size = s.st_size;
-		f->name = name;
 		f->group = b == STB_LOCAL ? group : PME_NONE;
 		f->index = (uint32_t)i;
 		f->bind = (unsigned char)b;
 	}
+	return 0;
+}
+
+/*
+ * Reads the STT_FUNC symbols inside the section from the table of type
+ * (SHT_SYMTAB or SHT_DYNSYM), noting for each local one the STT_FILE
+ * group it follows.  Groups are numbered by their STT_FILE symbols.
+ */
+static int
+read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	struct versions v = { 0 };
+	int rc;
+
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == type)
+			break;
+	if (scn == NULL)
+		return 0;
+	if ((d = elf_getdata(scn, NULL)) == NULL)
+		return elferr(img, "symbol table");
+	if (type == SHT_DYNSYM && read_versions(img, &v) == -1) {
+		free(v.name);
+		return -1;
+	}
+	rc = read_fsyms(img, &sh, d, &v, groups);
+	free(v.name);
+	if (rc == -1)
+		return -1;
 	if (img->syms.n > 1 && sort_syms(img) == -1)
 		return nomem(img);
 	return 1;

@@ -12,7 +12,9 @@
 #   an alias names its routine in a .PMD statement, and PRINT shows it;
 #   pmehisto -x makes the same routine units, names and aliases;
 #   libc's own debug file (libc6-dbg): every routine that starts at a
-#     function symbol against the rule (skipped when it is not installed).
+#     function symbol against the rule (skipped when it is not installed),
+#     whose .symtab spells symbol versions in names: __libc_start_main,
+#     not __libc_start_main@@GLIBC_2.34, in pmebuild -x and pmehisto -x.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -29,23 +31,32 @@ need "$dumper"
 # The rule: readelf -sW's .symtab -> "start name alias..." for every
 # address of sized function symbols, names in perf's order: a non-weak
 # symbol first, then a global one, fewer leading underscores, the longer
-# name, the earlier in the table; each name once.
+# name, the earlier in the table; each name once.  A default symbol
+# version is not part of the name ("__libc_start_main@@GLIBC_2.34" is
+# __libc_start_main, as .dynsym spells it), and an old version's name
+# ("memcpy@GLIBC_2.2.5") comes after all the others.
 peer() {
 	readelf -sW "$1" 2>/dev/null | awk '
 	/^Symbol table / { tab = ($3 == "'"'.symtab'"'") }
 	tab && NF >= 8 && ($4 == "FUNC" || $4 == "IFUNC") && $7 != "UND" &&
 	    $3 != "0" {
-		us = match($8, /[^_]/) - 1
-		printf "%s %d %d %04d %06d %08d %s\n", $2, ($5 == "WEAK"),
-		    ($5 != "GLOBAL"), us, 999999 - length($8), NR, $8
+		n = $8; old = 0
+		if ((i = index(n, "@@")) > 1)
+			n = substr(n, 1, i - 1)
+		else if (index(n, "@") > 1)
+			old = 1
+		us = match(n, /[^_]/) - 1
+		printf "%s %d %d %d %04d %06d %08d %s\n", $2, old,
+		    ($5 == "WEAK"), ($5 != "GLOBAL"), us, 999999 - length(n),
+		    NR, n
 	}' | sort | awk '
 	{
 		a = $1; sub(/^0+/, "", a)
 		if (a != last) {
 			if (line != "") print line
-			line = a " " $7; seen = " " $7 " "
-		} else if (index(seen, " " $7 " ") == 0) {
-			line = line " " $7; seen = seen $7 " "
+			line = a " " $8; seen = " " $8 " "
+		} else if (index(seen, " " $8 " ") == 0) {
+			line = line " " $8; seen = seen $8 " "
 		}
 		last = a
 	}
@@ -180,6 +191,10 @@ if [ -n "$id" ] && [ -f "$dbg" ]; then
 		compare libc "$tmp/libc.peer" "$tmp/libc.got" 1000
 		grep -q " __finitel __GI___finitel finitel\$" "$tmp/libc.got" ||
 		    fail "libc: __finitel is not one routine with its aliases"
+		awk '$2 == "__libc_start_main"' "$tmp/libc.got" | grep -q . ||
+		    fail "libc: no routine named __libc_start_main"
+		! grep -q "@@" "$tmp/libc.got" ||
+		    fail "libc: versioned names: $(grep "@@" "$tmp/libc.got" | head -n 3)"
 	fi
 else
 	echo "no debug file for ${libc:-libc} (libc6-dbg): libc not compared"

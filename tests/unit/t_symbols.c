@@ -711,6 +711,92 @@ test_aliases(void)
 	}
 }
 
+/* The value readelf -sW gives symbol name of bin's (first) table, or 0. */
+static unsigned long long
+readelf_value(const char *bin, const char *name)
+{
+	char out[1100];
+	unsigned long long v = 0;
+	FILE *fp;
+
+	snprintf(out, sizeof(out), "%s/readelf.txt", tmpdir);
+	if (run("readelf -sW '%s' | awk '$8 == \"%s\" { print $2; exit }' "
+	    ">'%s'", bin, name, out) != 0 || (fp = fopen(out, "r")) == NULL)
+		return 0;
+	if (fscanf(fp, "%llx", &v) != 1)
+		v = 0;
+	fclose(fp);
+	return v;
+}
+
+/* Routine name of img starts at entry and has alias (NULL: any). */
+static void
+check_named(struct pme_image *img, const char *what, const char *name,
+    unsigned long long entry, const char *alias)
+{
+	const struct pme_symroutine *r = find_routine(img, name);
+	uint32_t i;
+
+	if (r == NULL || entry == 0 || r->entry != entry) {
+		fail("%s: no routine %s at %llx (readelf's)", what, name, entry);
+		return;
+	}
+	for (i = 0; alias != NULL && i < r->naliases; i++)
+		if (strcmp(r->aliases[i], alias) == 0)
+			return;
+	if (alias != NULL)
+		fail("%s: routine %s has no alias %s", what, name, alias);
+}
+
+/*
+ * GNU symbol versions, as glibc has them (libc6-dbg's .symtab names
+ * "__libc_start_main@@GLIBC_2.34"): the default version is named
+ * without it, as .dynsym spells it; an old version's name comes after
+ * any other at its address, and in a stripped library it is "f@V1" as
+ * the .symtab would have it.  Addresses are readelf's.
+ */
+static void
+test_versions(void)
+{
+	const struct pme_symroutine *r;
+	struct pme_image *img;
+	char so[1024], stripped[1024];
+	unsigned long long v1, v2;
+	size_t i, n;
+
+	snprintf(so, sizeof(so), "%s/libv.so", tmpdir);
+	snprintf(stripped, sizeof(stripped), "%s/libv-stripped.so", tmpdir);
+	if (run("cd '%s' && gcc -O2 -shared -fPIC -Wl,--version-script="
+	    "tests/fixtures/alias/versioned.map -o '%s' tests/fixtures/alias/"
+	    "versioned.c && strip -o '%s' '%s'", top, so, stripped, so) != 0) {
+		fail("cannot build the versioned fixture");
+		return;
+	}
+	/* The .symtab spells the versions in the names (the fixture is
+	 * what it should be); readelf's first table is .dynsym. */
+	if (run("readelf -sW '%s' | awk '$8 == \"vfoo@@V2\" && $5 == "
+	    "\"GLOBAL\"' | wc -l | grep -qx 2", so) != 0)
+		fail("the fixture's tables do not both name vfoo@@V2");
+	v1 = readelf_value(so, "vfoo_v1");
+	v2 = readelf_value(so, "vfoo_v2");
+	CHECK(v1 != 0 && v1 == readelf_value(so, "vfoo@V1"));
+	CHECK(v2 != 0 && v2 == readelf_value(so, "vfoo@@V2"));
+	img = open_or_die(so, NULL);
+	check_invariants(img);
+	check_named(img, ".symtab", "vfoo", v2, "vfoo_v2");
+	check_named(img, ".symtab", "vfoo_v1", v1, "vfoo@V1");
+	n = pme_image_routines(img, &r);
+	for (i = 0; i < n; i++)
+		if (strstr(r[i].name, "@@") != NULL)
+			fail(".symtab: a routine named %s", r[i].name);
+	pme_image_close(img);
+	img = open_or_die(stripped, NULL);
+	CHECK(pme_image_flags(img) & PME_IMAGE_DYNSYM);
+	check_named(img, ".dynsym", "vfoo", v2, NULL);
+	check_named(img, ".dynsym", "vfoo@V1", v1, NULL);
+	pme_image_close(img);
+}
+
 static int
 selftest(void)
 {
@@ -732,6 +818,7 @@ selftest(void)
 	test_corrupt();
 	test_contained();
 	test_aliases();
+	test_versions();
 	if (failures > 0)
 		fprintf(stderr, "t_symbols: %d failures\n", failures);
 	testdir_done();
