@@ -106,4 +106,12 @@ struct cu {
 	int		 lt_tried;
 };
 
+/* The functions the rooms give each other, by the file that has them. */
+/* symbols.c */
+int	nomem(struct pme_image *img);
+int	has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
+	    const char *name);
+/* demangle.c */
+int	demangle_routines(struct pme_image *img);
+
 #endif /* PME_SYMINT_H */
