@@ -109,9 +109,13 @@ struct cu {
 /* The functions the rooms give each other, by the file that has them. */
 /* symbols.c */
 int	nomem(struct pme_image *img);
+int	find_section(struct pme_image *img, const char *name);
 int	has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
 	    const char *name);
+int	check_size(struct pme_image *img);
 /* demangle.c */
 int	demangle_routines(struct pme_image *img);
+/* symdebug.c */
+int	use_debugfile(struct pme_image *img, const char *section);
 
 #endif /* PME_SYMINT_H */
