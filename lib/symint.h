@@ -92,6 +92,9 @@ struct watch {
 	volatile uint64_t unit;		/* .debug_info offset of the unit */
 };
 
+/* The section of each phase, for messages (lib/symbols.c). */
+extern const char *const phase_sect[];
+
 /* Per compilation unit state while reading its DIEs or lines. */
 struct cu {
 	struct pme_image *img;
@@ -108,14 +111,26 @@ struct cu {
 
 /* The functions the rooms give each other, by the file that has them. */
 /* symbols.c */
+void	set_phase(struct pme_image *img, enum phase ph);
+const char	*phase_tag(const struct watch *w, char *buf, size_t len);
+const char	*unit_tag(const struct watch *w, char *buf, size_t len);
+int	dwerr(struct pme_image *img, Dwarf_Error e, const char *what);
 int	nomem(struct pme_image *img);
+int	scratch_take(struct pme_image *img, int merge,
+	    const struct pme_range **out, uint32_t *n);
 int	find_section(struct pme_image *img, const char *name);
+struct pme_symmod	*add_module(struct pme_image *img, const char *name,
+	    const struct modinfo *info);
 int	has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
 	    const char *name);
+int	read_dwarf(struct pme_image *img);
 int	check_size(struct pme_image *img);
+int	debug_sects(struct pme_image *img);
 /* demangle.c */
 int	demangle_routines(struct pme_image *img);
 /* symdebug.c */
 int	use_debugfile(struct pme_image *img, const char *section);
+/* contain.c */
+int	open_dwarf(struct pme_image *img);
 
 #endif /* PME_SYMINT_H */
