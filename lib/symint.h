@@ -117,15 +117,17 @@ const char	*unit_tag(const struct watch *w, char *buf, size_t len);
 int	dwerr(struct pme_image *img, Dwarf_Error e, const char *what);
 int	nomem(struct pme_image *img);
 int	clip(const struct pme_image *img, struct pme_range *r);
+int	scratch_add(struct pme_image *img, uint64_t lo, uint64_t hi);
 int	scratch_take(struct pme_image *img, int merge,
 	    const struct pme_range **out, uint32_t *n);
 int	find_section(struct pme_image *img, const char *name);
+const struct fsym	*syms_at(const struct pme_image *img, uint64_t addr,
+	    size_t *n);
 struct pme_symmod	*add_module(struct pme_image *img, const char *name,
 	    const struct modinfo *info);
 int	has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
 	    const char *name);
-const char	*relname(const char *compdir, const char *name);
-int	read_dwarf(struct pme_image *img);
+int	end_module(struct pme_image *img);
 int	check_size(struct pme_image *img);
 int	debug_sects(struct pme_image *img);
 /* demangle.c */
@@ -137,5 +139,8 @@ int	open_dwarf(struct pme_image *img);
 /* dwline.c */
 const char	*decl_file(struct cu *cu, uint64_t idx);
 void	cu_free(struct cu *cu);
+/* dwarfdie.c */
+const char	*relname(const char *compdir, const char *name);
+int	read_dwarf(struct pme_image *img);
 
 #endif /* PME_SYMINT_H */
