@@ -142,5 +142,8 @@ void	cu_free(struct cu *cu);
 /* dwarfdie.c */
 const char	*relname(const char *compdir, const char *name);
 int	read_dwarf(struct pme_image *img);
+/* nodwarf.c */
+int	read_symbol_modules(struct pme_image *img,
+	    const struct pme_vec *groups);
 
 #endif /* PME_SYMINT_H */
