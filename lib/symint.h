@@ -121,13 +121,9 @@ int	scratch_add(struct pme_image *img, uint64_t lo, uint64_t hi);
 int	scratch_take(struct pme_image *img, int merge,
 	    const struct pme_range **out, uint32_t *n);
 int	find_section(struct pme_image *img, const char *name);
+int	cmp_names(const char *a, const char *b);
 const struct fsym	*syms_at(const struct pme_image *img, uint64_t addr,
 	    size_t *n);
-struct pme_symmod	*add_module(struct pme_image *img, const char *name,
-	    const struct modinfo *info);
-int	has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
-	    const char *name);
-int	end_module(struct pme_image *img);
 int	check_size(struct pme_image *img);
 int	debug_sects(struct pme_image *img);
 /* demangle.c */
@@ -145,5 +141,11 @@ int	read_dwarf(struct pme_image *img);
 /* nodwarf.c */
 int	read_symbol_modules(struct pme_image *img,
 	    const struct pme_vec *groups);
+/* symmods.c */
+struct pme_symmod	*add_module(struct pme_image *img, const char *name,
+	    const struct modinfo *info);
+int	has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
+	    const char *name);
+int	end_module(struct pme_image *img);
 
 #endif /* PME_SYMINT_H */
