@@ -115,15 +115,12 @@ void	set_phase(struct pme_image *img, enum phase ph);
 const char	*phase_tag(const struct watch *w, char *buf, size_t len);
 const char	*unit_tag(const struct watch *w, char *buf, size_t len);
 int	dwerr(struct pme_image *img, Dwarf_Error e, const char *what);
+int	elferr(struct pme_image *img, const char *what);
 int	nomem(struct pme_image *img);
 int	clip(const struct pme_image *img, struct pme_range *r);
 int	scratch_add(struct pme_image *img, uint64_t lo, uint64_t hi);
 int	scratch_take(struct pme_image *img, int merge,
 	    const struct pme_range **out, uint32_t *n);
-int	find_section(struct pme_image *img, const char *name);
-int	cmp_names(const char *a, const char *b);
-const struct fsym	*syms_at(const struct pme_image *img, uint64_t addr,
-	    size_t *n);
 int	check_size(struct pme_image *img);
 int	debug_sects(struct pme_image *img);
 /* demangle.c */
@@ -147,5 +144,13 @@ struct pme_symmod	*add_module(struct pme_image *img, const char *name,
 int	has_name(const struct pme_symroutine *r, const char **v, uint32_t k,
 	    const char *name);
 int	end_module(struct pme_image *img);
+/* elfsyms.c */
+int	find_section(struct pme_image *img, const char *name);
+int	read_kind(struct pme_image *img);
+int	cmp_names(const char *a, const char *b);
+int	read_syms(struct pme_image *img, Elf64_Word type,
+	    struct pme_vec *groups);
+const struct fsym	*syms_at(const struct pme_image *img, uint64_t addr,
+	    size_t *n);
 
 #endif /* PME_SYMINT_H */
