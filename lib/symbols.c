@@ -1,13 +1,22 @@
 /*
- * symbols.c - ELF images as modules, routines and lines (pme_symbols.h).
+ * symbols.c - ELF images as modules, routines and lines (pme_symbols.h):
+ * opening and closing an image, its accessors, and the helpers the
+ * reader's rooms share (errors, ranges).
  *
  * libelf reads the file (mapped, shared with libdwarf through
  * dwarf_elf_init_b()), the section headers, the symbol tables and the
  * build-id; libdwarf reads compilation units and subprograms, in a child
- * process (see "containment" below for why); the line tables are decoded
- * here, from .debug_line (see "lines" below for why).
+ * process; the line tables are decoded by pme, from .debug_line.
  * Without DWARF the symbol table alone gives modules (STT_FILE groups) and
- * routines (STT_FUNC symbols).
+ * routines (STT_FUNC symbols).  The rooms, which share lib/symint.h:
+ *	elfsyms.c	the section, kind, build-id and function symbols
+ *	symdebug.c	reading an image from its separate debug file
+ *	symmods.c	modules, and merging routines of one entry
+ *	nodwarf.c	modules and routines without DWARF
+ *	dwarfdie.c	modules and routines from DWARF's entries
+ *	contain.c	libdwarf in a child process, and why
+ *	dwline.c	the .debug_line decoder, and why pme's own
+ *	demangle.c	C++ and Rust names as nm -C prints them
  *
  * Choices the header leaves open, made here:
  *  - Compilation units without code in the section (data only, or code only
@@ -34,22 +43,12 @@
  *    Rows outside the section (e.g. at address 0 for code the linker
  *    discarded) are dropped; where sequences overlap, the first one wins.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#include <gelf.h>
-#include <libelf.h>
-#include <libdwarf/dwarf.h>
-#include <libdwarf/libdwarf.h>
 
 #include "image.h"
 #include "plt.h"
