@@ -15,7 +15,8 @@
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-need "$tsample"
+layout=$top/tests/unit/t_pmebuild
+need "$tsample" "$layout"
 d=$top/tests/histo/diff
 
 ph() {	# runs pmehisto; output in out, err; status in rc
@@ -151,6 +152,45 @@ grep -Eq '^F +\| .* 40 +40 +0 +0\.0%$' f.his ||
 grep -q '^Appeared: *H2$' f.his &&
     grep -q '^Vanished: *H$' f.his ||
     { fail "routine moved: H, H2 not named:"; cat f.his >&2; }
+
+# --- the main executable under another name -------------------------------------
+# Two builds of one source named demo and demo_v2, and one binary copied
+# under two names: the quick path (-x) names the program's unit and its
+# group after the executable, yet every bucket matches its own, as the
+# main executable is matched whatever its name.
+quick() {	# EXE NAME: NAME.PME filled by -x, count_primes 20 samples, sort 10
+	local f a
+	{
+		echo "header method=test event=cpu-clock period=1000000 pid=8 argv=./$1"
+		echo "map pid=8 start=0x400000 end=0x10000000 offset=0 vaddr=0 path=$tmp/$1 flags=exec,main"
+		for f in count_primes:20 sort:10; do
+			a=$(nm "$1" | awk -v f="${f%:*}" '$3 == f { print $1 }')
+			[ -n "$a" ] || return 1
+			printf 'sample pid=8 pc=0x%x count=%s\n' \
+			    $((0x400000 + 0x$a + 1)) "${f#*:}"
+		done
+		echo close
+	} | "$tsample" write "$2.PMS" &&
+	    "$pmehisto" -q -x -T none -o /dev/null -B "$2.PME" "$2.PMS"
+}
+fx=$top/tests/fixtures/demo
+if command -v gcc >/dev/null && command -v nm >/dev/null; then
+	gcc -g -O2 -o demo "$fx/work.c" "$fx/main.c" &&
+	    gcc -g -O1 -o demo_v2 "$fx/work.c" "$fx/main.c" &&
+	    cp demo demo_cp && quick demo d1 && quick demo_v2 d2 &&
+	    quick demo_cp d3 || fail "cannot make the demo's bucket files"
+	for n in d2 d3; do
+		ph -D d1 -G bucket:+0 -G total:+0 -t -b $n -o $n.his -T none
+		expect 0 "main renamed ($n)"
+		[ ! -s err ] || { fail "main renamed ($n): said:"; cat err >&2; }
+		b=$("$layout" layout $n.PME | grep -c '^bucket ')
+		grep -q "^Buckets matched: *$b\$" $n.his &&
+		    grep -q '^Appeared: *none$' $n.his &&
+		    grep -q '^Vanished: *none$' $n.his &&
+		    grep -Eq '^count_primes +\| .* 20 +20 +0 +0\.0%$' $n.his ||
+		    { fail "main renamed ($n): not all matched:"; cat $n.his >&2; }
+	done
+fi
 
 # --- PostScript -----------------------------------------------------------------
 
