@@ -744,6 +744,14 @@ diff_free(struct diff *d)
 	free(d);
 }
 
+/* Whether the report shows r: not a row of no counts in either file,
+ * unless asked (-z). */
+static int
+shown(const struct diff *d, const struct drow *r)
+{
+	return d->in->zeros || r->a > 0 || r->b > 0;
+}
+
 /* The report's row of r: the new file's bucket, or the baseline's. */
 static int
 put_row(struct pme_report *rep, const struct diff *d, const struct drow *r,
@@ -871,6 +879,7 @@ static int
 summary(struct pme_report *rep, const struct diff *d, struct pme_error *err)
 {
 	char chg[64];
+	size_t i, zeros = 0;
 	int rc = 0;
 
 	rc |= report_line(rep, "Baseline", err, "%s (%" PRIu64 " run%s)",
@@ -888,6 +897,12 @@ summary(struct pme_report *rep, const struct diff *d, struct pme_error *err)
 	    d->total_base, d->total[1], chg);
 	rc |= report_line(rep, "Buckets matched", err, "%zu", d->nrows -
 	    d->appeared - d->vanished);
+	for (i = 0; i < d->nrows; i++)
+		zeros += !shown(d, &d->rows[i]);
+	if (zeros > 0)
+		rc |= report_line(rep, "Left out", err, "%zu bucket%s with no "
+		    "counts in either file (-z shows them)", zeros,
+		    zeros == 1 ? "" : "s");
 	if (rc == 0)
 		rc = unmatched_lines(rep, d, PME_DIFF_APPEARED, "Appeared",
 		    err);
@@ -903,7 +918,7 @@ struct pme_report *
 diff_report(const struct diff *d, struct pme_error *err)
 {
 	struct pme_report *rep;
-	size_t g, i;
+	size_t g, i, j, n;
 	uint64_t total = d->total[1] > d->total_base ? d->total[1] :
 	    d->total_base;
 	int quick = (pme_bucketfile_info(d->bf[1])->options |
@@ -916,11 +931,15 @@ diff_report(const struct diff *d, struct pme_error *err)
 	if (pme_report_diff(rep, err) == -1)
 		goto fail;
 	for (g = 0, i = 0; g < d->ngroups; g++) {
-		if (pme_report_group(rep, d->groups[g].title, err) == -1)
+		/* A group none of whose rows is shown is left out too. */
+		for (j = i, n = 0; j < d->nrows && d->rows[j].group == g; j++)
+			n += shown(d, &d->rows[j]);
+		if (n > 0 && pme_report_group(rep, d->groups[g].title, err) ==
+		    -1)
 			goto fail;
-		for (; i < d->nrows && d->rows[i].group == g; i++)
-			if (put_row(rep, d, &d->rows[i], (uint32_t)i, err) ==
-			    -1)
+		for (; i < j; i++)
+			if (shown(d, &d->rows[i]) && put_row(rep, d,
+			    &d->rows[i], (uint32_t)i, err) == -1)
 				goto fail;
 	}
 	if (put_total(rep, d, err) == -1 || summary(rep, d, err) == -1)

@@ -190,6 +190,19 @@ if command -v gcc >/dev/null && command -v nm >/dev/null; then
 		    grep -Eq '^count_primes +\| .* 20 +20 +0 +0\.0%$' $n.his ||
 		    { fail "main renamed ($n): not all matched:"; cat $n.his >&2; }
 	done
+	# The routines with no samples in either file are left out of the
+	# page and the CSV, and counted; -z shows them.
+	z=$((b - 2))
+	grep -q "^Left out: *$z buckets with no counts in either file (-z shows them)\$" d3.his &&
+	    ! grep -q '^main ' d3.his ||
+	    { fail "zero rows: not left out:"; cat d3.his >&2; }
+	ph -D d1 -t -b d3 -o /dev/null -T csv
+	[ "$(grep -c ',matched,' out)" = 2 ] || { fail "zero rows in the csv:"; cat out >&2; }
+	ph -D d1 -z -t -b d3 -o z.his -T csv
+	[ "$(grep -c ',matched,' out)" = "$b" ] &&
+	    grep -Eq '^main +\| .* 0 +0 +0 +0\.0%$' z.his &&
+	    ! grep -q '^Left out:' z.his ||
+	    { fail "-z: not all rows:"; cat z.his out >&2; }
 fi
 
 # --- PostScript -----------------------------------------------------------------
@@ -216,6 +229,9 @@ grep -qF "'gravel.PME': no counts (an empty bucket file): nothing to compare wit
 ph -G bucket:+2% -t -b slow -o /dev/null -T none
 expect 2 "-G without -D"
 grep -qF -- "-G: a gate needs a baseline to compare with (-D)" err || fail "-G without -D: said"
+ph -z -t -b slow -o /dev/null -T none
+expect 2 "-z without -D"
+grep -qF -- "-z: the rows zero in both files are a comparison's (-D)" err || fail "-z without -D: said"
 for g in bucket total: bucket:-2% bucket:+2%,+3% routine:+2% bucket:+x bucket:+2%,; do
 	ph -D base -G "$g" -t -b slow -o /dev/null -T none
 	expect 2 "-G $g"
