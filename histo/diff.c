@@ -569,7 +569,7 @@ beta_inc(double a, double b, double x)
 static double
 growth_p(uint64_t a, uint64_t b, uint64_t ra, uint64_t rb)
 {
-	double p = (double)rb / (double)(ra + rb);
+	double p = (double)rb / ((double)ra + (double)rb);	/* no wrap */
 
 	if (b == 0)
 		return 1;

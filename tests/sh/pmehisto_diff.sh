@@ -153,6 +153,50 @@ grep -q '^Appeared: *H2$' f.his &&
     grep -q '^Vanished: *H$' f.his ||
     { fail "routine moved: H, H2 not named:"; cat f.his >&2; }
 
+# --- files that claim what they cannot hold -------------------------------------
+# The baseline's OPTS chunk patched (CRC redone): 2^64-1 runs made every
+# growth "noise" and the gate pass; 1000 runs is a file's and fails it.
+# A total below a bucket's count, or below the buckets' sum, is refused
+# wherever the file is read.
+opts() {	# IN OUT FIELD VALUE: IN with OPTS's u64 at FIELD (16 runs, 24 total)
+	python3 - "$@" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+o = 16
+while d[o:o + 4] != b'OPTS':
+	o += 20 + struct.unpack_from('<I', d, o + 8)[0]
+flags, stored = struct.unpack_from('<II', d, o + 4)
+p = bytearray(zlib.decompress(d[o + 20:o + 20 + stored]) if flags & 1 else
+    d[o + 20:o + 20 + stored])
+struct.pack_into('<Q', p, int(sys.argv[3]), int(sys.argv[4]))
+h = b'OPTS' + struct.pack('<III', 0, len(p), len(p))
+c = h + struct.pack('<I', zlib.crc32(h + p)) + p
+open(sys.argv[2], 'wb').write(bytes(d[:o]) + c + bytes(d[o + 20 + stored:]))
+PY
+}
+if command -v python3 >/dev/null; then
+	opts base.PME runsmax.PME 16 18446744073709551615 &&
+	    opts base.PME runs1000.PME 16 1000 &&
+	    opts base.PME low.PME 24 49 && opts base.PME sum.PME 24 148 ||
+	    fail "cannot patch base.PME"
+	ph -D runsmax "${gates[@]}" -t -b slow -o /dev/null -T none
+	expect 1 "2^64-1 runs"
+	grep -q "^pmehisto: 'runsmax.PME': offset 0x[0-9a-f]*: 'OPTS' chunk: 18446744073709551615 runs, more than a file can hold (2^53)$" err ||
+	    { fail "2^64-1 runs: said:"; cat err >&2; }
+	ph -D runs1000 "${gates[@]}" -t -b slow -o /dev/null -T none
+	expect 3 "1000 runs"
+	ph -t -b low -o low.his -T none
+	expect 1 "a count above the total"
+	grep -q "^pmehisto: 'low.PME': offset 0x[0-9a-f]*: 'BCKT' chunk: bucket 1 counts 50, more than the file's total of 49$" err ||
+	    { fail "a count above the total: said:"; cat err >&2; }
+	[ ! -e low.his ] || fail "a count above the total: wrote low.his"
+	ph -D sum -t -b slow -o /dev/null -T none
+	expect 1 "counts above the total"
+	grep -qF "'sum.PME': offset 0x" err &&
+	    grep -qF "'BCKT' chunk: the buckets count 149 in all, more than the file's total of 148" err ||
+	    { fail "counts above the total: said:"; cat err >&2; }
+fi
+
 # --- the main executable under another name -------------------------------------
 # Two builds of one source named demo and demo_v2, and one binary copied
 # under two names: the quick path (-x) names the program's unit and its
