@@ -2342,6 +2342,11 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 	    d->measure != s->measure)
 		return pme_seterr(err, PME_EINVAL, "the bucket files count "
 		    "different things");
+	if (s->runs > RUNS_MAX || d->runs > RUNS_MAX - s->runs)
+		return pme_seterr(err, PME_EINVAL, "the bucket files hold "
+		    "%llu and %llu runs, more together than a file can hold "
+		    "(2^53)", (unsigned long long)d->runs,
+		    (unsigned long long)s->runs);
 	if ((map = map_modules(dst, src, err)) == NULL)
 		return -1;
 	if (d->measure == PME_MEASURE_NONE)

@@ -1371,6 +1371,18 @@ test_accumulate(void)
 	    err.code == PME_EINVAL);
 	pme_bucketfile_close(c);
 
+	/* Runs that a file cannot hold together are refused. */
+	c = build();
+	pme_bucketfile_info(c)->runs = (1ULL << 53) - 1;
+	CHECK(pme_bucketfile_accumulate(c, b, &err) == -1 &&
+	    err.code == PME_EINVAL && strstr(err.msg, "more together than "
+	    "a file can hold (2^53)") != NULL);
+	CHECK(pme_bucketfile_info(c)->runs == (1ULL << 53) - 1);
+	pme_bucketfile_info(c)->runs = (1ULL << 53) - 2;
+	CHECK(pme_bucketfile_accumulate(c, b, &err) == 0 &&
+	    pme_bucketfile_info(c)->runs == 1ULL << 53);
+	pme_bucketfile_close(c);
+
 	/* Different layouts are refused and change nothing. */
 	c = build();
 	CHECK(pme_bucketfile_add_kind(c, "PHASE", &err) == 4);
