@@ -86,10 +86,16 @@ BUILT_PROGRAMS = $(foreach p,$(PROGRAMS),$(if $($(p)_SRCS),$(p)))
 STATS_MODULES := $(filter-out stats/stats.c,$(wildcard stats/*.c))
 ALL_OBJS += $(STATS_MODULES:.c=.o)
 
-# Archives of pmebuild's and stats' modules; members are linked only when
-# used.
+# The modules of pmehisto and pmemerge other than their mains, for the
+# unit tests.
+HISTO_MODULES := $(filter-out histo/pmehisto.c histo/pmemerge.c,\
+    $(wildcard histo/*.c))
+
+# Archives of pmebuild's, stats' and pmehisto's modules; members are
+# linked only when used.
 TEST_LIBS = $(if $(BUILD_MODULES),build/libpmebuild.a) \
-	$(if $(STATS_MODULES),stats/libstats.a) lib/libpme.a
+	$(if $(STATS_MODULES),stats/libstats.a) \
+	$(if $(HISTO_MODULES),histo/libhisto.a) lib/libpme.a
 
 build/libpmebuild.a: $(BUILD_MODULES:.c=.o)
 	rm -f $@
@@ -98,6 +104,10 @@ build/libpmebuild.a: $(BUILD_MODULES:.c=.o)
 stats/libstats.a: $(STATS_MODULES:.c=.o)
 	rm -f $@
 	$(AR) rcs $@ $(STATS_MODULES:.c=.o)
+
+histo/libhisto.a: $(HISTO_MODULES:.c=.o)
+	rm -f $@
+	$(AR) rcs $@ $(HISTO_MODULES:.c=.o)
 
 # The Graphfile stats ships, compiled in: stats uses it when the current
 # directory has none (it is installed too, for copying).
@@ -123,7 +133,7 @@ UNIT_SRCS := $(wildcard tests/unit/t_*.c)
 UNIT_TESTS := $(UNIT_SRCS:.c=)
 
 tests/unit/t_%: tests/unit/t_%.c $(TEST_LIBS) config.mk
-	$(CC) $(PME_CPPFLAGS) -Ibuild -Istats $(PME_CFLAGS) $(DEPFLAGS) \
+	$(CC) $(PME_CPPFLAGS) -Ibuild -Istats -Ihisto $(PME_CFLAGS) $(DEPFLAGS) \
 	    $(LDFLAGS) -o $@ $< $(TEST_LIBS) $(LIBS)
 
 # --- main targets -----------------------------------------------------------

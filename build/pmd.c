@@ -474,28 +474,26 @@ matches(struct pmd *p, const struct spec *s, int byalias, uint32_t *found,
 static const char *
 nearest(struct pmd *p, const struct spec *s)
 {
-	size_t len = strlen(s->name), best = SIZE_MAX, cut, d, q;
-	const char *name = NULL;
+	struct pme_near nr;
+	size_t d, q;
 	uint32_t i;
 
+	pme_near_init(&nr, s->name);
 	for (i = 0; i < p->units.n; i++) {
 		struct pmd_unit *u = pmd_unit(p, i);
 
-		if (u->kind != s->kind || (name != NULL &&
-		    strcmp(u->name, name) == 0))
+		if (u->kind != s->kind || (nr.name != NULL &&
+		    strcmp(u->name, nr.name) == 0))
 			continue;
-		cut = pme_near_cutoff(len, strlen(u->name));
-		if (best <= cut)	/* only a nearer one is wanted */
-			cut = best > 0 ? best - 1 : 0;
-		if ((d = pme_edit_distance(s->name, u->name, cut)) > cut)
+		if ((d = pme_near_dist(&nr, u->name)) == SIZE_MAX)
 			continue;
 		for (q = 0; q < s->nquals; q++)
 			if (!has_ancestor(p, i, s->quals[q]))
 				break;
 		if (q == s->nquals)
-			name = u->name, best = d;
+			nr.name = u->name, nr.best = d;
 	}
-	return name;
+	return nr.name;
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "util.h"
 
 struct cg {
 	const struct calls *c;
@@ -222,6 +223,80 @@ site_lines(const struct calls *c, uint32_t i, int out, double cutoff,
 	}
 }
 
+/*
+ * The length of name less its parameter list: up to the '(' that opens
+ * the parentheses its last ')' closes ("dots(int)", "f(int) const",
+ * "operator()(int)", "(anonymous namespace)::g(int)"); all of it when it
+ * has none.
+ */
+static size_t
+unparamed(const char *name)
+{
+	const char *close = strrchr(name, ')'), *p;
+	int depth = 0;
+
+	if (close == NULL)
+		return strlen(name);
+	for (p = close; p > name; p--) {
+		depth += *p == ')' ? 1 : *p == '(' ? -1 : 0;
+		if (depth == 0)
+			break;
+	}
+	return depth == 0 && p > name ? (size_t)(p - name) : strlen(name);
+}
+
+/* Whether procedure name is the routine asked for: the same, or the
+ * same without its parameters (a C++ routine named as in C). */
+static int
+is_routine(const char *name, const char *routine)
+{
+	size_t n = unparamed(name);
+
+	return strcmp(name, routine) == 0 || (n < strlen(name) &&
+	    strlen(routine) == n && strncmp(name, routine, n) == 0);
+}
+
+/* The name less its parameters of c's procedure nearest routine, for
+ * "did you mean" (what -V callers: takes), escaped; NULL when none is
+ * near.  The caller frees it. */
+static char *
+near_routine(const struct calls *c, const char *routine)
+{
+	struct pme_near nr;
+	size_t i, d, best = 0;
+	char *bare, *e;
+
+	pme_near_init(&nr, routine);
+	for (i = 0; i < c->np; i++) {
+		const char *name = c->p[i].name;
+
+		bare = strndup(name, unparamed(name));
+		if (bare != NULL && (d = pme_near_dist(&nr, bare)) != SIZE_MAX)
+			nr.name = name, nr.best = d, best = i;
+		free(bare);
+	}
+	if (nr.name == NULL || (bare = strndup(c->p[best].name,
+	    unparamed(c->p[best].name))) == NULL)
+		return NULL;
+	e = pme_escape_dup(bare);
+	free(bare);
+	return e;
+}
+
+/* The error of a routine no procedure is, with the nearest name. */
+static int
+no_routine(const struct calls *c, const char *routine,
+    struct pme_error *err)
+{
+	char *near = near_routine(c, routine);
+
+	histo_err(err, PME_EINVAL, "-V callers:%s: no routine of that name in "
+	    "the call chains%s%s%s", routine, near ? "; did you mean '" : "",
+	    near ? near : "", near ? "'?" : "");
+	free(near);
+	return -1;
+}
+
 int
 callers_write(const struct calls *c, const char *routine, double cutoff,
     FILE *fp, struct pme_error *err)
@@ -234,7 +309,7 @@ callers_write(const struct calls *c, const char *routine, double cutoff,
 	for (i = 0; i < c->np; i++) {
 		const struct proc *p = &c->p[i];
 
-		if (strcmp(p->name, routine) != 0)
+		if (!is_routine(p->name, routine))
 			continue;
 		fprintf(fp, "%s%s (%u ref%s) = %llu, %llu (%.1f%%) "
 		    "(%.1f%%).\n", found++ ? "\n" : "", p->name, p->refs,
@@ -247,8 +322,5 @@ callers_write(const struct calls *c, const char *routine, double cutoff,
 		site_lines(c, (uint32_t)i, 1, cutoff, v, fp);
 	}
 	free(v);
-	if (found == 0)
-		return histo_err(err, PME_EINVAL, "-V callers:%s: no routine "
-		    "of that name in the call chains", routine);
-	return 0;
+	return found == 0 ? no_routine(c, routine, err) : 0;
 }

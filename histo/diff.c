@@ -98,12 +98,18 @@ struct drow {
 	size_t		 gate;		/* the first gate it crossed */
 };
 
+/* A group of the report: its title, and the key that matches it. */
+struct dgroup {
+	const char	*title;		/* the statement of the file met first */
+	char		*key;
+};
+
 struct diff {
 	struct pme_bucketfile *bf[2];	/* baseline, new */
 	const struct diff_input *in;
 	struct drow	*rows;
 	size_t		 nrows;
-	const char	**groups;	/* titles: the new file's, then the
+	struct dgroup	*groups;	/* the new file's, then the
 					   baseline's others */
 	size_t		 ngroups;
 	uint64_t	 total[2];	/* all counts, in buckets or not */
@@ -116,6 +122,16 @@ struct diff {
 	int		 clock;
 };
 
+/* Whether mod is the main executable's load module. */
+static int
+is_main(struct pme_bucketfile *bf, uint32_t mod)
+{
+	const struct pme_module *m;
+	size_t nm = pme_bucketfile_modules(bf, &m);
+
+	return mod != PME_NONE && mod < nm && (m[mod].flags & PME_MODULE_MAIN);
+}
+
 /* A unit's load module in a key: another build of the program keeps
  * the main executable's place whatever its path. */
 static const char *
@@ -126,9 +142,48 @@ module_key(struct pme_bucketfile *bf, uint32_t mod)
 
 	if (mod == PME_NONE || mod >= nm)
 		return "";
-	if (m[mod].flags & PME_MODULE_MAIN)
+	if (is_main(bf, mod))
 		return "(main)";
 	return pme_base_name(m[mod].path);
+}
+
+/* Unit k's name in a key: the program's own unit (a top unit of the
+ * main executable, which -x names after the executable's file) is
+ * "(main)" whatever its name, so that builds of one source under two
+ * names match. */
+static const char *
+unit_key(struct pme_bucketfile *bf, uint32_t k)
+{
+	const struct pme_unit *u;
+
+	pme_bucketfile_units(bf, &u);
+	if (u[k].parent == PME_NONE && is_main(bf, u[k].module))
+		return "(main)";
+	return u[k].name;
+}
+
+static void
+buf_text(struct pme_buf *b, const char *s)
+{
+	pme_buf_bytes(b, s, strlen(s));
+}
+
+/* The key of group g into b: its statement, but for one that names the
+ * program's own unit that unit's key and the kind after BY. */
+static void
+group_key(struct pme_buf *b, struct pme_bucketfile *bf, uint32_t g)
+{
+	const struct pme_group *grp;
+	const char *const *kinds;
+	size_t nk = pme_bucketfile_kinds(bf, &kinds);
+
+	pme_bucketfile_groups(bf, &grp);
+	if (strcmp(unit_key(bf, grp[g].unit), "(main)") != 0) {
+		buf_text(b, grp[g].statement);
+		return;
+	}
+	buf_text(b, "(main) BY ");
+	buf_text(b, grp[g].bykind < nk ? kinds[grp[g].bykind] : "");
 }
 
 /*
@@ -140,7 +195,6 @@ module_key(struct pme_bucketfile *bf, uint32_t mod)
 static char *
 bucket_key(struct pme_bucketfile *bf, uint32_t i, uint32_t step, int own)
 {
-	const struct pme_group *grp;
 	const struct pme_unit *u;
 	struct pme_bucket *bk;
 	size_t nu = pme_bucketfile_units(bf, &u);
@@ -148,18 +202,15 @@ bucket_key(struct pme_bucketfile *bf, uint32_t i, uint32_t step, int own)
 	uint32_t k, depth = 0;
 	char num[32];
 
-	pme_bucketfile_groups(bf, &grp);
 	pme_bucketfile_buckets(bf, &bk);
 	memset(&b, 0, sizeof(b));
-	pme_buf_bytes(&b, grp[bk[i].group].statement,
-	    strlen(grp[bk[i].group].statement));
-	pme_buf_bytes(&b, "\001", 1);
-	pme_buf_bytes(&b, module_key(bf, u[bk[i].unit].module),
-	    strlen(module_key(bf, u[bk[i].unit].module)));
+	group_key(&b, bf, bk[i].group);
+	buf_text(&b, "\001");
+	buf_text(&b, module_key(bf, u[bk[i].unit].module));
 	for (k = bk[i].unit; k < nu && depth++ < (own ? 1 : nu);
 	    k = u[k].parent) {
-		pme_buf_bytes(&b, "\001", 1);
-		pme_buf_bytes(&b, u[k].name, strlen(u[k].name));
+		buf_text(&b, "\001");
+		buf_text(&b, unit_key(bf, k));
 	}
 	snprintf(num, sizeof(num), "\001%" PRIu32, step);
 	pme_buf_bytes(&b, num, strlen(num) + 1);
@@ -243,20 +294,38 @@ keys_make(struct pme_bucketfile *bf, uint32_t *steps, size_t *np)
 	return k;
 }
 
-/* The index of title among d's groups, added when new; -1: no memory. */
+/* The index among d's groups of group g of side s's file, added when
+ * new (by its key: the two files' titles of one may differ); -1: no
+ * memory. */
 static long
-group_of(struct diff *d, const char *title)
+group_of(struct diff *d, int s, uint32_t g)
 {
-	const char **g;
+	const struct pme_group *grp;
+	struct dgroup *v;
+	struct pme_buf b;
 	size_t i;
 
-	for (i = 0; i < d->ngroups; i++)
-		if (strcmp(d->groups[i], title) == 0)
-			return (long)i;
-	if ((g = realloc(d->groups, (d->ngroups + 1) * sizeof(*g))) == NULL)
+	pme_bucketfile_groups(d->bf[s], &grp);
+	memset(&b, 0, sizeof(b));
+	group_key(&b, d->bf[s], g);
+	pme_buf_bytes(&b, "", 1);
+	if (b.failed) {
+		pme_buf_free(&b);
 		return -1;
-	d->groups = g;
-	g[d->ngroups] = title;
+	}
+	for (i = 0; i < d->ngroups; i++)
+		if (strcmp(d->groups[i].key, (char *)b.p) == 0) {
+			pme_buf_free(&b);
+			return (long)i;
+		}
+	if ((v = realloc(d->groups, (d->ngroups + 1) * sizeof(*v))) ==
+	    NULL) {
+		pme_buf_free(&b);
+		return -1;
+	}
+	d->groups = v;
+	v[d->ngroups].title = grp[g].statement;
+	v[d->ngroups].key = (char *)b.p;
 	return (long)d->ngroups++;
 }
 
@@ -264,16 +333,14 @@ group_of(struct diff *d, const char *title)
 static int
 add_row(struct diff *d, uint32_t nb, uint32_t bb, const uint32_t *steps)
 {
-	const struct pme_group *grp;
 	struct pme_bucket *bk;
 	struct drow *r = &d->rows[d->nrows];
 	int side = nb != PME_NONE ? 1 : 0;
 	uint32_t i = nb != PME_NONE ? nb : bb;
 	long g;
 
-	pme_bucketfile_groups(d->bf[side], &grp);
 	pme_bucketfile_buckets(d->bf[side], &bk);
-	if ((g = group_of(d, grp[bk[i].group].statement)) < 0)
+	if ((g = group_of(d, side, bk[i].group)) < 0)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	r->nb = nb;
@@ -403,7 +470,7 @@ match(struct diff *d)
 	    (d->rows = calloc(n[0] + n[1] + 1, sizeof(*d->rows))) == NULL)
 		goto done;
 	for (i = 0; i < ng; i++)
-		if (group_of(d, grp[i].statement) < 0)
+		if (group_of(d, 1, (uint32_t)i) < 0)
 			goto done;
 	for (i = 0; i < n[1]; i++)
 		partner[i] = PME_NONE;
@@ -502,7 +569,7 @@ beta_inc(double a, double b, double x)
 static double
 growth_p(uint64_t a, uint64_t b, uint64_t ra, uint64_t rb)
 {
-	double p = (double)rb / (double)(ra + rb);
+	double p = (double)rb / ((double)ra + (double)rb);	/* no wrap */
 
 	if (b == 0)
 		return 1;
@@ -666,11 +733,23 @@ diff_new(struct pme_bucketfile *base, struct pme_bucketfile *cur,
 void
 diff_free(struct diff *d)
 {
+	size_t i;
+
 	if (d == NULL)
 		return;
 	free(d->rows);
+	for (i = 0; i < d->ngroups; i++)
+		free(d->groups[i].key);
 	free(d->groups);
 	free(d);
+}
+
+/* Whether the report shows r: not a row of no counts in either file,
+ * unless asked (-z). */
+static int
+shown(const struct diff *d, const struct drow *r)
+{
+	return d->in->zeros || r->a > 0 || r->b > 0;
 }
 
 /* The report's row of r: the new file's bucket, or the baseline's. */
@@ -719,7 +798,7 @@ row_name(const struct diff *d, const struct drow *r, char *buf, size_t len)
 		    " of the unit)", r->step + 1);
 	if (d->ngroups > 1 && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " in %s",
-		    d->groups[r->group]);
+		    d->groups[r->group].title);
 }
 
 /* The change from base to cur, as the report prints it. */
@@ -800,6 +879,7 @@ static int
 summary(struct pme_report *rep, const struct diff *d, struct pme_error *err)
 {
 	char chg[64];
+	size_t i, zeros = 0;
 	int rc = 0;
 
 	rc |= report_line(rep, "Baseline", err, "%s (%" PRIu64 " run%s)",
@@ -817,6 +897,12 @@ summary(struct pme_report *rep, const struct diff *d, struct pme_error *err)
 	    d->total_base, d->total[1], chg);
 	rc |= report_line(rep, "Buckets matched", err, "%zu", d->nrows -
 	    d->appeared - d->vanished);
+	for (i = 0; i < d->nrows; i++)
+		zeros += !shown(d, &d->rows[i]);
+	if (zeros > 0)
+		rc |= report_line(rep, "Left out", err, "%zu bucket%s with no "
+		    "counts in either file (-z shows them)", zeros,
+		    zeros == 1 ? "" : "s");
 	if (rc == 0)
 		rc = unmatched_lines(rep, d, PME_DIFF_APPEARED, "Appeared",
 		    err);
@@ -832,7 +918,7 @@ struct pme_report *
 diff_report(const struct diff *d, struct pme_error *err)
 {
 	struct pme_report *rep;
-	size_t g, i;
+	size_t g, i, j, n;
 	uint64_t total = d->total[1] > d->total_base ? d->total[1] :
 	    d->total_base;
 	int quick = (pme_bucketfile_info(d->bf[1])->options |
@@ -845,11 +931,15 @@ diff_report(const struct diff *d, struct pme_error *err)
 	if (pme_report_diff(rep, err) == -1)
 		goto fail;
 	for (g = 0, i = 0; g < d->ngroups; g++) {
-		if (pme_report_group(rep, d->groups[g], err) == -1)
+		/* A group none of whose rows is shown is left out too. */
+		for (j = i, n = 0; j < d->nrows && d->rows[j].group == g; j++)
+			n += shown(d, &d->rows[j]);
+		if (n > 0 && pme_report_group(rep, d->groups[g].title, err) ==
+		    -1)
 			goto fail;
-		for (; i < d->nrows && d->rows[i].group == g; i++)
-			if (put_row(rep, d, &d->rows[i], (uint32_t)i, err) ==
-			    -1)
+		for (; i < j; i++)
+			if (shown(d, &d->rows[i]) && put_row(rep, d,
+			    &d->rows[i], (uint32_t)i, err) == -1)
 				goto fail;
 	}
 	if (put_total(rep, d, err) == -1 || summary(rep, d, err) == -1)

@@ -334,6 +334,8 @@ struct diff_input {
 	size_t		 ngates;
 	unsigned	 flags;		/* PME_REPORT_* */
 	double		 cutoff;
+	int		 zeros;		/* rows with no counts in either file
+					   too (-z), else left out */
 };
 
 struct diff;

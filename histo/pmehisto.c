@@ -55,6 +55,7 @@ struct opts {
 	double		 cutoff;		/* -1: not given */
 	int		 order;			/* -a 'a', -s 's', else 0 */
 	int		 quick, quiet, verbose;
+	int		 zeros;			/* -z: -D's rows zero in both */
 	int		 bin_given;
 	int		 bout_null;		/* bout is the null device */
 	char		*base;			/* -D: the baseline, or NULL */
@@ -80,7 +81,7 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: pmehisto [-acknqstvx] [-B outbucket] [-b bucketfile] "
+	    "usage: pmehisto [-acknqstvxz] [-B outbucket] [-b bucketfile] "
 	    "[-C percent] [-D baseline]\n"
 	    "                [-G gate] [-I srcdir] [-o histogram] [-T type] "
 	    "[-V view]\n"
@@ -125,6 +126,8 @@ help(void)
 	    "                 or bucket:LIMITS, LIMITS +N%% and/or +N "
 	    "counts, e.g.\n"
 	    "                 -G total:+2%% -G bucket:+2%%,+10000\n"
+	    "  -z             with -D, also the rows with no counts in either "
+	    "file\n"
 	    "  -V view        the report: histogram (the default), or "
 	    "caliper[:LEVEL],\n"
 	    "                 LEVEL thread, process, module, function, line "
@@ -395,6 +398,9 @@ option(struct opts *o, int c)
 	case 'x':
 		o->quick = 1;
 		return 0;
+	case 'z':
+		o->zeros = 1;
+		return 0;
 	default:
 		usage(stderr);
 		return -1;
@@ -413,7 +419,7 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kno:qsT:tV:vx",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kno:qsT:tV:vxz",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
@@ -429,9 +435,10 @@ parse(int argc, char *argv[], struct opts *o)
 	}
 	if (view_check(o) == -1)
 		return -1;
-	if (o->ngates > 0 && o->base == NULL) {
-		histo_warn(prog, "-G: a gate needs a baseline to compare with "
-		    "(-D)");
+	if ((o->ngates > 0 || o->zeros) && o->base == NULL) {
+		histo_warn(prog, "%s", o->ngates > 0 ? "-G: a gate needs a "
+		    "baseline to compare with (-D)" : "-z: the rows zero in "
+		    "both files are a comparison's (-D)");
 		usage(stderr);
 		return -1;
 	}
@@ -1085,6 +1092,7 @@ diff_run(const struct opts *o, struct pme_bucketfile *cur,
 	in.ngates = o->ngates;
 	in.flags = o->flags;
 	in.cutoff = o->cutoff > 0 ? o->cutoff : 0;
+	in.zeros = o->zeros;
 	if ((d = diff_new(base, cur, &in, &err)) == NULL ||
 	    (*rep = diff_report(d, &err)) == NULL) {
 		histo_warn(prog, "%s", pme_strerror(&err));

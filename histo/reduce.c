@@ -24,7 +24,6 @@
  * or make an entry of the foreign table).
  */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,21 +176,6 @@ struct run {
 	uint64_t	 cut;		/* runs of the file cut short before
 					   the next header */
 };
-
-int
-histo_err(struct pme_error *err, enum pme_errcode code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return -1;
-	memset(err, 0, sizeof(*err));
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 void
 tally_init(struct tally *t, struct pme_bucketfile *bf)

@@ -1,8 +1,11 @@
 /*
- * warn.c - the messages of pmehisto and pmemerge (histo.h: histo_warn).
+ * warn.c - the messages of pmehisto and pmemerge (histo.h): histo_warn()
+ * says one on standard error, histo_err() puts one in a struct
+ * pme_error for the caller to say.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "histo.h"
 #include "util.h"
@@ -18,4 +21,19 @@ histo_warn(const char *prog, const char *fmt, ...)
 	va_end(ap);
 	pme_escape(out, sizeof(out), msg);
 	fprintf(stderr, "%s: %s\n", prog, out);
+}
+
+int
+histo_err(struct pme_error *err, enum pme_errcode code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	memset(err, 0, sizeof(*err));
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
 }

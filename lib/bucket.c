@@ -1151,6 +1151,7 @@ struct dec {
 	const char	*tag;
 	uint64_t	 offset;
 	struct pme_error *err;
+	int		 opts;		/* the OPTS chunk was read */
 };
 
 /* Payload bytes not yet decoded. */
@@ -1322,6 +1323,42 @@ get_text(struct dec *d, char *dst, size_t len)
 	return 0;
 }
 
+/*
+ * The most runs a file may claim: the counts are compared per run in
+ * double precision (pmehisto -D), which holds integers exactly up to
+ * 2^53; a claim of more (2^64-1 runs made every growth of a gate
+ * "noise") is no file a measurement wrote.
+ */
+#define RUNS_MAX	(UINT64_C(1) << 53)
+
+/*
+ * The buckets' counts against the file's total of all counts, once both
+ * chunks are read: no bucket, nor all of them together, may count more
+ * (a total saturated at 2^64-1 holds any).
+ */
+static int
+counts_fit(const struct pme_bucketfile *bf, struct dec *d)
+{
+	const struct pme_bucket *b = BUCKETS(bf);
+	uint64_t total = bf->info.total, sum = 0;
+	size_t i;
+
+	for (i = 0; i < bf->buckets.n; i++) {
+		if (b[i].count > total)
+			return derr(d, "bucket %zu counts %llu, more than the "
+			    "file's total of %llu", i,
+			    (unsigned long long)b[i].count,
+			    (unsigned long long)total);
+		sum = b[i].count > UINT64_MAX - sum ? UINT64_MAX :
+		    sum + b[i].count;
+	}
+	if (sum > total)
+		return derr(d, "the buckets count %llu in all, more than the "
+		    "file's total of %llu", (unsigned long long)sum,
+		    (unsigned long long)total);
+	return 0;
+}
+
 static int
 dec_opts(struct pme_bucketfile *bf, struct dec *d)
 {
@@ -1342,7 +1379,10 @@ dec_opts(struct pme_bucketfile *bf, struct dec *d)
 	i->lost = get_u64le(p + 32);
 	i->unmapped = get_u64le(p + 40);
 	d->p += 48;
-	return 0;
+	if (i->runs > RUNS_MAX)
+		return derr(d, "%llu runs, more than a file can hold (2^53)",
+		    (unsigned long long)i->runs);
+	return counts_fit(bf, d);	/* buckets before OPTS: now */
 }
 
 static int
@@ -1724,6 +1764,8 @@ dec_buckets(struct pme_bucketfile *bf, struct dec *d)
 		    (unsigned long long)refs, bf->ranges.n);
 	set_groups(bf, n);
 	bf->buckets.n = n;
+	if (d->opts && counts_fit(bf, d) == -1)
+		return -1;
 	return dec_end(d);
 }
 
@@ -1849,6 +1891,7 @@ dec_chunk(struct pme_bucketfile *bf, struct pme_reader *r,
 	d.tag = dectab[i].name;
 	d.offset = c->offset;
 	d.err = err;
+	d.opts = (*seen & 1u) != 0;	/* dectab[0] */
 	return dectab[i].dec(bf, &d);
 }
 
@@ -2299,6 +2342,11 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 	    d->measure != s->measure)
 		return pme_seterr(err, PME_EINVAL, "the bucket files count "
 		    "different things");
+	if (s->runs > RUNS_MAX || d->runs > RUNS_MAX - s->runs)
+		return pme_seterr(err, PME_EINVAL, "the bucket files hold "
+		    "%llu and %llu runs, more together than a file can hold "
+		    "(2^53)", (unsigned long long)d->runs,
+		    (unsigned long long)s->runs);
 	if ((map = map_modules(dst, src, err)) == NULL)
 		return -1;
 	if (d->measure == PME_MEASURE_NONE)

@@ -432,7 +432,9 @@ void		 pme_bucketfile_clear(struct pme_bucketfile *bf);
  * same name.  src's other load modules (added by a run for its counts
  * outside the buckets) are matched by path and build-id: their outside
  * counts go to dst's module of the same path and build-id, added to dst
- * when it has none.  On failure dst's counts are unchanged.
+ * when it has none.  Fails too when the runs of both together are more
+ * than a file can hold (2^53, pme(5)).  On failure dst's counts are
+ * unchanged.
  */
 int		 pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 		    const struct pme_bucketfile *src, struct pme_error *err);

@@ -399,6 +399,29 @@ pme_near_cutoff(size_t la, size_t lb)
 	return (hi + 2) / 3;
 }
 
+void
+pme_near_init(struct pme_near *n, const char *want)
+{
+	n->want = want;
+	n->wantlen = strlen(want);
+	n->best = SIZE_MAX;
+	n->name = NULL;
+}
+
+size_t
+pme_near_dist(const struct pme_near *n, const char *name)
+{
+	size_t cut = pme_near_cutoff(n->wantlen, strlen(name)), d;
+
+	if (n->best <= cut) {		/* only a nearer one is wanted */
+		if (n->best == 0)
+			return SIZE_MAX;
+		cut = n->best - 1;
+	}
+	d = pme_edit_distance(n->want, name, cut);
+	return d > cut ? SIZE_MAX : d;
+}
+
 /* s in lower case, into buf of n bytes (cut short when it does not fit). */
 static char *
 lower(char *buf, size_t n, const char *s)

@@ -158,6 +158,23 @@ const char	*pme_exec_dirs(char *buf, size_t n);
  */
 size_t		 pme_edit_distance(const char *a, const char *b, size_t max);
 size_t		 pme_near_cutoff(size_t la, size_t lb);
+/*
+ * The nearest of names offered one at a time to want, for "did you
+ * mean": pme_near_init() starts with none; pme_near_dist() is name's
+ * distance from want when it is within the cutoff of their lengths and
+ * nearer than the nearest so far, else SIZE_MAX (of names as near, the
+ * first offered stays), computing only what can beat it.  The caller
+ * takes a name it wants (it may check more first) by setting name and
+ * best; name is the nearest at the end, or NULL.
+ */
+struct pme_near {
+	const char	*want;
+	size_t		 wantlen;
+	size_t		 best;		/* name's distance; SIZE_MAX: none */
+	const char	*name;		/* the nearest so far, or NULL */
+};
+void		 pme_near_init(struct pme_near *n, const char *want);
+size_t		 pme_near_dist(const struct pme_near *n, const char *name);
 char		*pme_near_file(const char *path, const char *ext);
 /*
  * The same rule for the runtimes' entries (pme_sname, pme_iname,

@@ -15,7 +15,8 @@
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-need "$tsample"
+layout=$top/tests/unit/t_pmebuild
+need "$tsample" "$layout"
 d=$top/tests/histo/diff
 
 ph() {	# runs pmehisto; output in out, err; status in rc
@@ -152,6 +153,102 @@ grep -q '^Appeared: *H2$' f.his &&
     grep -q '^Vanished: *H$' f.his ||
     { fail "routine moved: H, H2 not named:"; cat f.his >&2; }
 
+# --- files that claim what they cannot hold -------------------------------------
+# The baseline's OPTS chunk patched (CRC redone): 2^64-1 runs made every
+# growth "noise" and the gate pass; 1000 runs is a file's and fails it.
+# A total below a bucket's count, or below the buckets' sum, is refused
+# wherever the file is read.
+opts() {	# IN OUT FIELD VALUE: IN with OPTS's u64 at FIELD (16 runs, 24 total)
+	python3 - "$@" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+o = 16
+while d[o:o + 4] != b'OPTS':
+	o += 20 + struct.unpack_from('<I', d, o + 8)[0]
+flags, stored = struct.unpack_from('<II', d, o + 4)
+p = bytearray(zlib.decompress(d[o + 20:o + 20 + stored]) if flags & 1 else
+    d[o + 20:o + 20 + stored])
+struct.pack_into('<Q', p, int(sys.argv[3]), int(sys.argv[4]))
+h = b'OPTS' + struct.pack('<III', 0, len(p), len(p))
+c = h + struct.pack('<I', zlib.crc32(h + p)) + p
+open(sys.argv[2], 'wb').write(bytes(d[:o]) + c + bytes(d[o + 20 + stored:]))
+PY
+}
+if command -v python3 >/dev/null; then
+	opts base.PME runsmax.PME 16 18446744073709551615 &&
+	    opts base.PME runs1000.PME 16 1000 &&
+	    opts base.PME low.PME 24 49 && opts base.PME sum.PME 24 148 ||
+	    fail "cannot patch base.PME"
+	ph -D runsmax "${gates[@]}" -t -b slow -o /dev/null -T none
+	expect 1 "2^64-1 runs"
+	grep -q "^pmehisto: 'runsmax.PME': offset 0x[0-9a-f]*: 'OPTS' chunk: 18446744073709551615 runs, more than a file can hold (2^53)$" err ||
+	    { fail "2^64-1 runs: said:"; cat err >&2; }
+	ph -D runs1000 "${gates[@]}" -t -b slow -o /dev/null -T none
+	expect 3 "1000 runs"
+	ph -t -b low -o low.his -T none
+	expect 1 "a count above the total"
+	grep -q "^pmehisto: 'low.PME': offset 0x[0-9a-f]*: 'BCKT' chunk: bucket 1 counts 50, more than the file's total of 49$" err ||
+	    { fail "a count above the total: said:"; cat err >&2; }
+	[ ! -e low.his ] || fail "a count above the total: wrote low.his"
+	ph -D sum -t -b slow -o /dev/null -T none
+	expect 1 "counts above the total"
+	grep -qF "'sum.PME': offset 0x" err &&
+	    grep -qF "'BCKT' chunk: the buckets count 149 in all, more than the file's total of 148" err ||
+	    { fail "counts above the total: said:"; cat err >&2; }
+fi
+
+# --- the main executable under another name -------------------------------------
+# Two builds of one source named demo and demo_v2, and one binary copied
+# under two names: the quick path (-x) names the program's unit and its
+# group after the executable, yet every bucket matches its own, as the
+# main executable is matched whatever its name.
+quick() {	# EXE NAME: NAME.PME filled by -x, count_primes 20 samples, sort 10
+	local f a
+	{
+		echo "header method=test event=cpu-clock period=1000000 pid=8 argv=./$1"
+		echo "map pid=8 start=0x400000 end=0x10000000 offset=0 vaddr=0 path=$tmp/$1 flags=exec,main"
+		for f in count_primes:20 sort:10; do
+			a=$(nm "$1" | awk -v f="${f%:*}" '$3 == f { print $1 }')
+			[ -n "$a" ] || return 1
+			printf 'sample pid=8 pc=0x%x count=%s\n' \
+			    $((0x400000 + 0x$a + 1)) "${f#*:}"
+		done
+		echo close
+	} | "$tsample" write "$2.PMS" &&
+	    "$pmehisto" -q -x -T none -o /dev/null -B "$2.PME" "$2.PMS"
+}
+fx=$top/tests/fixtures/demo
+if command -v gcc >/dev/null && command -v nm >/dev/null; then
+	gcc -g -O2 -o demo "$fx/work.c" "$fx/main.c" &&
+	    gcc -g -O1 -o demo_v2 "$fx/work.c" "$fx/main.c" &&
+	    cp demo demo_cp && quick demo d1 && quick demo_v2 d2 &&
+	    quick demo_cp d3 || fail "cannot make the demo's bucket files"
+	for n in d2 d3; do
+		ph -D d1 -G bucket:+0 -G total:+0 -t -b $n -o $n.his -T none
+		expect 0 "main renamed ($n)"
+		[ ! -s err ] || { fail "main renamed ($n): said:"; cat err >&2; }
+		b=$("$layout" layout $n.PME | grep -c '^bucket ')
+		grep -q "^Buckets matched: *$b\$" $n.his &&
+		    grep -q '^Appeared: *none$' $n.his &&
+		    grep -q '^Vanished: *none$' $n.his &&
+		    grep -Eq '^count_primes +\| .* 20 +20 +0 +0\.0%$' $n.his ||
+		    { fail "main renamed ($n): not all matched:"; cat $n.his >&2; }
+	done
+	# The routines with no samples in either file are left out of the
+	# page and the CSV, and counted; -z shows them.
+	z=$((b - 2))
+	grep -q "^Left out: *$z buckets with no counts in either file (-z shows them)\$" d3.his &&
+	    ! grep -q '^main ' d3.his ||
+	    { fail "zero rows: not left out:"; cat d3.his >&2; }
+	ph -D d1 -t -b d3 -o /dev/null -T csv
+	[ "$(grep -c ',matched,' out)" = 2 ] || { fail "zero rows in the csv:"; cat out >&2; }
+	ph -D d1 -z -t -b d3 -o z.his -T csv
+	[ "$(grep -c ',matched,' out)" = "$b" ] &&
+	    grep -Eq '^main +\| .* 0 +0 +0 +0\.0%$' z.his &&
+	    ! grep -q '^Left out:' z.his ||
+	    { fail "-z: not all rows:"; cat z.his out >&2; }
+fi
+
 # --- PostScript -----------------------------------------------------------------
 
 ph -D base "${gates[@]}" -t -b slow -o /dev/null -T ps
@@ -176,6 +273,9 @@ grep -qF "'gravel.PME': no counts (an empty bucket file): nothing to compare wit
 ph -G bucket:+2% -t -b slow -o /dev/null -T none
 expect 2 "-G without -D"
 grep -qF -- "-G: a gate needs a baseline to compare with (-D)" err || fail "-G without -D: said"
+ph -z -t -b slow -o /dev/null -T none
+expect 2 "-z without -D"
+grep -qF -- "-z: the rows zero in both files are a comparison's (-D)" err || fail "-z without -D: said"
 for g in bucket total: bucket:-2% bucket:+2%,+3% routine:+2% bucket:+x bucket:+2%,; do
 	ph -D base -G "$g" -t -b slow -o /dev/null -T none
 	expect 2 "-G $g"

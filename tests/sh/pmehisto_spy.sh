@@ -74,6 +74,42 @@ refuse 2 "is not a view: histogram" -V nosuch -b in.PME calls.PMS
 refuse 2 "is not a view: histogram" -V callers -b in.PME calls.PMS
 refuse 1 "no routine of that name" -V callers:nosuch -b in.PME -B o.PME \
     -o t.HIS calls.PMS
+# C++ routines: named without their parameters (both overloads of dots,
+# Grid::cell's const), or in full; a name none is gets the nearest,
+# without its parameters, as pmebuild suggests a unit's.
+printf '%s\n' "DEFINE UNITS: PROGRAM, ROUTINE" "PROGRAM cxx" \
+    "ROUTINE main, 1000 - 10FF" 'ROUTINE "dots(int)", 1100 - 11FF' \
+    'ROUTINE "dots(double)", 1200 - 12FF' \
+    'ROUTINE "Grid::cell(int) const", 1300 - 13FF' \
+    "DEFINE SAMPLING" "PROGRAM cxx BY ROUTINE" "END" >cxx.pmd
+printf '%s\n' "header method=test event=cpu-clock period=1000000 pid=100 start=0 start_mono=0 flags=callchain argv=./cxx" \
+    "sample pid=100 pc=0x1150 frames=0x1011 count=10" \
+    "sample pid=100 pc=0x1250 frames=0x1021 count=4" \
+    "sample pid=100 pc=0x1350 frames=0x1151,0x1031 count=6" \
+    "close end=20000000 status=0 threads=1" | "$tsample" write cxx.PMS &&
+    "$pmebuild" -q -o cxx.PME cxx.pmd || fail "cannot make cxx's files"
+callers() {	# ROUTINE: its -V callers page's procedure lines into got
+	"$pmehisto" -q -V "callers:$1" -b cxx.PME -B o.PME -o ok.HIS cxx.PMS \
+	    >out 2>err || fail "-V callers:$1: exit status $?: $(cat err)"
+	grep ' ref' out | sed 's/ (.*//' >got
+}
+callers dots
+printf '%s\n' "dots(double)" "dots(int)" >want
+cmp -s want got || fail "-V callers:dots: $(cat out)"
+callers "dots(int)"
+[ "$(cat got)" = "dots(int)" ] || fail "-V callers:dots(int): $(cat out)"
+callers Grid::cell
+grep -q '^Grid::cell(int) const (1 ref) = 6, 0 (30\.0%) (30\.0%)\.$' out &&
+    grep -q '^   dots(int) (0x1151) = 6 (30\.0%)\.$' out ||
+    fail "-V callers:Grid::cell: $(cat out)"
+refuse 1 "no routine of that name in the call chains; did you mean 'dots'?$" \
+    -V callers:dot -b cxx.PME -B o.PME -o t.HIS cxx.PMS
+refuse 1 "did you mean 'Grid::cell'?$" \
+    -V callers:Grid::cel -b cxx.PME -B o.PME -o t.HIS cxx.PMS
+refuse 1 "no routine of that name in the call chains$" \
+    -V callers:nothing -b cxx.PME -B o.PME -o t.HIS cxx.PMS
+refuse 1 "no routine of that name" -V callers:dots\(in -b cxx.PME -B o.PME \
+    -o t.HIS cxx.PMS
 grep -v 'frames=' "$dir/calls.smp" | sed 's/flags=callchain //' |
     "$tsample" write flat.PMS || fail "t_sample write flat"
 refuse 1 "no sample has a call chain (record them with pmeclock -g)" \

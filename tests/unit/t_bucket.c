@@ -61,12 +61,17 @@ bucket(struct pme_bucketfile *bf, uint32_t u, const struct pme_range *r,
 {
 	struct pme_bucket *b;
 	struct pme_error err;
+	uint64_t total;
 	uint32_t i;
 
 	if ((i = pme_bucketfile_add_bucket(bf, u, r, n, &err)) == PME_NONE)
 		die_pme("bucket", &err);
 	pme_bucketfile_buckets(bf, &b);
 	b[i].count = count;
+	/* The total holds every count (the reader checks it), saturated. */
+	total = pme_bucketfile_info(bf)->total;
+	pme_bucketfile_info(bf)->total = count > UINT64_MAX - total ?
+	    UINT64_MAX : total + count;
 }
 
 static void
@@ -111,7 +116,7 @@ build(void)
 	info->measure = PME_MEASURE_CLOCK;
 	info->period = 10000000;
 	info->runs = 2;
-	info->total = BIG + 1000;
+	info->total = UINT64_MAX;	/* saturated, as bucket v's count */
 	info->lost = 7;
 	info->unmapped = 11;
 	P = pme_bucketfile_add_kind(bf, "PROGRAM", &err);
@@ -423,6 +428,13 @@ le32(uint8_t *p, uint32_t v)
 	p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24;
 }
 
+static void
+le64(uint8_t *p, uint64_t v)
+{
+	le32(p, (uint32_t)v);
+	le32(p + 4, (uint32_t)(v >> 32));
+}
+
 /* Set: forged payloads are stored compressed, whatever their size, so
  * that the decoders read them through the reader's inflating stream. */
 static int zip;
@@ -461,6 +473,7 @@ base(struct pay *p)
 	memset(p, 0, NPAY * sizeof(*p));
 	p[OPTS].n = 48;
 	p[OPTS].b[4] = PME_MEASURE_INSTR;
+	le64(p[OPTS].b + 24, (1ULL << 63) + 5);	/* total: the buckets' */
 	uv(&p[STRS], 2);
 	uv(&p[STRS], 1); p[STRS].b[p[STRS].n++] = 'a';
 	uv(&p[STRS], 3); memcpy(p[STRS].b + p[STRS].n, "f.c", 3);
@@ -545,6 +558,18 @@ expect(const struct pay *p, const char *order, const char *what,
 	pme_bucketfile_close(bf);
 }
 
+/* The forged file read, or NULL with the failure told. */
+static struct pme_bucketfile *
+readable(const struct pay *p, const char *order, const char *label)
+{
+	struct pme_bucketfile *bf;
+	struct pme_error err;
+
+	if ((bf = forged(p, order, &err)) == NULL)
+		fail("forged %s: %s", label, err.msg);
+	return bf;
+}
+
 static void
 test_forged_ok(void)
 {
@@ -599,6 +624,7 @@ patch(struct pay *p, int table, const uint64_t *fields, size_t nf,
 static void
 test_forged_bad(void)
 {
+	struct pme_bucketfile *bf;
 	struct pay p[NPAY];
 	/* UNIT: count, then one unit: name(signed) kind parent module flags
 	 * step nranges range(signed) line(signed) file. */
@@ -712,17 +738,32 @@ test_forged_bad(void)
 	expect(p, "01234567", "buckets refer to 1033 ranges of a pool of 2",
 	    "index");
 	p[BCKT].b[2 + 517] = 0;	/* 1032: fits */
-	{
-		struct pme_bucketfile *bf;
-		struct pme_error err;
+	if ((bf = readable(p, "01234567", "1032 ranges")) != NULL)
+		CHECK(pme_bucketfile_lookup(bf, 0, 0x1000) == 1);
+	pme_bucketfile_close(bf);
 
-		bf = forged(p, "01234567", &err);
-		if (bf == NULL)
-			fail("1032 ranges: %s", err.msg);
-		else
-			CHECK(pme_bucketfile_lookup(bf, 0, 0x1000) == 1);
-		pme_bucketfile_close(bf);
-	}
+	/* Counts against the total (in OPTS before or after BCKT), the
+	 * runs against what a file can hold. */
+	base(p);
+	le64(p[OPTS].b + 24, 4);
+	expect(p, "01234567", "'BCKT' chunk: bucket 0 counts 5, more than "
+	    "the file's total of 4", "count above the total");
+	expect(p, "12345670", "'OPTS' chunk: bucket 0 counts 5, more than "
+	    "the file's total of 4", "count above the total, OPTS last");
+	le64(p[OPTS].b + 24, (1ULL << 63) + 4);
+	expect(p, "01234567", "'BCKT' chunk: the buckets count "
+	    "9223372036854775813 in all, more than the file's total of "
+	    "9223372036854775812", "counts above the total");
+	base(p);
+	le64(p[OPTS].b + 16, (1ULL << 53) + 1);
+	expect(p, "01234567", "'OPTS' chunk: 9007199254740993 runs, more "
+	    "than a file can hold (2^53)", "runs");
+	le64(p[OPTS].b + 16, UINT64_MAX);
+	expect(p, "01234567", "18446744073709551615 runs", "runs 2^64-1");
+	le64(p[OPTS].b + 16, 1ULL << 53);
+	if ((bf = readable(p, "12345670", "2^53 runs")) != NULL)
+		CHECK(pme_bucketfile_info(bf)->runs == 1ULL << 53);
+	pme_bucketfile_close(bf);
 
 	base(p);
 	expect(p, "0123456", "no 'BCKT' chunk", "no BCKT");
@@ -1312,7 +1353,7 @@ test_accumulate(void)
 	CHECK(ba[0].count == 2 * BIG);
 	CHECK(ba[4].count == UINT64_MAX);	/* saturated */
 	ia = pme_bucketfile_info(a);
-	CHECK(ia->runs == 4 && ia->total == 2 * (BIG + 1000) &&
+	CHECK(ia->runs == 4 && ia->total == UINT64_MAX &&
 	    ia->lost == 14 && ia->unmapped == 22);
 	CHECK(ia->measure == PME_MEASURE_CLOCK && ia->period == 10000000);
 	pme_bucketfile_modules(a, &m);
@@ -1328,6 +1369,18 @@ test_accumulate(void)
 	pme_bucketfile_info(c)->measure = PME_MEASURE_INSTR;
 	CHECK(pme_bucketfile_accumulate(c, b, &err) == -1 &&
 	    err.code == PME_EINVAL);
+	pme_bucketfile_close(c);
+
+	/* Runs that a file cannot hold together are refused. */
+	c = build();
+	pme_bucketfile_info(c)->runs = (1ULL << 53) - 1;
+	CHECK(pme_bucketfile_accumulate(c, b, &err) == -1 &&
+	    err.code == PME_EINVAL && strstr(err.msg, "more together than "
+	    "a file can hold (2^53)") != NULL);
+	CHECK(pme_bucketfile_info(c)->runs == (1ULL << 53) - 1);
+	pme_bucketfile_info(c)->runs = (1ULL << 53) - 2;
+	CHECK(pme_bucketfile_accumulate(c, b, &err) == 0 &&
+	    pme_bucketfile_info(c)->runs == 1ULL << 53);
 	pme_bucketfile_close(c);
 
 	/* Different layouts are refused and change nothing. */

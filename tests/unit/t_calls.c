@@ -70,6 +70,7 @@ set_counts(struct pme_bucketfile *bf, uint64_t a, uint64_t b, uint64_t c)
 	bk[0].count = a;
 	bk[1].count = b;
 	bk[2].count = c;
+	pme_bucketfile_info(bf)->total = a + b + c;	/* no bucket above it */
 }
 
 static void
