@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "histo.h"
 #include "prog.h"
 #include "util.h"
@@ -468,6 +470,8 @@ struct fit {
 	uint32_t	 nmods;
 	const uint8_t	*used;		/* per module: it has buckets */
 	int		 matched, stopped;
+	int		 all;		/* every mapping before the samples */
+	unsigned	 why;		/* PME_MATCH_OTHER* of any of them */
 	char		 command[128];
 };
 
@@ -487,14 +491,19 @@ fit_mapping(void *arg, const struct pme_mapping *m)
 {
 	struct fit *f = arg;
 	uint32_t mod;
+	unsigned why;
 
 	if (m->flags & PME_MAP_KERNEL)
 		return 0;
 	mod = pme_fill_match(f->bf, f->nmods, m->path, m->buildid,
-	    m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0, NULL);
+	    m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0, &why);
+	f->why |= why;
 	if (mod == PME_NONE || !f->used[mod])
 		return 0;
-	f->matched = f->stopped = 1;
+	f->matched = 1;
+	if (f->all)
+		return 0;
+	f->stopped = 1;
 	return 1;
 }
 
@@ -515,11 +524,13 @@ fit_samples(void *arg, const struct pme_sample *s, size_t n)
  * buckets, as far as its mappings tell: 1 yes, or when no bucket is in a
  * module (their ranges are absolute addresses); 0 no; -1 when pms cannot
  * be read (its error comes when it is read for good).  The program
- * sampled is left in command.
+ * sampled is left in command.  With *why not NULL, every mapping before
+ * the samples is read, and *why says whether one was of another build
+ * of a module of bf, or another main executable (PME_MATCH_OTHER*).
  */
 static int
 samples_fit(const char *pms, const struct pme_bucketfile *bf, char *command,
-    size_t len)
+    size_t len, unsigned *why)
 {
 	static const struct pme_sample_visitor v = {
 		fit_header, fit_mapping, NULL, fit_samples, NULL
@@ -533,8 +544,11 @@ samples_fit(const char *pms, const struct pme_bucketfile *bf, char *command,
 	uint8_t *used;
 	int any = 0, rc;
 
+	if (why != NULL)
+		*why = 0;
 	memset(&f, 0, sizeof(f));
 	f.bf = bf;
+	f.all = why != NULL;
 	f.nmods = (uint32_t)pme_bucketfile_modules(bf, &m);
 	snprintf(command, len, "%s", "another program");
 	if ((used = calloc(f.nmods + 1, 1)) == NULL)
@@ -552,7 +566,72 @@ samples_fit(const char *pms, const struct pme_bucketfile *bf, char *command,
 	free(used);
 	if (f.command[0] != '\0')
 		snprintf(command, len, "%s", f.command);
+	if (why != NULL)
+		*why = f.why;
 	return rc;
+}
+
+/*
+ * Whether a separate debug file is found now for a module of bf, the
+ * quick path's, whose routines were read with none (PME_MODULE_NODEBUG):
+ * its DWARF or symbol table names more of them.  The module's path in
+ * name.  By build-id only: a file found by .gnu_debuglink was found when
+ * the buckets were made as well.
+ */
+static int
+debug_found(struct pme_bucketfile *bf, char *name, size_t len)
+{
+	const struct pme_module *m;
+	size_t n = pme_bucketfile_modules(bf, &m), i;
+	char *found;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if (!(m[i].flags & PME_MODULE_NODEBUG) ||
+		    m[i].buildid_len == 0 || (fd = pme_debugfile_open(
+		    m[i].path, m[i].buildid, m[i].buildid_len, NULL, 0,
+		    &found)) == -1)
+			continue;
+		close(fd);
+		free(found);
+		snprintf(name, len, "%s", m[i].path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether bf is the quick path's (pmebuild -x, pmehisto -x: made from
+ * symbols, not a definition) and holds no counts but of samples: the
+ * one the samples in pms are of, or pme's cache, made again when they
+ * are not.
+ */
+static int
+quick_cache(struct pme_bucketfile *bf)
+{
+	struct pme_info *info = pme_bucketfile_info(bf);
+
+	return (info->options & PME_OPT_QUICK) &&
+	    (info->measure == PME_MEASURE_NONE ||
+	    info->measure == PME_MEASURE_CLOCK);
+}
+
+/*
+ * Clock input, for the quick path's bucket file bf beside the default
+ * sample file, when its buckets are to be made again: the samples are
+ * of another build or program (as their first mappings tell; the tally
+ * tells for good), or a debug file was found since; or when the view is
+ * Caliper's, whose thread, process and instruction tables are of the
+ * samples only.
+ */
+static int
+quick_clock(const struct opts *o, struct pme_bucketfile *bf, int fit,
+    unsigned why)
+{
+	char name[PATH_MAX];
+
+	return quick_cache(bf) && (o->caliper != CAL_NONE || fit == 0 ||
+	    why != 0 || debug_found(bf, name, sizeof(name)));
 }
 
 /* Whether a's modification time is after b's. */
@@ -572,6 +651,7 @@ choose(const struct opts *o, struct choice *c)
 	struct stat s, b;
 	char cmd[128];
 	uint32_t measure;
+	unsigned why;
 	int fit;
 
 	memset(c, 0, sizeof(*c));
@@ -603,7 +683,12 @@ choose(const struct opts *o, struct choice *c)
 		return;		/* its error comes when it is opened */
 	}
 	measure = pme_bucketfile_info(bf)->measure;
-	fit = samples_fit(DEFAULT_PMS, bf, cmd, sizeof(cmd));
+	fit = samples_fit(DEFAULT_PMS, bf, cmd, sizeof(cmd), &why);
+	/* The quick path's buckets made again, or newer samples of another
+	 * build of a definition's file refused, by the tally. */
+	if (quick_clock(o, bf, fit, why) || ((why & PME_MATCH_OTHERBUILD) &&
+	    (measure == PME_MEASURE_NONE || newer(&s, &b))))
+		return;
 	if (fit == 0)
 		c->sure = 0;
 	if (measure == PME_MEASURE_NONE) {
@@ -735,15 +820,44 @@ sparse(const struct opts *o)
 	    o->type == TYPE_NONE) && !o->view.chains;
 }
 
+/*
+ * The quick path's bucket file *bfp made again (by the quick path): said
+ * in one line, what (the sample file, or the module that has a debug
+ * file now) and why first.
+ */
+static void
+remake(struct opts *o, struct pme_bucketfile **bfp, const char *what)
+{
+	if (!o->quiet)
+		histo_warn(prog, "%s: the quick path's buckets in '%s' made "
+		    "again (-x)", what, o->bin);
+	pme_bucketfile_close(*bfp);
+	*bfp = NULL;
+	o->quick = 1;
+}
+
+/*
+ * Tallies the sample files into *bfp, or into the quick path's buckets
+ * when *bfp is NULL (made then).  Returns 0; 1 when *bfp was the quick
+ * path's and the samples are of another build or program (said, *bfp
+ * closed: tally again); -1 on an error, said.
+ */
 static int
 clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 {
 	struct pme_bucket *bk;
 	struct pme_error err;
 	struct pme_info *info;
+	char name[PATH_MAX], what[PATH_MAX + 64];
 	uint64_t period = 0, runs = 0;
 	size_t i;
 
+	if (*bfp != NULL && quick_cache(*bfp) && debug_found(*bfp, name,
+	    sizeof(name))) {
+		snprintf(what, sizeof(what), "'%s': a debug file found now",
+		    name);
+		remake(o, bfp, what);
+	}
 	if (*bfp != NULL) {
 		info = pme_bucketfile_info(*bfp);
 		runs = info->options & PME_OPT_ACCUM ? info->runs : 0;
@@ -752,6 +866,8 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 			return -1;
 	}
 	tally_init(t, *bfp);
+	t->check = *bfp != NULL;
+	t->remake = *bfp != NULL && quick_cache(*bfp);
 	t->quick = o->quick;
 	t->quiet = o->quiet;
 	t->sparse = sparse(o);
@@ -761,6 +877,11 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	t->sites = o->view.chains;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
+			if (t->stale) {
+				remake(o, bfp, pme_strerror(&err));
+				t->bf = NULL;
+				return 1;
+			}
 			histo_warn(prog, "%s%s", pme_strerror(&err),
 			    histo_kind_hint(&err, o->pms[i]));
 			return -1;
@@ -1195,7 +1316,7 @@ run(struct opts *o)
 	struct pme_error err;
 	struct export_out x = { NULL, 0 };
 	struct tally t;
-	int rc = 1, quick, failed = 0;
+	int rc = 1, quick, failed = 0, tallied;
 
 	tally_init(&t, NULL);
 	if (o->caliper != CAL_NONE) {
@@ -1205,7 +1326,11 @@ run(struct opts *o)
 	if (open_bucketfile(o, &bf) == -1)
 		goto done;
 	if (o->mode == MODE_CLOCK) {
-		if (clock_input(o, &bf, &t) == -1)
+		if ((tallied = clock_input(o, &bf, &t)) == 1) {
+			tally_free(&t);
+			tallied = clock_input(o, &bf, &t);
+		}
+		if (tallied == -1)
 			goto done;
 		/* Made whole before any output is written. */
 		if (export_of(o->type) >= 0 && export_make(exports[export_of(
@@ -1280,6 +1405,29 @@ done:
 	return rc;
 }
 
+/*
+ * Whether nothing is named and neither default file is here (a first
+ * run in a new directory): then what to run first is said, rather than
+ * that a file cannot be opened, or the seed's questions asked.
+ */
+static int
+nothing_here(const struct opts *o)
+{
+	struct stat s;
+
+	if (o->npms > 0 || o->bin_given || stat(DEFAULT_PMS, &s) == 0 ||
+	    errno != ENOENT || stat(DEFAULT_PME, &s) == 0 || errno != ENOENT)
+		return 0;
+	if (o->mode == MODE_TRACE)
+		histo_warn(prog, "no '%s' here: count a run with pmetrace "
+		    "first, or name a bucket file with -b", DEFAULT_PME);
+	else
+		histo_warn(prog, "no '%s' here: record a run first with "
+		    "pmeclock (pmeclock -- PROGRAM [ARG ...]), or name a "
+		    "sample file", DEFAULT_PMS);
+	return 1;
+}
+
 static void
 opts_free(struct opts *o)
 {
@@ -1314,6 +1462,10 @@ main(int argc, char *argv[])
 	}
 	if (o.bin == NULL)
 		o.bin = xmalloc_check(strdup(DEFAULT_PME));
+	if (nothing_here(&o)) {
+		opts_free(&o);
+		return 1;
+	}
 	choose(&o, &c);
 	/* The seed's questions, when the default files are not there or
 	 * do not fit what they are for. */

@@ -221,11 +221,14 @@ tally_free(struct tally *t)
 	free(t->tnames);
 }
 
+/* Memory ran out; the error is the first one's, when the tally had
+ * stopped already (other_build). */
 static int
 nomem(struct run *r)
 {
+	if (!r->failed)
+		histo_err(r->err, PME_ENOMEM, "out of memory");
 	r->failed = 1;
-	histo_err(r->err, PME_ENOMEM, "out of memory");
 	return -1;
 }
 
@@ -316,8 +319,46 @@ bind_bucketfile(struct run *r)
 	return 0;
 }
 
-/* The bucket file's module for mapping m (pme_fill_match), or PME_NONE;
- * the first mapping of another build of a module is warned about. */
+/*
+ * Samples in mapping m, which is no module of the bucket file: when it
+ * names one of another build (why: PME_MATCH_OTHER*), the buckets are
+ * not of the file that ran.  With t->remake (the quick path's bucket
+ * file, made from symbols) the tally stops, t->stale set, for the caller
+ * to make them again; so it does for a main executable none of whose
+ * builds is in the file (another program), as the quick path's file
+ * holds every file samples fell in.  A definition's (.PMD) file is the
+ * user's: another build of a file it names (OTHERBUILD) is an error;
+ * another main executable (OTHERMAIN alone: a wrapper's, or another
+ * program's) counts outside, as a library it does not name does.
+ * Returns -1 when the tally stops.
+ */
+static int
+other_build(struct run *r, const struct pme_mapping *m, unsigned why)
+{
+	const char *path = m->path != NULL && m->path[0] != '\0' ? m->path :
+	    "(the main executable)";
+
+	if (r->t->remake && (why != 0 || (m->flags & PME_MAP_MAIN))) {
+		r->t->stale = 1;
+		r->failed = 1;
+		histo_err(r->err, PME_EINVAL, "'%s': samples of %s '%s'",
+		    r->path, why & PME_MATCH_OTHERBUILD ?
+		    "another build of" : "another program,", path);
+		return -1;
+	}
+	if (r->t->remake || !(why & PME_MATCH_OTHERBUILD))
+		return 0;
+	r->failed = 1;
+	histo_err(r->err, PME_EINVAL, "'%s': samples of another build of "
+	    "'%s' than '%s' has buckets of (build-id differs): make it "
+	    "again from its definition (pmebuild), or use -x -B FILE for a "
+	    "bucket per routine", r->path, path, r->t->bfname);
+	return -1;
+}
+
+/* The bucket file's module for mapping m (pme_fill_match), or PME_NONE
+ * (with r->failed when the tally stops: other_build); the first mapping
+ * of another program's main executable is warned about. */
 static uint32_t
 match_module(struct run *r, const struct pme_mapping *m)
 {
@@ -327,6 +368,8 @@ match_module(struct run *r, const struct pme_mapping *m)
 	mod = pme_fill_match(r->t->bf, (uint32_t)r->t->nmods, m->path,
 	    m->buildid, m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0,
 	    &why);
+	if (mod == PME_NONE && r->t->check && other_build(r, m, why) == -1)
+		return PME_NONE;
 	if (mod == PME_NONE && why != 0 && !r->otherbuild && !r->t->quiet) {
 		r->otherbuild = 1;
 		histo_warn(r->t->prog, "'%s': build-id differs from the "
@@ -390,7 +433,7 @@ resolve(struct run *r, uint32_t mi)
 	}
 	if (r->res[mi] != PME_NONE)
 		return r->res[mi];
-	if ((res = match_module(r, &maps[mi])) == PME_NONE)
+	if ((res = match_module(r, &maps[mi])) == PME_NONE && !r->failed)
 		res = foreign_index(r, &maps[mi]);
 	return r->res[mi] = res;
 }
