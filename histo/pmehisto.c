@@ -18,9 +18,6 @@
 #include "prog.h"
 #include "util.h"
 
-#define DEFAULT_PMS	"PMEFILE.PMS"
-#define DEFAULT_PME	"PMEFILE.PME"
-#define DEFAULT_HIS	"PMEFILE.HIS"
 /* The quick path's rows: by count, those below this percentage left out
  * (-C), so that a large program's profile is a page, not 68. */
 #define QUICK_CUTOFF	0.5
@@ -133,7 +130,7 @@ help(void)
 	    "                 callers:ROUTINE\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
-	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
+	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS, QUICK_CUTOFF);
 }
 
 static void *
@@ -195,18 +192,18 @@ ask_questions(struct opts *o, enum mode automatic)
 	    'Y', 'N', 'N') != 'Y')
 		return;
 	if (o->mode == MODE_CLOCK) {
-		s = ask_name("Input sample file", DEFAULT_PMS, ".PMS");
+		s = ask_name("Input sample file", PME_DEFAULT_PMS, ".PMS");
 		free(o->pms);
 		o->pms = xmalloc_check(calloc(2, sizeof(*o->pms)));
 		o->pms[0] = s;
 		o->npms = 1;
 	}
-	o->bin = ask_name("Input bucket file", DEFAULT_PME, ".PME");
-	o->bin_given = strcmp(o->bin, DEFAULT_PME) != 0;
+	o->bin = ask_name("Input bucket file", PME_DEFAULT_PME, ".PME");
+	o->bin_given = strcmp(o->bin, PME_DEFAULT_PME) != 0;
 	bin = o->bin;
 	if (o->mode == MODE_CLOCK)
 		o->bout = ask_name("Output bucket file", bin, ".PME");
-	o->his = ask_name("Output histogram file", DEFAULT_HIS, ".HIS");
+	o->his = ask_name("Output histogram file", PME_DEFAULT_HIS, ".HIS");
 }
 
 /* ----------------------------------------------------------- the options */
@@ -664,10 +661,11 @@ choose(const struct opts *o, struct choice *c)
 	}
 	/* Standard input is read once, by open_bucketfile(). */
 	if (strcmp(o->bin, "-") == 0) {
-		c->mode = stat(DEFAULT_PMS, &s) == 0 ? MODE_CLOCK : MODE_TRACE;
+		c->mode = stat(PME_DEFAULT_PMS, &s) == 0 ? MODE_CLOCK :
+		    MODE_TRACE;
 		return;
 	}
-	if (stat(DEFAULT_PMS, &s) == -1) {
+	if (stat(PME_DEFAULT_PMS, &s) == -1) {
 		/* Trace input, or nothing to show: asked on a terminal. */
 		c->mode = MODE_TRACE;
 		c->sure = (c->bf = pme_bucketfile_open(o->bin, &err)) !=
@@ -683,7 +681,7 @@ choose(const struct opts *o, struct choice *c)
 		return;		/* its error comes when it is opened */
 	}
 	measure = pme_bucketfile_info(bf)->measure;
-	fit = samples_fit(DEFAULT_PMS, bf, cmd, sizeof(cmd), &why);
+	fit = samples_fit(PME_DEFAULT_PMS, bf, cmd, sizeof(cmd), &why);
 	/* The quick path's buckets made again, or newer samples of another
 	 * build of a definition's file refused, by the tally. */
 	if (quick_clock(o, bf, fit, why) || ((why & PME_MATCH_OTHERBUILD) &&
@@ -696,7 +694,7 @@ choose(const struct opts *o, struct choice *c)
 		if (fit == 0)
 			snprintf(c->why, sizeof(c->why), "clock input, but "
 			    "'%s' holds samples of %s, none of whose load "
-			    "modules is in '%s'", DEFAULT_PMS, cmd, o->bin);
+			    "modules is in '%s'", PME_DEFAULT_PMS, cmd, o->bin);
 		return;
 	}
 	if (fit != 0 && newer(&s, &b)) {
@@ -704,7 +702,7 @@ choose(const struct opts *o, struct choice *c)
 			c->sure = 0;
 			snprintf(c->why, sizeof(c->why), "clock input: '%s' "
 			    "is newer than the counts in '%s' (-t shows "
-			    "those)", DEFAULT_PMS, o->bin);
+			    "those)", PME_DEFAULT_PMS, o->bin);
 		}
 		return;
 	}
@@ -713,11 +711,11 @@ choose(const struct opts *o, struct choice *c)
 	if (fit == 0)
 		snprintf(c->why, sizeof(c->why), "trace input: the counts "
 		    "in '%s' ('%s' holds samples of %s, none of whose load "
-		    "modules is in it)", o->bin, DEFAULT_PMS, cmd);
+		    "modules is in it)", o->bin, PME_DEFAULT_PMS, cmd);
 	else
 		snprintf(c->why, sizeof(c->why), "trace input: the counts "
 		    "in '%s', which is newer than '%s' (-c tallies the "
-		    "samples%s)", o->bin, DEFAULT_PMS,
+		    "samples%s)", o->bin, PME_DEFAULT_PMS,
 		    measure == PME_MEASURE_CLOCK ? " again" : "");
 }
 
@@ -1415,16 +1413,17 @@ nothing_here(const struct opts *o)
 {
 	struct stat s;
 
-	if (o->npms > 0 || o->bin_given || stat(DEFAULT_PMS, &s) == 0 ||
-	    errno != ENOENT || stat(DEFAULT_PME, &s) == 0 || errno != ENOENT)
+	if (o->npms > 0 || o->bin_given || stat(PME_DEFAULT_PMS, &s) == 0 ||
+	    errno != ENOENT || stat(PME_DEFAULT_PME, &s) == 0 ||
+	    errno != ENOENT)
 		return 0;
 	if (o->mode == MODE_TRACE)
 		histo_warn(prog, "no '%s' here: count a run with pmetrace "
-		    "first, or name a bucket file with -b", DEFAULT_PME);
+		    "first, or name a bucket file with -b", PME_DEFAULT_PME);
 	else
 		histo_warn(prog, "no '%s' here: record a run first with "
 		    "pmeclock (pmeclock -- PROGRAM [ARG ...]), or name a "
-		    "sample file", DEFAULT_PMS);
+		    "sample file", PME_DEFAULT_PMS);
 	return 1;
 }
 
@@ -1461,7 +1460,7 @@ main(int argc, char *argv[])
 		return rc < 0 ? 2 : 0;
 	}
 	if (o.bin == NULL)
-		o.bin = xmalloc_check(strdup(DEFAULT_PME));
+		o.bin = xmalloc_check(strdup(PME_DEFAULT_PME));
 	if (nothing_here(&o)) {
 		opts_free(&o);
 		return 1;
@@ -1480,7 +1479,7 @@ main(int argc, char *argv[])
 		o.bin = NULL;
 		ask_questions(&o, c.mode);
 		if (o.bin == NULL)
-			o.bin = xmalloc_check(strdup(DEFAULT_PME));
+			o.bin = xmalloc_check(strdup(PME_DEFAULT_PME));
 	} else if (o.mode == MODE_AUTO && c.why[0] != '\0' && !o.quiet)
 		histo_warn(prog, "%s", c.why);
 	o.read = c.bf;
@@ -1497,7 +1496,7 @@ main(int argc, char *argv[])
 	}
 	if (o.mode == MODE_CLOCK && o.npms == 0) {
 		o.pms = xmalloc_check(realloc(o.pms, 2 * sizeof(*o.pms)));
-		o.pms[0] = xmalloc_check(strdup(DEFAULT_PMS));
+		o.pms[0] = xmalloc_check(strdup(PME_DEFAULT_PMS));
 		o.npms = 1;
 	}
 	/* The seed: a named input bucket file is also the output's name. */
@@ -1512,7 +1511,7 @@ main(int argc, char *argv[])
 		    "-", exports[export_of(o.type)].ext));
 	}
 	if (o.his == NULL)
-		o.his = xmalloc_check(strdup(DEFAULT_HIS));
+		o.his = xmalloc_check(strdup(PME_DEFAULT_HIS));
 	if (o.type == TYPE_PPROF && strcmp(o.his, "-") == 0 &&
 	    isatty(STDOUT_FILENO)) {
 		histo_warn(prog, "-T pprof: standard output is a terminal: "
