@@ -19,9 +19,6 @@
 #include "prog.h"
 #include "quick.h"
 
-#define DEFAULT_PMD	"PMEFILE.PMD"
-#define DEFAULT_PME	"PMEFILE.PME"
-
 static const char *prog = "pmebuild";
 
 static void
@@ -55,7 +52,7 @@ help(void)
 	    "  -v           say what was written; show the statements -x "
 	    "makes\n"
 	    "  -h, --help   this text;  -V, --version  the version\n",
-	    DEFAULT_PMD, DEFAULT_PME);
+	    PME_DEFAULT_PMD, PME_DEFAULT_PME);
 }
 
 /*
@@ -148,12 +145,13 @@ ask_names(char **in, char **out, int *added)
 	free(a);
 	free(*in);
 	free(*out);
-	a = pme_ask("Input program definition file [" DEFAULT_PMD "]: ",
-	    DEFAULT_PMD);
+	a = pme_ask("Input program definition file [" PME_DEFAULT_PMD "]: ",
+	    PME_DEFAULT_PMD);
 	*in = a ? pme_input_name(a, ".PMD") : NULL;
 	*added = a != NULL && *in != NULL && strlen(*in) > strlen(a);
 	free(a);
-	a = pme_ask("Output bucket file [" DEFAULT_PME "]: ", DEFAULT_PME);
+	a = pme_ask("Output bucket file [" PME_DEFAULT_PME "]: ",
+	    PME_DEFAULT_PME);
 	*out = a ? pme_with_ext(a, ".PME") : NULL;
 	free(a);
 }
@@ -385,9 +383,9 @@ parse(int argc, char *argv[], struct opts *o)
 	if (o->exe == NULL && argc == 0 && oname == NULL && isatty(0))
 		ask_names(&o->in, &o->out, &o->added);
 	if (o->in == NULL && o->exe == NULL)
-		o->in = strdup(DEFAULT_PMD);
+		o->in = strdup(PME_DEFAULT_PMD);
 	if (o->out == NULL)
-		o->out = strdup(DEFAULT_PME);
+		o->out = strdup(PME_DEFAULT_PME);
 	return o->out == NULL || (o->exe == NULL && o->in == NULL) ? 1 : -1;
 }
 

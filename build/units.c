@@ -327,6 +327,10 @@ image_module(struct pmd *p, const char *path, struct pme_image *img)
 		memcpy(mod->buildid, id, idlen);
 		mod->buildid_len = idlen;
 	}
+	/* As pmehisto's quick path says it (lib/quick.c). */
+	if (p->quick && pme_image_debugfile(img) == NULL &&
+	    !(fl & PME_IMAGE_DWARF))
+		mod->flags |= PME_MODULE_NODEBUG;
 	return m;
 }
 

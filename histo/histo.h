@@ -40,6 +40,14 @@ struct tally {
 					   samples fell in (reduce.c) */
 	size_t		 unmade;	/* sparse: the routine buckets not
 					   made (pme_quick_build_sampled) */
+	int		 check;		/* samples of another build of a file
+					   of the bucket file stop the tally:
+					   reduce.c's other_build() */
+	int		 remake;	/* with check, the bucket file is the
+					   quick path's, to be made again
+					   when they do (stale says why) */
+	int		 stale;		/* with remake: they did (the error
+					   of tally_file() says which) */
 	int		 quiet;
 	const char	*prog;		/* for warnings */
 	const char	*bfname;	/* the input bucket file, for warnings */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "histo.h"
 #include "prog.h"
 #include "util.h"
 
-#define DEFAULT_PMS	"PMEFILE.PMS"
-#define DEFAULT_PME	"PMEFILE.PME"
-#define DEFAULT_HIS	"PMEFILE.HIS"
 /* The quick path's rows: by count, those below this percentage left out
  * (-C), so that a large program's profile is a page, not 68. */
 #define QUICK_CUTOFF	0.5
@@ -140,7 +139,7 @@ help(void)
 	    "                 not only under the compilation directory\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
-	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
+	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS, QUICK_CUTOFF);
 }
 
 static void *
@@ -202,18 +201,18 @@ ask_questions(struct opts *o, enum mode automatic)
 	    'Y', 'N', 'N') != 'Y')
 		return;
 	if (o->mode == MODE_CLOCK) {
-		s = ask_name("Input sample file", DEFAULT_PMS, ".PMS");
+		s = ask_name("Input sample file", PME_DEFAULT_PMS, ".PMS");
 		free(o->pms);
 		o->pms = xmalloc_check(calloc(2, sizeof(*o->pms)));
 		o->pms[0] = s;
 		o->npms = 1;
 	}
-	o->bin = ask_name("Input bucket file", DEFAULT_PME, ".PME");
-	o->bin_given = strcmp(o->bin, DEFAULT_PME) != 0;
+	o->bin = ask_name("Input bucket file", PME_DEFAULT_PME, ".PME");
+	o->bin_given = strcmp(o->bin, PME_DEFAULT_PME) != 0;
 	bin = o->bin;
 	if (o->mode == MODE_CLOCK)
 		o->bout = ask_name("Output bucket file", bin, ".PME");
-	o->his = ask_name("Output histogram file", DEFAULT_HIS, ".HIS");
+	o->his = ask_name("Output histogram file", PME_DEFAULT_HIS, ".HIS");
 }
 
 /* ----------------------------------------------------------- the options */
@@ -491,6 +490,8 @@ struct fit {
 	uint32_t	 nmods;
 	const uint8_t	*used;		/* per module: it has buckets */
 	int		 matched, stopped;
+	int		 all;		/* every mapping before the samples */
+	unsigned	 why;		/* PME_MATCH_OTHER* of any of them */
 	char		 command[128];
 };
 
@@ -510,14 +511,19 @@ fit_mapping(void *arg, const struct pme_mapping *m)
 {
 	struct fit *f = arg;
 	uint32_t mod;
+	unsigned why;
 
 	if (m->flags & PME_MAP_KERNEL)
 		return 0;
 	mod = pme_fill_match(f->bf, f->nmods, m->path, m->buildid,
-	    m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0, NULL);
+	    m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0, &why);
+	f->why |= why;
 	if (mod == PME_NONE || !f->used[mod])
 		return 0;
-	f->matched = f->stopped = 1;
+	f->matched = 1;
+	if (f->all)
+		return 0;
+	f->stopped = 1;
 	return 1;
 }
 
@@ -538,11 +544,13 @@ fit_samples(void *arg, const struct pme_sample *s, size_t n)
  * buckets, as far as its mappings tell: 1 yes, or when no bucket is in a
  * module (their ranges are absolute addresses); 0 no; -1 when pms cannot
  * be read (its error comes when it is read for good).  The program
- * sampled is left in command.
+ * sampled is left in command.  With *why not NULL, every mapping before
+ * the samples is read, and *why says whether one was of another build
+ * of a module of bf, or another main executable (PME_MATCH_OTHER*).
  */
 static int
 samples_fit(const char *pms, const struct pme_bucketfile *bf, char *command,
-    size_t len)
+    size_t len, unsigned *why)
 {
 	static const struct pme_sample_visitor v = {
 		fit_header, fit_mapping, NULL, fit_samples, NULL
@@ -556,8 +564,11 @@ samples_fit(const char *pms, const struct pme_bucketfile *bf, char *command,
 	uint8_t *used;
 	int any = 0, rc;
 
+	if (why != NULL)
+		*why = 0;
 	memset(&f, 0, sizeof(f));
 	f.bf = bf;
+	f.all = why != NULL;
 	f.nmods = (uint32_t)pme_bucketfile_modules(bf, &m);
 	snprintf(command, len, "%s", "another program");
 	if ((used = calloc(f.nmods + 1, 1)) == NULL)
@@ -575,7 +586,72 @@ samples_fit(const char *pms, const struct pme_bucketfile *bf, char *command,
 	free(used);
 	if (f.command[0] != '\0')
 		snprintf(command, len, "%s", f.command);
+	if (why != NULL)
+		*why = f.why;
 	return rc;
+}
+
+/*
+ * Whether a separate debug file is found now for a module of bf, the
+ * quick path's, whose routines were read with none (PME_MODULE_NODEBUG):
+ * its DWARF or symbol table names more of them.  The module's path in
+ * name.  By build-id only: a file found by .gnu_debuglink was found when
+ * the buckets were made as well.
+ */
+static int
+debug_found(struct pme_bucketfile *bf, char *name, size_t len)
+{
+	const struct pme_module *m;
+	size_t n = pme_bucketfile_modules(bf, &m), i;
+	char *found;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if (!(m[i].flags & PME_MODULE_NODEBUG) ||
+		    m[i].buildid_len == 0 || (fd = pme_debugfile_open(
+		    m[i].path, m[i].buildid, m[i].buildid_len, NULL, 0,
+		    &found)) == -1)
+			continue;
+		close(fd);
+		free(found);
+		snprintf(name, len, "%s", m[i].path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether bf is the quick path's (pmebuild -x, pmehisto -x: made from
+ * symbols, not a definition) and holds no counts but of samples: the
+ * one the samples in pms are of, or pme's cache, made again when they
+ * are not.
+ */
+static int
+quick_cache(struct pme_bucketfile *bf)
+{
+	struct pme_info *info = pme_bucketfile_info(bf);
+
+	return (info->options & PME_OPT_QUICK) &&
+	    (info->measure == PME_MEASURE_NONE ||
+	    info->measure == PME_MEASURE_CLOCK);
+}
+
+/*
+ * Clock input, for the quick path's bucket file bf beside the default
+ * sample file, when its buckets are to be made again: the samples are
+ * of another build or program (as their first mappings tell; the tally
+ * tells for good), or a debug file was found since; or when the view is
+ * Caliper's, whose thread, process and instruction tables are of the
+ * samples only.
+ */
+static int
+quick_clock(const struct opts *o, struct pme_bucketfile *bf, int fit,
+    unsigned why)
+{
+	char name[PATH_MAX];
+
+	return quick_cache(bf) && (o->caliper != CAL_NONE || fit == 0 ||
+	    why != 0 || debug_found(bf, name, sizeof(name)));
 }
 
 /* Whether a's modification time is after b's. */
@@ -595,6 +671,7 @@ choose(const struct opts *o, struct choice *c)
 	struct stat s, b;
 	char cmd[128];
 	uint32_t measure;
+	unsigned why;
 	int fit;
 
 	memset(c, 0, sizeof(*c));
@@ -607,10 +684,11 @@ choose(const struct opts *o, struct choice *c)
 	}
 	/* Standard input is read once, by open_bucketfile(). */
 	if (strcmp(o->bin, "-") == 0) {
-		c->mode = stat(DEFAULT_PMS, &s) == 0 ? MODE_CLOCK : MODE_TRACE;
+		c->mode = stat(PME_DEFAULT_PMS, &s) == 0 ? MODE_CLOCK :
+		    MODE_TRACE;
 		return;
 	}
-	if (stat(DEFAULT_PMS, &s) == -1) {
+	if (stat(PME_DEFAULT_PMS, &s) == -1) {
 		/* Trace input, or nothing to show: asked on a terminal. */
 		c->mode = MODE_TRACE;
 		c->sure = (c->bf = pme_bucketfile_open(o->bin, &err)) !=
@@ -626,7 +704,12 @@ choose(const struct opts *o, struct choice *c)
 		return;		/* its error comes when it is opened */
 	}
 	measure = pme_bucketfile_info(bf)->measure;
-	fit = samples_fit(DEFAULT_PMS, bf, cmd, sizeof(cmd));
+	fit = samples_fit(PME_DEFAULT_PMS, bf, cmd, sizeof(cmd), &why);
+	/* The quick path's buckets made again, or newer samples of another
+	 * build of a definition's file refused, by the tally. */
+	if (quick_clock(o, bf, fit, why) || ((why & PME_MATCH_OTHERBUILD) &&
+	    (measure == PME_MEASURE_NONE || newer(&s, &b))))
+		return;
 	if (fit == 0)
 		c->sure = 0;
 	if (measure == PME_MEASURE_NONE) {
@@ -634,7 +717,7 @@ choose(const struct opts *o, struct choice *c)
 		if (fit == 0)
 			snprintf(c->why, sizeof(c->why), "clock input, but "
 			    "'%s' holds samples of %s, none of whose load "
-			    "modules is in '%s'", DEFAULT_PMS, cmd, o->bin);
+			    "modules is in '%s'", PME_DEFAULT_PMS, cmd, o->bin);
 		return;
 	}
 	if (fit != 0 && newer(&s, &b)) {
@@ -642,7 +725,7 @@ choose(const struct opts *o, struct choice *c)
 			c->sure = 0;
 			snprintf(c->why, sizeof(c->why), "clock input: '%s' "
 			    "is newer than the counts in '%s' (-t shows "
-			    "those)", DEFAULT_PMS, o->bin);
+			    "those)", PME_DEFAULT_PMS, o->bin);
 		}
 		return;
 	}
@@ -651,11 +734,11 @@ choose(const struct opts *o, struct choice *c)
 	if (fit == 0)
 		snprintf(c->why, sizeof(c->why), "trace input: the counts "
 		    "in '%s' ('%s' holds samples of %s, none of whose load "
-		    "modules is in it)", o->bin, DEFAULT_PMS, cmd);
+		    "modules is in it)", o->bin, PME_DEFAULT_PMS, cmd);
 	else
 		snprintf(c->why, sizeof(c->why), "trace input: the counts "
 		    "in '%s', which is newer than '%s' (-c tallies the "
-		    "samples%s)", o->bin, DEFAULT_PMS,
+		    "samples%s)", o->bin, PME_DEFAULT_PMS,
 		    measure == PME_MEASURE_CLOCK ? " again" : "");
 }
 
@@ -758,15 +841,44 @@ sparse(const struct opts *o)
 	    o->type == TYPE_NONE) && !o->view.chains;
 }
 
+/*
+ * The quick path's bucket file *bfp made again (by the quick path): said
+ * in one line, what (the sample file, or the module that has a debug
+ * file now) and why first.
+ */
+static void
+remake(struct opts *o, struct pme_bucketfile **bfp, const char *what)
+{
+	if (!o->quiet)
+		histo_warn(prog, "%s: the quick path's buckets in '%s' made "
+		    "again (-x)", what, o->bin);
+	pme_bucketfile_close(*bfp);
+	*bfp = NULL;
+	o->quick = 1;
+}
+
+/*
+ * Tallies the sample files into *bfp, or into the quick path's buckets
+ * when *bfp is NULL (made then).  Returns 0; 1 when *bfp was the quick
+ * path's and the samples are of another build or program (said, *bfp
+ * closed: tally again); -1 on an error, said.
+ */
 static int
 clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 {
 	struct pme_bucket *bk;
 	struct pme_error err;
 	struct pme_info *info;
+	char name[PATH_MAX], what[PATH_MAX + 64];
 	uint64_t period = 0, runs = 0;
 	size_t i;
 
+	if (*bfp != NULL && quick_cache(*bfp) && debug_found(*bfp, name,
+	    sizeof(name))) {
+		snprintf(what, sizeof(what), "'%s': a debug file found now",
+		    name);
+		remake(o, bfp, what);
+	}
 	if (*bfp != NULL) {
 		info = pme_bucketfile_info(*bfp);
 		runs = info->options & PME_OPT_ACCUM ? info->runs : 0;
@@ -775,6 +887,8 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 			return -1;
 	}
 	tally_init(t, *bfp);
+	t->check = *bfp != NULL;
+	t->remake = *bfp != NULL && quick_cache(*bfp);
 	t->quick = o->quick;
 	t->quiet = o->quiet;
 	t->sparse = sparse(o);
@@ -784,6 +898,11 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	t->sites = o->view.chains;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
+			if (t->stale) {
+				remake(o, bfp, pme_strerror(&err));
+				t->bf = NULL;
+				return 1;
+			}
 			histo_warn(prog, "%s%s", pme_strerror(&err),
 			    histo_kind_hint(&err, o->pms[i]));
 			return -1;
@@ -1221,7 +1340,7 @@ run(struct opts *o)
 	struct pme_error err;
 	struct export_out x = { NULL, 0 };
 	struct tally t;
-	int rc = 1, quick, failed = 0;
+	int rc = 1, quick, failed = 0, tallied;
 
 	tally_init(&t, NULL);
 	if (o->caliper != CAL_NONE) {
@@ -1231,7 +1350,11 @@ run(struct opts *o)
 	if (open_bucketfile(o, &bf) == -1)
 		goto done;
 	if (o->mode == MODE_CLOCK) {
-		if (clock_input(o, &bf, &t) == -1)
+		if ((tallied = clock_input(o, &bf, &t)) == 1) {
+			tally_free(&t);
+			tallied = clock_input(o, &bf, &t);
+		}
+		if (tallied == -1)
 			goto done;
 		/* Made whole before any output is written. */
 		if (export_of(o->type) >= 0 && export_make(exports[export_of(
@@ -1306,6 +1429,30 @@ done:
 	return rc;
 }
 
+/*
+ * Whether nothing is named and neither default file is here (a first
+ * run in a new directory): then what to run first is said, rather than
+ * that a file cannot be opened, or the seed's questions asked.
+ */
+static int
+nothing_here(const struct opts *o)
+{
+	struct stat s;
+
+	if (o->npms > 0 || o->bin_given || stat(PME_DEFAULT_PMS, &s) == 0 ||
+	    errno != ENOENT || stat(PME_DEFAULT_PME, &s) == 0 ||
+	    errno != ENOENT)
+		return 0;
+	if (o->mode == MODE_TRACE)
+		histo_warn(prog, "no '%s' here: count a run with pmetrace "
+		    "first, or name a bucket file with -b", PME_DEFAULT_PME);
+	else
+		histo_warn(prog, "no '%s' here: record a run first with "
+		    "pmeclock (pmeclock -- PROGRAM [ARG ...]), or name a "
+		    "sample file", PME_DEFAULT_PMS);
+	return 1;
+}
+
 static void
 opts_free(struct opts *o)
 {
@@ -1340,7 +1487,11 @@ main(int argc, char *argv[])
 		return rc < 0 ? 2 : 0;
 	}
 	if (o.bin == NULL)
-		o.bin = xmalloc_check(strdup(DEFAULT_PME));
+		o.bin = xmalloc_check(strdup(PME_DEFAULT_PME));
+	if (nothing_here(&o)) {
+		opts_free(&o);
+		return 1;
+	}
 	choose(&o, &c);
 	/* The seed's questions, when the default files are not there or
 	 * do not fit what they are for. */
@@ -1355,7 +1506,7 @@ main(int argc, char *argv[])
 		o.bin = NULL;
 		ask_questions(&o, c.mode);
 		if (o.bin == NULL)
-			o.bin = xmalloc_check(strdup(DEFAULT_PME));
+			o.bin = xmalloc_check(strdup(PME_DEFAULT_PME));
 	} else if (o.mode == MODE_AUTO && c.why[0] != '\0' && !o.quiet)
 		histo_warn(prog, "%s", c.why);
 	o.read = c.bf;
@@ -1372,7 +1523,7 @@ main(int argc, char *argv[])
 	}
 	if (o.mode == MODE_CLOCK && o.npms == 0) {
 		o.pms = xmalloc_check(realloc(o.pms, 2 * sizeof(*o.pms)));
-		o.pms[0] = xmalloc_check(strdup(DEFAULT_PMS));
+		o.pms[0] = xmalloc_check(strdup(PME_DEFAULT_PMS));
 		o.npms = 1;
 	}
 	/* The seed: a named input bucket file is also the output's name. */
@@ -1387,7 +1538,7 @@ main(int argc, char *argv[])
 		    "-", exports[export_of(o.type)].ext));
 	}
 	if (o.his == NULL)
-		o.his = xmalloc_check(strdup(DEFAULT_HIS));
+		o.his = xmalloc_check(strdup(PME_DEFAULT_HIS));
 	if (o.type == TYPE_PPROF && strcmp(o.his, "-") == 0 &&
 	    isatty(STDOUT_FILENO)) {
 		histo_warn(prog, "-T pprof: standard output is a terminal: "

@@ -8,7 +8,7 @@
  * two caches so that most samples cost a few compares: the last mapping
  * hit (valid while no mapping record has a later time than the sample)
  * and the last bucket's range; a miss costs a page-table lookup
- * (index.c).
+ * (lib/lookix.h, pme_lookix_find()).
  *
  * A sample file may hold several runs (pmemerge(1) joins them): each has
  * its own mappings, processes and threads, so each is rebased through an
@@ -102,21 +102,23 @@ struct defer {
 	int		 kernel;	/* with no mapping: the kernel's */
 };
 
-struct run {
-	struct tally	*t;
-	const char	*path;
-	struct pme_error *err;
-	struct pme_addrmap *am;
-	int		 failed;
-
-	/* the bucket file, once there is one */
+/* The bucket file's tables, once there is one, and the last bucket hit. */
+struct bound {
 	struct pme_bucket *bk;
 	const struct pme_range *rng;
 	const struct pme_module *mods;
 	uint8_t		*mod_units;	/* module has units */
 	int		 has_abs;	/* units of absolute addresses */
+	const struct pme_lookix *ix;	/* the bucket file's index */
+	int		 bvalid;	/* the bucket cache */
+	uint32_t	 bmod, bidx;
+	uint64_t	 blo, blen;
+};
 
-	/* mapping cache */
+/* Samples to mappings, and mappings to modules: the last mapping hit
+ * (the mapping cache), the processes' live mappings, each mapping's
+ * resolution. */
+struct mapres {
 	int		 cvalid;
 	uint32_t	 cpid;
 	uint64_t	 clo, clen, cdelta;
@@ -124,19 +126,16 @@ struct run {
 	uint64_t	 maptime;	/* latest mapping or thread record */
 	int		 overlap;	/* mappings of a process overlap */
 	int		 otherbuild;	/* warned of another build */
-	const struct pme_lookix *ix;	/* the bucket file's index */
 	struct live	*live;
 	size_t		 nlive, caplive;
 	uint32_t	*res;		/* per mapping: module, foreign, or
 					   PME_NONE when not yet resolved */
 	size_t		 nres;
+};
 
-	/* bucket caches */
-	int		 bvalid;
-	uint32_t	 bmod, bidx;
-	uint64_t	 blo, blen;
-
-	/* -T folded: one sample's frame ids */
+/* Call chains (-T folded, the views): one sample's frame ids, the ids of
+ * recent addresses, the chains not yet resolved. */
+struct chains {
 	uint64_t	*ids;
 	size_t		 capids;
 	struct fcache	*fc;		/* frame ids of recent addresses */
@@ -147,8 +146,11 @@ struct run {
 					   chains of them */
 	int		 rawoff;	/* it does not pay: chains seldom
 					   repeat */
+};
 
-	/* one pass (t->sparse): the scan beside, counts by address */
+/* The quick path in one pass (t->sparse): the scan beside, and the
+ * samples counted by address until the buckets are made. */
+struct onepass {
 	struct scan	*qs;
 	struct pme_addrmap **ams;	/* the earlier runs' address maps */
 	size_t		 nams;
@@ -160,8 +162,10 @@ struct run {
 	struct pme_mapping one;		/* quick_start()'s file in want of a
 					   scan's: the first batch's */
 	int		 onefound;
+};
 
-	/* statistics */
+/* What the file's runs say, for the tally's summary. */
+struct runstat {
 	uint64_t	 matched;	/* samples in the bucket file's modules
 					   or in absolute buckets */
 	uint64_t	 samples;
@@ -175,6 +179,20 @@ struct run {
 					   2 closed too */
 	uint64_t	 cut;		/* runs of the file cut short before
 					   the next header */
+};
+
+/* One sample file's reduction: a struct for each concern. */
+struct run {
+	struct tally	*t;
+	const char	*path;
+	struct pme_error *err;
+	struct pme_addrmap *am;
+	int		 failed;
+	struct bound	 file;
+	struct mapres	 map;
+	struct chains	 chains;
+	struct onepass	 pass;
+	struct runstat	 stat;
 };
 
 void
@@ -205,11 +223,14 @@ tally_free(struct tally *t)
 	free(t->tnames);
 }
 
+/* Memory ran out; the error is the first one's, when the tally had
+ * stopped already (other_build). */
 static int
 nomem(struct run *r)
 {
+	if (!r->failed)
+		histo_err(r->err, PME_ENOMEM, "out of memory");
 	r->failed = 1;
-	histo_err(r->err, PME_ENOMEM, "out of memory");
 	return -1;
 }
 
@@ -279,29 +300,67 @@ bind_bucketfile(struct run *r)
 	const struct pme_unit *u;
 	size_t nu, nm, i;
 
-	pme_bucketfile_buckets(bf, &r->bk);
-	pme_bucketfile_ranges(bf, &r->rng);
-	nm = pme_bucketfile_modules(bf, &r->mods);
+	pme_bucketfile_buckets(bf, &r->file.bk);
+	pme_bucketfile_ranges(bf, &r->file.rng);
+	nm = pme_bucketfile_modules(bf, &r->file.mods);
 	nu = pme_bucketfile_units(bf, &u);
-	if ((r->mod_units = calloc(nm + 1, 1)) == NULL)
+	if ((r->file.mod_units = calloc(nm + 1, 1)) == NULL)
 		return nomem(r);
 	if (pme_bucketfile_index(bf, r->err) == -1) {
 		r->failed = 1;
 		return -1;
 	}
-	r->ix = pme_bucketfile_lookix(bf);
+	r->file.ix = pme_bucketfile_lookix(bf);
 	for (i = 0; i < nu; i++) {
 		if (u[i].module == PME_NONE)
-			r->has_abs = 1;
+			r->file.has_abs = 1;
 		else if (u[i].module < nm)
-			r->mod_units[u[i].module] = 1;
+			r->file.mod_units[u[i].module] = 1;
 	}
 	r->t->nmods = nm;
 	return 0;
 }
 
-/* The bucket file's module for mapping m (pme_fill_match), or PME_NONE;
- * the first mapping of another build of a module is warned about. */
+/*
+ * Samples in mapping m, which is no module of the bucket file: when it
+ * names one of another build (why: PME_MATCH_OTHER*), the buckets are
+ * not of the file that ran.  With t->remake (the quick path's bucket
+ * file, made from symbols) the tally stops, t->stale set, for the caller
+ * to make them again; so it does for a main executable none of whose
+ * builds is in the file (another program), as the quick path's file
+ * holds every file samples fell in.  A definition's (.PMD) file is the
+ * user's: another build of a file it names (OTHERBUILD) is an error;
+ * another main executable (OTHERMAIN alone: a wrapper's, or another
+ * program's) counts outside, as a library it does not name does.
+ * Returns -1 when the tally stops.
+ */
+static int
+other_build(struct run *r, const struct pme_mapping *m, unsigned why)
+{
+	const char *path = m->path != NULL && m->path[0] != '\0' ? m->path :
+	    "(the main executable)";
+
+	if (r->t->remake && (why != 0 || (m->flags & PME_MAP_MAIN))) {
+		r->t->stale = 1;
+		r->failed = 1;
+		histo_err(r->err, PME_EINVAL, "'%s': samples of %s '%s'",
+		    r->path, why & PME_MATCH_OTHERBUILD ?
+		    "another build of" : "another program,", path);
+		return -1;
+	}
+	if (r->t->remake || !(why & PME_MATCH_OTHERBUILD))
+		return 0;
+	r->failed = 1;
+	histo_err(r->err, PME_EINVAL, "'%s': samples of another build of "
+	    "'%s' than '%s' has buckets of (build-id differs): make it "
+	    "again from its definition (pmebuild), or use -x -B FILE for a "
+	    "bucket per routine", r->path, path, r->t->bfname);
+	return -1;
+}
+
+/* The bucket file's module for mapping m (pme_fill_match), or PME_NONE
+ * (with r->failed when the tally stops: other_build); the first mapping
+ * of another program's main executable is warned about. */
 static uint32_t
 match_module(struct run *r, const struct pme_mapping *m)
 {
@@ -311,8 +370,10 @@ match_module(struct run *r, const struct pme_mapping *m)
 	mod = pme_fill_match(r->t->bf, (uint32_t)r->t->nmods, m->path,
 	    m->buildid, m->buildid_len, (m->flags & PME_MAP_MAIN) != 0, 0,
 	    &why);
-	if (mod == PME_NONE && why != 0 && !r->otherbuild && !r->t->quiet) {
-		r->otherbuild = 1;
+	if (mod == PME_NONE && r->t->check && other_build(r, m, why) == -1)
+		return PME_NONE;
+	if (mod == PME_NONE && why != 0 && !r->map.otherbuild && !r->t->quiet) {
+		r->map.otherbuild = 1;
 		histo_warn(r->t->prog, "'%s': build-id differs from the "
 		    "bucket file's: counted outside its buckets",
 		    m->path != NULL ? m->path : "(the main executable)");
@@ -361,22 +422,22 @@ resolve(struct run *r, uint32_t mi)
 	size_t n = pme_addrmap_mappings(r->am, &maps);
 	uint32_t res;
 
-	if (mi >= r->nres) {
+	if (mi >= r->map.nres) {
 		size_t cap = n > mi ? n : (size_t)mi + 1, i;
-		uint32_t *v = realloc(r->res, cap * sizeof(*v));
+		uint32_t *v = realloc(r->map.res, cap * sizeof(*v));
 
 		if (v == NULL)
 			return PME_NONE;
-		for (i = r->nres; i < cap; i++)
+		for (i = r->map.nres; i < cap; i++)
 			v[i] = PME_NONE;
-		r->res = v;
-		r->nres = cap;
+		r->map.res = v;
+		r->map.nres = cap;
 	}
-	if (r->res[mi] != PME_NONE)
-		return r->res[mi];
-	if ((res = match_module(r, &maps[mi])) == PME_NONE)
+	if (r->map.res[mi] != PME_NONE)
+		return r->map.res[mi];
+	if ((res = match_module(r, &maps[mi])) == PME_NONE && !r->failed)
 		res = foreign_index(r, &maps[mi]);
-	return r->res[mi] = res;
+	return r->map.res[mi] = res;
 }
 
 /* The bucket of addr in module (PME_NONE: absolute), through the cache. */
@@ -386,14 +447,15 @@ bucket_of(struct run *r, uint32_t module, uint64_t addr)
 	struct pme_range in;
 	uint32_t b;
 
-	if (r->bvalid && module == r->bmod && addr - r->blo < r->blen)
-		return r->bidx;
-	if ((b = pme_lookix_find(r->ix, module, addr, &in)) != PME_NONE) {
-		r->bvalid = 1;
-		r->bmod = module;
-		r->bidx = b;
-		r->blo = in.start;
-		r->blen = in.end - in.start;
+	if (r->file.bvalid && module == r->file.bmod &&
+	    addr - r->file.blo < r->file.blen)
+		return r->file.bidx;
+	if ((b = pme_lookix_find(r->file.ix, module, addr, &in)) != PME_NONE) {
+		r->file.bvalid = 1;
+		r->file.bmod = module;
+		r->file.bidx = b;
+		r->file.blo = in.start;
+		r->file.blen = in.end - in.start;
 	}
 	return b;
 }
@@ -425,10 +487,10 @@ run_end(struct run *r)
 {
 	struct tally *t = r->t;
 
-	if (r->header != 2 && r->last_time > r->start_mono)
-		t->duration += r->last_time - r->start_mono;
-	t->threads += r->tids.n;
-	t->processes += r->pids.n;
+	if (r->stat.header != 2 && r->stat.last_time > r->stat.start_mono)
+		t->duration += r->stat.last_time - r->stat.start_mono;
+	t->threads += r->stat.tids.n;
+	t->processes += r->stat.pids.n;
 	t->files++;
 }
 
@@ -449,34 +511,34 @@ run_next(struct run *r)
 {
 	if (raw_flush(r) == -1)
 		return -1;
-	if (r->header == 1)
-		r->cut++;
+	if (r->stat.header == 1)
+		r->stat.cut++;
 	run_end(r);
-	if (r->qs != NULL) {
+	if (r->pass.qs != NULL) {
 		/* Its counts by mapping are resolved at the end. */
-		struct pme_addrmap **v = realloc(r->ams, (r->nams + 1) *
-		    sizeof(*v));
+		struct pme_addrmap **v = realloc(r->pass.ams,
+		    (r->pass.nams + 1) * sizeof(*v));
 
 		if (v == NULL)
 			return nomem(r);
-		r->ams = v;
-		r->ams[r->nams++] = r->am;
+		r->pass.ams = v;
+		r->pass.ams[r->pass.nams++] = r->am;
 	} else
 		pme_addrmap_free(r->am);
 	if ((r->am = pme_addrmap_new(r->err)) == NULL) {
 		r->failed = 1;
 		return -1;
 	}
-	r->nres = 0;
-	r->nlive = 0;
-	r->cvalid = 0;
-	r->fgen = r->fgen % 0x7fffffffu + 1;
-	r->maptime = 0;
-	r->overlap = 0;
-	r->have_last = 0;
-	r->last_time = 0;
-	idset_clear(&r->tids);
-	idset_clear(&r->pids);
+	r->map.nres = 0;
+	r->map.nlive = 0;
+	r->map.cvalid = 0;
+	r->chains.fgen = r->chains.fgen % 0x7fffffffu + 1;
+	r->map.maptime = 0;
+	r->map.overlap = 0;
+	r->stat.have_last = 0;
+	r->stat.last_time = 0;
+	idset_clear(&r->stat.tids);
+	idset_clear(&r->stat.pids);
 	return 0;
 }
 
@@ -513,15 +575,15 @@ on_header(void *arg, const struct pme_sample_header *h)
 	struct run *r = arg;
 	struct tally *t = r->t;
 
-	if (r->qs != NULL && quick_scan_visitor.header(r->qs, h) != 0)
+	if (r->pass.qs != NULL && quick_scan_visitor.header(r->pass.qs, h) != 0)
 		return scan_failed(r);
 
-	if (r->header != 0 && run_next(r) == -1)
+	if (r->stat.header != 0 && run_next(r) == -1)
 		return -1;
-	r->header = 1;
-	r->start = h->start;
-	r->period = h->period;
-	r->start_mono = h->start_mono;
+	r->stat.header = 1;
+	r->stat.start = h->start;
+	r->stat.period = h->period;
+	r->stat.start_mono = h->start_mono;
 	if (t->files == 0) {
 		t->period = h->period;
 		t->method = h->method;
@@ -542,22 +604,22 @@ live_add(struct run *r, uint32_t pid, uint64_t start, uint64_t end)
 {
 	size_t i;
 
-	for (i = 0; i < r->nlive; i++)
-		if (r->live[i].pid == pid && start < r->live[i].end &&
-		    r->live[i].start < end)
-			r->overlap = 1;
-	if (r->nlive == r->caplive) {
-		size_t cap = r->caplive ? r->caplive * 2 : 64;
-		struct live *v = realloc(r->live, cap * sizeof(*v));
+	for (i = 0; i < r->map.nlive; i++)
+		if (r->map.live[i].pid == pid && start < r->map.live[i].end &&
+		    r->map.live[i].start < end)
+			r->map.overlap = 1;
+	if (r->map.nlive == r->map.caplive) {
+		size_t cap = r->map.caplive ? r->map.caplive * 2 : 64;
+		struct live *v = realloc(r->map.live, cap * sizeof(*v));
 
 		if (v == NULL)
 			return -1;
-		r->live = v;
-		r->caplive = cap;
+		r->map.live = v;
+		r->map.caplive = cap;
 	}
-	r->live[r->nlive].pid = pid;
-	r->live[r->nlive].start = start;
-	r->live[r->nlive++].end = end;
+	r->map.live[r->map.nlive].pid = pid;
+	r->map.live[r->map.nlive].start = start;
+	r->map.live[r->map.nlive++].end = end;
 	return 0;
 }
 
@@ -568,12 +630,13 @@ on_mapping(void *arg, const struct pme_mapping *m)
 
 	if (raw_flush(r) == -1)
 		return -1;
-	if (r->qs != NULL && quick_scan_visitor.mapping(r->qs, m) != 0)
+	if (r->pass.qs != NULL &&
+	    quick_scan_visitor.mapping(r->pass.qs, m) != 0)
 		return scan_failed(r);
-	r->cvalid = 0;
-	r->fgen = r->fgen % 0x7fffffffu + 1;
-	if (m->time > r->maptime)
-		r->maptime = m->time;
+	r->map.cvalid = 0;
+	r->chains.fgen = r->chains.fgen % 0x7fffffffu + 1;
+	if (m->time > r->map.maptime)
+		r->map.maptime = m->time;
 	if (live_add(r, m->pid, m->start, m->end) == -1)
 		return nomem(r);
 	if (pme_addrmap_mapping(r->am, m, r->err) == -1) {
@@ -618,26 +681,27 @@ on_thread(void *arg, const struct pme_thread *th)
 
 	if (raw_flush(r) == -1)
 		return -1;
-	if (r->qs != NULL && quick_scan_visitor.thread(r->qs, th) != 0)
+	if (r->pass.qs != NULL &&
+	    quick_scan_visitor.thread(r->pass.qs, th) != 0)
 		return scan_failed(r);
-	r->cvalid = 0;
-	r->fgen = r->fgen % 0x7fffffffu + 1;
-	if (th->time > r->maptime)
-		r->maptime = th->time;
-	if (idset_add(&r->pids, th->pid) == -1 ||
-	    idset_add(&r->tids, th->tid) == -1)
+	r->map.cvalid = 0;
+	r->chains.fgen = r->chains.fgen % 0x7fffffffu + 1;
+	if (th->time > r->map.maptime)
+		r->map.maptime = th->time;
+	if (idset_add(&r->stat.pids, th->pid) == -1 ||
+	    idset_add(&r->stat.tids, th->tid) == -1)
 		return nomem(r);
 	if (th->kind == PME_THREAD_EXEC) {
-		for (i = n = 0; i < r->nlive; i++)
-			if (r->live[i].pid != th->pid)
-				r->live[n++] = r->live[i];
-		r->nlive = n;
+		for (i = n = 0; i < r->map.nlive; i++)
+			if (r->map.live[i].pid != th->pid)
+				r->map.live[n++] = r->map.live[i];
+		r->map.nlive = n;
 	} else if (th->kind == PME_THREAD_FORK && th->pid != th->ppid) {
-		n = r->nlive;
+		n = r->map.nlive;
 		for (i = 0; i < n; i++)
-			if (r->live[i].pid == th->ppid &&
-			    live_add(r, th->pid, r->live[i].start,
-			    r->live[i].end) == -1)
+			if (r->map.live[i].pid == th->ppid &&
+			    live_add(r, th->pid, r->map.live[i].start,
+			    r->map.live[i].end) == -1)
 				return nomem(r);
 	}
 	if (pme_addrmap_thread(r->am, th, r->err) == -1) {
@@ -818,7 +882,7 @@ quick_make(struct run *r, struct quick_files *q, const struct pme_mapping *m)
 static inline uint64_t
 intervals(const struct run *r, const struct pme_sample *s)
 {
-	return histo_intervals(r->period, s);
+	return histo_intervals(r->stat.period, s);
 }
 
 /* Counts n intervals of mapping resolution res at link-time vaddr. */
@@ -827,36 +891,36 @@ count(struct run *r, uint32_t res, uint64_t vaddr, uint64_t pc, uint64_t n)
 {
 	uint32_t b;
 
-	r->counted += n;
+	r->stat.counted += n;
 	if (res & RES_FOREIGN) {
-		if (r->has_abs &&
+		if (r->file.has_abs &&
 		    (b = bucket_of(r, PME_NONE, pc)) != PME_NONE) {
-			r->bk[b].count += n;
-			r->matched++;
+			r->file.bk[b].count += n;
+			r->stat.matched++;
 		} else
 			r->t->foreign[res & ~RES_FOREIGN].count += n;
 		return;
 	}
-	r->matched += r->mod_units[res];
+	r->stat.matched += r->file.mod_units[res];
 	if ((b = bucket_of(r, res, vaddr)) != PME_NONE)
-		r->bk[b].count += n;
+		r->file.bk[b].count += n;
 	else
 		*pme_bucketfile_outside(r->t->bf, res) += n;
 }
 
-/* Mapping mi of process pid into the mapping cache (r->cres apart). */
+/* Mapping mi of process pid into the mapping cache (r->map.cres apart). */
 static void
 cache_mapping(struct run *r, uint32_t pid, uint32_t mi)
 {
 	const struct pme_mapping *maps;
 
 	pme_addrmap_mappings(r->am, &maps);
-	r->cvalid = 1;
-	r->cpid = pid;
-	r->cmi = mi;
-	r->clo = maps[mi].start;
-	r->clen = maps[mi].end - maps[mi].start;
-	r->cdelta = maps[mi].vaddr - maps[mi].start;
+	r->map.cvalid = 1;
+	r->map.cpid = pid;
+	r->pass.cmi = mi;
+	r->map.clo = maps[mi].start;
+	r->map.clen = maps[mi].end - maps[mi].start;
+	r->map.cdelta = maps[mi].vaddr - maps[mi].start;
 }
 
 /* A sample the mapping cache did not hold. */
@@ -868,11 +932,11 @@ tally_slow(struct run *r, const struct pme_sample *s)
 
 	mi = pme_addrmap_lookup(r->am, s->pid, s->time, s->pc, &vaddr);
 	if (mi == PME_NONE) {
-		r->counted += n;
-		if (r->has_abs &&
+		r->stat.counted += n;
+		if (r->file.has_abs &&
 		    (b = bucket_of(r, PME_NONE, s->pc)) != PME_NONE) {
-			r->bk[b].count += n;
-			r->matched++;
+			r->file.bk[b].count += n;
+			r->stat.matched++;
 		} else if ((s->flags & PME_SAMPLE_KERNEL) &&
 		    (res = kernel_index(r)) != PME_NONE)
 			r->t->foreign[res & ~RES_FOREIGN].count += n;
@@ -884,9 +948,9 @@ tally_slow(struct run *r, const struct pme_sample *s)
 		nomem(r);
 		return;
 	}
-	if (!r->overlap && s->time >= r->maptime) {
+	if (!r->map.overlap && s->time >= r->map.maptime) {
 		cache_mapping(r, s->pid, mi);
-		r->cres = res;
+		r->map.cres = res;
 	}
 	count(r, res, vaddr, s->pc, n);
 }
@@ -900,7 +964,7 @@ static uint64_t frame_lookup(struct run *, uint32_t, uint64_t, uint64_t,
     int, uint64_t *);
 
 /*
- * frame_lookup() through r->fc: call chains repeat their return
+ * frame_lookup() through r->chains.fc: call chains repeat their return
  * addresses, and a lookup costs a search of the mappings and one of the
  * buckets.  Entries hold while the mappings do: for samples not older
  * than the last mapping or thread record, in processes whose mappings do
@@ -915,11 +979,12 @@ frame_id(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
     int kernel, uint64_t *va)
 {
 	struct fcache *f;
-	uint32_t gen = r->fgen | (kernel ? 0x80000000u : 0);
+	uint32_t gen = r->chains.fgen | (kernel ? 0x80000000u : 0);
 
-	if (r->fc != NULL && !r->overlap && time >= r->maptime) {
-		f = &r->fc[((addr ^ addr >> 12 ^ (uint64_t)pid * 0x9e3779b1u) *
-		    0x9e3779b97f4a7c15ull) >> 52 & (FCACHE - 1)];
+	if (r->chains.fc != NULL && !r->map.overlap && time >= r->map.maptime) {
+		f = &r->chains.fc[((addr ^ addr >> 12 ^
+		    (uint64_t)pid * 0x9e3779b1u) * 0x9e3779b97f4a7c15ull) >>
+		    52 & (FCACHE - 1)];
 		if (f->gen == gen && f->addr == addr && f->pid == pid) {
 			*va = f->va;
 			return f->id;
@@ -933,12 +998,12 @@ frame_miss(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
     int kernel, uint64_t *va)
 {
 	struct fcache *f;
-	uint32_t gen = r->fgen | (kernel ? 0x80000000u : 0);
+	uint32_t gen = r->chains.fgen | (kernel ? 0x80000000u : 0);
 
-	if (r->overlap || time < r->maptime || (r->fc == NULL &&
-	    (r->fc = calloc(FCACHE, sizeof(*r->fc))) == NULL))
+	if (r->map.overlap || time < r->map.maptime || (r->chains.fc == NULL &&
+	    (r->chains.fc = calloc(FCACHE, sizeof(*r->chains.fc))) == NULL))
 		return frame_lookup(r, pid, time, addr, kernel, va);
-	f = &r->fc[((addr ^ addr >> 12 ^ (uint64_t)pid * 0x9e3779b1u) *
+	f = &r->chains.fc[((addr ^ addr >> 12 ^ (uint64_t)pid * 0x9e3779b1u) *
 	    0x9e3779b97f4a7c15ull) >> 52 & (FCACHE - 1)];
 	f->id = frame_lookup(r, pid, time, addr, kernel, va);
 	f->va = *va;
@@ -961,10 +1026,10 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 	*va = vaddr;
 	if (mi == PME_NONE || (res = resolve(r, mi)) == PME_NONE ||
 	    (res & RES_FOREIGN)) {
-		if (r->has_abs && (b = pme_bucketfile_find(bf, PME_NONE, addr,
-		    NULL)) != PME_NONE) {
+		if (r->file.has_abs && (b = pme_bucketfile_find(bf, PME_NONE,
+		    addr, NULL)) != PME_NONE) {
 			*va = addr;
-			return FRAME_UNIT | r->bk[b].unit;
+			return FRAME_UNIT | r->file.bk[b].unit;
 		}
 		if (mi != PME_NONE && res != PME_NONE)
 			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
@@ -973,8 +1038,8 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 		return FRAME_UNKNOWN;
 	}
 	if ((b = pme_bucketfile_find(bf, res, vaddr, NULL)) != PME_NONE)
-		return FRAME_UNIT | r->bk[b].unit;
-	if (r->mods[res].path[0] != '\0')
+		return FRAME_UNIT | r->file.bk[b].unit;
+	if (r->file.mods[res].path[0] != '\0')
 		return FRAME_MODULE | res;
 	pme_addrmap_mappings(r->am, &maps);
 	return maps[mi].path != NULL && maps[mi].path[0] != '\0' ?
@@ -1001,32 +1066,34 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : k;
 	uint64_t va, key[2];
 
-	if (len > r->capids) {
+	if (len > r->chains.capids) {
 		size_t cap = len + 64;
-		uint64_t *v = realloc(r->ids, cap * sizeof(*v));
+		uint64_t *v = realloc(r->chains.ids, cap * sizeof(*v));
 
 		if (v == NULL)
 			return nomem(r);
-		r->ids = v;
-		r->capids = cap;
+		r->chains.ids = v;
+		r->chains.capids = cap;
 	}
-	r->ids[0] = frame_id(r, pid, time, pc, kernel, &va);
+	r->chains.ids[0] = frame_id(r, pid, time, pc, kernel, &va);
 	if (t->sites) {
-		key[0] = r->ids[0];
+		key[0] = r->chains.ids[0];
 		key[1] = va;
 		if (stacks_add(t->pcs, key, 2, count) == -1)
 			return nomem(r);
 		key[0] = (uint64_t)pid << 32 | tid;
-		key[1] = r->ids[0];
+		key[1] = r->chains.ids[0];
 		if (stacks_add(t->tprocs, key, 2, count) == -1)
 			return nomem(r);
 	}
 	for (j = 0; j < nframes; j++) {
-		r->ids[j + 1] = frame_id(r, pid, time, frames[j] - 1, 0, &va);
+		r->chains.ids[j + 1] = frame_id(r, pid, time, frames[j] - 1,
+		    0, &va);
 		if (t->sites)
-			r->ids[k + j] = va;
+			r->chains.ids[k + j] = va;
 	}
-	return stacks_add(t->stacks, r->ids, len, count) == -1 ? nomem(r) : 0;
+	return stacks_add(t->stacks, r->chains.ids, len, count) == -1 ?
+	    nomem(r) : 0;
 }
 
 /* Resolves the raw table's chains in the order first seen and empties
@@ -1034,7 +1101,7 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 static int
 raw_flush(struct run *r)
 {
-	struct rawtab *w = &r->raw;
+	struct rawtab *w = &r->chains.raw;
 	const struct rawent *e;
 	const uint64_t *k;
 	size_t i, j;
@@ -1110,7 +1177,7 @@ raw_grow(struct rawtab *w, size_t n)
 static int
 raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 {
-	struct rawtab *w = &r->raw;
+	struct rawtab *w = &r->chains.raw;
 	struct rawent *e;
 	uint64_t head[3], *k, h;
 	size_t n = (size_t)s->nframes + 3, i;
@@ -1131,14 +1198,15 @@ raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 			    (s->nframes == 0 || memcmp(k + 3, s->frames,
 			    s->nframes * sizeof(*k)) == 0)) {
 				e->count += count;
-				r->rawseen++;
+				r->chains.rawseen++;
 				return 0;
 			}
 		}
 	/* Half the chains new after the first RAW_TRIAL: resolving them
 	 * at once costs less. */
-	if (++r->rawnew * 2 > ++r->rawseen && r->rawseen >= RAW_TRIAL) {
-		r->rawoff = 1;
+	if (++r->chains.rawnew * 2 > ++r->chains.rawseen &&
+	    r->chains.rawseen >= RAW_TRIAL) {
+		r->chains.rawoff = 1;
 		if (raw_flush(r) == -1)
 			return -1;
 		return add_chain(r, s->pid, s->tid, s->time, s->pc,
@@ -1184,7 +1252,8 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 	for (i = 0; i < n; i++, s++) {
 		if (s->nframes > 0)
 			t->chained++;
-		if (!r->rawoff && !r->overlap && s->time >= r->maptime) {
+		if (!r->chains.rawoff && !r->map.overlap &&
+		    s->time >= r->map.maptime) {
 			if (raw_add(r, s, intervals(r, s)) == -1)
 				return -1;
 		} else if (raw_flush(r) == -1 ||
@@ -1209,20 +1278,20 @@ defer_slot(uint64_t pc, uint32_t mi, uint32_t run, int kernel, size_t mask)
 static int
 defer_grow(struct run *r)
 {
-	size_t cap = r->capdix ? r->capdix * 2 : 1024, i;
+	size_t cap = r->pass.capdix ? r->pass.capdix * 2 : 1024, i;
 	uint32_t *v = calloc(cap, sizeof(*v));
 	const struct defer *d;
 
 	if (v == NULL)
 		return -1;
-	for (i = 0; i < r->ndv; i++) {
-		d = &r->dv[i];
+	for (i = 0; i < r->pass.ndv; i++) {
+		d = &r->pass.dv[i];
 		slot_put(v, cap - 1, defer_slot(d->pc, d->mi, d->run,
 		    d->kernel, cap - 1), i);
 	}
-	free(r->dix);
-	r->dix = v;
-	r->capdix = cap;
+	free(r->pass.dix);
+	r->pass.dix = v;
+	r->pass.capdix = cap;
 	return 0;
 }
 
@@ -1233,16 +1302,16 @@ defer(struct run *r, uint32_t mi, uint64_t vaddr, const struct pme_sample *s,
     uint64_t n)
 {
 	int kernel = mi == PME_NONE && (s->flags & PME_SAMPLE_KERNEL) != 0;
-	uint32_t run = (uint32_t)r->nams;
+	uint32_t run = (uint32_t)r->pass.nams;
 	struct defer *d;
 	size_t i, mask;
 
-	if (r->ndv * 2 >= r->capdix && defer_grow(r) == -1)
+	if (r->pass.ndv * 2 >= r->pass.capdix && defer_grow(r) == -1)
 		return -1;
-	mask = r->capdix - 1;
-	for (i = defer_slot(s->pc, mi, run, kernel, mask); r->dix[i] != 0;
+	mask = r->pass.capdix - 1;
+	for (i = defer_slot(s->pc, mi, run, kernel, mask); r->pass.dix[i] != 0;
 	    i = (i + 1) & mask) {
-		d = &r->dv[r->dix[i] - 1];
+		d = &r->pass.dv[r->pass.dix[i] - 1];
 		if (d->pc == s->pc && d->mi == mi && d->run == run &&
 		    d->kernel == kernel) {
 			d->n += n;
@@ -1250,15 +1319,15 @@ defer(struct run *r, uint32_t mi, uint64_t vaddr, const struct pme_sample *s,
 			return 0;
 		}
 	}
-	if (r->ndv == r->capdv) {
-		size_t cap = r->capdv ? r->capdv * 2 : 1024;
+	if (r->pass.ndv == r->pass.capdv) {
+		size_t cap = r->pass.capdv ? r->pass.capdv * 2 : 1024;
 
-		if ((d = realloc(r->dv, cap * sizeof(*d))) == NULL)
+		if ((d = realloc(r->pass.dv, cap * sizeof(*d))) == NULL)
 			return -1;
-		r->dv = d;
-		r->capdv = cap;
+		r->pass.dv = d;
+		r->pass.capdv = cap;
 	}
-	d = &r->dv[r->ndv];
+	d = &r->pass.dv[r->pass.ndv];
 	d->pc = s->pc;
 	d->vaddr = vaddr;
 	d->n = n;
@@ -1266,7 +1335,7 @@ defer(struct run *r, uint32_t mi, uint64_t vaddr, const struct pme_sample *s,
 	d->run = run;
 	d->mi = mi;
 	d->kernel = kernel;
-	r->dix[i] = (uint32_t)++r->ndv;
+	r->pass.dix[i] = (uint32_t)++r->pass.ndv;
 	return 0;
 }
 
@@ -1276,19 +1345,20 @@ keep_first_file(struct run *r)
 {
 	const struct pme_mapping *m = first_file(r);
 
-	r->onefound = 1;
+	r->pass.onefound = 1;
 	if (m == NULL)
 		return 0;
-	r->one = *m;
-	r->one.path = NULL;
-	r->one.buildid = NULL;
-	if ((m->path != NULL && (r->one.path = strdup(m->path)) == NULL) ||
+	r->pass.one = *m;
+	r->pass.one.path = NULL;
+	r->pass.one.buildid = NULL;
+	if ((m->path != NULL && (r->pass.one.path = strdup(m->path)) == NULL) ||
 	    (m->buildid_len > 0 &&
-	    (r->one.buildid = malloc(m->buildid_len)) == NULL))
+	    (r->pass.one.buildid = malloc(m->buildid_len)) == NULL))
 		return nomem(r);
 	if (m->buildid_len > 0)
-		memcpy((uint8_t *)r->one.buildid, m->buildid, m->buildid_len);
-	r->onefound = 2;
+		memcpy((uint8_t *)r->pass.one.buildid, m->buildid,
+		    m->buildid_len);
+	r->pass.onefound = 2;
 	return 0;
 }
 
@@ -1296,13 +1366,14 @@ keep_first_file(struct run *r)
 static inline int
 note_thread(struct run *r, const struct pme_sample *s)
 {
-	if (!r->have_last || s->tid != r->last_tid || s->pid != r->last_pid) {
-		if (idset_add(&r->tids, s->tid) == -1 ||
-		    idset_add(&r->pids, s->pid) == -1)
+	if (!r->stat.have_last || s->tid != r->stat.last_tid ||
+	    s->pid != r->stat.last_pid) {
+		if (idset_add(&r->stat.tids, s->tid) == -1 ||
+		    idset_add(&r->stat.pids, s->pid) == -1)
 			return -1;
-		r->last_tid = s->tid;
-		r->last_pid = s->pid;
-		r->have_last = 1;
+		r->stat.last_tid = s->tid;
+		r->stat.last_pid = s->pid;
+		r->stat.have_last = 1;
 	}
 	return 0;
 }
@@ -1315,28 +1386,29 @@ defer_samples(struct run *r, const struct pme_sample *s, size_t n)
 	uint32_t mi;
 	size_t i;
 
-	if (quick_scan_visitor.samples(r->qs, s, n) != 0)
+	if (quick_scan_visitor.samples(r->pass.qs, s, n) != 0)
 		return scan_failed(r);
-	if (!r->onefound && keep_first_file(r) == -1)
+	if (!r->pass.onefound && keep_first_file(r) == -1)
 		return -1;
 	for (i = 0; i < n; i++, s++) {
 		if (note_thread(r, s) == -1)
 			return nomem(r);
-		if (r->cvalid && s->pid == r->cpid &&
-		    s->pc - r->clo < r->clen && s->time >= r->maptime) {
-			mi = r->cmi;
-			vaddr = s->pc + r->cdelta;
+		if (r->map.cvalid && s->pid == r->map.cpid &&
+		    s->pc - r->map.clo < r->map.clen &&
+		    s->time >= r->map.maptime) {
+			mi = r->pass.cmi;
+			vaddr = s->pc + r->map.cdelta;
 		} else if ((mi = pme_addrmap_lookup(r->am, s->pid, s->time,
-		    s->pc, &vaddr)) != PME_NONE && !r->overlap &&
-		    s->time >= r->maptime)
+		    s->pc, &vaddr)) != PME_NONE && !r->map.overlap &&
+		    s->time >= r->map.maptime)
 			cache_mapping(r, s->pid, mi);
 		if (defer(r, mi, mi == PME_NONE ? s->pc : vaddr, s,
 		    intervals(r, s)) == -1)
 			return nomem(r);
 	}
-	r->samples += n;
+	r->stat.samples += n;
 	if (n > 0)
-		r->last_time = s[-1].time;
+		r->stat.last_time = s[-1].time;
 	return 0;
 }
 
@@ -1354,19 +1426,19 @@ flush(struct run *r)
 	uint64_t before;
 	size_t i;
 
-	for (i = 0; i < r->ndv; i++) {
-		d = &r->dv[i];
+	for (i = 0; i < r->pass.ndv; i++) {
+		d = &r->pass.dv[i];
 		if (d->run != run) {
 			run = d->run;
-			r->am = run < r->nams ? r->ams[run] : last;
-			r->nres = 0;
+			r->am = run < r->pass.nams ? r->pass.ams[run] : last;
+			r->map.nres = 0;
 		}
 		if (d->mi == PME_NONE) {
-			r->counted += d->n;
-			if (r->has_abs && (b = bucket_of(r, PME_NONE,
+			r->stat.counted += d->n;
+			if (r->file.has_abs && (b = bucket_of(r, PME_NONE,
 			    d->pc)) != PME_NONE) {
-				r->bk[b].count += d->n;
-				r->matched += d->samples;
+				r->file.bk[b].count += d->n;
+				r->stat.matched += d->samples;
 			} else if (d->kernel &&
 			    (res = kernel_index(r)) != PME_NONE)
 				r->t->foreign[res & ~RES_FOREIGN].count += d->n;
@@ -1378,12 +1450,13 @@ flush(struct run *r)
 			r->am = last;
 			return nomem(r);
 		}
-		before = r->matched;
+		before = r->stat.matched;
 		count(r, res, d->vaddr, d->pc, d->n);
-		r->matched = before + (r->matched - before) * d->samples;
+		r->stat.matched = before + (r->stat.matched - before) *
+		    d->samples;
 	}
 	r->am = last;
-	r->nres = 0;
+	r->map.nres = 0;
 	return 0;
 }
 
@@ -1401,14 +1474,14 @@ entry_addrs(const struct run *r, struct quick_files *q)
 	uint64_t *v, *tmp, *s;
 	size_t i, n = 0;
 
-	if ((v = malloc((r->ndv + 1) * sizeof(*v))) == NULL ||
-	    (tmp = malloc((r->ndv + 1) * sizeof(*tmp))) == NULL) {
+	if ((v = malloc((r->pass.ndv + 1) * sizeof(*v))) == NULL ||
+	    (tmp = malloc((r->pass.ndv + 1) * sizeof(*tmp))) == NULL) {
 		free(v);
 		return -1;
 	}
-	for (i = 0; i < r->ndv; i++)
-		if (r->dv[i].mi != PME_NONE)
-			v[n++] = r->dv[i].vaddr;
+	for (i = 0; i < r->pass.ndv; i++)
+		if (r->pass.dv[i].mi != PME_NONE)
+			v[n++] = r->pass.dv[i].vaddr;
 	if ((s = pme_radix_sort(v, tmp, n, sizeof(*v), 1, addr_key)) ==
 	    NULL) {
 		free(v);
@@ -1430,14 +1503,14 @@ static int
 quick_end(struct run *r)
 {
 	struct quick_files q;
-	struct scan *qs = r->qs;
+	struct scan *qs = r->pass.qs;
 
-	r->qs = NULL;
+	r->pass.qs = NULL;
 	if (quick_scanner_end(qs, &q) == -1) {
 		r->failed = 1;
 		return -1;
 	}
-	if (!r->onefound) {
+	if (!r->pass.onefound) {
 		quick_files_free(&q);
 		return 0;
 	}
@@ -1445,7 +1518,7 @@ quick_end(struct run *r)
 		quick_files_free(&q);
 		return nomem(r);
 	}
-	if (quick_make(r, &q, q.n == 0 && r->onefound == 2 ? &r->one :
+	if (quick_make(r, &q, q.n == 0 && r->pass.onefound == 2 ? &r->pass.one :
 	    NULL) == -1)
 		return -1;
 	return flush(r);
@@ -1457,7 +1530,7 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	struct run *r = arg;
 	size_t i;
 
-	if (r->qs != NULL)
+	if (r->pass.qs != NULL)
 		return defer_samples(r, s, n);
 	if (r->t->bf == NULL && quick_start(r) == -1)
 		return -1;
@@ -1467,9 +1540,10 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	for (i = 0; i < n; i++, s++) {
 		if (note_thread(r, s) == -1)
 			return nomem(r);
-		if (r->cvalid && s->pid == r->cpid &&
-		    s->pc - r->clo < r->clen && s->time >= r->maptime)
-			count(r, r->cres, s->pc + r->cdelta, s->pc,
+		if (r->map.cvalid && s->pid == r->map.cpid &&
+		    s->pc - r->map.clo < r->map.clen &&
+		    s->time >= r->map.maptime)
+			count(r, r->map.cres, s->pc + r->map.cdelta, s->pc,
 			    intervals(r, s));
 		else {
 			tally_slow(r, s);
@@ -1477,9 +1551,9 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 				return -1;
 		}
 	}
-	r->samples += n;
+	r->stat.samples += n;
 	if (n > 0)
-		r->last_time = s[-1].time;
+		r->stat.last_time = s[-1].time;
 	return 0;
 }
 
@@ -1489,16 +1563,16 @@ on_close(void *arg, const struct pme_sample_close *c)
 	struct run *r = arg;
 	struct tally *t = r->t;
 
-	if (r->qs != NULL && quick_scan_visitor.close(r->qs, c) != 0)
+	if (r->pass.qs != NULL && quick_scan_visitor.close(r->pass.qs, c) != 0)
 		return scan_failed(r);
 	t->lost += c->lost;
-	if (c->end > r->start)
-		t->duration += c->end - r->start;
+	if (c->end > r->stat.start)
+		t->duration += c->end - r->stat.start;
 	if (t->files == 0)
 		t->status = c->status;
-	if (c->threads > r->tids.n)
-		r->tids.n = c->threads;
-	r->header = 2;
+	if (c->threads > r->stat.tids.n)
+		r->stat.tids.n = c->threads;
+	r->stat.header = 2;
 	return 0;
 }
 
@@ -1511,22 +1585,22 @@ warn_file(const struct run *r, const struct pme_sample_summary *sum)
 
 	if (t->quiet)
 		return;
-	if (r->cut > 0)
+	if (r->stat.cut > 0)
 		histo_warn(t->prog, "'%s': %llu run%s cut short (no closing "
 		    "record) before the next header: reduced the samples "
-		    "read", r->path, (unsigned long long)r->cut,
-		    r->cut == 1 ? "" : "s");
+		    "read", r->path, (unsigned long long)r->stat.cut,
+		    r->stat.cut == 1 ? "" : "s");
 	if (sum->lost_bytes >= 0 || !sum->closed)
 		histo_warn(t->prog, "'%s': cut short%s: %lld bytes after the "
 		    "last whole chunk lost; reduced the %llu samples read",
 		    r->path, sum->closed ? "" :
 		    " (no closing record)", (long long)(sum->lost_bytes > 0 ?
 		    sum->lost_bytes : 0), (unsigned long long)sum->samples);
-	if (r->samples > 0 && r->matched == 0 && !t->quick)
+	if (r->stat.samples > 0 && r->stat.matched == 0 && !t->quick)
 		histo_warn(t->prog, "'%s': no sample fell in a load module of "
 		    "'%s' (a run of another program?): all %llu samples are "
 		    "outside its buckets", r->path, t->bfname,
-		    (unsigned long long)r->samples);
+		    (unsigned long long)r->stat.samples);
 }
 
 int
@@ -1543,14 +1617,14 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	r.t = t;
 	r.path = path;
 	r.err = err;
-	r.fgen = 1;
+	r.chains.fgen = 1;
 	if ((r.am = pme_addrmap_new(err)) == NULL)
 		goto done;
 	if (t->bf != NULL && bind_bucketfile(&r) == -1)
 		goto done;
 	/* The quick path in one pass: see the top of the file. */
 	if (t->bf == NULL && t->quick && t->sparse && t->stacks == NULL &&
-	    strcmp(path, "-") != 0 && (r.qs = quick_scanner_new(err)) ==
+	    strcmp(path, "-") != 0 && (r.pass.qs = quick_scanner_new(err)) ==
 	    NULL)
 		goto done;
 	memset(&sum, 0, sizeof(sum));
@@ -1558,42 +1632,42 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 		/* Past the first samples, the scan of two readings would
 		 * have failed first, with the reader's own words. */
 		if (!r.failed && err->code == PME_EINVAL &&
-		    !(r.qs != NULL && r.onefound))
+		    !(r.pass.qs != NULL && r.pass.onefound))
 			histo_err(err, PME_EINVAL, "'%s': cannot be reduced",
 			    path);
 		goto done;
 	}
-	if (r.qs != NULL && quick_end(&r) == -1)
+	if (r.pass.qs != NULL && quick_end(&r) == -1)
 		goto done;
 	if (raw_flush(&r) == -1)
 		goto done;
 	run_end(&r);
-	t->samples += r.samples;
-	t->counted += r.counted;
+	t->samples += r.stat.samples;
+	t->counted += r.stat.counted;
 	warn_file(&r, &sum);
 	rc = 0;
 done:
-	quick_scanner_free(r.qs);
-	for (size_t i = 0; i < r.nams; i++)
-		pme_addrmap_free(r.ams[i]);
-	free(r.ams);
-	free(r.dv);
-	free(r.dix);
-	free((char *)r.one.path);
-	free((uint8_t *)r.one.buildid);
+	quick_scanner_free(r.pass.qs);
+	for (size_t i = 0; i < r.pass.nams; i++)
+		pme_addrmap_free(r.pass.ams[i]);
+	free(r.pass.ams);
+	free(r.pass.dv);
+	free(r.pass.dix);
+	free((char *)r.pass.one.path);
+	free((uint8_t *)r.pass.one.buildid);
 	pme_addrmap_free(r.am);
-	free(r.res);
-	free(r.ids);
-	free(r.fc);
-	free(r.raw.e);
-	free(r.raw.slot);
-	free(r.raw.pool);
-	free(r.live);
-	free(r.mod_units);
-	free(r.tids.v);
-	free(r.pids.v);
-	free(r.tids.bits);
-	free(r.pids.bits);
+	free(r.map.res);
+	free(r.chains.ids);
+	free(r.chains.fc);
+	free(r.chains.raw.e);
+	free(r.chains.raw.slot);
+	free(r.chains.raw.pool);
+	free(r.map.live);
+	free(r.file.mod_units);
+	free(r.stat.tids.v);
+	free(r.stat.pids.v);
+	free(r.stat.tids.bits);
+	free(r.stat.pids.bits);
 	return rc;
 }
 

@@ -248,6 +248,9 @@ enum pme_measure {
 
 /* Load module flags. */
 #define PME_MODULE_MAIN	  0x01	/* the main executable, whatever its path */
+#define PME_MODULE_NODEBUG 0x02	/* the quick path's: routines read from
+				   an image with no DWARF and no separate
+				   debug file (one found later has more) */
 
 struct pme_range {
 	uint64_t	 start;		/* first address */

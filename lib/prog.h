@@ -16,6 +16,16 @@
 #include "pme.h"
 
 /*
+ * The seed's default file names, in the current directory: what every
+ * program and runtime reads and writes when no name is given (DESIGN.md,
+ * section 1).  The event file's is public: PME_EVENT_FILE (pme_event.h).
+ */
+#define PME_DEFAULT_PMD	"PMEFILE.PMD"	/* program definition */
+#define PME_DEFAULT_PME	"PMEFILE.PME"	/* bucket file */
+#define PME_DEFAULT_PMS	"PMEFILE.PMS"	/* sample file */
+#define PME_DEFAULT_HIS	"PMEFILE.HIS"	/* histogram file */
+
+/*
  * The seed's dialogue on a terminal.  pme_read_line() reads a line of fp
  * into *buf (grown as getline(3) grows it), without its newline or
  * carriage return; returns its length, or -1 at the end of input.

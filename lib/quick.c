@@ -458,7 +458,7 @@ add_image(struct quick *q, const struct pme_quick_image *v,
 {
 	char real[PATH_MAX];
 	const uint8_t *id;
-	uint32_t ilen = 0;
+	uint32_t ilen = 0, flags = v->flags;
 	int rc;
 
 	if ((rc = open_image(q, v)) != 1) {
@@ -471,9 +471,14 @@ add_image(struct quick *q, const struct pme_quick_image *v,
 		id = v->buildid;
 		ilen = v->idlen;
 	}
+	/* Said, so that a bucket file made before a debug file was
+	 * installed is made again (pmehisto). */
+	if (pme_image_debugfile(q->img) == NULL &&
+	    !(pme_image_flags(q->img) & PME_IMAGE_DWARF))
+		flags |= PME_MODULE_NODEBUG;
 	rc = 1;
 	if ((q->lm = pme_bucketfile_add_module(q->bf, real, id, ilen,
-	    v->flags, q->err)) == PME_NONE ||
+	    flags, q->err)) == PME_NONE ||
 	    (first && add_program(q, program, several) == -1) ||
 	    add_units(q) == -1 || add_plt(q) == -1 ||
 	    add_group(q, program, first) == -1)

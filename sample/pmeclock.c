@@ -33,7 +33,6 @@
 #define PMECLOCK_RUNTIME "/usr/local/lib/pme/libpmeclock.so"
 #endif
 
-#define DEFAULT_PMS	"PMEFILE.PMS"
 #define MIN_PERIOD	10000ull		/* 10 us: 100 kHz */
 #define MAX_PERIOD	10000000000ull		/* 10 s */
 
@@ -84,7 +83,7 @@ help(void)
 	    "unit), 500ms, 2m, ...\n"
 	    "  -q            no messages but errors;  -v  more messages\n"
 	    "  -h, --help    this text;  -V, --version  the version\n",
-	    DEFAULT_PMS);
+	    PME_DEFAULT_PMS);
 }
 
 uint64_t
@@ -1051,7 +1050,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *oname = DEFAULT_PMS;
+	const char *oname = PME_DEFAULT_PMS;
 	int c, rc;
 
 	o->period = 10000000;

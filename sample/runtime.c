@@ -57,11 +57,11 @@
 
 #include "pme_sample.h"
 #include "pmeclock.h"
+#include "prog.h"
 #include "proto.h"
 #include "runtime.h"
 #include "util.h"
 
-#define DEFAULT_PMS	"PMEFILE.PMS"
 #define DRAIN_NS	100000000ull
 #define FLUSH_NS	1000000000ull
 #define SLOTS		16384		/* without call chains */
@@ -2074,7 +2074,7 @@ pme_init(void)
 	struct pme_error err;
 	const char *argv[64];
 	char cmd[4096], boot[PME_BOOT_MAX + 1];
-	const char *path = rt.sname[0] ? rt.sname : DEFAULT_PMS;
+	const char *path = rt.sname[0] ? rt.sname : PME_DEFAULT_PMS;
 
 	/* pmeclock records the whole run already. */
 	if (secure_getenv("PMECLOCK_ACTIVE") != NULL || rt.sink != SINK_NONE)

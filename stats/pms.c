@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pme_sample.h"
+#include "prog.h"
 #include "stats.h"
 #include "util.h"
 
@@ -328,8 +329,8 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 	pme_vec_init(&p.tnames, sizeof(char *));
 	pme_vec_init(&p.ev, sizeof(struct pme_ev));
 	p.bymodule = by != NULL && strcmp(by, "module") == 0;
-	if (bucketpath == NULL && access("PMEFILE.PME", F_OK) == 0)
-		bucketpath = "PMEFILE.PME";
+	if (bucketpath == NULL && access(PME_DEFAULT_PME, F_OK) == 0)
+		bucketpath = PME_DEFAULT_PME;
 	if (bucketpath != NULL && !p.bymodule) {
 		if ((p.bf = pme_bucketfile_open(bucketpath, &p.err)) == NULL ||
 		    pme_bucketfile_index(p.bf, &p.err) == -1)

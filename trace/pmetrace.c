@@ -14,8 +14,6 @@
 #include "trace.h"
 #include "util.h"
 
-#define DEFAULT_PME	"PMEFILE.PME"
-
 static const char *prog = "pmetrace";
 
 enum engine { ENG_AUTO, ENG_PMEVG, ENG_CALLGRIND, ENG_STEP };
@@ -47,7 +45,7 @@ help(void)
 	    "  -q             no warnings\n"
 	    "  -v             say which engine ran and what was counted\n"
 	    "  -h, --help     this text;  -V, --version  the version\n",
-	    DEFAULT_PME, DEFAULT_PME);
+	    PME_DEFAULT_PME, PME_DEFAULT_PME);
 }
 
 static void
@@ -229,7 +227,7 @@ parse(int argc, char **argv, struct cmd *c)
 	};
 	int ch, e;
 
-	c->bname = c->oname = DEFAULT_PME;
+	c->bname = c->oname = PME_DEFAULT_PME;
 	c->e = ENG_AUTO;
 	while ((ch = getopt_long(argc, argv, "+b:e:fhPo:qvV", longopts,
 	    NULL)) != -1) {

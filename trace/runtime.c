@@ -38,12 +38,12 @@
 #endif
 
 #include "pmetrace.h"
+#include "prog.h"
 #include "rep.h"
 #include "trace.h"
 #include "util.h"
 
 #define PUBLIC		__attribute__((visibility("default")))
-#define DEFAULT_PME	"PMEFILE.PME"
 #define MAXOBJS		256
 #define EFLAGS_TF	0x100
 
@@ -397,7 +397,7 @@ start_stepping(void)
 	struct sigaction sa;
 	sigset_t set;
 
-	if (load(rt.iname[0] ? rt.iname : DEFAULT_PME) == -1) {
+	if (load(rt.iname[0] ? rt.iname : PME_DEFAULT_PME) == -1) {
 		unload();
 		say("%s%s", "nothing measured", "");
 		return;
@@ -425,7 +425,7 @@ stop_stepping(void)
 {
 	struct pme_error err;
 	struct pme_info *info;
-	const char *out = rt.oname[0] ? rt.oname : DEFAULT_PME;
+	const char *out = rt.oname[0] ? rt.oname : PME_DEFAULT_PME;
 
 	set_tf(0);
 	rt.on = OFF;

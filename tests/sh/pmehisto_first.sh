@@ -104,9 +104,14 @@ else
 	echo "the exact counts' checks were skipped: the step engine needs x86-64"
 fi
 
-# Samples of another program beside the empty bucket file: clock input,
-# and why it will count nothing in the buckets.
-cp empty.PME PMEFILE.PME
+# Samples of another program beside an empty bucket file of a
+# definition: clock input, and why it will count nothing in the buckets
+# (the quick path's would be made again: pmehisto_stale.sh).
+printf '%s\n' "DEFINE UNITS: PROGRAM, MODULE, ROUTINE" "PROGRAM \"prog\"" \
+    "DEFINE ADDRESSES: EXE \"$tmp/prog\"" "DEFINE SAMPLING" \
+    "PROGRAM \"prog\" BY ROUTINE" "END" >seed.pmd
+"$pmebuild" -q seed.pmd seed.PME || fail "pmebuild seed.pmd failed"
+cp seed.PME PMEFILE.PME
 "$pmeclock" -q -o PMEFILE.PMS -- ./other || fail "pmeclock other failed"
 ph -T none
 err_is "pmehisto: clock input, but 'PMEFILE.PMS' holds samples of other, none of whose load modules is in 'PMEFILE.PME'" \
@@ -142,7 +147,7 @@ if command -v tmux >/dev/null; then
 	screen | grep -q "^Summary statistics" ||
 	    fail "tty: no histogram shown"
 	cd .. && mkdir notours && cd notours || exit 1
-	cp ../empty.PME PMEFILE.PME
+	cp ../seed.PME PMEFILE.PME
 	"$pmeclock" -q -o PMEFILE.PMS -- ../other || fail "pmeclock failed"
 	tty_start "$tmp/notours"
 	wait_for "holds samples of other" &&
@@ -194,10 +199,6 @@ namepct <q.txt | awk 'NR == FNR { p[$1] = 1; next } $1 in p' b.names - |
     cmp -s - b.rows ||
     fail "pmebuild -x's bucket file: rows not those of the quick path"
 # A .PMD's rows: as they are, all of them (the seed's page).
-printf '%s\n' "DEFINE UNITS: PROGRAM, MODULE, ROUTINE" "PROGRAM \"prog\"" \
-    "DEFINE ADDRESSES: EXE \"$tmp/prog\"" "DEFINE SAMPLING" \
-    "PROGRAM \"prog\" BY ROUTINE" "END" >seed.pmd
-"$pmebuild" -q seed.pmd seed.PME || fail "pmebuild seed.pmd failed"
 "$pmehisto" -b seed.PME -B s2.PME -o - -T none q.PMS 2>/dev/null |
     awk -F'|' 'NF >= 2 { gsub(/ /, "", $1); print $1 }' >s.names
 head -n "$(wc -l <s.names)" a.names | cmp -s - s.names ||
@@ -217,15 +218,16 @@ cp keep.PMS PMEFILE.PMS && cp empty.PME PMEFILE.PME
 ph -T none
 his_has "^Lost samples: +[0-9]+ " "clock input's summary"
 
-# -q: no warnings, the tally's too (the samples of another build of the
-# program: "build-id differs", "no sample fell in a load module").
-$cc -g -O2 -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" -pthread &&
-"$pmebuild" -q -x ./prog -o rebuilt.PME || fail "cannot rebuild prog"
+# -q: no warnings, the tally's too (the samples of another program's
+# main executable beside a definition's buckets: "build-id differs").
+$cc -g -O0 -o prog2 "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" -pthread &&
+"$pmeclock" -q -F 1000 -o two.PMS -- ./prog2 loop 10000000 ||
+    fail "cannot record prog2"
 for t in none folded; do
-	ph -b rebuilt.PME -B /dev/null -o /dev/null -T $t keep.PMS
+	ph -b seed.PME -B /dev/null -o /dev/null -T $t two.PMS
 	grep -q "build-id differs" err ||
-	    fail "-T $t: another build: no warning: $(cat err)"
-	ph -q -b rebuilt.PME -B /dev/null -o /dev/null -T $t keep.PMS
-	err_is "" "-q -T $t: another build"
+	    fail "-T $t: another program: no warning: $(cat err)"
+	ph -q -b seed.PME -B /dev/null -o /dev/null -T $t two.PMS
+	err_is "" "-q -T $t: another program"
 done
 finish
