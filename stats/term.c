@@ -529,6 +529,42 @@ static const char help_text[] =
     "last rows  Home/End  C-Up/C-Down zoom  M-Left/M-Right views  M-Up "
     "view 1  Tab/n/p graph  j/k z row  % legend  P stats.ps  q quit";
 
+/*
+ * The help on the last rows: its items (two blanks apart) packed into as
+ * many lines as the terminal's width needs, each narrower than it, so
+ * that no line wraps and scrolls the view's heading off.
+ */
+static void
+help_lines(struct term *t)
+{
+	const char *item[32], *p = help_text;
+	int len[32], line[32], n = 0, nl = 1, w = 0, i;
+
+	for (; *p != '\0' && n < 32; n++) {
+		const char *e = strstr(p, "  ");
+
+		item[n] = p;
+		len[n] = e != NULL ? (int)(e - p) : (int)strlen(p);
+		if (w > 0 && w + 2 + len[n] > t->cols - 1) {
+			nl++;
+			w = 0;
+		}
+		w += (w > 0 ? 2 : 0) + len[n];
+		line[n] = nl;
+		p = e != NULL ? e + 2 : p + len[n];
+	}
+	for (i = 0; i < n; i++) {
+		if (i == 0 || line[i] != line[i - 1])
+			out(t, "%s\033[%d;1H", i > 0 ? "\033[K" : "",
+			    t->rows - nl + line[i]);
+		else
+			out(t, "  ");
+		out(t, "%.*s", len[i] < t->cols - 1 ? len[i] : t->cols - 1,
+		    item[i]);
+	}
+	out(t, "\033[K");
+}
+
 /* Text (a histometric, a utilization graph) shown as lines. */
 static void
 text_body(struct term *t, const char *text, int lines)
@@ -621,8 +657,12 @@ draw(struct term *t, char *err, size_t errlen)
 		legend(t, gr, &lines);
 	} else
 		body_text(t, tg, lines - 2);
-	out(t, "\033[J\033[%d;1H%s\033[K", t->rows, t->help ? help_text :
-	    t->msg[0] != '\0' ? t->msg : "? help  q quit");
+	if (t->help) {
+		out(t, "\033[J");
+		help_lines(t);
+	} else
+		out(t, "\033[J\033[%d;1H%.*s\033[K", t->rows, t->cols - 1,
+		    t->msg[0] != '\0' ? t->msg : "? help  q quit");
 	t->msg[0] = '\0';
 	put_fd(t->fd, t->buf, t->len);
 	return 0;
