@@ -137,6 +137,7 @@ frame_facts(const struct tally *t, struct xname *x)
 
 	if (path != NULL && (x->path = pme_escape_dup(path)) == NULL)
 		return -1;
+	x->kernel = stacks_frame_kernel(t, x->id);
 	if (t->bf == NULL)
 		return 0;
 	pme_bucketfile_units(t->bf, &units);

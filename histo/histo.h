@@ -239,6 +239,10 @@ int		 caliper_write(struct caliper *c, int csv, int width, FILE *fp,
  * kept; the caller frees it; NULL when out of memory. */
 char		*stacks_frame_name(const struct stacks *s,
 		    const struct tally *t, uint64_t id);
+/* Whether frame id is the kernel's: a unit of the "[kernel]" module (the
+ * quick path's kernel functions), or a kernel mapping's frame; -T folded
+ * and -T svg mark it "_[k]", as FlameGraph does. */
+int		 stacks_frame_kernel(const struct tally *t, uint64_t id);
 /* The path of frame id's load module or mapping, NULL when it has none
  * (the kernel, the vdso, unknown); s and t own it. */
 const char	*stacks_frame_path(const struct stacks *s,
