@@ -8,7 +8,8 @@
 # and the other's mostly spin_b (more than half its time, more than any
 # other routine), by the time the CSV gives each (a thread's samples are
 # its own: the split hardly depends on the load),
-# the axis from 0 in nanoseconds, and -b module.
+# the axis from 0 in nanoseconds (PostScript's in s, ms or us), and -b
+# module.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -46,6 +47,14 @@ done
     fail "text: $(cat err)"
 grep -q '^run.pms: ns 0 to ' text || fail "axis: $(sed -n 2p text)"
 grep -q 'Time / ns' text || fail "unit: $(grep Time text)"
+# PostScript's time axis in the largest of s, ms and us the run reaches,
+# its end with four significant digits (issue 23 item 8: nanoseconds).
+"$stats" -f run.pms -B two.pme -T ps -o run.ps states 2>err ||
+    fail "ps: $(cat err)"
+grep -Eq '\(Time / (s|ms|us)\)' run.ps ||
+    fail "ps: axis unit: $(grep -o '(Time / [^)]*)' run.ps)"
+grep -Eq '\(run\.pms: (s|ms|us) 0\.?0* to [0-9]{1,3}\.?[0-9]*, rows' run.ps ||
+    fail "ps: subtitle: $(grep -o '(run.pms: [^)]*)' run.ps)"
 "$stats" -f run.pms -b module -T text -w 60 states >mod 2>err ||
     fail "-b module: $(cat err)"
 grep -q '  two  *[0-9.]*%$' mod || fail "-b module: $(sed -n '/Legend/,$p' mod)"
