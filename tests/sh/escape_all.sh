@@ -7,7 +7,8 @@
 # thread name hold one (sym.c), and a sample file of tests/histo/calls.smp
 # whose recorded command line holds one.  Every text output over them
 # (pmehisto's -T types and -V views and .HIS, stats' types, -m and -l,
-# pmebuild's PRINT listing, the programs' standard error) is searched for
+# pmebuild's PRINT listing and -x, a trace's page, pmemerge -v, the
+# programs' standard error) is searched for
 # a C0 control other than newline and form feed, DEL, and a C1 control
 # (raw or UTF-8 encoded); each output must also show the escaped form
 # (\x1b), so that a check that never saw the name cannot pass.  The
@@ -117,6 +118,18 @@ if ${CC:-cc} -O1 -g -o sym "$fx/sym.c"; then
 		run "stats -f sym.PMS" "$stats" -f sym.PMS -B sym.PME -T text
 	else
 		echo "pmeclock could not sample here: $(head -c 200 clock.err)"
+	fi
+	# Traced: pmetrace's counts of pmebuild -x's buckets, the trace
+	# input's page, and pmemerge's sum of two runs.
+	SHOWN=0 run "pmebuild -x" "$pmebuild" -x ./sym -o symx.PME
+	if "$pmetrace" -q -b symx.PME -o tr.PME -- ./sym 2000000 \
+	    </dev/null >/dev/null 2>trace.err; then
+		run "pmehisto -t" "$pmehisto" -q -t -T text -C 0 -b tr.PME \
+		    -B tr2.PME -o tr.HIS
+		SHOWN=0 run "pmemerge -v" "$top/histo/pmemerge" -v -o m.PME \
+		    tr.PME tr.PME
+	else
+		echo "pmetrace could not trace here: $(head -c 200 trace.err)"
 	fi
 else
 	fail "cannot build sym.c"
