@@ -117,14 +117,22 @@ flush_x(struct jpass *p, size_t r)
 	p->pend[r] = p->pstart[r];
 }
 
-/* Row r's state, from since to end, as a slice; adjacent slices of one
- * state are one (a sample file's consecutive samples in one routine). */
+/*
+ * Row r's state, from since to end, as a slice; adjacent slices of one
+ * state are one.  A sample file's slice is a sample's weight before it:
+ * a gap shorter than that weight before the next holds no sample missed
+ * (the timer's jitter), so consecutive samples in one routine are one
+ * slice.
+ */
 static void
 state_x(struct jpass *p, size_t r, uint64_t end)
 {
+	uint64_t gap = p->src->names != NULL ? end - p->since[r] : 1;
+
 	if (end <= p->since[r] || (p->src->names != NULL && p->value[r] < 0))
 		return;
-	if (p->pend[r] > p->pstart[r] && p->pend[r] == p->since[r] &&
+	if (p->pend[r] > p->pstart[r] && p->since[r] >= p->pend[r] &&
+	    p->since[r] - p->pend[r] < gap &&
 	    same_state(p, p->pvalue[r], p->value[r])) {
 		p->pend[r] = end;
 		return;
