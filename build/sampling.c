@@ -407,12 +407,13 @@ hexwidth(uint64_t v)
 	return n;
 }
 
-/* Prints one line without trailing blanks. */
+/* Prints one line without trailing blanks, escaped for a terminal (its
+ * names come from files). */
 static void
 print_row(FILE *out, size_t num, int kw, const char *kind, int nw,
     const char *name, int aw, const struct pme_range *r, const char *tag)
 {
-	char line[1024];
+	char line[1024], shown[4 * 1024];
 	size_t n;
 
 	if (num > 0)
@@ -425,7 +426,8 @@ print_row(FILE *out, size_t num, int kw, const char *kind, int nw,
 	n = strlen(line);
 	while (n > 0 && line[n - 1] == ' ')
 		line[--n] = '\0';
-	fprintf(out, "%s\n", line);
+	pme_escape(shown, sizeof(shown), line);
+	fprintf(out, "%s\n", shown);
 }
 
 /*
@@ -458,7 +460,8 @@ print_group(struct pmd *p, uint32_t g)
 	}
 	if (nw > 40)
 		nw = 40;
-	fprintf(p->out, "Bucket group %u: %s\n", g + 1, grp->statement);
+	pme_escape(tag, sizeof(tag), grp->statement);
+	fprintf(p->out, "Bucket group %u: %s\n", g + 1, tag);
 	for (i = grp->first; i < grp->first + grp->count; i++) {
 		const struct pmd_bucket *b = &PME_VEC_AT(&p->buckets,
 		    struct pmd_bucket, i);

@@ -134,6 +134,7 @@ callgraph_write(const struct calls *c, double cutoff, FILE *fp,
 	struct cg g;
 	uint32_t *order = malloc((c->np + 1) * sizeof(*order));
 	size_t i, n = 0, ne;
+	char *cmd;
 
 	memset(&g, 0, sizeof(g));
 	g.c = c;
@@ -158,6 +159,7 @@ callgraph_write(const struct calls *c, double cutoff, FILE *fp,
 			g.index[order[i]] = (uint32_t)n;
 		}
 	ne = sorted_calls(&g);
+	cmd = pme_escape_dup(c->t->command != NULL ? c->t->command : "");
 	fprintf(fp, "Call graph of: %s\n"
 	    "%llu samples, every %g ms; entries at or above %g%% of them\n\n"
 	    "Each entry: the procedure's callers (the samples of their calls "
@@ -165,9 +167,10 @@ callgraph_write(const struct calls *c, double cutoff, FILE *fp,
 	    "callees likewise.\n%%total: samples with it in the stack, once "
 	    "however deep.\n\n"
 	    "index  %%total      self  children    name\n",
-	    c->t->command != NULL ? c->t->command : "",
+	    cmd != NULL ? cmd : "?",
 	    (unsigned long long)c->total, (double)c->t->period / 1e6,
 	    cutoff);
+	free(cmd);
 	for (i = 0; i < n; i++)
 		entry(&g, order[i], ne);
 	free(order);

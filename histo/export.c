@@ -137,6 +137,7 @@ frame_facts(const struct tally *t, struct xname *x)
 
 	if (path != NULL && (x->path = pme_escape_dup(path)) == NULL)
 		return -1;
+	x->kernel = stacks_frame_kernel(t, x->id);
 	if (t->bf == NULL)
 		return 0;
 	pme_bucketfile_units(t->bf, &units);
@@ -553,11 +554,45 @@ to_memory(const struct xmodel *m, int (*write)(const struct xmodel *,
 	return 0;
 }
 
-int
-export_make(enum export_kind kind, const struct tally *t, const char *what,
-    struct export_out *out, struct pme_error *err)
+static int
+svg_make(const struct xmodel *m, struct export_out *out,
+    struct pme_error *err)
 {
-	static const char *const names[] = { "svg", "callgrind", "pprof" };
+	return to_memory(m, svg_write, out, err);
+}
+
+static int
+callgrind_make(const struct xmodel *m, struct export_out *out,
+    struct pme_error *err)
+{
+	return to_memory(m, callgrind_write, out, err);
+}
+
+/* The registry: -T's word, the help's gloss, -o's default extension,
+ * binary, the family, the writer. */
+const struct export_format export_formats[] = {
+	{ "svg", "a flame graph", ".svg", 0, EXPORT_STACKS, svg_make },
+	{ "callgrind", NULL, "", 0, EXPORT_STACKS, callgrind_make },
+	{ "pprof", NULL, ".pb.gz", 1, EXPORT_STACKS, pprof_make }
+};
+const size_t export_nformats = sizeof(export_formats) /
+    sizeof(export_formats[0]);
+
+const struct export_format *
+export_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < export_nformats; i++)
+		if (strcmp(name, export_formats[i].name) == 0)
+			return &export_formats[i];
+	return NULL;
+}
+
+int
+export_make(const struct export_format *f, const struct tally *t,
+    const char *what, struct export_out *out, struct pme_error *err)
+{
 	struct xmodel m;
 	int rc;
 
@@ -571,19 +606,9 @@ export_make(enum export_kind kind, const struct tally *t, const char *what,
 		return histo_err(err, PME_EFORMAT, "%s%s%s: no call chains "
 		    "for -T %s (record them with pmeclock -g)",
 		    what != NULL ? "'" : "", what != NULL ? what :
-		    "the sample files", what != NULL ? "'" : "", names[kind]);
+		    "the sample files", what != NULL ? "'" : "", f->name);
 	}
-	switch (kind) {
-	case EXPORT_SVG:
-		rc = to_memory(&m, svg_write, out, err);
-		break;
-	case EXPORT_CALLGRIND:
-		rc = to_memory(&m, callgrind_write, out, err);
-		break;
-	default:
-		rc = pprof_make(&m, out, err);
-		break;
-	}
+	rc = f->make(&m, out, err);
 	xmodel_free(&m);
 	return rc;
 }

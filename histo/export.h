@@ -25,6 +25,7 @@ struct xname {
 	uint64_t	 addr;		/* its unit's first link-time address;
 					   0 when it is no unit's */
 	uint32_t	 line;		/* its unit's source line, or 0 */
+	int		 kernel;	/* stacks_frame_kernel() */
 };
 
 struct xstack {

@@ -194,7 +194,9 @@ added:
 
 /* Appends frame id's name to fp: a unit's name, or a module's or
  * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are),
- * folded: with ';' and ' ' as '_'; -1 when out of memory. */
+ * folded: with ';' (the frames' separator) as '_', a blank kept (the
+ * count follows the line's last blank), and a kernel frame's with
+ * FlameGraph's "_[k]" after it; -1 when out of memory. */
 static int
 put_name(FILE *fp, uint64_t id, const struct tally *t,
     const struct pme_unit *units, const struct pme_module *mods,
@@ -223,14 +225,16 @@ put_name(FILE *fp, uint64_t id, const struct tally *t,
 	else if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
 		fputc('[', fp);
 	/* Escaped as in every report (pme_escape); then ';' separates
-	 * frames and a blank ends the stack. */
+	 * frames. */
 	if ((e = pme_escape_dup(name)) == NULL)
 		return -1;
 	for (c = e; *c != '\0'; c++)
-		fputc(folded && (*c == ';' || *c == ' ') ? '_' : *c, fp);
+		fputc(folded && *c == ';' ? '_' : *c, fp);
 	free(e);
 	if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
 		fputc(']', fp);
+	if (folded && stacks_frame_kernel(t, id))
+		fputs("_[k]", fp);
 	return 0;
 }
 
@@ -291,8 +295,7 @@ stacks_print(const struct stacks *s, const struct tally *t, FILE *fp)
 		}
 		v[n++].count = s->e[i].count;
 	}
-	/* The count follows a blank, which sorts before every byte a name
-	 * keeps (put_name): the stacks' order is the lines'. */
+	/* In the byte order of the stacks' text, the count after it. */
 	qsort(v, n, sizeof(*v), line_cmp);
 	for (i = 0; i < n; i = k) {
 		uint64_t count = v[i].count;
@@ -392,4 +395,32 @@ stacks_frame_path(const struct stacks *s, const struct tally *t, uint64_t id)
 	}
 	/* "[kernel]", "[vdso]": no file. */
 	return path == NULL || path[0] == '\0' || path[0] == '[' ? NULL : path;
+}
+
+int
+stacks_frame_kernel(const struct tally *t, uint64_t id)
+{
+	const struct pme_unit *units;
+	const struct pme_module *mods;
+	uint32_t i = (uint32_t)id;
+	size_t nmods;
+
+	if (t->bf == NULL && ((id & FRAME_TYPE) == FRAME_UNIT ||
+	    (id & FRAME_TYPE) == FRAME_MODULE))
+		return 0;
+	switch (id & FRAME_TYPE) {
+	case FRAME_UNIT:
+		pme_bucketfile_units(t->bf, &units);
+		nmods = pme_bucketfile_modules(t->bf, &mods);
+		return units[i].module < nmods &&
+		    strcmp(mods[units[i].module].path, "[kernel]") == 0;
+	case FRAME_MODULE:
+		pme_bucketfile_modules(t->bf, &mods);
+		return strcmp(mods[i].path, "[kernel]") == 0;
+	case FRAME_FOREIGN:
+		return strcmp(t->foreign[i].path, "[kernel]") == 0;
+	case FRAME_NAME:
+		return strcmp(t->stacks->names[i], "[kernel]") == 0;
+	}
+	return 0;
 }

@@ -250,29 +250,57 @@ int		 caliper_write(struct caliper *c, int csv, int width, FILE *fp,
  * kept; the caller frees it; NULL when out of memory. */
 char		*stacks_frame_name(const struct stacks *s,
 		    const struct tally *t, uint64_t id);
+/* Whether frame id is the kernel's: a unit of the "[kernel]" module (the
+ * quick path's kernel functions), or a kernel mapping's frame; -T folded
+ * and -T svg mark it "_[k]", as FlameGraph does. */
+int		 stacks_frame_kernel(const struct tally *t, uint64_t id);
 /* The path of frame id's load module or mapping, NULL when it has none
  * (the kernel, the vdso, unknown); s and t own it. */
 const char	*stacks_frame_path(const struct stacks *s,
 		    const struct tally *t, uint64_t id);
 
 /*
- * The exports of call stacks that take the histogram file's place,
- * pmehisto -T svg, callgrind, pprof (export.c): made whole in memory
- * from t->stacks before any output is written.
+ * The exports that take the histogram file's place, pmehisto -T svg,
+ * callgrind, pprof: one registry (export.c's export_formats[]) that
+ * pmehisto's option parser, its help and the dispatch read.  An export
+ * is made whole in memory before any output is written.  Adding one is
+ * a row there, its writer's file, pmehisto(1) and a test.
  */
-enum export_kind { EXPORT_SVG, EXPORT_CALLGRIND, EXPORT_PPROF };
-
 struct export_out {
 	char		*data;		/* the caller frees it */
 	size_t		 len;
 };
 
-/* Makes the export of kind from t (t->stacks set); what names the
- * sample file for messages (NULL: several).  0, or -1 with err filled:
- * no call chains (PME_EFORMAT), no memory. */
-int		 export_make(enum export_kind kind, const struct tally *t,
-		    const char *what, struct export_out *out,
-		    struct pme_error *err);
+/* What an export is made from. */
+enum export_family {
+	EXPORT_STACKS		/* the call stacks (t->stacks): clock input
+				   recorded with pmeclock -g */
+};
+
+struct xmodel;
+
+struct export_format {
+	const char	*name;		/* -T's word */
+	const char	*gloss;		/* what the help says of it, or NULL */
+	const char	*ext;		/* -o's default extension */
+	int		 binary;	/* refused on a terminal */
+	enum export_family family;
+	int		(*make)(const struct xmodel *, struct export_out *,
+			    struct pme_error *);
+};
+
+extern const struct export_format export_formats[];
+extern const size_t export_nformats;
+
+/* The export -T name names, or NULL. */
+const struct export_format *export_find(const char *name);
+
+/* Makes export f from t (t->stacks set); what names the sample file for
+ * messages (NULL: several).  0, or -1 with err filled: no call chains
+ * (PME_EFORMAT), no memory. */
+int		 export_make(const struct export_format *f,
+		    const struct tally *t, const char *what,
+		    struct export_out *out, struct pme_error *err);
 
 /* Prints "prog: message" on standard error, the message escaped as the
  * reports' names are (pme_escape): names from files reach a terminal. */

@@ -26,26 +26,16 @@
 #define VIEW_CUTOFF	1.0
 
 enum mode { MODE_AUTO, MODE_CLOCK, MODE_TRACE };
+/* TYPE_EXPORT: one of export.c's registry, opts' export. */
 enum type { TYPE_DEFAULT, TYPE_TERM, TYPE_TEXT, TYPE_PS, TYPE_CSV,
-	TYPE_FOLDED, TYPE_SVG, TYPE_CALLGRIND, TYPE_PPROF, TYPE_NONE };
-
-/* The exports of call stacks that take the histogram file's place
- * (export.c), and their names' default extensions. */
-static const struct {
-	enum type	 type;
-	enum export_kind kind;
-	const char	*name, *ext;
-} exports[] = {
-	{ TYPE_SVG, EXPORT_SVG, "svg", ".svg" },
-	{ TYPE_CALLGRIND, EXPORT_CALLGRIND, "callgrind", "" },
-	{ TYPE_PPROF, EXPORT_PPROF, "pprof", ".pb.gz" }
-};
+	TYPE_FOLDED, TYPE_EXPORT, TYPE_NONE };
 
 static const char *prog = "pmehisto";
 
 struct opts {
 	enum mode	 mode;
 	enum type	 type;
+	const struct export_format *export;	/* -T's export, or NULL */
 	char		*bin, *bout, *his;	/* NULL: not given */
 	const char	*oarg;			/* -o as given */
 	char		**pms;
@@ -87,9 +77,37 @@ usage(FILE *fp)
 	    "                [samplefile ...]\n");
 }
 
+/* The exports' words from the registry, ", " apart, each with its
+ * gloss in parentheses when glosses: "svg (a flame graph), callgrind,
+ * pprof" for the help, "svg, callgrind, pprof" for a message. */
+static const char *
+export_list(char *buf, size_t len, int glosses)
+{
+	const struct export_format *f;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < export_nformats && n < len; i++) {
+		f = &export_formats[i];
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s%s",
+		    i > 0 ? ", " : "", f->name, glosses && f->gloss ? " (" :
+		    "", glosses && f->gloss ? f->gloss : "", glosses &&
+		    f->gloss ? ")" : "");
+	}
+	return buf;
+}
+
+static const char *
+export_words(char *buf, size_t len)
+{
+	return export_list(buf, len, 0);
+}
+
 static void
 help(void)
 {
+	char exports[256];
+
 	usage(stdout);
 	printf("\n"
 	    "Tallies sample files into a bucket file and prints the "
@@ -105,8 +123,7 @@ help(void)
 	    "flamegraphs);\n"
 	    "                 or an export of the call stacks written "
 	    "instead of the\n"
-	    "                 histogram: svg (a flame graph), callgrind, "
-	    "pprof\n"
+	    "                 histogram: %s\n"
 	    "  -c, -t         clock input (samples) or trace input (a filled "
 	    "bucket file)\n"
 	    "  -x             no bucket file: a bucket per routine of the "
@@ -139,7 +156,8 @@ help(void)
 	    "                 not only under the compilation directory\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
-	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS, QUICK_CUTOFF);
+	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS,
+	    export_list(exports, sizeof(exports), 1), QUICK_CUTOFF);
 }
 
 static void *
@@ -217,8 +235,9 @@ ask_questions(struct opts *o, enum mode automatic)
 
 /* ----------------------------------------------------------- the options */
 
+/* -T's word s into o's type, and its export. */
 static int
-parse_type(const char *s, enum type *t)
+parse_type(const char *s, struct opts *o)
 {
 	static const struct {
 		const char	*name;
@@ -226,18 +245,20 @@ parse_type(const char *s, enum type *t)
 	} types[] = {
 		{ "term", TYPE_TERM }, { "text", TYPE_TEXT },
 		{ "ps", TYPE_PS }, { "csv", TYPE_CSV },
-		{ "folded", TYPE_FOLDED }, { "none", TYPE_NONE },
-		{ "svg", TYPE_SVG }, { "callgrind", TYPE_CALLGRIND },
-		{ "pprof", TYPE_PPROF }
+		{ "folded", TYPE_FOLDED }, { "none", TYPE_NONE }
 	};
 	size_t i;
 
+	o->export = NULL;
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (strcmp(s, types[i].name) == 0) {
-			*t = types[i].type;
+			o->type = types[i].type;
 			return 0;
 		}
-	return -1;
+	if ((o->export = export_find(s)) == NULL)
+		return -1;
+	o->type = TYPE_EXPORT;
+	return 0;
 }
 
 static int
@@ -274,32 +295,20 @@ view_check(const struct opts *o)
 	return -1;
 }
 
-/* The index in exports[] of type t, or -1. */
-static int
-export_of(enum type t)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(exports) / sizeof(exports[0]); i++)
-		if (exports[i].type == t)
-			return (int)i;
-	return -1;
-}
-
-/* The name of type t when it shows call stacks, else NULL. */
+/* The name of -T's type when it shows call stacks, else NULL. */
 static const char *
-stacks_type(enum type t)
+stacks_type(const struct opts *o)
 {
-	return t == TYPE_FOLDED ? "folded" : export_of(t) >= 0 ?
-	    exports[export_of(t)].name : NULL;
+	return o->type == TYPE_FOLDED ? "folded" : o->export != NULL &&
+	    o->export->family == EXPORT_STACKS ? o->export->name : NULL;
 }
 
 static void
-folded_trace(enum type t)
+folded_trace(const struct opts *o)
 {
 	histo_warn(prog, "-T %s: call stacks come from sample files "
 	    "(clock input), not from a filled bucket file (trace input)",
-	    stacks_type(t));
+	    stacks_type(o));
 	usage(stderr);
 }
 
@@ -308,6 +317,8 @@ folded_trace(enum type t)
 static int
 option(struct opts *o, int c)
 {
+	char words[256];
+
 	switch (c) {
 	case 'a':
 	case 's':
@@ -368,10 +379,10 @@ option(struct opts *o, int c)
 		o->quiet = 1;
 		return 0;
 	case 'T':
-		if (parse_type(optarg, &o->type) == 0)
+		if (parse_type(optarg, o) == 0)
 			return 0;
 		histo_warn(prog, "-T: '%s' is not term, text, ps, csv, folded, "
-		    "svg, callgrind, pprof or none", optarg);
+		    "%s or none", optarg, export_words(words, sizeof(words)));
 		return -1;
 	case 't':
 		o->mode = MODE_TRACE;
@@ -428,8 +439,8 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->mode == MODE_TRACE && stacks_type(o->type) != NULL) {
-		folded_trace(o->type);
+	if (o->mode == MODE_TRACE && stacks_type(o) != NULL) {
+		folded_trace(o);
 		return -1;
 	}
 	if (view_check(o) == -1)
@@ -447,15 +458,15 @@ parse(int argc, char *argv[], struct opts *o)
 		return -1;
 	}
 	if (o->caliper != CAL_NONE && (o->base != NULL ||
-	    stacks_type(o->type) != NULL || o->type == TYPE_PS)) {
+	    stacks_type(o) != NULL || o->type == TYPE_PS)) {
 		histo_warn(prog, "-V caliper: a text report (-T text, term, "
 		    "csv or none), not compared (-D)");
 		usage(stderr);
 		return -1;
 	}
-	if (o->base != NULL && stacks_type(o->type) != NULL) {
+	if (o->base != NULL && stacks_type(o) != NULL) {
 		histo_warn(prog, "-T %s: call stacks are not compared "
-		    "(-D)", stacks_type(o->type));
+		    "(-D)", stacks_type(o));
 		usage(stderr);
 		return -1;
 	}
@@ -677,7 +688,7 @@ choose(const struct opts *o, struct choice *c)
 	memset(c, 0, sizeof(*c));
 	c->sure = 1;
 	/* Call stacks are in sample files only. */
-	if (o->npms > 0 || o->quick || stacks_type(o->type) != NULL ||
+	if (o->npms > 0 || o->quick || stacks_type(o) != NULL ||
 	    o->view.chains) {
 		c->mode = MODE_CLOCK;
 		return;
@@ -893,7 +904,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	t->quiet = o->quiet;
 	t->sparse = sparse(o);
 	t->bfname = o->bin;
-	if (stacks_type(o->type) != NULL || o->view.chains)
+	if (stacks_type(o) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
 	t->sites = o->view.chains;
 	for (i = 0; i < o->npms; i++)
@@ -1106,7 +1117,7 @@ write_outputs(const struct opts *o, struct pme_fill **fill,
 			    runs == 1 ? "" : "s");
 		if (x->data != NULL)
 			histo_warn(prog, "wrote '%s' (-T %s)", o->his,
-			    stacks_type(o->type));
+			    stacks_type(o));
 		else
 			histo_warn(prog, "wrote '%s' (%d page%s)", o->his,
 			    pme_report_pages(rep, NULL),
@@ -1357,9 +1368,8 @@ run(struct opts *o)
 		if (tallied == -1)
 			goto done;
 		/* Made whole before any output is written. */
-		if (export_of(o->type) >= 0 && export_make(exports[export_of(
-		    o->type)].kind, &t, o->npms == 1 ? o->pms[0] : NULL,
-		    &x, &err) == -1) {
+		if (o->export != NULL && export_make(o->export, &t,
+		    o->npms == 1 ? o->pms[0] : NULL, &x, &err) == -1) {
 			histo_warn(prog, "%s", pme_strerror(&err));
 			goto done;
 		}
@@ -1512,8 +1522,8 @@ main(int argc, char *argv[])
 	o.read = c.bf;
 	if (o.mode == MODE_AUTO)
 		o.mode = c.mode;
-	if (o.mode == MODE_TRACE && stacks_type(o.type) != NULL) {
-		folded_trace(o.type);
+	if (o.mode == MODE_TRACE && stacks_type(&o) != NULL) {
+		folded_trace(&o);
 		opts_free(&o);
 		return 2;
 	}
@@ -1532,17 +1542,17 @@ main(int argc, char *argv[])
 	o.bout_null = null_device(o.bout);
 	/* An export is written instead of the histogram: to standard
 	 * output, or to -o's file with the export's extension. */
-	if (export_of(o.type) >= 0 && (o.his == NULL || o.oarg != NULL)) {
+	if (o.export != NULL && (o.his == NULL || o.oarg != NULL)) {
 		free(o.his);
 		o.his = xmalloc_check(pme_with_ext(o.oarg != NULL ? o.oarg :
-		    "-", exports[export_of(o.type)].ext));
+		    "-", o.export->ext));
 	}
 	if (o.his == NULL)
 		o.his = xmalloc_check(strdup(PME_DEFAULT_HIS));
-	if (o.type == TYPE_PPROF && strcmp(o.his, "-") == 0 &&
-	    isatty(STDOUT_FILENO)) {
-		histo_warn(prog, "-T pprof: standard output is a terminal: "
-		    "name a file with -o");
+	if (o.export != NULL && o.export->binary &&
+	    strcmp(o.his, "-") == 0 && isatty(STDOUT_FILENO)) {
+		histo_warn(prog, "-T %s: standard output is a terminal: "
+		    "name a file with -o", o.export->name);
 		usage(stderr);
 		opts_free(&o);
 		return 2;

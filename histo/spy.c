@@ -58,10 +58,14 @@ header(const struct out *o)
 	const struct calls *c = o->c;
 	const struct tally *t = c->t;
 	size_t i, nprocs = 0;
+	char *cmd;
 
 	for (i = 0; i < c->np; i++)
 		nprocs += calls_shown(c, c->p[i].total, o->cutoff);
-	fprintf(o->fp, "Spy of: %s\n", t->command != NULL ? t->command : "");
+	cmd = pme_escape_dup(t->command != NULL ? t->command : "");
+
+	fprintf(o->fp, "Spy of: %s\n", cmd != NULL ? cmd : "?");
+	free(cmd);
 	fprintf(o->fp, "Watching: %s%s\n", report_method(t->method),
 	    report_event(t->event));
 	if (t->duration > 0)

@@ -142,13 +142,19 @@ put_xml(FILE *fp, const char *s, size_t max)
 }
 
 /* A colour of its own for each name, the same in every graph: warm for
- * units, blue for what is in no bucket ("[libc.so.6]"). */
+ * units, blue for what is in no bucket ("[libc.so.6]"), orange for the
+ * kernel's ("_[k]" after the name, as FlameGraph colours it). */
 static void
 colour(const char *name, unsigned rgb[3])
 {
-	uint64_t h = pme_hash(name, strlen(name));
+	size_t n = strlen(name);
+	uint64_t h = pme_hash(name, n);
 
-	if (name[0] == '[') {
+	if (n >= 4 && strcmp(name + n - 4, "_[k]") == 0) {
+		rgb[0] = 190 + h % 65;
+		rgb[1] = 90 + (h >> 8) % 65;
+		rgb[2] = 0;
+	} else if (name[0] == '[') {
 		rgb[0] = 80 + h % 60;
 		rgb[1] = 140 + (h >> 8) % 60;
 		rgb[2] = 200 + (h >> 16) % 50;
@@ -169,15 +175,22 @@ put_frame(struct svg *s, const struct frame *f, int height)
 	double x = PAD + (double)f->x * scale, w = (double)f->n * scale;
 	double y = height - BOTTOM - (double)(f->depth + 1) * FRAME_H;
 	unsigned rgb[3];
-	int chars = (int)((w - 6) / CHAR_W);
+	int chars = (int)((w - 6) / CHAR_W), rc;
+	char *label = NULL;
 
 	if (w < MIN_W)
 		return 0;
+	/* A kernel frame is marked "_[k]", as FlameGraph marks it. */
+	if (f->name < m->nnames && m->names[f->name].kernel) {
+		if ((label = malloc(strlen(name) + 5)) == NULL)
+			return -1;
+		name = strcat(strcpy(label, name), "_[k]");
+	}
 	if (f->name < m->nnames)
 		colour(name, rgb);
 	else
 		rgb[0] = rgb[1] = rgb[2] = 200;
-	if (fprintf(s->fp, "<g class=\"f\" data-x=\"%llu\" data-n=\"%llu\" "
+	rc = fprintf(s->fp, "<g class=\"f\" data-x=\"%llu\" data-n=\"%llu\" "
 	    "data-d=\"%u\"><title>", (unsigned long long)f->x,
 	    (unsigned long long)f->n, f->depth) < 0 ||
 	    put_xml(s->fp, name, (size_t)-1) == -1 ||
@@ -188,9 +201,9 @@ put_frame(struct svg *s, const struct frame *f, int height)
 	    100.0 * (double)f->n / (double)m->total, x, y, w, FRAME_H - 1,
 	    rgb[0], rgb[1], rgb[2], x + 3, y + FRAME_H - 4.5) < 0 ||
 	    (chars >= 3 && put_xml(s->fp, name, (size_t)chars) == -1) ||
-	    fputs("</text></g>\n", s->fp) < 0)
-		return -1;
-	return 0;
+	    fputs("</text></g>\n", s->fp) < 0 ? -1 : 0;
+	free(label);
+	return rc;
 }
 
 /*

@@ -147,10 +147,14 @@ int		 pme_report_pages(const struct pme_report *r,
  * from in.  Return shows the next page, R restarts, S shows the summary,
  * K ends, H lists the commands; after the last page the display starts
  * over.  Added to the seed's: Q ends as K, B shows the page before (from
- * the first, the last), a number shows that page, /text shows the next
- * page (after this one, wrapping) with a row whose name contains text
- * (ASCII case ignored), those rows in reverse video, and / or n alone
- * searches again.  Ends at K, Q or the end of in.
+ * the first, the last), a number shows that page, /text shows this page
+ * or the next (wrapping) with a row whose name contains text (ASCII case
+ * ignored), those rows in reverse video, and / or n alone searches again
+ * from the page after this one.  Ends at K, Q or the end of in.  When in
+ * is a terminal it is put out of canonical mode and echo for the time of
+ * the display (restored at the end, and by a SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT that ends the program): a letter acts at once, '/' and a digit
+ * begin a line that Return ends; otherwise each command is a line.
  */
 int		 pme_report_term(const struct pme_report *r, FILE *in,
 		    FILE *out, int rows, int cols, struct pme_error *err);

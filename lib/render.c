@@ -13,10 +13,13 @@
  * between characters or escapes.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "pme_render.h"
 #include "prog.h"
@@ -1026,8 +1029,8 @@ pme_report_text(const struct pme_report *r, FILE *fp,
 
 /* The seed's commands first, then the additions. */
 static const char term_help[] =
-    "Commands:\n"
-    "  Return  display the next histogram page\n"
+    "Commands (on a terminal a letter acts at once, without Return):\n"
+    "  Return  display the next histogram page (or space)\n"
     "  R       restart the display from the beginning\n"
     "  S       skip to the summary statistics\n"
     "  K       kill the display and exit\n"
@@ -1035,8 +1038,8 @@ static const char term_help[] =
     "  Q       quit: the same as K\n"
     "  B       back: display the page before\n"
     "  number  display the page of that number\n"
-    "  /text   display the next page with a name containing text (case\n"
-    "          ignored), its rows in reverse video\n"
+    "  /text   display this page or the next with a name containing text\n"
+    "          (case ignored), its rows in reverse video\n"
     "  / or n  search for the same text again\n";
 
 #define CMD_MAX		256	/* a command line's bytes kept */
@@ -1068,14 +1071,121 @@ read_line(FILE *in, char *buf)
 	return 0;
 }
 
-/* The first page after p (wrapping round to p itself) with a row whose
- * name contains text; -1 when none has. */
+/*
+ * The terminal's keys: when the commands come from a terminal, it is put
+ * out of canonical mode and echo for the display's time, so that a
+ * letter acts at once (q quits without Return); a signal that ends the
+ * program first puts the terminal back.  Async-signal-safe: tcsetattr
+ * and raise only.
+ */
+static struct termios keys_saved;
+static volatile sig_atomic_t keys_fd = -1;
+static const int keys_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction keys_old[4];
+
+static void
+keys_signal(int sig)
+{
+	if (keys_fd >= 0)
+		tcsetattr(keys_fd, TCSANOW, &keys_saved);
+	keys_fd = -1;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+keys_off(void)
+{
+	size_t i;
+
+	if (keys_fd >= 0)
+		tcsetattr(keys_fd, TCSANOW, &keys_saved);
+	keys_fd = -1;
+	for (i = 0; i < sizeof(keys_sigs) / sizeof(keys_sigs[0]); i++)
+		sigaction(keys_sigs[i], &keys_old[i], NULL);
+}
+
+/* Keys mode on in's terminal; 0 when in is no terminal (lines then). */
+static int
+keys_on(FILE *in)
+{
+	struct sigaction sa;
+	struct termios t;
+	int fd = fileno(in);
+	size_t i;
+
+	if (fd < 0 || !isatty(fd) || tcgetattr(fd, &keys_saved) == -1)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = keys_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(keys_sigs) / sizeof(keys_sigs[0]); i++)
+		sigaction(keys_sigs[i], &sa, &keys_old[i]);
+	t = keys_saved;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	keys_fd = fd;
+	if (tcsetattr(fd, TCSANOW, &t) == -1) {
+		keys_off();
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * The next command from a terminal in keys mode, into buf as read_line()
+ * gives it: a letter at once; Return, space (the next page) as ""; '/'
+ * and a digit begin a line, echoed on out and ended by Return, where
+ * erase takes back a character and erasing the first leaves the line
+ * (1: nothing to do).  -1 at the end of in; ^D quits.
+ */
+static int
+read_key(FILE *in, FILE *out, char *buf)
+{
+	size_t n = 0;
+	int c;
+
+	if ((c = getc(in)) == EOF)
+		return -1;
+	buf[1] = '\0';
+	if (c == '\r' || c == '\n' || c == ' ')
+		buf[0] = '\0';
+	else if (c == 4)
+		buf[0] = 'q';
+	else if (c != '/' && (c < '0' || c > '9'))
+		buf[0] = (char)c;
+	else {
+		buf[n++] = (char)c;
+		fputc(c, out);
+		for (fflush(out); (c = getc(in)) != EOF && c != '\n' &&
+		    c != '\r'; fflush(out)) {
+			if (c == 0x7f || c == '\b') {
+				while (n > 0 && ((unsigned char)buf[--n] &
+				    0xc0) == 0x80)
+					;
+				fputs("\b \b", out);
+				if (n == 0)
+					return 1;
+			} else if ((unsigned char)c >= 0x20 && n + 1 < CMD_MAX) {
+				buf[n++] = (char)c;
+				fputc(c, out);
+			}
+		}
+		buf[n] = '\0';
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+/* The first page from p (a new search) or after p (again: from), wrapping
+ * round, with a row whose name contains text; -1 when none has. */
 static long
-search(const struct doc *d, size_t p, const char *text)
+search(const struct doc *d, size_t p, size_t from, const char *text)
 {
 	size_t k, q, i, end;
 
-	for (k = 1; k <= d->pages.n; k++) {
+	for (k = from; k < from + d->pages.n; k++) {
 		q = (p + k) % d->pages.n;
 		end = q + 1 < d->pages.n ? PME_VEC_AT(&d->pages, size_t,
 		    q + 1) : d->lines.n;
@@ -1104,7 +1214,7 @@ find(const struct doc *d, size_t *p, const char *text, char *last,
 		fputs("no search yet: /text searches for text\n", out);
 		return 0;
 	}
-	if ((q = search(d, *p, last)) < 0) {
+	if ((q = search(d, *p, text[0] != '\0' ? 0 : 1, last)) < 0) {
 		pme_escape(shown, sizeof(shown), last);
 		fprintf(out, "'%s': not found\n", shown);
 		return 0;
@@ -1132,7 +1242,7 @@ term_show(struct doc *d0, FILE *in, FILE *out, struct pme_error *err)
 	struct doc d = *d0;
 	char cmd[CMD_MAX], last[CMD_MAX] = "";
 	size_t p = 0, n;
-	int show = 1;
+	int show = 1, keys = keys_on(in), got;
 
 	for (;;) {
 		if (show) {
@@ -1142,10 +1252,13 @@ term_show(struct doc *d0, FILE *in, FILE *out, struct pme_error *err)
 		fputs("Enter command (H for help): ", out);
 		fflush(out);
 		show = 1;
-		if (read_line(in, cmd) == -1) {
+		if ((got = keys ? read_key(in, out, cmd) : read_line(in,
+		    cmd)) == -1) {
 			fputc('\n', out);
 			goto done;
 		}
+		if (got == 1)
+			continue;
 		switch (cmd[0]) {
 		case '\0':
 			p = (p + 1) % d.pages.n;
@@ -1162,6 +1275,8 @@ term_show(struct doc *d0, FILE *in, FILE *out, struct pme_error *err)
 		case 'K':
 		case 'q':
 		case 'Q':
+			if (keys)	/* the shell's prompt on a line of its own */
+				fputc('\n', out);
 			goto done;
 		case 'h':
 		case 'H':
@@ -1195,6 +1310,8 @@ term_show(struct doc *d0, FILE *in, FILE *out, struct pme_error *err)
 		}
 	}
 done:
+	if (keys)
+		keys_off();
 	doc_free(&d);
 	return write_failed(out, err);
 }

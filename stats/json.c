@@ -26,6 +26,10 @@ struct jpass {
 	uint8_t		*seen;
 	uint64_t	*since;
 	int64_t		*value;
+	/* Each row's last slice, held until the next shows whether it goes
+	 * on: its start, end (as long as start: none) and value. */
+	uint64_t	*pstart, *pend;
+	int64_t		*pvalue;
 	char		**tname;	/* type names by number */
 	uint32_t	 ntname;
 };
@@ -78,22 +82,65 @@ state_label(const struct jpass *p, int64_t v, char *buf, size_t len)
 	return buf;
 }
 
+/* Whether values a and b are one state: the same, or shown alike by the
+ * legend (a sample file's routine, whatever its samples). */
+static int
+same_state(const struct jpass *p, int64_t a, int64_t b)
+{
+	char x[64], y[64];
+
+	if (a == b)
+		return 1;
+	if (p->src->names != NULL && (a < 0) != (b < 0))
+		return 0;
+	return strcmp(state_label(p, a, x, sizeof(x)), state_label(p, b, y,
+	    sizeof(y))) == 0;
+}
+
+/* Row r's held slice, written. */
 static void
-state_x(struct jpass *p, size_t r, uint64_t end)
+flush_x(struct jpass *p, size_t r)
 {
 	char buf[64];
 
-	if (end <= p->since[r] || (p->src->names != NULL && p->value[r] < 0))
+	if (p->pend[r] <= p->pstart[r])
 		return;
 	sep(p);
 	fputs("{\"ph\":\"X\",\"pid\":1,\"tid\":", p->fp);
 	fprintf(p->fp, "%zu,\"ts\":", r);
-	ts(p->fp, p, p->since[r]);
+	ts(p->fp, p, p->pstart[r]);
 	fputs(",\"dur\":", p->fp);
-	ts(p->fp, p, end - p->since[r]);
+	ts(p->fp, p, p->pend[r] - p->pstart[r]);
 	fputs(",\"name\":", p->fp);
-	jstr(p->fp, state_label(p, p->value[r], buf, sizeof(buf)));
+	jstr(p->fp, state_label(p, p->pvalue[r], buf, sizeof(buf)));
 	fputs(",\"cat\":\"state\"}", p->fp);
+	p->pend[r] = p->pstart[r];
+}
+
+/*
+ * Row r's state, from since to end, as a slice; adjacent slices of one
+ * state are one.  A sample file's slice is a sample's weight before it:
+ * a gap shorter than that weight before the next holds no sample missed
+ * (the timer's jitter), so consecutive samples in one routine are one
+ * slice.
+ */
+static void
+state_x(struct jpass *p, size_t r, uint64_t end)
+{
+	uint64_t gap = p->src->names != NULL ? end - p->since[r] : 1;
+
+	if (end <= p->since[r] || (p->src->names != NULL && p->value[r] < 0))
+		return;
+	if (p->pend[r] > p->pstart[r] && p->since[r] >= p->pend[r] &&
+	    p->since[r] - p->pend[r] < gap &&
+	    same_state(p, p->pvalue[r], p->value[r])) {
+		p->pend[r] = end;
+		return;
+	}
+	flush_x(p, r);
+	p->pstart[r] = p->since[r];
+	p->pend[r] = end;
+	p->pvalue[r] = p->value[r];
 }
 
 static int
@@ -122,6 +169,8 @@ json_fn(const struct pme_ev *ev, size_t n, void *arg)
 		}
 		if (p->seen[r] && t < p->since[r])
 			t = p->since[r];
+		if (p->seen[r] && same_state(p, p->value[r], e->value))
+			continue;	/* the state goes on */
 		if (p->seen[r])
 			state_x(p, r, t);
 		p->seen[r] = 1;
@@ -166,11 +215,15 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 	p.seen = calloc(p.nrow + 1, 1);
 	p.since = calloc(p.nrow + 1, sizeof(*p.since));
 	p.value = calloc(p.nrow + 1, sizeof(*p.value));
+	p.pstart = calloc(p.nrow + 1, sizeof(*p.pstart));
+	p.pend = calloc(p.nrow + 1, sizeof(*p.pend));
+	p.pvalue = calloc(p.nrow + 1, sizeof(*p.pvalue));
 	for (size_t i = 0; i < nt; i++)
 		if (types[i].id + 1 > p.ntname && types[i].id < (1u << 20))
 			p.ntname = types[i].id + 1;
 	p.tname = calloc(p.ntname + 1, sizeof(*p.tname));
 	if (p.seen == NULL || p.since == NULL || p.value == NULL ||
+	    p.pstart == NULL || p.pend == NULL || p.pvalue == NULL ||
 	    p.tname == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -198,9 +251,11 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 	if (src_events(s, json_fn, &p, err, errlen) == -1)
 		goto out;
 	for (size_t r = 0; r < p.nrow; r++)
-		if (p.seen[r])
+		if (p.seen[r]) {
 			state_x(&p, r, s->run.last > p.since[r] ?
 			    s->run.last : p.since[r]);
+			flush_x(&p, r);
+		}
 	fputs("\n]}\n", fp);
 	rc = ferror(fp) ? -1 : 0;
 	if (rc == -1)
@@ -211,6 +266,9 @@ out:
 	free(p.seen);
 	free(p.since);
 	free(p.value);
+	free(p.pstart);
+	free(p.pend);
+	free(p.pvalue);
 	free(p.tname);
 	return rc;
 }

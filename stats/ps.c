@@ -299,6 +299,27 @@ colours(struct page *pg, const struct grid *gr)
 
 /* ----------------------------------------------------------- legends */
 
+/* s in at most chars characters (UTF-8) into buf (len bytes): when longer,
+ * its first chars - 1 and a '~' that marks the cut. */
+static const char *
+cut_label(char *buf, size_t len, const char *s, size_t chars)
+{
+	size_t n = 0, k = 0, i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	for (i = 0; s[i] != '\0' && i + 2 < len; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80 &&
+		    ++k > (n > chars ? chars - 1 : chars))
+			break;
+		buf[i] = s[i];
+	}
+	if (n > chars)
+		buf[i++] = '~';
+	buf[i] = '\0';
+	return buf;
+}
+
 /* The plot's box, between the row labels and the right margin, the
  * heading and the axis above the legend. */
 struct box {
@@ -341,7 +362,7 @@ legend(struct page *pg, const struct grid *gr, const struct outopt *o,
 {
 	size_t cols = legend_columns(pg), k = 0, rows, n = 0;
 	double top = b->y0 - 34 - LEGROW;
-	char occ[64], label[64];
+	char occ[64], label[4 * 28 + 2];
 
 	for (size_t i = 0; i < gr->nleg; i++)
 		n += shown(gr, i);
@@ -355,8 +376,9 @@ legend(struct page *pg, const struct grid *gr, const struct outopt *o,
 		if (!shown(gr, i))
 			continue;
 		occ_text(occ, sizeof(occ), gr, gr->leg[i].occ, o->percent);
-		/* What does not fit its column is cut, not overlapped. */
-		snprintf(label, sizeof(label), "%.28s", gr->leg[i].label);
+		/* What does not fit its column is cut, not overlapped,
+		 * and the cut marked. */
+		cut_label(label, sizeof(label), gr->leg[i].label, 28);
 		fprintf(pg->fp, "%.2f %.2f %zu ", MARGIN + LEGCOL *
 		    (double)(k / rows), top - LEGROW * (double)(k % rows + 1),
 		    i);
@@ -449,14 +471,49 @@ x_axis(struct page *pg, const struct box *b, const char *lo,
 	    "CS");
 }
 
+/*
+ * The time axis's unit into unit (len bytes), and what a time is divided
+ * by in it: a run in nanoseconds (a sample file, a clock-time event file)
+ * in the largest of s, ms and us of which the window's end is one or
+ * more; another unit as the run names it.
+ */
+static double
+time_unit(const struct grid *gr, char *unit, size_t len)
+{
+	static const struct {
+		double		 div;
+		const char	*name;
+	} u[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" } };
+
+	src_unit(gr->src, unit, len);
+	if (strcmp(gr->src->run.unit, "ns") == 0)
+		for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+			if ((double)gr->w.t1 >= u[i].div) {
+				snprintf(unit, len, "%s", u[i].name);
+				return u[i].div;
+			}
+	return 1;
+}
+
+/* Time t in the axis's unit: as the run counts it, or scaled by div
+ * with four significant digits at the window's end. */
 static void
 time_text(char *buf, size_t len, const struct grid *gr, uint64_t t)
 {
 	struct graph plain = *gr->g;
+	char unit[64];
+	double div = time_unit(gr, unit, sizeof(unit)), end;
+	int digits;
 
-	plain.scale = 1;
-	plain.format = "";
-	fmt_value(buf, len, &plain, (double)t);
+	if (div == 1) {
+		plain.scale = 1;
+		plain.format = "";
+		fmt_value(buf, len, &plain, (double)t);
+		return;
+	}
+	end = (double)gr->w.t1 / div;
+	digits = end >= 1000 ? 0 : end >= 100 ? 1 : end >= 10 ? 2 : 3;
+	snprintf(buf, len, "%.*f", digits, (double)t / div);
 }
 
 /* A row's cells as runs of one legend entry, two bytes a run in hex. */
@@ -489,7 +546,7 @@ chart(struct page *pg, const struct grid *gr, const struct outopt *o)
 {
 	struct box b;
 	double pitch;
-	char lo[64], hi[64], xl[128];
+	char lo[64], hi[64], xl[128], unit[64];
 
 	plot_box(pg, gr, label_room(gr, gr->row, gr->nrows), 0, &b);
 	pitch = (b.y1 - b.y0) / gr->nrows;
@@ -505,8 +562,9 @@ chart(struct page *pg, const struct grid *gr, const struct outopt *o)
 	row_labels(pg, gr, gr->row, gr->nrows, &b, pitch, b.y1);
 	time_text(lo, sizeof(lo), gr, gr->w.t0);
 	time_text(hi, sizeof(hi), gr, gr->w.t1);
+	time_unit(gr, unit, sizeof(unit));
 	snprintf(xl, sizeof(xl), "%s%s", gr->xlabel != NULL ? gr->xlabel :
-	    "Time / ", gr->xlabel != NULL ? "" : gr->src->run.unit);
+	    "Time / ", gr->xlabel != NULL ? "" : unit);
 	x_axis(pg, &b, lo, hi, xl);
 	legend(pg, gr, o, &b);
 }
@@ -595,7 +653,7 @@ util(struct page *pg, const struct grid *gr, const struct outopt *o)
 	struct util u;
 	struct box b;
 	double pitch, y;
-	char hi[64], xl[160];
+	char hi[64], xl[160], unit[64];
 
 	if (util_rows(gr, &u) == -1) {
 		free(u.rows);
@@ -627,9 +685,9 @@ util(struct page *pg, const struct grid *gr, const struct outopt *o)
 		x_axis(pg, &b, "0%", "100%", "Share of the time not idle");
 	} else {
 		time_text(hi, sizeof(hi), gr, (uint64_t)llround(u.full));
+		time_unit(gr, unit, sizeof(unit));
 		snprintf(xl, sizeof(xl), "%s%s", gr->xlabel != NULL ?
-		    gr->xlabel : "Time / ", gr->xlabel != NULL ? "" :
-		    gr->src->run.unit);
+		    gr->xlabel : "Time / ", gr->xlabel != NULL ? "" : unit);
 		x_axis(pg, &b, "0", hi, xl);
 	}
 	legend(pg, gr, o, &b);
@@ -642,13 +700,14 @@ int
 out_ps(FILE *fp, const struct grid *gr, const struct outopt *o)
 {
 	struct page pg;
-	char sub[512], a[64], b[64];
+	char sub[512], a[64], b[64], unit[64];
 	int rc = 0;
 
 	time_text(a, sizeof(a), gr, gr->w.t0);
 	time_text(b, sizeof(b), gr, gr->w.t1);
+	time_unit(gr, unit, sizeof(unit));
 	snprintf(sub, sizeof(sub), "%s: %s %s to %s, rows %ld to %ld",
-	    gr->src->path, gr->src->run.unit, a, b, gr->w.r0, gr->w.r1);
+	    gr->src->path, unit, a, b, gr->w.r0, gr->w.r1);
 	/* A legend column; the widest row labels (label_room(), 20
 	 * points more for util's bars) and an inch of plot; the legend
 	 * and an inch of plot. */

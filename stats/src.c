@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 int
 src_open_events(struct src *s, const char *path, char *err, size_t errlen)
@@ -57,6 +58,13 @@ src_events(struct src *s, pme_ev_fn fn, void *arg, char *err, size_t errlen)
 	if ((rc = pme_eventfile_events(s->ef, fn, arg, &e)) == -1)
 		snprintf(err, errlen, "%s", pme_strerror(&e));
 	return rc;
+}
+
+const char *
+src_unit(const struct src *s, char *buf, size_t len)
+{
+	pme_escape(buf, len, s->run.unit);
+	return buf;
 }
 
 uint32_t

@@ -303,14 +303,21 @@ list_graphs(const struct gfile *gf, const struct src *s)
 	    "HistoGraph", "HistoSummary", "UtilGraph" };
 	const struct pme_histo *h;
 	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
+	char id[256], menu[256];
 
-	for (size_t i = 0; i < gf->n; i++)
-		printf("%-12s %-20s %s%s\n", kinds[gf->g[i].kind],
-		    gf->g[i].id, gf->g[i].menu != NULL ? gf->g[i].menu : "",
+	/* Names from the files, escaped for a terminal. */
+	for (size_t i = 0; i < gf->n; i++) {
+		pme_escape(id, sizeof(id), gf->g[i].id);
+		pme_escape(menu, sizeof(menu), gf->g[i].menu != NULL ?
+		    gf->g[i].menu : "");
+		printf("%-12s %-20s %s%s\n", kinds[gf->g[i].kind], id, menu,
 		    drawable(&gf->g[i], s) ? "" : " (no events)");
-	for (size_t i = 0; i < n; i++)
-		printf("%-12s \"%s\" %u sets\n", "histometric", h[i].name,
+	}
+	for (size_t i = 0; i < n; i++) {
+		pme_escape(id, sizeof(id), h[i].name);
+		printf("%-12s \"%s\" %u sets\n", "histometric", id,
 		    h[i].nsets);
+	}
 }
 
 /* ----------------------------------------------------------- output */

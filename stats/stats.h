@@ -53,6 +53,8 @@ int	 src_events(struct src *s, pme_ev_fn fn, void *arg, char *err,
 	    size_t errlen);
 /* The type number of an event name, PME_NONE when the source has none. */
 uint32_t src_type(const struct src *s, const char *name);
+/* The run's time unit escaped for a terminal (pme_escape), in buf. */
+const char *src_unit(const struct src *s, char *buf, size_t len);
 /* A row's name ("3", or the thread's name), in buf. */
 const char *src_rowname(const struct src *s, long row, char *buf,
 	    size_t len);

@@ -376,14 +376,33 @@ colour(struct term *t, int bg, long rgb)
 		    (b * 5 + 127) / 255);
 }
 
-/* A name from a file, cut or padded to width, without control bytes. */
+/* Text cut or padded to width bytes, a control byte shown as '?'. */
 static void
-put_name(struct term *t, const char *s, int width)
+put_text(struct term *t, const char *s, int width)
 {
 	int n = 0;
 
 	for (; *s != '\0' && n < width; s++, n++)
 		out(t, "%c", (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	for (; n < width; n++)
+		out(t, " ");
+}
+
+/* A name from a file escaped for a terminal (pme_escape), cut or padded
+ * to width characters. */
+static void
+put_name(struct term *t, const char *s, int width)
+{
+	char e[1024];
+	const char *p;
+	int n = 0;
+
+	pme_escape(e, sizeof(e), s);
+	for (p = e; *p != '\0'; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && n++ == width)
+			break;
+		out(t, "%c", *p);
+	}
 	for (; n < width; n++)
 		out(t, " ");
 }
@@ -501,13 +520,50 @@ axis(struct term *t, const struct grid *gr, int lw)
 	gap = (int)gr->w.ncols + 2 - (int)strlen(a) - (int)strlen(b);
 	out(t, "%*s%s%*s%s\033[K\r\n", lw, "", a, gap > 1 ? gap : 1, "", b);
 	out(t, "%*s%s%s\033[K\r\n", lw + 1, "", gr->xlabel != NULL ?
-	    gr->xlabel : "Time / ", gr->xlabel != NULL ? "" : t->s->run.unit);
+	    gr->xlabel : "Time / ", gr->xlabel != NULL ? "" : src_unit(t->s,
+	    a, sizeof(a)));
 }
 
 static const char help_text[] =
     "Left/Right pan 20%  S-Left/Right 4%  Up/Down rows  PgUp/PgDn first/"
     "last rows  Home/End  C-Up/C-Down zoom  M-Left/M-Right views  M-Up "
     "view 1  Tab/n/p graph  j/k z row  % legend  P stats.ps  q quit";
+
+/*
+ * The help on the last rows: its items (two blanks apart) packed into as
+ * many lines as the terminal's width needs, each narrower than it, so
+ * that no line wraps and scrolls the view's heading off.
+ */
+static void
+help_lines(struct term *t)
+{
+	const char *item[32], *p = help_text;
+	int len[32], line[32], n = 0, nl = 1, w = 0, i;
+
+	for (; *p != '\0' && n < 32; n++) {
+		const char *e = strstr(p, "  ");
+
+		item[n] = p;
+		len[n] = e != NULL ? (int)(e - p) : (int)strlen(p);
+		if (w > 0 && w + 2 + len[n] > t->cols - 1) {
+			nl++;
+			w = 0;
+		}
+		w += (w > 0 ? 2 : 0) + len[n];
+		line[n] = nl;
+		p = e != NULL ? e + 2 : p + len[n];
+	}
+	for (i = 0; i < n; i++) {
+		if (i == 0 || line[i] != line[i - 1])
+			out(t, "%s\033[%d;1H", i > 0 ? "\033[K" : "",
+			    t->rows - nl + line[i]);
+		else
+			out(t, "  ");
+		out(t, "%.*s", len[i] < t->cols - 1 ? len[i] : t->cols - 1,
+		    item[i]);
+	}
+	out(t, "\033[K");
+}
 
 /* Text (a histometric, a utilization graph) shown as lines. */
 static void
@@ -516,7 +572,7 @@ text_body(struct term *t, const char *text, int lines)
 	for (const char *p = text; *p != '\0' && lines > 0; lines--) {
 		size_t n = strcspn(p, "\n");
 
-		put_name(t, p, (int)n < t->cols ? (int)n : t->cols);
+		put_text(t, p, (int)n < t->cols ? (int)n : t->cols);
 		out(t, "\033[K\r\n");
 		p += n + (p[n] == '\n');
 	}
@@ -571,7 +627,7 @@ draw(struct term *t, char *err, size_t errlen)
 	struct window w = { .t0 = v->t0, .t1 = v->t1, .r0 = v->r0, .r1 = v->r1 };
 	int lw = label_width(t, gr), pack, cap = chart_lines(t, gr, &pack);
 	int lines = t->rows - 2;
-	char a[64], b[64];
+	char a[64], b[64], u[64];
 	struct graph plain = *gr->g;
 
 	t->len = 0;
@@ -590,8 +646,8 @@ draw(struct term *t, char *err, size_t errlen)
 	out(t, "\033[1mview %zu/%zu\033[0m  ", tg->cur + 1, tg->nv);
 	put_name(t, gr->title, (int)strlen(gr->title));
 	out(t, "  (graph %zu/%zu)\033[K\r\n", t->gi + 1, t->ng);
-	out(t, "%s %s to %s, rows %ld to %ld\033[K\r\n", t->s->run.unit, a, b,
-	    v->r0, v->r1);
+	out(t, "%s %s to %s, rows %ld to %ld\033[K\r\n", src_unit(t->s, u,
+	    sizeof(u)), a, b, v->r0, v->r1);
 	if (gr->g->kind == G_STATE || gr->g->kind == G_ARRAY) {
 		for (uint32_t r = 0; r < gr->nrows; r += pack ? 2 : 1, lines--)
 			chart_line(t, tg, lw, r, pack && r + 1 < gr->nrows ?
@@ -601,8 +657,12 @@ draw(struct term *t, char *err, size_t errlen)
 		legend(t, gr, &lines);
 	} else
 		body_text(t, tg, lines - 2);
-	out(t, "\033[J\033[%d;1H%s\033[K", t->rows, t->help ? help_text :
-	    t->msg[0] != '\0' ? t->msg : "? help  q quit");
+	if (t->help) {
+		out(t, "\033[J");
+		help_lines(t);
+	} else
+		out(t, "\033[J\033[%d;1H%.*s\033[K", t->rows, t->cols - 1,
+		    t->msg[0] != '\0' ? t->msg : "? help  q quit");
 	t->msg[0] = '\0';
 	put_fd(t->fd, t->buf, t->len);
 	return 0;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "stats.h"
+#include "util.h"
 
 /* The character of legend entry i; ' ' is "no data". */
 static const char marks[] = "#=+*o%@x:-~^&$!?ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -21,22 +22,24 @@ mark(int i)
 	return i < 0 ? ' ' : marks[i % (int)(sizeof(marks) - 1)];
 }
 
-/* Escapes what a name from a file could hold for a terminal. */
+/* A name from a file escaped for a terminal (pme_escape), cut or padded
+ * to width characters when width > 0. */
 static void
 put_name(FILE *fp, const char *s, int width)
 {
+	char *e = pme_escape_dup(s);
+	const char *p;
 	int n = 0;
 
-	for (; *s != '\0' && (width <= 0 || n < width); s++, n++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f)
-			putc('?', fp);
-		else
-			putc(c, fp);
+	for (p = e != NULL ? e : "?"; *p != '\0'; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && width > 0 &&
+		    n++ == width)
+			break;
+		putc(*p, fp);
 	}
 	for (; n < width; n++)
 		putc(' ', fp);
+	free(e);
 }
 
 void
@@ -125,7 +128,8 @@ axis(FILE *fp, const struct grid *gr, int lw)
 	gap = (int)gr->w.ncols + 2 - (int)strlen(a) - (int)strlen(b);
 	fprintf(fp, "%*s %s%*s%s\n", lw, "", a, gap > 1 ? gap : 1, "", b);
 	fprintf(fp, "%*s %s%s%s\n", lw, "", gr->xlabel != NULL ? gr->xlabel :
-	    "Time / ", gr->xlabel != NULL ? "" : gr->src->run.unit, "");
+	    "Time / ", gr->xlabel != NULL ? "" : src_unit(gr->src, a,
+	    sizeof(a)), "");
 }
 
 static int
@@ -253,7 +257,7 @@ int
 out_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 {
 	const char *title = o->title != NULL ? o->title : gr->title;
-	char a[64], b[64];
+	char a[64], b[64], u[64];
 	struct graph plain = *gr->g;
 
 	plain.scale = 1;
@@ -267,7 +271,7 @@ out_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 	else {
 		put_name(fp, gr->src->path, 0);
 		fprintf(fp, ": %s %s to %s, rows %ld to %ld",
-		    gr->src->run.unit, a, b, gr->w.r0, gr->w.r1);
+		    src_unit(gr->src, u, sizeof(u)), a, b, gr->w.r0, gr->w.r1);
 	}
 	fprintf(fp, "\n\n");
 	if (gr->g->kind == G_UTIL)
@@ -280,8 +284,11 @@ out_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 /* -------------------------------------------------------------- CSV */
 
 static void
-csv_field(FILE *fp, const char *s)
+csv_field(FILE *fp, const char *s0)
 {
+	char *e = pme_escape_dup(s0);
+	const char *s = e != NULL ? e : "?";
+
 	putc('"', fp);
 	for (; *s != '\0'; s++) {
 		if (*s == '"')
@@ -289,6 +296,7 @@ csv_field(FILE *fp, const char *s)
 		putc(*s, fp);
 	}
 	putc('"', fp);
+	free(e);
 }
 
 struct csvpass {
@@ -302,7 +310,7 @@ struct csvpass {
 static void
 csv_row(struct csvpass *p, long r, uint64_t end)
 {
-	char buf[64], v[64];
+	char buf[64], v[64], esc[256];
 	int leg = -1;
 
 	if (end <= p->since[r])
@@ -318,8 +326,10 @@ csv_row(struct csvpass *p, long r, uint64_t end)
 		}
 	fmt_value(v, sizeof(v), &(struct graph){ .scale = p->gr->g->scale,
 	    .format = "%.17g" }, p->value[r]);
-	fprintf(p->fp, "%s,", src_rowname(p->gr->src, r + p->gr->rlo, buf,
-	    sizeof(buf)));
+	pme_escape(esc, sizeof(esc), src_rowname(p->gr->src, r + p->gr->rlo,
+	    buf, sizeof(buf)));
+	pme_csv_field(p->fp, esc);
+	putc(',', p->fp);
 	fprintf(p->fp, "%llu,%llu,%s,", (unsigned long long)p->since[r],
 	    (unsigned long long)end, v);
 	csv_field(p->fp, leg >= 0 ? p->gr->leg[leg].label : "");
@@ -549,7 +559,7 @@ out_summary(FILE *fp, const struct src *s, int csv)
 	const struct pme_metric *m;
 	size_t n = s->ef != NULL ? pme_eventfile_metrics(s->ef, &m) : 0;
 	struct graph plain = { .scale = 1, .format = "" };
-	char date[64], span[64];
+	char date[64], span[64], unit[64];
 	time_t t = (time_t)(s->run.start / 1000000000u);
 	struct tm tm;
 
@@ -568,7 +578,7 @@ out_summary(FILE *fp, const struct src *s, int csv)
 	put_name(fp, s->run.command, 0);
 	fprintf(fp, "' %s (UTC%+d)\n", date, s->run.utc_offset / 3600);
 	fprintf(fp, "    Simulated-system execution time %s %s\n", span,
-	    s->run.unit);
+	    src_unit(s, unit, sizeof(unit)));
 	if (s->run.host_ns != 0)
 		fprintf(fp, "    Host execution time %.2f s\n",
 		    s->run.host_ns / 1e9);

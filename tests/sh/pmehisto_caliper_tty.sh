@@ -55,13 +55,13 @@ wait_for "Enter command (H for help):" && wait_for "Caliper views: 85 clock samp
 page
 type_line ""
 wait_for "Enter command (H for help):" && page
-type_line "S"
+type_key S
 wait_for "0xffffffff81000000:" || true
 screen | grep -q "^Caliper views" && fail "S: still the first page"
-type_line "R"
+type_key R
 wait_for "Caliper views: 85 clock samples"
 type_line "/worker"
 wait_for "worker"
-type_line "K"
+type_key K
 wait_for "EXIT=0"
 finish

@@ -58,7 +58,7 @@ cat >folded.want <<'EOF2'
 main.o 1
 main.o;[a&b<c>\x02.so] 3
 main.o;[a&b<c>\x02.so];work.o 2
-main.o;util.o;[kernel] 1
+main.o;util.o;[kernel]_[k] 1
 main.o;util.o;[libc.so.6] 6
 main.o;work.o;work.o;util.o 4
 EOF2
@@ -90,6 +90,9 @@ grep -q '<title>\[a&amp;b&lt;c&gt;\\x02.so\] (5 samples, 17.24%)</title>' out.sv
 # The command line escaped as in every report, then for XML.
 grep -q '>\./prog run &lt;&amp;\\x01&gt;: 29 samples, every 2 ms</text>' out.svg ||
     fail "out.svg: no subtitle of the command escaped: $(grep -a '>./prog' out.svg)"
+# A kernel frame is marked "_[k]" and orange, as FlameGraph has it.
+grep -q '<title>\[kernel\]_\[k\] (1 sample, 3.45%)</title>.*fill="rgb([0-9]*,[0-9]*,0)"' out.svg ||
+    fail "out.svg: the kernel frame is not marked _[k] in orange"
 grep -q '<script type="text/ecmascript"><!\[CDATA\[' out.svg ||
     fail "out.svg: no inline script"
 grep -Eq '(href|src)="https?:|url\(' out.svg && fail "out.svg refers to the network"
@@ -120,6 +123,10 @@ fi
 if command -v rsvg-convert >/dev/null; then
 	rsvg-convert -o out.png out.svg 2>err || fail "rsvg-convert: $(cat err)"
 fi
+
+# callgrind and pprof name the kernel's frames without FlameGraph's
+# "_[k]": their stacks are -T folded's without it.
+sed 's/_\[k\]//g' folded.want >folded
 
 # --- callgrind
 cg_functions out.callgrind >cg.self 2>err

@@ -45,7 +45,7 @@ cat >want <<'EOF2'
 [unknown];main.o;[unknown] 2
 main.o 1
 main.o;[prog] 2
-main.o;util.o;[kernel] 1
+main.o;util.o;[kernel]_[k] 1
 main.o;util.o;[libc.so.6] 6
 main.o;work.o;work.o;util.o 4
 EOF2

@@ -52,10 +52,10 @@ tty_start "$tmp/v"
 wait_for "Enter command (H for help):" && page
 type_line ""
 wait_for "Enter command (H for help):" && page
-type_line "S"
+type_key S
 wait_for "$(tail -n 1 all.txt)"
 screen | sed '/^Enter command (H for help):/,$d' | grep -v '^$' | tail -n 1 >last
 tail -n 1 all.txt | cmp -s - last || fail "S: not the last page: $(cat last)"
-type_line "K"
+type_key K
 wait_for "EXIT=0"
 finish

@@ -7,9 +7,10 @@
 # page), H (help), S (summary), R (restart), cycling from the last page
 # to the first, and K (kill); the commands added to the seed's (issue
 # 12): B (back, from the first page to the last), a page number, /text
-# (case ignored, the next page with a name containing text, those rows in
-# reverse video: the pane's attributes read back), n and / (again, round
-# the pages), not found, and q (as K).  tests/unit/t_pager checks the
+# (case ignored, the page shown or the next with a name containing text,
+# those rows in reverse video: the pane's attributes read back), n and /
+# (again, from the next page, round the pages), not found, and q (as K);
+# letters act at once, without Return (issue 23 item 7).  tests/unit/t_pager checks the
 # same byte for byte, without a terminal.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -82,10 +83,10 @@ wait_for "PROGRAM MANY BY ROUTINE"
 type_line ""
 wait_for "Page 2" && fits
 wait_for "PROGRAM MANY BY ROUTINE (continued)"
-type_line H
+type_key H
 wait_for "R       restart the display from the beginning"
 wait_for "K       kill the display and exit"
-type_line S
+type_key S
 wait_for "Summary statistics" && fits
 wait_for "Sample files:        PMEFILE.PMS"
 # The summary is the last page: Return cycles to the first.
@@ -93,20 +94,24 @@ type_line ""
 wait_for "Page 1"
 type_line ""
 wait_for "Page 2"
-type_line R
+type_key R
 wait_for "Page 1"
 # The additions.
-type_line B
+type_key B
 wait_for "Page 5" && wait_for "Summary statistics"
 type_line 2
 wait_for "Page 2" && wait_for "PARSE_39"
-type_line H
+type_key H
 wait_for "Q       quit: the same as K"
 wait_for "B       back: display the page before"
 wait_for "/ or n  search for the same text again"
+# A search starts on the page shown (the help below it goes as the page
+# is drawn again); n and / go on after it.
 type_line /_2
-wait_for "Page 3" && marked "EMIT_2[0-8]" && fits
-type_line n
+wait_gone "Q       quit" && wait_for "Page 2" && marked "PARSE_2[3-9]" && fits
+type_key n
+wait_for "Page 3" && marked "EMIT_2[0-8]"
+type_key n
 wait_for "Page 4" && marked "EMIT_29"
 type_line /
 wait_for "Page 1" && marked "PARSE_2[0-2]"
@@ -118,7 +123,7 @@ wait_for "'nosuch': not found"
 screen | grep -q "^EMIT_28 " || fail "not found: the page changed"
 type_line 9
 wait_for "no page 9: the pages are 1 to 5"
-type_line K
+type_key K
 wait_for "EXIT=0"
 [ -s PMEFILE.HIS ] || fail "no PMEFILE.HIS written"
 
@@ -136,7 +141,8 @@ wait_for "Input bucket file [PMEFILE.PME]:" && type_line gravel
 wait_for "Output bucket file [gravel.PME]:" && type_line ""
 wait_for "Output histogram file [PMEFILE.HIS]:" && type_line gravel
 wait_for "Page 1" && wait_for "PHASE TWO BY MODULE"
-type_line q
+# q quits at once, without Return.
+type_key q
 wait_for "EXIT=0"
 [ -s gravel.HIS ] || fail "no gravel.HIS written"
 [ -e PMEFILE.PME ] && fail "PMEFILE.PME written"

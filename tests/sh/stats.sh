@@ -44,6 +44,20 @@ diff -u "$top/tests/stats/tiny.csv" csv >diff || fail "csv: $(cat diff)"
 "$stats" states </dev/null >plain 2>err || fail "default: exit $?"
 grep -q '^0   |' plain || fail "the default output is not the text chart"
 [ ! -e GraphfileTemp ] || fail "GraphfileTemp written without specifications"
+# PostScript's legend cuts a label longer than its column (28
+# characters) and marks the cut with '~'; one that fits is whole
+# (issue 23 item 8: the cut was unmarked).
+cat >long.graph <<'EOF'
+StateGraph long (x, 0, NO_OF_PROCESSORS - 1) {
+	action { EV_STATE: VALUE(x) }
+	map { 0: black "Idle state of exactly 28 ch", 1: gray "Busy with a very long state name indeed" }
+}
+EOF
+"$stats" -g long.graph -T ps -o long.ps long 2>err || fail "long: $(cat err)"
+grep -q '(Busy with a very long state~)' long.ps ||
+    fail "long: the cut label: $(grep -o '(Busy[^)]*)' long.ps)"
+grep -q '(Idle state of exactly 28 ch)' long.ps ||
+    fail "long: the label that fits: $(grep -o '(Idle[^)]*)' long.ps)"
 cd .. || exit 1
 
 # --- a larger run --------------------------------------------------------

@@ -8,7 +8,8 @@
 # and the other's mostly spin_b (more than half its time, more than any
 # other routine), by the time the CSV gives each (a thread's samples are
 # its own: the split hardly depends on the load),
-# the axis from 0 in nanoseconds, and -b module.
+# the axis from 0 in nanoseconds (PostScript's in s, ms or us), and -b
+# module.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -46,6 +47,33 @@ done
     fail "text: $(cat err)"
 grep -q '^run.pms: ns 0 to ' text || fail "axis: $(sed -n 2p text)"
 grep -q 'Time / ns' text || fail "unit: $(grep Time text)"
+# PostScript's time axis in the largest of s, ms and us the run reaches,
+# its end with four significant digits (issue 23 item 8: nanoseconds).
+"$stats" -f run.pms -B two.pme -T ps -o run.ps states 2>err ||
+    fail "ps: $(cat err)"
+grep -Eq '\(Time / (s|ms|us)\)' run.ps ||
+    fail "ps: axis unit: $(grep -o '(Time / [^)]*)' run.ps)"
+grep -Eq '\(run\.pms: (s|ms|us) 0\.?0* to [0-9]{1,3}\.?[0-9]*, rows' run.ps ||
+    fail "ps: subtitle: $(grep -o '(run.pms: [^)]*)' run.ps)"
+# Chrome's trace format: consecutive samples in one routine are one slice
+# (issue 23 item 8: a slice a sample), when the gap between them (the
+# timer's jitter) is shorter than a sample's weight; a longer gap ends
+# one.
+need "$tsample"
+cat >adj.smp <<'S'
+header method=test event=cpu-clock period=10000000 pid=7 start=0 start_mono=0 argv=./adj
+map pid=7 start=0x555555554000 end=0x555555560000 offset=0 vaddr=0 path=/nonexistent/adj flags=exec,main
+sample pid=7 pc=0x555555555000 time=10000000 weight=10000000
+sample pid=7 pc=0x555555555000 time=20000050 weight=10000000
+sample pid=7 pc=0x555555555000 time=30000100 weight=10000000
+sample pid=7 pc=0x555555555000 time=50000100 weight=10000000
+close end=50000100 status=0 threads=1
+S
+"$tsample" write adj.pms <adj.smp || fail "t_sample write adj.smp"
+"$stats" -f adj.pms -T json 2>err | grep '"ph":"X"' |
+    sed 's/.*"ts":\([0-9.]*\),"dur":\([0-9.]*\),"name":"\([^"]*\)".*/\1+\2 \3/' >adj.x
+printf '%s\n' '0.000+30000.100 adj' '40000.100+10000.000 adj' >adj.want
+diff -u adj.want adj.x >diff || fail "json slices: $(cat diff)"
 "$stats" -f run.pms -b module -T text -w 60 states >mod 2>err ||
     fail "-b module: $(cat err)"
 grep -q '  two  *[0-9.]*%$' mod || fail "-b module: $(sed -n '/Legend/,$p' mod)"

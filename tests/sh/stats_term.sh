@@ -6,7 +6,7 @@
 # occupancy), a zoom (C-Down: view 2/2, about the centre), a pan of the
 # latest view in place (Right), views back and forth (M-Left, M-Right,
 # M-Up), the legend in absolute times (%), a redraw at a resize, the
-# text marks with NO_COLOR, and q: exit status 0, the alternate screen
+# help (?) fitted to the pane, the text marks with NO_COLOR, and q: exit status 0, the alternate screen
 # left, the cursor shown and the terminal's settings as they were.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -82,6 +82,18 @@ if command -v gs >/dev/null; then
 	    >gs.out 2>&1 </dev/null || fail "P: gs: $(cat gs.out)"
 	[ ! -s gs.out ] || fail "P: gs said: $(cat gs.out)"
 fi
+
+# ?: the help fits the 80 columns on the last rows, each line narrower
+# than the pane, and the heading stays on the first (issue 23 item 7: a
+# line of 180 columns wrapped and scrolled it off).
+tmux -L "$tty_sock" send-keys -t t '?'
+wait_for "q quit" && wait_for "Left/Right pan 20%"
+screen | head -n 1 | grep -q "^view 1/" ||
+    fail "?: the heading left the first line: $(screen | head -n 2)"
+w=$(screen | awk '/pan 20%|zoom|q quit/ { if (length($0) > m) m = length($0) }
+    END { print m + 0 }')
+[ "$w" -gt 0 ] && [ "$w" -lt 80 ] ||
+    fail "?: a help line of $w columns in an 80-column pane"
 
 tmux -L "$tty_sock" send-keys -t t q
 wait_for "EXIT=0"

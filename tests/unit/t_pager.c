@@ -144,8 +144,8 @@ same(const char *what, const char *got, const char *want)
 }
 
 static const char help[] =
-    "Commands:\n"
-    "  Return  display the next histogram page\n"
+    "Commands (on a terminal a letter acts at once, without Return):\n"
+    "  Return  display the next histogram page (or space)\n"
     "  R       restart the display from the beginning\n"
     "  S       skip to the summary statistics\n"
     "  K       kill the display and exit\n"
@@ -153,8 +153,8 @@ static const char help[] =
     "  Q       quit: the same as K\n"
     "  B       back: display the page before\n"
     "  number  display the page of that number\n"
-    "  /text   display the next page with a name containing text (case\n"
-    "          ignored), its rows in reverse video\n"
+    "  /text   display this page or the next with a name containing text\n"
+    "          (case ignored), its rows in reverse video\n"
     "  / or n  search for the same text again\n";
 
 /* Page n of the text backend with the rows named name in reverse video. */
@@ -286,7 +286,7 @@ test_search(const struct pme_report *r)
 		    "on two pages apart, after the first", pmain, pinner,
 		    ptail);
 
-	/* Found, again with n and /, round to the first; found from
+	/* Found, again with n and /, round to the first; again from
 	 * the page it is on is the next one's; the rows stay marked as the
 	 * pages go by; a new search, not found. */
 	want[0] = '\0';
@@ -300,6 +300,17 @@ test_search(const struct pme_report *r)
 	text(want, sizeof(want), "'Zzz': not found\n" PROMPT);
 	got = term(r, "/LOOP\nn\n /  \n\nN\n/Zzz\nn\nk\n");
 	same("/LOOP, n, /, Return, N, /Zzz, n", got, want);
+	free(got);
+
+	/* A new search starts on the page shown: /LOOP twice stays on
+	 * the first page with a match; n then goes on. */
+	want[0] = '\0';
+	screen(want, sizeof(want), r, 1);
+	marked(want, sizeof(want), r, pmain, loop);
+	marked(want, sizeof(want), r, pmain, loop);
+	marked(want, sizeof(want), r, pinner, loop);
+	got = term(r, "/LOOP\n/LOOP\nn\nk\n");
+	same("/LOOP on its page", got, want);
 	free(got);
 
 	/* The whole name is searched, not only what the column shows; a

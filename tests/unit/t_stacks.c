@@ -275,7 +275,7 @@ test_callgrind(void)
 	add(t.stacks, 5, 2, u[2], u[1], 0);		/* main > f */
 	add(t.stacks, 3, 3, u[3], u[2], u[1]);		/* main > f > g */
 	add(t.stacks, 2, 2, u[3], u[1], 0);		/* main > g */
-	if (export_make(EXPORT_CALLGRIND, &t, "x.PMS", &out, &err) == -1)
+	if (export_make(export_find("callgrind"), &t, "x.PMS", &out, &err) == -1)
 		die_pme("export_make", &err);
 	if ((text = strndup(out.data, out.len)) == NULL)
 		die("strndup");
@@ -302,7 +302,7 @@ test_callgrind(void)
 	if ((t.stacks = stacks_new()) == NULL)
 		die("stacks_new");
 	add(t.stacks, 4, 1, u[2], 0, 0);
-	CHECK(export_make(EXPORT_CALLGRIND, &t, "flat.PMS", &out, &err) ==
+	CHECK(export_make(export_find("callgrind"), &t, "flat.PMS", &out, &err) ==
 	    -1 && err.code == PME_EFORMAT && strcmp(err.msg, "'flat.PMS': "
 	    "no call chains for -T callgrind (record them with pmeclock -g)")
 	    == 0);

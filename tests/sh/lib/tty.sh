@@ -33,6 +33,23 @@ tty_wait() {
 	return 1
 }
 
+# wait_gone TEXT: up to TTY_WAIT seconds for TEXT to leave the screen
+# (a page redrawn in place).
+wait_gone() {
+	local i
+	for i in $(seq $((${TTY_WAIT:-10} * 10))); do
+		screen | grep -qF -- "$1" || return 0
+		sleep 0.1
+	done
+	fail "'$1' stayed on the screen"
+	return 1
+}
+
+# type_key KEY: one key, no Return (the pager's letters act at once).
+type_key() {
+	tmux -L "$tty_sock" send-keys -t t -l -- "$1"
+}
+
 type_line() {
 	tmux -L "$tty_sock" send-keys -t t -l -- "$1"
 	tmux -L "$tty_sock" send-keys -t t Enter
