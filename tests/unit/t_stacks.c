@@ -160,6 +160,7 @@ test_print(void)
 		die("stacks_new");
 	tally_init(&t, layout(names, 6, u));
 	t.foreign = &fr;
+	t.stacks = s;
 	t.nforeign = 1;
 	libc = stacks_name(s, "/lib/x86_64-linux-gnu/libz.so.1");
 	kernel = stacks_name(s, "[kernel]");
@@ -184,9 +185,9 @@ test_print(void)
 
 	text = printed(s, &t);
 	if (strcmp(text, "[unknown];[libc.so.6] 1\n"
-	    "main;[libm.so.6];[libz.so.1];[kernel] 7\n"
+	    "main;[libm.so.6];[libz.so.1];[kernel]_[k] 7\n"
 	    "main;dup 5\n"
-	    "main;g_h;a_b 5\n") != 0)
+	    "main;g h;a_b 5\n") != 0)
 		fail("folded lines:\n%s", text);
 	free(text);
 
@@ -214,11 +215,13 @@ test_print(void)
 	stacks_free(s);
 	if ((s = stacks_new()) == NULL)
 		die("stacks_new");
+	t.stacks = s;
 	text = printed(s, &t);
 	CHECK(text != NULL && text[0] == '\0');
 	free(text);
 	stacks_free(s);
 	stacks_free(NULL);
+	t.stacks = NULL;
 	pme_bucketfile_close(t.bf);
 	t.foreign = NULL;
 	t.nforeign = 0;
