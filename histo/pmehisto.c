@@ -3,12 +3,14 @@
  * prints the histogram: a line-printer file (.HIS), the paged terminal
  * display, PostScript or CSV.  See pmehisto(1).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1439,10 +1441,32 @@ done:
 	return rc;
 }
 
+/* Whether the current directory holds a sample or bucket file under
+ * a name of its own (run.PMS, gravel.PME): the seed's questions name it. */
+static int
+other_pme_files(void)
+{
+	DIR *d;
+	struct dirent *e;
+	size_t n;
+	int found = 0;
+
+	if ((d = opendir(".")) == NULL)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL)
+		found = (n = strlen(e->d_name)) > 4 &&
+		    (strcasecmp(e->d_name + n - 4, ".pms") == 0 ||
+		    strcasecmp(e->d_name + n - 4, ".pme") == 0);
+	closedir(d);
+	return found;
+}
+
 /*
  * Whether nothing is named and neither default file is here (a first
  * run in a new directory): then what to run first is said, rather than
- * that a file cannot be opened, or the seed's questions asked.
+ * that a file cannot be opened, or the seed's questions asked.  On a
+ * terminal, a directory holding such files under other names still gets
+ * the questions, which let the user name them.
  */
 static int
 nothing_here(const struct opts *o)
@@ -1452,6 +1476,8 @@ nothing_here(const struct opts *o)
 	if (o->npms > 0 || o->bin_given || stat(PME_DEFAULT_PMS, &s) == 0 ||
 	    errno != ENOENT || stat(PME_DEFAULT_PME, &s) == 0 ||
 	    errno != ENOENT)
+		return 0;
+	if (isatty(STDIN_FILENO) && other_pme_files())
 		return 0;
 	if (o->mode == MODE_TRACE)
 		histo_warn(prog, "no '%s' here: count a run with pmetrace "
