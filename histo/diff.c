@@ -122,6 +122,8 @@ struct diff {
 	int		 clock;
 	uint32_t	 own[2];	/* each file's program unit, or
 					   PME_NONE (own_unit()) */
+	const char	*exe[2];	/* the base name of each file's main
+					   executable, or NULL */
 };
 
 /* Whether mod is the main executable's load module. */
@@ -169,16 +171,44 @@ own_unit(struct pme_bucketfile *bf)
 	return own;
 }
 
-/* Unit k's name in a key of side s: the program's own unit is "(main)"
- * whatever its name, so that builds of one source under two names
- * match. */
+/* The base name of bf's main executable, or NULL. */
+static const char *
+exe_name(struct pme_bucketfile *bf)
+{
+	const struct pme_module *m;
+	size_t nm = pme_bucketfile_modules(bf, &m), i;
+
+	for (i = 0; i < nm; i++)
+		if (is_main(bf, (uint32_t)i) && m[i].path[0] != '\0')
+			return pme_base_name(m[i].path);
+	return NULL;
+}
+
+/* Unit k's name in a key of side s: the program's own unit, and a unit
+ * of the main executable named after its file as the quick path names
+ * a stripped one's module and its routine ("gz_b", "[gz_b]"), are
+ * "(main)" and "[(main)]" whatever the name, so that builds of one
+ * source, or copies of one binary, under two names match. */
 static const char *
 unit_key(const struct diff *d, int s, uint32_t k)
 {
 	const struct pme_unit *u;
+	const char *exe = d->exe[s], *name;
+	size_t n;
 
 	pme_bucketfile_units(d->bf[s], &u);
-	return k == d->own[s] ? "(main)" : u[k].name;
+	name = u[k].name;
+	if (k == d->own[s])
+		return "(main)";
+	if (exe == NULL || !is_main(d->bf[s], u[k].module))
+		return name;
+	n = strlen(exe);
+	if (strcmp(name, exe) == 0)
+		return "(main)";
+	if (name[0] == '[' && strncmp(name + 1, exe, n) == 0 &&
+	    strcmp(name + 1 + n, "]") == 0)
+		return "[(main)]";
+	return name;
 }
 
 static void
@@ -736,6 +766,8 @@ diff_new(struct pme_bucketfile *base, struct pme_bucketfile *cur,
 	d->bf[1] = cur;
 	d->own[0] = own_unit(base);
 	d->own[1] = own_unit(cur);
+	d->exe[0] = exe_name(base);
+	d->exe[1] = exe_name(cur);
 	d->in = in;
 	d->clock = ia->measure == PME_MEASURE_CLOCK;
 	d->total[0] = report_total(base);
