@@ -120,6 +120,10 @@ struct diff {
 	size_t		 tests;		/* for the clock test's Bonferroni */
 	size_t		 appeared, vanished, failed;
 	int		 clock;
+	uint32_t	 own[2];	/* each file's program unit, or
+					   PME_NONE (own_unit()) */
+	const char	*exe[2];	/* the base name of each file's main
+					   executable, or NULL */
 };
 
 /* Whether mod is the main executable's load module. */
@@ -147,19 +151,64 @@ module_key(struct pme_bucketfile *bf, uint32_t mod)
 	return pme_base_name(m[mod].path);
 }
 
-/* Unit k's name in a key: the program's own unit (a top unit of the
- * main executable, which -x names after the executable's file) is
- * "(main)" whatever its name, so that builds of one source under two
- * names match. */
-static const char *
-unit_key(struct pme_bucketfile *bf, uint32_t k)
+/* The program's own unit: the one top unit of the main executable
+ * (which -x names after the executable's file); PME_NONE when there is
+ * none, or several that only their names tell apart. */
+static uint32_t
+own_unit(struct pme_bucketfile *bf)
 {
 	const struct pme_unit *u;
+	size_t nu = pme_bucketfile_units(bf, &u), i;
+	uint32_t own = PME_NONE;
 
-	pme_bucketfile_units(bf, &u);
-	if (u[k].parent == PME_NONE && is_main(bf, u[k].module))
+	for (i = 0; i < nu; i++) {
+		if (u[i].parent != PME_NONE || !is_main(bf, u[i].module))
+			continue;
+		if (own != PME_NONE)
+			return PME_NONE;
+		own = (uint32_t)i;
+	}
+	return own;
+}
+
+/* The base name of bf's main executable, or NULL. */
+static const char *
+exe_name(struct pme_bucketfile *bf)
+{
+	const struct pme_module *m;
+	size_t nm = pme_bucketfile_modules(bf, &m), i;
+
+	for (i = 0; i < nm; i++)
+		if (is_main(bf, (uint32_t)i) && m[i].path[0] != '\0')
+			return pme_base_name(m[i].path);
+	return NULL;
+}
+
+/* Unit k's name in a key of side s: the program's own unit, and a unit
+ * of the main executable named after its file as the quick path names
+ * a stripped one's module and its routine ("gz_b", "[gz_b]"), are
+ * "(main)" and "[(main)]" whatever the name, so that builds of one
+ * source, or copies of one binary, under two names match. */
+static const char *
+unit_key(const struct diff *d, int s, uint32_t k)
+{
+	const struct pme_unit *u;
+	const char *exe = d->exe[s], *name;
+	size_t n;
+
+	pme_bucketfile_units(d->bf[s], &u);
+	name = u[k].name;
+	if (k == d->own[s])
 		return "(main)";
-	return u[k].name;
+	if (exe == NULL || !is_main(d->bf[s], u[k].module))
+		return name;
+	n = strlen(exe);
+	if (strcmp(name, exe) == 0)
+		return "(main)";
+	if (name[0] == '[' && strncmp(name + 1, exe, n) == 0 &&
+	    strcmp(name + 1 + n, "]") == 0)
+		return "[(main)]";
+	return name;
 }
 
 static void
@@ -171,14 +220,14 @@ buf_text(struct pme_buf *b, const char *s)
 /* The key of group g into b: its statement, but for one that names the
  * program's own unit that unit's key and the kind after BY. */
 static void
-group_key(struct pme_buf *b, struct pme_bucketfile *bf, uint32_t g)
+group_key(struct pme_buf *b, const struct diff *d, int s, uint32_t g)
 {
 	const struct pme_group *grp;
 	const char *const *kinds;
-	size_t nk = pme_bucketfile_kinds(bf, &kinds);
+	size_t nk = pme_bucketfile_kinds(d->bf[s], &kinds);
 
-	pme_bucketfile_groups(bf, &grp);
-	if (strcmp(unit_key(bf, grp[g].unit), "(main)") != 0) {
+	pme_bucketfile_groups(d->bf[s], &grp);
+	if (grp[g].unit != d->own[s]) {
 		buf_text(b, grp[g].statement);
 		return;
 	}
@@ -193,8 +242,9 @@ group_key(struct pme_buf *b, struct pme_bucketfile *bf, uint32_t g)
  * steps).  \001 separates the parts, which no name holds.
  */
 static char *
-bucket_key(struct pme_bucketfile *bf, uint32_t i, uint32_t step, int own)
+bucket_key(const struct diff *d, int s, uint32_t i, uint32_t step, int own)
 {
+	struct pme_bucketfile *bf = d->bf[s];
 	const struct pme_unit *u;
 	struct pme_bucket *bk;
 	size_t nu = pme_bucketfile_units(bf, &u);
@@ -204,13 +254,13 @@ bucket_key(struct pme_bucketfile *bf, uint32_t i, uint32_t step, int own)
 
 	pme_bucketfile_buckets(bf, &bk);
 	memset(&b, 0, sizeof(b));
-	group_key(&b, bf, bk[i].group);
+	group_key(&b, d, s, bk[i].group);
 	buf_text(&b, "\001");
 	buf_text(&b, module_key(bf, u[bk[i].unit].module));
 	for (k = bk[i].unit; k < nu && depth++ < (own ? 1 : nu);
 	    k = u[k].parent) {
 		buf_text(&b, "\001");
-		buf_text(&b, unit_key(bf, k));
+		buf_text(&b, unit_key(d, s, k));
 	}
 	snprintf(num, sizeof(num), "\001%" PRIu32, step);
 	pme_buf_bytes(&b, num, strlen(num) + 1);
@@ -254,10 +304,10 @@ keys_free(struct keyed *k, size_t n)
  * its order among those, "#2" and on.  NULL when out of memory.
  */
 static struct keyed *
-keys_make(struct pme_bucketfile *bf, uint32_t *steps, size_t *np)
+keys_make(const struct diff *d, int side, uint32_t *steps, size_t *np)
 {
 	struct pme_bucket *bk;
-	size_t nb = pme_bucketfile_buckets(bf, &bk), i, j;
+	size_t nb = pme_bucketfile_buckets(d->bf[side], &bk), i, j;
 	struct keyed *k = calloc(nb + 1, sizeof(*k));
 	char *s;
 	int n;
@@ -268,8 +318,8 @@ keys_make(struct pme_bucketfile *bf, uint32_t *steps, size_t *np)
 		steps[i] = i > 0 && bk[i - 1].unit == bk[i].unit &&
 		    bk[i - 1].group == bk[i].group ? steps[i - 1] + 1 : 0;
 		k[i].bucket = (uint32_t)i;
-		if ((k[i].key = bucket_key(bf, (uint32_t)i, steps[i], 0)) ==
-		    NULL) {
+		if ((k[i].key = bucket_key(d, side, (uint32_t)i, steps[i],
+		    0)) == NULL) {
 			keys_free(k, nb);
 			return NULL;
 		}
@@ -307,7 +357,7 @@ group_of(struct diff *d, int s, uint32_t g)
 
 	pme_bucketfile_groups(d->bf[s], &grp);
 	memset(&b, 0, sizeof(b));
-	group_key(&b, d->bf[s], g);
+	group_key(&b, d, s, g);
 	pme_buf_bytes(&b, "", 1);
 	if (b.failed) {
 		pme_buf_free(&b);
@@ -380,7 +430,7 @@ own_keys(struct diff *d, int s, const struct keyed *k, size_t n,
 		if (b == PME_NONE || (s == 1 && partner[b] != PME_NONE))
 			continue;
 		o[m].bucket = (uint32_t)i;
-		if ((o[m++].key = bucket_key(d->bf[s], b, steps[b], 1)) ==
+		if ((o[m++].key = bucket_key(d, s, b, steps[b], 1)) ==
 		    NULL) {
 			keys_free(o, m);
 			return NULL;
@@ -464,8 +514,8 @@ match(struct diff *d)
 	steps[1] = calloc(pme_bucketfile_buckets(d->bf[1], &bk) + 1,
 	    sizeof(uint32_t));
 	if (steps[0] == NULL || steps[1] == NULL ||
-	    (k[0] = keys_make(d->bf[0], steps[0], &n[0])) == NULL ||
-	    (k[1] = keys_make(d->bf[1], steps[1], &n[1])) == NULL ||
+	    (k[0] = keys_make(d, 0, steps[0], &n[0])) == NULL ||
+	    (k[1] = keys_make(d, 1, steps[1], &n[1])) == NULL ||
 	    (partner = malloc((n[1] + 1) * sizeof(*partner))) == NULL ||
 	    (d->rows = calloc(n[0] + n[1] + 1, sizeof(*d->rows))) == NULL)
 		goto done;
@@ -714,6 +764,10 @@ diff_new(struct pme_bucketfile *base, struct pme_bucketfile *cur,
 	}
 	d->bf[0] = base;
 	d->bf[1] = cur;
+	d->own[0] = own_unit(base);
+	d->own[1] = own_unit(cur);
+	d->exe[0] = exe_name(base);
+	d->exe[1] = exe_name(cur);
 	d->in = in;
 	d->clock = ia->measure == PME_MEASURE_CLOCK;
 	d->total[0] = report_total(base);

@@ -201,14 +201,16 @@ fi
 # Two builds of one source named demo and demo_v2, and one binary copied
 # under two names: the quick path (-x) names the program's unit and its
 # group after the executable, yet every bucket matches its own, as the
-# main executable is matched whatever its name.
-quick() {	# EXE NAME: NAME.PME filled by -x, count_primes 20 samples, sort 10
-	local f a
+# main executable is matched whatever its name.  So does a stripped
+# binary copied, whose module and one routine the quick path names after
+# the file too (demo_s, [demo_s]).
+quick() {	# EXE NAME [SYMS]: NAME.PME filled by -x, count_primes 20
+	local f a	# samples, sort 10, at their addresses in SYMS (EXE)
 	{
 		echo "header method=test event=cpu-clock period=1000000 pid=8 argv=./$1"
 		echo "map pid=8 start=0x400000 end=0x10000000 offset=0 vaddr=0 path=$tmp/$1 flags=exec,main"
 		for f in count_primes:20 sort:10; do
-			a=$(nm "$1" | awk -v f="${f%:*}" '$3 == f { print $1 }')
+			a=$(nm "${3:-$1}" | awk -v f="${f%:*}" '$3 == f { print $1 }')
 			[ -n "$a" ] || return 1
 			printf 'sample pid=8 pc=0x%x count=%s\n' \
 			    $((0x400000 + 0x$a + 1)) "${f#*:}"
@@ -223,6 +225,18 @@ if command -v gcc >/dev/null && command -v nm >/dev/null; then
 	    gcc -g -O1 -o demo_v2 "$fx/work.c" "$fx/main.c" &&
 	    cp demo demo_cp && quick demo d1 && quick demo_v2 d2 &&
 	    quick demo_cp d3 || fail "cannot make the demo's bucket files"
+	if command -v strip >/dev/null; then
+		strip -o demo_s demo && cp demo_s demo_s2 &&
+		    quick demo_s s1 demo && quick demo_s2 s2 demo ||
+		    fail "cannot make the stripped demo's bucket files"
+		ph -D s1 -G bucket:+0 -G total:+0 -t -b s2 -o s2.his -T none
+		expect 0 "stripped main renamed"
+		b=$("$layout" layout s2.PME | grep -c '^bucket ')
+		grep -q "^Buckets matched: *$b\$" s2.his &&
+		    grep -q '^Appeared: *none$' s2.his &&
+		    grep -Eq '^\[demo_s2\] +\| .* 30 +30 +0 +0\.0%$' s2.his ||
+		    { fail "stripped main renamed: not all matched:"; cat s2.his >&2; }
+	fi
 	for n in d2 d3; do
 		ph -D d1 -G bucket:+0 -G total:+0 -t -b $n -o $n.his -T none
 		expect 0 "main renamed ($n)"
