@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "prog.h"
+#include "util.h"
 
 ssize_t
 pme_read_line(FILE *fp, char **buf, size_t *cap)
@@ -48,6 +50,45 @@ pme_exit_status(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
+}
+
+/* The output out (lstat) is the file in, or the same link. */
+static int
+same_file(const struct stat *out, const char *in)
+{
+	struct stat st;
+
+	return (stat(in, &st) == 0 && st.st_dev == out->st_dev &&
+	    st.st_ino == out->st_ino) || (lstat(in, &st) == 0 &&
+	    st.st_dev == out->st_dev && st.st_ino == out->st_ino);
+}
+
+int
+pme_out_check(const char *out, uint32_t kind, const char *what,
+    const char *const *in, size_t nin, struct pme_error *err)
+{
+	char s1[32], s2[32];
+	struct stat st;
+	uint32_t has;
+	size_t i;
+
+	if (what == NULL)
+		what = pme_kind_words(kind, s1);
+	if (strcmp(out, "-") == 0 || lstat(out, &st) == -1 ||
+	    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		return 0;
+	for (i = 0; i < nin; i++)
+		if (in[i] != NULL && strcmp(in[i], "-") != 0 &&
+		    same_file(&st, in[i]))
+			return pme_seterr(err, PME_EINVAL, "'%s' is the input "
+			    "'%s': not replaced by %s; name another output",
+			    out, in[i], what);
+	if (!S_ISREG(st.st_mode) || (has = pme_file_kind(out)) == 0 ||
+	    has == kind)
+		return 0;
+	return pme_seterr(err, PME_EINVAL, "'%s' is %s: not replaced by %s; "
+	    "remove it or name another output", out, pme_kind_words(has, s2),
+	    what);
 }
 
 void

@@ -43,6 +43,26 @@ int		 pme_exit_status(int status);
 void	 pme_prog_writes(void);
 
 /*
+ * Before writing the output out, for a program that replaces it
+ * (through a temporary file, util.h): -1 with err filled (PME_EINVAL)
+ * when out is one of the files in[0..nin) that the program reads (the
+ * same file, or the same symbolic link) -- the output would replace the
+ * input it is made of -- or holds a pme file of a kind other than kind
+ * (kind 0: out is no pme file, and no pme file is replaced by it); what
+ * is the output in a message's words ("a histogram"; NULL: kind's).
+ * The message names both files: "'s.PMS' is the input 's.PMS': not
+ * replaced by a histogram; name another output".  0 when out may be
+ * written: it does not exist, is "-", a name of a descriptor or a
+ * special file (written, not replaced), an empty or other file, or a pme
+ * file of kind.  A caller whose output may be its input (pmehisto's -B
+ * of -b's file, a bucket file pmetrace fills, a sum pmemerge adds into
+ * one of its inputs) leaves that input out of in.
+ */
+int		 pme_out_check(const char *out, uint32_t kind,
+		    const char *what, const char *const *in, size_t nin,
+		    struct pme_error *err);
+
+/*
  * A text report laid out already (pmehisto -V caliper) on a terminal:
  * text, its lines escaped, in pages of rows - 1 terminal rows (a line
  * wider than cols counts the rows it wraps to), with the commands of

@@ -1052,6 +1052,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *oname = DEFAULT_PMS;
+	struct pme_error err;
 	int c, rc;
 
 	o->period = 10000000;
@@ -1081,6 +1082,12 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->argc = argc - optind;
 	if ((o->out = pme_with_ext(oname, ".PMS")) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	/* Not the program, nor a pme file of another kind. */
+	if (pme_out_check(o->out, PME_KIND_SAMPLE, NULL,
+	    (const char *const *)o->argv, 1, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return 1;
 	}
 	return -1;

@@ -818,10 +818,10 @@ map_file(struct cgmap *m, struct pme_error *err)
 	void *p;
 	int fd;
 
-	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    fstat(fd, &st) == -1) {
-		if (fd != -1)
-			close(fd);
+	if ((fd = pme_open_read(m->path, err)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1) {
+		close(fd);
 		return pme_setsys(err, m->path, "cannot read");
 	}
 	m->len = (size_t)st.st_size;

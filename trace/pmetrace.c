@@ -331,6 +331,7 @@ run(struct cmd *c, const char *in, const char *out)
 int
 main(int argc, char **argv)
 {
+	struct pme_error err;
 	struct cmd c;
 	char *in = NULL, *out = NULL;
 	int rc;
@@ -341,7 +342,13 @@ main(int argc, char **argv)
 	if ((in = pme_with_ext(c.bname, ".PME")) == NULL ||
 	    (out = pme_with_ext(c.oname, ".PME")) == NULL)
 		die_nomem();
-	rc = run(&c, in, out);
+	/* The filled file may be the input (-b), not a pme file of
+	 * another kind. */
+	if (pme_out_check(out, PME_KIND_BUCKET, NULL, NULL, 0, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		rc = 1;
+	} else
+		rc = run(&c, in, out);
 	free(in);
 	free(out);
 	free((char *)c.o.exe);
