@@ -2,6 +2,9 @@
  * prog.c - program support (prog.h): the seed's questions, a child's end
  * as an exit status.
  */
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -10,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "prog.h"
+#include "setid.h"
 #include "util.h"
 
 ssize_t
@@ -89,6 +93,34 @@ pme_out_check(const char *out, uint32_t kind, const char *what,
 	return pme_seterr(err, PME_EINVAL, "'%s' is %s: not replaced by %s; "
 	    "remove it or name another output", out, pme_kind_words(has, s2),
 	    what);
+}
+
+int
+pme_setid_words(const char *file, char *who, size_t n)
+{
+	char buf[PATH_MAX];
+	const char *path;
+	struct passwd *pw;
+	struct group *gr;
+	unsigned id = 0;
+	int kind;
+
+	if ((path = setid_which(file, buf, sizeof(buf))) == NULL)
+		return SETID_NONE;
+	kind = setid_exec(path, &id);
+	if (kind == SETID_UID) {
+		pw = getpwuid((uid_t)id);
+		snprintf(who, n, "a set-user-ID program of %s%s%suid %u%s",
+		    pw ? "'" : "", pw ? pw->pw_name : "", pw ? "' (" : "", id,
+		    pw ? ")" : "");
+	} else if (kind == SETID_GID) {
+		gr = getgrgid((gid_t)id);
+		snprintf(who, n, "a set-group-ID program of %s%s%sgid %u%s",
+		    gr ? "'" : "", gr ? gr->gr_name : "", gr ? "' (" : "", id,
+		    gr ? ")" : "");
+	} else if (kind == SETID_CAPS)
+		snprintf(who, n, "a program with file capabilities");
+	return kind;
 }
 
 void

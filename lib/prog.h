@@ -63,6 +63,16 @@ int		 pme_out_check(const char *out, uint32_t kind,
 		    struct pme_error *err);
 
 /*
+ * What exec'ing the program file (found as execvp(3) finds it) does to
+ * the credentials (setid.h's setid_exec()): SETID_UID, SETID_GID or
+ * SETID_CAPS, with who filled (n bytes) in a message's words ("a
+ * set-user-ID program of 'root' (uid 0)", "a set-group-ID program of
+ * 'games' (gid 60)", "a program with file capabilities"); SETID_NONE,
+ * who untouched, when it changes nothing or file is not found.
+ */
+int		 pme_setid_words(const char *file, char *who, size_t n);
+
+/*
  * A text report laid out already (pmehisto -V caliper) on a terminal:
  * text, its lines escaped, in pages of rows - 1 terminal rows (a line
  * wider than cols counts the rows it wraps to), with the commands of

@@ -7,9 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -650,31 +648,15 @@ setid_check(struct clockopts *o)
 {
 	char buf[PATH_MAX], who[128], msg[512];
 	const char *path, *what;
-	struct passwd *pw;
-	struct group *gr;
-	unsigned id = 0;
-	int kind;
 
 	if ((path = setid_which(o->argv[0], buf, sizeof(buf))) == NULL)
 		return;
-	kind = setid_exec(path, &id);
-	if (kind == SETID_UID) {
-		pw = getpwuid((uid_t)id);
-		snprintf(who, sizeof(who), "a set-user-ID program of %s%s%s"
-		    "uid %u%s", pw ? "'" : "", pw ? pw->pw_name : "",
-		    pw ? "' (" : "", id, pw ? ")" : "");
-	} else if (kind == SETID_GID) {
-		gr = getgrgid((gid_t)id);
-		snprintf(who, sizeof(who), "a set-group-ID program of %s%s%s"
-		    "gid %u%s", gr ? "'" : "", gr ? gr->gr_name : "",
-		    gr ? "' (" : "", id, gr ? ")" : "");
-	} else if (kind == SETID_CAPS)
-		snprintf(who, sizeof(who), "a program with file capabilities");
-	else if (o->method == PME_METHOD_PERF && access(path, R_OK) < 0 &&
-	    errno == EACCES)
+	if (pme_setid_words(path, who, sizeof(who)) == SETID_NONE) {
+		if (o->method != PME_METHOD_PERF || access(path, R_OK) == 0 ||
+		    errno != EACCES)
+			return;
 		snprintf(who, sizeof(who), "not readable by this user");
-	else
-		return;
+	}
 	what = o->method == PME_METHOD_PERF ? "the kernel ends perf "
 	    "sampling at its exec" : "the dynamic linker ignores LD_PRELOAD "
 	    "for it";

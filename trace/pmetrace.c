@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "prog.h"
+#include "setid.h"
 #include "trace.h"
 #include "util.h"
 
@@ -227,6 +228,7 @@ parse(int argc, char **argv, struct cmd *c)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	char who[128];
 	int ch, e;
 
 	c->bname = c->oname = DEFAULT_PME;
@@ -290,6 +292,17 @@ parse(int argc, char **argv, struct cmd *c)
 		    strchr(c->o.argv[0], '/') ? strerror(e) :
 		    "command not found");
 		return strchr(c->o.argv[0], '/') && e == EACCES ? 126 : 127;
+	}
+	/* Traced, its exec would not give it its privileges: the kernel
+	 * drops them under ptrace, valgrind runs it as the caller. */
+	if (pme_setid_words(c->o.exe, who, sizeof(who)) != SETID_NONE) {
+		fprintf(stderr, "%s: '%s' is %s: no engine runs it with its "
+		    "privileges (the kernel ignores them under ptrace, "
+		    "valgrind runs it as you): not run\n", prog,
+		    c->o.argv[0], who);
+		free((char *)c->o.exe);
+		c->o.exe = NULL;
+		return 1;
 	}
 	return -1;
 }
