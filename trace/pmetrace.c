@@ -357,11 +357,13 @@ main(int argc, char **argv)
 		die_nomem();
 	/* The filled file may be the input (-b), not a pme file of
 	 * another kind. */
-	if (pme_out_check(out, PME_KIND_BUCKET, NULL, NULL, 0, &err) == -1) {
+	if (pme_out_check(out, PME_KIND_BUCKET, NULL, NULL, 0, &err) == -1 ||
+	    pme_guard_start(prog, "pmetrace-guard", &err) == -1) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		rc = 1;
 	} else
 		rc = run(&c, in, out);
+	pme_guard_end();
 	free(in);
 	free(out);
 	free((char *)c.o.exe);
