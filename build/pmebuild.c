@@ -445,6 +445,7 @@ open_hint(const struct opts *o)
 static int
 open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 {
+	struct pme_error err;
 	size_t n;
 	int e;
 
@@ -455,9 +456,12 @@ open_input(const struct opts *o, char **quick, FILE **inf, int *intty)
 		*intty = isatty(0);
 		return 0;
 	}
-	if ((*inf = fopen(o->in, "r")) != NULL)
+	if ((*inf = pme_fopen_read(o->in, &err)) != NULL)
 		return 0;
-	e = errno;
+	if ((e = err.sys_errno) == 0) {		/* a FIFO, a directory */
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return -1;
+	}
 	fprintf(stderr, "%s: cannot open '%s'", prog, o->in);
 	/* pme_input_name() tried the lower-case extension too. */
 	n = strlen(o->in);
@@ -508,6 +512,29 @@ write_out(struct pmd *p, const struct opts *o)
 	return 0;
 }
 
+/* The bucket file replaces none of the inputs, nor a pme file of
+ * another kind (pme_out_check); 0, or -1 said. */
+static int
+outputs_check(const struct opts *o)
+{
+	struct pme_error err;
+	const char **in;
+	int i, n = 0, rc = 0;
+
+	if ((in = calloc((size_t)o->nlibs + 2, sizeof(*in))) == NULL)
+		return -1;
+	in[n++] = o->in != NULL ? o->in : o->exe;
+	for (i = 0; i < o->nlibs; i++)
+		in[n++] = o->libs[i];
+	if (pme_out_check(o->out, PME_KIND_BUCKET, NULL, in, (size_t)n,
+	    &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		rc = -1;
+	}
+	free(in);
+	return rc;
+}
+
 /* Reads the statements and writes the bucket file; the exit status. */
 static int
 run(const struct opts *o)
@@ -523,7 +550,8 @@ run(const struct opts *o)
 	p.quiet = o->quiet;
 	p.quick = o->exe != NULL;
 	p.nodemangle = o->nodemangle;
-	if (open_input(o, &quick, &inf, &intty) == 0 &&
+	if (outputs_check(o) == 0 &&
+	    open_input(o, &quick, &inf, &intty) == 0 &&
 	    build(&p, o->in ? o->in : "-x", inf, intty, quick) == 0 &&
 	    write_out(&p, o) == 0)
 		rc = 0;

@@ -47,7 +47,7 @@ struct opts {
 	int		 order;			/* -a 'a', -s 's', else 0 */
 	int		 quick, quiet, verbose;
 	int		 zeros;			/* -z: -D's rows zero in both */
-	int		 bin_given;
+	int		 bin_given, bout_given;
 	int		 bout_null;		/* bout is the null device */
 	char		*base;			/* -D: the baseline, or NULL */
 	struct gate	*gates;			/* -G */
@@ -1489,6 +1489,42 @@ nothing_here(const struct opts *o)
 	return 1;
 }
 
+/*
+ * Neither output replaces an input, nor a pme file of another kind
+ * (pme_out_check): the filled bucket file (-B) may be the input bucket
+ * file, which it fills (the seed's default: then -b's file, which is
+ * read first and refused when it is a sample file), not a sample file or
+ * the baseline; the histogram or export (-o) none of them.  0, or -1
+ * said.
+ */
+static int
+outputs_check(const struct opts *o)
+{
+	const char **in;
+	struct pme_error err;
+	size_t n = 0, i;
+	int rc = 0, bout = o->mode == MODE_CLOCK && !o->bout_null &&
+	    o->bout_given;
+
+	in = xmalloc_check(malloc((o->npms + 3) * sizeof(*in)));
+	for (i = 0; i < o->npms; i++)
+		in[n++] = o->pms[i];
+	in[n++] = o->base;
+	if (bout && pme_out_check(o->bout, PME_KIND_BUCKET, NULL, in, n,
+	    &err) == -1)
+		rc = -1;
+	in[n++] = o->bin;
+	if (bout)
+		in[n++] = o->bout;
+	if (rc == 0 && pme_out_check(o->his, 0, o->export != NULL ?
+	    "an export" : "a histogram", in, n, &err) == -1)
+		rc = -1;
+	if (rc == -1)
+		histo_warn(prog, "%s", pme_strerror(&err));
+	free(in);
+	return rc;
+}
+
 static void
 opts_free(struct opts *o)
 {
@@ -1563,6 +1599,7 @@ main(int argc, char *argv[])
 		o.npms = 1;
 	}
 	/* The seed: a named input bucket file is also the output's name. */
+	o.bout_given = o.bout != NULL;
 	if (o.bout == NULL)
 		o.bout = xmalloc_check(strdup(o.bin));
 	o.bout_null = null_device(o.bout);
@@ -1583,7 +1620,7 @@ main(int argc, char *argv[])
 		opts_free(&o);
 		return 2;
 	}
-	rc = run(&o);
+	rc = outputs_check(&o) == -1 ? 1 : run(&o);
 	opts_free(&o);
 	return rc;
 }

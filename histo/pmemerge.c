@@ -189,6 +189,12 @@ add(struct merge *m, const char *name)
 		histo_warn(prog, "out of memory");
 		return -1;
 	}
+	/* The output may be an input (added into); not another kind. */
+	if (m->files == 0 && pme_out_check(m->outpath, m->kind, NULL, NULL,
+	    0, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return -1;
+	}
 	if (m->kind == PME_KIND_SAMPLE)
 		return add_samples(m, name);
 	if ((path = pme_input_name(name, ".PME")) == NULL) {
@@ -225,14 +231,15 @@ add(struct merge *m, const char *name)
 static int
 add_list(struct merge *m, const char *list)
 {
-	FILE *fp = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
+	struct pme_error err;
+	FILE *fp = strcmp(list, "-") == 0 ? stdin : pme_fopen_read(list,
+	    &err);
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = 0;
 
 	if (fp == NULL) {
-		histo_warn(prog, "'%s': cannot open: %s", list,
-		    strerror(errno));
+		histo_warn(prog, "%s", pme_strerror(&err));
 		return -1;
 	}
 	errno = 0;

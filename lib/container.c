@@ -564,9 +564,8 @@ skip(struct pme_reader *r, size_t n, uint32_t *c, size_t *got,
 	return 0;
 }
 
-/* A kind in the words of messages: "a sample file (.PMS)". */
-static const char *
-kind_words(uint32_t kind, char s[32])
+const char *
+pme_kind_words(uint32_t kind, char s[32])
 {
 	char cc[5];
 
@@ -589,8 +588,7 @@ pme_file_kind(const char *path)
 	int fd;
 	ssize_t n;
 
-	if (strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY |
-	    O_CLOEXEC)) == -1)
+	if (strcmp(path, "-") == 0 || (fd = pme_open_read(path, NULL)) == -1)
 		return 0;
 	n = read(fd, h, sizeof(h));
 	close(fd);
@@ -629,7 +627,8 @@ check_header(struct pme_reader *r, uint32_t kind, struct pme_error *err)
 		    "");
 	if (pme_get32(h + 4) != kind) {
 		pme_seterr(err, PME_EKIND, "'%s' is %s, not %s", r->name,
-		    kind_words(pme_get32(h + 4), s1), kind_words(kind, s2));
+		    pme_kind_words(pme_get32(h + 4), s1),
+		    pme_kind_words(kind, s2));
 		if (err != NULL)
 			err->offset = 4;
 		return -1;
@@ -701,9 +700,8 @@ pme_reader_open(const char *path, uint32_t kind, struct pme_error *err)
 	}
 	r->buf = r->ibuf;
 	isstdin = strcmp(path, "-") == 0;
-	r->fd = isstdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = isstdin ? STDIN_FILENO : pme_open_read(path, err);
 	if (r->fd == -1) {
-		pme_setsys(err, path, "cannot open");
 		pme_reader_close(r);
 		return NULL;
 	}

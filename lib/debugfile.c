@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "debugfile.h"
+#include "util.h"
 
 /* The CRC-32 of the file open at fd, as .gnu_debuglink records it (the
  * zlib polynomial); -1 when it cannot be read. */
@@ -84,7 +85,7 @@ try_file(const char *name, const struct stat *img, const uint8_t *id,
 	uint32_t c;
 	int fd;
 
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = pme_open_read(name, NULL)) == -1)
 		return -1;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    (st.st_dev == img->st_dev && st.st_ino == img->st_ino) ||

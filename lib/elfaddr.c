@@ -73,23 +73,17 @@ pme_elf_read(const char *path, struct pme_elf *e, struct pme_error *err)
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
 	size_t nph = 0, i;
-	struct stat st;
 	Elf *elf;
 	int fd;
 
 	memset(e, 0, sizeof(*e));
 	if (path == NULL)
 		return pme_seterr(err, PME_EINVAL, "pme_elf_read: no path");
-	/* Non-blocking, and regular files only: a path read from a file
-	 * (callgrind's output, a counts file, /proc/PID/maps) may name a
-	 * FIFO or a terminal, whose open or read would hang the reader. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
-		return pme_setsys(err, path, "cannot open");
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return pme_seterr(err, PME_EINVAL, "'%s': not a regular file",
-		    path);
-	}
+	/* A path read from a file (callgrind's output, a counts file,
+	 * /proc/PID/maps) may name a FIFO or a terminal, whose open or read
+	 * would hang the reader. */
+	if ((fd = pme_open_read(path, err)) == -1)
+		return -1;
 	if (elf_version(EV_CURRENT) == EV_NONE ||
 	    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
 		close(fd);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pme_event.h"
 #include "evfmt.h"
@@ -232,10 +233,25 @@ atfork_child(void)
 	tls_tb = NULL;
 }
 
+/*
+ * The file still open at exit (the implicit events.sim, or one opened
+ * and never closed) is closed here, where no caller can be given an
+ * error: a failed write (a full disk, a file size limit) is said on
+ * standard error, the one place lib/ writes to, as glibc's gmon.out and
+ * libgcov's .gcda writers say theirs.  The exit status stays the
+ * program's (pme_event(3) says why); the previous file is kept.
+ */
 static void
 at_exit(void)
 {
-	pme_event_close(NULL);
+	struct pme_error e;
+
+	/* The first failed write says why; the close, that one did. */
+	if (pme_event_close(&e) == -1)
+		dprintf(STDERR_FILENO, "%s: pme_event: %s: not written, any "
+		    "previous file of the name kept\n",
+		    program_invocation_short_name, g.failed > 0 &&
+		    g.first[0] != '\0' ? g.first : e.msg);
 }
 
 static void

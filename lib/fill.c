@@ -47,10 +47,8 @@ lock_file(const char *path, struct pme_error *err)
 	int fd;
 
 	for (;;) {
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-			pme_setsys(err, path, "cannot open");
+		if ((fd = pme_open_read(path, err)) == -1)
 			return -1;
-		}
 		while (flock(fd, LOCK_EX) == -1)
 			if (errno != EINTR) {
 				pme_setsys(err, path, "cannot lock");

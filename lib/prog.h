@@ -53,6 +53,67 @@ int		 pme_exit_status(int status);
 void	 pme_prog_writes(void);
 
 /*
+ * Before writing the output out, for a program that replaces it
+ * (through a temporary file, util.h): -1 with err filled (PME_EINVAL)
+ * when out is one of the files in[0..nin) that the program reads (the
+ * same file, or the same symbolic link) -- the output would replace the
+ * input it is made of -- or holds a pme file of a kind other than kind
+ * (kind 0: out is no pme file, and no pme file is replaced by it); what
+ * is the output in a message's words ("a histogram"; NULL: kind's).
+ * The message names both files: "'s.PMS' is the input 's.PMS': not
+ * replaced by a histogram; name another output".  0 when out may be
+ * written: it does not exist, is "-", a name of a descriptor or a
+ * special file (written, not replaced), an empty or other file, or a pme
+ * file of kind.  A caller whose output may be its input (pmehisto's -B
+ * of -b's file, a bucket file pmetrace fills, a sum pmemerge adds into
+ * one of its inputs) leaves that input out of in.
+ */
+int		 pme_out_check(const char *out, uint32_t kind,
+		    const char *what, const char *const *in, size_t nin,
+		    struct pme_error *err);
+
+/*
+ * What exec'ing the program file (found as execvp(3) finds it) does to
+ * the credentials (setid.h's setid_exec()): SETID_UID, SETID_GID or
+ * SETID_CAPS, with who filled (n bytes) in a message's words ("a
+ * set-user-ID program of 'root' (uid 0)", "a set-group-ID program of
+ * 'games' (gid 60)", "a program with file capabilities"); SETID_NONE,
+ * who untouched, when it changes nothing or file is not found.
+ */
+int		 pme_setid_words(const char *file, char *who, size_t n);
+
+/*
+ * The guard: what a program leaves behind when it is killed, even by
+ * SIGKILL, which it cannot catch, finished for it by a child that only
+ * waits on a pipe.  pme_guard_start() forks it (prog names it in its
+ * messages, name is its process name): it has a process group of its
+ * own and ignores SIGINT, SIGQUIT, SIGHUP and SIGTERM, so that what
+ * kills the program's group (^C, timeout(1)) does not reach it; 0, or
+ * -1 with err filled.  Then the program tells it what to do should the
+ * program end before pme_guard_end(): pme_guard_kill() kills pid
+ * (SIGKILL: a child the program runs, which would run on unattended);
+ * pme_guard_rmdir() removes the directory dir and the files in it (a
+ * temporary directory); pme_guard_file() finishes an output written
+ * live (util.h): removes tmp, the previous file kept aside, or, when
+ * isnew, renames tmp, the new file, over path.  pme_guard_forget()
+ * forgets what it was told (done by the program itself).  When the pipe
+ * closes (the program ended), the guard kills first, then does the rest
+ * in the order told; told pme_guard_end() (the program is ending well),
+ * it does nothing, and pme_guard_end() waits for it.  Each does nothing
+ * without a guard.
+ */
+int		 pme_guard_start(const char *prog, const char *name,
+		    struct pme_error *err);
+void		 pme_guard_kill(pid_t pid);
+void		 pme_guard_rmdir(const char *dir);
+void		 pme_guard_file(const char *tmp, const char *path, int isnew);
+void		 pme_guard_forget(void);
+void		 pme_guard_end(void);
+
+/* Removes the directory dir and the files in it (not directories). */
+void		 pme_remove_dir(const char *dir);
+
+/*
  * A text report laid out already (pmehisto -V caliper) on a terminal:
  * text, its lines escaped, in pages of rows - 1 terminal rows (a line
  * wider than cols counts the rows it wraps to), with the commands of

@@ -43,6 +43,7 @@
  *    Rows outside the section (e.g. at address 0 for code the linker
  *    discarded) are dropped; where sequences overlap, the first one wins.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,8 +356,12 @@ open_elf(struct pme_image *img, const char *section)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return elferr(img, "libelf");
-	if ((img->fd = open(img->path, O_RDONLY | O_CLOEXEC)) == -1)
-		return pme_setsys(img->err, img->path, "open");
+	/* A FIFO is refused; the message of a failed open is kept. */
+	if ((img->fd = pme_open_read(img->path, img->err)) == -1 &&
+	    img->err != NULL && (errno = img->err->sys_errno) != 0)
+		pme_setsys(img->err, img->path, "open");
+	if (img->fd == -1)
+		return -1;
 	if ((img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL)) == NULL)
 		return elferr(img, "cannot read");
 	if (elf_kind(img->elf) != ELF_K_ELF)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -931,6 +932,63 @@ pme_out_special(const char *path, int *fd, struct pme_error *err)
 		return pme_setsys(err, path, "replaced while opened");
 	}
 	return 1;
+}
+
+/* What a file that is not a regular one is, for a message. */
+static const char *
+file_type(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	    S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" :
+	    S_ISCHR(m) ? "a character device" : "not a regular file";
+}
+
+/*
+ * Opened without blocking (the open of a FIFO without a writer waits for
+ * one), then looked at: only what pme_open_read() accepts is read, with
+ * O_NONBLOCK cleared again.
+ */
+int
+pme_open_read(const char *path, struct pme_error *err)
+{
+	struct stat st;
+	int fd, given = fd_name(path) != -1 ||
+	    strcmp(path, "/dev/stdin") == 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
+		return pme_setsys(err, path, "cannot open");
+	if (fstat(fd, &st) == -1) {
+		pme_setsys(err, path, "cannot open");
+		close(fd);
+		return -1;
+	}
+	if (!given && !S_ISREG(st.st_mode) && !(S_ISCHR(st.st_mode) &&
+	    st.st_rdev == makedev(1, 3))) {
+		close(fd);
+		return pme_seterr(err, PME_EIO, "'%s': %s, not a regular "
+		    "file: not read", path, file_type(st.st_mode));
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1) {
+		pme_setsys(err, path, "cannot open");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+FILE *
+pme_fopen_read(const char *path, struct pme_error *err)
+{
+	FILE *fp;
+	int fd;
+
+	if ((fd = pme_open_read(path, err)) == -1)
+		return NULL;
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		pme_setsys(err, path, "cannot open");
+		close(fd);
+	}
+	return fp;
 }
 
 /*

@@ -122,6 +122,9 @@ int		 pme_samplefile_copy(struct pme_writer *w, const char *path,
  * is "-" (standard input is not read).
  */
 uint32_t	 pme_file_kind(const char *path);
+/* A kind in the words of messages: "a sample file (.PMS)", "an event
+ * file", else "a pme file of kind 'XXXX'" written into s. */
+const char	*pme_kind_words(uint32_t kind, char s[32]);
 /*
  * The rule for an input file: pme_with_ext(name, ext), except that when
  * ext was added and no such file exists, name with ext in lower case if
@@ -234,6 +237,20 @@ void	 pme_tmp_abort(char *tmp);
  * with err filled otherwise (a directory, another user's special file).
  */
 int	 pme_out_special(const char *path, int *fd, struct pme_error *err);
+
+/*
+ * Inputs where a file is meant.  pme_open_read() opens path for reading
+ * (close-on-exec) when it is a regular file, the null device, or a name
+ * of a descriptor (/dev/stdin, /dev/fd/N, /proc/self/fd/N: bash's
+ * <(...)), which is read whatever it is open on, as in a shell; it
+ * returns the descriptor, or -1 with err filled when path cannot be
+ * opened or is a FIFO, a socket, a directory or another device ("'name':
+ * a FIFO, not a regular file: not read").  The open never blocks, so a
+ * FIFO planted at a default name or named in a file hangs nothing.
+ * pme_fopen_read() is the same as a stream ("r"), NULL on failure.
+ */
+int	 pme_open_read(const char *path, struct pme_error *err);
+FILE	*pme_fopen_read(const char *path, struct pme_error *err);
 
 /*
  * Names from files made safe to show on a terminal or in a text file

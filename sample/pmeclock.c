@@ -7,16 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -40,8 +37,6 @@ const char *prog = "pmeclock";
 
 static volatile sig_atomic_t child_pid;
 static int sigpipe_w = -1;
-static pid_t guard_pid = -1;
-static int guard_fd = -1;
 
 static void
 usage(FILE *fp)
@@ -409,103 +404,33 @@ child_abandon(struct child *c)
  * The sample file is written live (PME_WRITE_LIVE, libpme(3)):
  * at its name from the start, the previous file kept under a hidden
  * temporary name until the close removes it or a failed write swaps it
- * back.  A pmeclock killed by SIGKILL can do neither; the guard, a child
- * that only waits on a pipe, finishes for it: told the temporary name,
- * it removes the previous file, or, where the file system cannot swap
- * names and the new file waits under the temporary name, renames that
- * over the name.  Told "done", it does nothing.  It has a process group
- * of its own, so that what kills pmeclock's group (^C, timeout(1)) does
- * not reach it.
+ * back.  A pmeclock killed by SIGKILL can do neither; the guard (prog.h)
+ * finishes for it: told the temporary name, it removes the previous
+ * file, or, where the file system cannot swap names and the new file
+ * waits under the temporary name, renames that over the name.  Told
+ * "done", it does nothing.
  */
-static void __attribute__((noreturn))
-guard_main(int fd)
-{
-	static char buf[2 * PATH_MAX + 8];	/* a message, then "D" */
-	const char *tmp = buf + 1, *path;
-	size_t n = 0;
-	ssize_t r;
-
-	setpgid(0, 0);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	prctl(PR_SET_NAME, "pmeclock-guard");
-	if (fd != 3 && dup2(fd, 3) == 3)
-		fd = 3;
-	closefrom(fd + 1);
-	close(STDIN_FILENO);
-	close(STDOUT_FILENO);
-	while (n < sizeof(buf) &&
-	    ((r = read(fd, buf + n, sizeof(buf) - n)) > 0 ||
-	    (r < 0 && errno == EINTR)))
-		n += r > 0 ? (size_t)r : 0;
-	/* Done, or nothing to do, unless a whole message came last. */
-	if (n < 4 || buf[n - 1] != '\0' || (buf[0] != 'R' && buf[0] != 'U') ||
-	    (path = tmp + strlen(tmp) + 1) >= buf + n)
-		_exit(0);
-	if (buf[0] == 'R' && rename(tmp, path) < 0)
-		fprintf(stderr, "%s: '%s': rename: %s\n", prog, path,
-		    strerror(errno));
-	if (buf[0] == 'U' && unlink(tmp) < 0 && errno != ENOENT)
-		fprintf(stderr, "%s: '%s': cannot remove: %s\n", prog, tmp,
-		    strerror(errno));
-	_exit(0);
-}
-
 static int
 guard_start(void)
 {
-	int p[2];
+	struct pme_error err;
 
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+	if (pme_guard_start(prog, "pmeclock-guard", &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return -1;
 	}
-	fflush(NULL);
-	if ((guard_pid = fork()) < 0) {
-		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (guard_pid == 0) {
-		close(p[1]);
-		guard_main(p[0]);
-	}
-	close(p[0]);
-	guard_fd = p[1];
 	return 0;
 }
 
-/* Tells the guard what w leaves if pmeclock dies: 'U' or 'R', tmp, path. */
+/* Tells the guard what w leaves if pmeclock dies. */
 static void
 guard_tell(struct pme_samplewriter *w, const char *path)
 {
 	const char *tmp;
-	char msg[2 * PATH_MAX + 2];
-	int isnew, n;
+	int isnew;
 
-	if (guard_fd < 0 || (tmp = pme_samplewriter_tmpname(w, &isnew)) ==
-	    NULL)
-		return;
-	n = snprintf(msg, sizeof(msg), "%c%s%c%s", isnew ? 'R' : 'U', tmp,
-	    '\0', path);
-	if (n > 0 && (size_t)n < sizeof(msg))
-		(void)!write(guard_fd, msg, (size_t)n + 1);
-}
-
-/* "Done": the file is closed or was never made; the guard ends. */
-static void
-guard_end(void)
-{
-	if (guard_pid <= 0)
-		return;
-	(void)!write(guard_fd, "D", 1);
-	close(guard_fd);
-	while (waitpid(guard_pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	guard_pid = -1;
+	if ((tmp = pme_samplewriter_tmpname(w, &isnew)) != NULL)
+		pme_guard_file(tmp, path, isnew);
 }
 
 /* ------------------------------------------------------- the methods */
@@ -649,31 +574,15 @@ setid_check(struct clockopts *o)
 {
 	char buf[PATH_MAX], who[128], msg[512];
 	const char *path, *what;
-	struct passwd *pw;
-	struct group *gr;
-	unsigned id = 0;
-	int kind;
 
 	if ((path = setid_which(o->argv[0], buf, sizeof(buf))) == NULL)
 		return;
-	kind = setid_exec(path, &id);
-	if (kind == SETID_UID) {
-		pw = getpwuid((uid_t)id);
-		snprintf(who, sizeof(who), "a set-user-ID program of %s%s%s"
-		    "uid %u%s", pw ? "'" : "", pw ? pw->pw_name : "",
-		    pw ? "' (" : "", id, pw ? ")" : "");
-	} else if (kind == SETID_GID) {
-		gr = getgrgid((gid_t)id);
-		snprintf(who, sizeof(who), "a set-group-ID program of %s%s%s"
-		    "gid %u%s", gr ? "'" : "", gr ? gr->gr_name : "",
-		    gr ? "' (" : "", id, gr ? ")" : "");
-	} else if (kind == SETID_CAPS)
-		snprintf(who, sizeof(who), "a program with file capabilities");
-	else if (o->method == PME_METHOD_PERF && access(path, R_OK) < 0 &&
-	    errno == EACCES)
+	if (pme_setid_words(path, who, sizeof(who)) == SETID_NONE) {
+		if (o->method != PME_METHOD_PERF || access(path, R_OK) == 0 ||
+		    errno != EACCES)
+			return;
 		snprintf(who, sizeof(who), "not readable by this user");
-	else
-		return;
+	}
 	what = o->method == PME_METHOD_PERF ? "the kernel ends perf "
 	    "sampling at its exec" : "the dynamic linker ignores LD_PRELOAD "
 	    "for it";
@@ -1051,6 +960,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *oname = PME_DEFAULT_PMS;
+	struct pme_error err;
 	int c, rc;
 
 	o->period = 10000000;
@@ -1082,6 +992,12 @@ parse(int argc, char *argv[], struct clockopts *o)
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
+	/* Not the program, nor a pme file of another kind. */
+	if (pme_out_check(o->out, PME_KIND_SAMPLE, NULL,
+	    (const char *const *)o->argv, 1, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return 1;
+	}
 	return -1;
 }
 
@@ -1104,7 +1020,7 @@ main(int argc, char *argv[])
 		callgraph_check(&o);
 		rc = run(&o);
 	}
-	guard_end();
+	pme_guard_end();
 	free((char *)o.out);
 	return rc;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "util.h"
 
 #define GF_MAXTOK	4096	/* bytes in a name, number or string */
 
@@ -993,14 +994,19 @@ gfile_parse(const char *text, size_t len, const char *name,
 int
 gfile_load(const char *path, struct gfile *out, char *err, size_t errlen)
 {
+	struct pme_error perr;
 	FILE *fp;
 	char *buf = NULL, *p;
 	size_t len = 0, cap = 0, n;
 	int rc, e = 0;
 
 	memset(out, 0, sizeof(*out));
-	if ((fp = fopen(path, "rb")) == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if ((fp = pme_fopen_read(path, &perr)) == NULL) {
+		if (perr.sys_errno != 0)
+			snprintf(err, errlen, "%s: %s", path,
+			    strerror(perr.sys_errno));
+		else	/* a FIFO: not read */
+			snprintf(err, errlen, "%s", pme_strerror(&perr));
 		return -1;
 	}
 	do {

@@ -65,6 +65,18 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 }
 
 void
+outfile_why(const struct outfile *o, char *err, size_t errlen)
+{
+	int e = errno;
+
+	if (o->fp == NULL || !ferror(o->fp))
+		return;
+	snprintf(err, errlen, "'%s': write failed%s%s", o->path != NULL ?
+	    o->path : "standard output", e != 0 ? ": " : "",
+	    e != 0 ? strerror(e) : "");
+}
+
+void
 outfile_abort(struct outfile *o)
 {
 	if (o->fp != NULL && o->fp != stdout)

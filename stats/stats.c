@@ -421,8 +421,17 @@ run(const struct opts *op)
 	char err[1024];
 	const char *path = op->events != NULL ? op->events : PME_EVENT_FILE;
 	struct outfile of = { NULL, NULL, NULL };
+	const char *in[] = { path, op->buckets, op->graphs != NULL ?
+	    op->graphs : "Graphfile" };
+	struct pme_error pe;
 	int rc = 1;
 
+	/* -o replaces none of the inputs, nor a pme file. */
+	if (op->out != NULL && pme_out_check(op->out, 0, "stats' output", in,
+	    3, &pe) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&pe));
+		return 1;
+	}
 	if (src_open(&s, path, op->buckets, op->by, err, sizeof(err)) == -1) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 1;
@@ -458,6 +467,7 @@ run(const struct opts *op)
 	if (op->type == O_JSON) {
 		if (outfile_open(&of, op->out, err, sizeof(err)) == -1 ||
 		    out_json(of.fp, &s, &gf, err, sizeof(err)) == -1) {
+			outfile_why(&of, err, sizeof(err));
 			fprintf(stderr, "%s: %s\n", prog, err);
 			goto out;
 		}
@@ -481,6 +491,7 @@ run(const struct opts *op)
 	if (outfile_open(&of, op->out, err, sizeof(err)) == -1 ||
 	    (op->type == O_PS && ps_begin(of.fp, ng, &op->o, err,
 	    sizeof(err)) == -1)) {
+		outfile_why(&of, err, sizeof(err));
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
 	}
@@ -490,12 +501,16 @@ run(const struct opts *op)
 		if (i > 0 && op->type == O_CSV)
 			putc('\n', of.fp);
 		if (draw_one(of.fp, op, gv[i], &s, err, sizeof(err)) == -1) {
+			outfile_why(&of, err, sizeof(err));
 			fprintf(stderr, "%s: %s\n", prog, err);
 			goto out;
 		}
 	}
-	if (op->type == O_PS && ps_end(of.fp) == -1)
+	if (op->type == O_PS && ps_end(of.fp) == -1) {
+		outfile_why(&of, err, sizeof(err));
+		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
+	}
 done:
 	if (outfile_commit(&of, err, sizeof(err)) == -1) {
 		fprintf(stderr, "%s: %s\n", prog, err);

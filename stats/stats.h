@@ -285,5 +285,9 @@ int	 outfile_open(struct outfile *o, const char *path, char *err,
 	    size_t errlen);
 int	 outfile_commit(struct outfile *o, char *err, size_t errlen);
 void	 outfile_abort(struct outfile *o);
+/* After a failure while writing o: when o's stream failed (a full disk,
+ * a file size limit), err says that, naming the file ("'u.ps': write
+ * failed: File too large"), rather than what the writer said. */
+void	 outfile_why(const struct outfile *o, char *err, size_t errlen);
 
 #endif /* STATS_STATS_H */

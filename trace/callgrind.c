@@ -818,10 +818,10 @@ map_file(struct cgmap *m, struct pme_error *err)
 	void *p;
 	int fd;
 
-	if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    fstat(fd, &st) == -1) {
-		if (fd != -1)
-			close(fd);
+	if ((fd = pme_open_read(m->path, err)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1) {
+		close(fd);
 		return pme_setsys(err, m->path, "cannot read");
 	}
 	m->len = (size_t)st.st_size;
@@ -1124,27 +1124,11 @@ tr_tmpdir(struct pme_error *err)
 		free(dir);
 		return NULL;
 	}
+	if (getenv("PMETRACE_KEEP") == NULL)
+		pme_guard_rmdir(dir);
 	return dir;
 }
 
-void
-tr_rmdir(const char *dir)
-{
-	struct dirent *de;
-	char path[PATH_MAX];
-	DIR *d;
-
-	if ((d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
 
 #define VG_MAXARGS	32
 
@@ -1225,6 +1209,7 @@ tr_spawn(const char *vg, char *const *args, size_t n, const char *engine,
 		_exit(127);
 	}
 	free(argv);
+	pme_guard_kill(pid);
 	return pid;
 }
 
@@ -1329,7 +1314,8 @@ run_valgrind(const char *vg, const struct tr_opts *o, struct cgout *out,
 		fprintf(stderr, "pmetrace: callgrind output kept in '%s'\n",
 		    dir);
 	else if (dir != NULL)
-		tr_rmdir(dir);
+		pme_remove_dir(dir);
+	pme_guard_forget();
 	free(dir);
 	tr_restore_signals(&ss);
 	return rc;

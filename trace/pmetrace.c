@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "prog.h"
+#include "setid.h"
 #include "trace.h"
 #include "util.h"
 
@@ -225,6 +226,7 @@ parse(int argc, char **argv, struct cmd *c)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	char who[128];
 	int ch, e;
 
 	c->bname = c->oname = PME_DEFAULT_PME;
@@ -289,6 +291,17 @@ parse(int argc, char **argv, struct cmd *c)
 		    "command not found");
 		return strchr(c->o.argv[0], '/') && e == EACCES ? 126 : 127;
 	}
+	/* Traced, its exec would not give it its privileges: the kernel
+	 * drops them under ptrace, valgrind runs it as the caller. */
+	if (pme_setid_words(c->o.exe, who, sizeof(who)) != SETID_NONE) {
+		fprintf(stderr, "%s: '%s' is %s: no engine runs it with its "
+		    "privileges (the kernel ignores them under ptrace, "
+		    "valgrind runs it as you): not run\n", prog,
+		    c->o.argv[0], who);
+		free((char *)c->o.exe);
+		c->o.exe = NULL;
+		return 1;
+	}
 	return -1;
 }
 
@@ -329,6 +342,7 @@ run(struct cmd *c, const char *in, const char *out)
 int
 main(int argc, char **argv)
 {
+	struct pme_error err;
 	struct cmd c;
 	char *in = NULL, *out = NULL;
 	int rc;
@@ -339,7 +353,15 @@ main(int argc, char **argv)
 	if ((in = pme_with_ext(c.bname, ".PME")) == NULL ||
 	    (out = pme_with_ext(c.oname, ".PME")) == NULL)
 		die_nomem();
-	rc = run(&c, in, out);
+	/* The filled file may be the input (-b), not a pme file of
+	 * another kind. */
+	if (pme_out_check(out, PME_KIND_BUCKET, NULL, NULL, 0, &err) == -1 ||
+	    pme_guard_start(prog, "pmetrace-guard", &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		rc = 1;
+	} else
+		rc = run(&c, in, out);
+	pme_guard_end();
 	free(in);
 	free(out);
 	free((char *)c.o.exe);

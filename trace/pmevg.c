@@ -415,7 +415,8 @@ run(struct tr_tally *t, const char *vg, const char *lib,
 	if (getenv("PMETRACE_KEEP") != NULL)
 		fprintf(stderr, "pmetrace: pmevg output kept in '%s'\n", dir);
 	else
-		tr_rmdir(dir);
+		pme_remove_dir(dir);
+	pme_guard_forget();
 	free(dir);
 	tr_restore_signals(&ss);
 	return rc;

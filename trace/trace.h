@@ -112,11 +112,13 @@ void		 tr_real_command(const char *name, char *out);
 
 /*
  * Running valgrind (callgrind.c), for the engines that do.  A temporary
- * directory for its output (TMPDIR, else /tmp; the caller frees the name)
- * and its removal with the files in it.
+ * directory for its output (TMPDIR, else /tmp; the caller frees the name,
+ * and removes it with pme_remove_dir()), which pmetrace's guard (prog.h)
+ * removes should pmetrace be killed, as it kills valgrind (tr_spawn()),
+ * unless PMETRACE_KEEP keeps it; the engine has the guard forget both
+ * once valgrind has ended.
  */
 char		*tr_tmpdir(struct pme_error *err);
-void		 tr_rmdir(const char *dir);
 
 /* The signals pmetrace waits with blocked while valgrind runs, and what
  * they were before. */

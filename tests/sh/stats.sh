@@ -25,11 +25,7 @@ stats=$top/stats/stats
 need "$stats"
 cd "$tmp" || exit 1
 sanitize=$(sed -n 's/^SANITIZE_FLAGS = *//p' "$top/config.mk" 2>/dev/null)
-if ! ${CC:-cc} -std=c11 -D_GNU_SOURCE -g $sanitize -I"$top/lib" -o sim \
-    "$top/tests/fixtures/stats/sim.c" "$top/lib/libpme.a" -lz -lpthread; then
-	fail "cannot build the fixture"
-	finish
-fi
+cc_libpme sim "$top/tests/fixtures/stats/sim.c" || finish
 
 # --- by hand -----------------------------------------------------------
 mkdir tiny && cd tiny || exit 1

@@ -89,3 +89,17 @@ near() {
 	echo "$1: pme $2 of $3 ($(awk -v a="$2" -v b="$3" \
 	    'BEGIN { printf "%.1f%%", 100 * a / b }')), perf $4 of $5"
 }
+
+# cc_libpme OUT SOURCE: builds SOURCE, a program of libpme's APIs (the
+# event API of tests/fixtures/stats/sim.c), into OUT, linked with
+# lib/libpme.a and sanitized as the tree is; fail()s when it cannot.
+cc_libpme() {
+	local sanitize
+	sanitize=$(sed -n 's/^SANITIZE_FLAGS = *//p' "$top/config.mk" \
+	    2>/dev/null)
+	# shellcheck disable=SC2086 # flag lists
+	${CC:-cc} -std=c11 -D_GNU_SOURCE -g $sanitize -I"$top/lib" -o "$1" \
+	    "$2" "$top/lib/libpme.a" $(sed -n 's/^LIBS = //p' \
+	    "$top/config.mk" 2>/dev/null) -lz -lpthread -lm ||
+	    { fail "cannot build $2"; return 1; }
+}

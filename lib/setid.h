@@ -5,12 +5,15 @@
  * a program with file capabilities.  The kernel then ends perf sampling
  * at the exec (the new image may not be traced by its caller) and the
  * dynamic linker ignores LD_PRELOAD (AT_SECURE), so no method of
- * pmeclock(1) sees the program.  Shared by pmeclock, before the run, and
- * the preloaded runtime, before an exec; the functions make only system
- * calls, so that the runtime may use them in a vfork(2) child.
+ * pmeclock(1) sees the program; and under ptrace(2) or valgrind the
+ * program runs without its privileges, so no engine of pmetrace(1) may
+ * run it.  Shared by pmeclock, before the run, the preloaded runtime,
+ * before an exec, and pmetrace, before the run (through prog.h's
+ * pme_setid_words()); the functions make only system calls, so that the
+ * runtime may use them in a vfork(2) child.
  */
-#ifndef PMECLOCK_SETID_H
-#define PMECLOCK_SETID_H
+#ifndef PME_SETID_H
+#define PME_SETID_H
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -84,4 +87,4 @@ setid_which(const char *file, char *buf, size_t n)
 	    buf, n);
 }
 
-#endif /* PMECLOCK_SETID_H */
+#endif /* PME_SETID_H */

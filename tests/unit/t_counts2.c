@@ -1,5 +1,5 @@
 /*
- * t_calls.c - the second count per bucket (pme_bucketfile_set_counts2,
+ * t_counts2.c - the second count per bucket (pme_bucketfile_set_counts2,
  * the CNT2 chunk): round trip, absent by default and bytes unchanged,
  * buckets added later, clear, accumulate, rename and removal, a reader
  * that does not know the chunk, and forged CNT2 payloads with good crcs.
@@ -14,7 +14,7 @@
 
 #include "pme.h"
 
-#define TEST_NAME "t_calls"
+#define TEST_NAME "t_counts2"
 #include "check.h"
 
 /* Two routines in one module, a group of three buckets (one in ROUTINE a,
@@ -341,7 +341,7 @@ main(void)
 	test_forged();
 	testdir_done();
 	if (failures > 0) {
-		fprintf(stderr, "t_calls: %d failures\n", failures);
+		fprintf(stderr, "t_counts2: %d failures\n", failures);
 		return 1;
 	}
 	return 0;
