@@ -212,6 +212,17 @@ load_graphs(const struct opts *op, struct gfile *gf, char *err,
 	    "(default Graphfile)", gf, err, errlen);
 }
 
+static int
+write_temp(const struct gfile *gf, char *err, size_t errlen)
+{
+	struct outfile of;
+
+	if (outfile_open(&of, "GraphfileTemp", err, errlen) == -1)
+		return -1;
+	gfile_write(gf, of.fp);		/* its errors are the stream's */
+	return outfile_commit(&of, err, errlen);
+}
+
 /* The event file's specifications under the graph file's, written to
  * GraphfileTemp as the seed did. */
 static int
@@ -221,7 +232,6 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 	size_t n = s->ef != NULL ? pme_eventfile_specs(s->ef, &specs) : 0;
 	struct gfile from = { 0 }, one;
 	char err[1024], name[64];
-	struct outfile of;
 
 	if (n == 0)
 		return 0;
@@ -247,14 +257,13 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 		return -1;
 	}
 	gfile_free(&from);
-	if (outfile_open(&of, "GraphfileTemp", err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return -1;
-	}
-	gfile_write(gf, of.fp);		/* its errors are the stream's */
-	if (outfile_commit(&of, err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return -1;
+	/* GraphfileTemp is a record for the user, not needed to draw: a
+	 * directory stats cannot write still gets its graphs. */
+	if (write_temp(gf, err, sizeof(err)) == -1) {
+		if (!op->quiet)
+			fprintf(stderr, "%s: %s: the merged graphs are "
+			    "drawn, not kept\n", prog, err);
+		return 0;
 	}
 	if (op->verbose)
 		fprintf(stderr, "%s: the graphs of '%s' merged into "
@@ -455,6 +464,11 @@ run(const struct opts *op)
 			goto out;
 		}
 		goto done;
+	}
+	if (s.ef == NULL && s.nev == 0) {
+		fprintf(stderr, "%s: '%s': no samples in the sample file: "
+		    "nothing to draw\n", prog, path);
+		goto out;
 	}
 	if (pick(op, &gf, &s, &gv, &ng) == -1)
 		goto out;

@@ -318,8 +318,14 @@ csv_row(struct csvpass *p, long r, uint64_t end)
 		}
 	fmt_value(v, sizeof(v), &(struct graph){ .scale = p->gr->g->scale,
 	    .format = "%.17g" }, p->value[r]);
-	fprintf(p->fp, "%s,", src_rowname(p->gr->src, r + p->gr->rlo, buf,
-	    sizeof(buf)));
+	src_rowname(p->gr->src, r + p->gr->rlo, buf, sizeof(buf));
+	/* Quoted when it must be (RFC 4180), so that a processor's name
+	 * with a comma is one field, and plain names stay as they were. */
+	if (strpbrk(buf, ",\"\r\n") != NULL)
+		csv_field(p->fp, buf);
+	else
+		fputs(buf, p->fp);
+	putc(',', p->fp);
 	fprintf(p->fp, "%llu,%llu,%s,", (unsigned long long)p->since[r],
 	    (unsigned long long)end, v);
 	csv_field(p->fp, leg >= 0 ? p->gr->leg[leg].label : "");
