@@ -558,7 +558,7 @@ live_add(struct run *r, uint32_t pid, uint64_t start, uint64_t end)
 {
 	size_t i;
 
-	for (i = 0; i < r->nlive; i++)
+	for (i = 0; i < r->nlive && !r->overlap; i++)	/* once is enough */
 		if (r->live[i].pid == pid && start < r->live[i].end &&
 		    r->live[i].start < end)
 			r->overlap = 1;
