@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "stats.h"
 #include "util.h"
 
 #define GF_MAXTOK	4096	/* bytes in a name, number or string */
@@ -48,10 +49,6 @@ struct parser {
 	size_t		 capids;
 };
 
-static const char *const kinds[] = {
-	"StateGraph", "ArrayGraph", "HistoGraph", "HistoSummary", "UtilGraph"
-};
-#define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
 
 /* The colour names of graphfile(5), with the RGB the views draw. */
 static const struct {
@@ -70,31 +67,26 @@ static const struct {
 enum dtype { D_STR, D_SCALE, D_FORMAT, D_BINS, D_BOOL, D_PLOTSET, D_ACTION,
 	D_MAP };
 
-#define K(k)	(1u << (k))
-#define K_ALL	(K(G_STATE) | K(G_ARRAY) | K(G_HISTO) | K(G_HSUMMARY) | K(G_UTIL))
-#define K_EVENT	(K(G_STATE) | K(G_ARRAY) | K(G_UTIL))
-
-/* The descriptors, the graph kinds each applies to, and where it goes. */
+/* The descriptors and where each goes; the kinds that take each are
+ * in their rows of gkinds[] (kinds.c). */
 static const struct desc {
 	const char	*name;
 	unsigned	 bit;
-	unsigned	 kinds;
 	enum dtype	 type;
 	size_t		 off;		/* D_STR: the char * in struct graph */
 } descs[] = {
-	{ "menu", GD_MENU, K_ALL, D_STR, offsetof(struct graph, menu) },
-	{ "name", GD_NAME, K_ALL, D_STR, offsetof(struct graph, name) },
-	{ "x_axis", GD_XAXIS, K_ALL, D_STR, offsetof(struct graph, x_axis) },
-	{ "y_axis", GD_YAXIS, K_ALL, D_STR, offsetof(struct graph, y_axis) },
-	{ "metric", GD_METRIC, K(G_HISTO), D_STR,
-	    offsetof(struct graph, metric) },
-	{ "scale", GD_SCALE, K_ALL & ~K(G_STATE), D_SCALE, 0 },
-	{ "format", GD_FORMAT, K_ALL & ~K(G_STATE), D_FORMAT, 0 },
-	{ "bins", GD_BINS, K(G_ARRAY) | K(G_HISTO), D_BINS, 0 },
-	{ "normalize", GD_NORMALIZE, K(G_UTIL), D_BOOL, 0 },
-	{ "plotset", GD_PLOTSET, K_ALL & ~K(G_HSUMMARY), D_PLOTSET, 0 },
-	{ "action", GD_ACTION, K_EVENT, D_ACTION, 0 },
-	{ "map", GD_MAP, K_EVENT, D_MAP, 0 }
+	{ "menu", GD_MENU, D_STR, offsetof(struct graph, menu) },
+	{ "name", GD_NAME, D_STR, offsetof(struct graph, name) },
+	{ "x_axis", GD_XAXIS, D_STR, offsetof(struct graph, x_axis) },
+	{ "y_axis", GD_YAXIS, D_STR, offsetof(struct graph, y_axis) },
+	{ "metric", GD_METRIC, D_STR, offsetof(struct graph, metric) },
+	{ "scale", GD_SCALE, D_SCALE, 0 },
+	{ "format", GD_FORMAT, D_FORMAT, 0 },
+	{ "bins", GD_BINS, D_BINS, 0 },
+	{ "normalize", GD_NORMALIZE, D_BOOL, 0 },
+	{ "plotset", GD_PLOTSET, D_PLOTSET, 0 },
+	{ "action", GD_ACTION, D_ACTION, 0 },
+	{ "map", GD_MAP, D_MAP, 0 }
 };
 #define NDESCS	(sizeof(descs) / sizeof(descs[0]))
 
@@ -851,9 +843,9 @@ parse_desc(struct parser *ps, struct graph *g, const struct desc **dp)
 	if (g->given & d->bit)
 		return perr(ps, ps->t.line, "descriptor '%s' given twice",
 		    d->name);
-	if (!(d->kinds & K(g->kind)))
+	if (!(gkinds[g->kind].descs & d->bit))
 		return perr(ps, ps->t.line, "descriptor '%s' does not apply to "
-		    "%s '%s'", d->name, kinds[g->kind], g->id);
+		    "%s '%s'", d->name, gkinds[g->kind].name, g->id);
 	g->given |= d->bit;
 	*dp = d;
 	snprintf(buf, sizeof(buf), "'%s'", d->name);
@@ -987,16 +979,18 @@ parse_graph(struct parser *ps, struct gfile *out)
 
 	if (ps->t.type != T_IDENT)
 		return unexpected(ps, "a graph kind");
-	for (k = 0; k < NKINDS && strcmp(kinds[k], ps->t.text) != 0; k++)
+	for (k = 0; k < G_NKINDS && strcmp(gkinds[k].name, ps->t.text) != 0;
+	    k++)
 		;
-	if (k == NKINDS)
+	if (k == G_NKINDS)
 		return perr(ps, ps->t.line, "unknown graph kind '%s'",
 		    ps->t.text);
 	if (new_graph(ps, out, (enum gkind)k) == -1 || next(ps) == -1)
 		return -1;
 	g = &out->g[out->n - 1];
 	if (ps->t.type != T_IDENT) {
-		snprintf(buf, sizeof(buf), "a graph name after '%s'", kinds[k]);
+		snprintf(buf, sizeof(buf), "a graph name after '%s'",
+		    gkinds[k].name);
 		return unexpected(ps, buf);
 	}
 	if ((old = id_find(ps, out, ps->t.text)) != NULL)
@@ -1433,7 +1427,7 @@ write_string(const char *s, FILE *fp)
 static int
 write_header(const struct graph *g, FILE *fp)
 {
-	if (fprintf(fp, "%s %s", kinds[g->kind], g->id) < 0)
+	if (fprintf(fp, "%s %s", gkinds[g->kind].name, g->id) < 0)
 		return -1;
 	if ((g->given & GD_RANGE) && g->var != NULL && g->lo != NULL &&
 	    g->hi != NULL) {

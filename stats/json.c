@@ -228,7 +228,7 @@ find_states(struct grid *gr, const struct gfile *gf, struct src *s)
 	for (size_t i = 0; i < gf->n; i++) {
 		const struct graph *g = &gf->g[i];
 
-		if (g->kind != G_STATE || g->nrules != 1 ||
+		if (!(gkinds[g->kind].flags & GK_STATES) || g->nrules != 1 ||
 		    strcmp(g->rules[0].event, "EV_STATE") != 0)
 			continue;
 		if (grid_prepare(gr, g, s, err, sizeof(err)) == 0)

@@ -17,8 +17,6 @@
 
 static const char *prog = "stats";
 
-enum otype { O_TERM, O_TEXT, O_PS, O_CSV, O_JSON };
-
 struct opts {
 	const char	*events;	/* -f */
 	const char	*graphs;	/* -g */
@@ -271,50 +269,20 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 	return 0;
 }
 
-/* Whether the source has every event g's actions name. */
 static int
 drawable(const struct graph *g, const struct src *s)
 {
-	if (g->kind == G_HSUMMARY)
-		return s->ef != NULL;
-	if (g->kind == G_HISTO) {
-		const struct pme_histo *h;
-		size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (g->metric != NULL && strcmp(h[i].name,
-			    g->metric) == 0)
-				return 1;
-		return 0;
-	}
-	for (size_t i = 0; i < g->nrules; i++)
-		if (src_type(s, g->rules[i].event) == PME_NONE)
-			return 0;
-	return g->nrules > 0;
-}
-
-static const struct pme_histo *
-histo_named(const struct src *s, const char *name)
-{
-	const struct pme_histo *h;
-	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(h[i].name, name) == 0)
-			return &h[i];
-	return NULL;
+	return gkinds[g->kind].drawable(g, s);
 }
 
 static void
 list_graphs(const struct gfile *gf, const struct src *s)
 {
-	static const char *kinds[] = { "StateGraph", "ArrayGraph",
-	    "HistoGraph", "HistoSummary", "UtilGraph" };
 	const struct pme_histo *h;
 	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
 
 	for (size_t i = 0; i < gf->n; i++)
-		printf("%-12s %-20s %s%s\n", kinds[gf->g[i].kind],
+		printf("%-12s %-20s %s%s\n", gkinds[gf->g[i].kind].name,
 		    gf->g[i].id, gf->g[i].menu != NULL ? gf->g[i].menu : "",
 		    drawable(&gf->g[i], s) ? "" : " (no events)");
 	for (size_t i = 0; i < n; i++)
@@ -333,23 +301,9 @@ draw_one(FILE *fp, const struct opts *op, const struct graph *g,
 	uint32_t cols;
 	int rc;
 
-	if (g->kind == G_HSUMMARY)
-		return op->type == O_PS ? out_hsummary_ps(fp, s, g, &op->o) :
-		    out_hsummary(fp, s, op->type == O_CSV);
-	if (g->kind == G_HISTO) {
-		const struct pme_histo *h = g->metric != NULL ?
-		    histo_named(s, g->metric) : NULL;
-
-		if (h == NULL) {
-			snprintf(err, errlen, "%s:%u: no histometric '%s' in "
-			    "'%s'", g->file, g->line, g->metric != NULL ?
-			    g->metric : "", s->path);
-			return -1;
-		}
-		if (op->type == O_PS)
-			return out_histo_ps(fp, h, g, &op->o);
-		return out_histo(fp, h, g, op->type == O_CSV, &op->o);
-	}
+	if (gkinds[g->kind].draw != NULL)
+		return gkinds[g->kind].draw(fp, g, s, op->type, &op->o, err,
+		    errlen);
 	if (grid_prepare(&gr, g, s, err, errlen) == -1)
 		return -1;
 	if (op->type == O_CSV) {
