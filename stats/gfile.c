@@ -1361,21 +1361,54 @@ graph_copy(struct graph *d, const struct graph *s)
 	return 0;
 }
 
+/* The slot of a graph of s's kind and name in t (cap slots, a graph of
+ * v's index + 1 each): the one holding it, else the empty one it goes
+ * in. */
+static size_t *
+kid_find(size_t *t, size_t cap, const struct graph *v, const struct graph *s)
+{
+	size_t h = (size_t)((pme_hash(s->id, strlen(s->id)) ^
+	    (uint64_t)s->kind * UINT64_C(0x9e3779b97f4a7c15)) & (cap - 1));
+
+	for (; t[h] != 0; h = (h + 1) & (cap - 1))
+		if (v[t[h] - 1].kind == s->kind &&
+		    strcmp(v[t[h] - 1].id, s->id) == 0)
+			break;
+	return &t[h];
+}
+
+/*
+ * The graphs of dst are found by kind and name in a table, not by a pass
+ * over dst for each graph of from (an event file of many specifications
+ * made that quadratic).
+ */
 int
 gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
     size_t errlen)
 {
-	const struct graph *s;
 	struct graph *d, t, *p;
+	size_t i, cap = 64, *tab = NULL, *slot;
 	unsigned bits;
-	size_t i;
 
+	if (from->n == 0)
+		return 0;
+	while (cap < 2 * (dst->n + from->n))
+		cap *= 2;
+	/* Room for every graph of from at once: dst stays as valid as it
+	 * was when memory runs out. */
+	if ((p = realloc(dst->g, (dst->n + from->n) * sizeof(*p))) == NULL)
+		goto nomem;
+	dst->g = p;
+	if ((tab = calloc(cap, sizeof(*tab))) == NULL)
+		goto nomem;
+	for (i = 0; i < dst->n; i++)
+		if (*(slot = kid_find(tab, cap, dst->g, &dst->g[i])) == 0)
+			*slot = i + 1;
 	for (i = 0; i < from->n; i++) {
-		s = &from->g[i];
-		for (d = dst->g; d < dst->g + dst->n; d++)
-			if (d->kind == s->kind && strcmp(d->id, s->id) == 0)
-				break;
-		if (d < dst->g + dst->n) {
+		const struct graph *s = &from->g[i];
+
+		if (*(slot = kid_find(tab, cap, dst->g, s)) != 0) {
+			d = &dst->g[*slot - 1];
 			bits = s->given & ~d->given;
 			memset(&t, 0, sizeof(t));
 			if (copy_fields(&t, s, bits) == -1) {
@@ -1387,15 +1420,13 @@ gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
 		}
 		if (graph_copy(&t, s) == -1)
 			goto nomem;
-		if ((p = realloc(dst->g, (dst->n + 1) * sizeof(*p))) == NULL) {
-			graph_free(&t);
-			goto nomem;
-		}
-		dst->g = p;
 		dst->g[dst->n++] = t;
+		*slot = dst->n;
 	}
+	free(tab);
 	return 0;
 nomem:
+	free(tab);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }

@@ -72,6 +72,55 @@ test_linear(void)
 	}
 }
 
+/*
+ * gfile_merge() of n graphs into n graphs, half of them of the same
+ * names: the comparisons per graph the same at any size (it compared
+ * each graph of from with every graph of dst), and the merge right.
+ */
+static void
+test_merge(void)
+{
+	static const size_t sizes[] = { 1000, 8000, 32000 };
+	struct gfile dst, from;
+	char err[256], want[32];
+	double first = 0;
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t len, n = sizes[k];
+		char *a = graphs(n, n, &len), *b;
+
+		if (gfile_parse(a, len, "a", &dst, err, sizeof(err)) == -1)
+			die("%s", err);
+		/* from: s(n/2) .. s(n + n/2 - 1), with a menu */
+		b = malloc(n * 100 + 1);
+		len = 0;
+		for (size_t i = n / 2; i < n + n / 2; i++)
+			len += (size_t)sprintf(b + len, "StateGraph s%zu { menu "
+			    "<- \"m\" }\n", i);
+		if (gfile_parse(b, len, "b", &from, err, sizeof(err)) == -1)
+			die("%s", err);
+		ncmp = 0;
+		if (gfile_merge(&dst, &from, err, sizeof(err)) == -1)
+			fail("merge: %s", err);
+		/* s0 kept as it was, s(n-1) given from's menu, s(n) the
+		 * first graph added. */
+		snprintf(want, sizeof(want), "s%zu", n);
+		if (dst.n != n + n / 2 || dst.g[0].menu != NULL ||
+		    dst.g[n - 1].menu == NULL || strcmp(dst.g[n].id, want) != 0)
+			fail("merge of %zu: not the graphs expected", n);
+		if (k == 0)
+			first = (double)ncmp / (double)n;
+		else if ((double)ncmp / (double)n > first + 2)
+			fail("merge of %zu graphs: %.1f comparisons a graph "
+			    "where %zu took %.1f", n, (double)ncmp /
+			    (double)n, sizes[0], first);
+		gfile_free(&dst);
+		gfile_free(&from);
+		free(a);
+		free(b);
+	}
+}
+
 static void
 test_twice(void)
 {
@@ -92,6 +141,7 @@ int
 main(void)
 {
 	test_linear();
+	test_merge();
 	test_twice();
 	return failures != 0;
 }
