@@ -89,7 +89,8 @@ wrong_input(const char *name, const char *line)
 
 /*
  * Feeds statements from fp until END or the end of fp; returns 1 after END,
- * -1 when fp is no statements at all (said).
+ * -1 when fp is no statements at all, or a line longer than PME_LINE_MAX
+ * (said).
  * On a terminal each line is prompted for and errors do not count: the
  * user sees them and enters the statement again.  The statements of -x
  * (name NULL) stop at the first error: those after it only fail for it.
@@ -98,15 +99,17 @@ static int
 feed(struct pmd *p, FILE *fp, const char *name, int tty)
 {
 	char *buf = NULL;
+	const char *nul;
 	size_t cap = 0;
 	unsigned line = 0;
+	ssize_t n;
 
 	while (p->mode != PMD_MODE_DONE && (name != NULL || p->errors == 0)) {
 		if (tty) {
 			fputs(pmd_prompt(p), stderr);
 			fflush(stderr);
 		}
-		if (pme_read_line(fp, &buf, &cap) < 0)
+		if ((n = pme_read_line(fp, &buf, &cap)) == -1)
 			break;
 		if (line == 0 && name != NULL && !tty &&
 		    wrong_input(name, buf)) {
@@ -116,7 +119,20 @@ feed(struct pmd *p, FILE *fp, const char *name, int tty)
 		p->file = name;
 		p->line = ++line;
 		p->interactive = tty;
-		pmd_statement(p, buf);
+		if (n == -2) {		/* the rest of it is not read */
+			pmd_error(p, "line longer than %u bytes",
+			    PME_LINE_MAX);
+			free(buf);
+			return -1;
+		}
+		/* A statement is text: a NUL byte would end it silently
+		 * where it stands ('MODULE c<NUL>d, 20 - 30' declared c
+		 * without addresses). */
+		if ((nul = memchr(buf, '\0', (size_t)n)) != NULL)
+			pmd_error(p, "column %zu: a NUL byte in the statement",
+			    (size_t)(nul - buf) + 1);
+		else
+			pmd_statement(p, buf);
 	}
 	if (tty && p->mode != PMD_MODE_DONE)
 		fputc('\n', stderr);

@@ -18,6 +18,11 @@ struct draft {
 	struct pme_vec	 ranges;	/* struct pme_range */
 	size_t		 room;		/* buckets the table has left */
 	int		 full;		/* a bucket was refused for room */
+	/* A unit whose step makes more than PMD_MAXSTEP buckets: the
+	 * unit, its step and the buckets it would make (over: 1). */
+	int		 over;
+	uint32_t	 over_unit;
+	uint64_t	 over_step, over_n;
 };
 
 static void
@@ -27,6 +32,7 @@ draft_init(struct pmd *p, struct draft *d)
 	pme_vec_init(&d->ranges, sizeof(struct pme_range));
 	d->room = p->maxbuckets - p->buckets.n;
 	d->full = 0;
+	d->over = 0;
 }
 
 static void
@@ -79,26 +85,47 @@ draft_range(struct draft *d, uint64_t start, uint64_t end)
 }
 
 /*
- * Whether the step buckets over r[0..n) inside [lo, hi) cannot fit, told
- * before any is made: each range touches windows first..last, and
- * neighbouring ranges share at most one window.
+ * The buckets a step makes over r[0..n) inside [lo, hi), at most: each
+ * range touches windows first..last, and neighbouring ranges share at
+ * most one window.
  */
-static int
-too_many(struct draft *d, const struct pme_range *r, uint32_t n,
-    uint64_t lo, uint64_t hi, uint64_t step)
+static uint64_t
+windows(const struct pme_range *r, uint32_t n, uint64_t lo, uint64_t hi,
+    uint64_t step)
 {
-	uint64_t s, e, windows = 0;
+	uint64_t s, e, w = 0;
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
 		s = r[i].start > lo ? r[i].start : lo;
 		e = r[i].end < hi ? r[i].end : hi;
 		if (s < e)
-			windows += (e - 1 - lo) / step - (s - lo) / step + 1;
+			w += (e - 1 - lo) / step - (s - lo) / step + 1;
 	}
-	if (windows > (uint64_t)n - 1)
-		windows -= (uint64_t)n - 1;
-	if (d->buckets.n + windows <= d->room)
+	if (w > (uint64_t)n - 1)
+		w -= (uint64_t)n - 1;
+	return w;
+}
+
+/*
+ * Whether the step buckets of unit u over r[0..n) inside [lo, hi) cannot
+ * be made, told before any is: more than a step may make, or more than
+ * the table has room for.
+ */
+static int
+too_many(struct draft *d, uint32_t u, const struct pme_range *r,
+    uint32_t n, uint64_t lo, uint64_t hi, uint64_t step)
+{
+	uint64_t w = windows(r, n, lo, hi, step);
+
+	if (w > PMD_MAXSTEP) {
+		d->over = 1;
+		d->over_unit = u;
+		d->over_step = step;
+		d->over_n = w;
+		return 1;
+	}
+	if (d->buckets.n + w <= d->room)
 		return 0;
 	d->full = 1;
 	return 1;
@@ -119,7 +146,7 @@ split(struct draft *d, uint32_t u, const struct pme_range *r, uint32_t n,
 
 	if (step == 0 && draft_bucket(d, u) == NULL)
 		return -1;
-	if (step > 0 && too_many(d, r, n, lo, hi, step))
+	if (step > 0 && too_many(d, u, r, n, lo, hi, step))
 		return -1;
 	/* One bucket over all of them: the ranges as they are, at once
 	 * (each line of a program takes this way). */
@@ -155,6 +182,8 @@ split(struct draft *d, uint32_t u, const struct pme_range *r, uint32_t n,
 	}
 	return 0;
 }
+
+static int	early(struct pmd *, uint32_t, uint32_t, uint64_t, uint64_t);
 
 /* ------------------------------------------------------------ checking */
 
@@ -355,6 +384,58 @@ check_others(struct pmd *p, const struct pmd_span *s, size_t n)
 			    all[lo].start, all[lo].end - 1);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/*
+ * Whether the group a statement would make is refused for overlapping
+ * another group, told from the ranges it would cover (its buckets' ranges
+ * tile them, so they overlap another group exactly when the buckets do,
+ * and check_others() names the same bucket of it) before a bucket is
+ * made: a refused statement of a step of 1 over a megabyte made a million
+ * buckets to find out (100 such statements: a minute).  s[0..n) are the
+ * ranges, sorted here.  When they break the group's own rules, or the
+ * groups are full, it is left to commit() to say so from the buckets, as
+ * before.  Returns -1 when refused (said), else 0.
+ */
+static int
+refused_early(struct pmd *p, struct pmd_span *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || p->spans.n == 0 || p->groups.n >= PMD_MAXGROUPS)
+		return 0;
+	qsort(s, n, sizeof(*s), cmp_span);
+	for (i = 0; i < n; i++)
+		if ((s[i].start & KERNEL_BIT) != ((s[i].end - 1) & KERNEL_BIT) ||
+		    (s[i].start & KERNEL_BIT) != (s[0].start & KERNEL_BIT) ||
+		    (i > 0 && s[i].module == s[i - 1].module &&
+		    s[i].start < s[i - 1].end))
+			return 0;
+	return check_others(p, s, n);
+}
+
+/* Appends unit u's ranges inside [lo, hi) to v (struct pmd_span); -1
+ * when out of memory. */
+static int
+unit_spans(struct pmd *p, struct pme_vec *v, uint32_t u, uint64_t lo,
+    uint64_t hi)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	struct pmd_span *sp;
+
+	for (uint32_t i = 0; i < unit->nr; i++) {
+		uint64_t a = unit->r[i].start > lo ? unit->r[i].start : lo;
+		uint64_t b = unit->r[i].end < hi ? unit->r[i].end : hi;
+
+		if (a >= b)
+			continue;
+		if ((sp = pme_vec_push(v)) == NULL)
+			return -1;
+		sp->start = a;
+		sp->end = b;
+		sp->module = unit->module;
 	}
 	return 0;
 }
@@ -582,7 +663,14 @@ nomem:
 static void
 draft_failed(struct pmd *p, const struct draft *d)
 {
-	if (d->full)
+	char a[256];
+
+	if (d->over)
+		pmd_error(p, "%s in steps of %" PRIX64 " makes %" PRIu64
+		    " buckets, more than a step may make (%u); use a larger "
+		    "step", unit_desc(p, d->over_unit, a, sizeof(a)),
+		    d->over_step, d->over_n, PMD_MAXSTEP);
+	else if (d->full)
 		pmd_error(p, "too many buckets: the table holds %zu and has "
 		    "room for %zu more; use a larger step, or DEFINE CLEAR",
 		    p->maxbuckets, d->room);
@@ -620,7 +708,7 @@ pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u, int haswin,
 {
 	const struct pmd_unit *unit;
 	struct draft d;
-	uint64_t base, lo, hi;
+	uint64_t base, lo, hi, nb;
 	char a[256];
 	int rc;
 
@@ -643,6 +731,10 @@ pmd_sample_unit(struct pmd *p, const char *stmt, uint32_t u, int haswin,
 	}
 	if (step == 0)
 		step = unit->step;
+	nb = step == 0 ? 1 : windows(unit->r, unit->nr, lo, hi, step);
+	if (nb <= PMD_MAXSTEP && nb <= p->maxbuckets - p->buckets.n &&
+	    early(p, u, PME_NONE, lo, hi) == -1)
+		return -1;
 	draft_init(p, &d);
 	rc = split(&d, u, unit->r, unit->nr, lo, hi, step);
 	if (rc == 0 && d.ranges.n == 0) {
@@ -674,6 +766,57 @@ by_count(struct pmd *p, uint32_t u, uint32_t bykind, size_t *nb, size_t *nr)
 		by_count(p, unit->ch[c], bykind, nb, nr);
 }
 
+/*
+ * The spans of every unit of kind bykind below u into v, and the buckets
+ * they make in *nb (at most; UINT64_MAX when a step makes more than
+ * PMD_MAXSTEP).  -1 when out of memory.
+ */
+static int
+by_spans(struct pmd *p, struct pme_vec *v, uint32_t u, uint32_t bykind,
+    uint64_t *nb)
+{
+	const struct pmd_unit *unit = pmd_unit(p, u);
+	uint64_t w;
+	uint32_t c;
+
+	if (unit->kind == bykind) {
+		if (unit->nr == 0)
+			return 0;
+		w = unit->step == 0 ? 1 : windows(unit->r, unit->nr,
+		    unit->r[0].start, unit->r[unit->nr - 1].end, unit->step);
+		*nb = w > PMD_MAXSTEP || *nb == UINT64_MAX ? UINT64_MAX :
+		    *nb + w;
+		return unit_spans(p, v, u, 0, UINT64_MAX);
+	}
+	for (c = 0; c < unit->nch; c++)
+		if (by_spans(p, v, pmd_unit(p, u)->ch[c], bykind, nb) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * refused_early() for the group a statement would make of unit u inside
+ * [lo, hi) (bykind PME_NONE), or of its units of kind bykind, when the
+ * buckets would fit (else the draft says why, as before): -1 when
+ * refused, said.
+ */
+static int
+early(struct pmd *p, uint32_t u, uint32_t bykind, uint64_t lo, uint64_t hi)
+{
+	struct pme_vec v;
+	uint64_t nb = 0;
+	int rc = 0;
+
+	pme_vec_init(&v, sizeof(struct pmd_span));
+	/* Out of memory here: the draft finds it again, and says so. */
+	if ((bykind == PME_NONE ? unit_spans(p, &v, u, lo, hi) :
+	    by_spans(p, &v, u, bykind, &nb)) == 0 &&
+	    nb <= p->maxbuckets - p->buckets.n)
+		rc = refused_early(p, v.v, v.n);
+	pme_vec_free(&v);
+	return rc;
+}
+
 /* Buckets for every unit of kind bykind below u, in list order. */
 static int
 by_units(struct pmd *p, struct draft *d, uint32_t u, uint32_t bykind)
@@ -703,6 +846,8 @@ pmd_sample_by(struct pmd *p, const char *stmt, uint32_t u, uint32_t bykind)
 	int rc;
 
 	pmd_derive(p);
+	if (early(p, u, bykind, 0, UINT64_MAX) == -1)
+		return -1;
 	draft_init(p, &d);
 	/* The draft's room at once, not grown (and copied) by doubling;
 	 * units with a step take more as they go. */

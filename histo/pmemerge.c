@@ -236,6 +236,8 @@ add_list(struct merge *m, const char *list)
 	    &err);
 	char *line = NULL;
 	size_t cap = 0;
+	unsigned no = 0;
+	ssize_t n;
 	int rc = 0;
 
 	if (fp == NULL) {
@@ -243,9 +245,19 @@ add_list(struct merge *m, const char *list)
 		return -1;
 	}
 	errno = 0;
-	while (rc == 0 && pme_read_line(fp, &line, &cap) != -1)
-		if (line[0] != '\0')
+	while (rc == 0 && (n = pme_read_line(fp, &line, &cap)) != -1) {
+		no++;
+		if (n == -2) {
+			histo_warn(prog, "'%s':%u: line longer than %u bytes",
+			    list, no, PME_LINE_MAX);
+			rc = -1;
+		} else if (strlen(line) != (size_t)n) {
+			histo_warn(prog, "'%s':%u: a NUL byte in the file name",
+			    list, no);
+			rc = -1;
+		} else if (line[0] != '\0')
 			rc = add(m, line);
+	}
 	if (rc == 0 && ferror(fp)) {
 		histo_warn(prog, "'%s': read failed: %s", list,
 		    strerror(errno));

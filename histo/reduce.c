@@ -604,7 +604,7 @@ live_add(struct run *r, uint32_t pid, uint64_t start, uint64_t end)
 {
 	size_t i;
 
-	for (i = 0; i < r->map.nlive; i++)
+	for (i = 0; i < r->map.nlive && !r->map.overlap; i++)	/* once is enough */
 		if (r->map.live[i].pid == pid && start < r->map.live[i].end &&
 		    r->map.live[i].start < end)
 			r->map.overlap = 1;

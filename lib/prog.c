@@ -21,16 +21,47 @@
 #include "setid.h"
 #include "util.h"
 
+/* Room for n + 1 more bytes in *buf, grown by doubling: 0, or -1. */
+static int
+line_room(char **buf, size_t *cap, size_t n)
+{
+	size_t c = *cap ? *cap : 128;
+	char *b;
+
+	if (*buf != NULL && n + 1 < *cap)
+		return 0;
+	while (c <= n + 1)
+		c *= 2;
+	if ((b = realloc(*buf, c)) == NULL)
+		return -1;
+	*buf = b;
+	*cap = c;
+	return 0;
+}
+
 ssize_t
 pme_read_line(FILE *fp, char **buf, size_t *cap)
 {
-	ssize_t n = getline(buf, cap, fp);
+	size_t n = 0;
+	int c;
 
-	if (n < 0)
+	for (;;) {
+		if (line_room(buf, cap, n) == -1)
+			return -1;
+		if ((c = getc_unlocked(fp)) == EOF || c == '\n')
+			break;
+		if (n == PME_LINE_MAX) {
+			(*buf)[n] = '\0';
+			return -2;
+		}
+		(*buf)[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
 		return -1;
-	while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
-		(*buf)[--n] = '\0';
-	return n;
+	while (n > 0 && (*buf)[n - 1] == '\r')
+		n--;
+	(*buf)[n] = '\0';
+	return (ssize_t)n;
 }
 
 char *

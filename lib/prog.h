@@ -28,12 +28,17 @@
 /*
  * The seed's dialogue on a terminal.  pme_read_line() reads a line of fp
  * into *buf (grown as getline(3) grows it), without its newline or
- * carriage return; returns its length, or -1 at the end of input.
+ * carriage return; returns its length, or -1 at the end of input, or -2
+ * when the line is longer than PME_LINE_MAX bytes (then what was read of
+ * it is in *buf and the rest unread: an endless line, /dev/zero, is
+ * refused before it takes all memory).  A NUL byte is kept: the caller
+ * tells a line that holds one by its length.
  * pme_ask() writes question to standard error and reads the answer from
  * standard input: the answer (the caller frees it), or a copy of def
  * (NULL when def is) for a blank answer or the end of input, when it ends
  * the question's line.
  */
+#define PME_LINE_MAX	(1u << 20)
 ssize_t		 pme_read_line(FILE *fp, char **buf, size_t *cap);
 char		*pme_ask(const char *question, const char *def);
 

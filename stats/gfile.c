@@ -19,9 +19,11 @@
 #include <string.h>
 
 #include "graph.h"
+#include "stats.h"
 #include "util.h"
 
 #define GF_MAXTOK	4096	/* bytes in a name, number or string */
+#define GF_MAXLINE	(1u << 20)	/* bytes in a line of a graph file */
 
 enum ttype { T_EOF, T_IDENT, T_NUM, T_STR, T_PUNCT };
 
@@ -40,12 +42,13 @@ struct parser {
 	int		 nest;		/* open parentheses and minus signs */
 	char		*err;
 	size_t		 errlen;
+	/* The graphs' names so far, for "defined twice" at the cost of a
+	 * lookup, not of a pass over the graphs (32,000 graphs took
+	 * seconds): open addressing, a graph's index + 1. */
+	size_t		*ids;
+	size_t		 capids;
 };
 
-static const char *const kinds[] = {
-	"StateGraph", "ArrayGraph", "HistoGraph", "HistoSummary", "UtilGraph"
-};
-#define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
 
 /* The colour names of graphfile(5), with the RGB the views draw. */
 static const struct {
@@ -64,31 +67,26 @@ static const struct {
 enum dtype { D_STR, D_SCALE, D_FORMAT, D_BINS, D_BOOL, D_PLOTSET, D_ACTION,
 	D_MAP };
 
-#define K(k)	(1u << (k))
-#define K_ALL	(K(G_STATE) | K(G_ARRAY) | K(G_HISTO) | K(G_HSUMMARY) | K(G_UTIL))
-#define K_EVENT	(K(G_STATE) | K(G_ARRAY) | K(G_UTIL))
-
-/* The descriptors, the graph kinds each applies to, and where it goes. */
+/* The descriptors and where each goes; the kinds that take each are
+ * in their rows of gkinds[] (kinds.c). */
 static const struct desc {
 	const char	*name;
 	unsigned	 bit;
-	unsigned	 kinds;
 	enum dtype	 type;
 	size_t		 off;		/* D_STR: the char * in struct graph */
 } descs[] = {
-	{ "menu", GD_MENU, K_ALL, D_STR, offsetof(struct graph, menu) },
-	{ "name", GD_NAME, K_ALL, D_STR, offsetof(struct graph, name) },
-	{ "x_axis", GD_XAXIS, K_ALL, D_STR, offsetof(struct graph, x_axis) },
-	{ "y_axis", GD_YAXIS, K_ALL, D_STR, offsetof(struct graph, y_axis) },
-	{ "metric", GD_METRIC, K(G_HISTO), D_STR,
-	    offsetof(struct graph, metric) },
-	{ "scale", GD_SCALE, K_ALL & ~K(G_STATE), D_SCALE, 0 },
-	{ "format", GD_FORMAT, K_ALL & ~K(G_STATE), D_FORMAT, 0 },
-	{ "bins", GD_BINS, K(G_ARRAY) | K(G_HISTO), D_BINS, 0 },
-	{ "normalize", GD_NORMALIZE, K(G_UTIL), D_BOOL, 0 },
-	{ "plotset", GD_PLOTSET, K_ALL & ~K(G_HSUMMARY), D_PLOTSET, 0 },
-	{ "action", GD_ACTION, K_EVENT, D_ACTION, 0 },
-	{ "map", GD_MAP, K_EVENT, D_MAP, 0 }
+	{ "menu", GD_MENU, D_STR, offsetof(struct graph, menu) },
+	{ "name", GD_NAME, D_STR, offsetof(struct graph, name) },
+	{ "x_axis", GD_XAXIS, D_STR, offsetof(struct graph, x_axis) },
+	{ "y_axis", GD_YAXIS, D_STR, offsetof(struct graph, y_axis) },
+	{ "metric", GD_METRIC, D_STR, offsetof(struct graph, metric) },
+	{ "scale", GD_SCALE, D_SCALE, 0 },
+	{ "format", GD_FORMAT, D_FORMAT, 0 },
+	{ "bins", GD_BINS, D_BINS, 0 },
+	{ "normalize", GD_NORMALIZE, D_BOOL, 0 },
+	{ "plotset", GD_PLOTSET, D_PLOTSET, 0 },
+	{ "action", GD_ACTION, D_ACTION, 0 },
+	{ "map", GD_MAP, D_MAP, 0 }
 };
 #define NDESCS	(sizeof(descs) / sizeof(descs[0]))
 
@@ -845,9 +843,9 @@ parse_desc(struct parser *ps, struct graph *g, const struct desc **dp)
 	if (g->given & d->bit)
 		return perr(ps, ps->t.line, "descriptor '%s' given twice",
 		    d->name);
-	if (!(d->kinds & K(g->kind)))
+	if (!(gkinds[g->kind].descs & d->bit))
 		return perr(ps, ps->t.line, "descriptor '%s' does not apply to "
-		    "%s '%s'", d->name, kinds[g->kind], g->id);
+		    "%s '%s'", d->name, gkinds[g->kind].name, g->id);
 	g->given |= d->bit;
 	*dp = d;
 	snprintf(buf, sizeof(buf), "'%s'", d->name);
@@ -924,6 +922,54 @@ new_graph(struct parser *ps, struct gfile *out, enum gkind kind)
 	return 0;
 }
 
+static size_t
+id_slot(const char *id, size_t cap)
+{
+	return (size_t)(pme_hash(id, strlen(id)) & (cap - 1));
+}
+
+/* The graph of out named id, or NULL. */
+static struct graph *
+id_find(const struct parser *ps, const struct gfile *out, const char *id)
+{
+	size_t h;
+
+	if (ps->capids == 0)
+		return NULL;
+	for (h = id_slot(id, ps->capids); ps->ids[h] != 0;
+	    h = (h + 1) & (ps->capids - 1))
+		if (strcmp(out->g[ps->ids[h] - 1].id, id) == 0)
+			return &out->g[ps->ids[h] - 1];
+	return NULL;
+}
+
+/* Notes the name of out's last graph (the table kept half empty). */
+static int
+id_add(struct parser *ps, const struct gfile *out)
+{
+	size_t cap, h, *t;
+
+	if (2 * out->n > ps->capids) {
+		cap = ps->capids ? 2 * ps->capids : 64;
+		if ((t = calloc(cap, sizeof(*t))) == NULL)
+			return nomem(ps);
+		for (size_t i = 0; i + 1 < out->n; i++) {
+			for (h = id_slot(out->g[i].id, cap); t[h] != 0;
+			    h = (h + 1) & (cap - 1))
+				;
+			t[h] = i + 1;
+		}
+		free(ps->ids);
+		ps->ids = t;
+		ps->capids = cap;
+	}
+	for (h = id_slot(out->g[out->n - 1].id, ps->capids); ps->ids[h] != 0;
+	    h = (h + 1) & (ps->capids - 1))
+		;
+	ps->ids[h] = out->n;
+	return 0;
+}
+
 static int
 parse_graph(struct parser *ps, struct gfile *out)
 {
@@ -933,23 +979,27 @@ parse_graph(struct parser *ps, struct gfile *out)
 
 	if (ps->t.type != T_IDENT)
 		return unexpected(ps, "a graph kind");
-	for (k = 0; k < NKINDS && strcmp(kinds[k], ps->t.text) != 0; k++)
+	for (k = 0; k < G_NKINDS && strcmp(gkinds[k].name, ps->t.text) != 0;
+	    k++)
 		;
-	if (k == NKINDS)
+	if (k == G_NKINDS)
 		return perr(ps, ps->t.line, "unknown graph kind '%s'",
 		    ps->t.text);
 	if (new_graph(ps, out, (enum gkind)k) == -1 || next(ps) == -1)
 		return -1;
 	g = &out->g[out->n - 1];
 	if (ps->t.type != T_IDENT) {
-		snprintf(buf, sizeof(buf), "a graph name after '%s'", kinds[k]);
+		snprintf(buf, sizeof(buf), "a graph name after '%s'",
+		    gkinds[k].name);
 		return unexpected(ps, buf);
 	}
-	if ((old = gfile_find(out, ps->t.text)) != NULL && old != g)
+	if ((old = id_find(ps, out, ps->t.text)) != NULL)
 		return perr(ps, ps->t.line, "graph '%s' defined twice (first "
 		    "at line %u)", ps->t.text, old->line);
 	if ((g->id = strdup(ps->t.text)) == NULL)
 		return nomem(ps);
+	if (id_add(ps, out) == -1)
+		return -1;
 	if (next(ps) == -1)
 		return -1;
 	if (is(ps, "(") && (next(ps) == -1 || parse_header(ps, g) == -1))
@@ -985,10 +1035,34 @@ gfile_parse(const char *text, size_t len, const char *name,
 		rc = -1;
 	while (rc == 0 && ps->t.type != T_EOF)
 		rc = parse_graph(ps, out);
+	free(ps->ids);
 	free(ps);
 	if (rc == -1)
 		gfile_free(out);
 	return rc;
+}
+
+/*
+ * Counts the lines of s[0..n), read after *line lines and *cur bytes of
+ * the line then open: 1 when a line is longer than GF_MAXLINE bytes, so
+ * that an endless line (/dev/zero) is refused as it comes, not read
+ * until memory runs out.
+ */
+static int
+long_line(const char *s, size_t n, unsigned *line, size_t *cur)
+{
+	const char *nl;
+
+	while ((nl = memchr(s, '\n', n)) != NULL) {
+		if (*cur + (size_t)(nl - s) > GF_MAXLINE)
+			return 1;
+		(*line)++;
+		*cur = 0;
+		n -= (size_t)(nl - s) + 1;
+		s = nl + 1;
+	}
+	*cur += n;
+	return *cur > GF_MAXLINE;
 }
 
 int
@@ -997,7 +1071,8 @@ gfile_load(const char *path, struct gfile *out, char *err, size_t errlen)
 	struct pme_error perr;
 	FILE *fp;
 	char *buf = NULL, *p;
-	size_t len = 0, cap = 0, n;
+	size_t len = 0, cap = 0, n, cur = 0;
+	unsigned line = 1;
 	int rc, e = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -1019,6 +1094,13 @@ gfile_load(const char *path, struct gfile *out, char *err, size_t errlen)
 			buf = p;
 		}
 		len += n = fread(buf + len, 1, cap - len, fp);
+		if (long_line(buf + len - n, n, &line, &cur)) {
+			snprintf(err, errlen, "%s:%u: line longer than %u "
+			    "bytes", path, line, GF_MAXLINE);
+			free(buf);
+			fclose(fp);
+			return -1;
+		}
 	} while (n > 0);
 	if (e == 0 && ferror(fp))
 		e = errno != 0 ? errno : EIO;
@@ -1284,21 +1366,54 @@ graph_copy(struct graph *d, const struct graph *s)
 	return 0;
 }
 
+/* The slot of a graph of s's kind and name in t (cap slots, a graph of
+ * v's index + 1 each): the one holding it, else the empty one it goes
+ * in. */
+static size_t *
+kid_find(size_t *t, size_t cap, const struct graph *v, const struct graph *s)
+{
+	size_t h = (size_t)((pme_hash(s->id, strlen(s->id)) ^
+	    (uint64_t)s->kind * UINT64_C(0x9e3779b97f4a7c15)) & (cap - 1));
+
+	for (; t[h] != 0; h = (h + 1) & (cap - 1))
+		if (v[t[h] - 1].kind == s->kind &&
+		    strcmp(v[t[h] - 1].id, s->id) == 0)
+			break;
+	return &t[h];
+}
+
+/*
+ * The graphs of dst are found by kind and name in a table, not by a pass
+ * over dst for each graph of from (an event file of many specifications
+ * made that quadratic).
+ */
 int
 gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
     size_t errlen)
 {
-	const struct graph *s;
 	struct graph *d, t, *p;
+	size_t i, cap = 64, *tab = NULL, *slot;
 	unsigned bits;
-	size_t i;
 
+	if (from->n == 0)
+		return 0;
+	while (cap < 2 * (dst->n + from->n))
+		cap *= 2;
+	/* Room for every graph of from at once: dst stays as valid as it
+	 * was when memory runs out. */
+	if ((p = realloc(dst->g, (dst->n + from->n) * sizeof(*p))) == NULL)
+		goto nomem;
+	dst->g = p;
+	if ((tab = calloc(cap, sizeof(*tab))) == NULL)
+		goto nomem;
+	for (i = 0; i < dst->n; i++)
+		if (*(slot = kid_find(tab, cap, dst->g, &dst->g[i])) == 0)
+			*slot = i + 1;
 	for (i = 0; i < from->n; i++) {
-		s = &from->g[i];
-		for (d = dst->g; d < dst->g + dst->n; d++)
-			if (d->kind == s->kind && strcmp(d->id, s->id) == 0)
-				break;
-		if (d < dst->g + dst->n) {
+		const struct graph *s = &from->g[i];
+
+		if (*(slot = kid_find(tab, cap, dst->g, s)) != 0) {
+			d = &dst->g[*slot - 1];
 			bits = s->given & ~d->given;
 			memset(&t, 0, sizeof(t));
 			if (copy_fields(&t, s, bits) == -1) {
@@ -1310,15 +1425,13 @@ gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
 		}
 		if (graph_copy(&t, s) == -1)
 			goto nomem;
-		if ((p = realloc(dst->g, (dst->n + 1) * sizeof(*p))) == NULL) {
-			graph_free(&t);
-			goto nomem;
-		}
-		dst->g = p;
 		dst->g[dst->n++] = t;
+		*slot = dst->n;
 	}
+	free(tab);
 	return 0;
 nomem:
+	free(tab);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }
@@ -1350,7 +1463,7 @@ write_string(const char *s, FILE *fp)
 static int
 write_header(const struct graph *g, FILE *fp)
 {
-	if (fprintf(fp, "%s %s", kinds[g->kind], g->id) < 0)
+	if (fprintf(fp, "%s %s", gkinds[g->kind].name, g->id) < 0)
 		return -1;
 	if ((g->given & GD_RANGE) && g->var != NULL && g->lo != NULL &&
 	    g->hi != NULL) {

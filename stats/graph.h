@@ -20,7 +20,8 @@ enum gkind {
 	G_ARRAY,	/* ArrayGraph: rows of binned values over time */
 	G_HISTO,	/* HistoGraph: a histometric's composite and sets */
 	G_HSUMMARY,	/* HistoSummary: every histometric as a table */
-	G_UTIL		/* UtilGraph: time per state, a bar per row */
+	G_UTIL,		/* UtilGraph: time per state, a bar per row */
+	G_NKINDS
 };
 
 /* An arithmetic expression over numbers and symbols (NO_OF_PROCESSORS,

@@ -5,7 +5,10 @@
  * processor was in, named by the state graph's legend, and a counter
  * (ph C) per event of any other type.  Timestamps are microseconds: a
  * file of nanoseconds is divided by 1000, a file of cycles shows a cycle
- * as a microsecond.  Streamed: memory is per processor, not per event.
+ * as a microsecond.  Streamed: memory is per processor that has events,
+ * not per event nor per processor the file declares (a file of 7 KB
+ * declaring 16,777,220 processors once made 1.37 GB of thread names):
+ * a thread is named when its first event comes.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -16,20 +19,28 @@
 #include "stats.h"
 #include "util.h"
 
+/* A processor that has had events: its state since when, and its last
+ * slice, held until the next shows whether it goes on: its start, end
+ * (as long as start: none) and value. */
+struct jrow {
+	uint32_t	 proc;
+	uint64_t	 since;
+	int64_t		 value;
+	uint64_t	 pstart, pend;
+	int64_t		 pvalue;
+};
+
 struct jpass {
 	FILE		*fp;
 	struct src	*src;
 	const struct grid *states;	/* labels of EV_STATE values */
 	int		 ns;		/* times are nanoseconds */
 	int		 first;		/* no event written yet */
-	size_t		 nrow;
-	uint8_t		*seen;
-	uint64_t	*since;
-	int64_t		*value;
-	/* Each row's last slice, held until the next shows whether it goes
-	 * on: its start, end (as long as start: none) and value. */
-	uint64_t	*pstart, *pend;
-	int64_t		*pvalue;
+	uint32_t	 maxproc;	/* processors past it are left out */
+	struct pme_vec	 rows;		/* struct jrow, in order of arrival */
+	uint32_t	*slot;		/* open addressing by proc: row + 1 */
+	size_t		 capslot;
+	int		 nomem;
 	char		**tname;	/* type names by number */
 	uint32_t	 ntname;
 };
@@ -99,22 +110,22 @@ same_state(const struct jpass *p, int64_t a, int64_t b)
 
 /* Row r's held slice, written. */
 static void
-flush_x(struct jpass *p, size_t r)
+flush_x(struct jpass *p, struct jrow *r)
 {
 	char buf[64];
 
-	if (p->pend[r] <= p->pstart[r])
+	if (r->pend <= r->pstart)
 		return;
 	sep(p);
 	fputs("{\"ph\":\"X\",\"pid\":1,\"tid\":", p->fp);
-	fprintf(p->fp, "%zu,\"ts\":", r);
-	ts(p->fp, p, p->pstart[r]);
+	fprintf(p->fp, "%" PRIu32 ",\"ts\":", r->proc);
+	ts(p->fp, p, r->pstart);
 	fputs(",\"dur\":", p->fp);
-	ts(p->fp, p, p->pend[r] - p->pstart[r]);
+	ts(p->fp, p, r->pend - r->pstart);
 	fputs(",\"name\":", p->fp);
-	jstr(p->fp, state_label(p, p->pvalue[r], buf, sizeof(buf)));
+	jstr(p->fp, state_label(p, r->pvalue, buf, sizeof(buf)));
 	fputs(",\"cat\":\"state\"}", p->fp);
-	p->pend[r] = p->pstart[r];
+	r->pend = r->pstart;
 }
 
 /*
@@ -125,22 +136,93 @@ flush_x(struct jpass *p, size_t r)
  * slice.
  */
 static void
-state_x(struct jpass *p, size_t r, uint64_t end)
+state_x(struct jpass *p, struct jrow *r, uint64_t end)
 {
-	uint64_t gap = p->src->names != NULL ? end - p->since[r] : 1;
+	uint64_t gap = p->src->names != NULL ? end - r->since : 1;
 
-	if (end <= p->since[r] || (p->src->names != NULL && p->value[r] < 0))
+	if (end <= r->since || (p->src->names != NULL && r->value < 0))
 		return;
-	if (p->pend[r] > p->pstart[r] && p->since[r] >= p->pend[r] &&
-	    p->since[r] - p->pend[r] < gap &&
-	    same_state(p, p->pvalue[r], p->value[r])) {
-		p->pend[r] = end;
+	if (r->pend > r->pstart && r->since >= r->pend &&
+	    r->since - r->pend < gap && same_state(p, r->pvalue, r->value)) {
+		r->pend = end;
 		return;
 	}
 	flush_x(p, r);
-	p->pstart[r] = p->since[r];
-	p->pend[r] = end;
-	p->pvalue[r] = p->value[r];
+	r->pstart = r->since;
+	r->pend = end;
+	r->pvalue = r->value;
+}
+
+static void
+thread_name(struct jpass *p, uint32_t proc)
+{
+	char buf[128];
+
+	sep(p);
+	fprintf(p->fp, "{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRIu32 ","
+	    "\"name\":\"thread_name\",\"args\":{\"name\":", proc);
+	jstr(p->fp, src_rowname(p->src, (long)proc, buf, sizeof(buf)));
+	fputs("}}", p->fp);
+}
+
+static size_t
+proc_slot(uint32_t proc, size_t cap)
+{
+	return (size_t)(pme_hash(&proc, sizeof(proc)) & (cap - 1));
+}
+
+/* The slot table at twice the rows' number, rebuilt when it grows. */
+static int
+grow_slots(struct jpass *p)
+{
+	size_t cap = p->capslot ? 2 * p->capslot : 64, h;
+	uint32_t *t;
+
+	if ((t = calloc(cap, sizeof(*t))) == NULL)
+		return -1;
+	for (size_t i = 0; i < p->rows.n; i++) {
+		uint32_t proc = PME_VEC_AT(&p->rows, struct jrow, i).proc;
+
+		for (h = proc_slot(proc, cap); t[h] != 0; h = (h + 1) &
+		    (cap - 1))
+			;
+		t[h] = (uint32_t)i + 1;
+	}
+	free(p->slot);
+	p->slot = t;
+	p->capslot = cap;
+	return 0;
+}
+
+/* The row of proc, made (and its thread named) at its first event;
+ * NULL when out of memory. */
+static struct jrow *
+row_of(struct jpass *p, uint32_t proc)
+{
+	struct jrow *r;
+	size_t h = 0;
+
+	if (p->capslot > 0)
+		for (h = proc_slot(proc, p->capslot); p->slot[h] != 0;
+		    h = (h + 1) & (p->capslot - 1)) {
+			r = &PME_VEC_AT(&p->rows, struct jrow,
+			    p->slot[h] - 1);
+			if (r->proc == proc)
+				return r;
+		}
+	if (2 * (p->rows.n + 1) > p->capslot) {
+		if (grow_slots(p) == -1)
+			return NULL;
+		for (h = proc_slot(proc, p->capslot); p->slot[h] != 0;
+		    h = (h + 1) & (p->capslot - 1))
+			;
+	}
+	if ((r = pme_vec_push(&p->rows)) == NULL)
+		return NULL;
+	p->slot[h] = (uint32_t)p->rows.n;
+	r->proc = proc;
+	thread_name(p, proc);
+	return r;
 }
 
 static int
@@ -150,10 +232,11 @@ json_fn(const struct pme_ev *ev, size_t n, void *arg)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct pme_ev *e = &ev[i];
-		size_t r = e->proc;
 		uint64_t t = e->time;
+		size_t had = p->rows.n;
+		struct jrow *r;
 
-		if (r >= p->nrow)
+		if (e->proc >= p->maxproc)
 			continue;
 		if (e->type != PME_EV_STATE) {
 			sep(p);
@@ -163,19 +246,23 @@ json_fn(const struct pme_ev *ev, size_t n, void *arg)
 			    "event");
 			fprintf(p->fp, ",\"ts\":");
 			ts(p->fp, p, t);
-			fprintf(p->fp, ",\"args\":{\"p%zu\":%" PRId64 "}}", r,
-			    e->value);
+			fprintf(p->fp, ",\"args\":{\"p%" PRIu32 "\":%" PRId64
+			    "}}", e->proc, e->value);
 			continue;
 		}
-		if (p->seen[r] && t < p->since[r])
-			t = p->since[r];
-		if (p->seen[r] && same_state(p, p->value[r], e->value))
-			continue;	/* the state goes on */
-		if (p->seen[r])
+		if ((r = row_of(p, e->proc)) == NULL) {
+			p->nomem = 1;
+			return 1;
+		}
+		if (p->rows.n == had) {		/* seen before */
+			if (t < r->since)
+				t = r->since;
+			if (same_state(p, r->value, e->value))
+				continue;	/* the state goes on */
 			state_x(p, r, t);
-		p->seen[r] = 1;
-		p->since[r] = t;
-		p->value[r] = e->value;
+		}
+		r->since = t;
+		r->value = e->value;
 	}
 	return ferror(p->fp) ? 1 : 0;
 }
@@ -189,7 +276,7 @@ find_states(struct grid *gr, const struct gfile *gf, struct src *s)
 	for (size_t i = 0; i < gf->n; i++) {
 		const struct graph *g = &gf->g[i];
 
-		if (g->kind != G_STATE || g->nrules != 1 ||
+		if (!(gkinds[g->kind].flags & GK_STATES) || g->nrules != 1 ||
 		    strcmp(g->rules[0].event, "EV_STATE") != 0)
 			continue;
 		if (grid_prepare(gr, g, s, err, sizeof(err)) == 0)
@@ -206,25 +293,16 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 	const struct pme_evtype *types;
 	size_t nt = s->ef != NULL ? pme_eventfile_types(s->ef, &types) : 0;
 	struct grid gr;
-	char buf[128];
 	int rc = -1, have = find_states(&gr, gf, s) == 0;
 
 	p.states = have ? &gr : NULL;
 	p.ns = (s->run.flags & PME_RUN_CLOCKTIME) != 0;
-	p.nrow = s->run.nproc < (1u << 24) ? s->run.nproc : 1u << 24;
-	p.seen = calloc(p.nrow + 1, 1);
-	p.since = calloc(p.nrow + 1, sizeof(*p.since));
-	p.value = calloc(p.nrow + 1, sizeof(*p.value));
-	p.pstart = calloc(p.nrow + 1, sizeof(*p.pstart));
-	p.pend = calloc(p.nrow + 1, sizeof(*p.pend));
-	p.pvalue = calloc(p.nrow + 1, sizeof(*p.pvalue));
+	p.maxproc = s->run.nproc < (1u << 24) ? s->run.nproc : 1u << 24;
+	pme_vec_init(&p.rows, sizeof(struct jrow));
 	for (size_t i = 0; i < nt; i++)
 		if (types[i].id + 1 > p.ntname && types[i].id < (1u << 20))
 			p.ntname = types[i].id + 1;
-	p.tname = calloc(p.ntname + 1, sizeof(*p.tname));
-	if (p.seen == NULL || p.since == NULL || p.value == NULL ||
-	    p.pstart == NULL || p.pend == NULL || p.pvalue == NULL ||
-	    p.tname == NULL) {
+	if ((p.tname = calloc(p.ntname + 1, sizeof(*p.tname))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -241,21 +319,19 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 	    "\"args\":{\"name\":", fp);
 	jstr(fp, s->path);
 	fputs("}}", fp);
-	for (size_t r = 0; r < p.nrow; r++) {
-		sep(&p);
-		fprintf(fp, "{\"ph\":\"M\",\"pid\":1,\"tid\":%zu,"
-		    "\"name\":\"thread_name\",\"args\":{\"name\":", r);
-		jstr(fp, src_rowname(s, (long)r, buf, sizeof(buf)));
-		fputs("}}", fp);
-	}
 	if (src_events(s, json_fn, &p, err, errlen) == -1)
 		goto out;
-	for (size_t r = 0; r < p.nrow; r++)
-		if (p.seen[r]) {
-			state_x(&p, r, s->run.last > p.since[r] ?
-			    s->run.last : p.since[r]);
-			flush_x(&p, r);
-		}
+	if (p.nomem) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < p.rows.n; i++) {
+		struct jrow *r = &PME_VEC_AT(&p.rows, struct jrow, i);
+
+		state_x(&p, r, s->run.last > r->since ? s->run.last :
+		    r->since);
+		flush_x(&p, r);
+	}
 	fputs("\n]}\n", fp);
 	rc = ferror(fp) ? -1 : 0;
 	if (rc == -1)
@@ -263,12 +339,8 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 out:
 	if (have)
 		grid_free(&gr);
-	free(p.seen);
-	free(p.since);
-	free(p.value);
-	free(p.pstart);
-	free(p.pend);
-	free(p.pvalue);
+	pme_vec_free(&p.rows);
+	free(p.slot);
 	free(p.tname);
 	return rc;
 }

@@ -295,7 +295,8 @@ order_names(struct pms *p)
 
 	for (size_t i = 0; i < n; i++)
 		v[i].old = i;
-	qsort(v, n, sizeof(*v), by_count);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_count);
 	if ((map = malloc((n + 1) * sizeof(*map))) == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++)
@@ -352,7 +353,8 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 		if (i == 0 || (int64_t)e->time < (int64_t)s->run.first)
 			s->run.first = e->time;
 	}
-	qsort(p.ev.v, p.ev.n, sizeof(struct pme_ev), by_row_time);
+	if (p.ev.n > 1)		/* none: p.ev.v is NULL */
+		qsort(p.ev.v, p.ev.n, sizeof(struct pme_ev), by_row_time);
 	for (size_t i = 0; i < p.ev.n; i++)
 		PME_VEC_AT(&p.ev, struct pme_ev, i).time -= s->run.first;
 	s->run.first = 0;

@@ -716,7 +716,7 @@ out_ps(FILE *fp, const struct grid *gr, const struct outopt *o)
 	    fmax(LEGCOL, 14 + 16 * 4.2 + 6 + 20 + 72), 2 * MARGIN + HEAD +
 	    legend_height(&pg, gr) + 34 + 72) == -1)
 		return -1;
-	if (gr->g->kind == G_UTIL)
+	if (gkinds[gr->g->kind].flags & GK_BARS)
 		rc = util(&pg, gr, o);
 	else
 		chart(&pg, gr, o);

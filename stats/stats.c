@@ -17,8 +17,6 @@
 
 static const char *prog = "stats";
 
-enum otype { O_TERM, O_TEXT, O_PS, O_CSV, O_JSON };
-
 struct opts {
 	const char	*events;	/* -f */
 	const char	*graphs;	/* -g */
@@ -212,6 +210,42 @@ load_graphs(const struct opts *op, struct gfile *gf, char *err,
 	    "(default Graphfile)", gf, err, errlen);
 }
 
+static int
+write_temp(const struct gfile *gf, char *err, size_t errlen)
+{
+	struct outfile of;
+
+	if (outfile_open(&of, "GraphfileTemp", err, errlen) == -1)
+		return -1;
+	gfile_write(gf, of.fp);		/* its errors are the stream's */
+	return outfile_commit(&of, err, errlen);
+}
+
+/* Moves one's graphs to the end of all (of room for *cap); -1 when out
+ * of memory, one then still holding them. */
+static int
+append_graphs(struct gfile *all, size_t *cap, struct gfile *one)
+{
+	struct graph *p;
+	size_t c = *cap ? *cap : 16;
+
+	if (all->n + one->n > *cap) {
+		while (c < all->n + one->n)
+			c *= 2;
+		if ((p = realloc(all->g, c * sizeof(*p))) == NULL)
+			return -1;
+		all->g = p;
+		*cap = c;
+	}
+	if (one->n > 0)
+		memcpy(all->g + all->n, one->g, one->n * sizeof(*one->g));
+	all->n += one->n;
+	free(one->g);
+	one->g = NULL;
+	one->n = 0;
+	return 0;
+}
+
 /* The event file's specifications under the graph file's, written to
  * GraphfileTemp as the seed did. */
 static int
@@ -219,42 +253,45 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 {
 	const char *const *specs;
 	size_t n = s->ef != NULL ? pme_eventfile_specs(s->ef, &specs) : 0;
-	struct gfile from = { 0 }, one;
+	struct gfile all = { 0 }, from = { 0 }, one;
 	char err[1024], name[64];
-	struct outfile of;
+	size_t cap = 0;
 
 	if (n == 0)
 		return 0;
+	/* The specifications' graphs one after another, merged at once:
+	 * the same as merging each in turn, at the cost of one pass. */
 	for (size_t i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s (spec %zu)", "events", i + 1);
 		if (gfile_parse(specs[i], strlen(specs[i]), name, &one, err,
 		    sizeof(err)) == -1) {
 			fprintf(stderr, "%s: '%s': %s\n", prog, s->path, err);
-			gfile_free(&from);
+			gfile_free(&all);
 			return -1;
 		}
-		if (gfile_merge(&from, &one, err, sizeof(err)) == -1) {
-			fprintf(stderr, "%s: %s\n", prog, err);
+		if (append_graphs(&all, &cap, &one) == -1) {
+			fprintf(stderr, "%s: out of memory\n", prog);
 			gfile_free(&one);
-			gfile_free(&from);
+			gfile_free(&all);
 			return -1;
 		}
-		gfile_free(&one);
 	}
-	if (gfile_merge(gf, &from, err, sizeof(err)) == -1) {
+	if (gfile_merge(&from, &all, err, sizeof(err)) == -1 ||
+	    gfile_merge(gf, &from, err, sizeof(err)) == -1) {
 		fprintf(stderr, "%s: %s\n", prog, err);
+		gfile_free(&all);
 		gfile_free(&from);
 		return -1;
 	}
+	gfile_free(&all);
 	gfile_free(&from);
-	if (outfile_open(&of, "GraphfileTemp", err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return -1;
-	}
-	gfile_write(gf, of.fp);		/* its errors are the stream's */
-	if (outfile_commit(&of, err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return -1;
+	/* GraphfileTemp is a record for the user, not needed to draw: a
+	 * directory stats cannot write still gets its graphs. */
+	if (write_temp(gf, err, sizeof(err)) == -1) {
+		if (!op->quiet)
+			fprintf(stderr, "%s: %s: the merged graphs are "
+			    "drawn, not kept\n", prog, err);
+		return 0;
 	}
 	if (op->verbose)
 		fprintf(stderr, "%s: the graphs of '%s' merged into "
@@ -262,45 +299,15 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 	return 0;
 }
 
-/* Whether the source has every event g's actions name. */
 static int
 drawable(const struct graph *g, const struct src *s)
 {
-	if (g->kind == G_HSUMMARY)
-		return s->ef != NULL;
-	if (g->kind == G_HISTO) {
-		const struct pme_histo *h;
-		size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (g->metric != NULL && strcmp(h[i].name,
-			    g->metric) == 0)
-				return 1;
-		return 0;
-	}
-	for (size_t i = 0; i < g->nrules; i++)
-		if (src_type(s, g->rules[i].event) == PME_NONE)
-			return 0;
-	return g->nrules > 0;
-}
-
-static const struct pme_histo *
-histo_named(const struct src *s, const char *name)
-{
-	const struct pme_histo *h;
-	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(h[i].name, name) == 0)
-			return &h[i];
-	return NULL;
+	return gkinds[g->kind].drawable(g, s);
 }
 
 static void
 list_graphs(const struct gfile *gf, const struct src *s)
 {
-	static const char *kinds[] = { "StateGraph", "ArrayGraph",
-	    "HistoGraph", "HistoSummary", "UtilGraph" };
 	const struct pme_histo *h;
 	size_t n = s->ef != NULL ? pme_eventfile_histos(s->ef, &h) : 0;
 	char id[256], menu[256];
@@ -310,7 +317,7 @@ list_graphs(const struct gfile *gf, const struct src *s)
 		pme_escape(id, sizeof(id), gf->g[i].id);
 		pme_escape(menu, sizeof(menu), gf->g[i].menu != NULL ?
 		    gf->g[i].menu : "");
-		printf("%-12s %-20s %s%s\n", kinds[gf->g[i].kind], id, menu,
+		printf("%-12s %-20s %s%s\n", gkinds[gf->g[i].kind].name, id, menu,
 		    drawable(&gf->g[i], s) ? "" : " (no events)");
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -331,23 +338,9 @@ draw_one(FILE *fp, const struct opts *op, const struct graph *g,
 	uint32_t cols;
 	int rc;
 
-	if (g->kind == G_HSUMMARY)
-		return op->type == O_PS ? out_hsummary_ps(fp, s, g, &op->o) :
-		    out_hsummary(fp, s, op->type == O_CSV);
-	if (g->kind == G_HISTO) {
-		const struct pme_histo *h = g->metric != NULL ?
-		    histo_named(s, g->metric) : NULL;
-
-		if (h == NULL) {
-			snprintf(err, errlen, "%s:%u: no histometric '%s' in "
-			    "'%s'", g->file, g->line, g->metric != NULL ?
-			    g->metric : "", s->path);
-			return -1;
-		}
-		if (op->type == O_PS)
-			return out_histo_ps(fp, h, g, &op->o);
-		return out_histo(fp, h, g, op->type == O_CSV, &op->o);
-	}
+	if (gkinds[g->kind].draw != NULL)
+		return gkinds[g->kind].draw(fp, g, s, op->type, &op->o, err,
+		    errlen);
 	if (grid_prepare(&gr, g, s, err, errlen) == -1)
 		return -1;
 	if (op->type == O_CSV) {
@@ -472,6 +465,11 @@ run(const struct opts *op)
 			goto out;
 		}
 		goto done;
+	}
+	if (s.ef == NULL && s.nev == 0) {
+		fprintf(stderr, "%s: '%s': no samples in the sample file: "
+		    "nothing to draw\n", prog, path);
+		goto out;
 	}
 	if (pick(op, &gf, &s, &gv, &ng) == -1)
 		goto out;

@@ -203,6 +203,38 @@ void	 occ_text(char *buf, size_t len, const struct grid *gr, double occ,
  * UtilGraph with normalize leaves out. */
 int	 legend_idle(const struct grid *gr, size_t i);
 
+/* ------------------------------------------------------ graph kinds */
+
+/* The outputs (-T). */
+enum otype { O_TERM, O_TEXT, O_PS, O_CSV, O_JSON };
+
+#define GK_EVENTS	0x01	/* drawn from events by its actions: a grid
+				   of rows over time (else from the event
+				   file's histometrics) */
+#define GK_BARS		0x02	/* the grid as a bar per row (time per
+				   entry), not a chart of cells */
+#define GK_COUNTS	0x04	/* its legend counts events, made from the
+				   values' range when it has no map */
+#define GK_STATES	0x08	/* its legend names states (-T json's
+				   slices take their names) */
+struct outopt;
+/*
+ * A graph kind (kinds.c): its name in the graph file, the descriptors
+ * (GD_*) it takes, GK_* flags; whether a source has what a graph of it
+ * draws; and, for a kind not drawn as a grid (draw not NULL), its
+ * drawing as text, CSV or PostScript: 0, or -1 with err.
+ */
+struct gkind_ops {
+	const char	*name;
+	unsigned	 descs;
+	unsigned	 flags;
+	int		(*drawable)(const struct graph *, const struct src *);
+	int		(*draw)(FILE *, const struct graph *,
+			    const struct src *, enum otype,
+			    const struct outopt *, char *, size_t);
+};
+extern const struct gkind_ops gkinds[G_NKINDS];
+
 /* ----------------------------------------------------------- backends */
 
 struct outopt {

@@ -582,24 +582,18 @@ static int
 body_text(struct term *t, struct tgraph *tg, int lines)
 {
 	struct outopt o = { .percent = t->percent, .width = t->cols };
-	const struct pme_histo *h;
-	char *text = NULL;
-	size_t len = 0, nh;
+	const struct gkind_ops *k = &gkinds[tg->g->kind];
+	char *text = NULL, err[256];
+	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
 
 	if (fp == NULL)
 		return -1;
-	if (tg->g->kind == G_UTIL)
+	/* A graph with nothing to draw shows nothing. */
+	if (k->draw != NULL)
+		k->draw(fp, tg->g, t->s, O_TEXT, &o, err, sizeof(err));
+	else
 		out_text(fp, &tg->gr, &o);
-	else if (tg->g->kind == G_HSUMMARY)
-		out_hsummary(fp, t->s, 0);
-	else {
-		nh = t->s->ef != NULL ? pme_eventfile_histos(t->s->ef, &h) : 0;
-		for (size_t i = 0; i < nh; i++)
-			if (tg->g->metric != NULL &&
-			    strcmp(h[i].name, tg->g->metric) == 0)
-				out_histo(fp, &h[i], tg->g, 0, &o);
-	}
 	fclose(fp);
 	text_body(t, text != NULL ? text : "", lines);
 	free(text);
@@ -635,8 +629,7 @@ draw(struct term *t, char *err, size_t errlen)
 	if (w.r1 - w.r0 + 1 > cap)
 		w.r1 = w.r0 + cap - 1;
 	w.ncols = t->cols - lw - 2 > 1 ? (uint32_t)(t->cols - lw - 2) : 1;
-	if (gr->g->kind == G_STATE || gr->g->kind == G_ARRAY ||
-	    gr->g->kind == G_UTIL)
+	if (gkinds[gr->g->kind].flags & GK_EVENTS)
 		if (lod_draw(&tg->lod, gr, &w, err, errlen) == -1)
 			return -1;
 	plain.scale = 1;
@@ -648,7 +641,8 @@ draw(struct term *t, char *err, size_t errlen)
 	out(t, "  (graph %zu/%zu)\033[K\r\n", t->gi + 1, t->ng);
 	out(t, "%s %s to %s, rows %ld to %ld\033[K\r\n", src_unit(t->s, u,
 	    sizeof(u)), a, b, v->r0, v->r1);
-	if (gr->g->kind == G_STATE || gr->g->kind == G_ARRAY) {
+	if ((gkinds[gr->g->kind].flags & (GK_EVENTS | GK_BARS)) ==
+	    GK_EVENTS) {
 		for (uint32_t r = 0; r < gr->nrows; r += pack ? 2 : 1, lines--)
 			chart_line(t, tg, lw, r, pack && r + 1 < gr->nrows ?
 			    (long)r + 1 : -1);
@@ -721,7 +715,7 @@ prepare(struct term *t, struct tgraph *tg, char *err, size_t errlen)
 
 	if (tg->ready)
 		return 0;
-	if (tg->g->kind == G_HISTO || tg->g->kind == G_HSUMMARY) {
+	if (!(gkinds[tg->g->kind].flags & GK_EVENTS)) {
 		memset(&tg->gr, 0, sizeof(tg->gr));
 		tg->gr.g = tg->g;
 		tg->gr.src = t->s;
@@ -824,8 +818,7 @@ ps_view(struct term *t)
 	char paper[64], err[256];
 	struct outfile of;
 
-	if (tg->g->kind != G_STATE && tg->g->kind != G_ARRAY &&
-	    tg->g->kind != G_UTIL) {
+	if (!(gkinds[tg->g->kind].flags & GK_EVENTS)) {
 		snprintf(t->msg, sizeof(t->msg), "P draws charts; for this "
 		    "graph: stats -T ps");
 		return;
@@ -949,8 +942,8 @@ static void
 term_free(struct term *t)
 {
 	for (size_t i = 0; t->tg != NULL && i < t->ng; i++) {
-		if (t->tg[i].ready && t->tg[i].g->kind != G_HISTO &&
-		    t->tg[i].g->kind != G_HSUMMARY) {
+		if (t->tg[i].ready &&
+		    (gkinds[t->tg[i].g->kind].flags & GK_EVENTS)) {
 			lod_free(&t->tg[i].lod);
 			grid_free(&t->tg[i].gr);
 		}

@@ -274,7 +274,7 @@ out_text(FILE *fp, const struct grid *gr, const struct outopt *o)
 		    src_unit(gr->src, u, sizeof(u)), a, b, gr->w.r0, gr->w.r1);
 	}
 	fprintf(fp, "\n\n");
-	if (gr->g->kind == G_UTIL)
+	if (gkinds[gr->g->kind].flags & GK_BARS)
 		util_text(fp, gr, o);
 	else
 		chart_text(fp, gr, o);

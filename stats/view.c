@@ -161,7 +161,7 @@ rules(struct grid *gr, char *err, size_t errlen)
 		gr->types[gr->ntypes] = t;
 		gr->add[gr->ntypes++] = g->rules[i].op == GA_ADD;
 	}
-	if (g->nrules == 0 && g->kind != G_HISTO && g->kind != G_HSUMMARY) {
+	if (g->nrules == 0 && (gkinds[g->kind].flags & GK_EVENTS)) {
 		snprintf(err, errlen, "%s:%u: graph '%s' has no action",
 		    g->file, g->line, g->id);
 		return -1;
@@ -345,10 +345,10 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 	    g->name : g->menu != NULL ? g->menu : g->id);
 	gr->xlabel = g->x_axis != NULL ? g->x_axis : NULL;
 	gr->ylabel = g->y_axis != NULL ? g->y_axis : "Processor";
-	gr->occ_time = g->kind != G_ARRAY;
+	gr->occ_time = !(gkinds[g->kind].flags & GK_COUNTS);
 	if (rules(gr, err, errlen) == -1)
 		goto out;
-	if (g->nmap > 0 || s->names != NULL || g->kind != G_ARRAY) {
+	if (g->nmap > 0 || s->names != NULL || gr->occ_time) {
 		if (legend_map(gr) == -1) {
 			snprintf(err, errlen, "out of memory");
 			goto out;

@@ -11,6 +11,7 @@
 #include <dirent.h>
 
 #include "graph.h"
+#include "stats.h"
 
 static const char seed[] =
     "ArrayGraph accesslatency (x, 0, NO_OF_PROCESSORS -1) {\n"
@@ -577,6 +578,70 @@ test_bad(void)
 		    dir);
 }
 
+/*
+ * Every row of gkinds[] (kinds.c) against graphfile(5): its name read
+ * back to its kind, the descriptors the page gives it taken and the
+ * others refused, a drawable operation, and its own drawing when it is
+ * not drawn as a grid of events.  A new kind needs its line in want[].
+ */
+static void
+test_kinds(void)
+{
+	static const char *const want[][2] = {
+		{ "StateGraph", " menu name x_axis y_axis plotset " },
+		{ "ArrayGraph", " menu name x_axis y_axis scale format bins "
+		    "plotset " },
+		{ "HistoGraph", " menu name x_axis y_axis metric scale format "
+		    "bins plotset " },
+		{ "HistoSummary", " menu name x_axis y_axis scale format " },
+		{ "UtilGraph", " menu name x_axis y_axis scale format "
+		    "normalize plotset " },
+	};
+	static const char *const dnames[] = { "menu", "name", "x_axis",
+	    "y_axis", "metric", "scale", "format", "bins", "normalize",
+	    "plotset" };
+	static const unsigned dbits[] = { GD_MENU, GD_NAME, GD_XAXIS,
+	    GD_YAXIS, GD_METRIC, GD_SCALE, GD_FORMAT, GD_BINS, GD_NORMALIZE,
+	    GD_PLOTSET };
+	static const char *const dvals[] = { "\"m\"", "\"n\"", "\"x\"",
+	    "\"y\"", "\"h\"", "2", "\"%g\"", "3", "true", "{ 0 }" };
+	struct gfile gf;
+	char text[256], err[256];
+
+	for (int k = 0; k < G_NKINDS; k++) {
+		const char *takes = NULL;
+		char word[32];
+
+		CHECK(gkinds[k].name != NULL && gkinds[k].drawable != NULL);
+		CHECK((gkinds[k].flags & GK_EVENTS) || gkinds[k].draw != NULL);
+		for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++)
+			if (strcmp(want[w][0], gkinds[k].name) == 0)
+				takes = want[w][1];
+		if (takes == NULL) {
+			fail("%s: not in test_kinds' list", gkinds[k].name);
+			continue;
+		}
+		for (size_t d = 0; d < sizeof(dbits) / sizeof(dbits[0]); d++) {
+			int ok;
+
+			snprintf(word, sizeof(word), " %s ", dnames[d]);
+
+			snprintf(text, sizeof(text), "%s g { %s <- %s }\n",
+			    gkinds[k].name, dnames[d], dvals[d]);
+			ok = gfile_parse(text, strlen(text), "k", &gf, err,
+			    sizeof(err)) == 0;
+			if (ok != (strstr(takes, word) != NULL) ||
+			    ok != ((gkinds[k].descs & dbits[d]) != 0))
+				fail("%s: '%s' %s", gkinds[k].name, dnames[d],
+				    ok ? "taken" : err);
+			if (ok && (gf.n != 1 || gf.g[0].kind != (enum gkind)k))
+				fail("%s: read back as another kind",
+				    gkinds[k].name);
+			gfile_free(&gf);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -589,5 +654,6 @@ main(void)
 	test_colors();
 	test_edges();
 	test_bad();
+	test_kinds();
 	return failures != 0;
 }
