@@ -14,7 +14,8 @@
 #    100 took a minute);
 #  - a NUL byte in a statement ('MODULE c<NUL>d, 20 - 30' declared c
 #    without addresses) is an error naming its line and column;
-#  - an endless line (/dev/zero as the .PMD, or as pmemerge's -@ list)
+#  - an endless line (/dev/zero on a descriptor as the .PMD, or as
+#    pmemerge's -@ list)
 #    stops at 1 MiB with "FILE:1: line longer than 1048576 bytes".
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -87,11 +88,16 @@ pmebuild: no bucket file written: 1 error" "$pmebuild" nul.pmd nul.PME
 [ ! -e nul.PME ] || fail "nul: nul.PME written"
 
 # --- endless lines ----------------------------------------------------------
-run "pmebuild /dev/zero" 1 "pmebuild: /dev/zero:1: line longer than 1048576 bytes" \
+# A device is not read as a .PMD or a list (a regular file is meant);
+# an endless stream on a descriptor name (as a pipe or <(...) gives) is
+# bounded by the line limit.
+run "pmebuild /dev/zero" 1 "pmebuild: '/dev/zero': a character device, not a regular file: not read" \
     "$pmebuild" /dev/zero zero.PME
-[ ! -e zero.PME ] || fail "pmebuild /dev/zero: zero.PME written"
-run "pmemerge -@ /dev/zero" 1 "pmemerge: '/dev/zero':1: line longer than 1048576 bytes" \
-    "$pmemerge" -o merged.PMS -@ /dev/zero
+run "pmebuild /dev/fd/3 from /dev/zero" 1 "pmebuild: /dev/fd/3:1: line longer than 1048576 bytes" \
+    "$pmebuild" /dev/fd/3 zero.PME 3</dev/zero
+[ ! -e zero.PME ] || fail "pmebuild /dev/fd/3: zero.PME written"
+run "pmemerge -@ /dev/fd/3 from /dev/zero" 1 "pmemerge: '/dev/fd/3':1: line longer than 1048576 bytes" \
+    "$pmemerge" -o merged.PMS -@ /dev/fd/3 3</dev/zero
 printf 'b\0c.PMS\na.PMS\n' >list
 run "pmemerge -@ with a NUL" 1 "pmemerge: 'list':1: a NUL byte in the file name" \
     "$pmemerge" -o merged.PMS -@ list

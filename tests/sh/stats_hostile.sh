@@ -118,11 +118,11 @@ cd .. || exit 1
 # the sanitizers, whose shadow memory it would refuse.
 limit=unlimited
 [ -n "$sanitize${PME_VALGRIND:-}" ] || limit=400000
-( ulimit -v $limit; exec ${PME_VALGRIND:-} "$stats" -g /dev/zero \
-    -f comma/events.sim -T text -o out.txt ) >out 2>err
+( ulimit -v $limit; exec ${PME_VALGRIND:-} "$stats" -g /dev/fd/3 \
+    -f comma/events.sim -T text -o out.txt ) >out 2>err 3</dev/zero
 rc=$?
 [ "$rc" = 1 ] || fail "/dev/zero: exit $rc, not 1: $(head -c 300 err)"
-[ "$(cat err)" = "stats: /dev/zero:1: line longer than 1048576 bytes" ] ||
+[ "$(cat err)" = "stats: /dev/fd/3:1: line longer than 1048576 bytes" ] ||
     fail "/dev/zero: said: $(head -c 300 err)"
 
 finish
