@@ -28,6 +28,36 @@ struct tname {
 	char		*name;
 };
 
+/*
+ * The measure a report counts (measure.c, pmehisto -M): which event of
+ * each run's, by name.  measure_run() chooses it in a run's header (want,
+ * or the clock, or the first event) and refuses a run that lacks it or
+ * whose default differs from the earlier runs'; measure_pick() keeps its
+ * samples of s[0..n) (*out, valid until the next call; SIZE_MAX when out
+ * of memory) and adds up the events they stand for.
+ */
+struct measure {
+	const char	*want;		/* -M, or NULL */
+	char		 name[256];	/* chosen, "" before the first run */
+	char		 unit[64];	/* of one event: "ns", "page faults" */
+	uint32_t	 kind;		/* enum pme_evkind */
+	uint64_t	 period;	/* events a sample stands for (ns for
+					   a clock); 0: varies */
+	int		 freq;		/* the kernel varied the period */
+	uint32_t	 index;		/* in the current run */
+	int		 all;		/* the run has no other event */
+	uint64_t	 events;	/* the samples' weights: events (ns) */
+	struct pme_sample *buf;
+	size_t		 cap;
+};
+
+int	 measure_run(struct measure *m, const struct pme_sample_header *h,
+	    const char *path, struct pme_error *err);
+size_t	 measure_pick(struct measure *m, const struct pme_sample *s,
+	    size_t n, const struct pme_sample **out);
+int	 measure_clock(const struct measure *m);	/* counts time */
+void	 measure_free(struct measure *m);
+
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {
 	struct pme_bucketfile *bf;	/* NULL until the quick path makes it */
@@ -76,6 +106,7 @@ struct tally {
 	uint64_t	 chained;	/* samples with a call chain */
 	struct tname	*tnames;	/* with sites: the threads' names */
 	size_t		 ntnames;
+	struct measure	 measure;	/* the event counted (-M) */
 };
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
@@ -221,6 +252,7 @@ struct caliper_input {
 	const char	*bfname;
 	const char *const *samples;	/* clock input */
 	size_t		 nsamples;
+	const char	*measure;	/* -M, or NULL */
 };
 
 struct caliper;

@@ -65,6 +65,7 @@ struct opts {
 	char		*vtext;			/* the view's text, or NULL */
 	size_t		 vlen;
 	int		 caliper;		/* -V caliper: CAL_*, or CAL_NONE */
+	const char	*measure;		/* -M, or NULL */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
@@ -80,8 +81,9 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: pmehisto [-acknqstvx] [-B outbucket] [-b bucketfile] "
 	    "[-C percent] [-D baseline]\n"
-	    "                [-G gate] [-o histogram] [-T type] [-V view] "
-	    "[samplefile ...]\n");
+	    "                [-G gate] [-M measure] [-o histogram] [-T type] "
+	    "[-V view]\n"
+	    "                [samplefile ...]\n");
 }
 
 static void
@@ -108,6 +110,9 @@ help(void)
 	    "bucket file)\n"
 	    "  -x             no bucket file: a bucket per routine of the "
 	    "recorded program\n"
+	    "  -M measure     clock input: count the samples of this event "
+	    "(pmeclock -e),\n"
+	    "                 default the clock, or the run's first event\n"
 	    "  -s, -a         rows by count, largest first, or in address "
 	    "order\n"
 	    "                 (the default: -s with -x, -a with a bucket "
@@ -343,6 +348,9 @@ option(struct opts *o, int c)
 	case 'k':
 		o->flags |= PME_REPORT_CUMUL;
 		return 0;
+	case 'M':
+		o->measure = optarg;
+		return 0;
 	case 'n':
 		o->flags |= PME_REPORT_COUNTS;
 		return 0;
@@ -402,13 +410,15 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkno:qsT:tV:vx",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hkM:no:qsT:tV:vx",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
-	if (o->mode == MODE_TRACE && (optind < argc || o->quick)) {
+	if (o->mode == MODE_TRACE && (optind < argc || o->quick ||
+	    o->measure != NULL)) {
 		histo_warn(prog, "-t: trace input is a filled bucket file: "
-		    "no sample files%s", o->quick ? " and no -x" : "");
+		    "no sample files%s", o->quick ? " and no -x" :
+		    o->measure != NULL ? " and no -M" : "");
 		usage(stderr);
 		return -1;
 	}
@@ -698,18 +708,14 @@ fills(const struct opts *o)
  * Readies an input bucket file for this run's counts: cleared, when they
  * are added to the file's under its lock (CLEARCOUNTS there too, which
  * then clears the file's), else as the file's option says.  Counts of
- * another measure are refused before any sample is read (and again under
- * the lock).
+ * another measure are refused once the samples say theirs (and again
+ * under the lock).
  */
 static int
 prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
 {
-	struct pme_error err;
-
-	if (pme_fill_check(bf, PME_MEASURE_CLOCK, o->bin, &err) == -1) {
-		histo_warn(prog, "%s", pme_strerror(&err));
-		return -1;
-	}
+	/* The measure is the samples' (-M): checked once they are read,
+	 * before anything is written (set_measure). */
 	if (fills(o) || !(pme_bucketfile_info(bf)->options & PME_OPT_ACCUM))
 		pme_bucketfile_clear(bf);
 	return 0;
@@ -735,6 +741,41 @@ sparse(const struct opts *o)
 	    o->type == TYPE_NONE) && !o->view.chains;
 }
 
+/*
+ * The measure of the counts tallied into bf: clock samples, or samples
+ * of the event m (named in the file).  Counts of an accumulating file
+ * (ACCUMCOUNTS) of another measure are refused, naming both.
+ */
+static int
+set_measure(const struct opts *o, struct pme_bucketfile *bf,
+    const struct measure *m)
+{
+	const char *had = pme_bucketfile_event(bf, NULL);
+	struct pme_error err;
+	int clock = measure_clock(m);
+
+	if (pme_fill_check(bf, clock ? PME_MEASURE_CLOCK : PME_MEASURE_EVENT,
+	    o->bin, &err) == 0 && (clock || had == NULL ||
+	    !(pme_bucketfile_info(bf)->options & PME_OPT_ACCUM) ||
+	    strcmp(had, m->name) == 0)) {
+		if (clock)
+			pme_bucketfile_info(bf)->measure = PME_MEASURE_CLOCK;
+		else if (pme_bucketfile_set_event(bf, m->name, m->unit,
+		    &err) == -1) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			return -1;
+		}
+		return 0;
+	}
+	if (err.code == PME_OK)
+		histo_warn(prog, "'%s': its counts are samples of %s, not of "
+		    "%s: they cannot be added up (ACCUMCOUNTS)", o->bin, had,
+		    m->name);
+	else
+		histo_warn(prog, "%s", pme_strerror(&err));
+	return -1;
+}
+
 static int
 clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 {
@@ -752,6 +793,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 			return -1;
 	}
 	tally_init(t, *bfp);
+	t->measure.want = o->measure;
 	t->quick = o->quick;
 	t->quiet = o->quiet;
 	t->sparse = sparse(o);
@@ -783,7 +825,8 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	if (!o->quiet && t->periods_differ)
 		histo_warn(prog, "the sample files were taken at different "
 		    "intervals");
-	info->measure = PME_MEASURE_CLOCK;
+	if (set_measure(o, *bfp, &t->measure) == -1)
+		return -1;
 	info->period = t->period;
 	info->runs += t->files;
 	info->total += t->counted;
@@ -1132,6 +1175,7 @@ caliper_view(struct opts *o)
 	in.bfname = o->bin;
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
+	in.measure = o->measure;
 	/* Clock input's view needs no bucket file. */
 	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
 		return 1;

@@ -216,6 +216,7 @@ tally_free(struct tally *t)
 	stacks_free(t->stacks);
 	stacks_free(t->pcs);
 	stacks_free(t->tprocs);
+	measure_free(&t->measure);
 	for (i = 0; i < t->ntnames; i++)
 		free(t->tnames[i].name);
 	free(t->tnames);
@@ -534,12 +535,17 @@ on_header(void *arg, const struct pme_sample_header *h)
 
 	if (r->header != 0 && run_next(r) == -1)
 		return -1;
+	if (measure_run(&t->measure, h, r->path, r->err) == -1) {
+		r->failed = 1;
+		return -1;
+	}
 	r->header = 1;
 	r->start = h->start;
-	r->period = h->period;
+	r->period = measure_clock(&t->measure) ? h->period :
+	    t->measure.period;
 	r->start_mono = h->start_mono;
 	if (t->files == 0) {
-		t->period = h->period;
+		t->period = r->period;
 		t->method = h->method;
 		t->event = h->event;
 		if ((t->command = join_argv(h)) == NULL ||
@@ -548,7 +554,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 		t->command_len = strlen(t->command);
 		return 0;
 	}
-	if (h->period != t->period)
+	if (r->period != t->period)
 		t->periods_differ = 1;
 	return other_command(r, h);
 }
@@ -1473,6 +1479,11 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	struct run *r = arg;
 	size_t i;
 
+	/* Only the measure's samples (a run of several events). */
+	if ((n = measure_pick(&r->t->measure, s, n, &s)) == SIZE_MAX)
+		return nomem(r);
+	if (n == 0)
+		return 0;
 	if (r->qs != NULL)
 		return defer_samples(r, s, n);
 	if (r->t->bf == NULL && quick_start(r) == -1)
