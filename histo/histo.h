@@ -58,6 +58,21 @@ size_t	 measure_pick(struct measure *m, const struct pme_sample *s,
 int	 measure_clock(const struct measure *m);	/* counts time */
 void	 measure_free(struct measure *m);
 
+/*
+ * pmehisto -V measures (mtable.c): the sample files tallied once per event
+ * of their first run, into the bucket file bin's buckets or, with quick,
+ * the routines of the program; one row per unit with a count, a column
+ * per measure, as text or CSV to fp.  0, or -1 with err filled.
+ */
+struct mtable_input {
+	const char	*bin;
+	int		 quick;
+	const char *const *samples;
+	size_t		 nsamples;
+};
+int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
+	    struct pme_error *err);
+
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {
 	struct pme_bucketfile *bf;	/* NULL until the quick path makes it */

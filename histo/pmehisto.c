@@ -66,6 +66,7 @@ struct opts {
 	size_t		 vlen;
 	int		 caliper;		/* -V caliper: CAL_*, or CAL_NONE */
 	const char	*measure;		/* -M, or NULL */
+	int		 measures;		/* -V measures */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
@@ -133,7 +134,8 @@ help(void)
 	    "or instruction;\n"
 	    "                 from the call chains (pmeclock -g): spy, "
 	    "callgraph or\n"
-	    "                 callers:ROUTINE\n"
+	    "                 callers:ROUTINE; measures: a column per "
+	    "measure (-M)\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
 	    DEFAULT_PMS, DEFAULT_PME, DEFAULT_HIS, QUICK_CUTOFF);
@@ -373,6 +375,9 @@ option(struct opts *o, int c)
 		return 0;
 	case 'V':
 		o->caliper = CAL_NONE;
+		o->measures = strcmp(optarg, "measures") == 0;
+		if (o->measures && view_parse("histogram", &o->view) == 0)
+			return 0;
 		if (view_parse(optarg, &o->view) == 0)
 			return 0;
 		if (caliper_parse(optarg, &o->caliper) == 0) {
@@ -381,7 +386,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph or callers:ROUTINE", optarg);
+		    "instruction), spy, callgraph, callers:ROUTINE or measures",
+		    optarg);
 		return -1;
 	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
@@ -428,6 +434,14 @@ parse(int argc, char *argv[], struct opts *o)
 	}
 	if (view_check(o) == -1)
 		return -1;
+	if (o->measures && (o->mode == MODE_TRACE || o->measure != NULL ||
+	    o->base != NULL || (o->type != TYPE_DEFAULT &&
+	    o->type != TYPE_TEXT && o->type != TYPE_CSV))) {
+		histo_warn(prog, "-V measures: clock input, every measure (no "
+		    "-M), not compared (-D), as text or CSV (-T text, csv)");
+		usage(stderr);
+		return -1;
+	}
 	if (o->ngates > 0 && o->base == NULL) {
 		histo_warn(prog, "-G: a gate needs a baseline to compare with "
 		    "(-D)");
@@ -1229,6 +1243,29 @@ done:
 	return rc;
 }
 
+/*
+ * The table of every measure (-V measures, mtable.c), to standard
+ * output: no histogram file, no filled bucket file.
+ */
+static int
+measures_view(struct opts *o)
+{
+	struct mtable_input in;
+	struct pme_error err;
+
+	in.bin = o->bin;
+	in.quick = o->quick;
+	in.samples = (const char *const *)o->pms;
+	in.nsamples = o->npms;
+	if (!o->quick && access(o->bin, F_OK) == -1 && !o->bin_given)
+		in.quick = 1;
+	if (mtable_write(&in, o->type == TYPE_CSV, stdout, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return 1;
+	}
+	return 0;
+}
+
 static int
 run(struct opts *o)
 {
@@ -1244,6 +1281,10 @@ run(struct opts *o)
 	tally_init(&t, NULL);
 	if (o->caliper != CAL_NONE) {
 		rc = caliper_view(o);
+		goto done;
+	}
+	if (o->measures) {
+		rc = measures_view(o);
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)

@@ -19,6 +19,8 @@
 #   program: both count every event of the program's task);
 # - several events in one run, each its own measure: -M picks one (its
 #   counts equal those of the events alone), the clock is the default;
+#   -V measures makes a table of them all, a column each, whose columns
+#   are what -M gives;
 #   the report names the measure and its unit; bucket files of different
 #   measures are not added (pmemerge) or compared (-D), naming both;
 # - where there is no PMU: a hardware event is refused before the program
@@ -183,6 +185,21 @@ grep -q '^Counts: *clock samples$' clock.his ||
     fail "-M cpu-clock is not the default"
 "$pmehisto" -q -x -M page-faults -T folded -o /dev/null -B /dev/null \
     multi.PMS >/dev/null || fail "-T folded -M page-faults failed"
+
+# The table of every measure: a column each, the units in the headings,
+# each column what -M gives.
+"$pmehisto" -q -x -V measures -T csv multi.PMS >table.csv ||
+    fail "-V measures failed"
+is "-V measures: headings" "$(head -n 1 table.csv)" \
+    'unit,"page-faults (page faults)","cpu-clock (samples)","minor-faults (page faults)"'
+is "-V measures: a()" "$(grep '^"a",' table.csv | cut -d, -f2,4)" "$K,$K"
+is "-V measures: b()" "$(grep '^"b",' table.csv | cut -d, -f2,4)" \
+    "$((K / 4)),$((K / 4))"
+is "-V measures: the clock's column against -M cpu-clock" \
+    "$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' table.csv)" \
+    "$(counts multi.PMS cpu-clock | awk '{ n += $2 } END { print n + 0 }')"
+expect "-V measures -M" 2 "$pmehisto" -x -V measures -M page-faults \
+    multi.PMS
 
 # Bucket files of two measures: not added, not compared.
 "$pmehisto" -q -x -M page-faults -T none -o /dev/null -B pf.PME multi.PMS &&
