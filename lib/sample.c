@@ -1470,6 +1470,14 @@ rd_close(struct rd *rd, struct dc *d)
 	return 0;
 }
 
+/* Whether a chunk of type belongs to the header after it: it may come
+ * before the first and after a closing record. */
+static int
+before_header(uint32_t type)
+{
+	return type == T_BOOT || type == T_EVTS;
+}
+
 /* The most a chunk of each type holds: what the writer's buffers can. */
 #define RECS_MAX	(BUF_MAX + 256)
 
@@ -1509,11 +1517,9 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 		return 1;	/* a later minor version's: skipped */
 	rd->off = c->offset;
 	rd->tag = k->tag;
-	if (c->type != T_SHDR && c->type != T_BOOT && c->type != T_EVTS &&
-	    !rd->header)
+	if (c->type != T_SHDR && !before_header(c->type) && !rd->header)
 		return derr(rd, "before the header");
-	if (c->type != T_SHDR && c->type != T_BOOT && c->type != T_EVTS &&
-	    rd->closed)
+	if (c->type != T_SHDR && !before_header(c->type) && rd->closed)
 		return derr(rd, "after the closing record");
 	if ((rc = pme_reader_payload(r, c, k->max, rd->err)) != 1)
 		return rc;
@@ -1523,7 +1529,7 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 		free(rd->argbuf);
 		rd->argbuf = NULL;
 	}
-	if (c->type != T_BOOT && c->type != T_EVTS)
+	if (!before_header(c->type))
 		rd->header = 1;
 	d.p = c->data;
 	d.end = c->data + c->len;
@@ -1633,7 +1639,7 @@ pme_samplefile_copy(struct pme_writer *w, const char *path,
 				break;
 		rc = -1;
 		if (k < rdkinds + NRDKINDS && c.type != T_SHDR &&
-		    c.type != T_BOOT && (info->runs == 0 || closed)) {
+		    !before_header(c.type) && (info->runs == 0 || closed)) {
 			pme_setfmt(err, PME_EFORMAT, name, c.offset,
 			    "'%s' chunk: %s", k->tag, info->runs == 0 ?
 			    "before the header" : "after the closing record");

@@ -200,6 +200,13 @@ is "-V measures: the clock's column against -M cpu-clock" \
     "$(counts multi.PMS cpu-clock | awk '{ n += $2 } END { print n + 0 }')"
 expect "-V measures -M" 2 "$pmehisto" -x -V measures -M page-faults \
     multi.PMS
+# Joined by pmemerge, each run keeps its events.
+if [ -x "$top/histo/pmemerge" ]; then
+	"$top/histo/pmemerge" -o joined.PMS multi.PMS multi.PMS ||
+	    fail "pmemerge of runs of three events failed"
+	is "page faults in a() of two joined runs" \
+	    "$(counts joined.PMS page-faults | count a)" $((2 * K))
+fi
 
 # Bucket files of two measures: not added, not compared.
 "$pmehisto" -q -x -M page-faults -T none -o /dev/null -B pf.PME multi.PMS &&
