@@ -186,6 +186,20 @@ grep -q '^Counts: *clock samples$' clock.his ||
 "$pmehisto" -q -x -M page-faults -T folded -o /dev/null -B /dev/null \
     multi.PMS >/dev/null || fail "-T folded -M page-faults failed"
 
+# pprof's sample type is the event's, not CPU time.
+"$pmeclock" -q -g -e page-faults/8 -o g.PMS ./ev pages $K ||
+    fail "pmeclock -g -e page-faults/8 failed"
+"$pmehisto" -q -x -M page-faults -T pprof -o g g.PMS ||
+    fail "-T pprof -M page-faults failed"
+if command -v python3 >/dev/null; then
+	python3 - g.pb.gz <<'PY' || fail "-T pprof -M page-faults: not the event's sample type"
+import gzip, sys
+d = gzip.open(sys.argv[1]).read()
+sys.exit(0 if b"page-faults" in d and b"events" in d and
+    b"nanoseconds" not in d else 1)
+PY
+fi
+
 # The table of every measure: a column each, the units in the headings,
 # each column what -M gives.
 "$pmehisto" -q -x -V measures -T csv multi.PMS >table.csv ||
