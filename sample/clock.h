@@ -63,6 +63,9 @@ int	events_finish(struct clockopts *o);
 int	events_check(const struct clockopts *o);
 int	events_list(const struct clockopts *o);
 void	events_header(const struct clockopts *o, struct pme_sample_event *out);
+/* -v: what the run watches, in one line ("watching './prog' (pid 12):
+ * page-faults every event, cpu-clock every 10000us"). */
+void	events_say(const struct clockopts *o, int pid);
 /* Whether event k is a clock (its samples stand for ns of CPU time). */
 int	events_clock(const struct clockopts *o, int k);
 /* The perf_event_attr's type, config and period of event k. */

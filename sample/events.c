@@ -200,6 +200,30 @@ events_header(const struct clockopts *o, struct pme_sample_event *out)
 	}
 }
 
+void
+events_say(const struct clockopts *o, int pid)
+{
+	const struct clockevent *e;
+
+	fprintf(stderr, "%s: watching '%s' (pid %d) into '%s':", prog,
+	    o->argv[0], pid, o->out);
+	for (e = o->ev; e < o->ev + o->nev; e++) {
+		fprintf(stderr, "%s %s ", e == o->ev ? "" : ",", e->spec.name);
+		if (e->spec.kind == PME_EV_CLOCK)
+			fprintf(stderr, "every %lluus", (unsigned long long)
+			    (e->period / 1000));
+		else if (e->freq)
+			fprintf(stderr, "%llu times a second",
+			    (unsigned long long)e->period);
+		else if (e->period == 1)
+			fprintf(stderr, "every event");
+		else
+			fprintf(stderr, "one event in %llu",
+			    (unsigned long long)e->period);
+	}
+	fputc('\n', stderr);
+}
+
 /* Opens event spec, counting, on pmeclock itself: 0, or -1 with errno.
  * Kernel events too where the kernel allows them, as perf_probe(). */
 static int

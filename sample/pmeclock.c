@@ -744,7 +744,9 @@ run(struct clockopts *o)
 		return 1;
 	}
 	guard_tell(w, o->out);
-	if (o->verbose)
+	if (o->verbose && o->evgiven)
+		events_say(o, (int)c.pid);
+	else if (o->verbose)
 		fprintf(stderr, "%s: sampling '%s' (pid %d) every %lluus with "
 		    "the %s method into '%s'\n", prog, o->argv[0], (int)c.pid,
 		    (unsigned long long)(o->period / 1000),
