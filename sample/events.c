@@ -149,6 +149,9 @@ events_finish(struct clockopts *o)
 		return 1;
 	}
 	for (e = o->ev; e < o->ev + o->nev; e++) {
+		/* cpu-clock/1ms is -i 1ms: the timer methods' too. */
+		if (e->given && strcmp(e->spec.name, DEFAULT_CLOCK) == 0)
+			o->period = e->period;
 		if (e->given)
 			continue;
 		if (e->spec.kind == PME_EV_CLOCK)
@@ -184,6 +187,17 @@ events_attr(const struct clockopts *o, int k, struct perf_event_attr *a)
 	a->sample_period = e->period;	/* sample_freq, when freq */
 }
 
+/* Event e's period: the timer methods' cpu-clock is o->period, which
+ * the kernel's tick may have lengthened (choose_method()). */
+static uint64_t
+period_of(const struct clockopts *o, const struct clockevent *e)
+{
+	if (o->method != PME_METHOD_PERF &&
+	    strcmp(e->spec.name, DEFAULT_CLOCK) == 0)
+		return o->period;
+	return e->period;
+}
+
 void
 events_header(const struct clockopts *o, struct pme_sample_event *out)
 {
@@ -195,7 +209,7 @@ events_header(const struct clockopts *o, struct pme_sample_event *out)
 		out->kind = (uint32_t)e->spec.kind;
 		out->type = e->spec.type;
 		out->config = e->spec.config;
-		out->period = e->freq ? 0 : e->period;
+		out->period = e->freq ? 0 : period_of(o, e);
 		out->flags = e->freq ? PME_SEV_FREQ : 0;
 	}
 }
@@ -211,7 +225,7 @@ events_say(const struct clockopts *o, int pid)
 		fprintf(stderr, "%s %s ", e == o->ev ? "" : ",", e->spec.name);
 		if (e->spec.kind == PME_EV_CLOCK)
 			fprintf(stderr, "every %lluus", (unsigned long long)
-			    (e->period / 1000));
+			    (period_of(o, e) / 1000));
 		else if (e->freq)
 			fprintf(stderr, "%llu times a second",
 			    (unsigned long long)e->period);

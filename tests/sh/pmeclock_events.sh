@@ -278,6 +278,12 @@ expect "-m itimer -e page-faults" 1 "$pmeclock" -m itimer -e page-faults \
 grep -q "^pmeclock: page-faults: the itimer method watches only cpu-clock; page-faults needs perf_event_open (-m perf)$" \
     err || fail "-m itimer -e page-faults: $(cat err)"
 [ "$(cat keep.PMS)" = before ] || fail "a refused run wrote its file"
+# cpu-clock/PERIOD is -i PERIOD, for the timer methods too.
+"$pmeclock" -q -m itimer -e cpu-clock/20ms -o it.PMS ./ev pages 4 ||
+    fail "-m itimer -e cpu-clock/20ms failed"
+"$pmehisto" -q -x -T text -o - -B /dev/null it.PMS |
+    grep -q '^Sampling interval: *20 ms (50 Hz)$' ||
+    fail "-m itimer -e cpu-clock/20ms: not sampled every 20 ms"
 expect "-e bogus" 2 "$pmeclock" -e bogus ./ev pages 4
 grep -q "^pmeclock: -e: 'bogus' is not an event (pmeclock -l lists them)$" \
     err || fail "-e bogus: $(cat err)"
