@@ -279,7 +279,7 @@ grep -q "^pmeclock: page-faults: the itimer method watches only cpu-clock; page-
     err || fail "-m itimer -e page-faults: $(cat err)"
 [ "$(cat keep.PMS)" = before ] || fail "a refused run wrote its file"
 # cpu-clock/PERIOD is -i PERIOD, for the timer methods too.
-"$pmeclock" -q -m itimer -e cpu-clock/20ms -o it.PMS ./ev pages 4 ||
+"$pmeclock" -q -m itimer -e cpu-clock/20ms -o it.PMS ./ev spin 200 ||
     fail "-m itimer -e cpu-clock/20ms failed"
 "$pmehisto" -q -x -T text -o - -B /dev/null it.PMS |
     grep -q '^Sampling interval: *20 ms (50 Hz)$' ||
