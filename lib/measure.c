@@ -324,7 +324,8 @@ pmu_event(const char *name, struct pme_evspec *ev, const char *root,
 	if (read_line(root, path, line, sizeof(line)) == -1 ||
 	    parse_u64(line, 10, &type) == -1 || type > UINT32_MAX)
 		return pme_seterr(err, PME_EIO, "'%s': this machine has no "
-		    "PMU '%s' (no %s%s)", name, buf, root, path);
+		    "PMU '%s' (no %s%s): use %s instead", name, buf, root, path,
+		    NO_PMU_TIME);
 	ev->kind = PME_EV_PMU;
 	ev->type = (uint32_t)type;
 	ev->config = 0;

@@ -259,6 +259,10 @@ if [ ! -e /sys/bus/event_source/devices/cpu ]; then
 		    fail "-e $ev: message: $(cat err), not: $want"
 		[ ! -s out ] || fail "-e $ev: output: $(cat out)"
 	done
+	expect "-e cpu/event=0x3c,umask=0x1/" 1 "$pmeclock" \
+	    -e page-faults,cpu/event=0x3c,umask=0x1/ -o keep.PMS ./ev pages 4
+	is "-e cpu/event=0x3c,umask=0x1/: message" "$(cat err)" \
+	    "pmeclock: -e: 'cpu/event=0x3c,umask=0x1/': this machine has no PMU 'cpu' (no /sys/bus/event_source/devices/cpu/type): use cpu-clock (CPU time) instead"
 	[ "$(cat keep.PMS)" = before ] || fail "a refused run wrote its file"
 	"$pmeclock" -l >list || fail "pmeclock -l failed"
 	for ev in cycles instructions cache-misses LLC-load-misses; do
