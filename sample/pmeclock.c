@@ -1088,6 +1088,11 @@ parse(int argc, char *argv[], struct clockopts *o)
 	    NULL)) != -1)
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
+	if (o->list && (optind < argc || o->attach != 0 || o->evgiven)) {
+		fprintf(stderr, "%s: -l lists the events: no command, -p or "
+		    "-e with it\n", prog);
+		return 2;
+	}
 	if (o->list)
 		return events_list(o);
 	if ((rc = events_finish(o)) != 0)
