@@ -148,8 +148,10 @@ struct level {
 
 struct caliper {
 	const struct caliper_input *in;
+	struct measure	 measure;	/* the event counted */
 	struct pme_error *err;
 	int		 trace;
+	size_t		 file;		/* the sample file being read */
 	uint64_t	 total;
 	struct cmod	*mods;
 	size_t		 nmods, capmods;
@@ -529,7 +531,12 @@ on_header(void *arg, const struct pme_sample_header *h)
 	struct caliper *c = arg;
 
 	c->run++;
-	c->period = h->period;
+	c->measure.want = c->in->measure;
+	if (measure_run(&c->measure, h, c->in->samples[c->file], c->err) ==
+	    -1)
+		return -1;
+	c->period = measure_clock(&c->measure) ? h->period :
+	    c->measure.period;
 	c->boot = quick_boot(c->boot, c->run == 1, h->boot);
 	if (c->start == 0)
 		c->start = h->start;
@@ -620,6 +627,8 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	uint32_t mi;
 	size_t i;
 
+	if ((n = measure_pick(&c->measure, s, n, &s)) == SIZE_MAX)
+		return nomem(c);
 	for (i = 0; i < n; i++, s++) {
 		k.run = c->run;
 		k.pid = s->pid;
@@ -653,6 +662,7 @@ read_samples(struct caliper *c)
 	uint64_t before;
 
 	for (i = 0; i < c->in->nsamples; i++) {
+		c->file = i;
 		before = c->samples;
 		memset(&sum, 0, sizeof(sum));
 		if (pme_samplefile_read(c->in->samples[i], &v, c, &sum,
@@ -1851,11 +1861,13 @@ print_text(struct caliper *c, FILE *fp)
 	char b[4096];
 	int lv;
 
-	fprintf(fp, "Caliper views: %s%s%" PRIu64 " %s\n", c->trace ?
+	fprintf(fp, "Caliper views: %s%s%" PRIu64 " %s%s\n", c->trace ?
 	    esc(b, sizeof(b), c->in->bfname) : "", c->trace ? ": " : "",
 	    c->total, c->trace ?
 	    report_measure(pme_bucketfile_info(c->in->bf)->measure) :
-	    "clock samples");
+	    measure_clock(&c->measure) ? "clock samples" : "samples of ",
+	    c->trace || measure_clock(&c->measure) ? "" :
+	    esc(b, sizeof(b), c->measure.name));
 	if (c->command != NULL)
 		fprintf(fp, "Command: %s\n", esc(b, sizeof(b), c->command));
 #ifndef HAVE_CAPSTONE
@@ -1972,6 +1984,7 @@ caliper_free(struct caliper *c)
 		return;
 	for (i = 0; i < c->nmods; i++)
 		mod_free(&c->mods[i]);
+	measure_free(&c->measure);
 	free(c->mods);
 	free(c->cells);
 	for (i = 0; i < c->nnames; i++)

@@ -751,6 +751,15 @@ diff_new(struct pme_bucketfile *base, struct pme_bucketfile *cur,
 		    "file): nothing to compare with", in->base_name);
 		return NULL;
 	}
+	if (ia->measure == PME_MEASURE_EVENT && ib->measure == ia->measure &&
+	    strcmp(pme_bucketfile_event(base, NULL), pme_bucketfile_event(cur,
+	    NULL)) != 0) {
+		histo_err(err, PME_EINVAL, "'%s' holds samples of %s, '%s' of "
+		    "%s: they cannot be compared", in->base_name,
+		    pme_bucketfile_event(base, NULL), in->new_name,
+		    pme_bucketfile_event(cur, NULL));
+		return NULL;
+	}
 	if (ia->measure != ib->measure) {
 		histo_err(err, PME_EINVAL, "'%s' holds %s, '%s' %s: they "
 		    "cannot be compared", in->base_name,

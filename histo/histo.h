@@ -28,6 +28,51 @@ struct tname {
 	char		*name;
 };
 
+/*
+ * The measure a report counts (measure.c, pmehisto -M): which event of
+ * each run's, by name.  measure_run() chooses it in a run's header (want,
+ * or the clock, or the first event) and refuses a run that lacks it or
+ * whose default differs from the earlier runs'; measure_pick() keeps its
+ * samples of s[0..n) (*out, valid until the next call; SIZE_MAX when out
+ * of memory) and adds up the events they stand for.
+ */
+struct measure {
+	const char	*want;		/* -M, or NULL */
+	char		 name[256];	/* chosen, "" before the first run */
+	char		 unit[64];	/* of one event: "ns", "page faults" */
+	uint32_t	 kind;		/* enum pme_evkind */
+	uint64_t	 period;	/* events a sample stands for (ns for
+					   a clock); 0: varies */
+	int		 freq;		/* the kernel varied the period */
+	uint32_t	 index;		/* in the current run */
+	int		 all;		/* the run has no other event */
+	uint64_t	 events;	/* the samples' weights: events (ns) */
+	struct pme_sample *buf;
+	size_t		 cap;
+};
+
+int	 measure_run(struct measure *m, const struct pme_sample_header *h,
+	    const char *path, struct pme_error *err);
+size_t	 measure_pick(struct measure *m, const struct pme_sample *s,
+	    size_t n, const struct pme_sample **out);
+int	 measure_clock(const struct measure *m);	/* counts time */
+void	 measure_free(struct measure *m);
+
+/*
+ * pmehisto -V measures (mtable.c): the sample files tallied once per event
+ * of their first run, into the bucket file bin's buckets or, with quick,
+ * the routines of the program; one row per unit with a count, a column
+ * per measure, as text or CSV to fp.  0, or -1 with err filled.
+ */
+struct mtable_input {
+	const char	*bin;
+	int		 quick;
+	const char *const *samples;
+	size_t		 nsamples;
+};
+int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
+	    struct pme_error *err);
+
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {
 	struct pme_bucketfile *bf;	/* NULL until the quick path makes it */
@@ -84,6 +129,7 @@ struct tally {
 	uint64_t	 chained;	/* samples with a call chain */
 	struct tname	*tnames;	/* with sites: the threads' names */
 	size_t		 ntnames;
+	struct measure	 measure;	/* the event counted (-M) */
 };
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
@@ -232,6 +278,7 @@ struct caliper_input {
 	const char *const *srcdirs;	/* -I: source text shown from files
 					   under these too */
 	size_t		 nsrcdirs;
+	const char	*measure;	/* -M, or NULL */
 };
 
 struct caliper;

@@ -59,6 +59,8 @@ struct opts {
 	int		 caliper;		/* -V caliper: CAL_*, or CAL_NONE */
 	const char	**srcdirs;		/* -I, in argv */
 	size_t		 nsrcdirs;
+	const char	*measure;		/* -M, or NULL */
+	int		 measures;		/* -V measures */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
@@ -74,9 +76,9 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: pmehisto [-acknqstvxz] [-B outbucket] [-b bucketfile] "
 	    "[-C percent] [-D baseline]\n"
-	    "                [-G gate] [-I srcdir] [-o histogram] [-T type] "
-	    "[-V view]\n"
-	    "                [samplefile ...]\n");
+	    "                [-G gate] [-I srcdir] [-M measure] [-o histogram] "
+	    "[-T type]\n"
+	    "                [-V view] [samplefile ...]\n");
 }
 
 /* The exports' words from the registry, ", " apart, each with its
@@ -130,6 +132,9 @@ help(void)
 	    "bucket file)\n"
 	    "  -x             no bucket file: a bucket per routine of the "
 	    "recorded program\n"
+	    "  -M measure     clock input: count the samples of this event "
+	    "(pmeclock -e),\n"
+	    "                 default the clock, or the run's first event\n"
 	    "  -s, -a         rows by count, largest first, or in address "
 	    "order\n"
 	    "                 (the default: -s with -x, -a with a bucket "
@@ -152,7 +157,8 @@ help(void)
 	    "or instruction;\n"
 	    "                 from the call chains (pmeclock -g): spy, "
 	    "callgraph or\n"
-	    "                 callers:ROUTINE\n"
+	    "                 callers:ROUTINE; measures: a column per "
+	    "measure (-M)\n"
 	    "  -I srcdir      -V caliper: source text shown from files under "
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
@@ -369,6 +375,9 @@ option(struct opts *o, int c)
 	case 'k':
 		o->flags |= PME_REPORT_CUMUL;
 		return 0;
+	case 'M':
+		o->measure = optarg;
+		return 0;
 	case 'n':
 		o->flags |= PME_REPORT_COUNTS;
 		return 0;
@@ -391,6 +400,9 @@ option(struct opts *o, int c)
 		return 0;
 	case 'V':
 		o->caliper = CAL_NONE;
+		o->measures = strcmp(optarg, "measures") == 0;
+		if (o->measures && view_parse("histogram", &o->view) == 0)
+			return 0;
 		if (view_parse(optarg, &o->view) == 0)
 			return 0;
 		if (caliper_parse(optarg, &o->caliper) == 0) {
@@ -399,7 +411,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph or callers:ROUTINE", optarg);
+		    "instruction), spy, callgraph, callers:ROUTINE or measures",
+		    optarg);
 		return -1;
 	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
@@ -431,13 +444,15 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kno:qsT:tV:vxz",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kM:no:qsT:tV:vxz",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
-	if (o->mode == MODE_TRACE && (optind < argc || o->quick)) {
+	if (o->mode == MODE_TRACE && (optind < argc || o->quick ||
+	    o->measure != NULL)) {
 		histo_warn(prog, "-t: trace input is a filled bucket file: "
-		    "no sample files%s", o->quick ? " and no -x" : "");
+		    "no sample files%s", o->quick ? " and no -x" :
+		    o->measure != NULL ? " and no -M" : "");
 		usage(stderr);
 		return -1;
 	}
@@ -447,6 +462,14 @@ parse(int argc, char *argv[], struct opts *o)
 	}
 	if (view_check(o) == -1)
 		return -1;
+	if (o->measures && (o->mode == MODE_TRACE || o->measure != NULL ||
+	    o->base != NULL || (o->type != TYPE_DEFAULT &&
+	    o->type != TYPE_TEXT && o->type != TYPE_CSV))) {
+		histo_warn(prog, "-V measures: clock input, every measure (no "
+		    "-M), not compared (-D), as text or CSV (-T text, csv)");
+		usage(stderr);
+		return -1;
+	}
 	if ((o->ngates > 0 || o->zeros) && o->base == NULL) {
 		histo_warn(prog, "%s", o->ngates > 0 ? "-G: a gate needs a "
 		    "baseline to compare with (-D)" : "-z: the rows zero in "
@@ -817,18 +840,14 @@ fills(const struct opts *o)
  * Readies an input bucket file for this run's counts: cleared, when they
  * are added to the file's under its lock (CLEARCOUNTS there too, which
  * then clears the file's), else as the file's option says.  Counts of
- * another measure are refused before any sample is read (and again under
- * the lock).
+ * another measure are refused once the samples say theirs (and again
+ * under the lock).
  */
 static int
 prepare_counts(const struct opts *o, struct pme_bucketfile *bf)
 {
-	struct pme_error err;
-
-	if (pme_fill_check(bf, PME_MEASURE_CLOCK, o->bin, &err) == -1) {
-		histo_warn(prog, "%s", pme_strerror(&err));
-		return -1;
-	}
+	/* The measure is the samples' (-M): checked once they are read,
+	 * before anything is written (set_measure). */
 	if (fills(o) || !(pme_bucketfile_info(bf)->options & PME_OPT_ACCUM))
 		pme_bucketfile_clear(bf);
 	return 0;
@@ -853,6 +872,42 @@ sparse(const struct opts *o)
 	    o->type == TYPE_TEXT || o->type == TYPE_PS ||
 	    o->type == TYPE_NONE) && !o->view.chains;
 }
+
+/*
+ * The measure of the counts tallied into bf: clock samples, or samples
+ * of the event m (named in the file).  Counts of an accumulating file
+ * (ACCUMCOUNTS) of another measure are refused, naming both.
+ */
+static int
+set_measure(const struct opts *o, struct pme_bucketfile *bf,
+    const struct measure *m)
+{
+	const char *had = pme_bucketfile_event(bf, NULL);
+	struct pme_error err;
+	int clock = measure_clock(m);
+
+	if (pme_fill_check(bf, clock ? PME_MEASURE_CLOCK : PME_MEASURE_EVENT,
+	    o->bin, &err) == 0 && (clock || had == NULL ||
+	    !(pme_bucketfile_info(bf)->options & PME_OPT_ACCUM) ||
+	    strcmp(had, m->name) == 0)) {
+		if (clock)
+			pme_bucketfile_info(bf)->measure = PME_MEASURE_CLOCK;
+		else if (pme_bucketfile_set_event(bf, m->name, m->unit,
+		    &err) == -1) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			return -1;
+		}
+		return 0;
+	}
+	if (err.code == PME_OK)
+		histo_warn(prog, "'%s': its counts are samples of %s, not of "
+		    "%s: they cannot be added up (ACCUMCOUNTS)", o->bin, had,
+		    m->name);
+	else
+		histo_warn(prog, "%s", pme_strerror(&err));
+	return -1;
+}
+
 
 /*
  * The quick path's bucket file *bfp made again (by the quick path): said
@@ -902,6 +957,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	tally_init(t, *bfp);
 	t->check = *bfp != NULL;
 	t->remake = *bfp != NULL && quick_cache(*bfp);
+	t->measure.want = o->measure;
 	t->quick = o->quick;
 	t->quiet = o->quiet;
 	t->sparse = sparse(o);
@@ -938,7 +994,8 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	if (!o->quiet && t->periods_differ)
 		histo_warn(prog, "the sample files were taken at different "
 		    "intervals");
-	info->measure = PME_MEASURE_CLOCK;
+	if (set_measure(o, *bfp, &t->measure) == -1)
+		return -1;
 	info->period = t->period;
 	info->runs += t->files;
 	info->total += t->counted;
@@ -1290,6 +1347,7 @@ caliper_view(struct opts *o)
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
 	in.srcdirs = o->srcdirs;
 	in.nsrcdirs = o->nsrcdirs;
+	in.measure = o->measure;
 	/* Clock input's view needs no bucket file. */
 	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
 		return 1;
@@ -1343,6 +1401,29 @@ done:
 	return rc;
 }
 
+/*
+ * The table of every measure (-V measures, mtable.c), to standard
+ * output: no histogram file, no filled bucket file.
+ */
+static int
+measures_view(struct opts *o)
+{
+	struct mtable_input in;
+	struct pme_error err;
+
+	in.bin = o->bin;
+	in.quick = o->quick;
+	in.samples = (const char *const *)o->pms;
+	in.nsamples = o->npms;
+	if (!o->quick && access(o->bin, F_OK) == -1 && !o->bin_given)
+		in.quick = 1;
+	if (mtable_write(&in, o->type == TYPE_CSV, stdout, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return 1;
+	}
+	return 0;
+}
+
 static int
 run(struct opts *o)
 {
@@ -1358,6 +1439,10 @@ run(struct opts *o)
 	tally_init(&t, NULL);
 	if (o->caliper != CAL_NONE) {
 		rc = caliper_view(o);
+		goto done;
+	}
+	if (o->measures) {
+		rc = measures_view(o);
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)

@@ -110,6 +110,10 @@ samples(struct prof *p)
 	uint64_t period = m->t->period;
 	size_t i, j;
 
+	/* A rate's samples stand for periods not kept per stack. */
+	if (period == 0 && !measure_clock(&m->t->measure))
+		period = 1;
+
 	for (i = 0; i < m->nst; i++) {
 		const struct xstack *s = &m->st[i];
 
@@ -264,8 +268,12 @@ strings(struct prof *p, uint64_t *buildid_str)
 	size_t i, next;
 	char hex[2 * 64 + 1];
 
+	/* An event's samples: "page-faults events" in place of "cpu
+	 * nanoseconds" (samples of a rate: "page-faults samples"). */
 	for (i = 0; i < S_NAMES; i++)
-		string(p, fixed[i]);
+		string(p, measure_clock(&p->m->t->measure) ? fixed[i] :
+		    i == S_CPU ? p->m->t->measure.name : i == S_NANOSECONDS ?
+		    (p->m->t->period != 0 ? "events" : "samples") : fixed[i]);
 	for (i = 0; i < p->m->nnames; i++)
 		string(p, p->m->names[i].name);
 	for (i = 0; i < p->paths.n; i++)

@@ -218,6 +218,7 @@ tally_free(struct tally *t)
 	stacks_free(t->stacks);
 	stacks_free(t->pcs);
 	stacks_free(t->tprocs);
+	measure_free(&t->measure);
 	for (i = 0; i < t->ntnames; i++)
 		free(t->tnames[i].name);
 	free(t->tnames);
@@ -580,12 +581,17 @@ on_header(void *arg, const struct pme_sample_header *h)
 
 	if (r->stat.header != 0 && run_next(r) == -1)
 		return -1;
+	if (measure_run(&t->measure, h, r->path, r->err) == -1) {
+		r->failed = 1;
+		return -1;
+	}
 	r->stat.header = 1;
 	r->stat.start = h->start;
-	r->stat.period = h->period;
+	r->stat.period = measure_clock(&t->measure) ? h->period :
+	    t->measure.period;
 	r->stat.start_mono = h->start_mono;
 	if (t->files == 0) {
-		t->period = h->period;
+		t->period = r->stat.period;
 		t->method = h->method;
 		t->event = h->event;
 		if ((t->command = join_argv(h)) == NULL ||
@@ -594,7 +600,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 		t->command_len = strlen(t->command);
 		return 0;
 	}
-	if (h->period != t->period)
+	if (r->stat.period != t->period)
 		t->periods_differ = 1;
 	return other_command(r, h);
 }
@@ -1530,6 +1536,11 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	struct run *r = arg;
 	size_t i;
 
+	/* Only the measure's samples (a run of several events). */
+	if ((n = measure_pick(&r->t->measure, s, n, &s)) == SIZE_MAX)
+		return nomem(r);
+	if (n == 0)
+		return 0;
 	if (r->pass.qs != NULL)
 		return defer_samples(r, s, n);
 	if (r->t->bf == NULL && quick_start(r) == -1)

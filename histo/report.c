@@ -192,6 +192,8 @@ report_measure(uint32_t m)
 		return "page faults";
 	case PME_MEASURE_BYTES:
 		return "bytes allocated";
+	case PME_MEASURE_EVENT:
+		return "samples of an event";
 	default:
 		return "nothing yet (an empty bucket file)";
 	}
@@ -266,8 +268,12 @@ run_lines(struct pme_report *rep, const struct report_input *in,
 	rc |= report_line(rep, "Threads", err, "%" PRIu64, t->threads);
 	if (t->command != NULL)
 		rc |= report_line(rep, "Command", err, "%s", t->command);
-	rc |= report_line(rep, "Method", err, "%s%s", method_name(t->method),
-	    event_name(t->event));
+	if (measure_clock(&t->measure))
+		rc |= report_line(rep, "Method", err, "%s%s",
+		    method_name(t->method), event_name(t->event));
+	else
+		rc |= report_line(rep, "Method", err, "%s, %s",
+		    method_name(t->method), t->measure.name);
 	if (t->note != NULL)
 		rc |= report_line(rep, "Note", err, "%s", t->note);
 	if (t->status >= 0)
@@ -276,6 +282,33 @@ run_lines(struct pme_report *rep, const struct report_input *in,
 		rc |= report_line(rep, "Buckets", err, "routines of %s (-x)",
 		    t->quick_path);
 	return rc ? -1 : 0;
+}
+
+/*
+ * What the counts of an event's samples are: samples, each standing for
+ * period events (a unit's worth, "page faults"), and the events they
+ * stand for, exact when a sample is taken at every event.
+ */
+static int
+event_lines(struct pme_report *rep, struct pme_bucketfile *bf,
+    const struct tally *t, struct pme_error *err)
+{
+	const struct pme_info *info = pme_bucketfile_info(bf);
+	const char *unit, *name = pme_bucketfile_event(bf, &unit);
+	int rc;
+
+	if (info->period == 0)
+		rc = report_line(rep, "Counts", err, "samples of %s (the "
+		    "period varied for a rate)", name);
+	else
+		rc = report_line(rep, "Counts", err, "samples of %s (period "
+		    "%" PRIu64 ": a sample every %" PRIu64 " event%s)", name,
+		    info->period, info->period, info->period == 1 ? "" : "s");
+	if (t != NULL && t->measure.name[0] != '\0')
+		rc |= report_line(rep, "Events", err, "%" PRIu64 " %s (%s)",
+		    t->measure.events, unit, info->period == 1 ? "exact: a "
+		    "sample each" : "estimated: the samples' periods summed");
+	return rc;
 }
 
 static int
@@ -294,8 +327,11 @@ summary(struct pme_report *rep, struct pme_bucketfile *bf,
 	for (i = 0; i < in->nsamples; i++)
 		rc |= report_line(rep, i == 0 ? "Sample files" : "", err, "%s",
 		    in->samples[i]);
-	rc |= report_line(rep, "Counts", err, "%s",
-	    report_measure(info->measure));
+	if (info->measure == PME_MEASURE_EVENT)
+		rc |= event_lines(rep, bf, in->tally, err);
+	else
+		rc |= report_line(rep, "Counts", err, "%s",
+		    report_measure(info->measure));
 	rc |= report_line(rep, "Total", err, "%" PRIu64, total);
 	rc |= report_line(rep, "In buckets", err, "%" PRIu64 " (%.1f%%)",
 	    inside, pct(inside, total));

@@ -78,6 +78,8 @@ struct pme_bucketfile {
 	struct pme_vec	 counts2;	/* uint64_t per bucket, with c2name */
 	struct pme_vec	 aliases;	/* struct alias, units ascending */
 	struct pme_vec	 aliasname;	/* const char *, beside aliases */
+	char		*evname;	/* PME_MEASURE_EVENT's, or NULL */
+	char		*evunit;
 };
 
 #define KINDS(bf)	((const char **)(bf)->kinds.v)
@@ -273,6 +275,8 @@ pme_bucketfile_close(struct pme_bucketfile *bf)
 	pme_vec_free(&bf->ranges);
 	index_free(bf->index);
 	free(bf->c2name);
+	free(bf->evname);
+	free(bf->evunit);
 	pme_vec_free(&bf->counts2);
 	pme_vec_free(&bf->aliases);
 	pme_vec_free(&bf->aliasname);
@@ -644,6 +648,36 @@ pme_bucketfile_counts2(struct pme_bucketfile *bf, uint64_t **counts)
 	return bf->c2name;
 }
 
+/* ------------------------------------------------- the event measured */
+
+const char *
+pme_bucketfile_event(const struct pme_bucketfile *bf, const char **unit)
+{
+	if (unit != NULL)
+		*unit = bf->evunit;
+	return bf->info.measure == PME_MEASURE_EVENT ? bf->evname : NULL;
+}
+
+int
+pme_bucketfile_set_event(struct pme_bucketfile *bf, const char *name,
+    const char *unit, struct pme_error *err)
+{
+	char *n, *u;
+
+	if (check_c2name(name, err) == -1 || check_c2name(unit, err) == -1)
+		return -1;
+	if ((n = strdup(name)) == NULL || (u = strdup(unit)) == NULL) {
+		free(n);
+		return pme_setnomem(err);
+	}
+	free(bf->evname);
+	free(bf->evunit);
+	bf->evname = n;
+	bf->evunit = u;
+	bf->info.measure = PME_MEASURE_EVENT;
+	return 0;
+}
+
 /* ------------------------------------------------------------ aliases */
 
 /* The first alias of a unit at or after unit. */
@@ -989,6 +1023,24 @@ enc_buckets(const struct pme_bucketfile *bf, struct enc *e)
 	return 0;
 }
 
+/* The event measured: its name and its unit, each a uv length and its
+ * bytes. */
+static int
+enc_event(const struct pme_bucketfile *bf, struct enc *e)
+{
+	size_t n = strlen(bf->evname), u = strlen(bf->evunit);
+
+	if (enc_init(e, 2, n + u) == -1)
+		return -1;
+	put_uv(e, n);
+	memcpy(e->p, bf->evname, n);
+	e->p += n;
+	put_uv(e, u);
+	memcpy(e->p, bf->evunit, u);
+	e->p += u;
+	return 0;
+}
+
 /* The optional second count: its name, then one uv per bucket. */
 static int
 enc_counts2(const struct pme_bucketfile *bf, struct enc *e)
@@ -1034,6 +1086,7 @@ enc_aliases(const struct pme_bucketfile *bf, struct enc *e)
 #define T_BCKT	PME_FOURCC('B', 'C', 'K', 'T')
 #define T_CNT2	PME_FOURCC('C', 'N', 'T', '2')
 #define T_ALIA	PME_FOURCC('A', 'L', 'I', 'A')
+#define T_MEAS	PME_FOURCC('M', 'E', 'A', 'S')
 
 /* The chunks in the order a file holds them and a reader needs them. */
 static const struct chunkdef {
@@ -1051,6 +1104,7 @@ static const struct chunkdef {
 	{ T_BCKT, "BCKT", enc_buckets },
 	{ T_CNT2, "CNT2", enc_counts2 },	/* only when set */
 	{ T_ALIA, "ALIA", enc_aliases },	/* only when there are some */
+	{ T_MEAS, "MEAS", enc_event },		/* PME_MEASURE_EVENT only */
 };
 #define NCHUNKS (sizeof(chunkdefs) / sizeof(chunkdefs[0]))
 
@@ -1104,7 +1158,9 @@ pme_bucketfile_write(const struct pme_bucketfile *bf, const char *path,
 		return -1;
 	for (i = 0; i < NCHUNKS; i++) {
 		if ((chunkdefs[i].type == T_CNT2 && bf->c2name == NULL) ||
-		    (chunkdefs[i].type == T_ALIA && bf->aliases.n == 0))
+		    (chunkdefs[i].type == T_ALIA && bf->aliases.n == 0) ||
+		    (chunkdefs[i].type == T_MEAS &&
+		    pme_bucketfile_event(bf, NULL) == NULL))
 			continue;
 		if (chunkdefs[i].enc(bf, &e) == -1) {
 			pme_writer_abort(w);
@@ -1798,6 +1854,47 @@ dec_counts2(struct pme_bucketfile *bf, struct dec *d)
 	return dec_end(d);
 }
 
+/* A name of dec_event(): 1 to C2NAME_MAX bytes, no NUL; NULL, said. */
+static char *
+dec_name(struct dec *d)
+{
+	uint64_t len = get_uv(d);
+	char *s;
+	int rc;
+
+	if (d->bad || len > left(d)) {
+		short_payload(d);
+		return NULL;
+	}
+	if (len == 0 || len > C2NAME_MAX) {
+		derr(d, "a name of %llu bytes", (unsigned long long)len);
+		return NULL;
+	}
+	if ((s = malloc((size_t)len + 1)) == NULL) {
+		pme_setnomem(d->err);
+		return NULL;
+	}
+	if ((rc = get_text(d, s, (size_t)len)) != 0) {
+		if (rc == -2)
+			derr(d, "the name holds a NUL byte");
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int
+dec_event(struct pme_bucketfile *bf, struct dec *d)
+{
+	if ((bf->evname = dec_name(d)) == NULL ||
+	    (bf->evunit = dec_name(d)) == NULL)
+		return -1;
+	if (bf->info.measure != PME_MEASURE_EVENT)
+		return derr(d, "an event for counts of measure %u",
+		    bf->info.measure);
+	return dec_end(d);
+}
+
 static int
 dec_aliases(struct pme_bucketfile *bf, struct dec *d)
 {
@@ -1849,6 +1946,7 @@ static const struct dectab {
 	{ T_BCKT, "BCKT", dec_buckets, 0 },
 	{ T_CNT2, "CNT2", dec_counts2, 1 },
 	{ T_ALIA, "ALIA", dec_aliases, 1 },
+	{ T_MEAS, "MEAS", dec_event, 1 },
 };
 #define NDEC (sizeof(dectab) / sizeof(dectab[0]))
 
@@ -2347,6 +2445,14 @@ pme_bucketfile_accumulate(struct pme_bucketfile *dst,
 		    "%llu and %llu runs, more together than a file can hold "
 		    "(2^53)", (unsigned long long)d->runs,
 		    (unsigned long long)s->runs);
+	if (d->measure == PME_MEASURE_EVENT && s->measure == d->measure &&
+	    strcmp(dst->evname, src->evname) != 0)
+		return pme_seterr(err, PME_EINVAL, "the bucket files count "
+		    "different things: samples of %s and of %s", dst->evname,
+		    src->evname);
+	if (d->measure == PME_MEASURE_NONE && s->measure == PME_MEASURE_EVENT &&
+	    pme_bucketfile_set_event(dst, src->evname, src->evunit, err) == -1)
+		return -1;
 	if ((map = map_modules(dst, src, err)) == NULL)
 		return -1;
 	if (d->measure == PME_MEASURE_NONE)

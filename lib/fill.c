@@ -66,7 +66,7 @@ measure_name(uint32_t m)
 {
 	static const char *const names[] = {
 		"none", "clock samples", "instructions", "page faults",
-		"bytes allocated"
+		"bytes allocated", "samples of an event"
 	};
 
 	return m < sizeof(names) / sizeof(names[0]) ? names[m] :
@@ -100,6 +100,8 @@ prepare(struct pme_bucketfile *sum, struct pme_bucketfile *run,
 	struct pme_info *s = pme_bucketfile_info(sum);
 	const char *c2s = pme_bucketfile_counts2(sum, NULL);
 	const char *c2r = pme_bucketfile_counts2(run, NULL);
+	const char *es = pme_bucketfile_event(sum, NULL);
+	const char *er = pme_bucketfile_event(run, NULL);
 
 	if (!(s->options & PME_OPT_ACCUM)) {
 		pme_bucketfile_clear(sum);
@@ -110,6 +112,10 @@ prepare(struct pme_bucketfile *sum, struct pme_bucketfile *run,
 	if (pme_fill_check(sum, pme_bucketfile_info(run)->measure, path,
 	    err) == -1)
 		return -1;
+	if (es != NULL && er != NULL && strcmp(es, er) != 0)
+		return pme_seterr(err, PME_EINVAL, "'%s': its counts are "
+		    "samples of %s, not of %s: they cannot be added up "
+		    "(ACCUMCOUNTS)", path, es, er);
 	if (c2r != NULL && (c2s == NULL || strcmp(c2s, c2r) != 0))
 		return pme_bucketfile_set_counts2(sum, c2r, err);
 	if (c2r == NULL && c2s != NULL)

@@ -27,6 +27,7 @@
 
 #include "kallsyms.h"
 #include "pme_sample.h"
+#include "util.h"
 
 #define MAGIC		"PMEKSYM1"
 #define KEYLEN		64
@@ -58,31 +59,13 @@ pme_ksyms_cachedir(void)
 	return n < 0 ? NULL : dir;
 }
 
-/* The first line of path, without its newline, into buf; 0 or -1. */
-static int
-first_line(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 int
 pme_ksyms_key(char *buf, size_t len)
 {
 	char id[PME_BOOT_MAX + 1], restrict_[16];
 
 	if (len < KEYLEN || pme_boot_id(id, sizeof(id)) == -1 ||
-	    first_line("/proc/sys/kernel/kptr_restrict", restrict_,
+	    pme_first_line("/proc/sys/kernel/kptr_restrict", restrict_,
 	    sizeof(restrict_)))
 		return -1;
 	return snprintf(buf, len, "%s %s", id, restrict_) >= KEYLEN ? -1 : 0;

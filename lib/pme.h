@@ -79,7 +79,7 @@ const char	*pme_strerror(const struct pme_error *err);
 #define PME_CHUNK_END	PME_FOURCC('E', 'N', 'D', ' ')
 
 #define PME_FORMAT_MAJOR 1
-#define PME_FORMAT_MINOR 0
+#define PME_FORMAT_MINOR 1
 
 /* Largest payload, stored or raw, a reader accepts (256 MiB). */
 #define PME_CHUNK_MAX	(256u << 20)
@@ -237,7 +237,9 @@ enum pme_measure {
 	PME_MEASURE_CLOCK,	/* clock samples */
 	PME_MEASURE_INSTR,	/* executed instructions */
 	PME_MEASURE_PAGEFAULT,	/* page faults */
-	PME_MEASURE_BYTES	/* bytes allocated */
+	PME_MEASURE_BYTES,	/* bytes allocated */
+	PME_MEASURE_EVENT	/* samples of an event pmeclock -e watched,
+				   which pme_bucketfile_event() names */
 };
 
 /* Unit flags. */
@@ -379,6 +381,20 @@ int		 pme_bucketfile_set_counts2(struct pme_bucketfile *bf,
 		    const char *name, struct pme_error *err);
 const char	*pme_bucketfile_counts2(struct pme_bucketfile *bf,
 		    uint64_t **counts);
+
+/*
+ * The event the counts of a PME_MEASURE_EVENT file are samples of
+ * ("page-faults", "sched:sched_switch"; 1 to 255 bytes), with *unit (if
+ * unit is not NULL) what one event is ("page faults"); owned by bf, NULL
+ * for any other measure.  pme_bucketfile_set_event() makes the measure
+ * PME_MEASURE_EVENT of event name.  Stored in the optional MEAS chunk
+ * (pme(5)); files of two events are not added up
+ * (pme_bucketfile_accumulate).
+ */
+const char	*pme_bucketfile_event(const struct pme_bucketfile *bf,
+		    const char **unit);
+int		 pme_bucketfile_set_event(struct pme_bucketfile *bf,
+		    const char *name, const char *unit, struct pme_error *err);
 
 /*
  * Other names of a unit.  Code with several names (finitel and __finitel,

@@ -43,6 +43,29 @@ enum pme_event {
 	PME_EVENT_PROF		/* ITIMER_PROF: process CPU time */
 };
 
+/*
+ * An event of a run (format 1.1): what its samples count, each sample
+ * naming its event by its index in the header's list.  kind, type and
+ * config say how it was collected (pmeclock's registry, lib/measure.h:
+ * kind 1 a clock, 2 a software event, 3-6 hardware, 7 a tracepoint;
+ * type and config as perf_event_attr has them); unit is what one event
+ * is ("ns" for a clock, "page faults"); period is the events a sample
+ * stands for (ns for a clock), 0 when it varies (PME_SEV_FREQ: each
+ * sample's weight holds its own).
+ */
+#define PME_SEV_FREQ	0x01	/* the kernel varied the period for a rate */
+#define PME_EVENTS_MAX	64	/* events of one run */
+
+struct pme_sample_event {
+	const char	*name;		/* "page-faults", "sched:sched_switch" */
+	const char	*unit;
+	uint32_t	 kind;
+	uint32_t	 type;
+	uint64_t	 config;
+	uint64_t	 period;
+	uint32_t	 flags;		/* PME_SEV_* */
+};
+
 /* Header flags. */
 #define PME_SHDR_CALLCHAIN 0x01	/* samples may carry call chains */
 #define PME_SHDR_INHERIT   0x02	/* children across fork/exec followed */
@@ -61,6 +84,11 @@ struct pme_sample_header {
 					   refused: ..."), or NULL */
 	const char	*boot;		/* the recording machine's boot id
 					   (pme_boot_id), or NULL: unknown */
+	uint32_t	 nevents;	/* 0: one event, the clock that method,
+					   event and period say (every file
+					   before format 1.1); else events[]
+					   lists them, at most PME_EVENTS_MAX */
+	const struct pme_sample_event *events;
 };
 
 /* Mapping flags. */
@@ -115,6 +143,8 @@ struct pme_sample {
 	uint32_t	 pid, tid;
 	uint32_t	 cpu;		/* UINT32_MAX if unknown */
 	uint32_t	 flags;		/* PME_SAMPLE_* */
+	uint32_t	 event;		/* index in the header's events (0 when
+					   it has none) */
 	uint32_t	 nframes;	/* call chain, innermost first; the first */
 	const uint64_t	*frames;	/*   frame is the caller of pc */
 };

@@ -25,6 +25,11 @@
 /* The recording boot's id, just before the header it belongs to: a reader
  * of an earlier minor version passes over it. */
 #define T_BOOT	PME_FOURCC('B', 'O', 'O', 'T')
+/* Format 1.1: the run's events, just before its header, and the chunks of
+ * samples that name an event other than the first (an SMPL chunk with an
+ * event column), which a 1.0 reader passes over. */
+#define T_EVTS	PME_FOURCC('E', 'V', 'T', 'S')
+#define T_SMPX	PME_FOURCC('S', 'M', 'P', 'X')
 
 #define BUF_DEFAULT	(64u << 10)
 #define BUF_MIN		(16u << 10)
@@ -42,17 +47,22 @@
 #define VARINT_MAX	10
 
 /* The columns of an SMPL chunk; the first NLAZY may be constant, and
- * their bit in the chunk's column flags says which are stored. */
-enum { C_TIDX, C_WEIGHT, C_CPU, C_FLAGS, C_NFR, C_PC, C_TIME, C_FRAMES,
-    NCOL };
-#define NLAZY	5
+ * their bit in the chunk's column flags says which are stored.  The
+ * event's is in SMPX chunks only: an SMPL chunk's samples are all of
+ * event 0, and it has neither the column nor its constant. */
+enum { C_TIDX, C_WEIGHT, C_CPU, C_FLAGS, C_NFR, C_EVENT, C_PC, C_TIME,
+    C_FRAMES, NCOL };
+#define NLAZY	6
+#define NLAZY_SMPL 5
 /* The order they are stored in: pc and time first, so that a reader
  * fills whole records in the time column's pass. */
 static const uint8_t col_order[NCOL] = { C_TIDX, C_PC, C_TIME, C_WEIGHT,
-    C_CPU, C_FLAGS, C_NFR, C_FRAMES };
+    C_CPU, C_FLAGS, C_NFR, C_EVENT, C_FRAMES };
 /* Bytes of a sample but its frames, every column at its longest, and of
  * a new entry in the thread table. */
-#define SAMPLE_BOUND	(5 + 10 + 5 + 5 + 5 + 10 + 10)
+#define SAMPLE_BOUND	(5 + 10 + 5 + 5 + 5 + 5 + 10 + 10)
+#define EVTS_MAX	(PME_EVENTS_MAX * (2 * (VARINT_MAX + STR_MAX) + \
+			    5 * VARINT_MAX) + VARINT_MAX)
 #define TID_BOUND	(5 + 10)
 
 /* ------------------------------------------------------------ varints */
@@ -111,6 +121,7 @@ struct pme_samplewriter {
 	uint16_t	 slot[2 * TID_MAX];	/* index + 1, 0 empty */
 	uint32_t	 ntids, lastk;
 	uint64_t	 total;		/* samples written */
+	uint32_t	 nevents;	/* of the header, at least 1 */
 	int		 failed;
 };
 
@@ -198,7 +209,7 @@ flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
 	uint8_t *p = sw->out;
 	unsigned cols = 0;
 	uint32_t k;
-	int c, i;
+	int c, i, x = sw->lazyvar[C_EVENT] || sw->lazy0[C_EVENT] != 0;
 
 	p = pme_uv_put(p, sw->n);
 	p = pme_uv_put(p, sw->ntids);
@@ -214,7 +225,7 @@ flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
 		if (sw->lazyvar[c])
 			cols |= 1u << c;
 	p = pme_uv_put(p, cols);
-	for (c = 0; c < NLAZY; c++)
+	for (c = 0; c < (x ? NLAZY : NLAZY_SMPL); c++)
 		if (!sw->lazyvar[c])
 			p = pme_uv_put(p, sw->lazy0[c]);
 	for (i = 0; i < NCOL; i++) {
@@ -226,7 +237,8 @@ flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
 	}
 	/* Columns of varints gain little from zlib and inflating would
 	 * cost the reader more than decoding: stored plain (pme(5)). */
-	return put_chunk(sw, T_SMPL, sw->out, (size_t)(p - sw->out), 0, err);
+	return put_chunk(sw, x ? T_SMPX : T_SMPL, sw->out,
+	    (size_t)(p - sw->out), 0, err);
 }
 
 int
@@ -295,8 +307,45 @@ pme_boot_id(char *buf, size_t len)
 	return 0;
 }
 
+/* The EVTS payload: the run's events, each name and unit a string. */
+static int
+write_events(struct pme_samplewriter *sw, const struct pme_sample_header *h,
+    struct pme_error *err)
+{
+	const struct pme_sample_event *e;
+	uint8_t *buf, *p;
+	uint32_t i;
+	int rc;
+
+	if (h->nevents > PME_EVENTS_MAX || h->events == NULL)
+		return pme_seterr(err, PME_EINVAL, "pme_samplewriter_open: "
+		    "%u events", h->nevents);
+	for (i = 0; i < h->nevents; i++)
+		if (h->events[i].name == NULL || h->events[i].unit == NULL ||
+		    strlen(h->events[i].name) > STR_MAX ||
+		    strlen(h->events[i].unit) > STR_MAX)
+			return pme_seterr(err, PME_EINVAL, "pme_samplewriter_"
+			    "open: event %u: bad name or unit", i);
+	if ((p = buf = malloc(EVTS_MAX)) == NULL)
+		return pme_setnomem(err);
+	p = pme_uv_put(p, h->nevents);
+	for (e = h->events; e < h->events + h->nevents; e++) {
+		p = put_str(p, e->name);
+		p = put_str(p, e->unit);
+		p = pme_uv_put(p, e->kind);
+		p = pme_uv_put(p, e->type);
+		p = pme_uv_put(p, e->config);
+		p = pme_uv_put(p, e->period);
+		p = pme_uv_put(p, e->flags);
+	}
+	rc = put_chunk(sw, T_EVTS, buf, (size_t)(p - buf), 1, err);
+	free(buf);
+	return rc;
+}
+
 /* The SHDR payload, in a buffer of its own: the command line may be long.
- * The BOOT chunk, when there is a boot id, goes just before it. */
+ * The BOOT and EVTS chunks, when there are a boot id and events, go just
+ * before it. */
 static int
 write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
     struct pme_error *err)
@@ -322,6 +371,8 @@ write_header(struct pme_samplewriter *sw, const struct pme_sample_header *h,
 		    "bad boot id");
 	if (h->boot != NULL && put_chunk(sw, T_BOOT, (const uint8_t *)h->boot,
 	    strlen(h->boot), 0, err) == -1)
+		return -1;
+	if (h->nevents > 0 && write_events(sw, h, err) == -1)
 		return -1;
 	if ((p = buf = malloc(len)) == NULL)
 		return pme_setnomem(err);
@@ -370,6 +421,7 @@ pme_samplewriter_open(const char *path, const struct pme_sample_header *h,
 	}
 	sw->bufsize = bufsize;
 	sw->step = h->period;
+	sw->nevents = h->nevents > 0 ? h->nevents : 1;
 	for (m = sw->mem, c = 0; c < NCOL; c++, m += bufsize)
 		sw->col[c] = m;
 	sw->meta = m;
@@ -632,10 +684,14 @@ pme_samplewriter_sample(struct pme_samplewriter *sw,
 	if (s->nframes > FRAMES_MAX)
 		return pme_seterr(err, PME_ELIMIT, "'%s': sample with %u "
 		    "frames, more than %u", sw->path, s->nframes, FRAMES_MAX);
+	if (s->event >= sw->nevents)
+		return pme_seterr(err, PME_EINVAL, "'%s': sample of event %u, "
+		    "the header lists %u", sw->path, s->event, sw->nevents);
 	lz[C_WEIGHT] = s->weight;
 	lz[C_CPU] = (uint32_t)(s->cpu + 1);
 	lz[C_FLAGS] = s->flags;
 	lz[C_NFR] = s->nframes;
+	lz[C_EVENT] = s->event;
 	if ((rc = sample_add(sw, s, lz, err)) == 1) {
 		if (pme_samplewriter_flush(sw, err) == -1)
 			return -1;
@@ -734,6 +790,10 @@ struct rd {
 	int		 header, closed;
 	int		 hasboot;	/* a BOOT chunk for the next header */
 	char		 boot[PME_BOOT_MAX + 1];
+	struct pme_sample_event *ev;	/* an EVTS chunk's, for the next
+					   header (its strings after it) */
+	uint32_t	 nev;		/* in ev, 0 when none */
+	uint32_t	 runev;		/* the run's events, at least 1 */
 	uint64_t	 samples;
 	char		 str[STR_MAX + 1];
 };
@@ -910,6 +970,10 @@ rd_header(struct rd *rd, struct dc *d)
 		return derr(rd, "bad length");
 	h.boot = rd->hasboot ? rd->boot : NULL;
 	rd->hasboot = 0;
+	h.nevents = rd->nev;
+	h.events = rd->nev > 0 ? rd->ev : NULL;
+	rd->runev = rd->nev > 0 ? rd->nev : 1;
+	rd->nev = 0;
 	if (rd->v->header != NULL && rd->v->header(rd->arg, &h) != 0)
 		return stopped(rd);
 	return 0;
@@ -926,6 +990,54 @@ rd_boot(struct rd *rd, struct dc *d)
 	memcpy(rd->boot, d->p, len);
 	rd->boot[len] = '\0';
 	rd->hasboot = 1;
+	return 0;
+}
+
+/* A string of the EVTS chunk into q, NUL-terminated; q past it. */
+static char *
+dc_strto(struct dc *d, char *q, const char **out)
+{
+	const uint8_t *s;
+	size_t len;
+
+	if ((s = dc_bytes(d, STR_MAX, &len, 1)) == NULL)
+		return q;
+	memcpy(q, s, len);
+	q[len] = '\0';
+	*out = q;
+	return q + len + 1;
+}
+
+/* The run's events, kept for the header that follows. */
+static int
+rd_evts(struct rd *rd, struct dc *d)
+{
+	struct pme_sample_event *e;
+	uint64_t n = dc_uv(d), i;
+	char *q;
+
+	if (!fits(d, n, 7) || n == 0 || n > PME_EVENTS_MAX)
+		return derr(rd, "bad event count");
+	free(rd->ev);
+	rd->nev = 0;
+	if ((rd->ev = malloc((size_t)n * sizeof(*e) + (size_t)(d->end -
+	    d->p))) == NULL)
+		return pme_setnomem(rd->err);
+	q = (char *)(rd->ev + n);
+	for (i = 0, e = rd->ev; i < n; i++, e++) {
+		q = dc_strto(d, q, &e->name);
+		q = dc_strto(d, q, &e->unit);
+		e->kind = dc_u32v(d);
+		e->type = dc_u32v(d);
+		e->config = dc_uv(d);
+		e->period = dc_uv(d);
+		e->flags = dc_u32v(d);
+		if (d->bad)
+			return derr(rd, "bad event");
+	}
+	if (d->p != d->end)
+		return derr(rd, "bytes after the last event");
+	rd->nev = (uint32_t)n;
 	return 0;
 }
 
@@ -1133,7 +1245,8 @@ rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 	const uint8_t *p, *end = m->end;
 	uint64_t v, pc, time, step = m->step, weight = m->lz[C_WEIGHT];
 	uint32_t cpu = (uint32_t)m->lz[C_CPU] - 1, flags = (uint32_t)
-	    m->lz[C_FLAGS], nf = (uint32_t)m->lz[C_NFR], k;
+	    m->lz[C_FLAGS], nf = (uint32_t)m->lz[C_NFR], k, ev = (uint32_t)
+	    m->lz[C_EVENT];
 	size_t i;
 
 	if (m->cols & 1u << C_TIDX)
@@ -1156,6 +1269,7 @@ rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 			s[i].tid = t[0].tid;
 			s[i].cpu = cpu;
 			s[i].flags = flags;
+			s[i].event = ev;
 			s[i].nframes = nf;
 			s[i].frames = NULL;
 		}
@@ -1177,6 +1291,7 @@ rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 			s[i].tid = t[k].tid;
 			s[i].cpu = cpu;
 			s[i].flags = flags;
+			s[i].event = ev;
 			s[i].nframes = nf;
 			s[i].frames = NULL;
 		}
@@ -1193,6 +1308,8 @@ rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 		COL_U32(C_CPU, cpu, UINT32_MAX, - 1);
 	if (m->cols & 1u << C_FLAGS)
 		COL_U32(C_FLAGS, flags, UINT32_MAX, + 0);
+	if (m->cols & 1u << C_EVENT)
+		COL_U32(C_EVENT, event, rd->runev - 1, + 0);
 	if (m->cols & 1u << C_NFR) {
 		COL_U32(C_NFR, nframes, FRAMES_MAX, + 0);
 		for (*nfr = 0, i = 0; i < n; i++)
@@ -1290,7 +1407,7 @@ rd_columns(struct rd *rd, struct smpl *m, const uint8_t *p, size_t n)
 }
 
 static int
-rd_smpl(struct rd *rd, struct dc *d)
+rd_samples(struct rd *rd, struct dc *d, int nlazy)
 {
 	uint64_t n = dc_uv(d), ntids = dc_uv(d), pcb, tb, tid;
 	struct smpl m;
@@ -1313,11 +1430,13 @@ rd_smpl(struct rd *rd, struct dc *d)
 	m.step = dc_uv(d);
 	pcb = dc_uv(d);
 	tb = dc_uv(d);
-	if ((cols = (unsigned)dc_uv(d)) >= 1u << NLAZY)
+	if ((cols = (unsigned)dc_uv(d)) >= 1u << nlazy)
 		return derr(rd, "bad column flags");
-	for (c = 0; c < NLAZY; c++)
+	m.lz[C_EVENT] = 0;
+	for (c = 0; c < nlazy; c++)
 		m.lz[c] = cols & 1u << c ? 0 : dc_uv(d);
 	if (d->bad || (n > 0 && m.lz[C_TIDX] >= ntids) ||
+	    m.lz[C_EVENT] >= rd->runev ||
 	    m.lz[C_CPU] > UINT32_MAX || m.lz[C_FLAGS] > UINT32_MAX ||
 	    m.lz[C_NFR] > FRAMES_MAX)
 		return derr(rd, "bad sample chunk header");
@@ -1331,6 +1450,18 @@ rd_smpl(struct rd *rd, struct dc *d)
 	m.cols = cols;
 	m.end = d->end;
 	return rd_columns(rd, &m, d->p, (size_t)n);
+}
+
+static int
+rd_smpl(struct rd *rd, struct dc *d)
+{
+	return rd_samples(rd, d, NLAZY_SMPL);
+}
+
+static int
+rd_smpx(struct rd *rd, struct dc *d)
+{
+	return rd_samples(rd, d, NLAZY);
 }
 
 static int
@@ -1351,6 +1482,14 @@ rd_close(struct rd *rd, struct dc *d)
 	return 0;
 }
 
+/* Whether a chunk of type belongs to the header after it: it may come
+ * before the first and after a closing record. */
+static int
+before_header(uint32_t type)
+{
+	return type == T_BOOT || type == T_EVTS;
+}
+
 /* The most a chunk of each type holds: what the writer's buffers can. */
 #define RECS_MAX	(BUF_MAX + 256)
 
@@ -1366,6 +1505,8 @@ static const struct rdkind {
 	{ T_SMPL, "SMPL", RECS_MAX, rd_smpl },
 	{ T_CLOS, "CLOS", CLOS_LEN, rd_close },
 	{ T_BOOT, "BOOT", PME_BOOT_MAX, rd_boot },
+	{ T_EVTS, "EVTS", EVTS_MAX, rd_evts },
+	{ T_SMPX, "SMPX", RECS_MAX, rd_smpx },
 };
 #define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
 
@@ -1388,9 +1529,9 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 		return 1;	/* a later minor version's: skipped */
 	rd->off = c->offset;
 	rd->tag = k->tag;
-	if (c->type != T_SHDR && c->type != T_BOOT && !rd->header)
+	if (c->type != T_SHDR && !before_header(c->type) && !rd->header)
 		return derr(rd, "before the header");
-	if (c->type != T_SHDR && c->type != T_BOOT && rd->closed)
+	if (c->type != T_SHDR && !before_header(c->type) && rd->closed)
 		return derr(rd, "after the closing record");
 	if ((rc = pme_reader_payload(r, c, k->max, rd->err)) != 1)
 		return rc;
@@ -1400,7 +1541,7 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 		free(rd->argbuf);
 		rd->argbuf = NULL;
 	}
-	if (c->type != T_BOOT)
+	if (!before_header(c->type))
 		rd->header = 1;
 	d.p = c->data;
 	d.end = c->data + c->len;
@@ -1454,6 +1595,7 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
 	free(rd->fr);
 	free(rd->t);
 	free(rd->argbuf);
+	free(rd->ev);
 	free(rd);
 	pme_reader_close(r);
 	return rc;
@@ -1509,7 +1651,7 @@ pme_samplefile_copy(struct pme_writer *w, const char *path,
 				break;
 		rc = -1;
 		if (k < rdkinds + NRDKINDS && c.type != T_SHDR &&
-		    c.type != T_BOOT && (info->runs == 0 || closed)) {
+		    !before_header(c.type) && (info->runs == 0 || closed)) {
 			pme_setfmt(err, PME_EFORMAT, name, c.offset,
 			    "'%s' chunk: %s", k->tag, info->runs == 0 ?
 			    "before the header" : "after the closing record");

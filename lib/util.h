@@ -77,6 +77,10 @@ uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
  * The caller frees the result; NULL when out of memory.
  */
 char		*pme_with_ext(const char *name, const char *ext);
+/* The first line of file path (a /proc or sysfs file), without its
+ * newline, into buf of len bytes; 0, or -1 when it cannot be read or is
+ * empty. */
+int		 pme_first_line(const char *path, char *buf, size_t len);
 /*
  * A chunk copied as it is stored, for a program that joins files without
  * decoding them (pmemerge(1)).  pme_reader_stored() gives the stored

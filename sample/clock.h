@@ -9,9 +9,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "measure.h"
 #include "pme_sample.h"
 
 extern const char *prog;
+
+/* An event of -e (events.c), its period resolved. */
+struct clockevent {
+	struct pme_evspec spec;
+	uint64_t	 period;	/* ns for a clock, events otherwise;
+					   Hz when freq */
+	int		 freq;		/* -F for an event other than a clock */
+	int		 given;		/* /PERIOD was given */
+};
 
 struct clockopts {
 	const char	*out;		/* sample file, "-": standard output */
@@ -30,7 +40,41 @@ struct clockopts {
 	char		 note[512];	/* why this method ran, or empty */
 	pid_t		 attach;	/* -p: the process, else 0 */
 	uint64_t	 duration;	/* -d: ns, 0 for no limit */
+	unsigned	 hz;		/* -F, else 0 */
+	struct clockevent ev[PME_EVENTS_MAX];	/* -e, or the clock */
+	int		 nev;
+	int		 evgiven;	/* -e was given */
+	int		 list;		/* -l */
 };
+
+/*
+ * The events (events.c).  events_parse() adds the events of one -e list
+ * ("page-faults/1,cpu-clock"); 0, or the exit status (said): 2 for a
+ * name that is no event, 1 for one this machine cannot have.
+ * events_finish() resolves the periods after every option (the clock
+ * alone without -e); events_check() opens each event on pmeclock itself,
+ * before the command starts, and refuses (said, exit status 1) those the
+ * machine or the method cannot watch.  events_list() is pmeclock -l.
+ * events_header() fills the sample file header's list (out: o->nev
+ * entries).
+ */
+int	events_parse(struct clockopts *o, const char *list);
+int	events_finish(struct clockopts *o);
+int	events_check(const struct clockopts *o);
+int	events_list(const struct clockopts *o);
+void	events_header(const struct clockopts *o, struct pme_sample_event *out);
+/* -v: what the run watches, in one line ("watching './prog' (pid 12):
+ * page-faults every event, cpu-clock every 10000us"). */
+void	events_say(const struct clockopts *o, int pid);
+/* Whether event k is a clock (its samples stand for ns of CPU time). */
+int	events_clock(const struct clockopts *o, int k);
+/* The perf_event_attr's type, config and period of event k. */
+struct perf_event_attr;
+void	events_attr(const struct clockopts *o, int k,
+	    struct perf_event_attr *a);
+/* "10ms", "250us": 0, or -1 (pmeclock.c). */
+int	parse_interval(const char *s, uint64_t *ns);
+
 
 /* How call chains are taken: from the CFI (the default where elfutils'
  * libdw is built in), or by frame pointers. */

@@ -40,6 +40,7 @@
 struct ring {
 	int		 fd;
 	int		 cpu;
+	int		 ev;		/* the event's index in o->ev */
 	struct perf_event_mmap_page *meta;
 	uint8_t		*data;
 	size_t		 size;		/* of data, a power of two */
@@ -49,6 +50,7 @@ struct ring {
 struct rec {
 	uint64_t	 time;
 	uint64_t	 seq;
+	int		 ev;
 	struct perf_event_header *h;
 };
 
@@ -90,6 +92,7 @@ struct perfstate {
 	uint64_t	*frames;
 	struct unwinder	*uw;		/* CALLGRAPH_DWARF */
 	uint32_t	 mainpid;
+	int		 curev;		/* of the record being converted */
 	int		 failed;
 };
 
@@ -118,8 +121,30 @@ fill_attr_dwarf(struct perf_event_attr *a, const struct clockopts *o)
 	ring_pages = RING_PAGES_DWARF;
 }
 
+/* Whether event k's records carry the kernel's call chain: with -g by
+ * frame pointers, and for an event that is not a clock, whose samples in
+ * the kernel are booked to the user code that entered it (its chain's
+ * first user frame). */
+static int
+kernel_chain(const struct clockopts *o, int k)
+{
+	if (o->callchain)
+		return o->callgraph != CALLGRAPH_DWARF;
+	return k >= 0 && !events_clock(o, k);
+}
+
+/* Whether event k's samples carry their period: a clock's (which -j
+ * varies), or the kernel's for a rate (-F). */
+static int
+sample_period(const struct clockopts *o, int k)
+{
+	return k < 0 || events_clock(o, k) || o->ev[k].freq;
+}
+
+/* The attributes of event k of o->ev (-1: the cpu-clock, to probe). */
 static void
-fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek)
+fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek,
+    int k)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -130,7 +155,7 @@ fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek)
 	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	if (o->callchain && o->callgraph == CALLGRAPH_DWARF)
 		fill_attr_dwarf(a, o);
-	else if (o->callchain)
+	else if (kernel_chain(o, k))
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->disabled = 1;
 	a->inherit = 1;
@@ -150,6 +175,16 @@ fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek)
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring_pages * 4096 / 4);
+	if (k < 0)
+		return;
+	events_attr(o, k, a);
+	/* A software event asked for its period samples every event, each
+	 * of period 1 (perf_swevent_event()): a fixed period is known. */
+	if (!sample_period(o, k))
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	/* The first event's records say what the process does. */
+	if (k > 0)
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
 }
 
 /* The online CPUs, from sysfs ("0-3,5"); -1 if unknown. */
@@ -202,10 +237,10 @@ paranoid(void)
 	return v;
 }
 
-/* Opens the event on pid on every online CPU; -1 with errno. */
+/* Opens event k (fill_attr) on pid on every online CPU; -1 with errno. */
 static int
-open_all(const struct clockopts *o, pid_t pid, int ek, int *fds, int *cpus,
-    int *n)
+open_all(const struct clockopts *o, pid_t pid, int ek, int k, int *fds,
+    int *cpus, int *n)
 {
 	struct perf_event_attr a;
 	int ncpu, i, e;
@@ -215,7 +250,7 @@ open_all(const struct clockopts *o, pid_t pid, int ek, int *fds, int *cpus,
 		errno = ENODEV;
 		return -1;
 	}
-	fill_attr(&a, o, ek);
+	fill_attr(&a, o, ek, k);
 	for (i = 0; i < ncpu; i++) {
 		if ((fd = perf_open(&a, pid, cpus[i])) < 0) {
 			e = errno;
@@ -238,7 +273,7 @@ perf_probe(struct clockopts *o)
 	/* Kernel samples too where allowed: system calls are the
 	 * program's CPU time as well. */
 	for (exclude_kernel = 0; exclude_kernel < 2; exclude_kernel++) {
-		if (open_all(o, getpid(), exclude_kernel, fds, cpus,
+		if (open_all(o, getpid(), exclude_kernel, -1, fds, cpus,
 		    &n) == 0) {
 			for (i = 0; i < n; i++)
 				close(fds[i]);
@@ -326,6 +361,7 @@ read_ring(struct perfstate *ps, struct ring *r)
 		/* The pointer is fixed up once the arena stops moving. */
 		ps->recs[ps->nrecs].h = (void *)(uintptr_t)ps->narena;
 		ps->recs[ps->nrecs].seq = ps->seq++;
+		ps->recs[ps->nrecs].ev = r->ev;
 		ps->nrecs++;
 		ps->narena += (hd.size + 7) & ~(size_t)7;
 		tail += hd.size;
@@ -477,6 +513,25 @@ conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 	s->nframes = n;
 }
 
+/*
+ * An event other than a clock that happened in the kernel (a tracepoint,
+ * a context switch) is booked to the user code that entered the kernel,
+ * the first frame of its user chain, as the Spy booked a page fault to
+ * the process's stack; the chain is kept only with -g.
+ */
+static void
+book_user(struct perfstate *ps, struct pme_sample *s)
+{
+	if ((s->flags & PME_SAMPLE_KERNEL) && s->nframes > 0) {
+		s->pc = s->frames[0];
+		memmove(ps->frames, ps->frames + 1, --s->nframes *
+		    sizeof(*ps->frames));
+		s->flags &= ~(uint32_t)PME_SAMPLE_KERNEL;
+	}
+	if (!ps->o->callchain)
+		s->nframes = 0;
+}
+
 static void
 conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 {
@@ -486,7 +541,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	struct pme_error err;
 	uint64_t nr, ip, i;
 
-	if (end - p < 40)
+	if (end - p < 40 - (sample_period(ps->o, ps->curev) ? 0 : 8))
 		return;
 	memset(&s, 0, sizeof(s));
 	s.pc = get64(p);
@@ -494,14 +549,22 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	s.tid = get32(p + 12);
 	s.time = get64(p + 16);
 	s.cpu = get32(p + 24);
-	s.weight = jitter_weight(ps->o, s.tid, s.time, get64(p + 32));
-	p += 40;
+	s.event = (uint32_t)ps->curev;
+	if (!sample_period(ps->o, ps->curev)) {
+		s.weight = ps->o->ev[ps->curev].period;
+		p += 32;
+	} else {
+		s.weight = events_clock(ps->o, ps->curev) ?
+		    jitter_weight(ps->o, s.tid, s.time, get64(p + 32)) :
+		    get64(p + 32);
+		p += 40;
+	}
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL)
 		s.flags |= PME_SAMPLE_KERNEL;
 	if (ps->uw != NULL)
 		conv_stack(ps, &s, p, end);
-	else if (ps->o->callchain && end - p >= 8) {
+	else if (kernel_chain(ps->o, ps->curev) && end - p >= 8) {
 		nr = get64(p);
 		p += 8;
 		if (nr > (uint64_t)(end - p) / 8)
@@ -518,6 +581,8 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 		}
 		s.frames = ps->frames;
 	}
+	if (!events_clock(ps->o, ps->curev))
+		book_user(ps, &s);
 	add_tid(ps, s.tid);
 	ps->samples++;
 	if (pme_samplewriter_sample(ps->w, &s, &err) < 0)
@@ -803,8 +868,10 @@ drain(struct perfstate *ps)
 		ps->recs[i].time = rec_time(ps->recs[i].h);
 	}
 	qsort(ps->recs, ps->nrecs, sizeof(*ps->recs), cmp_rec);
-	for (i = 0; i < ps->nrecs && !ps->failed; i++)
+	for (i = 0; i < ps->nrecs && !ps->failed; i++) {
+		ps->curev = ps->recs[i].ev;
 		convert(ps, ps->recs[i].h);
+	}
 	return ps->failed ? -1 : 0;
 }
 
@@ -1001,31 +1068,55 @@ jitter_rings(struct perfstate *ps, uint64_t threads)
 	return 1;
 }
 
+/* Opens every event on the child, event k's ring for CPU cpus[i] at
+ * rings[k * ncpu + i]. */
+static int
+open_events(struct perfstate *ps, struct child *c)
+{
+	int cpus[MAX_CPUS], *fds, n = 0, i, k;
+
+	if ((fds = calloc(MAX_CPUS, sizeof(*fds))) == NULL ||
+	    (ps->rings = calloc(MAX_CPUS, sizeof(*ps->rings))) == NULL) {
+		free(fds);
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -1;
+	}
+	for (k = 0; k < ps->o->nev; k++) {
+		if (open_all(ps->o, c->pid, exclude_kernel, k, fds, cpus,
+		    &n) < 0) {
+			fprintf(stderr, "%s: perf_event_open: %s: %s\n", prog,
+			    ps->o->ev[k].spec.name, strerror(errno));
+			break;
+		}
+		if ((size_t)ps->nrings + (size_t)n > MAX_CPUS) {
+			fprintf(stderr, "%s: %d events on %d CPUs: more than "
+			    "%d rings\n", prog, ps->o->nev, n, MAX_CPUS);
+			for (i = 0; i < n; i++)
+				close(fds[i]);
+			break;
+		}
+		for (i = 0; i < n; i++, ps->nrings++) {
+			ps->rings[ps->nrings].fd = fds[i];
+			ps->rings[ps->nrings].cpu = cpus[i];
+			ps->rings[ps->nrings].ev = k;
+		}
+	}
+	free(fds);
+	return k == ps->o->nev ? 0 : -1;
+}
+
 static int
 setup(struct perfstate *ps, struct child *c)
 {
-	int fds[MAX_CPUS], cpus[MAX_CPUS], n, i;
 	long pg = sysconf(_SC_PAGESIZE);
 	void *m;
+	int i;
 
-	if (open_all(ps->o, c->pid, exclude_kernel, fds, cpus, &n) < 0) {
-		fprintf(stderr, "%s: perf_event_open: %s\n", prog,
-		    strerror(errno));
+	if (open_events(ps, c) < 0)
 		return -1;
-	}
-	if ((ps->rings = calloc((size_t)n, sizeof(*ps->rings))) == NULL) {
-		for (i = 0; i < n; i++)
-			close(fds[i]);
-		return -1;
-	}
-	ps->nrings = n;
-	for (i = 0; i < n; i++) {
-		ps->rings[i].fd = fds[i];
-		ps->rings[i].cpu = cpus[i];
-	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < ps->nrings; i++) {
 		m = mmap(NULL, (ring_pages + 1) * (size_t)pg, PROT_READ |
-		    PROT_WRITE, MAP_SHARED, fds[i], 0);
+		    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
 		if (m == MAP_FAILED) {
 			fprintf(stderr, "%s: mmap of the perf ring buffer: "
 			    "%s\n", prog, strerror(errno));
@@ -1188,7 +1279,7 @@ attach_thread(struct perfattach *a, pid_t tid)
 	long fd;
 	void *p;
 
-	fill_attr(&attr, a->ps.o, exclude_kernel);
+	fill_attr(&attr, a->ps.o, exclude_kernel, 0);
 	attr.disabled = 0;
 	attr.enable_on_exec = 0;
 	for (i = 0; i < a->ncpu; i++) {

@@ -41,10 +41,12 @@ static int sigpipe_w = -1;
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: pmeclock [-gqv] [-F hz | -i interval] "
-	    "[-G fp | dwarf[,size]]\n"
-	    "                [-j percent] [-m method] [-o output] [--] command "
-	    "[argument ...]\n"
+	fprintf(fp, "usage: pmeclock [-gqv] [-e event[/period][,...]] "
+	    "[-F hz | -i interval]\n"
+	    "                [-G fp | dwarf[,size]] [-j percent] [-m method] "
+	    "[-o output]\n"
+	    "                [--] command [argument ...]\n"
+	    "       pmeclock -l\n"
 	    "       pmeclock [-gqv] [-F hz | -i interval] [-G fp | dwarf[,size]]\n"
 	    "                [-j percent] [-d duration] [-m perf] [-o output] "
 	    "-p pid\n");
@@ -59,10 +61,20 @@ help(void)
 	    "file.\n\n"
 	    "  -o output     sample file, default %s ('-': standard "
 	    "output)\n"
+	    "  -e events     what to watch, each its own measure: "
+	    "cpu-clock (default),\n"
+	    "                page-faults, context-switches, "
+	    "sched:sched_switch, ...;\n"
+	    "                /period: a sample every period events "
+	    "(default 1)\n"
+	    "  -l            list the events and whether this machine "
+	    "can count them\n"
 	    "  -i interval   CPU time between samples: 10ms (default), "
 	    "250us, 1ms, ...\n"
 	    "  -F hz         samples per second of CPU time instead "
-	    "(up to 100000)\n"
+	    "(up to 100000);\n"
+	    "                of events without /period: per second, "
+	    "the kernel varying it\n"
 	    "  -g            record call chains\n"
 	    "  -G how        -g, unwound from the CFI (dwarf, default; "
 	    "dwarf,size: bytes\n"
@@ -150,7 +162,7 @@ parse_scaled(const char *s, const struct unit *units, size_t n, double lo,
 }
 
 /* "10ms", "250us", "1s", "5000ns"; a bare number is milliseconds. */
-static int
+int
 parse_interval(const char *s, uint64_t *ns)
 {
 	static const struct unit units[] = {
@@ -607,6 +619,7 @@ run(struct clockopts *o)
 	struct pme_error err;
 	struct child c;
 	char rtbuf[PATH_MAX], boot[PME_BOOT_MAX + 1];
+	struct pme_sample_event ev[PME_EVENTS_MAX];
 	int rc;
 
 	if (strcmp(o->out, "-") != 0 && guard_start() < 0)
@@ -630,13 +643,18 @@ run(struct clockopts *o)
 	h.argv = (const char *const *)o->argv;
 	h.note = o->note[0] ? o->note : NULL;
 	h.boot = pme_boot_id(boot, sizeof(boot)) == 0 ? boot : NULL;
+	events_header(o, ev);
+	h.nevents = (uint32_t)o->nev;
+	h.events = ev;
 	if ((w = pme_samplewriter_open(o->out, &h, 0, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		child_abandon(&c);
 		return 1;
 	}
 	guard_tell(w, o->out);
-	if (o->verbose)
+	if (o->verbose && o->evgiven)
+		events_say(o, (int)c.pid);
+	else if (o->verbose)
 		fprintf(stderr, "%s: sampling '%s' (pid %d) every %lluus with "
 		    "the %s method into '%s'\n", prog, o->argv[0], (int)c.pid,
 		    (unsigned long long)(o->period / 1000),
@@ -895,9 +913,13 @@ option(struct clockopts *o, int c, const char **oname)
 		fprintf(stderr, "%s: -j: '%s' is not a percentage from 0 to "
 		    "30\n", prog, optarg);
 		return 2;
+	case 'e':
+		return (c = events_parse(o, optarg)) == 0 ? -1 : c;
 	case 'F':
-		if (parse_hz(optarg, &o->period) >= 0)
+		if (parse_hz(optarg, &o->period) >= 0) {
+			o->hz = (unsigned)strtoul(optarg, NULL, 10);
 			return -1;
+		}
 		fprintf(stderr, "%s: -F: '%s' is not a rate from 1 to 100000 "
 		    "Hz\n", prog, optarg);
 		return 2;
@@ -910,6 +932,9 @@ option(struct clockopts *o, int c, const char **oname)
 	case 'h':
 		help();
 		return 0;
+	case 'l':
+		o->list = 1;
+		return -1;
 	case 'i':
 		if (parse_interval(optarg, &o->period) >= 0)
 			return -1;
@@ -968,10 +993,19 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->stacksize = STACKSIZE_DEFAULT;
 	o->jitter = -1;	/* not given: 30 for timer, 0 for perf (man page) */
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+d:F:G:ghi:j:m:o:p:qVv", longopts,
+	while ((c = getopt_long(argc, argv, "+d:e:F:G:ghi:j:lm:o:p:qVv", longopts,
 	    NULL)) != -1)
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
+	if (o->list && (optind < argc || o->attach != 0 || o->evgiven)) {
+		fprintf(stderr, "%s: -l lists the events: no command, -p or "
+		    "-e with it\n", prog);
+		return 2;
+	}
+	if (o->list)
+		return events_list(o);
+	if ((rc = events_finish(o)) != 0)
+		return rc;
 	if (o->attach != 0 && optind < argc) {
 		fprintf(stderr, "%s: -p attaches to a running process: no "
 		    "command with it\n", prog);
@@ -1013,7 +1047,7 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	if (o.attach != 0)
 		rc = attach(&o);
-	else if (choose_method(&o) < 0)
+	else if (choose_method(&o) < 0 || events_check(&o) != 0)
 		rc = 1;
 	else {
 		setid_check(&o);

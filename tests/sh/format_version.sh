@@ -39,7 +39,7 @@ refused() {
 	"$@" >out 2>err </dev/null
 	local st=$?
 	[ $st = 1 ] || fail "$what: exit status $st, not 1"
-	grep -q "'$file': offset 0x8: format version [09]\.0, $word than this pme reads (1\.x)" err ||
+	grep -q "'$file': offset 0x8: format version [09]\.[0-9]*, $word than this pme reads (1\.x)" err ||
 	    fail "$what: message: $(cat err)"
 	if [ "$word" = newer ]; then
 		grep -q "read it with the pme that wrote it, or a newer one" err ||

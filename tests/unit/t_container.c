@@ -217,12 +217,12 @@ test_layout(void)
 	    1, &err) == 0);
 	CHECK(pme_writer_commit(w, &err) == 0);
 	b = readfile(path, &len);
-	n = forge_header(want, PME_KIND_BUCKET, 1, 0);
+	n = forge_header(want, PME_KIND_BUCKET, 1, PME_FORMAT_MINOR);
 	n += forge_chunk(want + n, PME_FOURCC('A', 'B', 'C', 'D'), 0, "xyz",
 	    3, 3);
 	n += forge_chunk(want + n, PME_CHUNK_END, 0, "", 0, 0);
 	CHECK(len == n && memcmp(b, want, n) == 0);
-	CHECK(memcmp(b, "\x7fPMEBUCK\x01\x00\x00\x00", 12) == 0);
+	CHECK(memcmp(b, "\x7fPMEBUCK\x01\x00\x01\x00", 12) == 0);
 	CHECK(memcmp(b + 16, "ABCD\0\0\0\0\3\0\0\0\3\0\0\0", 16) == 0);
 	CHECK(memcmp(b + 39, "END ", 4) == 0);
 	free(b);

@@ -899,7 +899,7 @@ do_bench(uint64_t n)
 {
 	static const char *argv[] = { "bench" };
 	struct pme_sample_header h = { PME_METHOD_TEST, PME_EVENT_CPU_CLOCK,
-	    10000000, 0, 0, 4242, 0, 1, argv, NULL, NULL };
+	    10000000, 0, 0, 4242, 0, 1, argv, NULL, NULL, 0, NULL };
 	struct pme_sample_visitor v = { NULL, NULL, NULL, b_samples, NULL };
 	struct pme_sample_summary sum;
 	struct pme_samplewriter *w;
@@ -1113,7 +1113,7 @@ gen_header(struct pme_samplewriter **w, struct gen *g, const char *path,
 	struct pme_sample_header h = { PME_METHOD_PERF, PME_EVENT_CPU_CLOCK,
 	    1000000, 1763700000123456789ull, 987654321, 4242,
 	    PME_SHDR_CALLCHAIN | PME_SHDR_INHERIT, 6, hargv,
-	    "perf_event_open refused: EACCES\nfell back", NULL };
+	    "perf_event_open refused: EACCES\nfell back", NULL, 0, NULL };
 	struct pme_error err;
 
 	*w = pme_samplewriter_open(path, &h, bufsize, &err);
@@ -2317,8 +2317,8 @@ test_batches(void)
 	};
 	static uint64_t frames[1024];
 	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1000, 0, 0, 1, 0,
-	    0, NULL, NULL, NULL };
-	struct pme_sample s = { 0x1000, 0, 1000, 1, 1, 0, 0, 0, NULL };
+	    0, NULL, NULL, NULL, 0, NULL };
+	struct pme_sample s = { 0x1000, 0, 1000, 1, 1, 0, 0, 0, 0, NULL };
 	const char *path = tmppath("batch.pms");
 	struct pme_samplewriter *w;
 	struct pme_sample_summary sum;
@@ -2390,8 +2390,8 @@ test_errors(void)
 {
 	struct pme_sample_visitor v = { NULL, stop_at_map, NULL, NULL, NULL };
 	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1, 0, 0, 1, 0, 0,
-	    NULL, NULL, NULL };
-	struct pme_sample s = { 1, 2, 3, 4, 5, 6, 0, 1, NULL };
+	    NULL, NULL, NULL, 0, NULL };
+	struct pme_sample s = { 1, 2, 3, 4, 5, 6, 0, 0, 1, NULL };
 	struct pme_mapping m = { 1, 0, 0, 10, 10, 0, 0, "x", NULL, 3 };
 	struct pme_thread t = { 9, 1, 1, 0, 0, 0, NULL };
 	struct pme_sample_summary sum;
@@ -2467,8 +2467,8 @@ static void
 test_abort(void)
 {
 	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1, 0, 0, 1, 0, 0,
-	    NULL, NULL, NULL };
-	struct pme_sample s = { 0x1000, 0, 1, 1, 1, UINT32_MAX, 0, 0, NULL };
+	    NULL, NULL, NULL, 0, NULL };
+	struct pme_sample s = { 0x1000, 0, 1, 1, 1, UINT32_MAX, 0, 0, 0, NULL };
 	struct pme_sample_summary sum;
 	struct pme_samplewriter *w;
 	struct pme_error err;
@@ -2860,6 +2860,151 @@ test_elf(void)
 	}
 }
 
+/* What test_events() reads back. */
+struct evseen {
+	uint32_t	 nevents;
+	char		 names[2][32], units[2][32];
+	uint64_t	 periods[2];
+	uint32_t	 flags[2];
+	uint64_t	 per[3];	/* samples of events 0, 1, other */
+	uint64_t	 weight[2];
+	int		 order_ok;
+	uint32_t	 next;		/* the event the next sample has */
+};
+
+static int
+ev_header(void *arg, const struct pme_sample_header *h)
+{
+	struct evseen *e = arg;
+	uint32_t i;
+
+	e->nevents = h->nevents;
+	for (i = 0; i < h->nevents && i < 2; i++) {
+		snprintf(e->names[i], 32, "%s", h->events[i].name);
+		snprintf(e->units[i], 32, "%s", h->events[i].unit);
+		e->periods[i] = h->events[i].period;
+		e->flags[i] = h->events[i].flags;
+	}
+	return 0;
+}
+
+static int
+ev_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct evseen *e = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		e->per[s[i].event < 2 ? s[i].event : 2]++;
+		if (s[i].event < 2)
+			e->weight[s[i].event] += s[i].weight;
+		/* samples 0..999 alternate, then 1000 of event 1 alone */
+		if (s[i].event != e->next)
+			e->order_ok = 0;
+		e->next = e->per[0] + e->per[1] < 1000 ?
+		    (e->per[0] + e->per[1]) % 2 : 1;
+	}
+	return 0;
+}
+
+/* The chunks of a file, "SMPL SMPX ...", into buf. */
+static void
+chunk_types(const char *path, char *buf, size_t len)
+{
+	struct pme_reader *r;
+	struct pme_chunk c;
+	struct pme_error err;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, &err)) == NULL)
+		die("%s", pme_strerror(&err));
+	while (pme_reader_next(r, &c, &err) == 1 && at + 6 < len) {
+		memcpy(buf + at, &c.type, 4);
+		buf[at + 4] = ' ';
+		at += 5;
+	}
+	buf[at] = '\0';
+	pme_reader_close(r);
+}
+
+/*
+ * Format 1.1: a run's events in its header, each sample's event; samples
+ * all of the first event in SMPL chunks a 1.0 reader reads, the others in
+ * SMPX; a sample of an event the header does not list is refused.
+ */
+static void
+test_events(void)
+{
+	static const struct pme_sample_visitor v = {
+		ev_header, NULL, NULL, ev_samples, NULL
+	};
+	static const struct pme_sample_event evs[2] = {
+		{ "cpu-clock", "ns", 1, 1, 0, 1000, 0 },
+		{ "page-faults", "page faults", 2, 1, 2, 0, PME_SEV_FREQ },
+	};
+	struct pme_sample_header h = { PME_METHOD_TEST, 0, 1000, 0, 0, 1, 0,
+	    0, NULL, NULL, NULL, 2, evs };
+	struct pme_sample s = { 0x1000, 0, 1000, 1, 1, 0, 0, 0, 0, NULL };
+	const char *path = tmppath("events.pms");
+	struct pme_sample_summary sum;
+	struct pme_samplewriter *w;
+	struct pme_error err;
+	struct evseen e;
+	char types[256];
+	uint32_t i;
+
+	/* only the first event: SMPL chunks, as 1.0 wrote them */
+	if ((w = pme_samplewriter_open(path, &h, 0, &err)) == NULL)
+		die("%s", pme_strerror(&err));
+	for (i = 0; i < 10; i++, s.time += 1000)
+		CHECK(pme_samplewriter_sample(w, &s, &err) == 0);
+	CHECK(pme_samplewriter_close(w, NULL, &err) == 0);
+	chunk_types(path, types, sizeof(types));
+	CHECK(strstr(types, "EVTS SHDR SMPL CLOS") != NULL &&
+	    strstr(types, "SMPX") == NULL);
+
+	if ((w = pme_samplewriter_open(path, &h, 1, &err)) == NULL)
+		die("%s", pme_strerror(&err));
+	for (i = 0; i < 2000; i++, s.time += 1000) {
+		s.event = i < 1000 ? i % 2 : 1;
+		s.weight = s.event == 0 ? 1000 : 7;
+		CHECK(pme_samplewriter_sample(w, &s, &err) == 0);
+	}
+	s.event = 2;
+	CHECK(pme_samplewriter_sample(w, &s, &err) == -1 &&
+	    strstr(err.msg, "sample of event 2, the header lists 2") != NULL);
+	CHECK(pme_samplewriter_close(w, NULL, &err) == 0);
+	chunk_types(path, types, sizeof(types));
+	CHECK(strstr(types, "SMPX") != NULL);
+	memset(&e, 0, sizeof(e));
+	e.order_ok = 1;
+	CHECK(pme_samplefile_read(path, &v, &e, &sum, &err) == 0);
+	CHECK(e.nevents == 2 && e.order_ok);
+	CHECK(strcmp(e.names[0], "cpu-clock") == 0 &&
+	    strcmp(e.units[0], "ns") == 0 && e.periods[0] == 1000 &&
+	    e.flags[0] == 0);
+	CHECK(strcmp(e.names[1], "page-faults") == 0 &&
+	    strcmp(e.units[1], "page faults") == 0 && e.periods[1] == 0 &&
+	    e.flags[1] == PME_SEV_FREQ);
+	CHECK(e.per[0] == 500 && e.per[1] == 1500 && e.per[2] == 0);
+	CHECK(e.weight[0] == 500 * 1000 && e.weight[1] == 1500 * 7);
+
+	/* a file without events: one, nevents 0, every sample event 0 */
+	h.nevents = 0;
+	h.events = NULL;
+	s.event = 0;
+	if ((w = pme_samplewriter_open(path, &h, 0, &err)) == NULL)
+		die("%s", pme_strerror(&err));
+	CHECK(pme_samplewriter_sample(w, &s, &err) == 0);
+	s.event = 1;
+	CHECK(pme_samplewriter_sample(w, &s, &err) == -1);
+	CHECK(pme_samplewriter_close(w, NULL, &err) == 0);
+	memset(&e, 0, sizeof(e));
+	CHECK(pme_samplefile_read(path, &v, &e, &sum, &err) == 0);
+	CHECK(e.nevents == 0 && e.per[0] == 1 && e.per[1] == 0);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -2892,6 +3037,7 @@ main(int argc, char *argv[])
 	test_boot();
 	test_limits();
 	test_batches();
+	test_events();
 	test_errors();
 	test_abort();
 	test_stdout();

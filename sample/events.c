@@ -1,0 +1,392 @@
+/*
+ * events.c - pmeclock -e and -l: the events a run watches, named as perf
+ * names them and resolved through libpme's registry (lib/measure.h), each
+ * tried on pmeclock itself before the command starts, so that an event
+ * this machine cannot count (a hardware event where there is no PMU) is
+ * refused before anything runs or is written.  See pmeclock(1), EVENTS.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#include "clock.h"
+
+#define DEFAULT_CLOCK	"cpu-clock"
+
+static const char *const kinds[] = { "", "clock", "software", "hardware",
+    "cache", "raw", "pmu", "tracepoint" };
+
+int
+events_clock(const struct clockopts *o, int k)
+{
+	return o->ev[k].spec.kind == PME_EV_CLOCK;
+}
+
+/* The end of the event that starts at s: the next comma outside a
+ * pmu/.../ name. */
+static const char *
+item_end(const char *s)
+{
+	const char *p = s + strcspn(s, "/,:");
+
+	if (*p == '/' && strchr(p + 1, '/') != NULL &&
+	    strcspn(p + 1, "/") > 0 && strchr(p + 1, '=') != NULL &&
+	    strchr(p + 1, '=') < strchr(p + 1, '/'))
+		p = strchr(p + 1, '/') + 1;
+	return p + strcspn(p, ",");
+}
+
+/* The name's /PERIOD, cut from buf: the text after it, or NULL. */
+static char *
+cut_period(char *buf)
+{
+	char *slash;
+
+	if ((slash = strrchr(buf, '/')) == NULL)
+		return NULL;
+	/* pmu/terms/ ends with its slash: no period. */
+	if (slash[1] == '\0' && strchr(buf, '/') != slash)
+		return NULL;
+	*slash = '\0';
+	return slash + 1;
+}
+
+static int
+set_period(struct clockevent *e, const char *text)
+{
+	char *end;
+
+	e->given = 1;
+	if (e->spec.kind == PME_EV_CLOCK) {
+		if (parse_interval(text, &e->period) == 0)
+			return 0;
+		fprintf(stderr, "%s: -e: %s/%s: not an interval from 10us "
+		    "to 10s\n", prog, e->spec.name, text);
+		return 2;
+	}
+	errno = 0;
+	e->period = strtoull(text, &end, 10);
+	if (end != text && *end == '\0' && errno == 0 && e->period > 0 &&
+	    text[0] != '-')
+		return 0;
+	fprintf(stderr, "%s: -e: %s/%s: the period is not a whole number "
+	    "of events from 1\n", prog, e->spec.name, text);
+	return 2;
+}
+
+/* One NAME[/PERIOD] into o->ev. */
+static int
+add_event(struct clockopts *o, const char *s, size_t len)
+{
+	struct clockevent *e = &o->ev[o->nev];
+	char buf[PME_EVNAME_MAX + 32], *period;
+	struct pme_error err;
+	int k;
+
+	if (len == 0 || len >= sizeof(buf)) {
+		fprintf(stderr, "%s: -e: '%.*s' is not an event (pmeclock -l "
+		    "lists them)\n", prog, (int)(len > 60 ? 60 : len), s);
+		return 2;
+	}
+	if (o->nev == PME_EVENTS_MAX) {
+		fprintf(stderr, "%s: -e: more than %d events\n", prog,
+		    PME_EVENTS_MAX);
+		return 2;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	period = cut_period(buf);
+	memset(e, 0, sizeof(*e));
+	if (pme_ev_parse(buf, &e->spec, NULL, &err) == -1) {
+		fprintf(stderr, "%s: -e: %s\n", prog, err.msg);
+		return err.code == PME_EIO ? 1 : 2;
+	}
+	for (k = 0; k < o->nev; k++)
+		if (strcmp(o->ev[k].spec.name, e->spec.name) == 0) {
+			fprintf(stderr, "%s: -e: %s: named twice\n", prog,
+			    e->spec.name);
+			return 2;
+		}
+	if (e->spec.period != 0) {
+		e->period = e->spec.period;
+		e->given = 1;
+	}
+	if (period != NULL && (k = set_period(e, period)) != 0)
+		return k;
+	o->nev++;
+	return 0;
+}
+
+int
+events_parse(struct clockopts *o, const char *list)
+{
+	const char *s, *end;
+	int rc;
+
+	o->evgiven = 1;
+	for (s = list; ; s = end + 1) {
+		end = item_end(s);
+		if ((rc = add_event(o, s, (size_t)(end - s))) != 0)
+			return rc;
+		if (*end == '\0')
+			return 0;
+	}
+}
+
+int
+events_finish(struct clockopts *o)
+{
+	struct clockevent *e;
+	struct pme_error err;
+
+	if (o->nev == 0 && pme_ev_parse(DEFAULT_CLOCK, &o->ev[o->nev++].spec,
+	    NULL, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		return 1;
+	}
+	for (e = o->ev; e < o->ev + o->nev; e++) {
+		/* cpu-clock/1ms is -i 1ms: the timer methods' too. */
+		if (e->given && strcmp(e->spec.name, DEFAULT_CLOCK) == 0)
+			o->period = e->period;
+		if (e->given)
+			continue;
+		if (e->spec.kind == PME_EV_CLOCK)
+			e->period = o->period;
+		else if (o->hz != 0) {
+			e->period = o->hz;
+			e->freq = 1;
+		} else
+			e->period = 1;
+	}
+	if (o->jitter > 0 && (o->nev > 1 || !events_clock(o, 0))) {
+		fprintf(stderr, "%s: -j varies the period of one clock: not "
+		    "with -e %s\n", prog, o->nev > 1 ? "and several events" :
+		    o->ev[0].spec.name);
+		return 2;
+	}
+	if (o->attach != 0 && o->evgiven) {
+		fprintf(stderr, "%s: -e: not with -p (attaching watches the "
+		    "cpu-clock only)\n", prog);
+		return 2;
+	}
+	return 0;
+}
+
+void
+events_attr(const struct clockopts *o, int k, struct perf_event_attr *a)
+{
+	const struct clockevent *e = &o->ev[k];
+
+	a->type = e->spec.type;
+	a->config = e->spec.config;
+	a->freq = (unsigned)e->freq;
+	a->sample_period = e->period;	/* sample_freq, when freq */
+}
+
+/* Event e's period: the timer methods' cpu-clock is o->period, which
+ * the kernel's tick may have lengthened (choose_method()). */
+static uint64_t
+period_of(const struct clockopts *o, const struct clockevent *e)
+{
+	if (o->method != PME_METHOD_PERF &&
+	    strcmp(e->spec.name, DEFAULT_CLOCK) == 0)
+		return o->period;
+	return e->period;
+}
+
+void
+events_header(const struct clockopts *o, struct pme_sample_event *out)
+{
+	const struct clockevent *e;
+
+	for (e = o->ev; e < o->ev + o->nev; e++, out++) {
+		out->name = e->spec.name;
+		out->unit = pme_ev_unit(e->spec.kind, e->spec.name);
+		out->kind = (uint32_t)e->spec.kind;
+		out->type = e->spec.type;
+		out->config = e->spec.config;
+		out->period = e->freq ? 0 : period_of(o, e);
+		out->flags = e->freq ? PME_SEV_FREQ : 0;
+	}
+}
+
+void
+events_say(const struct clockopts *o, int pid)
+{
+	const struct clockevent *e;
+
+	fprintf(stderr, "%s: watching '%s' (pid %d) into '%s':", prog,
+	    o->argv[0], pid, o->out);
+	for (e = o->ev; e < o->ev + o->nev; e++) {
+		fprintf(stderr, "%s %s ", e == o->ev ? "" : ",", e->spec.name);
+		if (e->spec.kind == PME_EV_CLOCK)
+			fprintf(stderr, "every %lluus", (unsigned long long)
+			    (period_of(o, e) / 1000));
+		else if (e->freq)
+			fprintf(stderr, "%llu times a second",
+			    (unsigned long long)e->period);
+		else if (e->period == 1)
+			fprintf(stderr, "every event");
+		else
+			fprintf(stderr, "one event in %llu",
+			    (unsigned long long)e->period);
+	}
+	fputc('\n', stderr);
+}
+
+/* Opens event spec, counting, on pmeclock itself: 0, or -1 with errno.
+ * Kernel events too where the kernel allows them, as perf_probe(). */
+static int
+try_event(const struct pme_evspec *spec)
+{
+	struct perf_event_attr a;
+	long fd;
+	int ek;
+
+	for (ek = 0; ek < 2; ek++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = spec->type;
+		a.config = spec->config;
+		a.disabled = 1;
+		a.exclude_kernel = (unsigned)ek;
+		a.exclude_hv = 1;
+		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1,
+		    PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0) {
+			close((int)fd);
+			return 0;
+		}
+		if (errno != EACCES && errno != EPERM)
+			break;
+	}
+	return -1;
+}
+
+static int
+needs_pmu(int kind)
+{
+	return kind == PME_EV_HARDWARE || kind == PME_EV_CACHE ||
+	    kind == PME_EV_RAW || kind == PME_EV_PMU;
+}
+
+/* What to watch instead of event spec. */
+static const char *
+instead(const struct pme_evspec *spec)
+{
+	if (spec->def != NULL && spec->def->instead != NULL)
+		return spec->def->instead;
+	return "cpu-clock (CPU time)";
+}
+
+/* Why spec cannot be counted here, into buf, from errno e; brief: in a
+ * word or two, for -l. */
+static void
+why_not(const struct pme_evspec *spec, int e, int brief, char *buf,
+    size_t len)
+{
+	if (needs_pmu(spec->kind) && (e == ENOENT || e == EOPNOTSUPP ||
+	    e == ENODEV))
+		snprintf(buf, len, brief ? "no PMU here: use %s" : "this "
+		    "machine has no PMU to count it (perf_event_open: %s): use "
+		    "%s instead", brief ? instead(spec) : strerror(e),
+		    instead(spec));
+	else if (e == EACCES || e == EPERM)
+		snprintf(buf, len, "perf_event_open refused (%s): see "
+		    "/proc/sys/kernel/perf_event_paranoid", strerror(e));
+	else
+		snprintf(buf, len, "perf_event_open: %s", strerror(e));
+}
+
+int
+events_check(const struct clockopts *o)
+{
+	const struct clockevent *e;
+	char why[512];
+
+	for (e = o->ev; e < o->ev + o->nev; e++) {
+		if (o->method != PME_METHOD_PERF) {
+			if (strcmp(e->spec.name, DEFAULT_CLOCK) == 0)
+				continue;
+			fprintf(stderr, "%s: %s: the %s method watches only "
+			    "cpu-clock%s%s; %s needs perf_event_open (-m "
+			    "perf)\n", prog, e->spec.name, o->method ==
+			    PME_METHOD_TIMER ? "timer" : "itimer",
+			    o->note[0] ? ": " : "", o->note, e->spec.name);
+			return 1;
+		}
+		if (try_event(&e->spec) == 0)
+			continue;
+		why_not(&e->spec, errno, 0, why, sizeof(why));
+		fprintf(stderr, "%s: %s: %s\n", prog, e->spec.name, why);
+		return 1;
+	}
+	return 0;
+}
+
+/* The tracepoints under tracefs: how many, or -1. */
+static long
+tracepoints(char *dir, size_t len)
+{
+	char path[4200];
+	FILE *fp;
+	long n = 0;
+	int c;
+
+	if (pme_ev_tracefs(NULL, dir, len) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/available_events", dir);
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	while ((c = getc(fp)) != EOF)
+		n += c == '\n';
+	fclose(fp);
+	return n;
+}
+
+int
+events_list(const struct clockopts *o)
+{
+	const struct pme_evdef *rows;
+	struct pme_evspec spec;
+	struct pme_error err;
+	char why[512], dir[256];
+	size_t n, i;
+	long tp;
+
+	(void)o;
+	rows = pme_ev_rows(&n);
+	printf("%-24s %-4s %-10s %-12s %s\n", "EVENT", "HERE", "KIND", "UNIT",
+	    "WHAT IT MEASURES");
+	for (i = 0; i < n; i++) {
+		if (pme_ev_parse(rows[i].name, &spec, NULL, &err) == -1)
+			continue;
+		why[0] = '\0';
+		if (try_event(&spec) == -1)
+			why_not(&spec, errno, 1, why, sizeof(why));
+		printf("%-24s %-4s %-10s %-12s %s%s%s%s\n", rows[i].name,
+		    why[0] ? "no" : "yes", kinds[rows[i].kind], rows[i].unit,
+		    rows[i].what, why[0] ? " [" : "", why, why[0] ? "]" : "");
+	}
+	if ((tp = tracepoints(dir, sizeof(dir))) >= 0)
+		printf("%-24s %-4s %-10s %-12s %ld tracepoints, listed in "
+		    "%s/available_events\n", "SUBSYS:NAME", "yes",
+		    kinds[PME_EV_TRACEPOINT], "hits", tp, dir);
+	else
+		printf("%-24s %-4s %-10s %-12s tracefs is not mounted (mount "
+		    "-t tracefs nodev /sys/kernel/tracing)\n", "SUBSYS:NAME",
+		    "no", kinds[PME_EV_TRACEPOINT], "hits");
+	why[0] = '\0';
+	if (pme_ev_parse("r0", &spec, NULL, &err) == 0 &&
+	    try_event(&spec) == -1)
+		why_not(&spec, errno, 1, why, sizeof(why));
+	printf("%-24s %-4s %-10s %-12s raw PMU events, pmu/term=value,.../ "
+	    "(sysfs)%s%s%s\n", "rNNNN, pmu/.../", why[0] ? "no" : "yes",
+	    kinds[PME_EV_RAW], "events", why[0] ? " [" : "", why,
+	    why[0] ? "]" : "");
+	return 0;
+}

@@ -1,0 +1,169 @@
+/*
+ * t_measure.c - the registry of events (lib/measure.h): names and perf's
+ * other spellings, generic cache events, rNNNN, and, under a root of the
+ * test's own that stands for / (this machine has no PMU of its own), the
+ * PMU form pmu/term=value,.../ with its terms placed at the bits sysfs's
+ * format files name, and tracepoints with their ids read from tracefs,
+ * its two places; every refusal, with its message.
+ */
+#define TEST_NAME "t_measure"
+#include "check.h"
+
+#include <linux/perf_event.h>
+
+#include "measure.h"
+
+/* Writes text to root/path, the directories made. */
+static void
+put(const char *root, const char *path, const char *text)
+{
+	char full[4400], *s;
+	FILE *fp;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	for (s = full + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		if (mkdir(full, 0755) == -1 && errno != EEXIST)
+			die("%s: %s", full, strerror(errno));
+		*s = '/';
+	}
+	if ((fp = fopen(full, "w")) == NULL)
+		die("%s: %s", full, strerror(errno));
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void
+ok(const char *name, const char *root, int kind, uint32_t type,
+    uint64_t config, uint64_t period)
+{
+	struct pme_evspec ev;
+	struct pme_error err;
+
+	if (pme_ev_parse(name, &ev, root, &err) != 0) {
+		fail("'%s': %s", name, err.msg);
+		return;
+	}
+	if (ev.kind != kind || ev.type != type || ev.config != config ||
+	    ev.period != period)
+		fail("'%s': kind %d type %u config 0x%llx period %llu, not %d "
+		    "%u 0x%llx %llu", name, ev.kind, ev.type,
+		    (unsigned long long)ev.config,
+		    (unsigned long long)ev.period, kind, type,
+		    (unsigned long long)config, (unsigned long long)period);
+}
+
+static void
+refused(const char *name, const char *root, enum pme_errcode code,
+    const char *msg)
+{
+	struct pme_evspec ev;
+	struct pme_error err;
+
+	if (pme_ev_parse(name, &ev, root, &err) == 0)
+		fail("'%s' resolved", name);
+	else if (err.code != code || strstr(err.msg, msg) == NULL)
+		fail("'%s': code %d '%s', not %d '...%s...'", name, err.code,
+		    err.msg, code, msg);
+}
+
+static void
+test_registry(void)
+{
+	const struct pme_evdef *rows;
+	size_t n, i;
+
+	rows = pme_ev_rows(&n);
+	CHECK(n > 30);
+	for (i = 0; i < n; i++) {
+		CHECK(pme_ev_find(rows[i].name) == &rows[i]);
+		CHECK(rows[i].unit != NULL && rows[i].what != NULL);
+		/* what needs a PMU says what to use instead */
+		CHECK((rows[i].kind == PME_EV_HARDWARE ||
+		    rows[i].kind == PME_EV_CACHE) == (rows[i].instead != NULL));
+	}
+	ok("page-faults", "", PME_EV_SOFTWARE, PERF_TYPE_SOFTWARE,
+	    PERF_COUNT_SW_PAGE_FAULTS, 0);
+	ok("faults", "", PME_EV_SOFTWARE, PERF_TYPE_SOFTWARE,
+	    PERF_COUNT_SW_PAGE_FAULTS, 0);
+	ok("cs", "", PME_EV_SOFTWARE, PERF_TYPE_SOFTWARE,
+	    PERF_COUNT_SW_CONTEXT_SWITCHES, 0);
+	ok("cpu-clock", "", PME_EV_CLOCK, PERF_TYPE_SOFTWARE,
+	    PERF_COUNT_SW_CPU_CLOCK, 0);
+	ok("cpu-cycles", "", PME_EV_HARDWARE, PERF_TYPE_HARDWARE,
+	    PERF_COUNT_HW_CPU_CYCLES, 0);
+	ok("LLC-load-misses", "", PME_EV_CACHE, PERF_TYPE_HW_CACHE,
+	    PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+	    PERF_COUNT_HW_CACHE_RESULT_MISS << 16, 0);
+	ok("r1a2", "", PME_EV_RAW, PERF_TYPE_RAW, 0x1a2, 0);
+	CHECK(strcmp(pme_ev_unit(PME_EV_SOFTWARE, "faults"),
+	    "page faults") == 0);
+	CHECK(strcmp(pme_ev_unit(PME_EV_TRACEPOINT, "sched:x"), "hits") == 0);
+	refused("bogus", "", PME_EINVAL, "'bogus' is not an event");
+	refused("r", "", PME_EINVAL, "is not an event");
+	refused("rxyz", "", PME_EINVAL, "is not an event");
+}
+
+static void
+test_pmu(void)
+{
+	const char *root = testdir();
+
+	put(root, "/sys/bus/event_source/devices/cpu/type", "4\n");
+	put(root, "/sys/bus/event_source/devices/cpu/format/event",
+	    "config:0-7\n");
+	put(root, "/sys/bus/event_source/devices/cpu/format/umask",
+	    "config:8-15\n");
+	put(root, "/sys/bus/event_source/devices/cpu/format/edge",
+	    "config:18\n");
+	put(root, "/sys/bus/event_source/devices/cpu/format/split",
+	    "config:0-1,32-33\n");
+	put(root, "/sys/bus/event_source/devices/cpu/format/ldlat",
+	    "config1:0-15\n");
+	ok("cpu/event=0x3c,umask=0x01/", root, PME_EV_PMU, 4, 0x013c, 0);
+	ok("cpu/event=0xc0,edge/", root, PME_EV_PMU, 4, 0x400c0, 0);
+	ok("cpu/split=0xf/", root, PME_EV_PMU, 4, 0x300000003ull, 0);
+	ok("cpu/event=0x3c,period=1000/", root, PME_EV_PMU, 4, 0x3c, 1000);
+	refused("cpu/event=0x100/", root, PME_EINVAL,
+	    "term 'event' (config:0-7) does not hold 0x100");
+	refused("cpu/ldlat=3/", root, PME_EINVAL, "or is not of config");
+	refused("cpu/nosuch=1/", root, PME_EINVAL, "PMU 'cpu' has no term "
+	    "'nosuch'");
+	refused("cpu/event=x/", root, PME_EINVAL, "bad term 'event'");
+	refused("cpu/event=1,period=0/", root, PME_EINVAL, "period 0");
+	refused("uncore/event=1/", root, PME_EIO, "this machine has no PMU "
+	    "'uncore'");
+	refused("../cpu/event=1/", root, PME_EINVAL, "is not an event");
+}
+
+static void
+test_tracepoints(void)
+{
+	char dir[4200];
+	const char *root = tmppath("tracefs");
+
+	snprintf(dir, sizeof(dir), "%s", root);
+	if (mkdir(dir, 0755) == -1)
+		die("%s: %s", dir, strerror(errno));
+	refused("sched:sched_switch", root, PME_EIO, "tracefs is not mounted");
+	put(root, "/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	    "316\n");
+	ok("sched:sched_switch", root, PME_EV_TRACEPOINT,
+	    PERF_TYPE_TRACEPOINT, 316, 0);
+	put(root, "/sys/kernel/tracing/events/sched/sched_switch/id", "317\n");
+	ok("sched:sched_switch", root, PME_EV_TRACEPOINT,
+	    PERF_TYPE_TRACEPOINT, 317, 0);
+	refused("sched:nope", root, PME_EINVAL, "no such tracepoint");
+	refused("sched:../../x", root, PME_EINVAL, "is not an event");
+	refused(":x", root, PME_EINVAL, "is not an event");
+}
+
+int
+main(void)
+{
+	test_registry();
+	test_pmu();
+	test_tracepoints();
+	testdir_done();
+	return failures != 0;
+}
