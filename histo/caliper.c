@@ -149,6 +149,7 @@ struct level {
 struct caliper {
 	const struct caliper_input *in;
 	struct pme_error *err;
+	struct filter_run fr;		/* in->filter's state in the run */
 	int		 trace;
 	uint64_t	 total;
 	struct cmod	*mods;
@@ -530,6 +531,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 
 	c->run++;
 	c->period = h->period;
+	filter_run_header(&c->fr, h);
 	c->boot = quick_boot(c->boot, c->run == 1, h->boot);
 	if (c->start == 0)
 		c->start = h->start;
@@ -560,6 +562,9 @@ on_thread(void *arg, const struct pme_thread *t)
 
 	if (pme_addrmap_thread(c->am, t, c->err) == -1)
 		return -1;
+	if (c->in->filter != NULL &&
+	    filter_run_thread(c->in->filter, &c->fr, t) == -1)
+		return nomem(c);
 	if (t->name == NULL)
 		return 0;
 	for (i = 0; i < c->nnames; i++)
@@ -621,6 +626,9 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++, s++) {
+		if (c->in->filter != NULL &&
+		    !filter_keep(c->in->filter, &c->fr, s))
+			continue;
 		k.run = c->run;
 		k.pid = s->pid;
 		k.tid = s->tid;
@@ -1973,6 +1981,7 @@ caliper_free(struct caliper *c)
 	for (i = 0; i < c->nmods; i++)
 		mod_free(&c->mods[i]);
 	free(c->mods);
+	filter_run_free(&c->fr);
 	free(c->cells);
 	for (i = 0; i < c->nnames; i++)
 		free(c->names[i].name);

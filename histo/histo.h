@@ -28,6 +28,53 @@ struct tname {
 	char		*name;
 };
 
+/*
+ * Sample filters (filter.c, pmehisto --time, --tid, --pid, --comm,
+ * --cpu): a sample is kept when it passes every one given.  A joined
+ * sample file is filtered run by run (struct filter_run, reset by each
+ * header): --time from the run's own start.
+ */
+enum { FILTER_TIME, FILTER_TID, FILTER_PID, FILTER_COMM, FILTER_CPU };
+
+struct idrange {
+	uint32_t	 lo, hi;
+};
+
+struct idlist {
+	struct idrange	*v;
+	size_t		 n;
+};
+
+struct filter {
+	int		 on;		/* any given */
+	int		 time;		/* --time given: [t0, t1) ns */
+	uint64_t	 t0, t1;
+	struct idlist	 tids, pids, cpus;
+	char		*comm;		/* --comm, or NULL */
+	char		*text;		/* the options as given, for the
+					   summary, or NULL */
+	uint64_t	 read, kept;	/* samples, all files */
+};
+
+struct filter_run {
+	uint64_t	 start;		/* the run's start, sample clock */
+	uint32_t	*comm;		/* threads now named --comm */
+	size_t		 ncomm, capcomm;
+};
+
+/* Option which's text arg into f: 0, or -1 when it is not one. */
+int	 filter_parse(struct filter *f, int which, const char *arg);
+void	 filter_free(struct filter *f);
+void	 filter_run_header(struct filter_run *fr,
+	    const struct pme_sample_header *h);
+/* Thread record th into fr (--comm); 0, or -1 out of memory. */
+int	 filter_run_thread(const struct filter *f, struct filter_run *fr,
+	    const struct pme_thread *th);
+void	 filter_run_free(struct filter_run *fr);
+/* Whether sample s of fr's run passes every filter of f. */
+int	 filter_keep(const struct filter *f, const struct filter_run *fr,
+	    const struct pme_sample *s);
+
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {
 	struct pme_bucketfile *bf;	/* NULL until the quick path makes it */
@@ -84,6 +131,7 @@ struct tally {
 	uint64_t	 chained;	/* samples with a call chain */
 	struct tname	*tnames;	/* with sites: the threads' names */
 	size_t		 ntnames;
+	struct filter	*filter;	/* samples kept, or NULL: all */
 };
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
@@ -232,6 +280,7 @@ struct caliper_input {
 	const char *const *srcdirs;	/* -I: source text shown from files
 					   under these too */
 	size_t		 nsrcdirs;
+	struct filter	*filter;	/* samples kept, or NULL: all */
 };
 
 struct caliper;
