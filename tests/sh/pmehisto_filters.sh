@@ -30,7 +30,15 @@ cc_libpme pmsstat "$top/tests/fixtures/clock/pmsstat.c" -lelf || finish
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 pin=
 [ "$ncpu" -ge 2 ] && pin=pin
-"$pmeclock" -q -o run.PMS -- ./phases $pin || fail "pmeclock: exit $?"
+# With call chains where pmeclock -g can record them: the folded export
+# and the Spy then take the chains of the samples kept.
+g=-g
+"$pmeclock" -q -g -o run.PMS -- ./phases $pin 2>clock.err || {
+	echo "without call chains: pmeclock -g: $(head -n 1 clock.err)"
+	g=
+	"$pmeclock" -q -o run.PMS -- ./phases $pin ||
+	    fail "pmeclock: exit $?"
+}
 ./pmsstat -s run.PMS >raw || { fail "pmsstat -s: exit $?"; finish; }
 total=$(grep -c '^s ' raw)
 [ "$total" -gt 0 ] || { fail "no samples in run.PMS"; finish; }
@@ -86,6 +94,21 @@ check() {
 	    2>err | awk -F, '$1 == "function" { n += $2 } END { print n + 0 }')
 	[ "$cal" = "$folded" ] ||
 	    fail "$what: -V caliper:function sums to $cal, not $folded"
+	# The quick path (-x, read once) counts the fixture's routines
+	# alike; the Spy takes as many samples.
+	got=$("$pmehisto" -q -x -T csv -o /dev/null "$@" run.PMS 2>err |
+	    csv_counts | awk -v ref="$ref" 'BEGIN {
+		n = split(ref, l, "\n")
+		for (i = 1; i <= n; i++) { split(l[i], f, " "); r[f[1]] = f[2] } }
+	    $1 ~ /^phase_[ab]$/ && $2 != r[$1] + 0 { print $1 " " $2 " not " \
+		r[$1] + 0 }')
+	[ -z "$got" ] || fail "$what: -x flat view: $got $(cat err)"
+	if [ -n "$g" ]; then
+		"$pmehisto" -q -x -V spy -o /dev/null "$@" run.PMS >spy 2>err ||
+		    fail "$what: -V spy: $(cat err)"
+		grep -q "^Samples: $kept," spy ||
+		    fail "$what: -V spy: $(grep '^Samples' spy), not $kept"
+	fi
 	echo "$what: kept $kept of $total"
 }
 
@@ -123,7 +146,7 @@ else
 fi
 
 # A joined file of two runs: --time from each run's own start.
-"$pmeclock" -q -o run2.PMS -- ./phases $pin || fail "pmeclock: exit $?"
+"$pmeclock" -q $g -o run2.PMS -- ./phases $pin || fail "pmeclock: exit $?"
 "$pmemerge" -q -o join.PMS run.PMS run2.PMS || fail "pmemerge: exit $?"
 mv run.PMS one.PMS && mv join.PMS run.PMS
 ./pmsstat -s run.PMS >raw || fail "pmsstat -s join: exit $?"
