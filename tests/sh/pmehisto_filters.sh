@@ -71,8 +71,8 @@ check() {
 	ref=$(reference "$2" "$3" "$4" "$5" "$6" "$7")
 	shift 8
 	kept=$(echo "$ref" | sed -n 's/^kept //p')
-	"$pmehisto" -q -b ph.PME -B o.PME -T csv -o /dev/null "$@" \
-	    run.PMS >csv 2>err || { fail "$what: -T csv: $(cat err)"; return; }
+	$PME_VALGRIND "$pmehisto" -q -b ph.PME -B o.PME -T csv -o /dev/null \
+	    "$@" run.PMS >csv 2>err || { fail "$what: -T csv: $(cat err)"; return; }
 	# Every routine of the program the reference names (its symbol
 	# table's functions; the PLT's stubs are in none) counts as many.
 	got=$(csv_counts <csv | awk -v ref="$ref" 'BEGIN {
@@ -161,7 +161,7 @@ check "joined --comm" "" "" "" "" "" worker -- --comm worker
 # Bad filters: usage errors naming the option and the text.
 for bad in "--time 5,1" "--time 1" "--time a,2" "--time -1,2" \
     "--tid x" "--tid 1-" "--pid 1,,2" "--cpu 3-1" "--comm="; do
-	expect "$bad" 2 "$pmehisto" -q -b ph.PME -B o.PME -T csv -o /dev/null \
+	expect "$bad" 2 $PME_VALGRIND "$pmehisto" -q -b ph.PME -B o.PME -T csv -o /dev/null \
 	    $bad one.PMS
 	opt=${bad%%[ =]*}
 	text=${bad#"$opt"}
