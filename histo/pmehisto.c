@@ -420,6 +420,15 @@ option(struct opts *o, int c)
 	case OPT_FILTER + FILTER_PID:
 	case OPT_FILTER + FILTER_COMM:
 	case OPT_FILTER + FILTER_CPU:
+		if ((c == OPT_FILTER + FILTER_TIME && o->filter.time) ||
+		    (c == OPT_FILTER + FILTER_COMM && o->filter.comm !=
+		    NULL)) {
+			histo_warn(prog, "--%s: given twice (a sample has one "
+			    "time and one name)", c == OPT_FILTER +
+			    FILTER_TIME ? "time" : "comm");
+			usage(stderr);
+			return -1;
+		}
 		if (filter_parse(&o->filter, c - OPT_FILTER, optarg) == 0)
 			return 0;
 		histo_warn(prog, "--%s: '%s' is not %s", c == OPT_FILTER +

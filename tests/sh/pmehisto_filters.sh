@@ -169,6 +169,14 @@ for bad in "--time 5,1" "--time 1" "--time a,2" "--time -1,2" \
 	grep -q "^pmehisto: $opt: '$text' is not" "$tmp/err" ||
 	    fail "$bad: $(head -1 "$tmp/err")"
 done
+for twice in "--time 1,2 --time 3,4" "--comm a --comm b"; do
+	expect "$twice" 2 "$pmehisto" -q -b ph.PME -B o.PME -T csv \
+	    -o /dev/null $twice one.PMS
+	grep -q "^pmehisto: ${twice%% *}: given twice" "$tmp/err" ||
+	    fail "$twice: $(head -1 "$tmp/err")"
+done
+# A list given twice is joined.
+check "--tid twice" "" "" "" "$main" "" "" -- --tid "$main" --tid "$worker"
 # Filters of a filled bucket file (trace input) are refused.
 expect "-t --tid 1" 2 "$pmehisto" -t -b o.PME -o /dev/null --tid 1
 finish
