@@ -150,6 +150,7 @@ struct caliper {
 	const struct caliper_input *in;
 	struct measure	 measure;	/* the event counted */
 	struct pme_error *err;
+	struct filter_run fr;		/* in->filter's state in the run */
 	int		 trace;
 	size_t		 file;		/* the sample file being read */
 	uint64_t	 total;
@@ -537,6 +538,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 		return -1;
 	c->period = measure_clock(&c->measure) ? h->period :
 	    c->measure.period;
+	filter_run_header(&c->fr, h);
 	c->boot = quick_boot(c->boot, c->run == 1, h->boot);
 	if (c->start == 0)
 		c->start = h->start;
@@ -567,6 +569,9 @@ on_thread(void *arg, const struct pme_thread *t)
 
 	if (pme_addrmap_thread(c->am, t, c->err) == -1)
 		return -1;
+	if (c->in->filter != NULL &&
+	    filter_run_thread(c->in->filter, &c->fr, t) == -1)
+		return nomem(c);
 	if (t->name == NULL)
 		return 0;
 	for (i = 0; i < c->nnames; i++)
@@ -630,6 +635,9 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	if ((n = measure_pick(&c->measure, s, n, &s)) == SIZE_MAX)
 		return nomem(c);
 	for (i = 0; i < n; i++, s++) {
+		if (c->in->filter != NULL &&
+		    !filter_keep(c->in->filter, &c->fr, s))
+			continue;
 		k.run = c->run;
 		k.pid = s->pid;
 		k.tid = s->tid;
@@ -1986,6 +1994,7 @@ caliper_free(struct caliper *c)
 		mod_free(&c->mods[i]);
 	measure_free(&c->measure);
 	free(c->mods);
+	filter_run_free(&c->fr);
 	free(c->cells);
 	for (i = 0; i < c->nnames; i++)
 		free(c->names[i].name);

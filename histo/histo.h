@@ -69,9 +69,57 @@ struct mtable_input {
 	int		 quick;
 	const char *const *samples;
 	size_t		 nsamples;
+	struct filter	*filter;	/* samples kept, or NULL: all */
 };
 int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
 	    struct pme_error *err);
+
+/*
+ * Sample filters (filter.c, pmehisto --time, --tid, --pid, --comm,
+ * --cpu): a sample is kept when it passes every one given.  A joined
+ * sample file is filtered run by run (struct filter_run, reset by each
+ * header): --time from the run's own start.
+ */
+enum { FILTER_TIME, FILTER_TID, FILTER_PID, FILTER_COMM, FILTER_CPU };
+
+struct idrange {
+	uint32_t	 lo, hi;
+};
+
+struct idlist {
+	struct idrange	*v;
+	size_t		 n;
+};
+
+struct filter {
+	int		 on;		/* any given */
+	int		 time;		/* --time given: [t0, t1) ns */
+	uint64_t	 t0, t1;
+	struct idlist	 tids, pids, cpus;
+	char		*comm;		/* --comm, or NULL */
+	char		*text;		/* the options as given, for the
+					   summary, or NULL */
+	uint64_t	 read, kept;	/* samples, all files */
+};
+
+struct filter_run {
+	uint64_t	 start;		/* the run's start, sample clock */
+	uint32_t	*comm;		/* threads now named --comm */
+	size_t		 ncomm, capcomm;
+};
+
+/* Option which's text arg into f: 0, or -1 when it is not one. */
+int	 filter_parse(struct filter *f, int which, const char *arg);
+void	 filter_free(struct filter *f);
+void	 filter_run_header(struct filter_run *fr,
+	    const struct pme_sample_header *h);
+/* Thread record th into fr (--comm); 0, or -1 out of memory. */
+int	 filter_run_thread(const struct filter *f, struct filter_run *fr,
+	    const struct pme_thread *th);
+void	 filter_run_free(struct filter_run *fr);
+/* Whether sample s of fr's run passes every filter of f. */
+int	 filter_keep(const struct filter *f, const struct filter_run *fr,
+	    const struct pme_sample *s);
 
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {
@@ -130,6 +178,7 @@ struct tally {
 	struct tname	*tnames;	/* with sites: the threads' names */
 	size_t		 ntnames;
 	struct measure	 measure;	/* the event counted (-M) */
+	struct filter	*filter;	/* samples kept, or NULL: all */
 };
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
@@ -279,6 +328,7 @@ struct caliper_input {
 					   under these too */
 	size_t		 nsrcdirs;
 	const char	*measure;	/* -M, or NULL */
+	struct filter	*filter;	/* samples kept, or NULL: all */
 };
 
 struct caliper;

@@ -123,6 +123,7 @@ tally_measure(struct mtab *m, uint32_t k, const struct mtable_input *in,
 	t.quiet = 1;
 	t.bfname = in->bin;
 	t.measure.want = m->names[k];
+	t.filter = in->filter;
 	for (i = 0; i < in->nsamples && rc == 0; i++)
 		rc = tally_file(&t, in->samples[i], err);
 	m->bf[k] = t.bf;

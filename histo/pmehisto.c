@@ -61,10 +61,13 @@ struct opts {
 	size_t		 nsrcdirs;
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
+	struct filter	 filter;		/* --time, --tid, ... */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
 #define OPT_VERSION	256
+/* The filters' codes: OPT_FILTER + FILTER_*. */
+#define OPT_FILTER	257
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
  * told apart from an error (1) and a usage error (2). */
@@ -78,7 +81,9 @@ usage(FILE *fp)
 	    "[-C percent] [-D baseline]\n"
 	    "                [-G gate] [-I srcdir] [-M measure] [-o histogram] "
 	    "[-T type]\n"
-	    "                [-V view] [samplefile ...]\n");
+	    "                [-V view] [--comm name] [--cpu list] [--pid list] "
+	    "[--tid list]\n"
+	    "                [--time start,end] [samplefile ...]\n");
 }
 
 /* The exports' words from the registry, ", " apart, each with its
@@ -162,6 +167,12 @@ help(void)
 	    "  -I srcdir      -V caliper: source text shown from files under "
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
+	    "  --time S,E     only samples from S to E seconds from the run's "
+	    "start;\n"
+	    "  --tid, --pid, --cpu LIST   of these threads, processes, CPUs "
+	    "(1,4-7);\n"
+	    "  --comm NAME    of threads called NAME (clock input; all must "
+	    "pass)\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
 	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS,
@@ -417,6 +428,32 @@ option(struct opts *o, int c)
 	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
 		return 1;
+	case OPT_FILTER + FILTER_TIME:
+	case OPT_FILTER + FILTER_TID:
+	case OPT_FILTER + FILTER_PID:
+	case OPT_FILTER + FILTER_COMM:
+	case OPT_FILTER + FILTER_CPU:
+		if ((c == OPT_FILTER + FILTER_TIME && o->filter.time) ||
+		    (c == OPT_FILTER + FILTER_COMM && o->filter.comm !=
+		    NULL)) {
+			histo_warn(prog, "--%s: given twice (a sample has one "
+			    "time and one name)", c == OPT_FILTER +
+			    FILTER_TIME ? "time" : "comm");
+			usage(stderr);
+			return -1;
+		}
+		if (filter_parse(&o->filter, c - OPT_FILTER, optarg) == 0)
+			return 0;
+		histo_warn(prog, "--%s: '%s' is not %s", c == OPT_FILTER +
+		    FILTER_TIME ? "time" : c == OPT_FILTER + FILTER_TID ?
+		    "tid" : c == OPT_FILTER + FILTER_PID ? "pid" : c ==
+		    OPT_FILTER + FILTER_COMM ? "comm" : "cpu", optarg, c ==
+		    OPT_FILTER + FILTER_TIME ? "START,END in seconds from the "
+		    "run's start (END after START; either may be left out)" :
+		    c == OPT_FILTER + FILTER_COMM ? "a command name" :
+		    "a list of numbers and ranges (1,4-7)");
+		usage(stderr);
+		return -1;
 	case 'v':
 		o->verbose = 1;
 		return 0;
@@ -440,6 +477,11 @@ parse(int argc, char *argv[], struct opts *o)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "time", required_argument, NULL, OPT_FILTER + FILTER_TIME },
+		{ "tid", required_argument, NULL, OPT_FILTER + FILTER_TID },
+		{ "pid", required_argument, NULL, OPT_FILTER + FILTER_PID },
+		{ "comm", required_argument, NULL, OPT_FILTER + FILTER_COMM },
+		{ "cpu", required_argument, NULL, OPT_FILTER + FILTER_CPU },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;
@@ -965,6 +1007,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	if (stacks_type(o) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
 	t->sites = o->view.chains;
+	t->filter = o->filter.on ? &o->filter : NULL;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
 			if (t->stale) {
@@ -976,6 +1019,13 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 			    histo_kind_hint(&err, o->pms[i]));
 			return -1;
 		}
+	if ((*bfp = t->bf) == NULL && t->filter != NULL &&
+	    t->filter->read > 0) {
+		histo_warn(prog, "%s: kept none of the %llu samples: no "
+		    "routines to make buckets of (-x)", t->filter->text,
+		    (unsigned long long)t->filter->read);
+		return -1;
+	}
 	if ((*bfp = t->bf) == NULL) {
 		histo_warn(prog, "'%s': no samples: no routines to make "
 		    "buckets of (-x)", o->pms[0]);
@@ -1348,6 +1398,7 @@ caliper_view(struct opts *o)
 	in.srcdirs = o->srcdirs;
 	in.nsrcdirs = o->nsrcdirs;
 	in.measure = o->measure;
+	in.filter = o->filter.on ? &o->filter : NULL;
 	/* Clock input's view needs no bucket file. */
 	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
 		return 1;
@@ -1415,6 +1466,7 @@ measures_view(struct opts *o)
 	in.quick = o->quick;
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->npms;
+	in.filter = o->filter.on ? &o->filter : NULL;
 	if (!o->quick && access(o->bin, F_OK) == -1 && !o->bin_given)
 		in.quick = 1;
 	if (mtable_write(&in, o->type == TYPE_CSV, stdout, &err) == -1) {
@@ -1625,6 +1677,7 @@ opts_free(struct opts *o)
 	free(o->gates);
 	free(o->srcdirs);
 	free(o->vtext);
+	filter_free(&o->filter);
 	pme_bucketfile_close(o->read);
 }
 
@@ -1675,6 +1728,14 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if (view_check(&o) == -1) {
+		opts_free(&o);
+		return 2;
+	}
+	if (o.mode == MODE_TRACE && o.filter.on) {
+		histo_warn(prog, "%s: filters take samples of sample files "
+		    "(clock input), not of a filled bucket file (trace "
+		    "input)", o.filter.text);
+		usage(stderr);
 		opts_free(&o);
 		return 2;
 	}

@@ -181,6 +181,14 @@ struct runstat {
 					   the next header */
 };
 
+/* The samples the filters keep (t->filter): the run's state, and a
+ * batch's kept samples. */
+struct sel {
+	struct filter_run fr;
+	struct pme_sample *v;
+	size_t		 cap;
+};
+
 /* One sample file's reduction: a struct for each concern. */
 struct run {
 	struct tally	*t;
@@ -193,6 +201,7 @@ struct run {
 	struct chains	 chains;
 	struct onepass	 pass;
 	struct runstat	 stat;
+	struct sel	 sel;
 };
 
 void
@@ -585,6 +594,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 		r->failed = 1;
 		return -1;
 	}
+	filter_run_header(&r->sel.fr, h);
 	r->stat.header = 1;
 	r->stat.start = h->start;
 	r->stat.period = measure_clock(&t->measure) ? h->period :
@@ -714,6 +724,9 @@ on_thread(void *arg, const struct pme_thread *th)
 		r->failed = 1;
 		return -1;
 	}
+	if (r->t->filter != NULL &&
+	    filter_run_thread(r->t->filter, &r->sel.fr, th) == -1)
+		return nomem(r);
 	if (r->t->sites && th->name != NULL && (th->kind ==
 	    PME_THREAD_COMM || th->kind == PME_THREAD_EXEC) &&
 	    thread_name(r->t, th) == -1)
@@ -1531,9 +1544,8 @@ quick_end(struct run *r)
 }
 
 static int
-on_samples(void *arg, const struct pme_sample *s, size_t n)
+tally_samples(struct run *r, const struct pme_sample *s, size_t n)
 {
-	struct run *r = arg;
 	size_t i;
 
 	/* Only the measure's samples (a run of several events). */
@@ -1566,6 +1578,33 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	if (n > 0)
 		r->stat.last_time = s[-1].time;
 	return 0;
+}
+
+/* The batch's samples the filters keep, tallied: the batch is read once,
+ * the kept ones copied aside (their frames stay where the reader put
+ * them), so memory grows with the batch, not with the file. */
+static int
+on_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct run *r = arg;
+	struct filter *f = r->t->filter;
+	struct pme_sample *v;
+	size_t i, k;
+
+	if (f == NULL || !f->on)
+		return tally_samples(r, s, n);
+	if (n > r->sel.cap) {
+		if ((v = realloc(r->sel.v, n * sizeof(*v))) == NULL)
+			return nomem(r);
+		r->sel.v = v;
+		r->sel.cap = n;
+	}
+	for (i = k = 0; i < n; i++)
+		if (filter_keep(f, &r->sel.fr, &s[i]))
+			r->sel.v[k++] = s[i];
+	f->read += n;
+	f->kept += k;
+	return k > 0 ? tally_samples(r, r->sel.v, k) : 0;
 }
 
 static int
@@ -1679,6 +1718,8 @@ done:
 	free(r.stat.pids.v);
 	free(r.stat.tids.bits);
 	free(r.stat.pids.bits);
+	filter_run_free(&r.sel.fr);
+	free(r.sel.v);
 	return rc;
 }
 

@@ -266,6 +266,10 @@ run_lines(struct pme_report *rep, const struct report_input *in,
 	    (double)t->duration / 1e9);
 	rc |= report_line(rep, "Processes", err, "%" PRIu64, t->processes);
 	rc |= report_line(rep, "Threads", err, "%" PRIu64, t->threads);
+	if (t->filter != NULL)
+		rc |= report_line(rep, "Filters", err, "%s: kept %" PRIu64
+		    " of %" PRIu64 " samples", t->filter->text,
+		    t->filter->kept, t->filter->read);
 	if (t->command != NULL)
 		rc |= report_line(rep, "Command", err, "%s", t->command);
 	if (measure_clock(&t->measure))

@@ -1,0 +1,182 @@
+#!/bin/bash
+#
+# pmehisto_filters.sh - pmehisto's sample filters (--time, --tid, --pid,
+# --comm, --cpu; issue 28) keep exactly the samples a reference filter
+# keeps on the same sample file.  The fixture (tests/fixtures/filters/
+# phases.c) runs two threads, each pinned to a CPU of its own where the
+# machine has two, each in phase_a and then phase_b; pmeclock records it.
+# The reference is an awk script over the file's raw samples (pmsstat -s:
+# time from the run's start, pid, tid, cpu, intervals, routine, and the
+# thread records in file order, for --comm).  For each filter: the
+# per-routine counts of the flat view (-T csv) equal the reference's, the
+# summary's "kept K of N samples" equal its, a folded export and the
+# Caliper function view sum to the same total.  Then a joined file of two
+# runs (pmemerge), filtered by each run's own start, and bad filters
+# (usage errors naming the option and the text).  Nothing here is timed:
+# the phases' samples are whatever they are; the comparison is against
+# the reference on the same file.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+pmemerge=$top/histo/pmemerge
+need "$pmebuild" "$pmeclock" "$pmehisto" "$pmemerge"
+cd "$tmp" || exit 1
+${CC:-cc} -O1 -g -o phases "$top/tests/fixtures/filters/phases.c" \
+    -lpthread || { fail "cannot build the fixture"; finish; }
+cc_libpme pmsstat "$top/tests/fixtures/clock/pmsstat.c" -lelf || finish
+"$pmebuild" -q -x ./phases -o ph.PME || fail "pmebuild: exit $?"
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+pin=
+[ "$ncpu" -ge 2 ] && pin=pin
+# With call chains where pmeclock -g can record them: the folded export
+# and the Spy then take the chains of the samples kept.
+g=-g
+"$pmeclock" -q -g -o run.PMS -- ./phases $pin 2>clock.err || {
+	echo "without call chains: pmeclock -g: $(head -n 1 clock.err)"
+	g=
+	"$pmeclock" -q -o run.PMS -- ./phases $pin ||
+	    fail "pmeclock: exit $?"
+}
+./pmsstat -s run.PMS >raw || { fail "pmsstat -s: exit $?"; finish; }
+total=$(grep -c '^s ' raw)
+[ "$total" -gt 0 ] || { fail "no samples in run.PMS"; finish; }
+
+# The reference: the samples of raw that pass the filter given as awk
+# variables (t0, t1 in ns, "" for none; tid, pid, cpu, comm), by routine
+# ("name count"), then "kept K" and "intervals I".
+reference() {
+	awk -v t0="$1" -v t1="$2" -v tid="$3" -v pid="$4" -v cpu="$5" \
+	    -v comm="$6" '
+	$1 == "thread" && ($2 == "exec" || $2 == "comm") { c[$4] = $5 }
+	$1 == "thread" && $2 == "fork" { c[$4] = c[$5] }
+	$1 != "s" { next }
+	t0 != "" && $2 < t0 { next }
+	t1 != "" && $2 >= t1 { next }
+	tid != "" && $4 != tid { next }
+	pid != "" && $3 != pid { next }
+	cpu != "" && $5 != cpu { next }
+	comm != "" && c[$4] != comm { next }
+	{ n[$7] += $6; kept++; iv += $6 }
+	END { for (k in n) print k, n[k]; print "kept", kept + 0
+	    print "intervals", iv + 0 }' raw
+}
+
+# check WHAT T0 T1 TID PID CPU COMM -- OPTIONS...: the flat view, the
+# summary, the folded export and the Caliper view under OPTIONS against
+# the reference of the same filter.
+check() {
+	local what=$1 ref kept got folded cal
+	ref=$(reference "$2" "$3" "$4" "$5" "$6" "$7")
+	shift 8
+	kept=$(echo "$ref" | sed -n 's/^kept //p')
+	$PME_VALGRIND "$pmehisto" -q -b ph.PME -B o.PME -T csv -o /dev/null \
+	    "$@" run.PMS >csv 2>err || { fail "$what: -T csv: $(cat err)"; return; }
+	# Every routine of the program the reference names (its symbol
+	# table's functions; the PLT's stubs are in none) counts as many.
+	got=$(csv_counts <csv | awk -v ref="$ref" 'BEGIN {
+		n = split(ref, l, "\n")
+		for (i = 1; i <= n; i++) { split(l[i], f, " "); r[f[1]] = f[2] } }
+	    $1 !~ /@plt$/ && $2 != r[$1] + 0 { print $1 " " $2 " not " \
+		r[$1] + 0 }')
+	[ -z "$got" ] || fail "$what: flat view: $got"
+	"$pmehisto" -q -b ph.PME -B o.PME -T text -o /dev/null "$@" \
+	    run.PMS >text 2>err || fail "$what: -T text: $(cat err)"
+	grep -q "^Filters: *.*: kept $kept of $total samples\$" text ||
+	    fail "$what: summary: $(grep Filters text), not kept $kept of" \
+		"$total"
+	folded=$("$pmehisto" -q -b ph.PME -B o.PME -T folded -o /dev/null \
+	    "$@" run.PMS 2>err | awk '{ n += $NF } END { print n + 0 }')
+	[ "$folded" = "$(echo "$ref" | sed -n 's/^intervals //p')" ] ||
+	    fail "$what: folded sums to $folded: $(echo "$ref" | tail -1)"
+	cal=$("$pmehisto" -q -V caliper:function -T csv "$@" run.PMS \
+	    2>err | awk -F, '$1 == "function" { n += $2 } END { print n + 0 }')
+	[ "$cal" = "$folded" ] ||
+	    fail "$what: -V caliper:function sums to $cal, not $folded"
+	# The quick path (-x, read once) counts the fixture's routines
+	# alike; the Spy takes as many samples.
+	got=$("$pmehisto" -q -x -T csv -o /dev/null "$@" run.PMS 2>err |
+	    csv_counts | awk -v ref="$ref" 'BEGIN {
+		n = split(ref, l, "\n")
+		for (i = 1; i <= n; i++) { split(l[i], f, " "); r[f[1]] = f[2] } }
+	    $1 ~ /^phase_[ab]$/ && $2 != r[$1] + 0 { print $1 " " $2 " not " \
+		r[$1] + 0 }')
+	[ -z "$got" ] || fail "$what: -x flat view: $got $(cat err)"
+	if [ -n "$g" ]; then
+		"$pmehisto" -q -x -V spy -o /dev/null "$@" run.PMS >spy 2>err ||
+		    fail "$what: -V spy: $(cat err)"
+		grep -q "^Samples: $kept," spy ||
+		    fail "$what: -V spy: $(grep '^Samples' spy), not $kept"
+	fi
+	echo "$what: kept $kept of $total"
+}
+
+main=$(awk '$1 == "thread" && $2 == "exec" { print $4; exit }' raw)
+worker=$(awk '$1 == "thread" && $2 == "comm" && $5 == "worker" {
+    print $4; exit }' raw)
+[ -n "$main" ] && [ -n "$worker" ] ||
+    { fail "no exec or worker thread record: $(grep thread raw)"; finish; }
+# The window's edges: a third and two thirds of the last sample's time.
+last=$(awk '$1 == "s" && $2 > m { m = $2 } END { print m }' raw)
+e1=$((last / 3))
+e2=$((2 * last / 3))
+s1=$(awk -v n="$e1" 'BEGIN { printf "%.9f", n / 1e9 }')
+s2=$(awk -v n="$e2" 'BEGIN { printf "%.9f", n / 1e9 }')
+
+check "--tid worker" "" "" "$worker" "" "" "" -- --tid "$worker"
+check "--tid main" "" "" "$main" "" "" "" -- --tid "$main"
+check "--pid" "" "" "" "$main" "" "" -- --pid "$main"
+check "--comm worker" "" "" "" "" "" worker -- --comm worker
+check "--comm phases" "" "" "" "" "" phases -- --comm phases
+check "--time window" "$e1" "$e2" "" "" "" "" -- --time "$s1,$s2"
+check "--time from" "$e2" "" "" "" "" "" -- --time "$s2,"
+check "--time to" "" "$e1" "" "" "" "" -- --time ",$s1"
+check "--time and --tid" "$e1" "" "$worker" "" "" "" -- \
+    --time "$s1," --tid "$worker"
+if [ -n "$pin" ]; then
+	check "--cpu 0" "" "" "" "" 0 "" -- --cpu 0
+	check "--cpu 1" "" "" "" "" 1 "" -- --cpu 1
+	# Pinned: a thread's samples are those of its CPU.
+	[ "$(reference "" "" "" "" 1 "" | tail -2)" = \
+	    "$(reference "" "" "$worker" "" "" "" | tail -2)" ] ||
+	    fail "--cpu 1 is not the worker's samples (not pinned?)"
+else
+	echo "the CPU filter not checked against pinned threads: one CPU"
+fi
+
+# A joined file of two runs: --time from each run's own start.
+"$pmeclock" -q $g -o run2.PMS -- ./phases $pin || fail "pmeclock: exit $?"
+"$pmemerge" -q -o join.PMS run.PMS run2.PMS || fail "pmemerge: exit $?"
+mv run.PMS one.PMS && mv join.PMS run.PMS
+./pmsstat -s run.PMS >raw || fail "pmsstat -s join: exit $?"
+total=$(grep -c '^s ' raw)
+check "joined --time" "" "$e1" "" "" "" "" -- --time ",$s1"
+check "joined --comm" "" "" "" "" "" worker -- --comm worker
+[ "$(reference "" "$e1" "" "" "" "" | sed -n 's/^kept //p')" -gt \
+    "$(awk -v e="$e1" '$1 == "s" && $2 < e { n++ } /^close/ { exit }
+    END { print n + 0 }' raw)" ] ||
+    fail "joined --time: the second run's window kept nothing"
+
+# Bad filters: usage errors naming the option and the text.
+for bad in "--time 5,1" "--time 1" "--time a,2" "--time -1,2" \
+    "--tid x" "--tid 1-" "--pid 1,,2" "--cpu 3-1" "--comm="; do
+	expect "$bad" 2 $PME_VALGRIND "$pmehisto" -q -b ph.PME -B o.PME -T csv -o /dev/null \
+	    $bad one.PMS
+	opt=${bad%%[ =]*}
+	text=${bad#"$opt"}
+	text=${text#[ =]}
+	grep -q "^pmehisto: $opt: '$text' is not" "$tmp/err" ||
+	    fail "$bad: $(head -1 "$tmp/err")"
+done
+for twice in "--time 1,2 --time 3,4" "--comm a --comm b"; do
+	expect "$twice" 2 "$pmehisto" -q -b ph.PME -B o.PME -T csv \
+	    -o /dev/null $twice one.PMS
+	grep -q "^pmehisto: ${twice%% *}: given twice" "$tmp/err" ||
+	    fail "$twice: $(head -1 "$tmp/err")"
+done
+# A list given twice is joined.
+check "--tid twice" "" "" "" "$main" "" "" -- --tid "$main" --tid "$worker"
+# Filters of a filled bucket file (trace input) are refused.
+expect "-t --tid 1" 2 "$pmehisto" -t -b o.PME -o /dev/null --tid 1
+finish
