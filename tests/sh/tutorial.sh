@@ -6,7 +6,8 @@
 # program (tests/fixtures/tutorial), not on a terminal.  Each must exit 0
 # and give what the page says it gives: a flat profile by count, folded
 # stacks for a flame graph, a line profile of the program and its shared
-# library from the same samples, and exact counts with calls.
+# library from the same samples, exact counts with calls, and page
+# faults beside the CPU time (a column per measure).
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -21,8 +22,8 @@ export PATH="$top/build:$top/sample:$top/histo:$top/trace:$PATH"
 cd "$tmp" || exit 1
 cp "$top"/tests/fixtures/tutorial/*.c . || exit 1
 sed -n '/^\.Sh TUTORIAL/,/^\.Sh /p' "$page" | sed -n 's/^\$ //p' >cmds
-[ "$(wc -l <cmds)" = 9 ] ||
-    { fail "$(wc -l <cmds) commands in the tutorial, not 9:"; cat cmds >&2; }
+[ "$(wc -l <cmds)" = 11 ] ||
+    { fail "$(wc -l <cmds) commands in the tutorial, not 11:"; cat cmds >&2; }
 
 # step N: the output of the tutorial's Nth command.
 i=0
@@ -91,6 +92,20 @@ ncalls=$(awk -F'|' 'NF >= 2 && $NF ~ / 10$/' out.9 | wc -l)
 [ "$ncalls" = 2 ] || fail "exact counts: $ncalls rows with 10 calls, not 2"
 grep -Eq "^In buckets: +[0-9]+ \(100.0%\)" out.9 ||
     fail "exact counts: not all in the buckets"
+# 11: a column per measure, page faults and CPU time, a row per
+# routine; the faults of each routine those that -M page-faults books to
+# it, exactly (a period of one), and work has the CPU time.
+head -n 1 out.11 | grep -q "page-faults.*cpu-clock" ||
+    fail "measures: no page-faults and cpu-clock columns: $(head -n 1 out.11)"
+pmehisto -x -V measures -T csv faults.PMS 2>/dev/null |
+    awk -F, 'NR > 1 && $2 > 0 { gsub(/"/, "", $1); print $1, $2 }' |
+    sort >faults.table
+pmehisto -x -M page-faults -T csv faults.PMS 2>/dev/null |
+    awk -F, 'NR > 1 && $7 > 0 { print $2, $7 }' | sort >faults.flat
+[ -s faults.table ] && cmp -s faults.table faults.flat ||
+    fail "measures: page faults by routine differ from -M page-faults: $(diff faults.table faults.flat | head -n 6)"
+awk '$1 == "work" && $NF > 0 { ok = 1 } END { exit !ok }' out.11 ||
+    fail "measures: work has no CPU time: $(grep -w work out.11)"
 if [ "$fails" != 0 ]; then
 	echo "the transcript:" >&2
 	cut -c1-150 transcript | sed 's/^/    /' >&2
