@@ -919,18 +919,26 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	memset(&cl, 0, sizeof(cl));
 	rc = perf_attach_run(a, w, stopfd, o->duration ? now_mono() +
 	    o->duration : 0, &cl);
+	if (rc < 0) {
+		/* Said; a failed attach leaves the previous file. */
+		pme_samplewriter_discard(w);
+		rc = 1;
+		goto out;
+	}
 	cl.end = now_real();
-	/* Not pmeclock's child: its exit status is not known here. */
-	cl.status = 0;
+	/* Not pmeclock's child: how it ended is not known here. */
+	cl.status = pid_alive((uint32_t)o->attach) ? PME_STATUS_RUNNING :
+	    PME_STATUS_UNKNOWN;
 	if (pme_samplewriter_close(w, &cl, &err) < 0) {
-		if (rc == 0)
-			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		rc = -1;
 	}
 	if (o->verbose)
-		fprintf(stderr, "%s: %llu samples, %llu lost, %u threads\n",
+		fprintf(stderr, "%s: %llu samples, %llu lost, %u threads%s\n",
 		    prog, (unsigned long long)cl.samples,
-		    (unsigned long long)cl.lost, cl.threads);
+		    (unsigned long long)cl.lost, cl.threads,
+		    cl.status == PME_STATUS_RUNNING ? "; the process runs on" :
+		    "");
 	else if (cl.lost > 0 && !o->quiet)
 		fprintf(stderr, "%s: %llu samples lost\n", prog,
 		    (unsigned long long)cl.lost);
