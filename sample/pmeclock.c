@@ -40,6 +40,8 @@
 const char *prog = "pmeclock";
 
 static volatile sig_atomic_t child_pid;
+/* SIGXFSZ as pmeclock found it, for the command (pmeclock ignores it). */
+static struct sigaction xfsz_caller;
 static int sigpipe_w = -1;
 static pid_t guard_pid = -1;
 static int guard_fd = -1;
@@ -286,6 +288,7 @@ exec_child(struct clockopts *o, int go, int err, int tostderr)
 		sigaction(forwarded[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGXFSZ, &xfsz_caller, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Waits for the parent to set up; EOF means it gave up. */
@@ -1104,6 +1107,13 @@ main(int argc, char *argv[])
 	if ((rc = parse(argc, argv, &o)) != -1)
 		return rc;
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Past a file size limit a write fails with EFBIG, a write error
+	 * that puts the previous file back, where SIGXFSZ would kill
+	 * pmeclock with the file cut and the command left running.
+	 */
+	sigaction(SIGXFSZ, NULL, &xfsz_caller);
+	signal(SIGXFSZ, SIG_IGN);
 	if (o.attach != 0)
 		rc = attach(&o);
 	else if (choose_method(&o) < 0)
