@@ -282,6 +282,9 @@ run_lines(struct pme_report *rep, const struct report_input *in,
 		rc |= report_line(rep, "Note", err, "%s", t->note);
 	if (t->status >= 0)
 		rc |= report_line(rep, "Exit status", err, "%d", t->status);
+	else if (t->status == PME_STATUS_RUNNING)
+		rc |= report_line(rep, "Exit status", err, "none: still "
+		    "running when the recording ended");
 	if (t->quick_path != NULL)
 		rc |= report_line(rep, "Buckets", err, "routines of %s (-x)",
 		    t->quick_path);

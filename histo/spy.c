@@ -73,7 +73,11 @@ header(const struct out *o)
 	if (t->status >= 0)
 		fprintf(o->fp, "%s %d", t->duration > 0 ? "; exit status" :
 		    "Exit status:", t->status);
-	if (t->duration > 0 || t->status >= 0)
+	else if (t->status == PME_STATUS_RUNNING)
+		fprintf(o->fp, "%s", t->duration > 0 ? "; still running "
+		    "at the end" : "Still running at the end");
+	if (t->duration > 0 || t->status >= 0 ||
+	    t->status == PME_STATUS_RUNNING)
 		fputc('\n', o->fp);
 	fprintf(o->fp, "Samples: %llu, every %g ms; lost: %llu\n",
 	    (unsigned long long)c->total, (double)t->period / 1e6,

@@ -154,9 +154,19 @@ struct pme_sample_close {
 	uint64_t	 samples;	/* samples written */
 	uint64_t	 lost;		/* samples the collector lost */
 	int32_t		 status;	/* exit status as a shell gives it:
-					   code, or 128 + signal */
+					   code, or 128 + signal; or one of
+					   PME_STATUS_* */
 	uint32_t	 threads;	/* threads seen */
 };
+
+/*
+ * A closing record's status that is no exit status: the process ended
+ * and how is not known (the recorder, attached to it, is not its
+ * parent); the process was still running when the recording ended (an
+ * attach that ended first).
+ */
+#define PME_STATUS_UNKNOWN	(-1)
+#define PME_STATUS_RUNNING	(-2)
 
 /* ------------------------------------------------------------ writing */
 

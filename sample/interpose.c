@@ -3,7 +3,8 @@
  * that starts recording for pmeclock(1), and the functions it interposes:
  * pthread_create, so that new threads get their timer at once, with the
  * sampling signal open; dlopen, so that libraries get their mapping at
- * once; the exec family, to send what is buffered; _exit and _Exit, to
+ * once; the exec family, every entry of libc's, to send what is buffered
+ * and stop ITIMER_PROF, which an exec keeps; _exit and _Exit, to
  * send it before the process ends; and sigaction, signal, sigprocmask,
  * pthread_sigmask and setitimer, through which the program would take
  * the sampling signal away (runtime.c keeps it working, or records that
@@ -11,9 +12,12 @@
  * does not replace libc's functions behind its user's back.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -215,6 +219,126 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 	rc = real(file, argv, envp);
 	rt_after_exec();
 	return rc;
+}
+
+RT_EXPORT int
+fexecve(int fd, char *const argv[], char *const envp[])
+{
+	static int (*real)(int, char *const *, char *const *);
+	char path[64];
+	int rc;
+
+	if (real == NULL)
+		*(void **)&real = next("fexecve");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	before_exec(path, 0);
+	rc = real(fd, argv, envp);
+	rt_after_exec();
+	return rc;
+}
+
+/* The file execveat(2) runs, as a path the setid check can open. */
+static const char *
+at_path(int dirfd, const char *path, int flags, char *buf, size_t n)
+{
+	if (path[0] == '/' || (dirfd == AT_FDCWD && path[0] != '\0'))
+		return path;
+	if ((flags & AT_EMPTY_PATH) && path[0] == '\0')
+		snprintf(buf, n, "/proc/self/fd/%d", dirfd);
+	else
+		snprintf(buf, n, "/proc/self/fd/%d/%s", dirfd, path);
+	return buf;
+}
+
+RT_EXPORT int
+execveat(int dirfd, const char *path, char *const argv[],
+    char *const envp[], int flags)
+{
+	static int (*real)(int, const char *, char *const *, char *const *,
+	    int);
+	char buf[PATH_MAX];
+	int rc;
+
+	if (real == NULL)
+		*(void **)&real = next("execveat");
+	before_exec(at_path(dirfd, path, flags, buf, sizeof(buf)), 0);
+	rc = real != NULL ? real(dirfd, path, argv, envp, flags) :
+	    (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+	rt_after_exec();
+	return rc;
+}
+
+/*
+ * The list forms make their vector on the stack, as libc's do (an exec
+ * after a fork must not allocate), and call the vector forms above:
+ * libc's own execl, execle and execlp call its execve directly, past any
+ * preload, so that a program that exec'd by them kept ITIMER_PROF across
+ * the exec, and its new image died of SIGPROF when the timer expired
+ * before the image's runtime had its handler.  LIST_ARGV declares argv:
+ * arg and the arguments after it up to the NULL, which it takes too.
+ */
+static size_t
+list_len(const char *arg, va_list *ap)
+{
+	va_list aq;
+	size_t n = 0;
+
+	va_copy(aq, *ap);
+	if (arg != NULL)
+		for (n = 1; va_arg(aq, char *) != NULL; n++)
+			;
+	va_end(aq);
+	return n;
+}
+
+static void
+list_fill(char **argv, size_t n, const char *arg, va_list *ap)
+{
+	size_t i;
+
+	argv[0] = (char *)arg;
+	for (i = 1; i <= n; i++)
+		argv[i] = va_arg(*ap, char *);
+}
+
+#define LIST_ARGV(argv, arg, ap)					\
+	size_t argv##_n = list_len(arg, &ap);				\
+	char *argv[argv##_n + 1];					\
+	list_fill(argv, argv##_n, arg, &ap)
+
+RT_EXPORT int
+execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	LIST_ARGV(argv, arg, ap);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+RT_EXPORT int
+execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	LIST_ARGV(argv, arg, ap);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+RT_EXPORT int
+execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	va_list ap;
+
+	va_start(ap, arg);
+	LIST_ARGV(argv, arg, ap);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
 }
 
 /* ---------------------------------------------------------------- exit */

@@ -36,6 +36,8 @@
 const char *prog = "pmeclock";
 
 static volatile sig_atomic_t child_pid;
+/* SIGXFSZ as pmeclock found it, for the command (pmeclock ignores it). */
+static struct sigaction xfsz_caller;
 static int sigpipe_w = -1;
 
 static void
@@ -292,6 +294,7 @@ exec_child(struct clockopts *o, int go, int err, int tostderr)
 		sigaction(forwarded[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGXFSZ, &xfsz_caller, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Waits for the parent to set up; EOF means it gave up. */
@@ -845,18 +848,26 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	memset(&cl, 0, sizeof(cl));
 	rc = perf_attach_run(a, w, stopfd, o->duration ? now_mono() +
 	    o->duration : 0, &cl);
+	if (rc < 0) {
+		/* Said; a failed attach leaves the previous file. */
+		pme_samplewriter_discard(w);
+		rc = 1;
+		goto out;
+	}
 	cl.end = now_real();
-	/* Not pmeclock's child: its exit status is not known here. */
-	cl.status = 0;
+	/* Not pmeclock's child: how it ended is not known here. */
+	cl.status = pid_alive((uint32_t)o->attach) ? PME_STATUS_RUNNING :
+	    PME_STATUS_UNKNOWN;
 	if (pme_samplewriter_close(w, &cl, &err) < 0) {
-		if (rc == 0)
-			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		rc = -1;
 	}
 	if (o->verbose)
-		fprintf(stderr, "%s: %llu samples, %llu lost, %u threads\n",
+		fprintf(stderr, "%s: %llu samples, %llu lost, %u threads%s\n",
 		    prog, (unsigned long long)cl.samples,
-		    (unsigned long long)cl.lost, cl.threads);
+		    (unsigned long long)cl.lost, cl.threads,
+		    cl.status == PME_STATUS_RUNNING ? "; the process runs on" :
+		    "");
 	else if (cl.lost > 0 && !o->quiet)
 		fprintf(stderr, "%s: %llu samples lost\n", prog,
 		    (unsigned long long)cl.lost);
@@ -1045,6 +1056,13 @@ main(int argc, char *argv[])
 	if ((rc = parse(argc, argv, &o)) != -1)
 		return rc;
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Past a file size limit a write fails with EFBIG, a write error
+	 * that puts the previous file back, where SIGXFSZ would kill
+	 * pmeclock with the file cut and the command left running.
+	 */
+	sigaction(SIGXFSZ, NULL, &xfsz_caller);
+	signal(SIGXFSZ, SIG_IGN);
 	if (o.attach != 0)
 		rc = attach(&o);
 	else if (choose_method(&o) < 0 || events_check(&o) != 0)

@@ -60,10 +60,11 @@ if ! "$pmebuild" -q -x ./split -l ./libsplit.so -o split.pme; then
 fi
 
 # "fifty N thirty N twenty N": the three routines' counts, from "name
-# value" lines (other names ignored).
+# value" lines (other names ignored).  Printed with %.0f: mawk's %d stops
+# at 2^31 - 1, and a thread's CPU time in ns passes it after 2.1 s.
 three() {
 	awk '{ p[$1] += $2 }
-	    END { printf "fifty %d thirty %d twenty %d\n", p["fifty"],
+	    END { printf "fifty %.0f thirty %.0f twenty %.0f\n", p["fifty"],
 	    p["thirty"], p["twenty"] }'
 }
 

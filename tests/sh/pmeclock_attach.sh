@@ -29,6 +29,12 @@ if ! $pmeclock -q -m perf -o probe -- true 2>"$tmp/err"; then
 	exit 77
 fi
 build_more attachee
+if ! $cc -fPIC -shared -o "$tmp/nomaps.so" "$fx/nomaps.c" -ldl \
+    >"$tmp/build.log" 2>&1; then
+	echo "$name: cannot build nomaps:" >&2
+	cat "$tmp/build.log" >&2
+	exit 1
+fi
 # Whatever a failed check leaves running (attachee spins until killed).
 trap 'kill $(jobs -p) 2>/dev/null' EXIT
 
@@ -87,6 +93,8 @@ stat att.PMS
 has "attach: the command line" "^thread exec $apid $apid attachee"
 has "attach: the main mapping" "^map $apid attachee xm$"
 has "attach: closed" "^close samples"
+# It ended; pmeclock, not its parent, cannot know how.
+has "attach: status not known" "^close .* status -1 "
 # delta's thread was created after the attach: a fork record and samples.
 [ "$(grep -c "^thread fork $apid " "$tmp/stat")" -ge 1 ] ||
     fail "attach: no fork record of the thread created after the attach"
@@ -129,8 +137,33 @@ fi
 between "-d: the run's wall time (ms)" $((t1 - t0)) 500 30000
 stat dur.PMS
 has "-d: closed" "^close samples"
+# Still running when the attach ended: said so, no exit status.
+has "-d: still running" "^close .* status -2 "
+"$pmehisto" -q -x -B dur.pme -o dur.HIS dur.PMS >dur.txt ||
+    fail "-d: pmehisto failed"
+grep -q "^Exit status: *none: still running when the recording ended$" \
+    dur.txt || fail "-d: summary: $(grep -i status dur.txt)"
 # One thread at 1 kHz for at most the wall time pmeclock took.
 between "-d: samples" "$(field samples)" 1 $(((t1 - t0) + 10))
+
+# --- an attach that fails once the file is open (here /proc/PID/maps
+# refused, as when the process ends as pmeclock attaches) exits 1 and
+# leaves the previous file.  (Without valgrind, which the preload would
+# go into; with ASan, which wants to be first, told not to check.)
+start_attachee - || finish
+cp dur.PMS prev.PMS
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+    LD_PRELOAD=$tmp/nomaps.so "${PMECLOCK:-$top/sample/pmeclock}" -d 1 \
+    -p "$apid" -o prev >out 2>err </dev/null
+st=$?
+kill "$apid"
+wait "$apid" 2>/dev/null
+[ "$st" = 1 ] || fail "maps refused: exit status $st, not 1: $(cat err)"
+grep -qx "pmeclock: '/proc/$apid/maps': Permission denied" err ||
+    fail "maps refused: message: $(cat err)"
+cmp -s prev.PMS dur.PMS || fail "maps refused: the previous file replaced"
+[ -z "$(ls -A | grep -v -x -e '[^.].*')" ] ||
+    fail "maps refused: left $(ls -A | grep '^\.')"
 
 # --- SIGTERM ends the run, the file closed.
 start_attachee - || finish
