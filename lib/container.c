@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -83,6 +84,32 @@ open_temp(struct pme_writer *w, struct pme_error *err)
 		w->dev = st.st_dev;
 		w->ino = st.st_ino;
 	}
+	return 0;
+}
+
+/*
+ * A live file is locked (flock(2)) by its writer while it grows, so that
+ * a second writer of the same name finds it busy and refuses, rather
+ * than set the first one's file aside as "the previous file" and remove
+ * it when it ends.  The lock goes with the writer's descriptor, a killed
+ * writer's too.  -1 when another writer holds the file at path.
+ */
+static int
+live_lock(struct pme_writer *w, struct pme_error *err)
+{
+	int fd, busy;
+
+	if (flock(w->fd, LOCK_EX | LOCK_NB) == -1)
+		return 0;	/* a file system without locks: as before */
+	if ((fd = open(w->path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	busy = flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK;
+	close(fd);
+	if (busy)
+		return pme_seterr(err, PME_EINVAL, "'%s': another run is "
+		    "writing it now: give this run a name of its own",
+		    w->path);
 	return 0;
 }
 
@@ -190,7 +217,8 @@ pme_writer_open(const char *path, uint32_t kind, unsigned flags,
 	h[11] = PME_FORMAT_MINOR >> 8;
 	pme_le32(h + 12, crc(0, h, 12));
 	if (write_all(w, h, sizeof(h), NULL, 0, err) == -1 ||
-	    (w->live && w->tmp != NULL && publish(w, err) == -1)) {
+	    (w->live && w->tmp != NULL && (live_lock(w, err) == -1 ||
+	    publish(w, err) == -1))) {
 		pme_writer_discard(w);
 		return NULL;
 	}
