@@ -79,7 +79,7 @@ for o in O1 O2; do
 	run 0 "$o shares" -j 0 -g -F 1000 -o "sh$o" -- "./calls$o" shares 400
 	[ -s err ] && fail "$o shares: standard error: $(cat err)"
 	folded "$o" "sh$o"
-	caller_ok "$o shares" "sh$o" '(^|;)main;burn;(alpha|beta);util(;\[kernel\])?$'
+	caller_ok "$o shares" "sh$o" '(^|;)main;burn;(alpha|beta);util(;\[kernel\](_\[k\])?)?$'
 	a=$(stacks "sh$o" ';alpha;util(;|$)')
 	b=$(stacks "sh$o" ';beta;util(;|$)')
 	# alpha's share of util is 3/4: four binomial deviations, and two.
@@ -91,11 +91,11 @@ for o in O1 O2; do
 	folded "$o" "rec$o"
 	# rec12 calls rec, which recurses 11 deep: 12 frames (rec12's call
 	# is a tail call at -O2: a jump, no frame).
-	caller_ok "$o rec" "rec$o" '(^|;)main;burn;(rec12;)?rec;rec;rec;rec;rec;rec;rec;rec;rec;rec;rec;rec;util(;\[kernel\])?$'
+	caller_ok "$o rec" "rec$o" '(^|;)main;burn;(rec12;)?rec;rec;rec;rec;rec;rec;rec;rec;rec;rec;rec;rec;util(;\[kernel\](_\[k\])?)?$'
 
 	run 0 "$o threads" -j 0 -g -F 1000 -o "thr$o" -- "./calls$o" threads 250
 	folded "$o" "thr$o"
-	caller_ok "$o threads" "thr$o" '(^|;)(thread_alpha;burn;alpha|thread_beta;burn;beta);util(;\[kernel\])?$'
+	caller_ok "$o threads" "thr$o" '(^|;)(thread_alpha;burn;alpha|thread_beta;burn;beta);util(;\[kernel\](_\[k\])?)?$'
 	a=$(stacks "thr$o" 'thread_alpha;burn;alpha;util')
 	b=$(stacks "thr$o" 'thread_beta;burn;beta;util')
 	dev=$(calc "4 * sqrt($a + $b) + 4")
@@ -133,19 +133,27 @@ for g in dwarf,8 dwarf,x dwarf, lbr dwarf,99999; do
 	    fail "-G $g: $(cat err)"
 done
 
+# err without pmeclock's note of a thread that gave fewer samples than
+# its CPU time: a per-thread CPU timer on a loaded machine keeps about
+# half of what it is due (tests/fixtures/clock/common.sh, expected()),
+# which is what the note says; the checks here are of what else is said.
+said() {
+	grep -v "s of CPU and gave [0-9]* samples (" err
+}
+
 # The in-process methods unwind from the CFI with libunwind where the
 # runtime is built with it; else they walk frame pointers, and say so.
 # A sample may find the thread in the runtime's own signal handler (its
 # records at a thread's end, on a busy machine: about 1 in 50 under
 # load), run on top of util: the chain then goes on through libc's signal
 # trampoline into libpmeclock, which is what the thread was doing.
-rt='(;\[kernel\]|;\[libc\.so\.6\];\[libpmeclock\.so\.0\](;\[libc\.so\.6\])*)?$'
+rt='(;\[kernel\](_\[k\])?|;\[libc\.so\.6\];\[libpmeclock\.so\.0\](;\[libc\.so\.6\])*)?$'
 if $pmeclock -q -m timer -o probe -- true 2>/dev/null; then
 	if grep -q '^UNW_CPPFLAGS = -DHAVE_LIBUNWIND' "$top/config.mk"; then
 		for o in O1 O2; do
 			run 0 "$o -m timer -g" -j 0 -m timer -g -o "tm$o" -- \
 			    "./calls$o" shares 400
-			[ -s err ] && fail "-m timer -g: $(cat err)"
+			[ -n "$(said)" ] && fail "-m timer -g: $(cat err)"
 			folded "$o" "tm$o"
 			caller_ok "$o -m timer -g" "tm$o" \
 			    "(^|;)main;burn;(alpha|beta);util$rt"
@@ -164,7 +172,7 @@ if $pmeclock -q -m timer -o probe -- true 2>/dev/null; then
 	fi
 	# -G fp is the frame-pointer walk, without a word.
 	run 0 "-m timer -G fp" -j 0 -m timer -G fp -o tm -- ./callsO2 shares 50
-	[ -s err ] && fail "-m timer -G fp: $(cat err)"
+	[ -n "$(said)" ] && fail "-m timer -G fp: $(cat err)"
 fi
 
 finish
