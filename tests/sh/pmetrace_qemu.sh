@@ -10,7 +10,7 @@
 # counted up to its exec (the new program runs outside QEMU); one that
 # dies of a signal and one QEMU cannot load are refused with the engine
 # named and another suggested, no file written; a command found in PATH
-# runs.
+# runs; without qemu-x86_64 pmevg counts, said.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -112,5 +112,17 @@ run qemu prog.pme q.pme 1 ./script
 grep -q "^pmetrace: qemu wrote no counts.*QEMU cannot run this program? try -e pmevg" \
     run.err || fail "script: $(cat run.err)"
 [ ! -e q.pme ] || fail "script: a file written"
+
+# qemu-x86_64 not in PATH: said, and pmevg counts instead.
+if have_pmevg; then
+	mkdir -p noqemu
+	printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v valgrind)" \
+	    >noqemu/valgrind && chmod +x noqemu/valgrind
+	PATH=$tmp/noqemu run qemu prog.pme q.pme 0 ./prog loop 1
+	grep -qx "pmetrace: qemu-x86_64 is not installed (Debian's qemu-user): using the pmevg engine" \
+	    run.err || fail "no qemu: $(cat run.err)"
+	counts q.pme | grep -qx "kloop $KLOOP 1" ||
+	    fail "no qemu: pmevg did not count: $(counts q.pme)"
+fi
 
 finish
