@@ -101,9 +101,11 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 				    "(try -e pmevg)\n");
 			if (rc == -1 && *status > 128)
 				pme_seterr(err, PME_EIO, "the program died of "
-				    "signal %d under the qemu engine, whose "
+				    "signal %d%s under the qemu engine, whose "
 				    "QEMU (7.2) writes no counts then: use "
-				    "-e pmevg", *status - 128);
+				    "-e pmevg", *status - 128, *status == 128 +
+				    SIGILL ? " (an instruction QEMU does not "
+				    "emulate?)" : "");
 			else if (rc == -1) {
 				size_t n = strlen(err->msg);
 

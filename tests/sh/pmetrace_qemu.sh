@@ -106,6 +106,14 @@ run qemu prog.pme q.pme 1 ./prog crash 2
 grep -q "^pmetrace: the program died of signal 11 under the qemu engine.*use -e pmevg" \
     run.err || fail "crash: $(cat run.err)"
 [ ! -e q.pme ] || fail "crash: a file written"
+# SIGILL (here ud2, which is one natively too): a word on instructions
+# QEMU does not emulate.
+printf 'int main(void) { __asm__ volatile("ud2"); return 0; }\n' >ill.c &&
+    $cc -o ill ill.c || fail "cannot build ill.c"
+run qemu prog.pme q.pme 1 ./ill
+grep -q "^pmetrace: the program died of signal 4 (an instruction QEMU does not emulate?) under the qemu engine.*use -e pmevg" \
+    run.err || fail "ill: $(cat run.err)"
+[ ! -e q.pme ] || fail "ill: a file written"
 # A program QEMU cannot load (a script: QEMU loads ELF files only).
 printf '#!/bin/sh\nexit 0\n' >script && chmod +x script
 run qemu prog.pme q.pme 1 ./script
