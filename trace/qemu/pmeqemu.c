@@ -8,7 +8,11 @@
  * Counting.  Each instruction of a translated block gets a counter of its
  * own, added to before the instruction runs.  A block left early (a
  * fault, a system call or an exception mid-block) has counted exactly
- * the instructions it began, which a count per block could not say.
+ * the instructions it began, which a count per block could not say
+ * (measured on SQLite, sqlwork 300000: adding each block's length as it
+ * starts counted 3,816,102,222 where adding per instruction counted
+ * 3,815,794,996, whose buckets equal callgrind's; per instruction took
+ * about 1.3 times the per-block run time).
  * While the guest has one thread the add is QEMU's inline add (no call);
  * when a second vCPU (thread) starts, QEMU flushes its translations
  * (it then translates for parallel execution), and every block
