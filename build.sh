@@ -91,6 +91,9 @@ if [ "$action" = check ]; then
 	want libxml2-utils command -v xmllint
 	want librsvg2-bin command -v rsvg-convert
 	want golang-go command -v go
+	# pmetrace's qemu engine runs programs under QEMU's user-mode
+	# emulator.
+	want qemu-user command -v qemu-x86_64
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

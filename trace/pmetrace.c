@@ -17,7 +17,7 @@
 
 static const char *prog = "pmetrace";
 
-enum engine { ENG_AUTO, ENG_PMEVG, ENG_CALLGRIND, ENG_STEP };
+enum engine { ENG_AUTO, ENG_PMEVG, ENG_CALLGRIND, ENG_STEP, ENG_QEMU };
 
 static void
 usage(FILE *fp)
@@ -38,7 +38,8 @@ help(void)
 	    "  -o output      the filled bucket file, default %s\n"
 	    "  -e engine      pmevg (pme's valgrind tool, the default where it "
 	    "runs),\n"
-	    "                 callgrind (the fallback) or step (no valgrind)\n"
+	    "                 callgrind (the fallback), step (no valgrind) or\n"
+	    "                 qemu (QEMU's user-mode emulator; no calls)\n"
 	    "  -f             count even when the build-ids differ from the "
 	    "bucket file's\n"
 	    "  -P             step engine: do not keep the program on "
@@ -58,7 +59,7 @@ die_nomem(void)
 
 /*
  * The second counts, "calls", are what callgrind and pmevg find beside
- * the instructions.  The step engine counts no calls: without
+ * the instructions.  The step and qemu engines count no calls: without
  * ACCUMCOUNTS a file it fills has none, with it the calls of earlier
  * runs are kept.
  */
@@ -68,7 +69,7 @@ prepare_calls(struct pme_bucketfile *bf, enum engine e, int accum,
 {
 	const char *name = pme_bucketfile_counts2(bf, NULL);
 
-	if (e == ENG_STEP)
+	if (e == ENG_STEP || e == ENG_QEMU)
 		return accum ? 0 : pme_bucketfile_set_counts2(bf, NULL, err);
 	if (accum && name != NULL && strcmp(name, "calls") == 0)
 		return 0;
@@ -78,14 +79,17 @@ prepare_calls(struct pme_bucketfile *bf, enum engine e, int accum,
 static const char *
 engine_name(enum engine e)
 {
-	return e == ENG_STEP ? "step" : e == ENG_PMEVG ? "pmevg" : "callgrind";
+	return e == ENG_STEP ? "step" : e == ENG_PMEVG ? "pmevg" :
+	    e == ENG_QEMU ? "qemu" : "callgrind";
 }
 
 /* The engine tried when e is missing here: pmevg, then callgrind, then
- * step; step's is callgrind. */
+ * step; step's is callgrind; qemu's is pmevg. */
 static enum engine
 next_engine(enum engine e)
 {
+	if (e == ENG_QEMU)
+		return ENG_PMEVG;
 	return e == ENG_CALLGRIND ? ENG_STEP : ENG_CALLGRIND;
 }
 
@@ -114,6 +118,8 @@ run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *
 			rc = engine_step(t, o, status, err);
 		else if (e == ENG_PMEVG)
 			rc = engine_pmevg(t, o, status, err);
+		else if (e == ENG_QEMU)
+			rc = engine_qemu(t, o, status, err);
 		else
 			rc = engine_callgrind(t, o, status, err);
 		if (rc != ENGINE_MISSING)
@@ -244,9 +250,12 @@ parse(int argc, char **argv, struct cmd *c)
 				c->e = ENG_CALLGRIND;
 			else if (strcmp(optarg, "step") == 0)
 				c->e = ENG_STEP;
+			else if (strcmp(optarg, "qemu") == 0)
+				c->e = ENG_QEMU;
 			else {
 				fprintf(stderr, "%s: '%s': no such engine "
-				    "(pmevg, callgrind or step)\n", prog, optarg);
+				    "(pmevg, callgrind, step or qemu)\n", prog,
+				    optarg);
 				usage(stderr);
 				return 2;
 			}

@@ -302,10 +302,10 @@ list_files(const char *dir, const char *prefix, char ***names, size_t *n,
 	return 0;
 }
 
-/* Reads every counts file of dir into t. */
-static int
-read_dir(struct tr_tally *t, const struct tr_opts *o, const char *dir,
-    struct pme_error *err)
+/* Reads every counts file of dir into t, written by engine's tool. */
+int
+tr_pvdir_read(struct tr_tally *t, const struct tr_opts *o, const char *dir,
+    const char *engine, struct pme_error *err)
 {
 	char **names;
 	size_t n, i, nread = 0;
@@ -321,11 +321,11 @@ read_dir(struct tr_tally *t, const struct tr_opts *o, const char *dir,
 		else if (rc == 1)
 			rc = 0;
 	if (rc == 0 && nread == 0)
-		rc = pme_seterr(err, PME_EIO, "pmevg wrote no counts: every "
-		    "process ended before writing them");
+		rc = pme_seterr(err, PME_EIO, "%s wrote no counts: every "
+		    "process ended before writing them", engine);
 	if (rc == 0 && o->verbose)
-		fprintf(stderr, "pmetrace: pmevg: %zu counts files, %zu read"
-		    "%s\n", n, nread, region ? "; the libpmetrace region only" :
+		fprintf(stderr, "pmetrace: %s: %zu counts files, %zu read"
+		    "%s\n", engine, n, nread, region ? "; the libpmetrace region only" :
 		    "");
 	for (i = 0; i < n; i++)
 		free(names[i]);
@@ -402,7 +402,7 @@ run(struct tr_tally *t, const char *vg, const char *lib,
 			pme_setsys(err, vg, "cannot wait for");
 		else {
 			*status = pme_exit_status(st);
-			if ((rc = read_dir(t, o, dir, err)) == -1) {
+			if ((rc = tr_pvdir_read(t, o, dir, "pmevg", err)) == -1) {
 				size_t n = strlen(err->msg);
 
 				log_reason(dir, reason, sizeof(reason));

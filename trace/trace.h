@@ -80,6 +80,13 @@ int		 engine_step(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
 int		 engine_pmevg(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
+int		 engine_qemu(struct tr_tally *t, const struct tr_opts *o,
+		    int *status, struct pme_error *err);
+/* Every counts file in pmevg's format (pv.*) in dir, written by engine's
+ * tool (pmevg.c; the qemu engine's plugin writes the same), read into t;
+ * the tool's messages name engine. */
+int		 tr_pvdir_read(struct tr_tally *t, const struct tr_opts *o,
+		    const char *dir, const char *engine, struct pme_error *err);
 /*
  * For the fuzz targets: one callgrind output file buf[0..len) with the
  * valgrind log of its process log[0..loglen) (none when log is NULL),

@@ -6,7 +6,7 @@
 # local.
 
 trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c \
-	trace/callgrind.c trace/pmevg.c trace/step.c
+	trace/callgrind.c trace/pmevg.c trace/step.c trace/qemu.c
 
 # pme's own valgrind tool (the pmevg engine), built where valgrind's
 # headers and static libraries for tools are (Debian's valgrind package
@@ -45,6 +45,21 @@ trace/vgtool/pmevg-amd64-linux: trace/vgtool/pmevg.o
 	    $(VG_LIBDIR)/libvex-amd64-linux.a \
 	    $(VG_LIBDIR)/libgcc-sup-amd64-linux.a -lgcc
 	ln -sf $(VG_PRELOAD) trace/vgtool/vgpreload_core-amd64-linux.so
+
+# pme's TCG plugin for QEMU's user-mode emulator (the qemu engine): it
+# needs only its own header of QEMU's plugin interface (qplugin.h), so it
+# is built on every x86-64 machine; never sanitized (it is loaded into
+# QEMU, which is not).
+ifeq ($(shell uname -m),x86_64)
+PMEQEMU_PLUGIN = trace/qemu/pmeqemu.so
+endif
+trace/qemu.o: PME_CPPFLAGS += -DPMEVG_LIBDIR='"$(PMEVG_LIBDIR)"'
+
+trace/qemu/pmeqemu.so: trace/qemu/pmeqemu.c trace/qemu/qplugin.h \
+	    config.mk trace/trace.mk
+	$(CC) $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) \
+	    $(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) -fPIC -shared \
+	    -fvisibility=hidden -pthread -o $@ trace/qemu/pmeqemu.c
 
 # The runtime is never sanitized: a sanitizer runtime cannot be loaded
 # into the uninstrumented programs it is linked with or preloaded into.
@@ -85,13 +100,18 @@ trace/$(TRACE_SONAME): trace/libpmetrace.o
 trace/libpmetrace.so: trace/$(TRACE_SONAME)
 	ln -sf $(TRACE_SONAME) $@
 
-EXTRA_ALL += trace/libpmetrace.a trace/libpmetrace.so $(PMEVG_TOOL)
+EXTRA_ALL += trace/libpmetrace.a trace/libpmetrace.so $(PMEVG_TOOL) \
+	$(PMEQEMU_PLUGIN)
 EXTRA_INSTALL += install-trace
 EXTRA_UNINSTALL += uninstall-trace
 EXTRA_CLEAN += clean-trace
 
-install-trace: trace/libpmetrace.a trace/libpmetrace.so $(PMEVG_TOOL)
+install-trace: trace/libpmetrace.a trace/libpmetrace.so $(PMEVG_TOOL) \
+	    $(PMEQEMU_PLUGIN)
 	install -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir)
+	if [ -n "$(PMEQEMU_PLUGIN)" ]; then \
+	    install -d $(DESTDIR)$(PMEVG_LIBDIR) && \
+	    install -m 644 $(PMEQEMU_PLUGIN) $(DESTDIR)$(PMEVG_LIBDIR)/; fi
 	if [ -n "$(PMEVG_TOOL)" ]; then \
 	    install -d $(DESTDIR)$(PMEVG_LIBDIR) && \
 	    install -m 755 $(PMEVG_TOOL) $(DESTDIR)$(PMEVG_LIBDIR)/ && \
@@ -108,12 +128,13 @@ uninstall-trace:
 	    $(DESTDIR)$(libdir)/libpmetrace.so \
 	    $(DESTDIR)$(includedir)/pmetrace.h
 	rm -f $(DESTDIR)$(PMEVG_LIBDIR)/pmevg-amd64-linux \
+	    $(DESTDIR)$(PMEVG_LIBDIR)/pmeqemu.so \
 	    $(DESTDIR)$(PMEVG_LIBDIR)/vgpreload_core-amd64-linux.so
 
 clean-trace:
 	rm -f trace/*.rt.o trace/rt_*.o trace/libpmetrace.o trace/*.tmp \
 	    trace/libpmetrace.a trace/libpmetrace.so trace/libpmetrace.so.* \
 	    trace/vgtool/pmevg.o trace/vgtool/pmevg-amd64-linux \
-	    trace/vgtool/vgpreload_core-amd64-linux.so
+	    trace/vgtool/vgpreload_core-amd64-linux.so trace/qemu/pmeqemu.so
 
 .PHONY: install-trace uninstall-trace clean-trace

@@ -21,11 +21,7 @@ need_no_pme_valgrind "pmetrace runs valgrind itself"
 need_step
 
 cd "$tmp" || exit 1
-$cc -g -O1 -shared -fPIC -o libtr.so "$fx/lib.c" &&
-$cc -g -O1 -pie -fPIE -o prog "$fx/prog.c" -L. -ltr -Wl,-rpath,"$tmp" \
-    -pthread &&
-$cc -g -O1 -no-pie -fno-pie -o prog_nopie "$fx/prog.c" -L. -ltr \
-    -Wl,-rpath,"$tmp" -pthread &&
+build_prog &&
 build_pmecounts ||
     { echo "cannot build the fixtures" >&2; exit 1; }
 $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme &&

@@ -25,22 +25,8 @@ build_pmecounts ||
 $pmebuild -q -x ./rep -o rep.pme || { echo "pmebuild failed" >&2; exit 1; }
 
 # Each routine: 4 instructions around the string instruction, which
-# counts as many passes as the rule gives.
-cat >want.txt <<'EOF'
-cmps0 5
-cmps_differ10 14
-cmps_differ4 8
-cmps_equal 15
-movsq10 15
-scas_found8 12
-scas_none 25
-sig_stos 30005
-stos0 5
-stos1 6
-stos5 10
-stos_addr32 10
-stos_large 20005
-EOF
+# counts as many passes as the rule gives (fixtures/trace/rep.want).
+cp "$fx/rep.want" want.txt
 
 for e in $(engines); do
 	$pmetrace -q -e $e -b rep.pme -o $e.pme -- ./rep signal >$e.err 2>&1 ||

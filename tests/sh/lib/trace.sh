@@ -10,6 +10,8 @@
 #	engines			the engines that run here: pmevg (where it
 #				is built), callgrind, step (x86-64)
 #	build_pmecounts		builds ./pmecounts (fixtures/trace/pmecounts.c)
+#	build_prog		builds the fixture program in the current folder:
+#				./libtr.so, ./prog (PIE), ./prog_nopie
 #	eventually SECONDS COMMAND...	whether COMMAND succeeds within SECONDS
 #				(valgrind starts slowly on a busy machine)
 #	signal_run SIG COMMAND...	runs COMMAND (pmetrace) in a process
@@ -53,6 +55,14 @@ build_pmecounts() {
 	$cc -std=c11 -D_GNU_SOURCE -I"$top/lib" -o pmecounts \
 	    "$fx/pmecounts.c" "$top/lib/bucket.c" "$top/lib/container.c" \
 	    "$top/lib/util.c" -lz
+}
+
+build_prog() {
+	$cc -g -O1 -shared -fPIC -o libtr.so "$fx/lib.c" &&
+	$cc -g -O1 -pie -fPIE -o prog "$fx/prog.c" -L. -ltr \
+	    -Wl,-rpath,"$(pwd)" -pthread &&
+	$cc -g -O1 -no-pie -fno-pie -o prog_nopie "$fx/prog.c" -L. -ltr \
+	    -Wl,-rpath,"$(pwd)" -pthread
 }
 
 eventually() {

@@ -1,0 +1,136 @@
+#!/bin/bash
+#
+# pmetrace_qemu.sh - the qemu engine (QEMU's user-mode emulator with pme's
+# TCG plugin) on the fixture program (tests/fixtures/trace): every bucket
+# (the program's own routines, its PLT stubs, _init and _fini, its shared
+# library's routines) counts exactly what callgrind's and pmevg's count
+# on a PIE and a non-PIE build, one thread or three, fork and a signal
+# handler; the file has no call counts; rep string instructions count by
+# valgrind's rule (pmetrace_rep's figures); a program that execs is
+# counted up to its exec (the new program runs outside QEMU); one that
+# dies of a signal and one QEMU cannot load are refused with the engine
+# named and another suggested, no file written; a command found in PATH
+# runs; without qemu-x86_64 pmevg counts, said.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/trace.sh"
+KLOOP=302	# instructions per call of kloop (prog.c)
+
+need_valgrind
+need_no_pme_valgrind "pmetrace runs valgrind itself"
+command -v qemu-x86_64 >/dev/null ||
+    { echo "qemu-x86_64 is not installed (Debian's qemu-user)"; exit 77; }
+[ -f "$top/trace/qemu/pmeqemu.so" ] ||
+    { echo "pme's QEMU plugin is not built (x86-64 only)"; exit 77; }
+
+cd "$tmp" || exit 1
+build_prog &&
+$cc -g -O1 -no-pie -fno-pie -o rep "$fx/rep.c" &&
+build_pmecounts ||
+    { echo "cannot build the fixtures" >&2; exit 1; }
+$pmebuild -q -x ./prog -l ./libtr.so -o prog.pme &&
+$pmebuild -q -x ./prog_nopie -l ./libtr.so -o prog_nopie.pme &&
+$pmebuild -q -x ./rep -o rep.pme ||
+    { echo "pmebuild failed" >&2; exit 1; }
+
+# counts FILE: "bucket count calls" of every bucket.
+counts() {
+	./pmecounts "$1" | awk '$1 == "bucket" { print $2, $3, $4 }' | sort
+}
+
+# run ENGINE PME OUT WANT-STATUS PROG ARGS...
+run() {
+	local e=$1 pme=$2 out=$3 want=$4 got
+	shift 4
+	rm -f "$out"
+	$pmetrace -e "$e" -b "$pme" -o "$out" -- "$@" >run.out 2>run.err
+	got=$?
+	[ "$got" = "$want" ] ||
+	    fail "$e $*: exit status $got, not $want: $(head -c 300 run.err)"
+}
+
+# same PROG PME WANT-STATUS ARGS...: qemu's counts equal callgrind's and
+# pmevg's in every bucket; qemu gives no calls.
+same() {
+	local prog=$1 pme=$2 want=$3 e
+	shift 3
+	run qemu "$pme" q.pme "$want" "./$prog" "$@"
+	counts q.pme >q3.txt
+	cut -d' ' -f1,2 q3.txt >q.txt
+	[ -s q.txt ] || fail "$prog $*: qemu counted no buckets"
+	awk '$3 != "-" { print; exit 1 }' q3.txt >bad.txt ||
+	    fail "$prog $*: qemu gave call counts: $(cat bad.txt)"
+	for e in callgrind $(have_pmevg && echo pmevg); do
+		run $e "$pme" $e.pme "$want" "./$prog" "$@"
+		counts $e.pme | cut -d' ' -f1,2 >$e.txt
+		diff -u $e.txt q.txt >diff.txt ||
+		    fail "$prog $*: qemu differs from $e: $(cat diff.txt)"
+	done
+}
+
+same prog prog.pme 0 calls 7
+grep -q '^libleaf 28$' q.txt ||
+    fail "calls 7: libleaf in the shared library not counted: $(cat q.txt)"
+grep -q '^_init [1-9]' q.txt && grep -q '^strcmp@plt [1-9]' q.txt ||
+    fail "calls 7: _init or a PLT stub not counted: $(cat q.txt)"
+same prog_nopie prog_nopie.pme 0 calls 7
+same prog prog.pme 0 loop 3
+grep -qx "kloop $((3 * KLOOP))" q.txt || fail "loop 3: $(cat q.txt)"
+same prog prog.pme 0 threads 3 2
+grep -qx "kloop $((6 * KLOOP))" q.txt || fail "threads 3 2: $(cat q.txt)"
+same prog prog.pme 3 fork 3
+grep -qx "kloop $((4 * KLOOP))" q.txt || fail "fork 3: $(cat q.txt)"
+same prog prog.pme 0 signal 2
+
+# A command found in PATH (QEMU does not look there), argv[0] kept.
+PATH=$tmp:$PATH run qemu prog.pme q.pme 0 prog loop 3
+counts q.pme | grep -qx "kloop $((3 * KLOOP)) -" ||
+    fail "prog in PATH: kloop not 3 x $KLOOP: $(counts q.pme)"
+
+# exec: counted up to the exec; "prog loop 1" runs outside QEMU.
+run qemu prog.pme q.pme 0 ./prog exec 2
+counts q.pme | grep -qx "kloop $((2 * KLOOP)) -" ||
+    fail "exec 2: kloop not 2 x $KLOOP: $(counts q.pme)"
+
+# rep string instructions: valgrind's rule (pmetrace_rep.sh).
+cp "$fx/rep.want" want.txt
+run qemu rep.pme q.pme 0 ./rep signal
+counts q.pme | awk '$1 != "main" && $1 != "on_alarm" && $1 !~ /@plt$/ &&
+    $1 != "_init" && $1 != "_fini" { print $1, $2 }' >q.txt
+diff -u want.txt q.txt >diff.txt ||
+    fail "rep: qemu's counts differ from the rule: $(cat diff.txt)"
+
+# A program that dies of a signal: QEMU 7.2 ends no plugin then.
+run qemu prog.pme q.pme 1 ./prog crash 2
+grep -q "^pmetrace: the program died of signal 11 under the qemu engine.*use -e pmevg" \
+    run.err || fail "crash: $(cat run.err)"
+[ ! -e q.pme ] || fail "crash: a file written"
+# SIGILL (here ud2, which is one natively too): a word on instructions
+# QEMU does not emulate.
+printf 'int main(void) { __asm__ volatile("ud2"); return 0; }\n' >ill.c &&
+    $cc -o ill ill.c || fail "cannot build ill.c"
+run qemu prog.pme q.pme 1 ./ill
+grep -q "^pmetrace: the program died of signal 4 (an instruction QEMU does not emulate?) under the qemu engine.*use -e pmevg" \
+    run.err || fail "ill: $(cat run.err)"
+[ ! -e q.pme ] || fail "ill: a file written"
+# A program QEMU cannot load (a script: QEMU loads ELF files only).
+printf '#!/bin/sh\nexit 0\n' >script && chmod +x script
+run qemu prog.pme q.pme 1 ./script
+grep -q "^pmetrace: qemu wrote no counts.*QEMU cannot run this program? try -e pmevg" \
+    run.err || fail "script: $(cat run.err)"
+[ ! -e q.pme ] || fail "script: a file written"
+
+# qemu-x86_64 not in PATH: said, and pmevg counts instead.
+if have_pmevg; then
+	mkdir -p noqemu
+	printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v valgrind)" \
+	    >noqemu/valgrind && chmod +x noqemu/valgrind
+	PATH=$tmp/noqemu run qemu prog.pme q.pme 0 ./prog loop 1
+	grep -qx "pmetrace: qemu-x86_64 is not installed (Debian's qemu-user): using the pmevg engine" \
+	    run.err || fail "no qemu: $(cat run.err)"
+	counts q.pme | grep -qx "kloop $KLOOP 1" ||
+	    fail "no qemu: pmevg did not count: $(counts q.pme)"
+fi
+
+finish

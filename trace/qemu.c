@@ -1,0 +1,153 @@
+/*
+ * qemu.c - the qemu engine: runs the command under QEMU's user-mode
+ * emulator (qemu-x86_64, Debian's qemu-user) with pme's TCG plugin
+ * (trace/qemu/pmeqemu.c, pmeqemu.so), which counts every instruction
+ * per address and writes pmevg's counts format; read as pmevg's
+ * (tr_pvdir_read).  The plugin is found in the folder "qemu" beside
+ * pmetrace's executable (the build tree), else in PMEVG_LIBDIR.
+ *
+ * QEMU runs the guest as the CPU model "max" (every feature it
+ * emulates), so that the C library's ifuncs choose as they would on a
+ * recent CPU; the counts of code whose path depends on the CPU (the C
+ * library's string routines, the loader's start-up) still differ from
+ * those of a run on the host (pmetrace(1)).  QEMU gives no call counts.
+ * Programs QEMU cannot run (an instruction it does not emulate ends the
+ * program with SIGILL) are said, naming the engine, with another to use.
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "prog.h"
+#include "util.h"
+
+#ifndef PMEVG_LIBDIR
+#define PMEVG_LIBDIR	"/usr/local/lib/pme"
+#endif
+#define QEMU_PLUGIN	"pmeqemu.so"
+#define QEMU_CMD	"qemu-x86_64"
+
+/* The plugin's path, or NULL (the caller frees it). */
+static char *
+plugin_path(void)
+{
+	char self[PATH_MAX], found[PATH_MAX], *slash;
+	ssize_t n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			strcpy(slash, "/qemu");
+			if (pme_path_find(QEMU_PLUGIN, self, R_OK, found,
+			    sizeof(found)) != NULL)
+				return strdup(found);
+		}
+	}
+	if (pme_path_find(QEMU_PLUGIN, PMEVG_LIBDIR, R_OK, found,
+	    sizeof(found)) != NULL)
+		return strdup(found);
+	return NULL;
+}
+
+static int
+run(struct tr_tally *t, const char *qemu, const char *plugin,
+    const struct tr_opts *o, int *status, struct pme_error *err)
+{
+	/* QEMU does not look for the program in PATH: it gets the path
+	 * found, and the program its argv[0] through -0. */
+	char *args[] = { (char *)QEMU_CMD, (char *)"-cpu", (char *)"max",
+	    (char *)"-plugin", (char *)plugin, (char *)"-0", o->argv[0],
+	    (char *)"--" };
+	struct tr_opts qo = *o;
+	struct tr_sigsave ss;
+	char **argv, *dir;
+	size_t argc;
+	pid_t pid;
+	int st, rc = -1;
+
+	for (argc = 0; o->argv[argc] != NULL; argc++)
+		continue;
+	if ((argv = calloc(argc + 1, sizeof(*argv))) == NULL)
+		return pme_setnomem(err);
+	memcpy(argv, o->argv, argc * sizeof(*argv));
+	argv[0] = (char *)o->exe;
+	qo.argv = argv;
+	tr_block_signals(&ss);
+	if ((dir = tr_tmpdir(err)) == NULL) {
+		tr_restore_signals(&ss);
+		free(argv);
+		return -1;
+	}
+	setenv("PMEQEMU_DIR", dir, 1);
+	setenv("PMEQEMU_EXE", o->exe, 1);
+	pid = tr_spawn(qemu, args, sizeof(args) / sizeof(args[0]), "qemu",
+	    NULL, &qo, &ss, err);
+	unsetenv("PMEQEMU_DIR");
+	unsetenv("PMEQEMU_EXE");
+	if (pid != -1) {
+		if (tr_wait_child(pid, &ss, &st) == -1)
+			pme_setsys(err, qemu, "cannot wait for");
+		else {
+			*status = pme_exit_status(st);
+			rc = tr_pvdir_read(t, o, dir, "qemu", err);
+			if (rc == 0 && *status == 128 + SIGILL && !o->quiet)
+				fprintf(stderr, "pmetrace: the program died "
+				    "of SIGILL under the qemu engine: QEMU may "
+				    "not emulate one of its instructions "
+				    "(try -e pmevg)\n");
+			if (rc == -1 && *status > 128)
+				pme_seterr(err, PME_EIO, "the program died of "
+				    "signal %d%s under the qemu engine, whose "
+				    "QEMU (7.2) writes no counts then: use "
+				    "-e pmevg", *status - 128, *status == 128 +
+				    SIGILL ? " (an instruction QEMU does not "
+				    "emulate?)" : "");
+			else if (rc == -1) {
+				size_t n = strlen(err->msg);
+
+				snprintf(err->msg + n, sizeof(err->msg) - n,
+				    " (%s exit status %d: QEMU cannot run "
+				    "this program? try -e pmevg)", QEMU_CMD,
+				    *status);
+			}
+		}
+	}
+	if (getenv("PMETRACE_KEEP") != NULL)
+		fprintf(stderr, "pmetrace: qemu output kept in '%s'\n", dir);
+	else
+		pme_remove_dir(dir);
+	pme_guard_forget();
+	free(dir);
+	free(argv);
+	tr_restore_signals(&ss);
+	return rc;
+}
+
+int
+engine_qemu(struct tr_tally *t, const struct tr_opts *o, int *status,
+    struct pme_error *err)
+{
+	char *qemu, *plugin;
+	int rc;
+
+	*status = -1;
+	if ((plugin = plugin_path()) == NULL) {
+		pme_seterr(err, PME_EIO, "pme's QEMU plugin (%s) is not "
+		    "built here", QEMU_PLUGIN);
+		return ENGINE_MISSING;
+	}
+	if ((qemu = tr_find_in_path(QEMU_CMD)) == NULL) {
+		free(plugin);
+		pme_seterr(err, PME_EIO, "%s is not installed (Debian's "
+		    "qemu-user)", QEMU_CMD);
+		return ENGINE_MISSING;
+	}
+	rc = run(t, qemu, plugin, o, status, err);
+	free(qemu);
+	free(plugin);
+	return rc;
+}
