@@ -34,6 +34,7 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
+. "$top/tests/sh/lib/measures.sh"
 
 need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
@@ -50,22 +51,6 @@ fi
 K=2000
 N=500
 M=40
-
-# counts FILE.PMS MEASURE: "routine count" lines of the measure, -x.
-counts() {
-	"$pmehisto" -q -x -C 0 -M "$2" -T csv -o /dev/null -B /dev/null "$1" |
-	    csv_counts | awk '$2 > 0'
-}
-
-# count ROUTINE <counts: the routine's count, 0 when absent.
-count() {
-	awk -v r="$1" '$1 == r { n = $2 } END { print n + 0 }'
-}
-
-# is WHAT GOT WANT
-is() {
-	[ "$2" = "$3" ] || fail "$1: $2, not $3"
-}
 
 perf_ok=0
 if command -v perf >/dev/null && perf record -q -e page-faults -c 1 \
