@@ -16,7 +16,8 @@
 # - with -g, the callers view of each break (pmehisto -M break:f -V
 #   callers:f) names the callers the program has, each with its count:
 #   f() by main N and h K; r() by main K * (D + 1) (every stack of r has
-#   main under it) and by r K * D; g() by h K;  with -G fp the same;
+#   main under it) and by r K * D; g() by h K;  with -G fp the same; the
+#   Spy's report and the call graph say they count calls of f();
 # - an unknown routine is refused before the program runs, with the
 #   nearest name (exit 1, nothing written), as is a library the program
 #   does not load.
@@ -145,6 +146,17 @@ for G in -g "-G fp"; do
 	callers c.PMS g break:libg.so:g >g.callers
 	is "$G: callers of g()" "$(sort g.callers | tr '\n' ' ')" "h $K "
 done
+# The views say what was watched: calls of f(), not a clock.
+"$pmehisto" -q -x -M break:f -V spy -o - -B /dev/null c.PMS >spy.txt ||
+    fail "-V spy -M break:f failed"
+grep -q '^Watching: perf_event_open, break:f$' spy.txt ||
+    fail "-V spy: $(grep Watching spy.txt)"
+grep -q "^Samples: $((N + K)) of break:f, one every event; lost: 0$" \
+    spy.txt || fail "-V spy: $(grep Samples spy.txt)"
+"$pmehisto" -q -x -M break:f -V callgraph -o - -B /dev/null c.PMS \
+    >cg.txt || fail "-V callgraph -M break:f failed"
+grep -q "^$((N + K)) samples of break:f, one every event; entries" cg.txt ||
+    fail "-V callgraph: $(sed -n 2p cg.txt)"
 
 # ---------------------------------------------------------- refusals
 
