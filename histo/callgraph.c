@@ -134,7 +134,7 @@ callgraph_write(const struct calls *c, double cutoff, FILE *fp,
 	struct cg g;
 	uint32_t *order = malloc((c->np + 1) * sizeof(*order));
 	size_t i, n = 0, ne;
-	char *cmd, every[320];
+	char *cmd, every[1200];
 
 	memset(&g, 0, sizeof(g));
 	g.c = c;

@@ -58,7 +58,7 @@ header(const struct out *o)
 	const struct calls *c = o->c;
 	const struct tally *t = c->t;
 	size_t i, nprocs = 0;
-	char *cmd, every[320];
+	char *cmd, every[1200];
 
 	for (i = 0; i < c->np; i++)
 		nprocs += calls_shown(c, c->p[i].total, o->cutoff);

@@ -17,7 +17,7 @@
 #   callers:f) names the callers the program has, each with its count:
 #   f() by main N and h K; r() by main K * (D + 1) (every stack of r has
 #   main under it) and by r K * D; g() by h K;  with -G fp the same; the
-#   Spy's report and the call graph say they count calls of f();
+#   Spy's report, the call graph and the SVG say they count calls of f();
 # - an unknown routine is refused before the program runs, with the
 #   nearest name (exit 1, nothing written), as is a library the program
 #   does not load.
@@ -157,6 +157,10 @@ grep -q "^Samples: $((N + K)) of break:f, one every event; lost: 0$" \
     >cg.txt || fail "-V callgraph -M break:f failed"
 grep -q "^$((N + K)) samples of break:f, one every event; entries" cg.txt ||
     fail "-V callgraph: $(sed -n 2p cg.txt)"
+"$pmehisto" -q -x -M break:f -T svg -o f.svg c.PMS ||
+    fail "-T svg -M break:f failed"
+grep -q ": $((N + K)) samples of break:f, one every event</text>" f.svg ||
+    fail "-T svg: not the measure's head"
 
 # ---------------------------------------------------------- refusals
 
