@@ -177,12 +177,13 @@ grep -q '^Counts: *clock samples$' clock.his ||
 "$pmehisto" -q -x -M page-faults -T pprof -o g g.PMS ||
     fail "-T pprof -M page-faults failed"
 # Stacks of several events: a chunk holds both the event and the
-# frames columns, which a reader takes in pme(5)'s order.
-"$pmeclock" -q -g -e page-faults/8,minor-faults/8 -o g2.PMS ./ev pages $K ||
-    fail "pmeclock -g with two events failed"
+# frames columns, which a reader takes in pme(5)'s order.  By frame
+# pointers: small records, none lost however late the reader is.
+"$pmeclock" -q -G fp -e page-faults/8,minor-faults/8 -o g2.PMS ./ev pages \
+    $K || fail "pmeclock -G fp with two events failed"
 got=$(counts g2.PMS page-faults | count a)
 [ $((got * 8)) -ge $((K - 8)) ] && [ $((got * 8)) -le $((K + 8)) ] ||
-    fail "-g, page-faults/8 beside minor-faults/8: $got samples in a()," \
+    fail "-G fp, page-faults/8 beside minor-faults/8: $got samples in a()," \
     "not $((K / 8)) give or take 1"
 if command -v python3 >/dev/null; then
 	python3 - g.pb.gz <<'PY' || fail "-T pprof -M page-faults: not the event's sample type"
