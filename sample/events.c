@@ -428,8 +428,14 @@ find_module(const char *program, const char *module, char *buf, size_t len)
 		    module, program);
 		return -1;
 	}
-	if (pipe2(fds, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
 		return -1;
 	}
 	if (pid == 0) {

@@ -9,7 +9,8 @@
 # - the samples of each break are exactly the calls: N + K of f(),
 #   K * (D + 1) of r(), K of g() in the library (u:libg.so:g); several
 #   breaks in one run count as each alone; the program stripped, with f()
-#   exported (.dynsym), the same;
+#   exported (.dynsym), the same; break:f/10 a tenth of them, and
+#   u:PATH:g/3 a third of g()'s;
 # - the same counts as pmetrace's exact call counts of the same program
 #   (the callgrind engine, the calls column) and as perf's (perf probe
 #   -x, perf stat) when this machine has them;
@@ -74,6 +75,16 @@ is "calls of r() beside f() and g()" "$(counts all.PMS break:r | count r)" \
     $((K * (D + 1)))
 is "calls of g() beside f() and r()" \
     "$(counts all.PMS break:libg.so:g | count g)" $K
+
+# One call in 10 (/PERIOD); a library by its path, with a period too.
+"$pmeclock" -q -e break:f/10 -o f10.PMS ./prog $N $K $D >/dev/null ||
+    fail "pmeclock -e break:f/10 failed"
+is "calls of f(), one in 10" "$(counts f10.PMS break:f | count f)" \
+    $(((N + K) / 10))
+"$pmeclock" -q -e "u:$tmp/libg.so:g/3" -o gp.PMS ./prog $N $K $D \
+    >/dev/null || fail "pmeclock -e u:PATH:g/3 failed"
+is "calls of g() by the library's path, one in 3" \
+    "$(counts gp.PMS "break:$tmp/libg.so:g" | count g)" $((K / 3))
 
 # Stripped: the routine from .dynsym.
 gcc -O0 -rdynamic -o stripped "$fx/prog.c" -L. -lg -Wl,-rpath,'$ORIGIN' &&
