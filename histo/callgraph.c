@@ -134,7 +134,7 @@ callgraph_write(const struct calls *c, double cutoff, FILE *fp,
 	struct cg g;
 	uint32_t *order = malloc((c->np + 1) * sizeof(*order));
 	size_t i, n = 0, ne;
-	char *cmd;
+	char *cmd, every[1200];
 
 	memset(&g, 0, sizeof(g));
 	g.c = c;
@@ -161,15 +161,15 @@ callgraph_write(const struct calls *c, double cutoff, FILE *fp,
 	ne = sorted_calls(&g);
 	cmd = pme_escape_dup(c->t->command != NULL ? c->t->command : "");
 	fprintf(fp, "Call graph of: %s\n"
-	    "%llu samples, every %g ms; entries at or above %g%% of them\n\n"
+	    "%llu samples%s; entries at or above %g%% of them\n\n"
 	    "Each entry: the procedure's callers (the samples of their calls "
 	    "of it in\nit and in what it called), its line [index], its "
 	    "callees likewise.\n%%total: samples with it in the stack, once "
 	    "however deep.\n\n"
 	    "index  %%total      self  children    name\n",
 	    cmd != NULL ? cmd : "?",
-	    (unsigned long long)c->total, (double)c->t->period / 1e6,
-	    cutoff);
+	    (unsigned long long)c->total, report_every(c->t, every,
+	    sizeof(every)), cutoff);
 	free(cmd);
 	for (i = 0; i < n; i++)
 		entry(&g, order[i], ne);

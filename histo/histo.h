@@ -438,6 +438,12 @@ int	 report_line(struct pme_report *rep, const char *label,
  * their event (enum pme_event), after a comma: ", cpu-clock", or "". */
 const char	*report_method(uint32_t method);
 const char	*report_event(uint32_t event);
+/* What the views' headers say the samples are: the event watched
+ * (", cpu-clock", ", break:f": the measure counted), and how often a
+ * sample was taken (", every 10 ms" for a clock, " of page-faults, one
+ * every 4 events"), into buf. */
+const char	*report_watched(const struct tally *t);
+const char	*report_every(const struct tally *t, char *buf, size_t len);
 /* What counts of measure m (enum pme_measure) are, for people. */
 const char	*report_measure(uint32_t m);
 /* What percentages are of: all counts of bf, in buckets or not. */

@@ -243,6 +243,39 @@ report_event(uint32_t event)
 	return event_name(event);
 }
 
+const char *
+report_watched(const struct tally *t)
+{
+	static char buf[1100];
+
+	if (measure_clock(&t->measure))
+		return event_name(t->event);
+	buf[0] = ',';
+	buf[1] = ' ';
+	pme_escape(buf + 2, sizeof(buf) - 2, t->measure.name);
+	return buf;
+}
+
+const char *
+report_every(const struct tally *t, char *buf, size_t len)
+{
+	const struct measure *m = &t->measure;
+	char name[1100];
+
+	pme_escape(name, sizeof(name), m->name);
+	if (measure_clock(m))
+		snprintf(buf, len, ", every %g ms", (double)t->period / 1e6);
+	else if (m->period == 0)
+		snprintf(buf, len, " of %s, the period varied for a rate",
+		    name);
+	else if (m->period == 1)
+		snprintf(buf, len, " of %s, one every event", name);
+	else
+		snprintf(buf, len, " of %s, one every %llu events", name,
+		    (unsigned long long)m->period);
+	return buf;
+}
+
 static int
 interval(struct pme_report *rep, uint64_t period, struct pme_error *err)
 {

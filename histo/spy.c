@@ -58,7 +58,7 @@ header(const struct out *o)
 	const struct calls *c = o->c;
 	const struct tally *t = c->t;
 	size_t i, nprocs = 0;
-	char *cmd;
+	char *cmd, every[1200];
 
 	for (i = 0; i < c->np; i++)
 		nprocs += calls_shown(c, c->p[i].total, o->cutoff);
@@ -67,7 +67,7 @@ header(const struct out *o)
 	fprintf(o->fp, "Spy of: %s\n", cmd != NULL ? cmd : "?");
 	free(cmd);
 	fprintf(o->fp, "Watching: %s%s\n", report_method(t->method),
-	    report_event(t->event));
+	    report_watched(t));
 	if (t->duration > 0)
 		fprintf(o->fp, "Ran for: %.3f s", (double)t->duration / 1e9);
 	if (t->status >= 0)
@@ -79,9 +79,9 @@ header(const struct out *o)
 	if (t->duration > 0 || t->status >= 0 ||
 	    t->status == PME_STATUS_RUNNING)
 		fputc('\n', o->fp);
-	fprintf(o->fp, "Samples: %llu, every %g ms; lost: %llu\n",
-	    (unsigned long long)c->total, (double)t->period / 1e6,
-	    (unsigned long long)t->lost);
+	fprintf(o->fp, "Samples: %llu%s; lost: %llu\n",
+	    (unsigned long long)c->total, report_every(t, every,
+	    sizeof(every)), (unsigned long long)t->lost);
 	fprintf(o->fp, "With call chains: %llu (%.1f%%); deepest: %u "
 	    "frames; distinct stacks: %llu\n",
 	    (unsigned long long)c->chained, calls_pct(c, c->chained),

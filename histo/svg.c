@@ -299,6 +299,7 @@ put_head(struct svg *s, int height)
 {
 	const struct tally *t = s->m->t;
 	const char *cmd = s->m->command != NULL ? s->m->command : "";
+	char every[1200];
 
 	if (fprintf(s->fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 	    "standalone=\"no\"?>\n"
@@ -328,8 +329,8 @@ put_head(struct svg *s, int height)
 		return -1;
 	if (fprintf(s->fp, "%s%llu sample%s", cmd[0] ? ": " : "",
 	    (unsigned long long)s->m->total, s->m->total == 1 ? "" : "s") < 0 ||
-	    (t->period != 0 && fprintf(s->fp, ", every %g ms",
-	    (double)t->period / 1e6) < 0))
+	    ((t->period != 0 || !measure_clock(&t->measure)) &&
+	    put_xml(s->fp, report_every(t, every, sizeof(every)), 1200) == -1))
 		return -1;
 	return fprintf(s->fp, "</text>\n"
 	    "<text id=\"unzoom\" class=\"b\" x=\"%d\" y=\"22\" "

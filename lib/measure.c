@@ -145,6 +145,8 @@ pme_ev_unit(int kind, const char *name)
 
 	if (d != NULL)
 		return d->unit;
+	if (kind == PME_EV_BREAK)
+		return "calls";
 	return kind == PME_EV_TRACEPOINT ? "hits" : "events";
 }
 
@@ -336,6 +338,53 @@ pmu_event(const char *name, struct pme_evspec *ev, const char *root,
 	return 0;
 }
 
+/* The first ':' of s that is not half of a "::" (C++), or NULL. */
+static const char *
+single_colon(const char *s)
+{
+	const char *p;
+
+	for (p = s; (p = strchr(p, ':')) != NULL; p += 2)
+		if (p[1] != ':')
+			return p;
+	return NULL;
+}
+
+/* break:[MODULE:]ROUTINE or u:[MODULE:]ROUTINE, named break:... */
+static int
+break_event(const char *name, struct pme_evspec *ev, const char *root,
+    struct pme_error *err)
+{
+	static const char typefile[] = "/sys/bus/event_source/devices/uprobe/"
+	    "type";
+	const char *rest = strchr(name, ':') + 1, *colon = single_colon(rest);
+	char line[64];
+	uint64_t type;
+
+	if (colon != NULL) {
+		snprintf(ev->module, sizeof(ev->module), "%.*s",
+		    (int)(colon - rest), rest);
+		rest = colon + 1;
+	}
+	snprintf(ev->routine, sizeof(ev->routine), "%s", rest);
+	if (ev->routine[0] == '\0' || (colon != NULL && ev->module[0] == '\0'))
+		return pme_seterr(err, PME_EINVAL, "'%s' is not a break "
+		    "(break:[MODULE:]ROUTINE)", name);
+	if (read_line(root, typefile, line, sizeof(line)) == -1 ||
+	    parse_u64(line, 10, &type) == -1 || type > UINT32_MAX)
+		return pme_seterr(err, PME_EIO, "'%s': this kernel has no "
+		    "uprobe PMU (no %s%s): breaks need CONFIG_UPROBE_EVENTS",
+		    name, root, typefile);
+	ev->kind = PME_EV_BREAK;
+	ev->type = (uint32_t)type;
+	/* u:f is break:f; no longer than name plus "reak". */
+	if (snprintf(ev->name, sizeof(ev->name), "break:%s",
+	    strchr(name, ':') + 1) >= (int)sizeof(ev->name))
+		return pme_seterr(err, PME_EINVAL, "'%.40s...': event name too "
+		    "long", name);
+	return 0;
+}
+
 int
 pme_ev_parse(const char *name, struct pme_evspec *ev, const char *root,
     struct pme_error *err)
@@ -364,6 +413,8 @@ pme_ev_parse(const char *name, struct pme_evspec *ev, const char *root,
 		ev->type = PERF_TYPE_RAW;
 		return 0;
 	}
+	if (strncmp(name, "break:", 6) == 0 || strncmp(name, "u:", 2) == 0)
+		return break_event(name, ev, root, err);
 	if (strchr(name, '/') != NULL)
 		return pmu_event(name, ev, root, err);
 	if ((colon = strchr(name, ':')) != NULL)

@@ -24,7 +24,9 @@ enum pme_evkind {
 	PME_EV_CACHE,		/* a generic cache event (a PMU) */
 	PME_EV_RAW,		/* rNNNN: a raw PMU event */
 	PME_EV_PMU,		/* pmu/term=value,.../ from sysfs */
-	PME_EV_TRACEPOINT	/* SUBSYS:NAME from tracefs */
+	PME_EV_TRACEPOINT,	/* SUBSYS:NAME from tracefs */
+	PME_EV_BREAK		/* break:[MODULE:]ROUTINE (u:...): a uprobe
+				   on a routine's entry */
 };
 
 /* A row of the registry. */
@@ -50,6 +52,14 @@ struct pme_evspec {
 					   else 0 */
 	const struct pme_evdef *def;	/* its row, NULL for tracepoints, raw
 					   and PMU events */
+	/* A break: the module and routine named (module "" for the
+	 * program), and once pme_ev_break() resolved them, the file and
+	 * the file offset of the routine's entry (perf_event_attr's
+	 * uprobe_path, a pointer to path, and probe_offset). */
+	char		 module[PME_EVNAME_MAX];
+	char		 routine[PME_EVNAME_MAX];
+	char		 path[4096];
+	uint64_t	 offset;
 };
 
 /* The registry's rows, in the order pmeclock -l lists them; *n rows. */
@@ -72,6 +82,19 @@ const struct pme_evdef *pme_ev_legacy(uint32_t event);
  */
 int		 pme_ev_parse(const char *name, struct pme_evspec *ev,
 		    const char *root, struct pme_error *err);
+/*
+ * Resolves break ev (pme_ev_parse() made it) in the ELF file path (the
+ * program, or the shared library ev->module names, found by the caller):
+ * the routine named ev->routine, as pme_image_open_symbols() reads the
+ * routines (the symbol table, else .dynsym for a stripped file), by its
+ * name, its raw name or an alias; its entry's link-time address made a
+ * file offset through the PT_LOAD segment holding it (vaddr - p_vaddr +
+ * p_offset) into ev->offset, path into ev->path.  0, or -1 with err
+ * saying why (no such routine, with the nearest name; not ELF; an entry
+ * in no segment).
+ */
+int		 pme_ev_break(struct pme_evspec *ev, const char *path,
+		    struct pme_error *err);
 /* The tracefs events directory found under root into buf: 0, or -1 when
  * tracefs is not mounted (neither /sys/kernel/tracing nor
  * /sys/kernel/debug/tracing has events/). */

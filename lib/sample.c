@@ -1308,14 +1308,16 @@ rd_batch(struct rd *rd, struct smpl *m, size_t n, uint64_t *nfr)
 		COL_U32(C_CPU, cpu, UINT32_MAX, - 1);
 	if (m->cols & 1u << C_FLAGS)
 		COL_U32(C_FLAGS, flags, UINT32_MAX, + 0);
-	if (m->cols & 1u << C_EVENT)
-		COL_U32(C_EVENT, event, rd->runev - 1, + 0);
+	/* In col_order's order: a chunk of BATCH samples or fewer is read
+	 * column after column, unlocated (smpl_find()). */
 	if (m->cols & 1u << C_NFR) {
 		COL_U32(C_NFR, nframes, FRAMES_MAX, + 0);
 		for (*nfr = 0, i = 0; i < n; i++)
 			*nfr += s[i].nframes;
 	} else
 		*nfr = (uint64_t)nf * n;
+	if (m->cols & 1u << C_EVENT)
+		COL_U32(C_EVENT, event, rd->runev - 1, + 0);
 	if (!m->found)
 		m->col[C_FRAMES] = p;
 	return 0;

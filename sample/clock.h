@@ -60,7 +60,7 @@ struct clockopts {
  */
 int	events_parse(struct clockopts *o, const char *list);
 int	events_finish(struct clockopts *o);
-int	events_check(const struct clockopts *o);
+int	events_check(struct clockopts *o);
 int	events_list(const struct clockopts *o);
 void	events_header(const struct clockopts *o, struct pme_sample_event *out);
 /* -v: what the run watches, in one line ("watching './prog' (pid 12):

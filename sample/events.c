@@ -11,14 +11,22 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <limits.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <gelf.h>
+#include <libelf.h>
 
 #include "clock.h"
+#include "setid.h"
+#include "util.h"
 
 #define DEFAULT_CLOCK	"cpu-clock"
 
 static const char *const kinds[] = { "", "clock", "software", "hardware",
-    "cache", "raw", "pmu", "tracepoint" };
+    "cache", "raw", "pmu", "tracepoint", "break" };
 
 int
 events_clock(const struct clockopts *o, int k)
@@ -100,6 +108,11 @@ add_event(struct clockopts *o, const char *s, size_t len)
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	period = cut_period(buf);
+	/* u:/lib/libx.so:f: the module's path, not a period. */
+	if (period != NULL && strchr(period, ':') != NULL) {
+		period[-1] = '/';
+		period = NULL;
+	}
 	memset(e, 0, sizeof(*e));
 	if (pme_ev_parse(buf, &e->spec, NULL, &err) == -1) {
 		fprintf(stderr, "%s: -e: %s\n", prog, err.msg);
@@ -156,7 +169,7 @@ events_finish(struct clockopts *o)
 			continue;
 		if (e->spec.kind == PME_EV_CLOCK)
 			e->period = o->period;
-		else if (o->hz != 0) {
+		else if (o->hz != 0 && e->spec.kind != PME_EV_BREAK) {
 			e->period = o->hz;
 			e->freq = 1;
 		} else
@@ -183,6 +196,10 @@ events_attr(const struct clockopts *o, int k, struct perf_event_attr *a)
 
 	a->type = e->spec.type;
 	a->config = e->spec.config;
+	if (e->spec.kind == PME_EV_BREAK) {
+		a->config1 = (uint64_t)(uintptr_t)e->spec.path;
+		a->config2 = e->spec.offset;
+	}
 	a->freq = (unsigned)e->freq;
 	a->sample_period = e->period;	/* sample_freq, when freq */
 }
@@ -252,6 +269,10 @@ try_event(const struct pme_evspec *spec)
 		a.size = sizeof(a);
 		a.type = spec->type;
 		a.config = spec->config;
+		if (spec->kind == PME_EV_BREAK) {
+			a.config1 = (uint64_t)(uintptr_t)spec->path;
+			a.config2 = spec->offset;
+		}
 		a.disabled = 1;
 		a.exclude_kernel = (unsigned)ek;
 		a.exclude_hv = 1;
@@ -302,10 +323,12 @@ why_not(const struct pme_evspec *spec, int e, int brief, char *buf,
 		snprintf(buf, len, "perf_event_open: %s", strerror(e));
 }
 
+static int	resolve_break(const struct clockopts *o, struct clockevent *e);
+
 int
-events_check(const struct clockopts *o)
+events_check(struct clockopts *o)
 {
-	const struct clockevent *e;
+	struct clockevent *e;
 	char why[512];
 
 	for (e = o->ev; e < o->ev + o->nev; e++) {
@@ -319,11 +342,155 @@ events_check(const struct clockopts *o)
 			    o->note[0] ? ": " : "", o->note, e->spec.name);
 			return 1;
 		}
+		if (e->spec.kind == PME_EV_BREAK && resolve_break(o, e) == -1)
+			return 1;
 		if (try_event(&e->spec) == 0)
 			continue;
 		why_not(&e->spec, errno, 0, why, sizeof(why));
 		fprintf(stderr, "%s: %s: %s\n", prog, e->spec.name, why);
 		return 1;
+	}
+	return 0;
+}
+
+/* The interpreter (PT_INTERP) of the ELF file path into buf: 0, or -1
+ * when it has none (a static program) or is not ELF. */
+static int
+interp(const char *path, char *buf, size_t len)
+{
+	GElf_Phdr ph;
+	size_t nph = 0, i, n;
+	const char *raw;
+	Elf *elf;
+	int fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (elf_version(EV_CURRENT) != EV_NONE &&
+	    (elf = elf_begin(fd, ELF_C_READ, NULL)) != NULL) {
+		if (elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0)
+			for (i = 0; i < nph && rc == -1; i++)
+				if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+				    ph.p_type == PT_INTERP &&
+				    (raw = elf_rawfile(elf, &n)) != NULL &&
+				    ph.p_offset < n && ph.p_filesz < len &&
+				    ph.p_filesz <= n - ph.p_offset) {
+					memcpy(buf, raw + ph.p_offset,
+					    ph.p_filesz);
+					buf[ph.p_filesz] = '\0';
+					rc = buf[0] == '/' ? 0 : -1;
+				}
+		elf_end(elf);
+	}
+	close(fd);
+	return rc;
+}
+
+/* Whether a line of ld.so --list ("\tlibg.so => /x/libg.so (0x...)")
+ * is the library named module (its name, its file's name, or its name
+ * less a version: libc.so for libc.so.6); its path into buf. */
+static int
+is_module(char *line, const char *module, char *buf, size_t len)
+{
+	char *name = line + strspn(line, " \t"), *arrow, *path, *end;
+	const char *base;
+	size_t m = strlen(module);
+
+	if ((arrow = strstr(name, " => ")) == NULL)
+		return 0;
+	*arrow = '\0';
+	path = arrow + 4;
+	if ((end = strstr(path, " (0x")) == NULL || path[0] != '/')
+		return 0;
+	*end = '\0';
+	base = strrchr(path, '/') + 1;
+	if (strcmp(name, module) != 0 && strcmp(base, module) != 0 &&
+	    (strncmp(name, module, m) != 0 || name[m] != '.'))
+		return 0;
+	snprintf(buf, len, "%s", path);
+	return 1;
+}
+
+/* The shared library named module that the dynamic linker loads for
+ * program prog, as ldd(1) asks it (ld.so --list, which runs nothing of
+ * the program), into buf: 0, or -1 said. */
+static int
+find_module(const char *program, const char *module, char *buf, size_t len)
+{
+	char ld[PATH_MAX], line[PATH_MAX + 256];
+	int fds[2], status, found = 0, dn;
+	FILE *fp;
+	pid_t pid;
+
+	if (interp(program, ld, sizeof(ld)) == -1) {
+		fprintf(stderr, "%s: break:%s:...: '%s' loads no shared "
+		    "library (a static program, or not ELF)\n", prog,
+		    module, program);
+		return -1;
+	}
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dn = open("/dev/null", O_WRONLY);
+		dup2(fds[1], 1);
+		if (dn >= 0)
+			dup2(dn, 2);
+		execl(ld, ld, "--list", program, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	if ((fp = fdopen(fds[0], "r")) == NULL)
+		close(fds[0]);
+	else {
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (!found && is_module(line, module, buf, len))
+				found = 1;
+		fclose(fp);
+	}
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	if (found)
+		return 0;
+	fprintf(stderr, "%s: break:%s:...: '%s' loads no shared library "
+	    "'%s' (ldd %s lists those it loads)\n", prog, module, program,
+	    module, program);
+	return -1;
+}
+
+/* Break e's routine resolved in the program or its module: 0, or -1
+ * said. */
+static int
+resolve_break(const struct clockopts *o, struct clockevent *e)
+{
+	char buf[PATH_MAX], lib[PATH_MAX];
+	const char *path;
+	struct pme_error err;
+
+	if ((path = setid_which(o->argv[0], buf, sizeof(buf))) == NULL) {
+		fprintf(stderr, "%s: %s: no program '%s' to break in\n", prog,
+		    e->spec.name, o->argv[0]);
+		return -1;
+	}
+	if (e->spec.module[0] != '\0') {
+		if (strchr(e->spec.module, '/') != NULL)
+			path = e->spec.module;
+		else if (find_module(path, e->spec.module, lib,
+		    sizeof(lib)) == -1)
+			return -1;
+		else
+			path = lib;
+	}
+	if (pme_ev_break(&e->spec, path, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return -1;
 	}
 	return 0;
 }
@@ -380,6 +547,13 @@ events_list(const struct clockopts *o)
 		printf("%-24s %-4s %-10s %-12s tracefs is not mounted (mount "
 		    "-t tracefs nodev /sys/kernel/tracing)\n", "SUBSYS:NAME",
 		    "no", kinds[PME_EV_TRACEPOINT], "hits");
+	why[0] = '\0';
+	if (pme_ev_parse("break:main", &spec, NULL, &err) == -1)
+		snprintf(why, sizeof(why), "%s", err.msg);
+	printf("%-24s %-4s %-10s %-12s calls of a routine, a uprobe on its "
+	    "entry (u:[MODULE:]ROUTINE)%s%s%s\n", "break:[MODULE:]ROUTINE",
+	    why[0] ? "no" : "yes", kinds[PME_EV_BREAK], "calls",
+	    why[0] ? " [" : "", why, why[0] ? "]" : "");
 	why[0] = '\0';
 	if (pme_ev_parse("r0", &spec, NULL, &err) == 0 &&
 	    try_event(&spec) == -1)

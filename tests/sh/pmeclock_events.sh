@@ -34,6 +34,7 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
+. "$top/tests/sh/lib/measures.sh"
 
 need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
@@ -50,22 +51,6 @@ fi
 K=2000
 N=500
 M=40
-
-# counts FILE.PMS MEASURE: "routine count" lines of the measure, -x.
-counts() {
-	"$pmehisto" -q -x -C 0 -M "$2" -T csv -o /dev/null -B /dev/null "$1" |
-	    csv_counts | awk '$2 > 0'
-}
-
-# count ROUTINE <counts: the routine's count, 0 when absent.
-count() {
-	awk -v r="$1" '$1 == r { n = $2 } END { print n + 0 }'
-}
-
-# is WHAT GOT WANT
-is() {
-	[ "$2" = "$3" ] || fail "$1: $2, not $3"
-}
 
 perf_ok=0
 if command -v perf >/dev/null && perf record -q -e page-faults -c 1 \
@@ -191,6 +176,15 @@ grep -q '^Counts: *clock samples$' clock.his ||
     fail "pmeclock -g -e page-faults/8 failed"
 "$pmehisto" -q -x -M page-faults -T pprof -o g g.PMS ||
     fail "-T pprof -M page-faults failed"
+# Stacks of several events: a chunk holds both the event and the
+# frames columns, which a reader takes in pme(5)'s order.  By frame
+# pointers: small records, none lost however late the reader is.
+"$pmeclock" -q -G fp -e page-faults/8,minor-faults/8 -o g2.PMS ./ev pages \
+    $K || fail "pmeclock -G fp with two events failed"
+got=$(counts g2.PMS page-faults | count a)
+[ $((got * 8)) -ge $((K - 8)) ] && [ $((got * 8)) -le $((K + 8)) ] ||
+    fail "-G fp, page-faults/8 beside minor-faults/8: $got samples in a()," \
+    "not $((K / 8)) give or take 1"
 if command -v python3 >/dev/null; then
 	python3 - g.pb.gz <<'PY' || fail "-T pprof -M page-faults: not the event's sample type"
 import gzip, sys

@@ -136,15 +136,23 @@ test_pmu(void)
 	refused("../cpu/event=1/", root, PME_EINVAL, "is not an event");
 }
 
+/* An empty directory under the test's, as a root of sysfs and tracefs:
+ * its path (tmppath()'s). */
+static const char *
+new_root(const char *name)
+{
+	const char *root = tmppath(name);
+
+	if (mkdir(root, 0755) == -1)
+		die("%s: %s", root, strerror(errno));
+	return root;
+}
+
 static void
 test_tracepoints(void)
 {
-	char dir[4200];
-	const char *root = tmppath("tracefs");
+	const char *root = new_root("tracefs");
 
-	snprintf(dir, sizeof(dir), "%s", root);
-	if (mkdir(dir, 0755) == -1)
-		die("%s: %s", dir, strerror(errno));
 	refused("sched:sched_switch", root, PME_EIO, "tracefs is not mounted");
 	put(root, "/sys/kernel/debug/tracing/events/sched/sched_switch/id",
 	    "316\n");
@@ -158,12 +166,51 @@ test_tracepoints(void)
 	refused(":x", root, PME_EINVAL, "is not an event");
 }
 
+/* break:[MODULE:]ROUTINE and u:...: named break:..., module and routine
+ * split at the first ':' that is not half of a C++ "::". */
+static void
+is_break(const char *name, const char *root, const char *want,
+    const char *module, const char *routine)
+{
+	struct pme_evspec ev;
+	struct pme_error err;
+
+	ok(name, root, PME_EV_BREAK, 9, 0, 0);
+	if (pme_ev_parse(name, &ev, root, &err) != 0)
+		return;
+	if (strcmp(ev.name, want) != 0 || strcmp(ev.module, module) != 0 ||
+	    strcmp(ev.routine, routine) != 0)
+		fail("'%s': '%s' module '%s' routine '%s', not '%s' '%s' '%s'",
+		    name, ev.name, ev.module, ev.routine, want, module, routine);
+}
+
+static void
+test_breaks(void)
+{
+	const char *root = new_root("uprobe");
+
+	refused("break:f", root, PME_EIO, "this kernel has no uprobe PMU");
+	put(root, "/sys/bus/event_source/devices/uprobe/type", "9\n");
+	is_break("break:f", root, "break:f", "", "f");
+	is_break("u:f", root, "break:f", "", "f");
+	is_break("u:libg.so:g", root, "break:libg.so:g", "libg.so", "g");
+	is_break("break:/x/libg.so.1:g", root, "break:/x/libg.so.1:g",
+	    "/x/libg.so.1", "g");
+	is_break("break:ns::f", root, "break:ns::f", "", "ns::f");
+	is_break("u:libq.so:ns::f", root, "break:libq.so:ns::f", "libq.so",
+	    "ns::f");
+	refused("break:", root, PME_EINVAL, "is not a break");
+	refused("u::f", root, PME_EINVAL, "is not a break");
+	refused("u:lib.so:", root, PME_EINVAL, "is not a break");
+}
+
 int
 main(void)
 {
 	test_registry();
 	test_pmu();
 	test_tracepoints();
+	test_breaks();
 	testdir_done();
 	return failures != 0;
 }

@@ -1,0 +1,18 @@
+# measures.sh - helpers of the tests of measures (pmeclock -e, pmehisto
+# -M): sourced after common.sh.
+
+# counts FILE.PMS MEASURE: "routine count" lines of the measure, -x.
+counts() {
+	"$pmehisto" -q -x -C 0 -M "$2" -T csv -o /dev/null -B /dev/null "$1" |
+	    csv_counts | awk '$2 > 0'
+}
+
+# count ROUTINE <counts: the routine's count, 0 when absent.
+count() {
+	awk -v r="$1" '$1 == r { n = $2 } END { print n + 0 }'
+}
+
+# is WHAT GOT WANT
+is() {
+	[ "$2" = "$3" ] || fail "$1: $2, not $3"
+}
