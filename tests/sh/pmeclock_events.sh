@@ -139,8 +139,17 @@ if [ "$events" != context-switches ]; then
 	    "$(counts w.PMS sched:sched_switch | count sleeper)" "$cs"
 fi
 if [ "$perf_ok" = 1 ]; then
-	is "perf's context switches in sleeper()" \
-	    "$(perf_counts w.data context-switches ev | count sleeper)" "$cs"
+	# perf records pmeclock too, with call chains, at every event:
+	# on a loaded machine its buffer may overflow, and the samples it
+	# lost (LOST records) are the only difference allowed.
+	lost=$(perf report -i w.data --stats 2>/dev/null | awk '
+	    /^ *LOST(_SAMPLES)? events:/ { n += $3 } END { print n + 0 }')
+	pcs=$(perf_counts w.data context-switches ev | count sleeper)
+	if [ "$lost" = 0 ]; then
+		is "perf's context switches in sleeper()" "$pcs" "$cs"
+	elif [ "$pcs" -gt "$cs" ] || [ $((cs - pcs)) -gt "$lost" ]; then
+		fail "perf's context switches in sleeper(): $pcs, not $cs less at most the $lost perf lost"
+	fi
 	[ "$events" != context-switches ] &&
 	    is "perf's writes in writer()" "$(perf_counts w.data \
 	    syscalls:sys_enter_write ev | count writer)" $N
