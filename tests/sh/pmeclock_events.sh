@@ -14,9 +14,9 @@
 #   sleeper(): syscalls:sys_enter_write is N in writer(), as perf counts
 #   it on the same run; context-switches and sched:sched_switch count the
 #   same switches (at least M in sleeper(), one per sleep, and what the
-#   machine preempts), equal to each other and to perf's on the same run
+#   machine preempts), equal to each other, and to perf's on the same run
 #   (perf record of pmeclock itself, its events inherited by the
-#   program: both count every event of the program's task);
+#   program) but for one that perf's call chains miss now and then;
 # - several events in one run, each its own measure: -M picks one (its
 #   counts equal those of the events alone), the clock is the default;
 #   -V measures makes a table of them all, a column each, whose columns
@@ -139,17 +139,16 @@ if [ "$events" != context-switches ]; then
 	    "$(counts w.PMS sched:sched_switch | count sleeper)" "$cs"
 fi
 if [ "$perf_ok" = 1 ]; then
-	# perf records pmeclock too, with call chains, at every event:
-	# on a loaded machine its buffer may overflow, and the samples it
-	# lost (LOST records) are the only difference allowed.
+	# perf records pmeclock too, with call chains, at every event. Its
+	# count in sleeper() fell one short of the M sleeps' switches twice
+	# in about ten loaded runs, with no LOST record (pme's was M, and
+	# equal to sched_switch's, exactly): it is allowed one short, and
+	# short by the samples it says it lost.
 	lost=$(perf report -i w.data --stats 2>/dev/null | awk '
 	    /^ *LOST(_SAMPLES)? events:/ { n += $3 } END { print n + 0 }')
 	pcs=$(perf_counts w.data context-switches ev | count sleeper)
-	if [ "$lost" = 0 ]; then
-		is "perf's context switches in sleeper()" "$pcs" "$cs"
-	elif [ "$pcs" -gt "$cs" ] || [ $((cs - pcs)) -gt "$lost" ]; then
-		fail "perf's context switches in sleeper(): $pcs, not $cs less at most the $lost perf lost"
-	fi
+	[ "$pcs" -le "$cs" ] && [ $((cs - pcs)) -le $((lost + 1)) ] ||
+	    fail "perf's context switches in sleeper(): $pcs, not $cs (less at most one and the $lost perf lost)"
 	[ "$events" != context-switches ] &&
 	    is "perf's writes in writer()" "$(perf_counts w.data \
 	    syscalls:sys_enter_write ev | count writer)" $N
