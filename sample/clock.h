@@ -45,6 +45,7 @@ struct clockopts {
 	int		 nev;
 	int		 evgiven;	/* -e was given */
 	int		 list;		/* -l */
+	int		 count;		/* --count */
 };
 
 /*
@@ -94,6 +95,10 @@ struct child {
 	const char *cmd;
 };
 
+/* Forks the command, stopped before its exec (0, or -1 said); kills and
+ * reaps it before it has exec'd. */
+int	child_fork(struct clockopts *o, struct child *c);
+void	child_abandon(struct child *c);
 /* Lets the child exec; returns 0, or after saying why it could not, the
  * shell's status for that (127 not found, 126). */
 int	child_go(struct child *c);
@@ -131,6 +136,13 @@ size_t	perf_attach_threads(const struct perfattach *a);
 int	perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	    int stopfd, uint64_t deadline, struct pme_sample_close *cl);
 void	perf_attach_free(struct perfattach *a);	/* NULL ok */
+
+/*
+ * --count (count.c): counts o's events on the command, prints the counts
+ * and the run's times on standard error; the command's exit status, or 1
+ * (said) when the events could not be opened.
+ */
+int	count_run(struct clockopts *o);
 
 /*
  * Preload method.  collect_prepare() makes the pipe and sets the

@@ -48,6 +48,8 @@ usage(FILE *fp)
 	    "                [-G fp | dwarf[,size]] [-j percent] [-m method] "
 	    "[-o output]\n"
 	    "                [--] command [argument ...]\n"
+	    "       pmeclock --count [-e event[,...]] [--] command "
+	    "[argument ...]\n"
 	    "       pmeclock -l\n"
 	    "       pmeclock [-gqv] [-F hz | -i interval] [-G fp | dwarf[,size]]\n"
 	    "                [-j percent] [-d duration] [-m perf] [-o output] "
@@ -71,6 +73,10 @@ help(void)
 	    "(default 1)\n"
 	    "  -l            list the events and whether this machine "
 	    "can count them\n"
+	    "  --count       count the events (default task-clock, "
+	    "context-switches,\n"
+	    "                cpu-migrations, page-faults) on standard "
+	    "error, no samples\n"
 	    "  -i interval   CPU time between samples: 10ms (default), "
 	    "250us, 1ms, ...\n"
 	    "  -F hz         samples per second of CPU time instead "
@@ -309,7 +315,7 @@ exec_child(struct clockopts *o, int go, int err, int tostderr)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-static int
+int
 child_fork(struct clockopts *o, struct child *c)
 {
 	int gop[2], errp[2], sigp[2];
@@ -320,7 +326,7 @@ child_fork(struct clockopts *o, struct child *c)
 		fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
 		return -1;
 	}
-	c->tostderr = strcmp(o->out, "-") == 0;
+	c->tostderr = o->out != NULL && strcmp(o->out, "-") == 0;
 	c->cmd = o->argv[0];
 	sigpipe_w = sigp[1];
 	c->sigfd = sigp[0];
@@ -402,7 +408,7 @@ child_poll(struct child *c)
 }
 
 /* Kills a child that has not exec'd yet and reaps it. */
-static void
+void
 child_abandon(struct child *c)
 {
 	if (c->go >= 0)
@@ -900,6 +906,23 @@ attach(struct clockopts *o)
 	return rc;
 }
 
+/* --count: perf_event_open's, the events checked before the command
+ * starts, as a run's. */
+static int
+count(struct clockopts *o)
+{
+	o->method = PME_METHOD_PERF;
+	if (perf_probe(o) < 0) {
+		fprintf(stderr, "%s: --count: %s\n", prog, o->note);
+		return 1;
+	}
+	if (events_check(o) != 0)
+		return 1;
+	return count_run(o);
+}
+
+enum { COUNT_OPT = 256 };
+
 /* One option c (with optarg) into o: -1 to go on, else the exit status
  * (0 after --help or --version, 2 for a usage error, said). */
 static int
@@ -946,6 +969,9 @@ option(struct clockopts *o, int c, const char **oname)
 	case 'l':
 		o->list = 1;
 		return -1;
+	case COUNT_OPT:
+		o->count = 1;
+		return -1;
 	case 'i':
 		if (parse_interval(optarg, &o->period) >= 0)
 			return -1;
@@ -985,16 +1011,55 @@ option(struct clockopts *o, int c, const char **oname)
 	}
 }
 
-/* The command line into o (o->out allocated): -1 to go on, else the exit
- * status, said. */
+#define COUNT_DEFAULT	"task-clock,context-switches,cpu-migrations,page-faults"
+
+/* --count with the options given (seen): -1 to go on, else the exit
+ * status, said.  Counting takes no samples and writes no file. */
+static int
+count_options(struct clockopts *o, const char *seen)
+{
+	static const char sampling[] = "dFGgijlop";
+	char bad[64] = "";
+	const char *s;
+	int n = 0;
+
+	for (s = seen; *s != '\0'; s++)
+		if (strchr(sampling, *s) != NULL)
+			n += snprintf(bad + n, sizeof(bad) - (size_t)n, "%s-%c",
+			    n > 0 ? ", " : "", *s);
+	if (o->method != PME_METHOD_NONE && o->method != PME_METHOD_PERF)
+		snprintf(bad + n, sizeof(bad) - (size_t)n, "%s-m %s",
+		    n > 0 ? ", " : "", o->method == PME_METHOD_TIMER ?
+		    "timer" : "itimer");
+	if (bad[0] != '\0') {
+		fprintf(stderr, "%s: --count counts the events of a command, "
+		    "writing no sample file: not with %s\n", prog, bad);
+		return 2;
+	}
+	if (!o->evgiven && events_parse(o, COUNT_DEFAULT) != 0)
+		return 1;
+	for (n = 0; n < o->nev; n++)
+		if (o->ev[n].given) {
+			fprintf(stderr, "%s: --count: -e %s/%llu: a count has "
+			    "no period\n", prog, o->ev[n].spec.name,
+			    (unsigned long long)o->ev[n].period);
+			return 2;
+		}
+	return -1;
+}
+
+/* The command line into o (o->out allocated, NULL with --count): -1 to
+ * go on, else the exit status, said. */
 static int
 parse(int argc, char *argv[], struct clockopts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "count", no_argument, NULL, COUNT_OPT },
 		{ NULL, 0, NULL, 0 }
 	};
+	char seen[32] = "";
 	const char *oname = PME_DEFAULT_PMS;
 	struct pme_error err;
 	int c, rc;
@@ -1005,9 +1070,15 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->jitter = -1;	/* not given: 30 for timer, 0 for perf (man page) */
 	/* '+': the command's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+d:e:F:G:ghi:j:lm:o:p:qVv", longopts,
-	    NULL)) != -1)
+	    NULL)) != -1) {
+		if (c > 0 && c < 128 && strchr(seen, c) == NULL &&
+		    strlen(seen) < sizeof(seen) - 1)
+			seen[strlen(seen)] = (char)c;
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
+	}
+	if (o->count && (rc = count_options(o, seen)) != -1)
+		return rc;
 	if (o->list && (optind < argc || o->attach != 0 || o->evgiven)) {
 		fprintf(stderr, "%s: -l lists the events: no command, -p or "
 		    "-e with it\n", prog);
@@ -1033,6 +1104,8 @@ parse(int argc, char *argv[], struct clockopts *o)
 	}
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+	if (o->count)
+		return -1;
 	if ((o->out = pme_with_ext(oname, ".PMS")) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
@@ -1063,7 +1136,9 @@ main(int argc, char *argv[])
 	 */
 	sigaction(SIGXFSZ, NULL, &xfsz_caller);
 	signal(SIGXFSZ, SIG_IGN);
-	if (o.attach != 0)
+	if (o.count)
+		rc = count(&o);
+	else if (o.attach != 0)
 		rc = attach(&o);
 	else if (choose_method(&o) < 0 || events_check(&o) != 0)
 		rc = 1;
