@@ -577,14 +577,33 @@ parse_bool(struct parser *ps, struct graph *g)
 	return next(ps);
 }
 
-/* Grows *arr of *n elements of size sz by one zeroed element. */
+/* The room an array of n elements grown by grow() has: the least power
+ * of two at or above n (0 for none). */
+static size_t
+room(size_t n)
+{
+	size_t r = n > 0 ? 1 : 0;
+
+	while (r < n)
+		r *= 2;
+	return r;
+}
+
+/*
+ * Grows *arr of *n elements of size sz by one zeroed element.  The room
+ * doubles when it is full (n a power of two), so that n graphs cost n
+ * elements' copies, not n * n / 2: a realloc that cannot grow in place,
+ * as under AddressSanitizer, copied the whole array for every graph.
+ */
 static void *
 grow(void *arr, size_t *n, size_t sz)
 {
-	char *p;
+	char *p = arr;
 
-	if (*n >= ((size_t)-1 / 2) / sz || (p = realloc(arr,
-	    (*n + 1) * sz)) == NULL)
+	if (*n >= ((size_t)-1 / 4) / sz)
+		return NULL;
+	if (room(*n) == *n && (p = realloc(arr, (*n > 0 ? 2 * *n : 1) *
+	    sz)) == NULL)
 		return NULL;
 	memset(p + *n * sz, 0, sz);
 	(*n)++;
@@ -1248,7 +1267,8 @@ copy_map(struct graph *d, const struct graph *s)
 {
 	size_t i;
 
-	if (s->nmap == 0 || (d->map = calloc(s->nmap, sizeof(*d->map))) == NULL)
+	if (s->nmap == 0 ||
+	    (d->map = calloc(room(s->nmap), sizeof(*d->map))) == NULL)
 		return s->nmap == 0 ? 0 : -1;
 	d->nmap = s->nmap;
 	for (i = 0; i < s->nmap; i++) {
@@ -1266,7 +1286,7 @@ copy_rules(struct graph *d, const struct graph *s)
 	size_t i;
 
 	if (s->nrules == 0 ||
-	    (d->rules = calloc(s->nrules, sizeof(*d->rules))) == NULL)
+	    (d->rules = calloc(room(s->nrules), sizeof(*d->rules))) == NULL)
 		return s->nrules == 0 ? 0 : -1;
 	d->nrules = s->nrules;
 	for (i = 0; i < s->nrules; i++) {
@@ -1294,7 +1314,8 @@ copy_fields(struct graph *d, const struct graph *s, unsigned bits)
 	if ((bits & GD_FORMAT) && dup_str(&d->format, s->format) == -1)
 		return -1;
 	if ((bits & GD_PLOTSET) && s->nplotset > 0) {
-		if ((d->plotset = calloc(s->nplotset, sizeof(long))) == NULL)
+		if ((d->plotset = calloc(room(s->nplotset),
+		    sizeof(long))) == NULL)
 			return -1;
 		memcpy(d->plotset, s->plotset, s->nplotset * sizeof(long));
 		d->nplotset = s->nplotset;
@@ -1401,7 +1422,8 @@ gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
 		cap *= 2;
 	/* Room for every graph of from at once: dst stays as valid as it
 	 * was when memory runs out. */
-	if ((p = realloc(dst->g, (dst->n + from->n) * sizeof(*p))) == NULL)
+	if ((p = realloc(dst->g, room(dst->n + from->n) * sizeof(*p))) ==
+	    NULL)
 		goto nomem;
 	dst->g = p;
 	if ((tab = calloc(cap, sizeof(*tab))) == NULL)
