@@ -72,6 +72,23 @@ struct execwait {
 	char		 comm[64];
 };
 
+/* The run's randomized periods (-j): see jitter_due() below. */
+struct jitinh {
+	uint32_t	 tid;
+	uint64_t	 period;
+};
+
+struct jitter {
+	uint64_t	 state, mark, cur, prev;
+	uint64_t	 when;		/* of the last change */
+	double		 u;
+	int		 odd;
+	const uint32_t	*owned;		/* threads whose events are ours */
+	size_t		 nowned;
+	struct jitinh	*inh;		/* threads with inherited events */
+	size_t		 ninh, capinh;
+};
+
 struct perfstate {
 	struct clockopts *o;
 	struct pme_samplewriter *w;
@@ -94,14 +111,16 @@ struct perfstate {
 	uint32_t	 mainpid;
 	int		 curev;		/* of the record being converted */
 	int		 failed;
+	struct jitter	 jit;
 };
 
 static int exclude_kernel = -1;	/* decided by perf_probe() */
 static size_t ring_pages = RING_PAGES;
-static uint64_t jitter_weight(const struct clockopts *o, uint32_t tid,
-		    uint64_t time, uint64_t period);
-static void jitter_fork(const struct clockopts *o, uint32_t ptid,
-		    uint32_t tid, uint64_t time);
+static uint64_t jitter_weight(const struct jitter *j,
+		    const struct clockopts *o, uint32_t tid, uint64_t time,
+		    uint64_t period);
+static void jitter_fork(struct jitter *j, const struct clockopts *o,
+		    uint32_t ptid, uint32_t tid, uint64_t time);
 
 static long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -555,7 +574,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 		p += 32;
 	} else {
 		s.weight = events_clock(ps->o, ps->curev) ?
-		    jitter_weight(ps->o, s.tid, s.time, get64(p + 32)) :
+		    jitter_weight(&ps->jit, ps->o, s.tid, s.time, get64(p + 32)) :
 		    get64(p + 32);
 		p += 40;
 	}
@@ -803,7 +822,7 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		t.kind = h->type == PERF_RECORD_FORK ? PME_THREAD_FORK :
 		    PME_THREAD_EXIT;
 		if (t.kind == PME_THREAD_FORK)
-			jitter_fork(ps->o, t.ptid, t.tid, t.time);
+			jitter_fork(&ps->jit, ps->o, t.ptid, t.tid, t.time);
 		if (t.kind == PME_THREAD_EXIT) {
 			t.ppid = t.ptid = 0;
 			if (t.pid == t.tid && (ew = execwait(ps, t.pid, 0))) {
@@ -934,69 +953,58 @@ free_state(struct perfstate *ps)
  */
 #define JITTER_SAMPLES	32
 
-static uint64_t jitter_state, jitter_mark, jitter_cur, jitter_prev;
-static uint64_t jitter_when;		/* of the last change */
-static double jitter_u;
-static int jitter_odd;
-static const uint32_t *jitter_owned;	/* threads whose events are ours */
-static size_t jitter_nowned;
-static struct {
-	uint32_t	 tid;
-	uint64_t	 period;
-} *jitter_inh;				/* threads with inherited events */
-static size_t jitter_ninh, jitter_capinh;
-
 /* The next uniform draw in [0, 1) (xorshift64*). */
 static double
-jitter_uniform(void)
+jitter_uniform(struct jitter *j)
 {
-	uint64_t x = jitter_state;
+	uint64_t x = j->state;
 
 	if (x == 0)
 		x = (now_mono() ^ ((uint64_t)getpid() << 32)) | 1;
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	jitter_state = x;
+	j->state = x;
 	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) /
 	    9007199254740992.0;
 }
 
-/* Whether a new period is due (then in jitter_cur) after the samples
+/* Whether a new period is due (then in j->cur) after the samples
  * taken so far, by threads threads whose events pmeclock holds. */
 static int
-jitter_due(const struct clockopts *o, uint64_t samples, uint64_t threads)
+jitter_due(struct jitter *j, const struct clockopts *o, uint64_t samples,
+    uint64_t threads)
 {
-	if (o->jitter <= 0 || (jitter_cur != 0 && (double)(samples -
-	    jitter_mark) * (double)jitter_cur < (double)JITTER_SAMPLES *
+	if (o->jitter <= 0 || (j->cur != 0 && (double)(samples -
+	    j->mark) * (double)j->cur < (double)JITTER_SAMPLES *
 	    (double)threads * (double)o->period))
 		return 0;
-	jitter_mark = samples;
-	jitter_odd = !jitter_odd;
-	jitter_u = jitter_odd ? jitter_uniform() : 1 - jitter_u;
-	jitter_prev = jitter_cur;
-	jitter_cur = (uint64_t)((double)o->period / (1 + o->jitter / 100.0 *
-	    (2 * jitter_u - 1)) + 0.5);
+	j->mark = samples;
+	j->odd = !j->odd;
+	j->u = j->odd ? jitter_uniform(j) : 1 - j->u;
+	j->prev = j->cur;
+	j->cur = (uint64_t)((double)o->period / (1 + o->jitter / 100.0 *
+	    (2 * j->u - 1)) + 0.5);
 	/* The kernel's shortest hrtimer period. */
-	if (jitter_cur < 10000)
-		jitter_cur = 10000;
-	jitter_when = now_mono();
+	if (j->cur < 10000)
+		j->cur = 10000;
+	j->when = now_mono();
 	return 1;
 }
 
 /* The period of thread tid's events at time; 0 when not known here. */
 static uint64_t
-jitter_period(uint32_t tid, uint64_t time)
+jitter_period(const struct jitter *j, uint32_t tid, uint64_t time)
 {
 	size_t i;
 
-	for (i = 0; i < jitter_nowned; i++)
-		if (jitter_owned[i] == tid)
-			return time >= jitter_when || jitter_prev == 0 ?
-			    jitter_cur : jitter_prev;
-	for (i = jitter_ninh; i-- > 0; )
-		if (jitter_inh[i].tid == tid)
-			return jitter_inh[i].period;
+	for (i = 0; i < j->nowned; i++)
+		if (j->owned[i] == tid)
+			return time >= j->when || j->prev == 0 ?
+			    j->cur : j->prev;
+	for (i = j->ninh; i-- > 0; )
+		if (j->inh[i].tid == tid)
+			return j->inh[i].period;
 	return 0;
 }
 
@@ -1007,53 +1015,53 @@ jitter_period(uint32_t tid, uint64_t time)
  * started with.)
  */
 static void
-jitter_fork(const struct clockopts *o, uint32_t ptid, uint32_t tid,
-    uint64_t time)
+jitter_fork(struct jitter *j, const struct clockopts *o, uint32_t ptid,
+    uint32_t tid, uint64_t time)
 {
 	uint64_t p;
 	void *q;
 
-	if (o->jitter <= 0 || jitter_cur == 0 ||
-	    (p = jitter_period(ptid, time)) == 0)
+	if (o->jitter <= 0 || j->cur == 0 ||
+	    (p = jitter_period(j, ptid, time)) == 0)
 		return;
-	if (jitter_ninh == jitter_capinh) {
-		if ((q = realloc(jitter_inh, (jitter_capinh * 2 + 16) *
-		    sizeof(*jitter_inh))) == NULL)
+	if (j->ninh == j->capinh) {
+		if ((q = realloc(j->inh, (j->capinh * 2 + 16) *
+		    sizeof(*j->inh))) == NULL)
 			return;
-		jitter_inh = q;
-		jitter_capinh = jitter_capinh * 2 + 16;
+		j->inh = q;
+		j->capinh = j->capinh * 2 + 16;
 	}
-	jitter_inh[jitter_ninh].tid = tid;
-	jitter_inh[jitter_ninh++].period = p;
+	j->inh[j->ninh].tid = tid;
+	j->inh[j->ninh++].period = p;
 }
 
 /* The CPU time a sample of thread tid at time stands for, the kernel
  * saying period. */
 static uint64_t
-jitter_weight(const struct clockopts *o, uint32_t tid, uint64_t time,
-    uint64_t period)
+jitter_weight(const struct jitter *j, const struct clockopts *o,
+    uint32_t tid, uint64_t time, uint64_t period)
 {
 	uint64_t p;
 
-	if (o->jitter <= 0 || jitter_cur == 0 ||
-	    (p = jitter_period(tid, time)) == 0)
+	if (o->jitter <= 0 || j->cur == 0 ||
+	    (p = jitter_period(j, tid, time)) == 0)
 		return period;
 	return p;
 }
 
 static void
-jitter_end(void)
+jitter_end(struct jitter *j)
 {
-	free(jitter_inh);
-	jitter_inh = NULL;
-	jitter_ninh = jitter_capinh = 0;
+	free(j->inh);
+	j->inh = NULL;
+	j->ninh = j->capinh = 0;
 }
 
 static void
-jitter_fd(int fd)
+jitter_fd(const struct jitter *j, int fd)
 {
 	if (fd >= 0)
-		(void)ioctl(fd, PERF_EVENT_IOC_PERIOD, &jitter_cur);
+		(void)ioctl(fd, PERF_EVENT_IOC_PERIOD, &j->cur);
 }
 
 static int
@@ -1061,10 +1069,10 @@ jitter_rings(struct perfstate *ps, uint64_t threads)
 {
 	int r;
 
-	if (!jitter_due(ps->o, ps->samples, threads))
+	if (!jitter_due(&ps->jit, ps->o, ps->samples, threads))
 		return 0;
 	for (r = 0; r < ps->nrings; r++)
-		jitter_fd(ps->rings[r].fd);
+		jitter_fd(&ps->jit, ps->rings[r].fd);
 	return 1;
 }
 
@@ -1173,8 +1181,8 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		free_state(&ps);
 		return -1;
 	}
-	jitter_owned = &ps.mainpid;
-	jitter_nowned = 1;
+	ps.jit.owned = &ps.mainpid;
+	ps.jit.nowned = 1;
 	jitter_rings(&ps, 1);
 	if ((rc = child_go(c)) != 0) {
 		free_state(&ps);
@@ -1222,7 +1230,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	cl->lost = ps.lost;
 	cl->threads = (uint32_t)ps.ntids;
 	free_state(&ps);
-	jitter_end();
+	jitter_end(&ps.jit);
 	return ps.failed ? -1 : rc;
 }
 
@@ -1367,8 +1375,8 @@ perf_attach_free(struct perfattach *a)
 	free(a->fds);
 	free(a->seen);
 	free_state(&a->ps);
+	jitter_end(&a->ps.jit);
 	free(a);
-	jitter_end();
 }
 
 /* Says why the events could not be opened on the process. */
@@ -1591,12 +1599,12 @@ attach_jitter(struct perfattach *a)
 {
 	size_t i;
 
-	jitter_owned = a->seen;
-	jitter_nowned = a->nseen;
+	a->ps.jit.owned = a->seen;
+	a->ps.jit.nowned = a->nseen;
 	if (!jitter_rings(&a->ps, a->nseen))
 		return;
 	for (i = 0; i < a->nfds; i++)
-		jitter_fd(a->fds[i]);
+		jitter_fd(&a->ps.jit, a->fds[i]);
 }
 
 int
