@@ -6,6 +6,8 @@ sample/pmeclock_SRCS = sample/pmeclock.c sample/perf.c sample/collect.c \
     sample/unwind.c
 # -e and -l: the events a run watches.
 sample/pmeclock_SRCS += sample/events.c
+# The command, held before its exec; the clock readings.
+sample/pmeclock_SRCS += sample/child.c
 
 # elfutils' libdw unwinds -g's chains from the CFI when configure found it.
 sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)
