@@ -125,7 +125,7 @@ int	perf_run(struct clockopts *o, struct child *c,
 	    struct pme_samplewriter *w, struct pme_sample_close *cl);
 
 /*
- * Attaching to a running process (-p), perf method only.
+ * Attaching to a running process (-p), perf method only (attach.c).
  * perf_attach_open() opens the events on every thread of process pid
  * (threads it creates later inherit them); NULL, said, with errno when it
  * cannot (ESRCH no such process, EACCES or EPERM not permitted).
