@@ -10,7 +10,7 @@
  * absolute path (which may hold spaces, with " (deleted)" appended when
  * the file was removed), a pseudo path ([vdso], [stack], [heap],
  * [anon:name]) or nothing (anonymous memory).  One reader for pmeclock
- * -p's attach (sample/perf.c) and pmetrace's step engine (trace/step.c).
+ * -p's attach (sample/attach.c) and pmetrace's step engine (trace/step.c).
  * Internal: in libpme.a for the programs, hidden from libpme.so's exports
  * (lib/libpme.map).
  */

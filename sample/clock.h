@@ -1,7 +1,7 @@
 /*
- * clock.h - the pmeclock launcher's modules: the command line and the
- * child (pmeclock.c), the perf_event_open method (perf.c) and the
- * collector of the preloaded runtime's messages (collect.c).
+ * clock.h - the pmeclock launcher's modules: the command line
+ * (pmeclock.c), the child (child.c), the perf_event_open method (perf.c)
+ * and the collector of the preloaded runtime's messages (collect.c).
  */
 #ifndef PMECLOCK_CLOCK_H
 #define PMECLOCK_CLOCK_H
@@ -95,10 +95,14 @@ struct child {
 	const char *cmd;
 };
 
-/* Forks the command, stopped before its exec (0, or -1 said); kills and
- * reaps it before it has exec'd. */
+/* Forks o's command, held before its exec, and passes the signals sent
+ * to pmeclock on to it; 0, or -1 (said). */
 int	child_fork(struct clockopts *o, struct child *c);
+/* Kills a child that has not exec'd yet and reaps it. */
 void	child_abandon(struct child *c);
+/* Keeps SIGXFSZ's disposition as pmeclock found it, for the command:
+ * called before pmeclock ignores it. */
+void	child_keep_xfsz(void);
 /* Lets the child exec; returns 0, or after saying why it could not, the
  * shell's status for that (127 not found, 126). */
 int	child_go(struct child *c);
@@ -122,7 +126,7 @@ int	perf_run(struct clockopts *o, struct child *c,
 	    struct pme_samplewriter *w, struct pme_sample_close *cl);
 
 /*
- * Attaching to a running process (-p), perf method only.
+ * Attaching to a running process (-p), perf method only (attach.c).
  * perf_attach_open() opens the events on every thread of process pid
  * (threads it creates later inherit them); NULL, said, with errno when it
  * cannot (ESRCH no such process, EACCES or EPERM not permitted).

@@ -10,8 +10,10 @@
  * it is what `perf record` uses by default.  TASK_CLOCK measures the same
  * time but through the task's clock, which the kernel only updates at
  * context switches and ticks; it gives no better samples.
+ *
+ * Attaching to a running process (-p) is attach.c's; what the two share
+ * is declared in perf.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,80 +32,20 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "perf.h"
 #include "unwind.h"
 
-#define RING_PAGES	128		/* data pages per CPU (512 KiB) */
 #define RING_PAGES_DWARF 1024		/* with stacks (4 MiB): ~480 samples */
-#define MAX_CPUS	1024
-#define DELETED_SUFFIX	" (deleted)"
-
-struct ring {
-	int		 fd;
-	int		 cpu;
-	int		 ev;		/* the event's index in o->ev */
-	struct perf_event_mmap_page *meta;
-	uint8_t		*data;
-	size_t		 size;		/* of data, a power of two */
-};
-
-/* A record copied out of a ring, to be sorted by time. */
-struct rec {
-	uint64_t	 time;
-	uint64_t	 seq;
-	int		 ev;
-	struct perf_event_header *h;
-};
-
-/* The link-time address of a mapping's file offset, per file. */
-struct vcache {
-	char		*path;
-	uint64_t	 dev, ino, pgoff;
-	uint64_t	 vaddr;
-	uint8_t		 buildid[64];
-	uint32_t	 idlen;
-	int		 ok;
-};
-
-/* A process that has just exec'd: its next executable file mapping is
- * its main program; comm: the program's name, from the exec. */
-struct execwait {
-	uint32_t	 pid;
-	int		 waiting;
-	char		 comm[64];
-};
-
-struct perfstate {
-	struct clockopts *o;
-	struct pme_samplewriter *w;
-	struct ring	*rings;
-	int		 nrings;
-	struct rec	*recs;
-	size_t		 nrecs, caprecs;
-	uint8_t		*arena;
-	size_t		 narena, caparena;
-	uint64_t	 seq;
-	struct vcache	*vc;
-	size_t		 nvc;
-	struct execwait	*ew;
-	size_t		 new, capew;
-	uint32_t	*tids;		/* open-addressed set, 0 empty */
-	size_t		 ntids, captids;
-	uint64_t	 samples, lost;
-	uint64_t	*frames;
-	struct unwinder	*uw;		/* CALLGRAPH_DWARF */
-	uint32_t	 mainpid;
-	int		 curev;		/* of the record being converted */
-	int		 failed;
-};
 
 static int exclude_kernel = -1;	/* decided by perf_probe() */
 static size_t ring_pages = RING_PAGES;
-static uint64_t jitter_weight(const struct clockopts *o, uint32_t tid,
-		    uint64_t time, uint64_t period);
-static void jitter_fork(const struct clockopts *o, uint32_t ptid,
-		    uint32_t tid, uint64_t time);
+static uint64_t jitter_weight(const struct jitter *j,
+		    const struct clockopts *o, uint32_t tid, uint64_t time,
+		    uint64_t period);
+static void jitter_fork(struct jitter *j, const struct clockopts *o,
+		    uint32_t ptid, uint32_t tid, uint64_t time);
 
-static long
+long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return syscall(SYS_perf_event_open, a, pid, cpu, -1,
@@ -188,7 +130,7 @@ fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek,
 }
 
 /* The online CPUs, from sysfs ("0-3,5"); -1 if unknown. */
-static int
+int
 online_cpus(int *cpus, int max)
 {
 	char buf[4096], *p;
@@ -223,7 +165,7 @@ guess:
 	return n > 0 ? n : -1;
 }
 
-static int
+int
 paranoid(void)
 {
 	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
@@ -303,7 +245,7 @@ perf_probe(struct clockopts *o)
 
 /* ------------------------------------------------------ reading rings */
 
-static void *
+void *
 grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 64;
@@ -411,7 +353,7 @@ cmp_rec(const void *a, const void *b)
 
 /* -------------------------------------------------------- converting */
 
-static void
+void
 add_tid(struct perfstate *ps, uint32_t tid)
 {
 	size_t i, cap;
@@ -459,7 +401,7 @@ execwait(struct perfstate *ps, uint32_t pid, int add)
 	return &ps->ew[ps->new++];
 }
 
-static void
+void
 werr(struct perfstate *ps, const struct pme_error *err)
 {
 	if (!ps->failed)
@@ -555,7 +497,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 		p += 32;
 	} else {
 		s.weight = events_clock(ps->o, ps->curev) ?
-		    jitter_weight(ps->o, s.tid, s.time, get64(p + 32)) :
+		    jitter_weight(&ps->jit, ps->o, s.tid, s.time, get64(p + 32)) :
 		    get64(p + 32);
 		p += 40;
 	}
@@ -590,7 +532,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 }
 
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
-static int
+int
 mapping_vaddr(struct perfstate *ps, struct pme_mapping *m, uint64_t dev,
     uint64_t ino, uint8_t *buildid)
 {
@@ -803,7 +745,7 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		t.kind = h->type == PERF_RECORD_FORK ? PME_THREAD_FORK :
 		    PME_THREAD_EXIT;
 		if (t.kind == PME_THREAD_FORK)
-			jitter_fork(ps->o, t.ptid, t.tid, t.time);
+			jitter_fork(&ps->jit, ps->o, t.ptid, t.tid, t.time);
 		if (t.kind == PME_THREAD_EXIT) {
 			t.ppid = t.ptid = 0;
 			if (t.pid == t.tid && (ew = execwait(ps, t.pid, 0))) {
@@ -850,7 +792,7 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 }
 
 /* Reads every ring, then converts what was read in time order. */
-static int
+int
 drain(struct perfstate *ps)
 {
 	size_t i;
@@ -890,7 +832,7 @@ close_rings(struct perfstate *ps)
 	free(ps->rings);
 }
 
-static void
+void
 free_state(struct perfstate *ps)
 {
 	size_t i;
@@ -934,69 +876,58 @@ free_state(struct perfstate *ps)
  */
 #define JITTER_SAMPLES	32
 
-static uint64_t jitter_state, jitter_mark, jitter_cur, jitter_prev;
-static uint64_t jitter_when;		/* of the last change */
-static double jitter_u;
-static int jitter_odd;
-static const uint32_t *jitter_owned;	/* threads whose events are ours */
-static size_t jitter_nowned;
-static struct {
-	uint32_t	 tid;
-	uint64_t	 period;
-} *jitter_inh;				/* threads with inherited events */
-static size_t jitter_ninh, jitter_capinh;
-
 /* The next uniform draw in [0, 1) (xorshift64*). */
 static double
-jitter_uniform(void)
+jitter_uniform(struct jitter *j)
 {
-	uint64_t x = jitter_state;
+	uint64_t x = j->state;
 
 	if (x == 0)
 		x = (now_mono() ^ ((uint64_t)getpid() << 32)) | 1;
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	jitter_state = x;
+	j->state = x;
 	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) /
 	    9007199254740992.0;
 }
 
-/* Whether a new period is due (then in jitter_cur) after the samples
+/* Whether a new period is due (then in j->cur) after the samples
  * taken so far, by threads threads whose events pmeclock holds. */
 static int
-jitter_due(const struct clockopts *o, uint64_t samples, uint64_t threads)
+jitter_due(struct jitter *j, const struct clockopts *o, uint64_t samples,
+    uint64_t threads)
 {
-	if (o->jitter <= 0 || (jitter_cur != 0 && (double)(samples -
-	    jitter_mark) * (double)jitter_cur < (double)JITTER_SAMPLES *
+	if (o->jitter <= 0 || (j->cur != 0 && (double)(samples -
+	    j->mark) * (double)j->cur < (double)JITTER_SAMPLES *
 	    (double)threads * (double)o->period))
 		return 0;
-	jitter_mark = samples;
-	jitter_odd = !jitter_odd;
-	jitter_u = jitter_odd ? jitter_uniform() : 1 - jitter_u;
-	jitter_prev = jitter_cur;
-	jitter_cur = (uint64_t)((double)o->period / (1 + o->jitter / 100.0 *
-	    (2 * jitter_u - 1)) + 0.5);
+	j->mark = samples;
+	j->odd = !j->odd;
+	j->u = j->odd ? jitter_uniform(j) : 1 - j->u;
+	j->prev = j->cur;
+	j->cur = (uint64_t)((double)o->period / (1 + o->jitter / 100.0 *
+	    (2 * j->u - 1)) + 0.5);
 	/* The kernel's shortest hrtimer period. */
-	if (jitter_cur < 10000)
-		jitter_cur = 10000;
-	jitter_when = now_mono();
+	if (j->cur < 10000)
+		j->cur = 10000;
+	j->when = now_mono();
 	return 1;
 }
 
 /* The period of thread tid's events at time; 0 when not known here. */
 static uint64_t
-jitter_period(uint32_t tid, uint64_t time)
+jitter_period(const struct jitter *j, uint32_t tid, uint64_t time)
 {
 	size_t i;
 
-	for (i = 0; i < jitter_nowned; i++)
-		if (jitter_owned[i] == tid)
-			return time >= jitter_when || jitter_prev == 0 ?
-			    jitter_cur : jitter_prev;
-	for (i = jitter_ninh; i-- > 0; )
-		if (jitter_inh[i].tid == tid)
-			return jitter_inh[i].period;
+	for (i = 0; i < j->nowned; i++)
+		if (j->owned[i] == tid)
+			return time >= j->when || j->prev == 0 ?
+			    j->cur : j->prev;
+	for (i = j->ninh; i-- > 0; )
+		if (j->inh[i].tid == tid)
+			return j->inh[i].period;
 	return 0;
 }
 
@@ -1007,65 +938,71 @@ jitter_period(uint32_t tid, uint64_t time)
  * started with.)
  */
 static void
-jitter_fork(const struct clockopts *o, uint32_t ptid, uint32_t tid,
-    uint64_t time)
+jitter_fork(struct jitter *j, const struct clockopts *o, uint32_t ptid,
+    uint32_t tid, uint64_t time)
 {
 	uint64_t p;
 	void *q;
 
-	if (o->jitter <= 0 || jitter_cur == 0 ||
-	    (p = jitter_period(ptid, time)) == 0)
+	if (o->jitter <= 0 || j->cur == 0 ||
+	    (p = jitter_period(j, ptid, time)) == 0)
 		return;
-	if (jitter_ninh == jitter_capinh) {
-		if ((q = realloc(jitter_inh, (jitter_capinh * 2 + 16) *
-		    sizeof(*jitter_inh))) == NULL)
+	if (j->ninh == j->capinh) {
+		if ((q = realloc(j->inh, (j->capinh * 2 + 16) *
+		    sizeof(*j->inh))) == NULL)
 			return;
-		jitter_inh = q;
-		jitter_capinh = jitter_capinh * 2 + 16;
+		j->inh = q;
+		j->capinh = j->capinh * 2 + 16;
 	}
-	jitter_inh[jitter_ninh].tid = tid;
-	jitter_inh[jitter_ninh++].period = p;
+	j->inh[j->ninh].tid = tid;
+	j->inh[j->ninh++].period = p;
 }
 
 /* The CPU time a sample of thread tid at time stands for, the kernel
  * saying period. */
 static uint64_t
-jitter_weight(const struct clockopts *o, uint32_t tid, uint64_t time,
-    uint64_t period)
+jitter_weight(const struct jitter *j, const struct clockopts *o,
+    uint32_t tid, uint64_t time, uint64_t period)
 {
 	uint64_t p;
 
-	if (o->jitter <= 0 || jitter_cur == 0 ||
-	    (p = jitter_period(tid, time)) == 0)
+	if (o->jitter <= 0 || j->cur == 0 ||
+	    (p = jitter_period(j, tid, time)) == 0)
 		return period;
 	return p;
 }
 
-static void
-jitter_end(void)
+void
+jitter_end(struct jitter *j)
 {
-	free(jitter_inh);
-	jitter_inh = NULL;
-	jitter_ninh = jitter_capinh = 0;
+	free(j->inh);
+	j->inh = NULL;
+	j->ninh = j->capinh = 0;
 }
 
-static void
-jitter_fd(int fd)
+void
+jitter_fd(const struct jitter *j, int fd)
 {
 	if (fd >= 0)
-		(void)ioctl(fd, PERF_EVENT_IOC_PERIOD, &jitter_cur);
+		(void)ioctl(fd, PERF_EVENT_IOC_PERIOD, &j->cur);
 }
 
-static int
+int
 jitter_rings(struct perfstate *ps, uint64_t threads)
 {
 	int r;
 
-	if (!jitter_due(ps->o, ps->samples, threads))
+	if (!jitter_due(&ps->jit, ps->o, ps->samples, threads))
 		return 0;
 	for (r = 0; r < ps->nrings; r++)
-		jitter_fd(ps->rings[r].fd);
+		jitter_fd(&ps->jit, ps->rings[r].fd);
 	return 1;
+}
+
+void
+perf_attr(struct perf_event_attr *a, const struct clockopts *o, int k)
+{
+	fill_attr(a, o, exclude_kernel, k);
 }
 
 /* Opens every event on the child, event k's ring for CPU cpus[i] at
@@ -1173,8 +1110,8 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		free_state(&ps);
 		return -1;
 	}
-	jitter_owned = &ps.mainpid;
-	jitter_nowned = 1;
+	ps.jit.owned = &ps.mainpid;
+	ps.jit.nowned = 1;
 	jitter_rings(&ps, 1);
 	if ((rc = child_go(c)) != 0) {
 		free_state(&ps);
@@ -1222,441 +1159,6 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	cl->lost = ps.lost;
 	cl->threads = (uint32_t)ps.ntids;
 	free_state(&ps);
-	jitter_end();
+	jitter_end(&ps.jit);
 	return ps.failed ? -1 : rc;
-}
-
-/* ------------------------------------------- attaching to a process */
-
-/*
- * pmeclock -p: the events are opened on every thread of a running
- * process, one per thread and online CPU, each writing into the ring of
- * its CPU (PERF_EVENT_IOC_SET_OUTPUT); threads the process creates later
- * inherit them.  Inheritance covers only the threads created after an
- * event opened, so the threads are listed again until a listing finds
- * none new: a thread created in between was made by one whose events
- * were not open yet, and the next listing has it.
- */
-struct perfattach {
-	struct perfstate ps;
-	pid_t		 pid;
-	uint64_t	 t0;		/* before the first event opened */
-	int		 cpus[MAX_CPUS];
-	int		 ncpu;
-	int		*fds;		/* events writing into another's ring */
-	size_t		 nfds, capfds;
-	uint32_t	*seen;		/* threads listed */
-	size_t		 nseen, capseen;
-};
-
-#define ATTACH_ROUNDS	1000	/* listings of a process's threads */
-
-static int
-attach_ring(struct perfattach *a, int i, int fd)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	struct ring *r = &a->ps.rings[i];
-	void *m;
-
-	m = mmap(NULL, (RING_PAGES + 1) * (size_t)pg, PROT_READ | PROT_WRITE,
-	    MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	r->fd = fd;
-	r->cpu = a->cpus[i];
-	r->meta = m;
-	r->data = (uint8_t *)m + pg;
-	r->size = RING_PAGES * (size_t)pg;
-	return 0;
-}
-
-/* Opens the events of thread tid: 0, 1 when it has gone, -1 with errno. */
-static int
-attach_thread(struct perfattach *a, pid_t tid)
-{
-	struct perf_event_attr attr;
-	int i, e;
-	long fd;
-	void *p;
-
-	fill_attr(&attr, a->ps.o, exclude_kernel, 0);
-	attr.disabled = 0;
-	attr.enable_on_exec = 0;
-	for (i = 0; i < a->ncpu; i++) {
-		if ((fd = perf_open(&attr, tid, a->cpus[i])) < 0)
-			return errno == ESRCH ? 1 : -1;
-		if (a->ps.rings[i].meta == NULL) {
-			if (attach_ring(a, i, (int)fd) == 0)
-				continue;
-		} else if ((p = grow(a->fds, &a->capfds, a->nfds + 1,
-		    sizeof(*a->fds))) != NULL) {
-			a->fds = p;
-			a->fds[a->nfds++] = (int)fd;
-			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
-			    a->ps.rings[i].fd) == 0)
-				continue;
-		}
-		e = errno;
-		close((int)fd);
-		if (a->nfds > 0 && a->fds[a->nfds - 1] == (int)fd)
-			a->nfds--;
-		errno = e;
-		return -1;
-	}
-	return 0;
-}
-
-static int
-attach_seen(struct perfattach *a, uint32_t tid)
-{
-	size_t i;
-	void *p;
-
-	for (i = 0; i < a->nseen; i++)
-		if (a->seen[i] == tid)
-			return 1;
-	if ((p = grow(a->seen, &a->capseen, a->nseen + 1,
-	    sizeof(*a->seen))) == NULL)
-		return -1;
-	a->seen = p;
-	a->seen[a->nseen++] = tid;
-	return 0;
-}
-
-/* One listing of the threads: how many were new, or -1 with errno. */
-static int
-attach_listing(struct perfattach *a)
-{
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-	long tid;
-	int n = 0, r = 0;
-	char *end;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)a->pid);
-	if ((d = opendir(path)) == NULL) {
-		errno = ESRCH;
-		return -1;
-	}
-	while (r >= 0 && (de = readdir(d)) != NULL) {
-		tid = strtol(de->d_name, &end, 10);
-		if (tid <= 0 || *end != '\0')
-			continue;
-		if ((r = attach_seen(a, (uint32_t)tid)) != 0)
-			continue;
-		n++;
-		if ((r = attach_thread(a, (pid_t)tid)) == 0)
-			add_tid(&a->ps, (uint32_t)tid);
-		else if (r > 0)
-			r = 0;
-	}
-	closedir(d);
-	return r < 0 ? -1 : n;
-}
-
-void
-perf_attach_free(struct perfattach *a)
-{
-	size_t i;
-
-	if (a == NULL)
-		return;
-	for (i = 0; i < a->nfds; i++)
-		close(a->fds[i]);
-	free(a->fds);
-	free(a->seen);
-	free_state(&a->ps);
-	free(a);
-	jitter_end();
-}
-
-/* Says why the events could not be opened on the process. */
-static void
-attach_refused(const struct perfattach *a, int e)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)a->pid);
-	if (e == ESRCH || stat(path, &st) < 0)
-		fprintf(stderr, "%s: -p %d: no such process\n", prog,
-		    (int)a->pid);
-	else if ((e == EACCES || e == EPERM) && st.st_uid != geteuid())
-		fprintf(stderr, "%s: -p %d: not permitted: the process is "
-		    "another user's (uid %u), and perf_event_open refuses "
-		    "(%s): attach as its owner, or as root (or with "
-		    "CAP_PERFMON and CAP_SYS_PTRACE)\n", prog, (int)a->pid,
-		    (unsigned)st.st_uid, strerror(e));
-	else if (e == EACCES || e == EPERM)
-		fprintf(stderr, "%s: -p %d: not permitted: perf_event_open "
-		    "refuses (%s): the process may not be inspected (a "
-		    "set-user-ID program, or one that made itself not "
-		    "dumpable), or a security module forbids it "
-		    "(perf_event_paranoid is %d)\n", prog, (int)a->pid,
-		    strerror(e), paranoid());
-	else
-		fprintf(stderr, "%s: -p %d: perf_event_open: %s\n", prog,
-		    (int)a->pid, strerror(e));
-}
-
-struct perfattach *
-perf_attach_open(struct clockopts *o, pid_t pid)
-{
-	struct perfattach *a;
-	int i, n = 0, e;
-
-	if ((a = calloc(1, sizeof(*a))) == NULL)
-		return NULL;
-	a->ps.o = o;
-	a->ps.mainpid = (uint32_t)pid;
-	a->pid = pid;
-	a->t0 = now_mono();
-	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) < 0 ||
-	    (a->ps.rings = calloc((size_t)a->ncpu,
-	    sizeof(*a->ps.rings))) == NULL ||
-	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		perf_attach_free(a);
-		errno = ENOMEM;
-		return NULL;
-	}
-	a->ps.nrings = a->ncpu;
-	for (i = 0; i < a->ncpu; i++)
-		a->ps.rings[i].fd = -1;
-	for (i = 0; i < ATTACH_ROUNDS; i++)
-		if ((n = attach_listing(a)) <= 0)
-			break;
-	e = errno;
-	/* Not one thread opened on some CPU: all had gone. */
-	for (i = 0; n >= 0 && i < a->ncpu; i++)
-		if (a->ps.rings[i].meta == NULL) {
-			n = -1;
-			e = ESRCH;
-		}
-	if (n < 0) {
-		attach_refused(a, e);
-		perf_attach_free(a);
-		errno = e;
-		return NULL;
-	}
-	return a;
-}
-
-size_t
-perf_attach_threads(const struct perfattach *a)
-{
-	return a->ps.ntids;
-}
-
-/* The name of thread tid of the process, from /proc. */
-static void
-attach_comm(const struct perfattach *a, uint32_t tid, char *buf, size_t n)
-{
-	char path[64];
-	ssize_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)a->pid,
-	    tid);
-	buf[0] = '\0';
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	len = read(fd, buf, n - 1);
-	close(fd);
-	if (len < 0)
-		len = 0;
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* The process's name and its threads' as they were at the attach. */
-static void
-attach_names(struct perfattach *a)
-{
-	struct pme_thread t;
-	struct pme_error err;
-	char name[64];
-	size_t i;
-
-	memset(&t, 0, sizeof(t));
-	t.kind = PME_THREAD_EXEC;
-	t.pid = t.tid = (uint32_t)a->pid;
-	t.time = a->t0;
-	attach_comm(a, t.tid, name, sizeof(name));
-	t.name = name;
-	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
-		werr(&a->ps, &err);
-	t.kind = PME_THREAD_COMM;
-	for (i = 0; i < a->nseen && !a->ps.failed; i++) {
-		if ((t.tid = a->seen[i]) == t.pid)
-			continue;
-		attach_comm(a, t.tid, name, sizeof(name));
-		if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
-			werr(&a->ps, &err);
-	}
-}
-
-/*
- * One line of /proc/PID/maps, an executable file mapping, recorded: the
- * main program's if its path and exe (readlink's, " (deleted)" cut off
- * and told in exedel) are the same.
- */
-static void
-attach_map(struct perfattach *a, const struct pme_maps_line *ml,
-    const char *exe, int exedel)
-{
-	struct pme_mapping m;
-	struct pme_error err;
-	uint8_t buildid[64];
-
-	if (strchr(ml->perms, 'x') == NULL || ml->path[0] != '/')
-		return;
-	memset(&m, 0, sizeof(m));
-	m.pid = (uint32_t)a->pid;
-	m.flags = PME_MAP_EXEC;
-	if (exe != NULL && strcmp(ml->path, exe) == 0 &&
-	    ml->deleted == exedel)
-		m.flags |= PME_MAP_MAIN;
-	if (ml->deleted)
-		m.flags |= PME_MAP_DELETED;
-	m.path = ml->path;
-	m.time = a->t0;
-	m.start = ml->start;
-	m.end = ml->end;
-	m.offset = ml->offset;
-	if (mapping_vaddr(&a->ps, &m, makedev(ml->major, ml->minor),
-	    ml->inode, buildid) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		a->ps.failed = 1;
-		return;
-	}
-	if (pme_samplewriter_mapping(a->ps.w, &m, &err) < 0)
-		werr(&a->ps, &err);
-}
-
-/*
- * The process's executable mappings when the events opened: read after,
- * so that none made in between is missed (one made after is recorded
- * twice, the same both times), and dated before the first sample.  A
- * line not in the kernel's form is passed over.
- */
-static int
-attach_maps(struct perfattach *a)
-{
-	char path[64], exe[PATH_MAX];
-	struct pme_maps_line ml;
-	struct pme_maps r;
-	size_t sl = strlen(DELETED_SUFFIX);
-	ssize_t n;
-	FILE *fp;
-	int rc, exedel = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)a->pid);
-	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
-		n = 0;
-	exe[n] = '\0';
-	if ((size_t)n > sl && strcmp(exe + n - sl, DELETED_SUFFIX) == 0) {
-		exe[n - sl] = '\0';
-		exedel = 1;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
-	if ((fp = fopen(path, "re")) == NULL) {
-		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
-		return -1;
-	}
-	pme_maps_init(&r, fp, path);
-	while (!a->ps.failed && (rc = pme_maps_next(&r, &ml, NULL)) != 0)
-		if (rc > 0)
-			attach_map(a, &ml, n > 0 ? exe : NULL, exedel);
-	pme_maps_end(&r);
-	fclose(fp);
-	return a->ps.failed ? -1 : 0;
-}
-
-/* A descriptor readable when the process has ended, or -1. */
-static int
-attach_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	(void)pid;
-	return -1;
-#endif
-}
-
-static void
-attach_jitter(struct perfattach *a)
-{
-	size_t i;
-
-	jitter_owned = a->seen;
-	jitter_nowned = a->nseen;
-	if (!jitter_rings(&a->ps, a->nseen))
-		return;
-	for (i = 0; i < a->nfds; i++)
-		jitter_fd(a->fds[i]);
-}
-
-int
-perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
-    int stopfd, uint64_t deadline, struct pme_sample_close *cl)
-{
-	struct pollfd pfd[MAX_CPUS + 2];
-	struct pme_error err;
-	uint64_t last, now;
-	int r, n = a->ps.nrings, pidfd, wait, done = 0;
-
-	a->ps.w = w;
-	attach_names(a);
-	if (a->ps.failed || attach_maps(a) < 0)
-		return -1;
-	for (r = 0; r < n; r++) {
-		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
-		    -1;
-		pfd[r].events = POLLIN;
-	}
-	pfd[n].fd = stopfd;
-	pfd[n].events = POLLIN;
-	attach_jitter(a);
-	pfd[n + 1].fd = pidfd = attach_pidfd(a->pid);
-	pfd[n + 1].events = POLLIN;
-	last = now_mono();
-	while (!done && !a->ps.failed) {
-		now = now_mono();
-		wait = 250;
-		if (deadline != 0 && deadline <= now)
-			done = 1;
-		else if (deadline != 0 && (deadline - now) / 1000000 < 250)
-			wait = (int)((deadline - now) / 1000000) + 1;
-		if (!done && poll(pfd, (nfds_t)n + 2, wait) < 0 &&
-		    errno != EINTR) {
-			fprintf(stderr, "%s: poll: %s\n", prog,
-			    strerror(errno));
-			done = 1;
-		}
-		/* An event whose task has gone reports POLLHUP for good. */
-		for (r = 0; r < n; r++)
-			if (pfd[r].revents & (POLLHUP | POLLERR))
-				pfd[r].fd = -1;
-		if ((pfd[n].revents & POLLIN) || (pidfd >= 0 ?
-		    (pfd[n + 1].revents & POLLIN) != 0 :
-		    !pid_alive((uint32_t)a->pid)))
-			done = 1;
-		if (drain(&a->ps) < 0)
-			break;
-		attach_jitter(a);
-		if (now_mono() - last >= 1000000000u) {
-			if (pme_samplewriter_flush(w, &err) < 0)
-				werr(&a->ps, &err);
-			last = now_mono();
-		}
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	cl->samples = a->ps.samples;
-	cl->lost = a->ps.lost;
-	cl->threads = (uint32_t)a->ps.ntids;
-	return a->ps.failed ? -1 : 0;
 }

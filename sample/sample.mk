@@ -8,6 +8,10 @@ sample/pmeclock_SRCS = sample/pmeclock.c sample/perf.c sample/collect.c \
 sample/pmeclock_SRCS += sample/events.c
 # --count: the events counted, as perf stat.
 sample/pmeclock_SRCS += sample/count.c
+# The command, held before its exec; the clock readings.
+sample/pmeclock_SRCS += sample/child.c
+# -p: the perf method attached to a running process.
+sample/pmeclock_SRCS += sample/attach.c
 
 # elfutils' libdw unwinds -g's chains from the CFI when configure found it.
 sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)

@@ -1,0 +1,459 @@
+/*
+ * attach.c - pmeclock -p: the perf_event_open method (perf.c) attached to
+ * a running process instead of a child it starts.  Apart from perf.c
+ * because what it adds (listing a live process's threads until no new
+ * one appears, reading its names and mappings from /proc, watching for
+ * its end) has nothing to do with a child's run; the rings, the records
+ * and the randomized periods are perf.c's, through perf.h.
+ *
+ * The events are opened on every thread of the process, one per thread
+ * and online CPU, each writing into the ring of its CPU
+ * (PERF_EVENT_IOC_SET_OUTPUT); threads the process creates later
+ * inherit them.  Inheritance covers only the threads created after an
+ * event opened, so the threads are listed again until a listing finds
+ * none new: a thread created in between was made by one whose events
+ * were not open yet, and the next listing has it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "clock.h"
+#include "maps.h"
+#include "perf.h"
+
+struct perfattach {
+	struct perfstate ps;
+	pid_t		 pid;
+	uint64_t	 t0;		/* before the first event opened */
+	int		 cpus[MAX_CPUS];
+	int		 ncpu;
+	int		*fds;		/* events writing into another's ring */
+	size_t		 nfds, capfds;
+	uint32_t	*seen;		/* threads listed */
+	size_t		 nseen, capseen;
+};
+
+#define ATTACH_ROUNDS	1000	/* listings of a process's threads */
+
+static int
+attach_ring(struct perfattach *a, int i, int fd)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ring *r = &a->ps.rings[i];
+	void *m;
+
+	m = mmap(NULL, (RING_PAGES + 1) * (size_t)pg, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	r->fd = fd;
+	r->cpu = a->cpus[i];
+	r->meta = m;
+	r->data = (uint8_t *)m + pg;
+	r->size = RING_PAGES * (size_t)pg;
+	return 0;
+}
+
+/* Opens the events of thread tid: 0, 1 when it has gone, -1 with errno. */
+static int
+attach_thread(struct perfattach *a, pid_t tid)
+{
+	struct perf_event_attr attr;
+	int i, e;
+	long fd;
+	void *p;
+
+	perf_attr(&attr, a->ps.o, 0);
+	attr.disabled = 0;
+	attr.enable_on_exec = 0;
+	for (i = 0; i < a->ncpu; i++) {
+		if ((fd = perf_open(&attr, tid, a->cpus[i])) < 0)
+			return errno == ESRCH ? 1 : -1;
+		if (a->ps.rings[i].meta == NULL) {
+			if (attach_ring(a, i, (int)fd) == 0)
+				continue;
+		} else if ((p = grow(a->fds, &a->capfds, a->nfds + 1,
+		    sizeof(*a->fds))) != NULL) {
+			a->fds = p;
+			a->fds[a->nfds++] = (int)fd;
+			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
+			    a->ps.rings[i].fd) == 0)
+				continue;
+		}
+		e = errno;
+		close((int)fd);
+		if (a->nfds > 0 && a->fds[a->nfds - 1] == (int)fd)
+			a->nfds--;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+attach_seen(struct perfattach *a, uint32_t tid)
+{
+	size_t i;
+	void *p;
+
+	for (i = 0; i < a->nseen; i++)
+		if (a->seen[i] == tid)
+			return 1;
+	if ((p = grow(a->seen, &a->capseen, a->nseen + 1,
+	    sizeof(*a->seen))) == NULL)
+		return -1;
+	a->seen = p;
+	a->seen[a->nseen++] = tid;
+	return 0;
+}
+
+/* One listing of the threads: how many were new, or -1 with errno. */
+static int
+attach_listing(struct perfattach *a)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	long tid;
+	int n = 0, r = 0;
+	char *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)a->pid);
+	if ((d = opendir(path)) == NULL) {
+		errno = ESRCH;
+		return -1;
+	}
+	while (r >= 0 && (de = readdir(d)) != NULL) {
+		tid = strtol(de->d_name, &end, 10);
+		if (tid <= 0 || *end != '\0')
+			continue;
+		if ((r = attach_seen(a, (uint32_t)tid)) != 0)
+			continue;
+		n++;
+		if ((r = attach_thread(a, (pid_t)tid)) == 0)
+			add_tid(&a->ps, (uint32_t)tid);
+		else if (r > 0)
+			r = 0;
+	}
+	closedir(d);
+	return r < 0 ? -1 : n;
+}
+
+void
+perf_attach_free(struct perfattach *a)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < a->nfds; i++)
+		close(a->fds[i]);
+	free(a->fds);
+	free(a->seen);
+	free_state(&a->ps);
+	jitter_end(&a->ps.jit);
+	free(a);
+}
+
+/* Says why the events could not be opened on the process. */
+static void
+attach_refused(const struct perfattach *a, int e)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)a->pid);
+	if (e == ESRCH || stat(path, &st) < 0)
+		fprintf(stderr, "%s: -p %d: no such process\n", prog,
+		    (int)a->pid);
+	else if ((e == EACCES || e == EPERM) && st.st_uid != geteuid())
+		fprintf(stderr, "%s: -p %d: not permitted: the process is "
+		    "another user's (uid %u), and perf_event_open refuses "
+		    "(%s): attach as its owner, or as root (or with "
+		    "CAP_PERFMON and CAP_SYS_PTRACE)\n", prog, (int)a->pid,
+		    (unsigned)st.st_uid, strerror(e));
+	else if (e == EACCES || e == EPERM)
+		fprintf(stderr, "%s: -p %d: not permitted: perf_event_open "
+		    "refuses (%s): the process may not be inspected (a "
+		    "set-user-ID program, or one that made itself not "
+		    "dumpable), or a security module forbids it "
+		    "(perf_event_paranoid is %d)\n", prog, (int)a->pid,
+		    strerror(e), paranoid());
+	else
+		fprintf(stderr, "%s: -p %d: perf_event_open: %s\n", prog,
+		    (int)a->pid, strerror(e));
+}
+
+struct perfattach *
+perf_attach_open(struct clockopts *o, pid_t pid)
+{
+	struct perfattach *a;
+	int i, n = 0, e;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	a->ps.o = o;
+	a->ps.mainpid = (uint32_t)pid;
+	a->pid = pid;
+	a->t0 = now_mono();
+	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) < 0 ||
+	    (a->ps.rings = calloc((size_t)a->ncpu,
+	    sizeof(*a->ps.rings))) == NULL ||
+	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		perf_attach_free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->ps.nrings = a->ncpu;
+	for (i = 0; i < a->ncpu; i++)
+		a->ps.rings[i].fd = -1;
+	for (i = 0; i < ATTACH_ROUNDS; i++)
+		if ((n = attach_listing(a)) <= 0)
+			break;
+	e = errno;
+	/* Not one thread opened on some CPU: all had gone. */
+	for (i = 0; n >= 0 && i < a->ncpu; i++)
+		if (a->ps.rings[i].meta == NULL) {
+			n = -1;
+			e = ESRCH;
+		}
+	if (n < 0) {
+		attach_refused(a, e);
+		perf_attach_free(a);
+		errno = e;
+		return NULL;
+	}
+	return a;
+}
+
+size_t
+perf_attach_threads(const struct perfattach *a)
+{
+	return a->ps.ntids;
+}
+
+/* The name of thread tid of the process, from /proc. */
+static void
+attach_comm(const struct perfattach *a, uint32_t tid, char *buf, size_t n)
+{
+	char path[64];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)a->pid,
+	    tid);
+	buf[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	len = read(fd, buf, n - 1);
+	close(fd);
+	if (len < 0)
+		len = 0;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The process's name and its threads' as they were at the attach. */
+static void
+attach_names(struct perfattach *a)
+{
+	struct pme_thread t;
+	struct pme_error err;
+	char name[64];
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	t.kind = PME_THREAD_EXEC;
+	t.pid = t.tid = (uint32_t)a->pid;
+	t.time = a->t0;
+	attach_comm(a, t.tid, name, sizeof(name));
+	t.name = name;
+	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
+		werr(&a->ps, &err);
+	t.kind = PME_THREAD_COMM;
+	for (i = 0; i < a->nseen && !a->ps.failed; i++) {
+		if ((t.tid = a->seen[i]) == t.pid)
+			continue;
+		attach_comm(a, t.tid, name, sizeof(name));
+		if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
+			werr(&a->ps, &err);
+	}
+}
+
+/*
+ * One line of /proc/PID/maps, an executable file mapping, recorded: the
+ * main program's if its path and exe (readlink's, " (deleted)" cut off
+ * and told in exedel) are the same.
+ */
+static void
+attach_map(struct perfattach *a, const struct pme_maps_line *ml,
+    const char *exe, int exedel)
+{
+	struct pme_mapping m;
+	struct pme_error err;
+	uint8_t buildid[64];
+
+	if (strchr(ml->perms, 'x') == NULL || ml->path[0] != '/')
+		return;
+	memset(&m, 0, sizeof(m));
+	m.pid = (uint32_t)a->pid;
+	m.flags = PME_MAP_EXEC;
+	if (exe != NULL && strcmp(ml->path, exe) == 0 &&
+	    ml->deleted == exedel)
+		m.flags |= PME_MAP_MAIN;
+	if (ml->deleted)
+		m.flags |= PME_MAP_DELETED;
+	m.path = ml->path;
+	m.time = a->t0;
+	m.start = ml->start;
+	m.end = ml->end;
+	m.offset = ml->offset;
+	if (mapping_vaddr(&a->ps, &m, makedev(ml->major, ml->minor),
+	    ml->inode, buildid) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		a->ps.failed = 1;
+		return;
+	}
+	if (pme_samplewriter_mapping(a->ps.w, &m, &err) < 0)
+		werr(&a->ps, &err);
+}
+
+/*
+ * The process's executable mappings when the events opened: read after,
+ * so that none made in between is missed (one made after is recorded
+ * twice, the same both times), and dated before the first sample.  A
+ * line not in the kernel's form is passed over.
+ */
+static int
+attach_maps(struct perfattach *a)
+{
+	char path[64], exe[PATH_MAX];
+	struct pme_maps_line ml;
+	struct pme_maps r;
+	size_t sl = strlen(DELETED_SUFFIX);
+	ssize_t n;
+	FILE *fp;
+	int rc, exedel = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)a->pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
+		n = 0;
+	exe[n] = '\0';
+	if ((size_t)n > sl && strcmp(exe + n - sl, DELETED_SUFFIX) == 0) {
+		exe[n - sl] = '\0';
+		exedel = 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
+	if ((fp = fopen(path, "re")) == NULL) {
+		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
+		return -1;
+	}
+	pme_maps_init(&r, fp, path);
+	while (!a->ps.failed && (rc = pme_maps_next(&r, &ml, NULL)) != 0)
+		if (rc > 0)
+			attach_map(a, &ml, n > 0 ? exe : NULL, exedel);
+	pme_maps_end(&r);
+	fclose(fp);
+	return a->ps.failed ? -1 : 0;
+}
+
+/* A descriptor readable when the process has ended, or -1. */
+static int
+attach_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+static void
+attach_jitter(struct perfattach *a)
+{
+	size_t i;
+
+	a->ps.jit.owned = a->seen;
+	a->ps.jit.nowned = a->nseen;
+	if (!jitter_rings(&a->ps, a->nseen))
+		return;
+	for (i = 0; i < a->nfds; i++)
+		jitter_fd(&a->ps.jit, a->fds[i]);
+}
+
+int
+perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
+    int stopfd, uint64_t deadline, struct pme_sample_close *cl)
+{
+	struct pollfd pfd[MAX_CPUS + 2];
+	struct pme_error err;
+	uint64_t last, now;
+	int r, n = a->ps.nrings, pidfd, wait, done = 0;
+
+	a->ps.w = w;
+	attach_names(a);
+	if (a->ps.failed || attach_maps(a) < 0)
+		return -1;
+	for (r = 0; r < n; r++) {
+		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
+		    -1;
+		pfd[r].events = POLLIN;
+	}
+	pfd[n].fd = stopfd;
+	pfd[n].events = POLLIN;
+	attach_jitter(a);
+	pfd[n + 1].fd = pidfd = attach_pidfd(a->pid);
+	pfd[n + 1].events = POLLIN;
+	last = now_mono();
+	while (!done && !a->ps.failed) {
+		now = now_mono();
+		wait = 250;
+		if (deadline != 0 && deadline <= now)
+			done = 1;
+		else if (deadline != 0 && (deadline - now) / 1000000 < 250)
+			wait = (int)((deadline - now) / 1000000) + 1;
+		if (!done && poll(pfd, (nfds_t)n + 2, wait) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", prog,
+			    strerror(errno));
+			done = 1;
+		}
+		/* An event whose task has gone reports POLLHUP for good. */
+		for (r = 0; r < n; r++)
+			if (pfd[r].revents & (POLLHUP | POLLERR))
+				pfd[r].fd = -1;
+		if ((pfd[n].revents & POLLIN) || (pidfd >= 0 ?
+		    (pfd[n + 1].revents & POLLIN) != 0 :
+		    !pid_alive((uint32_t)a->pid)))
+			done = 1;
+		if (drain(&a->ps) < 0)
+			break;
+		attach_jitter(a);
+		if (now_mono() - last >= 1000000000u) {
+			if (pme_samplewriter_flush(w, &err) < 0)
+				werr(&a->ps, &err);
+			last = now_mono();
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	cl->samples = a->ps.samples;
+	cl->lost = a->ps.lost;
+	cl->threads = (uint32_t)a->ps.ntids;
+	return a->ps.failed ? -1 : 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * perf.h - what perf.c, the perf_event_open method, shares with attach.c,
+ * which attaches it to a running process (-p): the state of a run (its
+ * rings, the records read from them, the randomized periods) and the
+ * functions that open events and convert what the rings hold.
+ */
+#ifndef PMECLOCK_PERF_H
+#define PMECLOCK_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "clock.h"
+
+#define RING_PAGES	128		/* data pages per CPU (512 KiB) */
+#define MAX_CPUS	1024
+#define DELETED_SUFFIX	" (deleted)"
+
+struct unwinder;
+
+struct ring {
+	int		 fd;
+	int		 cpu;
+	int		 ev;		/* the event's index in o->ev */
+	struct perf_event_mmap_page *meta;
+	uint8_t		*data;
+	size_t		 size;		/* of data, a power of two */
+};
+
+/* A record copied out of a ring, to be sorted by time. */
+struct rec {
+	uint64_t	 time;
+	uint64_t	 seq;
+	int		 ev;
+	struct perf_event_header *h;
+};
+
+/* The link-time address of a mapping's file offset, per file. */
+struct vcache {
+	char		*path;
+	uint64_t	 dev, ino, pgoff;
+	uint64_t	 vaddr;
+	uint8_t		 buildid[64];
+	uint32_t	 idlen;
+	int		 ok;
+};
+
+/* A process that has just exec'd: its next executable file mapping is
+ * its main program; comm: the program's name, from the exec. */
+struct execwait {
+	uint32_t	 pid;
+	int		 waiting;
+	char		 comm[64];
+};
+
+/* The run's randomized periods (-j): see jitter_due() in perf.c. */
+struct jitinh {
+	uint32_t	 tid;
+	uint64_t	 period;
+};
+
+struct jitter {
+	uint64_t	 state, mark, cur, prev;
+	uint64_t	 when;		/* of the last change */
+	double		 u;
+	int		 odd;
+	const uint32_t	*owned;		/* threads whose events are ours */
+	size_t		 nowned;
+	struct jitinh	*inh;		/* threads with inherited events */
+	size_t		 ninh, capinh;
+};
+
+struct perfstate {
+	struct clockopts *o;
+	struct pme_samplewriter *w;
+	struct ring	*rings;
+	int		 nrings;
+	struct rec	*recs;
+	size_t		 nrecs, caprecs;
+	uint8_t		*arena;
+	size_t		 narena, caparena;
+	uint64_t	 seq;
+	struct vcache	*vc;
+	size_t		 nvc;
+	struct execwait	*ew;
+	size_t		 new, capew;
+	uint32_t	*tids;		/* open-addressed set, 0 empty */
+	size_t		 ntids, captids;
+	uint64_t	 samples, lost;
+	uint64_t	*frames;
+	struct unwinder	*uw;		/* CALLGRAPH_DWARF */
+	uint32_t	 mainpid;
+	int		 curev;		/* of the record being converted */
+	int		 failed;
+	struct jitter	 jit;
+};
+
+/* perf_event_open(2) of attr on pid for cpu, close-on-exec. */
+long	perf_open(struct perf_event_attr *a, pid_t pid, int cpu);
+/* The attributes of event k of o->ev, the kernel's part excluded when
+ * perf_probe() found it must be. */
+void	perf_attr(struct perf_event_attr *a, const struct clockopts *o,
+	    int k);
+/* The online CPUs into cpus (at most max): how many, or -1. */
+int	online_cpus(int *cpus, int max);
+/* /proc/sys/kernel/perf_event_paranoid, -99 if unreadable. */
+int	paranoid(void);
+/* p (realloc'd) with room for need items of size, *cap updated; NULL. */
+void	*grow(void *p, size_t *cap, size_t need, size_t size);
+/* Counts thread tid among the threads sampled. */
+void	add_tid(struct perfstate *ps, uint32_t tid);
+/* Says the sample file's error, once; the run has failed. */
+void	werr(struct perfstate *ps, const struct pme_error *err);
+/* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
+int	mapping_vaddr(struct perfstate *ps, struct pme_mapping *m,
+	    uint64_t dev, uint64_t ino, uint8_t *buildid);
+/* Reads every ring, then converts what was read in time order. */
+int	drain(struct perfstate *ps);
+void	free_state(struct perfstate *ps);
+/* -j: whether a new period was due for threads threads, then given to
+ * the events of the rings; jitter_fd() gives it to one more event. */
+int	jitter_rings(struct perfstate *ps, uint64_t threads);
+void	jitter_fd(const struct jitter *j, int fd);
+void	jitter_end(struct jitter *j);
+
+#endif /* PMECLOCK_PERF_H */
