@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "graph.h"
+#include "pme.h"
+#include "util.h"
 
 int
 gexpr_eval(const struct gexpr *e, gsym_fn fn, void *arg, double *v,
-    char *err, size_t errlen)
+    struct pme_error *err)
 {
 	double a, b = 0;
 
@@ -21,16 +23,17 @@ gexpr_eval(const struct gexpr *e, gsym_fn fn, void *arg, double *v,
 		return 0;
 	case GE_SYM:
 		if (fn == NULL || fn(e->sym, arg, v) == -1) {
-			snprintf(err, errlen, "unknown symbol '%s'", e->sym);
+			pme_seterr(err, PME_EINVAL,
+			    "unknown symbol '%s'", e->sym);
 			return -1;
 		}
 		return 0;
 	default:
 		break;
 	}
-	if (gexpr_eval(e->a, fn, arg, &a, err, errlen) == -1 ||
+	if (gexpr_eval(e->a, fn, arg, &a, err) == -1 ||
 	    (e->op != GE_NEG &&
-	    gexpr_eval(e->b, fn, arg, &b, err, errlen) == -1))
+	    gexpr_eval(e->b, fn, arg, &b, err) == -1))
 		return -1;
 	switch (e->op) {
 	case GE_NEG:	*v = -a; break;
@@ -39,7 +42,7 @@ gexpr_eval(const struct gexpr *e, gsym_fn fn, void *arg, double *v,
 	case GE_MUL:	*v = a * b; break;
 	default:
 		if (b == 0) {
-			snprintf(err, errlen, "division by zero");
+			pme_seterr(err, PME_EINVAL, "division by zero");
 			return -1;
 		}
 		*v = a / b;
@@ -150,44 +153,48 @@ two_digits(const char **s)
 
 /* Checks the conversion after the '%' at s; *next is past it. */
 static int
-check_conv(const char *s, const char **next, char *err, size_t errlen)
+check_conv(const char *s, const char **next, struct pme_error *err)
 {
 	s += strspn(s, "-+ #0");
 	if (*s == '*' || (*s == '.' && s[1] == '*')) {
-		snprintf(err, errlen, "'*' widths and precisions are not allowed");
+		pme_seterr(err, PME_EINVAL,
+		    "'*' widths and precisions are not allowed");
 		return -1;
 	}
 	if (two_digits(&s) == -1) {
-		snprintf(err, errlen, "a width of more than two digits");
+		pme_seterr(err, PME_EINVAL, "a width of more than two digits");
 		return -1;
 	}
 	if (*s == '.') {
 		s++;
 		if (*s == '*' || two_digits(&s) == -1) {
-			snprintf(err, errlen, *s == '*' ?
+			pme_seterr(err, PME_EINVAL, *s == '*' ?
 			    "'*' widths and precisions are not allowed" :
 			    "a precision of more than two digits");
 			return -1;
 		}
 	}
 	if (*s == '\0') {
-		snprintf(err, errlen, "a '%%' with no conversion at the end");
+		pme_seterr(err, PME_EINVAL,
+		    "a '%%' with no conversion at the end");
 		return -1;
 	}
 	if (strchr("hlLqjzt", *s) != NULL) {
-		snprintf(err, errlen, "length modifier '%c' is not allowed", *s);
+		pme_seterr(err, PME_EINVAL,
+		    "length modifier '%c' is not allowed", *s);
 		return -1;
 	}
 	if (*s == 'n') {
-		snprintf(err, errlen, "'%%n' is not allowed");
+		pme_seterr(err, PME_EINVAL, "'%%n' is not allowed");
 		return -1;
 	}
 	if (strchr("fFeEgGaA", *s) == NULL) {
 		if (isprint((unsigned char)*s))
-			snprintf(err, errlen,
+			pme_seterr(err, PME_EINVAL,
 			    "'%%%c' is not a floating conversion", *s);
 		else
-			snprintf(err, errlen, "'%%' before a character that "
+			pme_seterr(err, PME_EINVAL,
+			    "'%%' before a character that "
 			    "is not a floating conversion");
 		return -1;
 	}
@@ -196,7 +203,7 @@ check_conv(const char *s, const char **next, char *err, size_t errlen)
 }
 
 int
-gformat_check(const char *fmt, char *err, size_t errlen)
+gformat_check(const char *fmt, struct pme_error *err)
 {
 	const char *s = fmt;
 	int n = 0;
@@ -206,15 +213,15 @@ gformat_check(const char *fmt, char *err, size_t errlen)
 			s += 2;
 			continue;
 		}
-		if (check_conv(s + 1, &s, err, errlen) == -1)
+		if (check_conv(s + 1, &s, err) == -1)
 			return -1;
 		if (++n > 1) {
-			snprintf(err, errlen, "more than one conversion");
+			pme_seterr(err, PME_EINVAL, "more than one conversion");
 			return -1;
 		}
 	}
 	if (n == 0) {
-		snprintf(err, errlen, "no floating conversion");
+		pme_seterr(err, PME_EINVAL, "no floating conversion");
 		return -1;
 	}
 	return 0;

@@ -40,8 +40,7 @@ struct parser {
 	unsigned	 line;
 	struct token	 t;
 	int		 nest;		/* open parentheses and minus signs */
-	char		*err;
-	size_t		 errlen;
+	struct pme_error *err;
 	/* The graphs' names so far, for "defined twice" at the cost of a
 	 * lookup, not of a pass over the graphs (32,000 graphs took
 	 * seconds): open addressing, a graph's index + 1. */
@@ -98,20 +97,18 @@ static int
 perr(struct parser *ps, unsigned line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Writes "name:line: what" into the caller's buffer; returns -1. */
+/* Sets the caller's error to "name:line: what"; returns -1. */
 static int
 perr(struct parser *ps, unsigned line, const char *fmt, ...)
 {
+	char what[sizeof(ps->err->msg)];
 	va_list ap;
-	int n;
 
-	n = snprintf(ps->err, ps->errlen, "%s:%u: ", ps->name, line);
-	if (n >= 0 && (size_t)n < ps->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(ps->err + n, ps->errlen - n, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return pme_seterr(ps->err, PME_EFORMAT, "%s:%u: %s", ps->name, line,
+	    what);
 }
 
 static int
@@ -503,7 +500,7 @@ static int
 parse_scale(struct parser *ps, struct graph *g)
 {
 	struct gexpr *e;
-	char why[256];
+	struct pme_error why;
 	unsigned line = ps->t.line;
 	double v;
 	int rc;
@@ -512,10 +509,11 @@ parse_scale(struct parser *ps, struct graph *g)
 		gexpr_free(e);
 		return -1;
 	}
-	rc = gexpr_eval(e, NULL, NULL, &v, why, sizeof(why));
+	rc = gexpr_eval(e, NULL, NULL, &v, &why);
 	gexpr_free(e);
 	if (rc == -1)
-		return perr(ps, line, "bad scale: %s", why);
+		/* %.255s: the reason as it always was, cut at 255 bytes. */
+		return perr(ps, line, "bad scale: %.255s", why.msg);
 	if (!isfinite(v) || v == 0)
 		return perr(ps, line, "bad scale: %s", v == 0 ? "zero" :
 		    "not a finite number");
@@ -526,14 +524,15 @@ parse_scale(struct parser *ps, struct graph *g)
 static int
 parse_format(struct parser *ps, struct graph *g)
 {
-	char why[256];
+	struct pme_error why;
 	unsigned line = ps->t.line;
 
 	if (take_string(ps, &g->format, "format") == -1)
 		return -1;
 	if (g->format[0] != '\0' &&
-	    gformat_check(g->format, why, sizeof(why)) == -1)
-		return perr(ps, line, "bad format '%s': %s", g->format, why);
+	    gformat_check(g->format, &why) == -1)
+		return perr(ps, line, "bad format '%s': %.255s", g->format,
+		    why.msg);
 	return 0;
 }
 
@@ -1031,17 +1030,17 @@ parse_graph(struct parser *ps, struct gfile *out)
 
 int
 gfile_parse(const char *text, size_t len, const char *name,
-    struct gfile *out, char *err, size_t errlen)
+    struct gfile *out, struct pme_error *err)
 {
 	struct parser *ps;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (errlen > 0)
-		err[0] = '\0';
+	if (err != NULL)
+		memset(err, 0, sizeof(*err));
 	/* The parser holds a token of GF_MAXTOK bytes: not on the stack. */
 	if ((ps = calloc(1, sizeof(*ps))) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", name);
+		pme_seterr(err, PME_ENOMEM, "%s: out of memory", name);
 		return -1;
 	}
 	ps->p = text;
@@ -1049,7 +1048,6 @@ gfile_parse(const char *text, size_t len, const char *name,
 	ps->name = name;
 	ps->line = 1;
 	ps->err = err;
-	ps->errlen = errlen;
 	if (next(ps) == -1)
 		rc = -1;
 	while (rc == 0 && ps->t.type != T_EOF)
@@ -1085,7 +1083,7 @@ long_line(const char *s, size_t n, unsigned *line, size_t *cur)
 }
 
 int
-gfile_load(const char *path, struct gfile *out, char *err, size_t errlen)
+gfile_load(const char *path, struct gfile *out, struct pme_error *err)
 {
 	struct pme_error perr;
 	FILE *fp;
@@ -1097,10 +1095,10 @@ gfile_load(const char *path, struct gfile *out, char *err, size_t errlen)
 	memset(out, 0, sizeof(*out));
 	if ((fp = pme_fopen_read(path, &perr)) == NULL) {
 		if (perr.sys_errno != 0)
-			snprintf(err, errlen, "%s: %s", path,
+			stats_syserr(err, perr.sys_errno, "%s: %s", path,
 			    strerror(perr.sys_errno));
 		else	/* a FIFO: not read */
-			snprintf(err, errlen, "%s", pme_strerror(&perr));
+			pme_seterr(err, perr.code, "%s", pme_strerror(&perr));
 		return -1;
 	}
 	do {
@@ -1114,7 +1112,8 @@ gfile_load(const char *path, struct gfile *out, char *err, size_t errlen)
 		}
 		len += n = fread(buf + len, 1, cap - len, fp);
 		if (long_line(buf + len - n, n, &line, &cur)) {
-			snprintf(err, errlen, "%s:%u: line longer than %u "
+			pme_seterr(err, PME_EFORMAT,
+			    "%s:%u: line longer than %u "
 			    "bytes", path, line, GF_MAXLINE);
 			free(buf);
 			fclose(fp);
@@ -1125,11 +1124,11 @@ gfile_load(const char *path, struct gfile *out, char *err, size_t errlen)
 		e = errno != 0 ? errno : EIO;
 	fclose(fp);
 	if (e != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		stats_syserr(err, e, "%s: %s", path, strerror(e));
 		free(buf);
 		return -1;
 	}
-	rc = gfile_parse(buf, len, path, out, err, errlen);
+	rc = gfile_parse(buf, len, path, out, err);
 	free(buf);
 	return rc;
 }
@@ -1409,8 +1408,8 @@ kid_find(size_t *t, size_t cap, const struct graph *v, const struct graph *s)
  * made that quadratic).
  */
 int
-gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
-    size_t errlen)
+gfile_merge(struct gfile *dst, const struct gfile *from,
+    struct pme_error *err)
 {
 	struct graph *d, t, *p;
 	size_t i, cap = 64, *tab = NULL, *slot;
@@ -1454,7 +1453,7 @@ gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
 	return 0;
 nomem:
 	free(tab);
-	snprintf(err, errlen, "out of memory");
+	pme_setnomem(err);
 	return -1;
 }
 

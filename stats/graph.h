@@ -6,14 +6,16 @@
  *
  * Ownership: a struct gfile owns every string, expression and array
  * reachable from it; gfile_free() frees them all.  Nothing here prints:
- * errors are written into the caller's buffer as "file:line: what",
- * the program adds its name.
+ * errors fill the caller's struct pme_error (lib/pme.h) with
+ * "file:line: what", the program adds its name.
  */
 #ifndef STATS_GRAPH_H
 #define STATS_GRAPH_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+struct pme_error;
 
 enum gkind {
 	G_STATE,	/* StateGraph: rows coloured by state */
@@ -105,18 +107,17 @@ struct gfile {
  * (the first error) and *out freed and zeroed.
  */
 int	 gfile_parse(const char *text, size_t len, const char *name,
-	    struct gfile *out, char *err, size_t errlen);
+	    struct gfile *out, struct pme_error *err);
 /* Reads path and parses it; a read error is "path: strerror". */
-int	 gfile_load(const char *path, struct gfile *out, char *err,
-	    size_t errlen);
+int	 gfile_load(const char *path, struct gfile *out, struct pme_error *err);
 /*
  * Merges from (the event file's specifications) into dst (the graph
  * file's): a graph of from whose kind and id dst has gets only the
  * descriptors dst's does not give; other graphs of from are appended.
  * Returns 0, or -1 (out of memory) with dst as valid as before.
  */
-int	 gfile_merge(struct gfile *dst, const struct gfile *from, char *err,
-	    size_t errlen);
+int	 gfile_merge(struct gfile *dst, const struct gfile *from,
+	    struct pme_error *err);
 /* Writes f as graph file text that gfile_parse() reads back to the
  * same graphs.  Returns 0, or -1 when fp failed. */
 int	 gfile_write(const struct gfile *f, FILE *fp);
@@ -129,7 +130,7 @@ void	 gfile_free(struct gfile *f);
  * graph's "file:line: " before it.
  */
 int	 gexpr_eval(const struct gexpr *e, gsym_fn fn, void *arg, double *v,
-	    char *err, size_t errlen);
+	    struct pme_error *err);
 /* A copy of e (NULL for NULL), or NULL when out of memory. */
 struct gexpr *gexpr_dup(const struct gexpr *e);
 void	 gexpr_free(struct gexpr *e);
@@ -146,7 +147,7 @@ int	 gexpr_write(const struct gexpr *e, FILE *fp);
  * many times as wished, nothing else with a '%'; widths and precisions
  * of at most two digits.  Returns 0, or -1 with why in err.
  */
-int	 gformat_check(const char *fmt, char *err, size_t errlen);
+int	 gformat_check(const char *fmt, struct pme_error *err);
 /* The first graph named id, or NULL. */
 struct graph *gfile_find(const struct gfile *f, const char *id);
 

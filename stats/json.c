@@ -271,7 +271,7 @@ json_fn(const struct pme_ev *ev, size_t n, void *arg)
 static int
 find_states(struct grid *gr, const struct gfile *gf, struct src *s)
 {
-	char err[256];
+	struct pme_error err;
 
 	for (size_t i = 0; i < gf->n; i++) {
 		const struct graph *g = &gf->g[i];
@@ -279,15 +279,14 @@ find_states(struct grid *gr, const struct gfile *gf, struct src *s)
 		if (!(gkinds[g->kind].flags & GK_STATES) || g->nrules != 1 ||
 		    strcmp(g->rules[0].event, "EV_STATE") != 0)
 			continue;
-		if (grid_prepare(gr, g, s, err, sizeof(err)) == 0)
+		if (grid_prepare(gr, g, s, &err) == 0)
 			return 0;
 	}
 	return -1;
 }
 
 int
-out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
-    size_t errlen)
+out_json(FILE *fp, struct src *s, const struct gfile *gf, struct pme_error *err)
 {
 	struct jpass p = { .fp = fp, .src = s, .first = 1 };
 	const struct pme_evtype *types;
@@ -303,7 +302,7 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 		if (types[i].id + 1 > p.ntname && types[i].id < (1u << 20))
 			p.ntname = types[i].id + 1;
 	if ((p.tname = calloc(p.ntname + 1, sizeof(*p.tname))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < nt; i++)
@@ -319,10 +318,10 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 	    "\"args\":{\"name\":", fp);
 	jstr(fp, s->path);
 	fputs("}}", fp);
-	if (src_events(s, json_fn, &p, err, errlen) == -1)
+	if (src_events(s, json_fn, &p, err) == -1)
 		goto out;
 	if (p.nomem) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < p.rows.n; i++) {
@@ -335,7 +334,7 @@ out_json(FILE *fp, struct src *s, const struct gfile *gf, char *err,
 	fputs("\n]}\n", fp);
 	rc = ferror(fp) ? -1 : 0;
 	if (rc == -1)
-		snprintf(err, errlen, "write failed");
+		stats_syserr(err, 0, "write failed");
 out:
 	if (have)
 		grid_free(&gr);

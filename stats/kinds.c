@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 /* Whether the source has every event g's actions name. */
 static int
@@ -49,22 +50,22 @@ histo_drawable(const struct graph *g, const struct src *s)
 
 static int
 hsummary_draw(FILE *fp, const struct graph *g, const struct src *s,
-    enum otype type, const struct outopt *o, char *err, size_t errlen)
+    enum otype type, const struct outopt *o, struct pme_error *err)
 {
 	(void)err;
-	(void)errlen;
 	return type == O_PS ? out_hsummary_ps(fp, s, g, o) :
 	    out_hsummary(fp, s, type == O_CSV);
 }
 
 static int
 histo_draw(FILE *fp, const struct graph *g, const struct src *s,
-    enum otype type, const struct outopt *o, char *err, size_t errlen)
+    enum otype type, const struct outopt *o, struct pme_error *err)
 {
 	const struct pme_histo *h = histo_named(s, g->metric);
 
 	if (h == NULL) {
-		snprintf(err, errlen, "%s:%u: no histometric '%s' in '%s'",
+		pme_seterr(err, PME_EINVAL,
+		    "%s:%u: no histometric '%s' in '%s'",
 		    g->file, g->line, g->metric != NULL ? g->metric : "",
 		    s->path);
 		return -1;

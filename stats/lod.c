@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 #define SUMMARY_BYTES	(64u << 20)
 
@@ -116,7 +117,7 @@ summarise(struct lod *l, struct lodrow *lr)
 }
 
 int
-lod_build(struct lod *l, struct grid *gr, char *err, size_t errlen)
+lod_build(struct lod *l, struct grid *gr, struct pme_error *err)
 {
 	uint64_t span = gr->thi > gr->tlo ? gr->thi - gr->tlo : 1;
 	size_t per;
@@ -137,7 +138,7 @@ lod_build(struct lod *l, struct grid *gr, char *err, size_t errlen)
 	l->bw = (span + l->nb - 1) / l->nb;
 	if (l->bw == 0)
 		l->bw = 1;
-	rc = src_events((struct src *)gr->src, build_fn, l, err, errlen);
+	rc = src_events((struct src *)gr->src, build_fn, l, err);
 	if (rc == -1) {
 		lod_free(l);
 		return -1;
@@ -150,7 +151,7 @@ lod_build(struct lod *l, struct grid *gr, char *err, size_t errlen)
 	return 0;
 oom:
 	lod_free(l);
-	snprintf(err, errlen, "out of memory");
+	pme_setnomem(err);
 	return -1;
 }
 
@@ -256,14 +257,14 @@ draw_buckets(struct drawst *d, const struct lod *l, const struct lodrow *lr,
 }
 
 int
-lod_draw(struct lod *l, struct grid *gr, const struct window *w, char *err,
-    size_t errlen)
+lod_draw(struct lod *l, struct grid *gr, const struct window *w,
+    struct pme_error *err)
 {
 	struct drawst d = { .gr = gr };
 	double *acc;
 	uint64_t t0, t1, b0 = 0, b1 = 0;
 
-	if (grid_begin(gr, w, &acc, err, errlen) == -1)
+	if (grid_begin(gr, w, &acc, err) == -1)
 		return -1;
 	t0 = gr->w.t0;
 	t1 = gr->w.t1;

@@ -5,6 +5,7 @@
  * file as it was; standard output for NULL or "-".
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,9 +14,8 @@
 #include "util.h"
 
 int
-outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
+outfile_open(struct outfile *o, const char *path, struct pme_error *err)
 {
-	struct pme_error e;
 	int fd;
 
 	o->fp = stdout;
@@ -23,12 +23,10 @@ outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 	o->path = path != NULL && strcmp(path, "-") != 0 ? path : NULL;
 	if (o->path == NULL)
 		return 0;
-	if ((fd = pme_tmp_create(path, &o->tmp, &e)) == -1) {
-		snprintf(err, errlen, "%s", pme_strerror(&e));
+	if ((fd = pme_tmp_create(path, &o->tmp, err)) == -1)
 		return -1;
-	}
 	if ((o->fp = fdopen(fd, "w")) == NULL) {
-		snprintf(err, errlen, "'%s': %s", path, strerror(errno));
+		stats_syserr(err, errno, "'%s': %s", path, strerror(errno));
 		close(fd);
 		pme_tmp_abort(o->tmp);
 		o->tmp = NULL;
@@ -38,9 +36,8 @@ outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 }
 
 int
-outfile_commit(struct outfile *o, char *err, size_t errlen)
+outfile_commit(struct outfile *o, struct pme_error *err)
 {
-	struct pme_error e;
 	const char *name = o->path != NULL ? o->path : "standard output";
 	int bad;
 
@@ -49,15 +46,14 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 		bad = 1;
 	o->fp = NULL;
 	if (bad) {
-		snprintf(err, errlen, "'%s': write failed: %s", name,
+		stats_syserr(err, errno, "'%s': write failed: %s", name,
 		    strerror(errno));
 		pme_tmp_abort(o->tmp);
 		o->tmp = NULL;
 		return -1;
 	}
-	if (o->path != NULL && pme_tmp_commit(o->tmp, o->path, &e) == -1) {
+	if (o->path != NULL && pme_tmp_commit(o->tmp, o->path, err) == -1) {
 		o->tmp = NULL;
-		snprintf(err, errlen, "%s", pme_strerror(&e));
 		return -1;
 	}
 	o->tmp = NULL;
@@ -65,14 +61,14 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 }
 
 void
-outfile_why(const struct outfile *o, char *err, size_t errlen)
+outfile_why(const struct outfile *o, struct pme_error *err)
 {
 	int e = errno;
 
 	if (o->fp == NULL || !ferror(o->fp))
 		return;
-	snprintf(err, errlen, "'%s': write failed%s%s", o->path != NULL ?
-	    o->path : "standard output", e != 0 ? ": " : "",
+	stats_syserr(err, e, "'%s': write failed%s%s",
+	    o->path != NULL ? o->path : "standard output", e != 0 ? ": " : "",
 	    e != 0 ? strerror(e) : "");
 }
 
@@ -84,4 +80,20 @@ outfile_abort(struct outfile *o)
 	o->fp = NULL;
 	pme_tmp_abort(o->tmp);
 	o->tmp = NULL;
+}
+
+int
+stats_syserr(struct pme_error *err, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	err->code = PME_EIO;
+	err->sys_errno = e;
+	err->offset = 0;
+	return -1;
 }

@@ -313,7 +313,7 @@ order_names(struct pms *p)
 
 int
 src_open_samples(struct src *s, const char *path, const char *bucketpath,
-    const char *by, char *err, size_t errlen)
+    const char *by, struct pme_error *err)
 {
 	struct pme_sample_visitor v = { on_header, on_mapping, on_thread,
 	    on_samples, NULL };
@@ -407,7 +407,7 @@ nomem:
 	pme_setnomem(&p.err);
 fail:
 	/* The only file of a kind given here is the bucket file's. */
-	snprintf(err, errlen, "%s%s", pme_strerror(&p.err),
+	pme_seterr(err, p.err.code, "%s%s", pme_strerror(&p.err),
 	    p.err.code == PME_EKIND ? "; give it with -f, and a bucket file "
 	    "with -B" : "");
 out:
@@ -432,7 +432,7 @@ out:
 
 int
 src_open(struct src *s, const char *path, const char *bucketpath,
-    const char *by, char *err, size_t errlen)
+    const char *by, struct pme_error *err)
 {
 	struct pme_reader *r;
 	struct pme_error e;
@@ -442,7 +442,7 @@ src_open(struct src *s, const char *path, const char *bucketpath,
 	if (strcmp(path, "-") != 0 &&
 	    (r = pme_reader_open(path, PME_KIND_SAMPLE, &e)) != NULL) {
 		pme_reader_close(r);
-		return src_open_samples(s, path, bucketpath, by, err, errlen);
+		return src_open_samples(s, path, bucketpath, by, err);
 	}
-	return src_open_events(s, path, err, errlen);
+	return src_open_events(s, path, err);
 }

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "stats.h"
+#include "util.h"
 
 #define MARGIN		36.0	/* points around the page */
 #define HEAD		44.0	/* title and subtitle */
@@ -177,13 +178,13 @@ static const char prologue[] =
 "%%EndProlog\n";
 
 int
-ps_begin(FILE *fp, size_t npages, const struct outopt *o, char *err,
-    size_t errlen)
+ps_begin(FILE *fp, size_t npages, const struct outopt *o, struct pme_error *err)
 {
 	double w, h;
 
 	if (paper_size(o->paper, &w, &h) == -1) {
-		snprintf(err, errlen, "-s: unknown paper size '%s' (a3, a4, "
+		pme_seterr(err, PME_EINVAL,
+		    "-s: unknown paper size '%s' (a3, a4, "
 		    "a5, letter, legal, tabloid, WxH in inches, WxHcm)",
 		    o->paper);
 		return -1;
@@ -217,7 +218,7 @@ ps_begin(FILE *fp, size_t npages, const struct outopt *o, char *err,
 	    "%%%%EndFeature\n} stopped cleartomark\n%%%%EndSetup\n",
 	    w, h, MARGIN, w, h);
 	if (ferror(fp)) {
-		snprintf(err, errlen, "write failed");
+		stats_syserr(err, 0, "write failed");
 		return -1;
 	}
 	return 0;

@@ -10,7 +10,7 @@
 #include "util.h"
 
 int
-src_open_events(struct src *s, const char *path, char *err, size_t errlen)
+src_open_events(struct src *s, const char *path, struct pme_error *err)
 {
 	struct pme_error e;
 
@@ -18,7 +18,7 @@ src_open_events(struct src *s, const char *path, char *err, size_t errlen)
 	s->path = path;
 	if ((s->ef = pme_eventfile_open(path, &e)) == NULL) {
 		/* Not a sample file either (src_open() tried). */
-		snprintf(err, errlen, "%s%s", pme_strerror(&e),
+		pme_seterr(err, e.code, "%s%s", pme_strerror(&e),
 		    e.code == PME_EKIND && strcmp(path, "-") != 0 ?
 		    " nor a sample file (.PMS); give it "
 		    "with -B, and an event file or a sample file with -f" : "");
@@ -43,9 +43,8 @@ src_close(struct src *s)
 }
 
 int
-src_events(struct src *s, pme_ev_fn fn, void *arg, char *err, size_t errlen)
+src_events(struct src *s, pme_ev_fn fn, void *arg, struct pme_error *err)
 {
-	struct pme_error e;
 	int rc;
 
 	if (s->ef == NULL) {
@@ -55,9 +54,7 @@ src_events(struct src *s, pme_ev_fn fn, void *arg, char *err, size_t errlen)
 				return rc;
 		return 0;
 	}
-	if ((rc = pme_eventfile_events(s->ef, fn, arg, &e)) == -1)
-		snprintf(err, errlen, "%s", pme_strerror(&e));
-	return rc;
+	return pme_eventfile_events(s->ef, fn, arg, err);
 }
 
 const char *

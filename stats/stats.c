@@ -199,26 +199,25 @@ option(struct opts *op, int argc, char **argv)
 
 /* The graph file: -g, else ./Graphfile, else the one stats ships. */
 static int
-load_graphs(const struct opts *op, struct gfile *gf, char *err,
-    size_t errlen)
+load_graphs(const struct opts *op, struct gfile *gf, struct pme_error *err)
 {
 	if (op->graphs != NULL)
-		return gfile_load(op->graphs, gf, err, errlen);
+		return gfile_load(op->graphs, gf, err);
 	if (access("Graphfile", F_OK) == 0)
-		return gfile_load("Graphfile", gf, err, errlen);
+		return gfile_load("Graphfile", gf, err);
 	return gfile_parse(default_graphfile, strlen(default_graphfile),
-	    "(default Graphfile)", gf, err, errlen);
+	    "(default Graphfile)", gf, err);
 }
 
 static int
-write_temp(const struct gfile *gf, char *err, size_t errlen)
+write_temp(const struct gfile *gf, struct pme_error *err)
 {
 	struct outfile of;
 
-	if (outfile_open(&of, "GraphfileTemp", err, errlen) == -1)
+	if (outfile_open(&of, "GraphfileTemp", err) == -1)
 		return -1;
 	gfile_write(gf, of.fp);		/* its errors are the stream's */
-	return outfile_commit(&of, err, errlen);
+	return outfile_commit(&of, err);
 }
 
 /* Moves one's graphs to the end of all (of room for *cap); -1 when out
@@ -254,7 +253,8 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 	const char *const *specs;
 	size_t n = s->ef != NULL ? pme_eventfile_specs(s->ef, &specs) : 0;
 	struct gfile all = { 0 }, from = { 0 }, one;
-	char err[1024], name[64];
+	struct pme_error err;
+	char name[64];
 	size_t cap = 0;
 
 	if (n == 0)
@@ -263,9 +263,10 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 	 * the same as merging each in turn, at the cost of one pass. */
 	for (size_t i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s (spec %zu)", "events", i + 1);
-		if (gfile_parse(specs[i], strlen(specs[i]), name, &one, err,
-		    sizeof(err)) == -1) {
-			fprintf(stderr, "%s: '%s': %s\n", prog, s->path, err);
+		if (gfile_parse(specs[i], strlen(specs[i]), name, &one,
+		    &err) == -1) {
+			fprintf(stderr, "%s: '%s': %s\n", prog, s->path,
+			    pme_strerror(&err));
 			gfile_free(&all);
 			return -1;
 		}
@@ -276,9 +277,9 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 			return -1;
 		}
 	}
-	if (gfile_merge(&from, &all, err, sizeof(err)) == -1 ||
-	    gfile_merge(gf, &from, err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+	if (gfile_merge(&from, &all, &err) == -1 ||
+	    gfile_merge(gf, &from, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		gfile_free(&all);
 		gfile_free(&from);
 		return -1;
@@ -287,10 +288,10 @@ merge_specs(const struct opts *op, struct src *s, struct gfile *gf)
 	gfile_free(&from);
 	/* GraphfileTemp is a record for the user, not needed to draw: a
 	 * directory stats cannot write still gets its graphs. */
-	if (write_temp(gf, err, sizeof(err)) == -1) {
+	if (write_temp(gf, &err) == -1) {
 		if (!op->quiet)
 			fprintf(stderr, "%s: %s: the merged graphs are "
-			    "drawn, not kept\n", prog, err);
+			    "drawn, not kept\n", prog, pme_strerror(&err));
 		return 0;
 	}
 	if (op->verbose)
@@ -331,7 +332,7 @@ list_graphs(const struct gfile *gf, const struct src *s)
 
 static int
 draw_one(FILE *fp, const struct opts *op, const struct graph *g,
-    struct src *s, char *err, size_t errlen)
+    struct src *s, struct pme_error *err)
 {
 	struct grid gr;
 	struct window w;
@@ -339,12 +340,11 @@ draw_one(FILE *fp, const struct opts *op, const struct graph *g,
 	int rc;
 
 	if (gkinds[g->kind].draw != NULL)
-		return gkinds[g->kind].draw(fp, g, s, op->type, &op->o, err,
-		    errlen);
-	if (grid_prepare(&gr, g, s, err, errlen) == -1)
+		return gkinds[g->kind].draw(fp, g, s, op->type, &op->o, err);
+	if (grid_prepare(&gr, g, s, err) == -1)
 		return -1;
 	if (op->type == O_CSV) {
-		rc = out_csv(fp, &gr, err, errlen);
+		rc = out_csv(fp, &gr, err);
 		grid_free(&gr);
 		return rc;
 	}
@@ -359,14 +359,15 @@ draw_one(FILE *fp, const struct opts *op, const struct graph *g,
 		w.r0 = op->r0 > gr.rlo ? op->r0 : gr.rlo;
 		w.r1 = op->r1 < gr.rhi ? op->r1 : gr.rhi;
 		if (w.r0 > w.r1) {
-			snprintf(err, errlen, "-r: rows %ld to %ld: graph '%s' "
+			pme_seterr(err, PME_EINVAL,
+			    "-r: rows %ld to %ld: graph '%s' "
 			    "has rows %ld to %ld", op->r0, op->r1, g->id,
 			    gr.rlo, gr.rhi);
 			grid_free(&gr);
 			return -1;
 		}
 	}
-	rc = grid_draw(&gr, &w, err, errlen);
+	rc = grid_draw(&gr, &w, err);
 	if (rc == 0)
 		rc = op->type == O_PS ? out_ps(fp, &gr, &op->o) :
 		    out_text(fp, &gr, &op->o);
@@ -411,7 +412,7 @@ run(const struct opts *op)
 	struct gfile gf = { 0 };
 	const struct graph **gv = NULL;
 	size_t ng = 0;
-	char err[1024];
+	struct pme_error err;
 	const char *path = op->events != NULL ? op->events : PME_EVENT_FILE;
 	struct outfile of = { NULL, NULL, NULL };
 	const char *in[] = { path, op->buckets, op->graphs != NULL ?
@@ -425,8 +426,8 @@ run(const struct opts *op)
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&pe));
 		return 1;
 	}
-	if (src_open(&s, path, op->buckets, op->by, err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+	if (src_open(&s, path, op->buckets, op->by, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return 1;
 	}
 	if (s.run.lost > 0 && !op->quiet)
@@ -442,8 +443,8 @@ run(const struct opts *op)
 		    "in the program; the first: %s\n", prog, path,
 		    (unsigned long long)s.run.failed, s.run.failure != NULL ?
 		    s.run.failure : "(unknown)");
-	if (load_graphs(op, &gf, err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+	if (load_graphs(op, &gf, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		goto out;
 	}
 	if (merge_specs(op, &s, &gf) == -1)
@@ -458,10 +459,10 @@ run(const struct opts *op)
 		goto out;
 	}
 	if (op->type == O_JSON) {
-		if (outfile_open(&of, op->out, err, sizeof(err)) == -1 ||
-		    out_json(of.fp, &s, &gf, err, sizeof(err)) == -1) {
-			outfile_why(&of, err, sizeof(err));
-			fprintf(stderr, "%s: %s\n", prog, err);
+		if (outfile_open(&of, op->out, &err) == -1 ||
+		    out_json(of.fp, &s, &gf, &err) == -1) {
+			outfile_why(&of, &err);
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 			goto out;
 		}
 		goto done;
@@ -480,17 +481,16 @@ run(const struct opts *op)
 		goto out;
 	}
 	if (op->type == O_TERM) {
-		rc = term_run(&s, gv, ng, op->o.percent, err, sizeof(err));
+		rc = term_run(&s, gv, ng, op->o.percent, &err);
 		if (rc == -1)
-			fprintf(stderr, "%s: %s\n", prog, err);
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		rc = rc == 0 ? 0 : 1;
 		goto out;
 	}
-	if (outfile_open(&of, op->out, err, sizeof(err)) == -1 ||
-	    (op->type == O_PS && ps_begin(of.fp, ng, &op->o, err,
-	    sizeof(err)) == -1)) {
-		outfile_why(&of, err, sizeof(err));
-		fprintf(stderr, "%s: %s\n", prog, err);
+	if (outfile_open(&of, op->out, &err) == -1 ||
+	    (op->type == O_PS && ps_begin(of.fp, ng, &op->o, &err) == -1)) {
+		outfile_why(&of, &err);
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		goto out;
 	}
 	for (size_t i = 0; i < ng; i++) {
@@ -498,20 +498,20 @@ run(const struct opts *op)
 			fprintf(of.fp, "\n\f\n");
 		if (i > 0 && op->type == O_CSV)
 			putc('\n', of.fp);
-		if (draw_one(of.fp, op, gv[i], &s, err, sizeof(err)) == -1) {
-			outfile_why(&of, err, sizeof(err));
-			fprintf(stderr, "%s: %s\n", prog, err);
+		if (draw_one(of.fp, op, gv[i], &s, &err) == -1) {
+			outfile_why(&of, &err);
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 			goto out;
 		}
 	}
 	if (op->type == O_PS && ps_end(of.fp) == -1) {
-		outfile_why(&of, err, sizeof(err));
-		fprintf(stderr, "%s: %s\n", prog, err);
+		outfile_why(&of, &err);
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		goto out;
 	}
 done:
-	if (outfile_commit(&of, err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+	if (outfile_commit(&of, &err) == -1) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		goto out;
 	}
 	rc = 0;

@@ -40,17 +40,17 @@ struct src {
 	size_t		 nrowname;
 };
 
-int	 src_open_events(struct src *s, const char *path, char *err,
-	    size_t errlen);
+int	 src_open_events(struct src *s, const char *path,
+	    struct pme_error *err);
 int	 src_open_samples(struct src *s, const char *path,
-	    const char *bucketpath, const char *by, char *err, size_t errlen);
+	    const char *bucketpath, const char *by, struct pme_error *err);
 /* An event file, or a sample file (told by its kind). */
 int	 src_open(struct src *s, const char *path, const char *bucketpath,
-	    const char *by, char *err, size_t errlen);
+	    const char *by, struct pme_error *err);
 void	 src_close(struct src *s);
 /* Streams the events to fn as pme_eventfile_events() does. */
-int	 src_events(struct src *s, pme_ev_fn fn, void *arg, char *err,
-	    size_t errlen);
+int	 src_events(struct src *s, pme_ev_fn fn, void *arg,
+	    struct pme_error *err);
 /* The type number of an event name, PME_NONE when the source has none. */
 uint32_t src_type(const struct src *s, const char *name);
 /* The run's time unit escaped for a terminal (pme_escape), in buf. */
@@ -117,11 +117,11 @@ struct grid {
  * with "file:line: what" in err (an unknown event, a bad range).
  */
 int	 grid_prepare(struct grid *gr, const struct graph *g,
-	    const struct src *s, char *err, size_t errlen);
+	    const struct src *s, struct pme_error *err);
 /* Draws the window w: a pass over the events, memory of the grid's
  * size.  Returns 0, or -1 with err. */
-int	 grid_draw(struct grid *gr, const struct window *w, char *err,
-	    size_t errlen);
+int	 grid_draw(struct grid *gr, const struct window *w,
+	    struct pme_error *err);
 void	 grid_free(struct grid *gr);
 /* The rule of gr's action events of type take, or -1 when none does. */
 int	 grid_rule(const struct grid *gr, uint32_t type);
@@ -139,7 +139,7 @@ void	 grid_whole(const struct grid *gr, uint32_t ncols, struct window *w);
  * window).  grid_legend() is the entry of value v, or -1.
  */
 int	 grid_begin(struct grid *gr, const struct window *w, double **acc,
-	    char *err, size_t errlen);
+	    struct pme_error *err);
 void	 grid_spread(const struct window *w, double *acc, size_t nleg,
 	    uint64_t a, uint64_t b, int leg);
 void	 grid_end(struct grid *gr, const double *acc, double sum);
@@ -186,9 +186,9 @@ struct lod {
 	int		 summary;	/* the last draw used the summary */
 };
 
-int	 lod_build(struct lod *l, struct grid *gr, char *err, size_t errlen);
+int	 lod_build(struct lod *l, struct grid *gr, struct pme_error *err);
 int	 lod_draw(struct lod *l, struct grid *gr, const struct window *w,
-	    char *err, size_t errlen);
+	    struct pme_error *err);
 void	 lod_free(struct lod *l);
 
 /* "1,234,567" (the seed's default format), or fmt with v * scale. */
@@ -231,7 +231,7 @@ struct gkind_ops {
 	int		(*drawable)(const struct graph *, const struct src *);
 	int		(*draw)(FILE *, const struct graph *,
 			    const struct src *, enum otype,
-			    const struct outopt *, char *, size_t);
+			    const struct outopt *, struct pme_error *);
 };
 extern const struct gkind_ops gkinds[G_NKINDS];
 
@@ -255,12 +255,12 @@ uint32_t text_columns(const struct grid *gr, int width);
  * ps_begin() returns -1 with why in err, having written nothing, when
  * o->paper names no size it knows.
  */
-int	 ps_begin(FILE *fp, size_t npages, const struct outopt *o, char *err,
-	    size_t errlen);
+int	 ps_begin(FILE *fp, size_t npages, const struct outopt *o,
+	    struct pme_error *err);
 int	 ps_end(FILE *fp);
 /* The graph's data: a line per segment of a row's value (start, end,
  * value, label), streamed, not binned. */
-int	 out_csv(FILE *fp, struct grid *gr, char *err, size_t errlen);
+int	 out_csv(FILE *fp, struct grid *gr, struct pme_error *err);
 /* Histometrics: HistoSummary's table (one line per set), and one
  * histometric's bins, as text, CSV or PostScript. */
 int	 out_hsummary(FILE *fp, const struct src *s, int csv);
@@ -274,14 +274,14 @@ int	 out_ps(FILE *fp, const struct grid *gr, const struct outopt *o);
 int	 out_hsummary_ps(FILE *fp, const struct src *s, const struct graph *g,
 	    const struct outopt *o);
 int	 out_json(FILE *fp, struct src *s, const struct gfile *gf,
-	    char *err, size_t errlen);
+	    struct pme_error *err);
 
 /*
  * The interactive view (stats(1) KEYS) of graphs gv[0..ng) on the
  * terminal: returns 0 when the user quits, -1 with err.
  */
 int	 term_run(struct src *s, const struct graph **gv, size_t ng,
-	    int percent, char *err, size_t errlen);
+	    int percent, struct pme_error *err);
 /*
  * The same view driven by keys[0..nkeys), the bytes a terminal would
  * send (arrows as ESC [ A and the like), on a screen of the geometry
@@ -297,7 +297,7 @@ struct term_geom {
 };
 int	 term_replay(struct src *s, const struct graph **gv, size_t ng,
 	    int percent, const struct term_geom *geom, const uint8_t *keys,
-	    size_t nkeys, char *err, size_t errlen);
+	    size_t nkeys, struct pme_error *err);
 
 /*
  * An output written whole under a temporary name beside path and renamed
@@ -313,13 +313,17 @@ struct outfile {
 	char		*tmp;
 	const char	*path;
 };
-int	 outfile_open(struct outfile *o, const char *path, char *err,
-	    size_t errlen);
-int	 outfile_commit(struct outfile *o, char *err, size_t errlen);
+int	 outfile_open(struct outfile *o, const char *path,
+	    struct pme_error *err);
+int	 outfile_commit(struct outfile *o, struct pme_error *err);
 void	 outfile_abort(struct outfile *o);
 /* After a failure while writing o: when o's stream failed (a full disk,
  * a file size limit), err says that, naming the file ("'u.ps': write
  * failed: File too large"), rather than what the writer said. */
-void	 outfile_why(const struct outfile *o, char *err, size_t errlen);
+void	 outfile_why(const struct outfile *o, struct pme_error *err);
+/* pme_seterr for an error the system gave: PME_EIO, with e (an errno
+ * value, 0 when unknown) in err->sys_errno.  Returns -1. */
+int	 stats_syserr(struct pme_error *err, int e, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 
 #endif /* STATS_STATS_H */

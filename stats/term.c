@@ -583,7 +583,8 @@ body_text(struct term *t, struct tgraph *tg, int lines)
 {
 	struct outopt o = { .percent = t->percent, .width = t->cols };
 	const struct gkind_ops *k = &gkinds[tg->g->kind];
-	char *text = NULL, err[256];
+	struct pme_error err;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
 
@@ -591,7 +592,7 @@ body_text(struct term *t, struct tgraph *tg, int lines)
 		return -1;
 	/* A graph with nothing to draw shows nothing. */
 	if (k->draw != NULL)
-		k->draw(fp, tg->g, t->s, O_TEXT, &o, err, sizeof(err));
+		k->draw(fp, tg->g, t->s, O_TEXT, &o, &err);
 	else
 		out_text(fp, &tg->gr, &o);
 	fclose(fp);
@@ -613,7 +614,7 @@ chart_lines(const struct term *t, const struct grid *gr, int *pack)
 }
 
 static int
-draw(struct term *t, char *err, size_t errlen)
+draw(struct term *t, struct pme_error *err)
 {
 	struct tgraph *tg = &t->tg[t->gi];
 	struct grid *gr = &tg->gr;
@@ -630,7 +631,7 @@ draw(struct term *t, char *err, size_t errlen)
 		w.r1 = w.r0 + cap - 1;
 	w.ncols = t->cols - lw - 2 > 1 ? (uint32_t)(t->cols - lw - 2) : 1;
 	if (gkinds[gr->g->kind].flags & GK_EVENTS)
-		if (lod_draw(&tg->lod, gr, &w, err, errlen) == -1)
+		if (lod_draw(&tg->lod, gr, &w, err) == -1)
 			return -1;
 	plain.scale = 1;
 	plain.format = "";
@@ -709,7 +710,7 @@ change(struct tgraph *tg, struct view nv)
 }
 
 static int
-prepare(struct term *t, struct tgraph *tg, char *err, size_t errlen)
+prepare(struct term *t, struct tgraph *tg, struct pme_error *err)
 {
 	struct window w;
 
@@ -723,11 +724,11 @@ prepare(struct term *t, struct tgraph *tg, char *err, size_t errlen)
 		tg->gr.thi = t->s->run.last + 1;
 		snprintf(tg->gr.title, sizeof(tg->gr.title), "%s",
 		    tg->g->name != NULL ? tg->g->name : tg->g->id);
-	} else if (grid_prepare(&tg->gr, tg->g, t->s, err, errlen) == -1 ||
-	    lod_build(&tg->lod, &tg->gr, err, errlen) == -1)
+	} else if (grid_prepare(&tg->gr, tg->g, t->s, err) == -1 ||
+	    lod_build(&tg->lod, &tg->gr, err) == -1)
 		return -1;
 	if ((tg->v = calloc(1, sizeof(*tg->v))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		return -1;
 	}
 	grid_whole(&tg->gr, 1, &w);
@@ -739,12 +740,12 @@ prepare(struct term *t, struct tgraph *tg, char *err, size_t errlen)
 }
 
 static int
-switch_graph(struct term *t, size_t to, char *err, size_t errlen)
+switch_graph(struct term *t, size_t to, struct pme_error *err)
 {
 	struct tgraph *from = &t->tg[t->gi], *tg = &t->tg[to];
 	struct view nv;
 
-	if (prepare(t, tg, err, errlen) == -1)
+	if (prepare(t, tg, err) == -1)
 		return -1;
 	t->gi = to;
 	/* The same time axis: the x range goes along. */
@@ -815,7 +816,8 @@ ps_view(struct term *t)
 {
 	struct tgraph *tg = &t->tg[t->gi];
 	struct outopt o = { .percent = t->percent };
-	char paper[64], err[256];
+	struct pme_error err;
+	char paper[64];
 	struct outfile of;
 
 	if (!(gkinds[tg->g->kind].flags & GK_EVENTS)) {
@@ -826,18 +828,18 @@ ps_view(struct term *t)
 	snprintf(paper, sizeof(paper), "%.1fx%.1f", t->cols * 0.1 > 2 ?
 	    t->cols * 0.1 : 2, t->rows * 0.2 > 2 ? t->rows * 0.2 : 2);
 	o.paper = paper;
-	if (outfile_open(&of, "stats.ps", err, sizeof(err)) == -1) {
-		snprintf(t->msg, sizeof(t->msg), "%s", err);
+	if (outfile_open(&of, "stats.ps", &err) == -1) {
+		snprintf(t->msg, sizeof(t->msg), "%s", pme_strerror(&err));
 		return;
 	}
-	if (ps_begin(of.fp, 1, &o, err, sizeof(err)) == -1 ||
+	if (ps_begin(of.fp, 1, &o, &err) == -1 ||
 	    out_ps(of.fp, &tg->gr, &o) == -1 || ps_end(of.fp) == -1) {
 		outfile_abort(&of);
 		snprintf(t->msg, sizeof(t->msg), "stats.ps: write failed");
 		return;
 	}
-	if (outfile_commit(&of, err, sizeof(err)) == -1) {
-		snprintf(t->msg, sizeof(t->msg), "%s", err);
+	if (outfile_commit(&of, &err) == -1) {
+		snprintf(t->msg, sizeof(t->msg), "%s", pme_strerror(&err));
 		return;
 	}
 	snprintf(t->msg, sizeof(t->msg), "wrote stats.ps (%s inches)", paper);
@@ -845,7 +847,7 @@ ps_view(struct term *t)
 
 /* Acts on key k; 1 to quit, -1 on an error. */
 static int
-key(struct term *t, int k, char *err, size_t errlen)
+key(struct term *t, int k, struct pme_error *err)
 {
 	struct tgraph *tg = &t->tg[t->gi];
 	struct view nv;
@@ -863,10 +865,9 @@ key(struct term *t, int k, char *err, size_t errlen)
 	case K_RIGHT | M_ALT: if (tg->cur + 1 < tg->nv) tg->cur++; break;
 	case K_UP | M_ALT: tg->cur = 0; break;
 	case K_TAB: case 'n':
-		return switch_graph(t, (t->gi + 1) % t->ng, err, errlen);
+		return switch_graph(t, (t->gi + 1) % t->ng, err);
 	case K_BTAB: case 'p':
-		return switch_graph(t, (t->gi + t->ng - 1) % t->ng, err,
-		    errlen);
+		return switch_graph(t, (t->gi + t->ng - 1) % t->ng, err);
 	case 'j':
 		if (tg->cursor < tg->v[tg->cur].r1)
 			tg->cursor++;
@@ -889,7 +890,7 @@ key(struct term *t, int k, char *err, size_t errlen)
 /* ------------------------------------------------------------- main */
 
 static int
-loop(struct term *t, char *err, size_t errlen)
+loop(struct term *t, struct pme_error *err)
 {
 	int k, rc;
 
@@ -901,7 +902,7 @@ loop(struct term *t, char *err, size_t errlen)
 			tg->cursor = tg->v[tg->cur].r0;
 		resized = resumed = 0;
 		term_size(t);
-		if (draw(t, err, errlen) == -1)
+		if (draw(t, err) == -1)
 			return -1;
 		do
 			k = get_key(t);
@@ -910,7 +911,7 @@ loop(struct term *t, char *err, size_t errlen)
 			continue;
 		if (k < 0)
 			return 0;	/* the end of input: as q */
-		if ((rc = key(t, k, err, errlen)) != 0)
+		if ((rc = key(t, k, err)) != 0)
 			return rc == 1 ? 0 : -1;
 	}
 }
@@ -919,23 +920,23 @@ loop(struct term *t, char *err, size_t errlen)
  * -1 with err (term_free() frees what was made either way). */
 static int
 term_init(struct term *t, struct src *s, const struct graph **gv,
-    size_t ng, int percent, char *err, size_t errlen)
+    size_t ng, int percent, struct pme_error *err)
 {
 	t->s = s;
 	t->ng = ng;
 	t->percent = percent;
 	t->fd = STDOUT_FILENO;
 	if (ng == 0) {
-		snprintf(err, errlen, "no graph to show");
+		pme_seterr(err, PME_EINVAL, "no graph to show");
 		return -1;
 	}
 	if ((t->tg = calloc(ng, sizeof(*t->tg))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		return -1;
 	}
 	for (size_t i = 0; i < ng; i++)
 		t->tg[i].g = gv[i];
-	return prepare(t, &t->tg[0], err, errlen);
+	return prepare(t, &t->tg[0], err);
 }
 
 static void
@@ -955,31 +956,32 @@ term_free(struct term *t)
 
 int
 term_run(struct src *s, const struct graph **gv, size_t ng, int percent,
-    char *err, size_t errlen)
+    struct pme_error *err)
 {
 	struct term t = { 0 };
 	int rc = -1;
 
 	if (ng == 0) {
-		snprintf(err, errlen, "no graph to show");
+		pme_seterr(err, PME_EINVAL, "no graph to show");
 		return -1;
 	}
 	if (tcgetattr(STDIN_FILENO, &saved) == -1) {
-		snprintf(err, errlen, "standard input: not a terminal: %s",
+		stats_syserr(err, errno, "standard input: not a terminal: %s",
 		    strerror(errno));
 		return -1;
 	}
 	t.colour = colour_mode();
 	/* Read the events before the screen changes, so that an error is
 	 * told on the normal screen. */
-	if (term_init(&t, s, gv, ng, percent, err, errlen) == -1)
+	if (term_init(&t, s, gv, ng, percent, err) == -1)
 		goto out;
 	handlers(on_signal);
 	if (term_raw() == -1) {
-		snprintf(err, errlen, "standard input: %s", strerror(errno));
+		stats_syserr(err, errno, "standard input: %s",
+		    strerror(errno));
 		goto out;
 	}
-	rc = loop(&t, err, errlen);
+	rc = loop(&t, err);
 	term_restore();
 out:
 	handlers(SIG_DFL);
@@ -990,7 +992,7 @@ out:
 int
 term_replay(struct src *s, const struct graph **gv, size_t ng,
     int percent, const struct term_geom *geom, const uint8_t *keys,
-    size_t nkeys, char *err, size_t errlen)
+    size_t nkeys, struct pme_error *err)
 {
 	struct term t = { 0 };
 	int rc = -1;
@@ -1001,9 +1003,9 @@ term_replay(struct src *s, const struct graph **gv, size_t ng,
 	t.cols = geom->cols;
 	t.colour = geom->colour == 2 ? C_TRUE : geom->colour == 1 ? C_256 :
 	    C_MONO;
-	if (term_init(&t, s, gv, ng, percent, err, errlen) == 0) {
+	if (term_init(&t, s, gv, ng, percent, err) == 0) {
 		t.fd = geom->fd;
-		rc = loop(&t, err, errlen);
+		rc = loop(&t, err);
 	}
 	term_free(&t);
 	return rc;

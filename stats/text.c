@@ -364,7 +364,7 @@ csv_fn(const struct pme_ev *ev, size_t n, void *arg)
 }
 
 int
-out_csv(FILE *fp, struct grid *gr, char *err, size_t errlen)
+out_csv(FILE *fp, struct grid *gr, struct pme_error *err)
 {
 	struct csvpass p = { .gr = gr, .fp = fp };
 	size_t nr = (size_t)(gr->rhi - gr->rlo + 1);
@@ -374,11 +374,11 @@ out_csv(FILE *fp, struct grid *gr, char *err, size_t errlen)
 	p.since = calloc(nr, sizeof(*p.since));
 	p.value = calloc(nr, sizeof(*p.value));
 	if (p.seen == NULL || p.since == NULL || p.value == NULL) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		goto out;
 	}
 	fprintf(fp, "row,start,end,value,label\n");
-	if (src_events((struct src *)gr->src, csv_fn, &p, err, errlen) == -1)
+	if (src_events((struct src *)gr->src, csv_fn, &p, err) == -1)
 		goto out;
 	for (size_t r = 0; r < nr; r++)
 		if (p.seen[r])

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "stats.h"
+#include "util.h"
 
 #define MAXLEG		64
 #define MAXCELLS	(64u << 20)	/* cells x entries of a grid */
@@ -138,21 +139,22 @@ struct pass {
 
 /* Resolves the graph's action against the source into gr's rules. */
 static int
-rules(struct grid *gr, char *err, size_t errlen)
+rules(struct grid *gr, struct pme_error *err)
 {
 	const struct graph *g = gr->g;
 
 	gr->types = calloc(g->nrules + 1, sizeof(*gr->types));
 	gr->add = calloc(g->nrules + 1, sizeof(*gr->add));
 	if (gr->types == NULL || gr->add == NULL) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		return -1;
 	}
 	for (size_t i = 0; i < g->nrules; i++) {
 		uint32_t t = src_type(gr->src, g->rules[i].event);
 
 		if (t == PME_NONE) {
-			snprintf(err, errlen, "%s:%u: unknown event '%s': "
+			pme_seterr(err, PME_EINVAL,
+			    "%s:%u: unknown event '%s': "
 			    "'%s' has no events of that type", g->file,
 			    g->rules[i].line, g->rules[i].event,
 			    gr->src->path);
@@ -162,7 +164,7 @@ rules(struct grid *gr, char *err, size_t errlen)
 		gr->add[gr->ntypes++] = g->rules[i].op == GA_ADD;
 	}
 	if (g->nrules == 0 && (gkinds[g->kind].flags & GK_EVENTS)) {
-		snprintf(err, errlen, "%s:%u: graph '%s' has no action",
+		pme_seterr(err, PME_EINVAL, "%s:%u: graph '%s' has no action",
 		    g->file, g->line, g->id);
 		return -1;
 	}
@@ -254,7 +256,7 @@ legend_map(struct grid *gr)
 }
 
 static int
-legend_ranges(struct grid *gr, struct pass *p, char *err, size_t errlen)
+legend_ranges(struct grid *gr, struct pass *p, struct pme_error *err)
 {
 	const struct graph *g = gr->g;
 	size_t n = g->bins > 0 ? (size_t)g->bins : 8;
@@ -262,7 +264,7 @@ legend_ranges(struct grid *gr, struct pass *p, char *err, size_t errlen)
 	char a[64], b[64];
 
 	p->ranging = 1;
-	if (src_events((struct src *)gr->src, range_fn, p, err, errlen) == -1)
+	if (src_events((struct src *)gr->src, range_fn, p, err) == -1)
 		return -1;
 	lo = p->any ? p->vmin : 0;
 	hi = p->any ? p->vmax : 0;
@@ -270,7 +272,7 @@ legend_ranges(struct grid *gr, struct pass *p, char *err, size_t errlen)
 		n = (size_t)(hi - lo + 1);	/* a value per entry */
 	w = (hi - lo + 1) / n;
 	if ((gr->leg = calloc(n, sizeof(*gr->leg))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		return -1;
 	}
 	gr->nleg = n;
@@ -305,11 +307,11 @@ grid_legend(const struct grid *gr, double v)
 
 int
 grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
-    char *err, size_t errlen)
+    struct pme_error *err)
 {
 	struct pass p = { .gr = gr };
 	double lo, hi;
-	char why[256];
+	struct pme_error why;
 	int rc = -1;
 
 	memset(gr, 0, sizeof(*gr));
@@ -324,16 +326,18 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 	gr->rlo = 0;
 	gr->rhi = (long)s->run.nproc - 1;
 	if (g->lo != NULL && g->hi != NULL) {
-		if (gexpr_eval(g->lo, sym, (void *)s, &lo, why,
-		    sizeof(why)) == -1 || gexpr_eval(g->hi, sym, (void *)s,
-		    &hi, why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "%s:%u: graph '%s': %s (known: "
+		if (gexpr_eval(g->lo, sym, (void *)s, &lo, &why) == -1 ||
+		    gexpr_eval(g->hi, sym, (void *)s, &hi, &why) == -1) {
+			/* %.255s: the reason cut at 255 bytes, as always. */
+			pme_seterr(err, PME_EINVAL,
+			    "%s:%u: graph '%s': %.255s (known: "
 			    "NO_OF_PROCESSORS and the run's parameters)",
-			    g->file, g->line, g->id, why);
+			    g->file, g->line, g->id, why.msg);
 			return -1;
 		}
 		if (!(lo <= hi) || lo < 0 || hi >= 1 << 24) {
-			snprintf(err, errlen, "%s:%u: graph '%s': rows %g to "
+			pme_seterr(err, PME_EINVAL,
+			    "%s:%u: graph '%s': rows %g to "
 			    "%g: not a range of processors", g->file,
 			    g->line, g->id, lo, hi);
 			return -1;
@@ -346,14 +350,14 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 	gr->xlabel = g->x_axis != NULL ? g->x_axis : NULL;
 	gr->ylabel = g->y_axis != NULL ? g->y_axis : "Processor";
 	gr->occ_time = !(gkinds[g->kind].flags & GK_COUNTS);
-	if (rules(gr, err, errlen) == -1)
+	if (rules(gr, err) == -1)
 		goto out;
 	if (g->nmap > 0 || s->names != NULL || gr->occ_time) {
 		if (legend_map(gr) == -1) {
-			snprintf(err, errlen, "out of memory");
+			pme_setnomem(err);
 			goto out;
 		}
-	} else if (legend_ranges(gr, &p, err, errlen) == -1)
+	} else if (legend_ranges(gr, &p, err) == -1)
 		goto out;
 	rc = 0;
 out:
@@ -455,8 +459,8 @@ draw_fn(const struct pme_ev *ev, size_t n, void *arg)
 }
 
 int
-grid_begin(struct grid *gr, const struct window *w, double **acc, char *err,
-    size_t errlen)
+grid_begin(struct grid *gr, const struct window *w, double **acc,
+    struct pme_error *err)
 {
 	size_t cells;
 
@@ -473,7 +477,8 @@ grid_begin(struct grid *gr, const struct window *w, double **acc, char *err,
 	gr->nrows = (uint32_t)(gr->w.r1 - gr->w.r0 + 1);
 	cells = (size_t)gr->nrows * gr->w.ncols;
 	if (cells * (gr->nleg ? gr->nleg : 1) > MAXCELLS) {
-		snprintf(err, errlen, "a grid of %u rows, %u columns and %zu "
+		pme_seterr(err, PME_EINVAL,
+		    "a grid of %u rows, %u columns and %zu "
 		    "legend entries is too large", gr->nrows, gr->w.ncols,
 		    gr->nleg);
 		return -1;
@@ -489,7 +494,7 @@ grid_begin(struct grid *gr, const struct window *w, double **acc, char *err,
 	    *acc == NULL) {
 		free(*acc);
 		*acc = NULL;
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		return -1;
 	}
 	for (uint32_t r = 0; r < gr->nrows; r++)
@@ -522,19 +527,19 @@ grid_end(struct grid *gr, const double *acc, double sum)
 }
 
 int
-grid_draw(struct grid *gr, const struct window *w, char *err, size_t errlen)
+grid_draw(struct grid *gr, const struct window *w, struct pme_error *err)
 {
 	struct pass p = { 0 };
 	int rc = -1;
 
-	if (grid_begin(gr, w, &p.acc, err, errlen) == -1)
+	if (grid_begin(gr, w, &p.acc, err) == -1)
 		return -1;
 	p.gr = gr;
 	if ((p.rs = calloc(gr->nrows, sizeof(*p.rs))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+		pme_setnomem(err);
 		goto out;
 	}
-	if (src_events((struct src *)gr->src, draw_fn, &p, err, errlen) == -1)
+	if (src_events((struct src *)gr->src, draw_fn, &p, err) == -1)
 		goto out;
 	/* Each row's last value holds to the end of the run. */
 	for (uint32_t r = 0; r < gr->nrows; r++)

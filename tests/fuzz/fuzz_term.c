@@ -60,7 +60,7 @@ static void
 setup(void)
 {
 	struct pme_error e;
-	char err[512];
+	struct pme_error err = { 0 };
 	uint32_t lat;
 	int h;
 
@@ -81,9 +81,9 @@ setup(void)
 			pme_histo_sample(h, (int)(p % 2), (double)(t % 450));
 		}
 	if (pme_event_close(&e) == -1 ||
-	    src_open_events(&src, "events.sim", err, sizeof(err)) == -1 ||
-	    gfile_parse(graphs, strlen(graphs), "graphs", &gf, err,
-	    sizeof(err)) == -1 || gf.n != 5 || fchdir(here) == -1)
+	    src_open_events(&src, "events.sim", &err) == -1 ||
+	    gfile_parse(graphs, strlen(graphs), "graphs", &gf, &err) == -1 ||
+	    gf.n != 5 || fchdir(here) == -1)
 		abort();
 	atexit(cleanup);
 }
@@ -93,7 +93,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct graph *gv[5];
 	struct term_geom geom;
-	char err[512];
+	struct pme_error err = { 0 };
 	size_t first;
 
 	if (devnull == -1)
@@ -107,12 +107,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	first = (size_t)(data[2] >> 3) % gf.n;
 	for (size_t i = 0; i < gf.n; i++)
 		gv[i] = &gf.g[(first + i) % gf.n];
-	err[0] = '\0';
+	err.msg[0] = 0;
 	if (fchdir(there) == -1)
 		abort();
 	if (term_replay(&src, gv, gf.n, (data[2] >> 2) & 1, &geom, data + 3,
-	    size - 3, err, sizeof(err)) == -1 && strstr(err, "write") == NULL) {
-		fprintf(stderr, "term_replay: %s\n", err);
+	    size - 3, &err) == -1 && strstr(err.msg, "write") == NULL) {
+		fprintf(stderr, "term_replay: %s\n", err.msg);
 		abort();
 	}
 	if (fchdir(here) == -1)

@@ -44,18 +44,18 @@ static const char rich[] =
     "UtilGraph u2 { normalize <- 0, menu <- \"\" }\n";
 
 static int
-parse(const char *text, struct gfile *f, char *err, size_t errlen)
+parse(const char *text, struct gfile *f, struct pme_error *err)
 {
-	return gfile_parse(text, strlen(text), "test", f, err, errlen);
+	return gfile_parse(text, strlen(text), "test", f, err);
 }
 
 static void
 must_parse(const char *what, const char *text, struct gfile *f)
 {
-	char err[512];
+	struct pme_error err = { 0 };
 
-	if (parse(text, f, err, sizeof(err)) == -1)
-		die("%s does not parse: %s", what, err);
+	if (parse(text, f, &err) == -1)
+		die("%s does not parse: %s", what, err.msg);
 }
 
 static int
@@ -83,7 +83,7 @@ test_seed(void)
 	struct gfile f;
 	struct graph *g;
 	double v;
-	char err[256];
+	struct pme_error err = { 0 };
 
 	must_parse("the seed's example", seed, &f);
 	if (f.n != 1)
@@ -111,7 +111,7 @@ test_seed(void)
 	CHECK(g->hi != NULL && g->hi->op == GE_SUB &&
 	    g->hi->a->op == GE_SYM && streq(g->hi->a->sym, "NO_OF_PROCESSORS") &&
 	    g->hi->b->op == GE_NUM && g->hi->b->num == 1);
-	CHECK(gexpr_eval(g->hi, syms, NULL, &v, err, sizeof(err)) == 0 &&
+	CHECK(gexpr_eval(g->hi, syms, NULL, &v, &err) == 0 &&
 	    v == 15);
 	CHECK(gfile_find(&f, "accesslatency") == g);
 	CHECK(gfile_find(&f, "states") == NULL);
@@ -121,16 +121,16 @@ test_seed(void)
 
 /* Parses text as a graph's low end and evaluates it. */
 static int
-eval(const char *text, double *v, char *err, size_t errlen)
+eval(const char *text, double *v, struct pme_error *err)
 {
 	char buf[8192];
 	struct gfile f;
 	int rc;
 
 	snprintf(buf, sizeof(buf), "ArrayGraph e (x, %s, 0) {}", text);
-	if (parse(buf, &f, err, errlen) == -1)
+	if (parse(buf, &f, err) == -1)
 		return -2;
-	rc = gexpr_eval(f.g[0].lo, syms, NULL, v, err, errlen);
+	rc = gexpr_eval(f.g[0].lo, syms, NULL, v, err);
 	gfile_free(&f);
 	return rc;
 }
@@ -138,11 +138,11 @@ eval(const char *text, double *v, char *err, size_t errlen)
 static void
 expr_is(const char *text, double want)
 {
-	char err[256];
+	struct pme_error err = { 0 };
 	double v = -12345;
 
-	if (eval(text, &v, err, sizeof(err)) != 0)
-		fail("'%s': %s", text, err);
+	if (eval(text, &v, &err) != 0)
+		fail("'%s': %s", text, err.msg);
 	else if ((v > want ? v - want : want - v) > 1e-12 *
 	    (want < 0 ? -want : want))
 		fail("'%s' is %.17g, not %.17g", text, v, want);
@@ -151,11 +151,11 @@ expr_is(const char *text, double want)
 static void
 expr_fails(const char *text, int rc, const char *want)
 {
-	char err[256] = "";
+	struct pme_error err = { 0 };
 	double v;
 
-	if (eval(text, &v, err, sizeof(err)) != rc || strcmp(err, want) != 0)
-		fail("'%s': '%s', not '%s'", text, err, want);
+	if (eval(text, &v, &err) != rc || strcmp(err.msg, want) != 0)
+		fail("'%s': '%s', not '%s'", text, err.msg, want);
 }
 
 /* An expression of n nested parentheses, n minus signs or n additions. */
@@ -249,10 +249,10 @@ static void
 test_default(void)
 {
 	struct gfile f;
-	char err[512];
+	struct pme_error err = { 0 };
 
-	if (gfile_load("stats/Graphfile", &f, err, sizeof(err)) == -1)
-		die("%s", err);
+	if (gfile_load("stats/Graphfile", &f, &err) == -1)
+		die("%s", err.msg);
 	CHECK(f.n == 2);
 	if (f.n == 2) {
 		CHECK(f.g[0].kind == G_STATE && streq(f.g[0].id, "states"));
@@ -263,9 +263,8 @@ test_default(void)
 		CHECK(streq(f.g[0].file, "stats/Graphfile"));
 	}
 	gfile_free(&f);
-	CHECK(gfile_load("tests/stats/no such file", &f, err,
-	    sizeof(err)) == -1);
-	CHECK(strcmp(err, "tests/stats/no such file: No such file or "
+	CHECK(gfile_load("tests/stats/no such file", &f, &err) == -1);
+	CHECK(strcmp(err.msg, "tests/stats/no such file: No such file or "
 	    "directory") == 0);
 }
 
@@ -390,7 +389,7 @@ test_merge(void)
 {
 	struct gfile dst, from;
 	struct graph *g;
-	char err[256];
+	struct pme_error err = { 0 };
 
 	must_parse("the graph file",
 	    "StateGraph states (x, 0, N - 1) { menu <- \"Mine\", "
@@ -401,11 +400,11 @@ test_merge(void)
 	    "name <- \"Their name\", map { 0..3: red }, "
 	    "action { EV_STATE: VALUE(p) } }\n"
 	    "HistoGraph theirs { metric <- \"Latency\", bins <- 8 }\n", &from);
-	CHECK(gfile_merge(&dst, &from, err, sizeof(err)) == 0);
+	CHECK(gfile_merge(&dst, &from, &err) == 0);
 	gfile_free(&from);
 	must_parse("another event file's",
 	    "UtilGraph states { menu <- \"Same id, other kind\" }\n", &from);
-	CHECK(gfile_merge(&dst, &from, err, sizeof(err)) == 0);
+	CHECK(gfile_merge(&dst, &from, &err) == 0);
 	gfile_free(&from);
 	CHECK(dst.n == 4);
 	g = &dst.g[0];
@@ -451,17 +450,17 @@ test_formats(void)
 		{ "%\x01", "'%' before a character that is not a floating "
 		    "conversion" },
 	};
-	char err[256];
+	struct pme_error err = { 0 };
 	size_t i;
 
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		if (gformat_check(good[i], err, sizeof(err)) != 0)
-			fail("'%s' refused: %s", good[i], err);
+		if (gformat_check(good[i], &err) != 0)
+			fail("'%s' refused: %s", good[i], err.msg);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		if (gformat_check(bad[i].fmt, err, sizeof(err)) != -1 ||
-		    strcmp(err, bad[i].why) != 0)
-			fail("'%s': '%s', not '%s'", bad[i].fmt, err,
+		err.msg[0] = 0;
+		if (gformat_check(bad[i].fmt, &err) != -1 ||
+		    strcmp(err.msg, bad[i].why) != 0)
+			fail("'%s': '%s', not '%s'", bad[i].fmt, err.msg,
 			    bad[i].why);
 	}
 }
@@ -485,16 +484,16 @@ static void
 test_edges(void)
 {
 	struct gfile f;
-	char err[256], *s;
+	struct pme_error err = { 0 };
+	char *s;
 
 	must_parse("an empty file", "", &f);
 	CHECK(f.n == 0 && f.g == NULL);
 	must_parse("comments alone", "# a\n// b\n/* c\n */ \t\r\n", &f);
 	CHECK(f.n == 0);
-	CHECK(gfile_parse("StateGraph s {}", 10, "cut", &f, err,
-	    sizeof(err)) == -1);
-	CHECK(strcmp(err, "cut:1: expected a graph name after 'StateGraph', "
-	    "found end of file") == 0);
+	CHECK(gfile_parse("StateGraph s {}", 10, "cut", &f, &err) == -1);
+	CHECK(strcmp(err.msg, "cut:1: expected a graph name after "
+	    "'StateGraph', found end of file") == 0);
 	/* A string of 4096 bytes is allowed, one more is not. */
 	if ((s = malloc(5000)) == NULL)
 		die("out of memory");
@@ -503,18 +502,16 @@ test_edges(void)
 	CHECK(f.n == 1 && strlen(f.g[0].menu) == 4096);
 	gfile_free(&f);
 	snprintf(s, 5000, "StateGraph s { menu <- \"%04097d\" }", 0);
-	CHECK(parse(s, &f, err, sizeof(err)) == -1);
-	CHECK(strcmp(err, "test:1: string longer than 4096 bytes") == 0);
+	CHECK(parse(s, &f, &err) == -1);
+	CHECK(strcmp(err.msg, "test:1: string longer than 4096 bytes") == 0);
 	snprintf(s, 5000, "StateGraph s%04097d {}", 0);
-	CHECK(parse(s, &f, err, sizeof(err)) == -1);
-	CHECK(strcmp(err, "test:1: name longer than 4096 bytes") == 0);
+	CHECK(parse(s, &f, &err) == -1);
+	CHECK(strcmp(err.msg, "test:1: name longer than 4096 bytes") == 0);
 	free(s);
-	CHECK(parse("StateGraph s { menu <- \"a\\qb\" }", &f, err,
-	    sizeof(err)) == -1);
-	CHECK(strcmp(err, "test:1: unknown escape '\\q' in a string") == 0);
-	CHECK(parse("UtilGraph u { action { E: VALUE(x) } }", &f, err,
-	    sizeof(err)) == -1);
-	CHECK(strcmp(err, "test:1: 'x' is not an index variable: graph 'u' "
+	CHECK(parse("StateGraph s { menu <- \"a\\qb\" }", &f, &err) == -1);
+	CHECK(strcmp(err.msg, "test:1: unknown escape '\\q' in a string") == 0);
+	CHECK(parse("UtilGraph u { action { E: VALUE(x) } }", &f, &err) == -1);
+	CHECK(strcmp(err.msg, "test:1: 'x' is not an index variable: graph 'u' "
 	    "has no (x, lo, hi) header") == 0);
 	CHECK(f.g == NULL && f.n == 0);
 }
@@ -534,7 +531,8 @@ message(const char *path)
 static int
 bad_one(const char *dir, const char *name)
 {
-	char path[4096], err[1024] = "";
+	struct pme_error err = { 0 };
+	char path[4096];
 	struct gfile f;
 	uint8_t *text;
 	size_t len;
@@ -545,11 +543,11 @@ bad_one(const char *dir, const char *name)
 	snprintf(path, sizeof(path), "%s/%.*s.err", dir,
 	    (int)(strlen(name) - 6), name);
 	want = message(path);
-	if (gfile_parse((char *)text, len, name, &f, err, sizeof(err)) == 0) {
+	if (gfile_parse((char *)text, len, name, &f, &err) == 0) {
 		fail("%s parses", name);
 		gfile_free(&f);
-	} else if (strcmp(err, want) != 0)
-		fail("%s:\n  got:  %s\n  want: %s", name, err, want);
+	} else if (strcmp(err.msg, want) != 0)
+		fail("%s:\n  got:  %s\n  want: %s", name, err.msg, want);
 	CHECK(f.g == NULL && f.n == 0);
 	free(text);
 	free(want);
@@ -606,7 +604,8 @@ test_kinds(void)
 	static const char *const dvals[] = { "\"m\"", "\"n\"", "\"x\"",
 	    "\"y\"", "\"h\"", "2", "\"%g\"", "3", "true", "{ 0 }" };
 	struct gfile gf;
-	char text[256], err[256];
+	struct pme_error err = { 0 };
+	char text[256];
 
 	for (int k = 0; k < G_NKINDS; k++) {
 		const char *takes = NULL;
@@ -628,12 +627,12 @@ test_kinds(void)
 
 			snprintf(text, sizeof(text), "%s g { %s <- %s }\n",
 			    gkinds[k].name, dnames[d], dvals[d]);
-			ok = gfile_parse(text, strlen(text), "k", &gf, err,
-			    sizeof(err)) == 0;
+			ok = gfile_parse(text, strlen(text), "k", &gf,
+			    &err) == 0;
 			if (ok != (strstr(takes, word) != NULL) ||
 			    ok != ((gkinds[k].descs & dbits[d]) != 0))
 				fail("%s: '%s' %s", gkinds[k].name, dnames[d],
-				    ok ? "taken" : err);
+				    ok ? "taken" : err.msg);
 			if (ok && (gf.n != 1 || gf.g[0].kind != (enum gkind)k))
 				fail("%s: read back as another kind",
 				    gkinds[k].name);

@@ -47,7 +47,7 @@ test_linear(void)
 {
 	static const size_t sizes[] = { 1000, 8000, 32000 };
 	struct gfile gf;
-	char err[256];
+	struct pme_error err = { 0 };
 	double first = 0;
 
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
@@ -55,8 +55,8 @@ test_linear(void)
 		char *text = graphs(n, n, &len);
 
 		ncmp = 0;
-		if (gfile_parse(text, len, "g", &gf, err, sizeof(err)) == -1)
-			fail("%zu graphs: %s", n, err);
+		if (gfile_parse(text, len, "g", &gf, &err) == -1)
+			fail("%zu graphs: %s", n, err.msg);
 		else if (gf.n != n)
 			fail("%zu graphs: %zu parsed", n, gf.n);
 		/* About 30 a graph, the same at any size: the tokens'
@@ -82,26 +82,27 @@ test_merge(void)
 {
 	static const size_t sizes[] = { 1000, 8000, 32000 };
 	struct gfile dst, from;
-	char err[256], want[32];
+	struct pme_error err = { 0 };
+	char want[32];
 	double first = 0;
 
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		size_t len, n = sizes[k];
 		char *a = graphs(n, n, &len), *b;
 
-		if (gfile_parse(a, len, "a", &dst, err, sizeof(err)) == -1)
-			die("%s", err);
+		if (gfile_parse(a, len, "a", &dst, &err) == -1)
+			die("%s", err.msg);
 		/* from: s(n/2) .. s(n + n/2 - 1), with a menu */
 		b = malloc(n * 100 + 1);
 		len = 0;
 		for (size_t i = n / 2; i < n + n / 2; i++)
 			len += (size_t)sprintf(b + len, "StateGraph s%zu { menu "
 			    "<- \"m\" }\n", i);
-		if (gfile_parse(b, len, "b", &from, err, sizeof(err)) == -1)
-			die("%s", err);
+		if (gfile_parse(b, len, "b", &from, &err) == -1)
+			die("%s", err.msg);
 		ncmp = 0;
-		if (gfile_merge(&dst, &from, err, sizeof(err)) == -1)
-			fail("merge: %s", err);
+		if (gfile_merge(&dst, &from, &err) == -1)
+			fail("merge: %s", err.msg);
 		/* s0 kept as it was, s(n-1) given from's menu, s(n) the
 		 * first graph added. */
 		snprintf(want, sizeof(want), "s%zu", n);
@@ -125,15 +126,15 @@ static void
 test_twice(void)
 {
 	struct gfile gf;
-	char err[256];
+	struct pme_error err = { 0 };
 	size_t len;
 	char *text = graphs(5000, 1234, &len);
 
-	if (gfile_parse(text, len, "g", &gf, err, sizeof(err)) == 0)
+	if (gfile_parse(text, len, "g", &gf, &err) == 0)
 		fail("a graph defined twice was taken");
-	else if (strcmp(err, "g:5000: graph 's1234' defined twice (first at "
-	    "line 1235)") != 0)
-		fail("defined twice: %s", err);
+	else if (strcmp(err.msg, "g:5000: graph 's1234' defined twice "
+	    "(first at line 1235)") != 0)
+		fail("defined twice: %s", err.msg);
 	free(text);
 }
 

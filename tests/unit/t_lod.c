@@ -107,16 +107,17 @@ static void
 both(struct lod *l, struct grid *g1, struct grid *g2, struct window *w,
     int want, int cells, const char *kind, int round)
 {
-	char err[512], what[256];
+	struct pme_error err = { 0 };
+	char what[256];
 
 	snprintf(what, sizeof(what), "round %d, graph %s, %s window "
 	    "[%llu, %llu) rows %ld-%ld in %u columns", round, g1->g->id, kind,
 	    (unsigned long long)w->t0, (unsigned long long)w->t1, w->r0, w->r1,
 	    w->ncols);
-	if (lod_draw(l, g1, w, err, sizeof(err)) == -1)
-		die("%s: lod_draw: %s", what, err);
-	if (grid_draw(g2, w, err, sizeof(err)) == -1)
-		die("%s: grid_draw: %s", what, err);
+	if (lod_draw(l, g1, w, &err) == -1)
+		die("%s: lod_draw: %s", what, err.msg);
+	if (grid_draw(g2, w, &err) == -1)
+		die("%s: grid_draw: %s", what, err.msg);
 	if (want >= 0 && l->summary != want)
 		fail("%s: drawn from the %s", what, l->summary ? "summary" :
 		    "events");
@@ -171,11 +172,10 @@ int
 main(void)
 {
 	struct gfile gf;
-	char err[512];
+	struct pme_error err = { 0 };
 
-	if (gfile_parse(graphs, strlen(graphs), "t_lod", &gf, err,
-	    sizeof(err)) == -1)
-		die("graphs: %s", err);
+	if (gfile_parse(graphs, strlen(graphs), "t_lod", &gf, &err) == -1)
+		die("graphs: %s", err.msg);
 	for (int round = 0; round < 24; round++) {
 		const char *path = tmppath("events.sim");
 		uint32_t nproc = 1 + (uint32_t)rnd(6);
@@ -183,19 +183,17 @@ main(void)
 		struct src s;
 
 		make_file(path, nproc, n, 1000 + rnd(10000000));
-		if (src_open_events(&s, path, err, sizeof(err)) == -1)
-			die("%s", err);
+		if (src_open_events(&s, path, &err) == -1)
+			die("%s", err.msg);
 		for (size_t i = 0; i < gf.n; i++) {
 			struct grid g1, g2;
 			struct lod l;
 
-			if (grid_prepare(&g1, &gf.g[i], &s, err,
-			    sizeof(err)) == -1 ||
-			    grid_prepare(&g2, &gf.g[i], &s, err,
-			    sizeof(err)) == -1)
-				die("round %d: %s", round, err);
-			if (lod_build(&l, &g1, err, sizeof(err)) == -1)
-				die("round %d: lod_build: %s", round, err);
+			if (grid_prepare(&g1, &gf.g[i], &s, &err) == -1 ||
+			    grid_prepare(&g2, &gf.g[i], &s, &err) == -1)
+				die("round %d: %s", round, err.msg);
+			if (lod_build(&l, &g1, &err) == -1)
+				die("round %d: lod_build: %s", round, err.msg);
 			CHECK(l.nb == LOD_BUCKETS);
 			CHECK(l.bw * l.nb >= g1.thi - g1.tlo);
 			windows(&l, &g1, &g2, round);

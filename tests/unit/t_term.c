@@ -37,15 +37,15 @@ frames(const char *keys, size_t n)
 	const struct graph *gv[2] = { &gf.g[0], &gf.g[1] };
 	struct term_geom geom = { 24, 80, 0, -1 };
 	const char *path = tmppath("frames");
-	char err[256];
+	struct pme_error err = { 0 };
 	uint8_t *text;
 	size_t len;
 
 	if ((geom.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1)
 		die("%s: %s", path, strerror(errno));
-	if (term_replay(&src, gv, 2, 0, &geom, (const uint8_t *)keys, n, err,
-	    sizeof(err)) != 0)
-		die("term_replay: %s", err);
+	if (term_replay(&src, gv, 2, 0, &geom, (const uint8_t *)keys, n,
+	    &err) != 0)
+		die("term_replay: %s", err.msg);
 	close(geom.fd);
 	text = readfile(path, &len);
 	return (char *)text;
@@ -71,7 +71,7 @@ int
 main(void)
 {
 	struct pme_error e;
-	char err[256];
+	struct pme_error err = { 0 };
 
 	if (chdir(testdir()) == -1)
 		die("%s: %s", testdir(), strerror(errno));
@@ -85,10 +85,9 @@ main(void)
 	pme_event_post(PME_EV_STATE, 1, 1999, 0);
 	if (pme_event_close(&e) == -1)
 		die_pme("close", &e);
-	if (src_open_events(&src, "events.sim", err, sizeof(err)) == -1 ||
-	    gfile_parse(graphs, strlen(graphs), "graphs", &gf, err,
-	    sizeof(err)) == -1)
-		die("%s", err);
+	if (src_open_events(&src, "events.sim", &err) == -1 ||
+	    gfile_parse(graphs, strlen(graphs), "graphs", &gf, &err) == -1)
+		die("%s", err.msg);
 
 	last_is(K(""), "view 1/1\033[0m  Processor States  (graph 1/2)",
 	    "cycles 0 to 1,999, rows 0 to 1");
