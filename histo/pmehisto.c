@@ -1658,6 +1658,12 @@ outputs_check(const struct opts *o)
 		rc = -1;
 	if (rc == -1)
 		histo_warn(prog, "%s", pme_strerror(&err));
+	else if (bout && strcmp(o->his, "-") != 0 &&
+	    strcmp(o->his, o->bout) == 0) {
+		histo_warn(prog, "'%s' is named by both -B and -o: name "
+		    "another output for one of them", o->his);
+		rc = -1;
+	}
 	free(in);
 	return rc;
 }

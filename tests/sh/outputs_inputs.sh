@@ -2,8 +2,8 @@
 #
 # outputs_inputs.sh - an output that would replace an input, or an
 # existing pme file of another kind (issue 23, item 14): `pmehisto -o
-# s.PMS s.PMS`, `-B acc.PME -o acc.PME`, `pmebuild b.pmd b.pmd`, `pmemerge
-# -o r4.PMS a.PME b.PME` over a sample file, stats -o over its event
+# s.PMS s.PMS`, `-B acc.PME -o acc.PME`, `-B y.out -o y.out`, `pmebuild
+# b.pmd b.pmd`, `pmemerge -o r4.PMS a.PME b.PME` over a sample file, stats -o over its event
 # file, pmetrace and pmeclock -o over a file of the other kind.  Each is
 # refused before anything runs, in one line naming both files, exit 1,
 # the file left byte for byte.  What pmehisto(1), pmetrace(1) and
@@ -82,6 +82,16 @@ refused "pmehisto -o a link that is the input" s.PMS \
     $v "$pmehisto" -c -q -b acc.PME -B /dev/null -T none -o link.PMS link.PMS
 [ -L link.PMS ] || fail "link.PMS was replaced"
 [ -e h.HIS ] && fail "pmehisto wrote h.HIS"
+
+# -B and -o naming one file that does not exist yet: the histogram would
+# have been written over the filled bucket file just made.
+$v "$pmehisto" -c -q -b acc.PME -B y.out -o y.out s.PMS </dev/null \
+    >out 2>err
+got=$?
+[ "$got" = 1 ] || fail "-B y.out -o y.out: exit status $got, not 1"
+grep -qF "pmehisto: 'y.out' is named by both -B and -o" err ||
+    fail "-B y.out -o y.out: stderr is '$(head -c 500 err)'"
+[ -e y.out ] && fail "-B y.out -o y.out wrote y.out"
 
 # What is documented still works: -B of the ACCUMCOUNTS -b file adds each
 # run to the file's counts.
