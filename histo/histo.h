@@ -174,6 +174,8 @@ struct tally {
 	int		 sites;		/* -V views: stacks with their call
 					   sites, pcs and threads (add_stacks) */
 	struct stacks	*pcs, *tprocs;	/* with sites */
+	int		 addrs;		/* the exports of lines: stacks with
+					   their frames' addresses (add_chain) */
 	uint64_t	 chained;	/* samples with a call chain */
 	struct tname	*tnames;	/* with sites: the threads' names */
 	size_t		 ntnames;
@@ -382,6 +384,7 @@ struct export_format {
 	const char	*ext;		/* -o's default extension */
 	int		 binary;	/* refused on a terminal */
 	enum export_family family;
+	int		 addrs;		/* wants t->addrs */
 	int		(*make)(const struct xmodel *, struct export_out *,
 			    struct pme_error *);
 };

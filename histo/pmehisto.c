@@ -1007,6 +1007,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	if (stacks_type(o) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
 	t->sites = o->view.chains;
+	t->addrs = !t->sites && o->export != NULL && o->export->addrs;
 	t->filter = o->filter.on ? &o->filter : NULL;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
