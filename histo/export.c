@@ -573,11 +573,12 @@ callgrind_make(const struct xmodel *m, struct export_out *out,
 }
 
 /* The registry: -T's word, the help's gloss, -o's default extension,
- * binary, the family, whether the stacks hold addresses, the writer. */
+ * binary, the family, whether the stacks hold addresses, whether it
+ * compares with -D's stacks, the writer. */
 const struct export_format export_formats[] = {
-	{ "svg", "a flame graph", ".svg", 0, EXPORT_STACKS, 0, svg_make },
-	{ "callgrind", NULL, "", 0, EXPORT_STACKS, 1, callgrind_make },
-	{ "pprof", NULL, ".pb.gz", 1, EXPORT_STACKS, 1, pprof_make }
+	{ "svg", "a flame graph", ".svg", 0, EXPORT_STACKS, 0, 1, svg_make },
+	{ "callgrind", NULL, "", 0, EXPORT_STACKS, 1, 0, callgrind_make },
+	{ "pprof", NULL, ".pb.gz", 1, EXPORT_STACKS, 1, 0, pprof_make }
 };
 const size_t export_nformats = sizeof(export_formats) /
     sizeof(export_formats[0]);
@@ -597,16 +598,30 @@ int
 export_make(const struct export_format *f, const struct tally *t,
     const char *what, struct export_out *out, struct pme_error *err)
 {
-	struct xmodel m;
+	return export_compare(f, t, NULL, what, out, err);
+}
+
+int
+export_compare(const struct export_format *f, const struct tally *t,
+    const struct tally *base, const char *what, struct export_out *out,
+    struct pme_error *err)
+{
+	struct xmodel m, bm;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (xmodel_make(&m, t) == -1) {
+	memset(&bm, 0, sizeof(bm));
+	if (xmodel_make(&m, t) == -1 || (base != NULL &&
+	    xmodel_make(&bm, base) == -1)) {
 		xmodel_free(&m);
+		xmodel_free(&bm);
 		return histo_err(err, PME_ENOMEM, "out of memory");
 	}
+	if (base != NULL)
+		m.base = &bm;
 	if (m.depth < 2) {
 		xmodel_free(&m);
+		xmodel_free(&bm);
 		return histo_err(err, PME_EFORMAT, "%s%s%s: no call chains "
 		    "for -T %s (record them with pmeclock -g)",
 		    what != NULL ? "'" : "", what != NULL ? what :
@@ -617,5 +632,6 @@ export_make(const struct export_format *f, const struct tally *t,
 	    "-T %s: the call stacks were read without their addresses",
 	    f->name) : f->make(&m, out, err);
 	xmodel_free(&m);
+	xmodel_free(&bm);
 	return rc;
 }

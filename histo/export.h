@@ -65,6 +65,7 @@ struct xmodel {
 					   NULL */
 	uint64_t	 total;		/* samples: all stacks' counts */
 	size_t		 depth;		/* the longest stack */
+	const struct xmodel *base;	/* what -D compares with, or NULL */
 };
 
 /* The frame names' module paths and files, each once: an index per

@@ -385,6 +385,8 @@ struct export_format {
 	int		 binary;	/* refused on a terminal */
 	enum export_family family;
 	int		 addrs;		/* wants t->addrs */
+	int		 compares;	/* draws a comparison with -D's sample
+					   files (export_compare) */
 	int		(*make)(const struct xmodel *, struct export_out *,
 			    struct pme_error *);
 };
@@ -401,6 +403,11 @@ const struct export_format *export_find(const char *name);
 int		 export_make(const struct export_format *f,
 		    const struct tally *t, const char *what,
 		    struct export_out *out, struct pme_error *err);
+/* The same compared with base's stacks (f->compares), or none (NULL). */
+int		 export_compare(const struct export_format *f,
+		    const struct tally *t, const struct tally *base,
+		    const char *what, struct export_out *out,
+		    struct pme_error *err);
 
 /* Prints "prog: message" on standard error, the message escaped as the
  * reports' names are (pme_escape): names from files reach a terminal. */

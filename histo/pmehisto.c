@@ -62,6 +62,10 @@ struct opts {
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
 	struct filter	 filter;		/* --time, --tid, ... */
+	const char	*base_arg;		/* -D as given */
+	int		 base_stacks;		/* -D names a sample file
+						   whose stacks an export
+						   compares (-T svg) */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
@@ -364,6 +368,7 @@ option(struct opts *o, int c)
 	case 'D':
 		free(o->base);
 		o->base = xmalloc_check(pme_with_ext(optarg, ".PME"));
+		o->base_arg = optarg;
 		return 0;
 	case 'G':
 		o->gates = xmalloc_check(realloc(o->gates, (o->ngates + 1) *
@@ -531,11 +536,18 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->base != NULL && stacks_type(o) != NULL) {
+	if (o->base != NULL && stacks_type(o) != NULL && (o->export == NULL ||
+	    !o->export->compares)) {
 		histo_warn(prog, "-T %s: call stacks are not compared "
 		    "(-D)", stacks_type(o));
 		usage(stderr);
 		return -1;
+	}
+	/* A comparing export's baseline is a sample file, with stacks. */
+	if (o->base != NULL && stacks_type(o) != NULL) {
+		free(o->base);
+		o->base = xmalloc_check(pme_with_ext(o->base_arg, ".PMS"));
+		o->base_stacks = 1;
 	}
 	o->npms = (size_t)(argc - optind);
 	o->pms = xmalloc_check(calloc(o->npms + 1, sizeof(*o->pms)));
@@ -1477,6 +1489,56 @@ measures_view(struct opts *o)
 	return 0;
 }
 
+/*
+ * The export of t, compared with -D's sample file when it names one
+ * (o->base_stacks): its stacks tallied apart, into the units of the
+ * bucket file read again (or, the quick path's, routine buckets made of
+ * its own samples), written nowhere.  0, or -1 said.
+ */
+static int
+export_base(struct opts *o, struct pme_bucketfile *bf, const struct tally *t,
+    struct export_out *x)
+{
+	struct pme_bucketfile *bbf = NULL;
+	struct pme_error err;
+	struct tally bt;
+	int rc = -1;
+
+	tally_init(&bt, NULL);
+	if (!o->base_stacks)
+		rc = export_make(o->export, t, o->npms == 1 ? o->pms[0] : NULL,
+		    x, &err);
+	else if (!o->quick && !(pme_bucketfile_info(bf)->options &
+	    PME_OPT_QUICK) && (bbf = pme_bucketfile_open(o->bin, &err)) ==
+	    NULL)
+		;
+	else {
+		tally_init(&bt, bbf);
+		bt.quick = bbf == NULL;
+		bt.quiet = o->quiet;
+		bt.bfname = o->bin;
+		bt.measure.want = o->measure;
+		bt.filter = t->filter;
+		bt.stacks = xmalloc_check(stacks_new());
+		if (tally_file(&bt, o->base, &err) == -1)
+			;
+		else if (strcmp(bt.measure.name, t->measure.name) != 0)
+			histo_err(&err, PME_EINVAL, "'%s' holds samples of %s, "
+			    "the sample files of %s: they cannot be compared",
+			    o->base, bt.measure.name, t->measure.name);
+		else
+			rc = export_compare(o->export, t, &bt, o->npms == 1 ?
+			    o->pms[0] : NULL, x, &err);
+	}
+	if (rc == -1)
+		histo_warn(prog, "%s", pme_strerror(&err));
+	if (bt.bf != bbf)
+		pme_bucketfile_close(bt.bf);
+	pme_bucketfile_close(bbf);
+	tally_free(&bt);
+	return rc;
+}
+
 static int
 run(struct opts *o)
 {
@@ -1508,11 +1570,8 @@ run(struct opts *o)
 		if (tallied == -1)
 			goto done;
 		/* Made whole before any output is written. */
-		if (o->export != NULL && export_make(o->export, &t,
-		    o->npms == 1 ? o->pms[0] : NULL, &x, &err) == -1) {
-			histo_warn(prog, "%s", pme_strerror(&err));
+		if (o->export != NULL && export_base(o, bf, &t, &x) == -1)
 			goto done;
-		}
 		/* The samples are reduced: now the input's lock, for as
 		 * short a time as the report and the writes take. */
 		if (fills(o) && (fill = pme_fill_begin(o->bin, bf, &err)) ==
@@ -1546,7 +1605,7 @@ run(struct opts *o)
 	if (o->order == 's' || (quick && o->order == 0))
 		in.flags |= PME_REPORT_SORT;
 	in.cutoff = o->cutoff >= 0 ? o->cutoff : quick ? QUICK_CUTOFF : 0;
-	if (o->base != NULL) {
+	if (o->base != NULL && !o->base_stacks) {
 		if (diff_run(o, fill != NULL ? pme_fill_sum(fill) : bf, &rep,
 		    &failed) == -1)
 			goto done;
