@@ -279,6 +279,12 @@ int		 stacks_add(struct stacks *s, const uint64_t *id, size_t n,
  * (no memory, or a write failed). */
 int		 stacks_print(const struct stacks *s, const struct tally *t,
 		    FILE *fp);
+/* The same of a baseline's stacks bs (names from bt) and s's, in the
+ * form of FlameGraph's difffolded.pl: each stack of either once, its
+ * baseline count, then its count (0 where it has none). */
+int		 stacks_print_diff(const struct stacks *bs,
+		    const struct tally *bt, const struct stacks *s,
+		    const struct tally *t, FILE *fp);
 /* Calls fn(arg, id, n, count) for each distinct stack (the ids as
  * added), in no order; -1 when fn returned non-zero, else 0. */
 int		 stacks_walk(const struct stacks *s, int (*fn)(void *,

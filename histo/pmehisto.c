@@ -64,8 +64,9 @@ struct opts {
 	struct filter	 filter;		/* --time, --tid, ... */
 	const char	*base_arg;		/* -D as given */
 	int		 base_stacks;		/* -D names a sample file
-						   whose stacks an export
-						   compares (-T svg) */
+						   whose stacks -T folded or
+						   an export compares (svg) */
+	struct tally	*bt;			/* their tally, or NULL */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
@@ -536,14 +537,15 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->base != NULL && stacks_type(o) != NULL && (o->export == NULL ||
-	    !o->export->compares)) {
+	if (o->base != NULL && stacks_type(o) != NULL && o->export != NULL &&
+	    !o->export->compares) {
 		histo_warn(prog, "-T %s: call stacks are not compared "
 		    "(-D)", stacks_type(o));
 		usage(stderr);
 		return -1;
 	}
-	/* A comparing export's baseline is a sample file, with stacks. */
+	/* The baseline of -T folded or of a comparing export is a sample
+	 * file, with stacks. */
 	if (o->base != NULL && stacks_type(o) != NULL) {
 		free(o->base);
 		o->base = xmalloc_check(pme_with_ext(o->base_arg, ".PMS"));
@@ -1140,7 +1142,9 @@ display(const struct opts *o, const struct pme_report *rep,
 		break;
 	case TYPE_FOLDED:
 		memset(&err, 0, sizeof(err));
-		if ((rc = stacks_print(t->stacks, t, stdout)) == 0 &&
+		if ((rc = o->bt != NULL ? stacks_print_diff(o->bt->stacks,
+		    o->bt, t->stacks, t, stdout) : stacks_print(t->stacks, t,
+		    stdout)) == 0 &&
 		    fflush(stdout) == EOF)
 			rc = -1;
 		err.sys_errno = errno;
@@ -1490,53 +1494,54 @@ measures_view(struct opts *o)
 }
 
 /*
- * The export of t, compared with -D's sample file when it names one
- * (o->base_stacks): its stacks tallied apart, into the units of the
- * bucket file read again (or, the quick path's, routine buckets made of
- * its own samples), written nowhere.  0, or -1 said.
+ * -D's sample file, when it names one (o->base_stacks: -T folded, or an
+ * export that compares), into bt: its stacks tallied apart, into the
+ * units of the bucket file read again (or, the quick path's, routine
+ * buckets made of its own samples), written nowhere; o->bt then points
+ * to it.  0, or -1 said.
  */
 static int
-export_base(struct opts *o, struct pme_bucketfile *bf, const struct tally *t,
-    struct export_out *x)
+base_tally(struct opts *o, struct pme_bucketfile *bf, const struct tally *t,
+    struct tally *bt)
 {
 	struct pme_bucketfile *bbf = NULL;
 	struct pme_error err;
-	struct tally bt;
-	int rc = -1;
 
-	tally_init(&bt, NULL);
+	tally_init(bt, NULL);
 	if (!o->base_stacks)
-		rc = export_make(o->export, t, o->npms == 1 ? o->pms[0] : NULL,
-		    x, &err);
-	else if (!o->quick && !(pme_bucketfile_info(bf)->options &
+		return 0;
+	if (!o->quick && !(pme_bucketfile_info(bf)->options &
 	    PME_OPT_QUICK) && (bbf = pme_bucketfile_open(o->bin, &err)) ==
-	    NULL)
-		;
-	else {
-		tally_init(&bt, bbf);
-		bt.quick = bbf == NULL;
-		bt.quiet = o->quiet;
-		bt.bfname = o->bin;
-		bt.measure.want = o->measure;
-		bt.filter = t->filter;
-		bt.stacks = xmalloc_check(stacks_new());
-		if (tally_file(&bt, o->base, &err) == -1)
-			;
-		else if (strcmp(bt.measure.name, t->measure.name) != 0)
-			histo_err(&err, PME_EINVAL, "'%s' holds samples of %s, "
-			    "the sample files of %s: they cannot be compared",
-			    o->base, bt.measure.name, t->measure.name);
-		else
-			rc = export_compare(o->export, t, &bt, o->npms == 1 ?
-			    o->pms[0] : NULL, x, &err);
-	}
-	if (rc == -1)
+	    NULL) {
 		histo_warn(prog, "%s", pme_strerror(&err));
-	if (bt.bf != bbf)
-		pme_bucketfile_close(bt.bf);
-	pme_bucketfile_close(bbf);
-	tally_free(&bt);
-	return rc;
+		return -1;
+	}
+	tally_init(bt, bbf);
+	bt->quick = bbf == NULL;
+	bt->quiet = o->quiet;
+	bt->bfname = o->bin;
+	bt->measure.want = o->measure;
+	bt->filter = t->filter;
+	bt->stacks = xmalloc_check(stacks_new());
+	o->bt = bt;
+	if (tally_file(bt, o->base, &err) == -1)
+		;
+	else if (strcmp(bt->measure.name, t->measure.name) != 0)
+		histo_err(&err, PME_EINVAL, "'%s' holds samples of %s, the "
+		    "sample files of %s: they cannot be compared", o->base,
+		    bt->measure.name, t->measure.name);
+	else
+		return 0;
+	histo_warn(prog, "%s", pme_strerror(&err));
+	return -1;
+}
+
+/* What base_tally() made: its bucket file, read or made, is its own. */
+static void
+base_free(struct tally *bt)
+{
+	pme_bucketfile_close(bt->bf);
+	tally_free(bt);
 }
 
 static int
@@ -1548,10 +1553,11 @@ run(struct opts *o)
 	struct report_input in;
 	struct pme_error err;
 	struct export_out x = { NULL, 0 };
-	struct tally t;
+	struct tally t, bt;
 	int rc = 1, quick, failed = 0, tallied;
 
 	tally_init(&t, NULL);
+	tally_init(&bt, NULL);
 	if (o->caliper != CAL_NONE) {
 		rc = caliper_view(o);
 		goto done;
@@ -1569,9 +1575,14 @@ run(struct opts *o)
 		}
 		if (tallied == -1)
 			goto done;
-		/* Made whole before any output is written. */
-		if (o->export != NULL && export_base(o, bf, &t, &x) == -1)
+		if (base_tally(o, bf, &t, &bt) == -1)
 			goto done;
+		/* Made whole before any output is written. */
+		if (o->export != NULL && export_compare(o->export, &t, o->bt,
+		    o->npms == 1 ? o->pms[0] : NULL, &x, &err) == -1) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
 		/* The samples are reduced: now the input's lock, for as
 		 * short a time as the report and the writes take. */
 		if (fills(o) && (fill = pme_fill_begin(o->bin, bf, &err)) ==
@@ -1633,6 +1644,7 @@ done:
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
 	tally_free(&t);
+	base_free(&bt);
 	if (x.data != o->vtext)
 		free(x.data);		/* an export's, not the view's */
 	return rc;

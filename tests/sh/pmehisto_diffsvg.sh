@@ -1,7 +1,7 @@
 #!/bin/bash
 #
 # pmehisto_diffsvg.sh - pmehisto -T svg -D baseline: the differential
-# flame graph.  Two t_sample texts with call chains against
+# flame graph (and -T folded -D, its input in FlameGraph's form).  Two t_sample texts with call chains against
 # tests/histo/map.pmd (as in pmehisto_exports), the baseline of another
 # total, with a stack that grew, one that shrank, one only in the new
 # run and one only in the baseline.  Every frame of the graph is checked
@@ -10,7 +10,9 @@
 # the baseline's, and its colour red (rgb(255,c,c)) where its share of
 # the total grew, blue (rgb(c,c,255)) where it shrank, grey where it
 # kept it (shares compared in integers: n x baseline total against b x
-# new total), the largest change deepest (c = 0).  Then: the graph is
+# new total), the largest change deepest (c = 0).  -T folded -D writes
+# each stack of either run with both counts, as FlameGraph's
+# difffolded.pl, equal to join(1) of the two runs' lines.  Then: the graph is
 # well-formed XML and says what it compares; -D names a sample file
 # (.PMS by default); a baseline that is missing, is a bucket file or
 # holds another measure fails clearly and writes nothing; -D with -T callgrind and pprof stays
@@ -130,6 +132,19 @@ grep -q '<title>util.o (6 samples, 20.00%; baseline 24, 60.00%: -40.00%)</title>
 grep -q '>Differential Flame Graph</text>' diff.svg &&
     grep -q 'against a baseline of 40: red grew, blue shrank' diff.svg ||
     fail "diff.svg: no title saying what it compares"
+
+# -T folded -D: FlameGraph's difffolded.pl form, each stack of either
+# run once with the baseline's count, then the new run's (0 where none).
+"$pmehisto" -q -T folded -D base -b in.PME -B f.PME -o f.HIS new.PMS \
+    >diff.folded 2>err || fail "-T folded -D base: $(cat err)"
+sed 's/ \([0-9]*\)$/\t\1/' base.folded >b.tab
+sed 's/ \([0-9]*\)$/\t\1/' new.folded >n.tab
+LC_ALL=C join -t "$(printf '\t')" -a 1 -a 2 -e 0 -o 0,1.2,2.2 b.tab n.tab |
+    tr '\t' ' ' >diff.want
+diff -u diff.want diff.folded >diff ||
+    { fail "-T folded -D base:"; cat diff >&2; }
+grep -qx 'main.o;util.o 12 0' diff.folded && grep -qx 'main.o;work.o 0 7' diff.folded ||
+    fail "-T folded -D: a stack of one run only is not there: $(cat diff.folded)"
 
 # -D base.PMS is the same; without -D the graph is the plain one.
 "$pmehisto" -q -T svg -D base.PMS -b in.PME -B d2.PME -o diff2.svg new.PMS 2>err &&
