@@ -295,25 +295,17 @@ xmodel_free(struct xmodel *m)
 
 /* ------------------------------------------------------ the source lines */
 
-/* The line tables of the files the frames are in, each read once. */
+/* The files the frames are in, each opened once; a compilation unit's
+ * line table is read when an address falls in it, not the whole file's
+ * (libc's debug file holds thousands). */
 struct ltfile {
-	struct pme_image *img;
-	struct pme_symline *v;		/* sorted by start */
-	size_t		 n;
+	struct pme_image *img;		/* NULL: no lines */
 };
 
 struct ltab {
 	struct strset	 paths;		/* index into f */
 	struct ltfile	*f;
 };
-
-static int
-line_cmp(const void *a, const void *b)
-{
-	const struct pme_symline *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
 
 /* Whether img is the build of mod the samples were of: the same
  * build-id, when the bucket file has one. */
@@ -330,13 +322,12 @@ same_build(struct pme_image *img, const struct pme_module *mod)
 	    memcmp(id, mod->buildid, len) == 0;
 }
 
-/* The line table of module mod, read now if it is new; NULL when out of
- * memory.  A file that cannot be read, is another build (its lines
- * would be another program's), or has no DWARF lines, has none. */
+/* Module mod's file, opened now if it is new; NULL when out of memory.
+ * A file that cannot be read, or is another build (its lines would be
+ * another program's), has no lines. */
 static struct ltfile *
 ltab_file(struct ltab *lt, const struct pme_module *mod)
 {
-	const struct pme_symline *v;
 	struct pme_error err;
 	struct ltfile *f;
 	size_t i, n = lt->paths.n;
@@ -349,17 +340,11 @@ ltab_file(struct ltab *lt, const struct pme_module *mod)
 		return NULL;
 	lt->f = f;
 	f = &f[i];
-	memset(f, 0, sizeof(*f));
-	if ((f->img = pme_image_open(mod->path, NULL, &err)) == NULL ||
-	    !same_build(f->img, mod) ||
-	    pme_image_load_lines(f->img, PME_NONE, &err) == -1 ||
-	    (n = pme_image_lines(f->img, &v)) == 0)
-		return f;
-	if ((f->v = malloc(n * sizeof(*f->v))) == NULL)
-		return NULL;
-	memcpy(f->v, v, n * sizeof(*v));
-	qsort(f->v, n, sizeof(*f->v), line_cmp);
-	f->n = n;
+	if ((f->img = pme_image_open(mod->path, NULL, &err)) != NULL &&
+	    !same_build(f->img, mod)) {
+		pme_image_close(f->img);
+		f->img = NULL;
+	}
 	return f;
 }
 
@@ -368,28 +353,56 @@ ltab_free(struct ltab *lt)
 {
 	size_t i;
 
-	for (i = 0; i < lt->paths.n; i++) {
-		free(lt->f[i].v);
+	for (i = 0; i < lt->paths.n; i++)
 		pme_image_close(lt->f[i].img);
-	}
 	free(lt->f);
 	strset_free(&lt->paths);
 }
 
-/* The line holding addr in f, or NULL. */
+/* The compilation unit of f holding addr, or PME_NONE. */
+static uint32_t
+ltab_unit(const struct ltfile *f, uint64_t addr)
+{
+	const struct pme_symmod *mods;
+	size_t n = pme_image_modules(f->img, &mods), i;
+	uint32_t j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < mods[i].nranges; j++)
+			if (addr >= mods[i].ranges[j].start &&
+			    addr < mods[i].ranges[j].end)
+				return (uint32_t)i;
+	return PME_NONE;
+}
+
+/* The line holding addr in f, its unit's table read now if need be, or
+ * NULL. */
 static const struct pme_symline *
 ltab_find(const struct ltfile *f, uint64_t addr)
 {
-	size_t lo = 0, hi = f->n, mid;
+	const struct pme_symmod *mods;
+	const struct pme_symline *ln;
+	struct pme_error err;
+	size_t lo, hi, mid;
+	uint32_t u;
 
+	if (f->img == NULL || (u = ltab_unit(f, addr)) == PME_NONE ||
+	    pme_image_load_lines(f->img, u, &err) == -1)
+		return NULL;
+	pme_image_modules(f->img, &mods);
+	pme_image_lines(f->img, &ln);
+	/* A unit's lines are sorted by start and do not overlap. */
+	lo = mods[u].first_line;
+	hi = lo + mods[u].nlines;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (f->v[mid].start <= addr)
+		if (ln[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo > 0 && addr < f->v[lo - 1].end ? &f->v[lo - 1] : NULL;
+	return lo > mods[u].first_line && addr < ln[lo - 1].end ?
+	    &ln[lo - 1] : NULL;
 }
 
 /* The escaped file name s, once in m->files; NULL when out of memory. */
