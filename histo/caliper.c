@@ -46,6 +46,7 @@
 #include "image.h"
 #include "plt.h"
 #include "quick.h"
+#include "stmtmark.h"
 #include "util.h"
 
 #define RULE_WIDTH	80
@@ -1693,6 +1694,72 @@ members(const struct caliper *c, int lv, const struct crow *f, size_t *n)
 	return v;
 }
 
+/* Function f's line-table entries into *v (*n of them), in address
+ * order; 0, or -1 when out of memory. */
+static int
+fn_entries(const struct cmod *m, uint32_t fn, struct stmt_at **v, size_t *n)
+{
+	const struct pme_symline *ln;
+	size_t i, j, lo, hi, mid, cap = 0;
+	struct stmt_at *a;
+
+	pme_image_lines(m->img, &ln);
+	for (i = 0; i < m->npieces; i++) {
+		if (m->pieces[i].routine != fn)
+			continue;
+		for (lo = 0, hi = m->nlix; lo < hi; ) {
+			mid = lo + (hi - lo) / 2;
+			if (ln[m->lix[mid]].start < m->pieces[i].start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < m->nlix && ln[m->lix[j]].start <
+		    m->pieces[i].end; j++) {
+			if ((a = grow(*v, &cap, *n, sizeof(*a))) == NULL)
+				return -1;
+			*v = a;
+			a[*n].start = ln[m->lix[j]].start;
+			a[*n].file = ln[m->lix[j]].file;
+			a[(*n)++].line = ln[m->lix[j]].line;
+		}
+	}
+	return 0;
+}
+
+/* The statement marks (stmtmark.h) of f's statements st[0..ns) into
+ * marks; 0, or -1 when out of memory. */
+static int
+fn_marks(const struct caliper *c, const struct crow *f,
+    const struct crow *st, size_t ns, int *marks)
+{
+	const struct cmod *m = &c->mods[f->mod];
+	struct stmt_at *v = NULL;
+	int *em = NULL, rc = -1;
+	size_t n = 0, i, j;
+
+	memset(marks, 0, (ns + 1) * sizeof(*marks));
+	if (c->trace || f->fn == PME_NONE || f->fn >= m->nrt ||
+	    m->img == NULL || m->nlix == 0)
+		return 0;
+	if (fn_entries(m, f->fn, &v, &n) == -1 ||
+	    (em = calloc(n + 1, sizeof(*em))) == NULL ||
+	    stmt_marks(v, n, em) == -1)
+		goto done;
+	for (i = 0; i < ns; i++)
+		for (j = 0; j < n; j++)
+			if (v[j].file == st[i].file && v[j].line ==
+			    st[i].line) {
+				marks[i] = em[j];
+				break;
+			}
+	rc = 0;
+done:
+	free(v);
+	free(em);
+	return rc;
+}
+
 static int
 print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
     int sw, FILE *fp)
@@ -1700,8 +1767,8 @@ print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
 	struct crow *st, *ins;
 	size_t ns, ni, i, j;
 	const char *file = fn_file(c, f->mod, f->fn);
-	char *t, *e, b1[1024], b2[1024];
-	int rc = -1;
+	char *t, *e, b1[1024], b2[1024], num[16];
+	int rc = -1, *marks = NULL;
 
 	if ((e = pme_escape_dup(fn_name(c, f->mod, f->fn))) == NULL)
 		return -1;
@@ -1715,7 +1782,8 @@ print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
 	free(e);
 	st = members(c, CAL_LINE, f, &ns);
 	ins = members(c, CAL_INSN, f, &ni);
-	if (st == NULL || ins == NULL)
+	if (st == NULL || ins == NULL || (marks = calloc(ns + 1,
+	    sizeof(*marks))) == NULL || fn_marks(c, f, st, ns, marks) == -1)
 		goto done;
 	for (i = 0; i < ns; i++) {
 		if ((t = statement_text(c, f->mod, st[i].file,
@@ -1724,10 +1792,13 @@ print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
 			goto done;
 		}
 		free(t);
+		/* HP Caliper's marks: "~18", "*>x = y;". */
+		snprintf(num, sizeof(num), "%s%" PRIu32, marks[i] &
+		    STMT_APPROX ? "~" : "", st[i].line);
 		if (st[i].file != NULL)
-			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8" PRIu32
-			    "  >%s\n", pct(st[i].count, c->total), "", sw,
-			    st[i].count, st[i].line, e);
+			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8s  %s%s\n",
+			    pct(st[i].count, c->total), "", sw, st[i].count,
+			    num, marks[i] & STMT_ORDER ? "*>" : ">", e);
 		else
 			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8s  >%s\n",
 			    pct(st[i].count, c->total), "", sw, st[i].count,
@@ -1756,6 +1827,7 @@ print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
 done:
 	free(st);
 	free(ins);
+	free(marks);
 	return rc;
 }
 

@@ -1,13 +1,16 @@
 /*
  * export.c - pmehisto -T svg, callgrind and pprof: the call stacks of
- * -T folded (folded.c) by frame name (export.h), and the callgrind file
- * made of them.  The flame graph is svg.c's, the pprof profile pprof.c's.
+ * -T folded (folded.c) by frame name (export.h), with their frames'
+ * addresses and source lines where the export wants them.  The flame
+ * graph is svg.c's, the callgrind file callgrind.c's, the pprof profile
+ * pprof.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
+#include "pme_symbols.h"
 #include "util.h"
 
 /* Doubles the slots of set (each an index + 1 into set->s, 0 empty). */
@@ -60,12 +63,14 @@ strset_free(struct strset *set)
 
 /* ------------------------------------------------------------ the model */
 
-/* The stacks as folded.c holds them, copied: ids innermost first. */
+/* The stacks as folded.c holds them, copied: ids innermost first, then
+ * with addrs (t->addrs) as many addresses. */
 struct raw {
 	uint64_t	*ids;
 	size_t		 nids, capids;
 	struct xstack	*st;
 	size_t		 nst, capst;
+	int		 addrs;
 };
 
 static int
@@ -95,7 +100,7 @@ raw_add(void *arg, const uint64_t *id, size_t n, uint64_t count)
 	}
 	memcpy(r->ids + r->nids, id, n * sizeof(*id));
 	r->st[r->nst].off = r->nids;
-	r->st[r->nst].n = (uint32_t)n;
+	r->st[r->nst].n = (uint32_t)(r->addrs ? n / 2 : n);
 	r->st[r->nst++].count = count;
 	r->nids += n;
 	return 0;
@@ -204,6 +209,7 @@ done:
 }
 
 static const uint32_t *cmp_pool;
+static const uint64_t *cmp_addr;	/* NULL: stacks without addresses */
 
 static int
 stack_cmp(const void *a, const void *b)
@@ -215,7 +221,13 @@ stack_cmp(const void *a, const void *b)
 		if (cmp_pool[x->off + i] != cmp_pool[y->off + i])
 			return cmp_pool[x->off + i] < cmp_pool[y->off + i] ?
 			    -1 : 1;
-	return x->n < y->n ? -1 : x->n > y->n;
+	if (x->n != y->n || cmp_addr == NULL)
+		return x->n < y->n ? -1 : x->n > y->n;
+	for (i = 0; i < n; i++)
+		if (cmp_addr[x->off + i] != cmp_addr[y->off + i])
+			return cmp_addr[x->off + i] < cmp_addr[y->off + i] ?
+			    -1 : 1;
+	return 0;
 }
 
 /* The stacks by name, outermost first, sorted, equal ones merged. */
@@ -225,7 +237,9 @@ name_stacks(struct xmodel *m, struct raw *r, const uint64_t *ids,
 {
 	size_t i, j, k;
 
-	if ((m->pool = calloc(r->nids + 1, sizeof(*m->pool))) == NULL)
+	if ((m->pool = calloc(r->nids + 1, sizeof(*m->pool))) == NULL ||
+	    (r->addrs && (m->addr = calloc(r->nids + 1, sizeof(*m->addr))) ==
+	    NULL))
 		return -1;
 	for (i = 0; i < r->nst; i++) {
 		struct xstack *s = &r->st[i];
@@ -235,12 +249,16 @@ name_stacks(struct xmodel *m, struct raw *r, const uint64_t *ids,
 			    nids, sizeof(*ids), id_cmp);
 
 			m->pool[s->off + s->n - 1 - j] = of[p - ids];
+			if (m->addr != NULL)
+				m->addr[s->off + s->n - 1 - j] =
+				    r->ids[s->off + s->n + j];
 		}
 		m->total += s->count;
 		if (s->n > m->depth)
 			m->depth = s->n;
 	}
 	cmp_pool = m->pool;
+	cmp_addr = m->addr;
 	qsort(r->st, r->nst, sizeof(*r->st), stack_cmp);
 	for (i = k = 0; i < r->nst; i++)
 		if (k > 0 && stack_cmp(&r->st[k - 1], &r->st[i]) == 0)
@@ -266,7 +284,231 @@ xmodel_free(struct xmodel *m)
 	free(m->names);
 	free(m->st);
 	free(m->pool);
+	free(m->addr);
+	free(m->locof);
+	free(m->locs);
+	for (i = 0; i < m->nfiles; i++)
+		free(m->files[i]);
+	free(m->files);
 	free(m->command);
+}
+
+/* ------------------------------------------------------ the source lines */
+
+/* The files the frames are in, each opened once; a compilation unit's
+ * line table is read when an address falls in it, not the whole file's
+ * (libc's debug file holds thousands). */
+struct ltfile {
+	struct pme_image *img;		/* NULL: no lines */
+};
+
+struct ltab {
+	struct strset	 paths;		/* index into f */
+	struct ltfile	*f;
+};
+
+/* Whether img is the build of mod the samples were of: the same
+ * build-id, when the bucket file has one. */
+static int
+same_build(struct pme_image *img, const struct pme_module *mod)
+{
+	const uint8_t *id;
+	uint32_t len;
+
+	if (mod->buildid == NULL)
+		return 1;
+	id = pme_image_buildid(img, &len);
+	return id != NULL && len == mod->buildid_len &&
+	    memcmp(id, mod->buildid, len) == 0;
+}
+
+/* Module mod's file, opened now if it is new; NULL when out of memory.
+ * A file that cannot be read, or is another build (its lines would be
+ * another program's), has no lines. */
+static struct ltfile *
+ltab_file(struct ltab *lt, const struct pme_module *mod)
+{
+	struct pme_error err;
+	struct ltfile *f;
+	size_t i, n = lt->paths.n;
+
+	if ((i = strset_add(&lt->paths, mod->path)) == (size_t)-1)
+		return NULL;
+	if (i < n)
+		return &lt->f[i];
+	if ((f = realloc(lt->f, (n + 1) * sizeof(*f))) == NULL)
+		return NULL;
+	lt->f = f;
+	f = &f[i];
+	if ((f->img = pme_image_open(mod->path, NULL, &err)) != NULL &&
+	    !same_build(f->img, mod)) {
+		pme_image_close(f->img);
+		f->img = NULL;
+	}
+	return f;
+}
+
+static void
+ltab_free(struct ltab *lt)
+{
+	size_t i;
+
+	for (i = 0; i < lt->paths.n; i++)
+		pme_image_close(lt->f[i].img);
+	free(lt->f);
+	strset_free(&lt->paths);
+}
+
+/* The compilation unit of f holding addr, or PME_NONE. */
+static uint32_t
+ltab_unit(const struct ltfile *f, uint64_t addr)
+{
+	const struct pme_symmod *mods;
+	size_t n = pme_image_modules(f->img, &mods), i;
+	uint32_t j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < mods[i].nranges; j++)
+			if (addr >= mods[i].ranges[j].start &&
+			    addr < mods[i].ranges[j].end)
+				return (uint32_t)i;
+	return PME_NONE;
+}
+
+/* The line holding addr in f, its unit's table read now if need be, or
+ * NULL. */
+static const struct pme_symline *
+ltab_find(const struct ltfile *f, uint64_t addr)
+{
+	const struct pme_symmod *mods;
+	const struct pme_symline *ln;
+	struct pme_error err;
+	size_t lo, hi, mid;
+	uint32_t u;
+
+	if (f->img == NULL || (u = ltab_unit(f, addr)) == PME_NONE ||
+	    pme_image_load_lines(f->img, u, &err) == -1)
+		return NULL;
+	pme_image_modules(f->img, &mods);
+	pme_image_lines(f->img, &ln);
+	/* A unit's lines are sorted by start and do not overlap. */
+	lo = mods[u].first_line;
+	hi = lo + mods[u].nlines;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ln[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > mods[u].first_line && addr < ln[lo - 1].end ?
+	    &ln[lo - 1] : NULL;
+}
+
+/* The escaped file name s, once in m->files; NULL when out of memory. */
+static const char *
+file_intern(struct xmodel *m, struct strset *set, const char *s)
+{
+	char *e, **v;
+	size_t i;
+
+	if ((e = pme_escape_dup(s)) == NULL ||
+	    (i = strset_add(set, e)) == (size_t)-1) {
+		free(e);
+		return NULL;
+	}
+	if (i < m->nfiles) {
+		free(e);
+		return m->files[i];
+	}
+	if ((v = realloc(m->files, (m->nfiles + 1) * sizeof(*v))) == NULL) {
+		free(e);
+		return NULL;
+	}
+	m->files = v;
+	return v[m->nfiles++] = e;
+}
+
+/* The line of each location; 0, or -1 when out of memory. */
+static int
+locs_lines(struct xmodel *m)
+{
+	struct ltab lt;
+	struct strset files;
+	const struct pme_symline *l;
+	struct ltfile *f;
+	size_t i;
+	int rc = -1;
+
+	memset(&lt, 0, sizeof(lt));
+	memset(&files, 0, sizeof(files));
+	for (i = 0; i < m->nlocs; i++) {
+		struct xloc *x = &m->locs[i];
+		const struct xname *nm = &m->names[x->name];
+
+		/* A module of the bucket file only: the samples' build of
+		 * it is known. */
+		if (nm->mod == NULL || nm->mod->path[0] == '\0' || nm->kernel)
+			continue;
+		if ((f = ltab_file(&lt, nm->mod)) == NULL)
+			goto done;
+		if ((l = ltab_find(f, x->addr)) == NULL)
+			continue;
+		x->line = l->line;
+		if (l->file != NULL &&
+		    (x->file = file_intern(m, &files, l->file)) == NULL)
+			goto done;
+	}
+	rc = 0;
+done:
+	ltab_free(&lt);
+	strset_free(&files);
+	return rc;
+}
+
+static int
+loc_cmp(const void *a, const void *b)
+{
+	const struct xloc *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The distinct locations of m's frames (m->addr), their lines, and
+ * each frame's (m->locof); 0, or -1 when out of memory. */
+static int
+locate(struct xmodel *m)
+{
+	size_t i, j, k = 0, top = 0;
+	struct xloc key, *p;
+
+	for (i = 0; i < m->nst; i++)
+		if (m->st[i].off + m->st[i].n > top)
+			top = m->st[i].off + m->st[i].n;
+	if ((m->locs = calloc(top + 1, sizeof(*m->locs))) == NULL ||
+	    (m->locof = calloc(top + 1, sizeof(*m->locof))) == NULL)
+		return -1;
+	for (i = 0; i < m->nst; i++)
+		for (j = m->st[i].off; j < m->st[i].off + m->st[i].n; j++) {
+			m->locs[k].name = m->pool[j];
+			m->locs[k++].addr = m->addr[j];
+		}
+	qsort(m->locs, k, sizeof(*m->locs), loc_cmp);
+	for (i = 0; i < k; i++)
+		if (m->nlocs == 0 ||
+		    loc_cmp(&m->locs[m->nlocs - 1], &m->locs[i]) != 0)
+			m->locs[m->nlocs++] = m->locs[i];
+	for (i = 0; i < m->nst; i++)
+		for (j = m->st[i].off; j < m->st[i].off + m->st[i].n; j++) {
+			key.name = m->pool[j];
+			key.addr = m->addr[j];
+			p = bsearch(&key, m->locs, m->nlocs, sizeof(key),
+			    loc_cmp);
+			m->locof[j] = (uint32_t)(p - m->locs);
+		}
+	return locs_lines(m);
 }
 
 static int
@@ -275,12 +517,13 @@ xmodel_make(struct xmodel *m, const struct tally *t)
 	struct raw r;
 	uint64_t *ids = NULL;
 	uint32_t *of = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i, k;
 	int rc = -1;
 
 	memset(m, 0, sizeof(*m));
 	memset(&r, 0, sizeof(r));
 	m->t = t;
+	r.addrs = t->addrs;
 	/* The command line is the program's bytes: made safe for a
 	 * terminal, a text line and XML (no controls) as names are. */
 	if ((t->command != NULL && (m->command = pme_escape_dup(t->command)) ==
@@ -288,249 +531,23 @@ xmodel_make(struct xmodel *m, const struct tally *t)
 	    (ids = malloc((r.nids + 1) * sizeof(*ids))) == NULL ||
 	    (of = calloc(r.nids + 1, sizeof(*of))) == NULL)
 		goto done;
-	if (r.nids > 0)
-		memcpy(ids, r.ids, r.nids * sizeof(*ids));
-	qsort(ids, r.nids, sizeof(*ids), id_cmp);
-	for (i = 0; i < r.nids; i++)
-		if (n == 0 || ids[n - 1] != ids[i])
-			ids[n++] = ids[i];
-	if (name_ids(m, ids, n, of) == 0 &&
-	    name_stacks(m, &r, ids, n, of) == 0)
+	for (i = 0; i < r.nst; i++) {
+		memcpy(ids + n, r.ids + r.st[i].off, r.st[i].n * sizeof(*ids));
+		n += r.st[i].n;
+	}
+	qsort(ids, n, sizeof(*ids), id_cmp);
+	for (i = 0, k = 0; i < n; i++)
+		if (k == 0 || ids[k - 1] != ids[i])
+			ids[k++] = ids[i];
+	if (name_ids(m, ids, k, of) == 0 &&
+	    name_stacks(m, &r, ids, k, of) == 0 &&
+	    (m->addr == NULL || locate(m) == 0))
 		rc = 0;
 done:
 	free(ids);
 	free(of);
 	free(r.ids);
 	free(r.st);
-	return rc;
-}
-
-/* --------------------------------------------------------- the callgrind */
-
-/*
- * A call from caller to callee, its cost the samples of the stacks it
- * is on, counted once per stack: at the outermost of a name's frames, so
- * that callgrind_annotate --inclusive=yes, which sums the calls into a
- * function, gives each the samples whose stacks hold it, recursion or
- * not.  The caller of a stack's outermost frame is the root, (all).
- */
-struct call {
-	uint32_t	 caller, callee;
-	uint64_t	 cost;
-};
-
-static int
-call_cmp(const void *a, const void *b)
-{
-	const struct call *x = a, *y = b;
-
-	if (x->caller != y->caller)
-		return x->caller < y->caller ? -1 : 1;
-	return x->callee < y->callee ? -1 : x->callee > y->callee;
-}
-
-/* The calls of m's stacks, sorted, merged; self[name] the samples of
- * stacks ending in it.  NULL when out of memory. */
-static struct call *
-calls_of(const struct xmodel *m, uint64_t *self, size_t *ncalls)
-{
-	struct call *c;
-	size_t *seen, n = 0, i, j, k;
-	const size_t root = m->nnames;
-
-	if ((seen = calloc(m->nnames + 1, sizeof(*seen))) == NULL)
-		return NULL;
-	for (i = 0, k = 0; i < m->nst; i++)
-		k += m->st[i].n;
-	if ((c = calloc(k + 1, sizeof(*c))) == NULL) {
-		free(seen);
-		return NULL;
-	}
-	for (i = 0; i < m->nst; i++) {
-		const struct xstack *s = &m->st[i];
-		const uint32_t *a = m->pool + s->off;
-
-		for (j = 0; j < s->n; j++) {
-			if (seen[a[j]] == i + 1)
-				continue;
-			seen[a[j]] = i + 1;
-			c[n].caller = (uint32_t)(j == 0 ? root : a[j - 1]);
-			c[n].callee = a[j];
-			c[n++].cost = s->count;
-		}
-		self[a[s->n - 1]] += s->count;
-	}
-	free(seen);
-	qsort(c, n, sizeof(*c), call_cmp);
-	for (i = k = 0; i < n; i++)
-		if (k > 0 && call_cmp(&c[k - 1], &c[i]) == 0)
-			c[k - 1].cost += c[i].cost;
-		else
-			c[k++] = c[i];
-	*ncalls = k;
-	return c;
-}
-
-/* Compressed names (callgrind's "(id) name" once, "(id)" after): the
- * ids of one kind of name, those already given. */
-struct cgnames {
-	struct strset	 set;
-	unsigned char	*given;
-	size_t		 cap;
-};
-
-/* Name s, whose id is i + 1, under key. */
-static int
-cg_id(FILE *fp, const char *key, struct cgnames *k, size_t i, const char *s)
-{
-	if (i >= k->cap) {
-		size_t cap = (i + 1) * 2;
-		unsigned char *v = realloc(k->given, cap);
-
-		if (v == NULL)
-			return -1;
-		memset(v + k->cap, 0, cap - k->cap);
-		k->given = v;
-		k->cap = cap;
-	}
-	if (k->given[i])
-		return fprintf(fp, "%s=(%zu)\n", key, i + 1) < 0 ? -1 : 0;
-	k->given[i] = 1;
-	return fprintf(fp, "%s=(%zu) %s\n", key, i + 1, s) < 0 ? -1 : 0;
-}
-
-static int
-cg_name(FILE *fp, const char *key, struct cgnames *k, const char *s)
-{
-	size_t i = strset_add(&k->set, s);
-
-	return i == (size_t)-1 ? -1 : cg_id(fp, key, k, i, s);
-}
-
-struct cg {
-	const struct xmodel *m;
-	FILE		*fp;
-	struct cgnames	 ob, fl, fn;
-};
-
-/* The object, file and function lines of name index i (the root's when
- * i is nnames), with prefix "" or "c" (a call's callee). */
-static int
-cg_fn(struct cg *g, uint32_t i, const char *prefix)
-{
-	const struct xname *x = i < g->m->nnames ? &g->m->names[i] : NULL;
-	char key[8];
-
-	/* Each time: callgrind_annotate keeps the last object named. */
-	snprintf(key, sizeof(key), "%sob", prefix);
-	if (cg_name(g->fp, key, &g->ob, x != NULL && x->path != NULL ?
-	    x->path : "???") == -1)
-		return -1;
-	snprintf(key, sizeof(key), "%s", prefix[0] ? "cfi" : "fl");
-	if (cg_name(g->fp, key, &g->fl, x != NULL && x->file != NULL ?
-	    x->file : "???") == -1)
-		return -1;
-	/* Functions are numbered as the names, the root after them. */
-	snprintf(key, sizeof(key), "%sfn", prefix);
-	return cg_id(g->fp, key, &g->fn, i, x != NULL ? x->name : "(all)");
-}
-
-/* Name index i's position: its first address and source line. */
-static void
-cg_pos(const struct cg *g, uint32_t i, char *buf, size_t len)
-{
-	const struct xname *x = i < g->m->nnames ? &g->m->names[i] : NULL;
-
-	snprintf(buf, len, "0x%llx %u",
-	    (unsigned long long)(x != NULL ? x->addr : 0),
-	    x != NULL ? x->line : 0);
-}
-
-/* Function f's lines: its self cost, then its calls c[0..n).  Every
- * function has them, so that each is named with its object. */
-static int
-cg_function(struct cg *g, uint32_t f, uint64_t self, const struct call *c,
-    size_t n)
-{
-	char pos[64], cpos[64];
-	size_t i;
-
-	if (fputc('\n', g->fp) == EOF || cg_fn(g, f, "") == -1)
-		return -1;
-	cg_pos(g, f, pos, sizeof(pos));
-	/* A cost line even of 0: callgrind_annotate annotates a source
-	 * file only from them, and warns on one with calls only. */
-	if (f < g->m->nnames && fprintf(g->fp, "%s %llu\n", pos,
-	    (unsigned long long)self) < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		cg_pos(g, c[i].callee, cpos, sizeof(cpos));
-		if (cg_fn(g, c[i].callee, "c") == -1 ||
-		    fprintf(g->fp, "calls=%llu %s\n%s %llu\n",
-		    (unsigned long long)c[i].cost, cpos, pos,
-		    (unsigned long long)c[i].cost) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int
-cg_body(struct cg *g, const uint64_t *self, const struct call *c,
-    size_t nc)
-{
-	const uint32_t root = (uint32_t)g->m->nnames;
-	size_t i = 0, k, first;
-	uint32_t f;
-
-	/* The root first; its calls sort last (its index is the
-	 * largest). */
-	for (k = nc; k > 0 && c[k - 1].caller == root; k--)
-		;
-	if (cg_function(g, root, 0, c + k, nc - k) == -1)
-		return -1;
-	for (f = 0; f < root; f++) {
-		for (first = i; i < k && c[i].caller == f; i++)
-			;
-		if (cg_function(g, f, self[f], c + first, i - first) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-int
-callgrind_write(const struct xmodel *m, FILE *fp)
-{
-	struct cg g;
-	struct call *c;
-	uint64_t *self;
-	size_t nc;
-	int rc = -1;
-
-	memset(&g, 0, sizeof(g));
-	g.m = m;
-	g.fp = fp;
-	if ((self = calloc(m->nnames + 1, sizeof(*self))) == NULL)
-		return -1;
-	if ((c = calls_of(m, self, &nc)) == NULL)
-		goto done;
-	if (fprintf(fp, "# callgrind format\nversion: 1\n"
-	    "creator: pmehisto (pme) %s\n", PME_VERSION_STRING) < 0 ||
-	    (m->command != NULL && fprintf(fp, "cmd: %s\n", m->command) < 0) ||
-	    fprintf(fp, "positions: instr line\nevent: Samples : clock "
-	    "samples\nevents: Samples\n") < 0)
-		goto done;
-	if (cg_body(&g, self, c, nc) == -1 ||
-	    fprintf(fp, "\ntotals: %llu\n", (unsigned long long)m->total) < 0)
-		goto done;
-	rc = 0;
-done:
-	free(self);
-	free(c);
-	strset_free(&g.ob.set);
-	strset_free(&g.fl.set);
-	free(g.ob.given);
-	free(g.fl.given);
-	free(g.fn.given);
 	return rc;
 }
 
@@ -569,11 +586,12 @@ callgrind_make(const struct xmodel *m, struct export_out *out,
 }
 
 /* The registry: -T's word, the help's gloss, -o's default extension,
- * binary, the family, the writer. */
+ * binary, the family, whether the stacks hold addresses, whether it
+ * compares with -D's stacks, the writer. */
 const struct export_format export_formats[] = {
-	{ "svg", "a flame graph", ".svg", 0, EXPORT_STACKS, svg_make },
-	{ "callgrind", NULL, "", 0, EXPORT_STACKS, callgrind_make },
-	{ "pprof", NULL, ".pb.gz", 1, EXPORT_STACKS, pprof_make }
+	{ "svg", "a flame graph", ".svg", 0, EXPORT_STACKS, 0, 1, svg_make },
+	{ "callgrind", NULL, "", 0, EXPORT_STACKS, 1, 0, callgrind_make },
+	{ "pprof", NULL, ".pb.gz", 1, EXPORT_STACKS, 1, 0, pprof_make }
 };
 const size_t export_nformats = sizeof(export_formats) /
     sizeof(export_formats[0]);
@@ -593,22 +611,40 @@ int
 export_make(const struct export_format *f, const struct tally *t,
     const char *what, struct export_out *out, struct pme_error *err)
 {
-	struct xmodel m;
+	return export_compare(f, t, NULL, what, out, err);
+}
+
+int
+export_compare(const struct export_format *f, const struct tally *t,
+    const struct tally *base, const char *what, struct export_out *out,
+    struct pme_error *err)
+{
+	struct xmodel m, bm;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (xmodel_make(&m, t) == -1) {
+	memset(&bm, 0, sizeof(bm));
+	if (xmodel_make(&m, t) == -1 || (base != NULL &&
+	    xmodel_make(&bm, base) == -1)) {
 		xmodel_free(&m);
+		xmodel_free(&bm);
 		return histo_err(err, PME_ENOMEM, "out of memory");
 	}
+	if (base != NULL)
+		m.base = &bm;
 	if (m.depth < 2) {
 		xmodel_free(&m);
+		xmodel_free(&bm);
 		return histo_err(err, PME_EFORMAT, "%s%s%s: no call chains "
 		    "for -T %s (record them with pmeclock -g)",
 		    what != NULL ? "'" : "", what != NULL ? what :
 		    "the sample files", what != NULL ? "'" : "", f->name);
 	}
-	rc = f->make(&m, out, err);
+	/* pmehisto sets t->addrs for the formats that want it. */
+	rc = f->addrs && m.addr == NULL ? histo_err(err, PME_EFORMAT,
+	    "-T %s: the call stacks were read without their addresses",
+	    f->name) : f->make(&m, out, err);
 	xmodel_free(&m);
+	xmodel_free(&bm);
 	return rc;
 }

@@ -28,6 +28,17 @@ struct xname {
 	int		 kernel;	/* stacks_frame_kernel() */
 };
 
+/* A frame name at an address (t->addrs): the sampled pc, or a call's
+ * return address less one, link-time; its line from the DWARF line
+ * table of the name's module in the bucket file (that build of it),
+ * file NULL and line 0 where none says. */
+struct xloc {
+	uint32_t	 name;
+	uint64_t	 addr;
+	const char	*file;		/* escaped; the model owns it */
+	uint32_t	 line;
+};
+
 struct xstack {
 	size_t		 off;		/* first name index in the pool */
 	uint32_t	 n;		/* outermost first */
@@ -42,10 +53,19 @@ struct xmodel {
 					   name indices (so of their names) */
 	size_t		 nst;
 	uint32_t	*pool;
+	uint64_t	*addr;		/* with t->addrs: beside the pool, each
+					   frame's address; else NULL */
+	uint32_t	*locof;		/* with addr: beside the pool, each
+					   frame's index in locs */
+	struct xloc	*locs;		/* distinct, by name and address */
+	size_t		 nlocs;
+	char		**files;	/* what locs' files point to */
+	size_t		 nfiles;
 	char		*command;	/* t->command escaped (pme_escape), or
 					   NULL */
 	uint64_t	 total;		/* samples: all stacks' counts */
 	size_t		 depth;		/* the longest stack */
+	const struct xmodel *base;	/* what -D compares with, or NULL */
 };
 
 /* The frame names' module paths and files, each once: an index per

@@ -263,6 +263,16 @@ stack_text(const struct stacks *s, const struct entry *e,
 	return buf;
 }
 
+static void
+lines_free(struct line *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		free(v[i].text);
+	free(v);
+}
+
 static int
 line_cmp(const void *a, const void *b)
 {
@@ -270,47 +280,87 @@ line_cmp(const void *a, const void *b)
 	    ((const struct line *)b)->text);
 }
 
-int
-stacks_print(const struct stacks *s, const struct tally *t, FILE *fp)
+/* s's stacks as text lines, sorted in byte order, equal ones merged
+ * (*n of them); NULL when out of memory.  lines_free() frees them. */
+static struct line *
+stacks_lines(const struct stacks *s, const struct tally *t, size_t *nl)
 {
 	const struct pme_unit *units = NULL;
 	const struct pme_module *mods = NULL;
 	struct line *v;
 	size_t i, n = 0, k;
-	int rc = 0;
 
 	if (t->bf != NULL) {
 		pme_bucketfile_units(t->bf, &units);
 		pme_bucketfile_modules(t->bf, &mods);
 	}
 	if ((v = calloc(s->used + 1, sizeof(*v))) == NULL)
-		return -1;
+		return NULL;
 	for (i = 0; i < s->cap; i++) {
 		if (s->e[i].n == 0)
 			continue;
 		if ((v[n].text = stack_text(s, &s->e[i], t, units, mods)) ==
 		    NULL) {
-			rc = -1;
-			goto done;
+			lines_free(v, n);
+			return NULL;
 		}
 		v[n++].count = s->e[i].count;
 	}
 	/* In the byte order of the stacks' text, the count after it. */
 	qsort(v, n, sizeof(*v), line_cmp);
-	for (i = 0; i < n; i = k) {
-		uint64_t count = v[i].count;
+	for (i = k = 0; i < n; i++)
+		if (k > 0 && strcmp(v[k - 1].text, v[i].text) == 0) {
+			v[k - 1].count += v[i].count;
+			free(v[i].text);
+		} else
+			v[k++] = v[i];
+	*nl = k;
+	return v;
+}
 
-		for (k = i + 1; k < n && strcmp(v[k].text, v[i].text) == 0;
-		    k++)
-			count += v[k].count;
-		if (fprintf(fp, "%s %llu\n", v[i].text,
-		    (unsigned long long)count) < 0)
-			rc = -1;
-	}
-done:
+int
+stacks_print(const struct stacks *s, const struct tally *t, FILE *fp)
+{
+	struct line *v;
+	size_t i, n;
+	int rc = 0;
+
+	if ((v = stacks_lines(s, t, &n)) == NULL)
+		return -1;
 	for (i = 0; i < n; i++)
-		free(v[i].text);
-	free(v);
+		if (fprintf(fp, "%s %llu\n", v[i].text,
+		    (unsigned long long)v[i].count) < 0)
+			rc = -1;
+	lines_free(v, n);
+	return rc;
+}
+
+int
+stacks_print_diff(const struct stacks *bs, const struct tally *bt,
+    const struct stacks *s, const struct tally *t, FILE *fp)
+{
+	struct line *a, *b = NULL;
+	size_t i = 0, j = 0, na = 0, nb = 0;
+	int rc = 0, c;
+
+	if ((a = stacks_lines(bs, bt, &na)) == NULL ||
+	    (b = stacks_lines(s, t, &nb)) == NULL) {
+		lines_free(a, na);
+		return -1;
+	}
+	/* Both in byte order: a merge, a stack of one side only with 0 on
+	 * the other. */
+	while ((i < na || j < nb) && rc == 0) {
+		c = i == na ? 1 : j == nb ? -1 : strcmp(a[i].text, b[j].text);
+		if (fprintf(fp, "%s %llu %llu\n", c <= 0 ? a[i].text :
+		    b[j].text, c <= 0 ? (unsigned long long)a[i].count : 0,
+		    c >= 0 ? (unsigned long long)b[j].count : 0) < 0)
+			rc = -1;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	lines_free(a, na);
+	lines_free(b, nb);
 	return rc;
 }
 

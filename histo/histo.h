@@ -174,6 +174,8 @@ struct tally {
 	int		 sites;		/* -V views: stacks with their call
 					   sites, pcs and threads (add_stacks) */
 	struct stacks	*pcs, *tprocs;	/* with sites */
+	int		 addrs;		/* the exports of lines: stacks with
+					   their frames' addresses (add_chain) */
 	uint64_t	 chained;	/* samples with a call chain */
 	struct tname	*tnames;	/* with sites: the threads' names */
 	size_t		 ntnames;
@@ -277,6 +279,12 @@ int		 stacks_add(struct stacks *s, const uint64_t *id, size_t n,
  * (no memory, or a write failed). */
 int		 stacks_print(const struct stacks *s, const struct tally *t,
 		    FILE *fp);
+/* The same of a baseline's stacks bs (names from bt) and s's, in the
+ * form of FlameGraph's difffolded.pl: each stack of either once, its
+ * baseline count, then its count (0 where it has none). */
+int		 stacks_print_diff(const struct stacks *bs,
+		    const struct tally *bt, const struct stacks *s,
+		    const struct tally *t, FILE *fp);
 /* Calls fn(arg, id, n, count) for each distinct stack (the ids as
  * added), in no order; -1 when fn returned non-zero, else 0. */
 int		 stacks_walk(const struct stacks *s, int (*fn)(void *,
@@ -382,6 +390,9 @@ struct export_format {
 	const char	*ext;		/* -o's default extension */
 	int		 binary;	/* refused on a terminal */
 	enum export_family family;
+	int		 addrs;		/* wants t->addrs */
+	int		 compares;	/* draws a comparison with -D's sample
+					   files (export_compare) */
 	int		(*make)(const struct xmodel *, struct export_out *,
 			    struct pme_error *);
 };
@@ -398,6 +409,11 @@ const struct export_format *export_find(const char *name);
 int		 export_make(const struct export_format *f,
 		    const struct tally *t, const char *what,
 		    struct export_out *out, struct pme_error *err);
+/* The same compared with base's stacks (f->compares), or none (NULL). */
+int		 export_compare(const struct export_format *f,
+		    const struct tally *t, const struct tally *base,
+		    const char *what, struct export_out *out,
+		    struct pme_error *err);
 
 /* Prints "prog: message" on standard error, the message escaped as the
  * reports' names are (pme_escape): names from files reach a terminal. */

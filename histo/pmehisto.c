@@ -62,6 +62,11 @@ struct opts {
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
 	struct filter	 filter;		/* --time, --tid, ... */
+	const char	*base_arg;		/* -D as given */
+	int		 base_stacks;		/* -D names a sample file
+						   whose stacks -T folded or
+						   an export compares (svg) */
+	struct tally	*bt;			/* their tally, or NULL */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
@@ -364,6 +369,7 @@ option(struct opts *o, int c)
 	case 'D':
 		free(o->base);
 		o->base = xmalloc_check(pme_with_ext(optarg, ".PME"));
+		o->base_arg = optarg;
 		return 0;
 	case 'G':
 		o->gates = xmalloc_check(realloc(o->gates, (o->ngates + 1) *
@@ -531,11 +537,19 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->base != NULL && stacks_type(o) != NULL) {
+	if (o->base != NULL && stacks_type(o) != NULL && o->export != NULL &&
+	    !o->export->compares) {
 		histo_warn(prog, "-T %s: call stacks are not compared "
 		    "(-D)", stacks_type(o));
 		usage(stderr);
 		return -1;
+	}
+	/* The baseline of -T folded or of a comparing export is a sample
+	 * file, with stacks. */
+	if (o->base != NULL && stacks_type(o) != NULL) {
+		free(o->base);
+		o->base = xmalloc_check(pme_with_ext(o->base_arg, ".PMS"));
+		o->base_stacks = 1;
 	}
 	o->npms = (size_t)(argc - optind);
 	o->pms = xmalloc_check(calloc(o->npms + 1, sizeof(*o->pms)));
@@ -1007,6 +1021,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	if (stacks_type(o) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
 	t->sites = o->view.chains;
+	t->addrs = !t->sites && o->export != NULL && o->export->addrs;
 	t->filter = o->filter.on ? &o->filter : NULL;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {
@@ -1127,7 +1142,9 @@ display(const struct opts *o, const struct pme_report *rep,
 		break;
 	case TYPE_FOLDED:
 		memset(&err, 0, sizeof(err));
-		if ((rc = stacks_print(t->stacks, t, stdout)) == 0 &&
+		if ((rc = o->bt != NULL ? stacks_print_diff(o->bt->stacks,
+		    o->bt, t->stacks, t, stdout) : stacks_print(t->stacks, t,
+		    stdout)) == 0 &&
 		    fflush(stdout) == EOF)
 			rc = -1;
 		err.sys_errno = errno;
@@ -1476,6 +1493,57 @@ measures_view(struct opts *o)
 	return 0;
 }
 
+/*
+ * -D's sample file, when it names one (o->base_stacks: -T folded, or an
+ * export that compares), into bt: its stacks tallied apart, into the
+ * units of the bucket file read again (or, the quick path's, routine
+ * buckets made of its own samples), written nowhere; o->bt then points
+ * to it.  0, or -1 said.
+ */
+static int
+base_tally(struct opts *o, struct pme_bucketfile *bf, const struct tally *t,
+    struct tally *bt)
+{
+	struct pme_bucketfile *bbf = NULL;
+	struct pme_error err;
+
+	tally_init(bt, NULL);
+	if (!o->base_stacks)
+		return 0;
+	if (!o->quick && !(pme_bucketfile_info(bf)->options &
+	    PME_OPT_QUICK) && (bbf = pme_bucketfile_open(o->bin, &err)) ==
+	    NULL) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return -1;
+	}
+	tally_init(bt, bbf);
+	bt->quick = bbf == NULL;
+	bt->quiet = o->quiet;
+	bt->bfname = o->bin;
+	bt->measure.want = o->measure;
+	bt->filter = t->filter;
+	bt->stacks = xmalloc_check(stacks_new());
+	o->bt = bt;
+	if (tally_file(bt, o->base, &err) == -1)
+		;
+	else if (strcmp(bt->measure.name, t->measure.name) != 0)
+		histo_err(&err, PME_EINVAL, "'%s' holds samples of %s, the "
+		    "sample files of %s: they cannot be compared", o->base,
+		    bt->measure.name, t->measure.name);
+	else
+		return 0;
+	histo_warn(prog, "%s", pme_strerror(&err));
+	return -1;
+}
+
+/* What base_tally() made: its bucket file, read or made, is its own. */
+static void
+base_free(struct tally *bt)
+{
+	pme_bucketfile_close(bt->bf);
+	tally_free(bt);
+}
+
 static int
 run(struct opts *o)
 {
@@ -1485,10 +1553,11 @@ run(struct opts *o)
 	struct report_input in;
 	struct pme_error err;
 	struct export_out x = { NULL, 0 };
-	struct tally t;
+	struct tally t, bt;
 	int rc = 1, quick, failed = 0, tallied;
 
 	tally_init(&t, NULL);
+	tally_init(&bt, NULL);
 	if (o->caliper != CAL_NONE) {
 		rc = caliper_view(o);
 		goto done;
@@ -1506,8 +1575,10 @@ run(struct opts *o)
 		}
 		if (tallied == -1)
 			goto done;
+		if (base_tally(o, bf, &t, &bt) == -1)
+			goto done;
 		/* Made whole before any output is written. */
-		if (o->export != NULL && export_make(o->export, &t,
+		if (o->export != NULL && export_compare(o->export, &t, o->bt,
 		    o->npms == 1 ? o->pms[0] : NULL, &x, &err) == -1) {
 			histo_warn(prog, "%s", pme_strerror(&err));
 			goto done;
@@ -1545,7 +1616,7 @@ run(struct opts *o)
 	if (o->order == 's' || (quick && o->order == 0))
 		in.flags |= PME_REPORT_SORT;
 	in.cutoff = o->cutoff >= 0 ? o->cutoff : quick ? QUICK_CUTOFF : 0;
-	if (o->base != NULL) {
+	if (o->base != NULL && !o->base_stacks) {
 		if (diff_run(o, fill != NULL ? pme_fill_sum(fill) : bf, &rep,
 		    &failed) == -1)
 			goto done;
@@ -1573,6 +1644,7 @@ done:
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
 	tally_free(&t);
+	base_free(&bt);
 	if (x.data != o->vtext)
 		free(x.data);		/* an export's, not the view's */
 	return rc;

@@ -4,10 +4,11 @@
  * pprof reads it.  The protocol buffer encoding is done here, by hand:
  * varints and length-delimited fields are all the message needs.
  *
- * A function and a location per frame name (the name indices of
- * export.h, plus one), a mapping per load module or mapping path; a
- * location's address is its unit's first link-time address, and a
- * mapping spans its locations' addresses.
+ * A location per frame name and address (export.h's locations, plus
+ * one): the sampled pc, or a call's return address less one, link-time,
+ * with the line the DWARF line table gives it; a function per frame name
+ * and the source file of its lines; a mapping per load module or mapping
+ * path, spanning its locations' addresses.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,13 @@ pb_message(struct pme_buf *b, unsigned field, struct pme_buf *m)
 
 /* ---------------------------------------------------------- the profile */
 
+/* A function: a frame name and the file of a location's line (or of
+ * the name's unit when the line is not known). */
+struct pfunc {
+	uint32_t	 name;
+	const char	*file;		/* or NULL */
+};
+
 struct prof {
 	const struct xmodel *m;
 	struct pme_buf	 out, msg, sub;
@@ -93,6 +101,9 @@ struct prof {
 					   npaths + i */
 	uint32_t	*mapping;	/* per name: mapping id, 0: none */
 	uint64_t	*lo, *hi;	/* per mapping: the addresses' span */
+	struct pfunc	*fn;		/* distinct, sorted */
+	size_t		 nfn;
+	uint32_t	*fnof;		/* per location: its function's index */
 };
 
 static void
@@ -119,7 +130,7 @@ samples(struct prof *p)
 
 		/* Location ids, the innermost first, packed. */
 		for (j = s->n; j-- > 0; )
-			pb_varint(&p->sub, m->pool[s->off + j] + 1);
+			pb_varint(&p->sub, m->locof[s->off + j] + 1);
 		pb_message(&p->msg, SAMPLE_LOCATION_ID, &p->sub);
 		pb_varint(&p->sub, s->count);
 		pb_varint(&p->sub, s->count * period);
@@ -168,21 +179,64 @@ mappings_of(struct prof *p)
 		return -1;
 	for (i = 0; i < p->paths.n; i++)
 		p->lo[i] = UINT64_MAX;
-	for (i = 0; i < m->nnames; i++) {
-		uint64_t a = m->names[i].addr;
+	for (i = 0; i < m->nlocs; i++) {
+		uint64_t a = m->locs[i].addr;
 
-		if (p->mapping[i] == 0 || a == 0)
+		if ((k = p->mapping[m->locs[i].name]) == 0)
 			continue;
-		k = p->mapping[i] - 1;
-		if (a < p->lo[k])
-			p->lo[k] = a;
-		if (a + 1 > p->hi[k])
-			p->hi[k] = a + 1;
+		if (a < p->lo[k - 1])
+			p->lo[k - 1] = a;
+		if (a + 1 > p->hi[k - 1])
+			p->hi[k - 1] = a + 1;
 	}
-	for (i = 0; i < m->nnames; i++)
-		if (m->names[i].file != NULL &&
-		    strset_add(&p->files, m->names[i].file) == (size_t)-1)
+	for (i = 0; i < p->nfn; i++)
+		if (p->fn[i].file != NULL &&
+		    strset_add(&p->files, p->fn[i].file) == (size_t)-1)
 			return -1;
+	return 0;
+}
+
+static int
+pfunc_cmp(const void *a, const void *b)
+{
+	const struct pfunc *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if (x->file == NULL || y->file == NULL)
+		return (x->file != NULL) - (y->file != NULL);
+	return strcmp(x->file, y->file);
+}
+
+/* The functions of the locations, and each location's; 0 or -1. */
+static int
+functions_of(struct prof *p)
+{
+	const struct xmodel *m = p->m;
+	struct pfunc key;
+	size_t i;
+
+	if ((p->fn = calloc(m->nlocs + 1, sizeof(*p->fn))) == NULL ||
+	    (p->fnof = calloc(m->nlocs + 1, sizeof(*p->fnof))) == NULL)
+		return -1;
+	for (i = 0; i < m->nlocs; i++) {
+		key.name = m->locs[i].name;
+		key.file = m->locs[i].file != NULL ? m->locs[i].file :
+		    m->names[key.name].file;
+		p->fn[i] = key;
+	}
+	qsort(p->fn, m->nlocs, sizeof(*p->fn), pfunc_cmp);
+	for (i = 0; i < m->nlocs; i++)
+		if (p->nfn == 0 || pfunc_cmp(&p->fn[p->nfn - 1], &p->fn[i]) !=
+		    0)
+			p->fn[p->nfn++] = p->fn[i];
+	for (i = 0; i < m->nlocs; i++) {
+		key.name = m->locs[i].name;
+		key.file = m->locs[i].file != NULL ? m->locs[i].file :
+		    m->names[key.name].file;
+		p->fnof[i] = (uint32_t)((struct pfunc *)bsearch(&key, p->fn,
+		    p->nfn, sizeof(key), pfunc_cmp) - p->fn);
+	}
 	return 0;
 }
 
@@ -205,6 +259,19 @@ build_id(const struct prof *p, size_t k, char *hex, size_t len)
 	}
 }
 
+/* Whether a location of mapping k has a line. */
+static int
+has_lines(const struct prof *p, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < p->m->nlocs; i++)
+		if (p->m->locs[i].line != 0 &&
+		    p->mapping[p->m->locs[i].name] == k + 1)
+			return 1;
+	return 0;
+}
+
 static void
 mappings(struct prof *p, const uint64_t *buildid_str)
 {
@@ -221,6 +288,7 @@ mappings(struct prof *p, const uint64_t *buildid_str)
 		pb_uint(&p->msg, MAPPING_BUILD_ID, buildid_str[i]);
 		pb_uint(&p->msg, MAPPING_HAS_FUNCTIONS, 1);
 		pb_uint(&p->msg, MAPPING_HAS_FILENAMES, p->files.n > 0);
+		pb_uint(&p->msg, MAPPING_HAS_LINE_NUMBERS, has_lines(p, i));
 		pb_message(&p->out, PROFILE_MAPPING, &p->msg);
 	}
 }
@@ -231,22 +299,26 @@ locations_functions(struct prof *p)
 	const struct xmodel *m = p->m;
 	size_t i, fbase = S_NAMES + m->nnames + p->paths.n;
 
-	for (i = 0; i < m->nnames; i++) {
+	for (i = 0; i < m->nlocs; i++) {
+		const struct xloc *l = &m->locs[i];
+
 		pb_uint(&p->msg, LOCATION_ID, i + 1);
-		pb_uint(&p->msg, LOCATION_MAPPING_ID, p->mapping[i]);
-		pb_uint(&p->msg, LOCATION_ADDRESS, m->names[i].addr);
-		pb_uint(&p->sub, LINE_FUNCTION_ID, i + 1);
-		pb_uint(&p->sub, LINE_LINE, m->names[i].line);
+		pb_uint(&p->msg, LOCATION_MAPPING_ID, p->mapping[l->name]);
+		pb_uint(&p->msg, LOCATION_ADDRESS, l->addr);
+		pb_uint(&p->sub, LINE_FUNCTION_ID, p->fnof[i] + 1);
+		pb_uint(&p->sub, LINE_LINE, l->line);
 		pb_message(&p->msg, LOCATION_LINE, &p->sub);
 		pb_message(&p->out, PROFILE_LOCATION, &p->msg);
 	}
-	for (i = 0; i < m->nnames; i++) {
+	for (i = 0; i < p->nfn; i++) {
+		const struct pfunc *f = &p->fn[i];
+
 		pb_uint(&p->msg, FUNCTION_ID, i + 1);
-		pb_uint(&p->msg, FUNCTION_NAME, S_NAMES + i);
-		pb_uint(&p->msg, FUNCTION_SYSTEM_NAME, S_NAMES + i);
-		if (m->names[i].file != NULL)
+		pb_uint(&p->msg, FUNCTION_NAME, S_NAMES + f->name);
+		pb_uint(&p->msg, FUNCTION_SYSTEM_NAME, S_NAMES + f->name);
+		if (f->file != NULL)
 			pb_uint(&p->msg, FUNCTION_FILENAME, fbase +
-			    strset_add(&p->files, m->names[i].file));
+			    strset_add(&p->files, f->file));
 		pb_message(&p->out, PROFILE_FUNCTION, &p->msg);
 	}
 }
@@ -296,7 +368,7 @@ profile(struct prof *p)
 	uint64_t *buildid_str;
 	const struct tally *t = p->m->t;
 
-	if (mappings_of(p) == -1 ||
+	if (functions_of(p) == -1 || mappings_of(p) == -1 ||
 	    (buildid_str = calloc(p->paths.n + 1, sizeof(*buildid_str))) ==
 	    NULL)
 		return -1;
@@ -363,5 +435,7 @@ pprof_make(const struct xmodel *m, struct export_out *out,
 	free(p.mapping);
 	free(p.lo);
 	free(p.hi);
+	free(p.fn);
+	free(p.fnof);
 	return rc == -1 ? histo_err(err, PME_ENOMEM, "out of memory") : 0;
 }

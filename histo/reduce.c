@@ -1075,6 +1075,8 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
  * t->pcs (frame id, link-time address), its thread in t->tprocs (pid <<
  * 32 | tid, frame id).  Two small tables beside, rather than a key that
  * holds them, keep the distinct stacks few and the tables in the cache.
+ * With t->addrs (the exports at the resolution of lines) the key is the
+ * frame ids, then every frame's link-time address, the pc's first.
  */
 static int
 add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
@@ -1082,7 +1084,8 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
     uint64_t count)
 {
 	struct tally *t = r->t;
-	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : k;
+	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : t->addrs ?
+	    2 * k : k;
 	uint64_t va, key[2];
 
 	if (len > r->chains.capids) {
@@ -1095,6 +1098,8 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 		r->chains.capids = cap;
 	}
 	r->chains.ids[0] = frame_id(r, pid, time, pc, kernel, &va);
+	if (t->addrs)
+		r->chains.ids[k] = va;
 	if (t->sites) {
 		key[0] = r->chains.ids[0];
 		key[1] = va;
@@ -1110,6 +1115,8 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 		    0, &va);
 		if (t->sites)
 			r->chains.ids[k + j] = va;
+		else if (t->addrs)
+			r->chains.ids[k + j + 1] = va;
 	}
 	return stacks_add(t->stacks, r->chains.ids, len, count) == -1 ?
 	    nomem(r) : 0;

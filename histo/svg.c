@@ -5,7 +5,9 @@
  * samples, in byte order of their names.  Frames carry their first
  * sample (data-x), samples (data-n) and depth (data-d), from which the
  * inline script zooms, searches and redraws; without a script (an
- * image converter) the graph is drawn as it is.
+ * image converter) the graph is drawn as it is.  With a baseline
+ * (pmehisto -D) the frames are coloured by the change of their share,
+ * and carry the baseline's samples on their path (data-b).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,20 @@ struct frame {
 	uint32_t	 name;		/* name index, or nnames for "all" */
 	uint32_t	 depth;
 	uint64_t	 x, n;		/* first sample, samples */
+	size_t		 st;		/* a stack whose first depth names are
+					   the frame's path */
+	uint64_t	 base;		/* with a baseline: its samples on the
+					   path */
+};
+
+/* A baseline's stacks (m->base) in the names of m: sorted, with the
+ * running sums of their counts. */
+struct bstacks {
+	uint32_t	*pool;		/* UINT32_MAX: a name m has not */
+	struct xstack	*st;
+	size_t		 n;
+	uint64_t	*sum;		/* sum[i]: st[0..i)'s counts */
+	double		 maxd;		/* the largest change of share */
 };
 
 struct svg {
@@ -34,6 +50,7 @@ struct svg {
 	struct frame	*f;
 	size_t		 nf, capf;
 	struct frame	*open;		/* the current stack's, by depth */
+	struct bstacks	 b;
 };
 
 static int
@@ -92,6 +109,7 @@ layout(struct svg *s)
 			s->open[depth].name = a[k];
 			s->open[depth].depth = (uint32_t)depth;
 			s->open[depth].x = x;
+			s->open[depth].st = i;
 		}
 		x += st->count;
 	}
@@ -100,6 +118,169 @@ layout(struct svg *s)
 			return -1;
 	qsort(s->f, s->nf, sizeof(*s->f), frame_cmp);
 	return 0;
+}
+
+/* ------------------------------------------------------ the comparison */
+
+/* The index of name in m's names (byte order), or UINT32_MAX. */
+static uint32_t
+name_index(const struct xmodel *m, const char *name)
+{
+	size_t lo = 0, hi = m->nnames, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(m->names[mid].name, name)) == 0)
+			return (uint32_t)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return UINT32_MAX;
+}
+
+/* Stack x against the path a[0..d): lexicographic, a stack that holds
+ * the path comparing equal. */
+static int
+path_cmp(const uint32_t *pool, const struct xstack *x, const uint32_t *a,
+    size_t d)
+{
+	size_t i, n = x->n < d ? x->n : d;
+
+	for (i = 0; i < n; i++)
+		if (pool[x->off + i] != a[i])
+			return pool[x->off + i] < a[i] ? -1 : 1;
+	return x->n < d ? -1 : 0;
+}
+
+static int
+bstack_cmp(const void *p, const void *q, void *arg)
+{
+	const struct xstack *x = p, *y = q;
+	const uint32_t *pool = arg;
+	int c = path_cmp(pool, x, pool + y->off, y->n);
+
+	return c != 0 ? c : x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* The baseline's samples of the stacks through path a[0..d). */
+static uint64_t
+base_count(const struct bstacks *b, const uint32_t *a, size_t d)
+{
+	size_t lo = 0, hi = b->n, mid, first;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (path_cmp(b->pool, &b->st[mid], a, d) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	for (hi = b->n; lo < hi; ) {
+		mid = lo + (hi - lo) / 2;
+		if (path_cmp(b->pool, &b->st[mid], a, d) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return b->sum[lo] - b->sum[first];
+}
+
+/* The baseline's stacks in m's names, sorted; 0 or -1. */
+static int
+base_stacks(struct svg *s)
+{
+	const struct xmodel *m = s->m, *bm = m->base;
+	struct bstacks *b = &s->b;
+	uint32_t *of;
+	size_t i, j, top = 0;
+
+	for (i = 0; i < bm->nst; i++)
+		if (bm->st[i].off + bm->st[i].n > top)
+			top = bm->st[i].off + bm->st[i].n;
+	if ((of = calloc(bm->nnames + 1, sizeof(*of))) == NULL ||
+	    (b->pool = calloc(top + 1, sizeof(*b->pool))) == NULL ||
+	    (b->st = calloc(bm->nst + 1, sizeof(*b->st))) == NULL ||
+	    (b->sum = calloc(bm->nst + 1, sizeof(*b->sum))) == NULL) {
+		free(of);
+		return -1;
+	}
+	for (i = 0; i < bm->nnames; i++)
+		of[i] = name_index(m, bm->names[i].name);
+	for (i = 0; i < top; i++)
+		b->pool[i] = of[bm->pool[i]];
+	free(of);
+	memcpy(b->st, bm->st, bm->nst * sizeof(*b->st));
+	b->n = bm->nst;
+	qsort_r(b->st, b->n, sizeof(*b->st), bstack_cmp, b->pool);
+	for (j = 0; j < b->n; j++)
+		b->sum[j + 1] = b->sum[j] + b->st[j].count;
+	return 0;
+}
+
+/* Frame f's share of the new total less its share of the baseline's. */
+static double
+change(const struct xmodel *m, const struct frame *f)
+{
+	double bt = (double)m->base->total;
+
+	return (double)f->n / (double)m->total - (bt > 0 ?
+	    (double)f->base / bt : 0);
+}
+
+/* Whether f grew (1) or shrank (-1) against the baseline, or neither
+ * (0): its shares compared exactly, in integers. */
+static int
+grew(const struct xmodel *m, const struct frame *f)
+{
+	unsigned __int128 a = (unsigned __int128)f->n * m->base->total;
+	unsigned __int128 b = (unsigned __int128)f->base * m->total;
+
+	return a > b ? 1 : a < b ? -1 : 0;
+}
+
+/* Each frame's baseline samples, and the largest change. */
+static int
+compare(struct svg *s)
+{
+	const struct xmodel *m = s->m;
+	size_t i;
+	double d;
+
+	if (m->base == NULL)
+		return 0;
+	if (base_stacks(s) == -1)
+		return -1;
+	for (i = 0; i < s->nf; i++) {
+		struct frame *f = &s->f[i];
+
+		f->base = f->depth == 0 ? m->base->total : base_count(&s->b,
+		    m->pool + m->st[f->st].off, f->depth);
+		if ((d = change(m, f)) < 0)
+			d = -d;
+		if (d > s->b.maxd)
+			s->b.maxd = d;
+	}
+	return 0;
+}
+
+/* A compared frame's colour: red where its share grew, blue where it
+ * shrank, the deeper the more (the largest change deepest), as Brendan
+ * Gregg's differential flame graphs; grey where it kept its share. */
+static void
+diff_colour(const struct svg *s, const struct frame *f, unsigned rgb[3])
+{
+	double d = change(s->m, f), r = s->b.maxd > 0 ? (d < 0 ? -d : d) /
+	    s->b.maxd : 0;
+	unsigned c = (unsigned)(210 * (1 - r) + 0.5);
+	int g = grew(s->m, f);
+
+	rgb[0] = g == 0 ? 225 : g < 0 ? c : 255;
+	rgb[1] = g == 0 ? 225 : c;
+	rgb[2] = g == 0 ? 225 : g > 0 ? c : 255;
 }
 
 /* s as XML text, at most max characters (not bytes: names are UTF-8),
@@ -186,19 +367,29 @@ put_frame(struct svg *s, const struct frame *f, int height)
 			return -1;
 		name = strcat(strcpy(label, name), "_[k]");
 	}
-	if (f->name < m->nnames)
+	if (m->base != NULL)
+		diff_colour(s, f, rgb);
+	else if (f->name < m->nnames)
 		colour(name, rgb);
 	else
 		rgb[0] = rgb[1] = rgb[2] = 200;
 	rc = fprintf(s->fp, "<g class=\"f\" data-x=\"%llu\" data-n=\"%llu\" "
-	    "data-d=\"%u\"><title>", (unsigned long long)f->x,
+	    "data-d=\"%u\"", (unsigned long long)f->x,
 	    (unsigned long long)f->n, f->depth) < 0 ||
+	    (m->base != NULL && fprintf(s->fp, " data-b=\"%llu\"",
+	    (unsigned long long)f->base) < 0) ||
+	    fputs("><title>", s->fp) < 0 ||
 	    put_xml(s->fp, name, (size_t)-1) == -1 ||
-	    fprintf(s->fp, " (%llu sample%s, %.2f%%)</title>"
+	    fprintf(s->fp, " (%llu sample%s, %.2f%%", (unsigned long long)f->n,
+	    f->n == 1 ? "" : "s", 100.0 * (double)f->n / (double)m->total) < 0 ||
+	    (m->base != NULL && fprintf(s->fp, "; baseline %llu, %.2f%%: "
+	    "%+.2f%%", (unsigned long long)f->base, m->base->total > 0 ?
+	    100.0 * (double)f->base / (double)m->base->total : 0.0,
+	    100.0 * change(m, f)) < 0) ||
+	    fprintf(s->fp, ")</title>"
 	    "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 	    "rx=\"2\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.2f\" y=\"%.1f\">",
-	    (unsigned long long)f->n, f->n == 1 ? "" : "s",
-	    100.0 * (double)f->n / (double)m->total, x, y, w, FRAME_H - 1,
+	    x, y, w, FRAME_H - 1,
 	    rgb[0], rgb[1], rgb[2], x + 3, y + FRAME_H - 4.5) < 0 ||
 	    (chars >= 3 && put_xml(s->fp, name, (size_t)chars) == -1) ||
 	    fputs("</text></g>\n", s->fp) < 0 ? -1 : 0;
@@ -320,17 +511,22 @@ put_head(struct svg *s, int height)
 	    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 	    "fill=\"#f8f8f0\"/>\n"
 	    "<text class=\"h\" x=\"%d\" y=\"22\" text-anchor=\"middle\">"
-	    "Flame Graph</text>\n"
+	    "%sFlame Graph</text>\n"
 	    "<text x=\"%d\" y=\"40\" text-anchor=\"middle\">",
 	    WIDTH, height, WIDTH, height, WIDTH - 2 * PAD, PAD,
 	    (unsigned long long)s->m->total, PME_VERSION_STRING, script,
-	    WIDTH, height, WIDTH / 2, WIDTH / 2) < 0 ||
+	    WIDTH, height, WIDTH / 2, s->m->base != NULL ? "Differential " :
+	    "", WIDTH / 2) < 0 ||
 	    put_xml(s->fp, cmd, 150) == -1)
 		return -1;
 	if (fprintf(s->fp, "%s%llu sample%s", cmd[0] ? ": " : "",
 	    (unsigned long long)s->m->total, s->m->total == 1 ? "" : "s") < 0 ||
 	    ((t->period != 0 || !measure_clock(&t->measure)) &&
 	    put_xml(s->fp, report_every(t, every, sizeof(every)), 1200) == -1))
+		return -1;
+	if (s->m->base != NULL && fprintf(s->fp, "; against a baseline of "
+	    "%llu: red grew, blue shrank (shares)", (unsigned long long)
+	    s->m->base->total) < 0)
 		return -1;
 	return fprintf(s->fp, "</text>\n"
 	    "<text id=\"unzoom\" class=\"b\" x=\"%d\" y=\"22\" "
@@ -357,7 +553,8 @@ svg_write(const struct xmodel *m, FILE *fp)
 	memset(&s, 0, sizeof(s));
 	s.m = m;
 	s.fp = fp;
-	if (layout(&s) == -1 || put_head(&s, height) == -1)
+	if (layout(&s) == -1 || compare(&s) == -1 ||
+	    put_head(&s, height) == -1)
 		goto done;
 	for (i = 0; i < s.nf; i++)
 		if (put_frame(&s, &s.f[i], height) == -1)
@@ -368,5 +565,8 @@ svg_write(const struct xmodel *m, FILE *fp)
 done:
 	free(s.f);
 	free(s.open);
+	free(s.b.pool);
+	free(s.b.st);
+	free(s.b.sum);
 	return rc;
 }

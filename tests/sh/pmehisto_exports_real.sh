@@ -132,12 +132,53 @@ diff -u incl.want cg.incl >diff ||
 callgrind_annotate out.callgrind 2>>err | grep -q "^ *$total (100.0%)  PROGRAM TOTALS" ||
     fail "callgrind_annotate: program totals not $total"
 grep -q 'WARNING' err && fail "callgrind_annotate warned: $(cat err)"
-# burn's costs at its first address, as nm prints it.
-addr=$(nm calls | awk '$3 == "burn" { sub(/^0+/, "", $1); print $1 }')
-grep -q "^0x$addr [0-9]* [0-9]*$" out.callgrind ||
-    fail "out.callgrind: no cost at burn's address 0x$addr"
 grep -Eq '^(fl|cfi)=\([0-9]+\) (.*/)?calls\.c$' out.callgrind ||
     fail "out.callgrind: no file calls.c"
+
+# Per line: pmehisto's own report of the lines and pcs samples fell on
+# (the Spy's breakdown of each procedure, every one with -C 0) as
+# "function file:line count" and "address function file:line count".
+"$pmehisto" -q -x -V spy -C 0 -B spy.PME -o spy.HIS calls.PMS >spy 2>err ||
+    fail "-V spy: $(cat err)"
+awk '/^Breakdown of highly active/ { on = 1; next }
+    on && /^[^ ~]/ { fn = $1 }
+    on && /^   [^ (]*:[0-9]* = / { print fn, $1, $3 }' spy |
+    LC_ALL=C sort >spy.lines
+awk '/^Breakdown of highly active/ { on = 1; next }
+    on && /^[^ ~]/ { fn = $1 }
+    on && /^   \(0x[0-9a-f]* [^ ]*:[0-9]*\) = / { sub(/^\(/, "", $1); sub(/\)$/, "", $2)
+	print $1, fn, $2, $4 }' spy |
+    while read -r a rest; do printf '%016x %s\n' "$a" "$rest"; done |
+    LC_ALL=C sort >spy.addrs
+for f in burn solo_c; do
+	[ "$(awk -v f=$f '$1 == f { s += $NF } END { print s + 0 }' spy.lines)" = \
+	    "$(awk -v f=$f '$1 == f { print $2 }' self.want)" ] ||
+	    fail "-V spy: $f's lines do not hold its samples: $(cat spy)"
+done
+grep -q '^burn calls\.c:18 ' spy.lines && grep -q '^solo_c calls\.c:47 ' spy.lines ||
+    fail "-V spy: no samples on burn's and solo_c's loop bodies: $(cat spy.lines)"
+# callgrind_annotate's annotation of calls.c (the whole file: each line
+# that is not a call's "=>" is the next source line): the own costs on
+# each line, equal to the Spy's; and the calls at their call sites, as
+# many as the callee's inclusive samples along those stacks: leaf_b
+# calls burn on line 24, rec on 39 (the stacks through each are
+# disjoint here, so their sum is burn's).
+callgrind_annotate --auto=yes --context=100000 out.callgrind 2>>err >annotated
+awk '/^-- Auto-annotated source: (.*\/)?calls\.c$/ { on = 1; next }
+    on == 1 && /^$/ { on = 2; ln = 1; next }
+    on == 2 && /^---/ { exit }
+    on == 2 && /=>/ { sub(/^ */, ""); sub(/ .*=> /, " "); print "call", ln - 1, $0; next }
+    on == 2 { c = $1; gsub(/,/, "", c); if (c ~ /^[0-9]+$/ && c > 0) print ln, c; ln++ }' \
+    annotated >cg.lines
+awk 'sub(/^calls\.c:/, "", $2) { print $2, $3 }' spy.lines |
+    awk '{ s[$1] += $2 } END { for (l in s) print l, s[l] }' | LC_ALL=C sort >want.lines
+grep -v '^call ' cg.lines | LC_ALL=C sort | diff -u want.lines - >diff ||
+    { fail "callgrind_annotate's lines differ from -V spy's:"; cat diff >&2; }
+burn=$(awk '$1 == "burn" { print $2 }' incl.want)
+b24=$(awk '$1 == "call" && $2 == 24 && $4 == "calls.c:burn" { print $3 }' cg.lines)
+b39=$(awk '$1 == "call" && $2 == 39 && $4 == "calls.c:burn" { print $3 }' cg.lines)
+[ -n "$b24" ] && [ -n "$b39" ] && [ $((b24 + b39)) = "$burn" ] ||
+    fail "callgrind_annotate: calls to burn on lines 24 and 39 not $burn: $(grep call cg.lines)"
 
 # pprof
 id=$(readelf -n calls | sed -n 's/^ *Build ID: *//p')
@@ -166,6 +207,18 @@ if [ -n "$pprof" ]; then
 	    { fail "$pprof -top, flat:"; cat diff >&2; }
 	pprof_top out.pprof 4 | diff -u incl.want - >diff ||
 	    { fail "$pprof -top, cum:"; cat diff >&2; }
+	# A location per line and per address: -lines and -addresses
+	# give the Spy's figures exactly.
+	$pprof -top -lines -sample_index=samples -nodecount=100000 \
+	    -nodefraction=0 out.pprof 2>/dev/null |
+	    awk 'NF == 7 && $1 > 0 && $6 !~ /^\[/ { sub(/^.*\//, "", $7); print $6, $7, $1 }' |
+	    LC_ALL=C sort | diff -u spy.lines - >diff ||
+	    { fail "$pprof -top -lines:"; cat diff >&2; }
+	$pprof -top -addresses -sample_index=samples -nodecount=100000 \
+	    -nodefraction=0 out.pprof 2>/dev/null |
+	    awk 'NF == 8 && $1 > 0 && $7 !~ /^\[/ { sub(/^.*\//, "", $8); print $6, $7, $8, $1 }' |
+	    LC_ALL=C sort | diff -u spy.addrs - >diff ||
+	    { fail "$pprof -top -addresses:"; cat diff >&2; }
 else
 	echo "note: no go tool pprof nor pprof here: pprof -top not run"
 fi
