@@ -673,7 +673,9 @@ read_samples(struct caliper *c)
 		c->file = i;
 		before = c->samples;
 		memset(&sum, 0, sizeof(sum));
-		if (pme_samplefile_read(c->in->samples[i], &v, c, &sum,
+		if (filter_file(c->in->filter, &c->fr, c->in->samples[i],
+		    c->err) == -1 ||
+		    pme_samplefile_read(c->in->samples[i], &v, c, &sum,
 		    c->err) == -1)
 			return -1;
 		if (c->in->quiet)

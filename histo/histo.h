@@ -91,10 +91,17 @@ struct idlist {
 	size_t		 n;
 };
 
+/* A window of --time in percent of the run: [lo, hi) percent. */
+struct pctrange {
+	double		 lo, hi;
+};
+
 struct filter {
 	int		 on;		/* any given */
-	int		 time;		/* --time given: [t0, t1) ns */
+	int		 time;		/* --time given: [t0, t1) ns, or */
 	uint64_t	 t0, t1;
+	struct pctrange	*pct;		/*   these windows of each run */
+	size_t		 npct;
 	struct idlist	 tids, pids, cpus;
 	char		*comm;		/* --comm, or NULL */
 	char		*text;		/* the options as given, for the
@@ -104,6 +111,11 @@ struct filter {
 
 struct filter_run {
 	uint64_t	 start;		/* the run's start, sample clock */
+	uint64_t	*lens;		/* with --time in percent: each run's
+					   length, ns (filter_file) */
+	size_t		 nlens, caplens;
+	size_t		 run;		/* runs of the file begun */
+	uint64_t	 len;		/* this run's */
 	uint32_t	*comm;		/* threads now named --comm */
 	size_t		 ncomm, capcomm;
 };
@@ -111,6 +123,11 @@ struct filter_run {
 /* Option which's text arg into f: 0, or -1 when it is not one. */
 int	 filter_parse(struct filter *f, int which, const char *arg);
 void	 filter_free(struct filter *f);
+/* Before the file path is read: with --time in percent, its runs'
+ * lengths read into fr (a pass over the file's headers and closing
+ * records).  0, or -1 with err filled. */
+int	 filter_file(const struct filter *f, struct filter_run *fr,
+	    const char *path, struct pme_error *err);
 void	 filter_run_header(struct filter_run *fr,
 	    const struct pme_sample_header *h);
 /* Thread record th into fr (--comm); 0, or -1 out of memory. */

@@ -168,7 +168,8 @@ help(void)
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
 	    "  --time S,E     only samples from S to E seconds from the run's "
-	    "start;\n"
+	    "start,\n"
+	    "  --time 10%%/2   or in percent of the run (10%%-20%%,50%%-60%%);\n"
 	    "  --tid, --pid, --cpu LIST   of these threads, processes, CPUs "
 	    "(1,4-7);\n"
 	    "  --comm NAME    of threads called NAME (clock input; all must "
@@ -449,7 +450,8 @@ option(struct opts *o, int c)
 		    "tid" : c == OPT_FILTER + FILTER_PID ? "pid" : c ==
 		    OPT_FILTER + FILTER_COMM ? "comm" : "cpu", optarg, c ==
 		    OPT_FILTER + FILTER_TIME ? "START,END in seconds from the "
-		    "run's start (END after START; either may be left out)" :
+		    "run's start (END after START; either may be left out), "
+		    "nor windows in percent of the run (10%/2, 0%-25%)" :
 		    c == OPT_FILTER + FILTER_COMM ? "a command name" :
 		    "a list of numbers and ranges (1,4-7)");
 		usage(stderr);

@@ -1677,6 +1677,8 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	    strcmp(path, "-") != 0 && (r.pass.qs = quick_scanner_new(err)) ==
 	    NULL)
 		goto done;
+	if (filter_file(t->filter, &r.sel.fr, path, err) == -1)
+		goto done;
 	memset(&sum, 0, sizeof(sum));
 	if (pme_samplefile_read(path, &v, &r, &sum, err) == -1) {
 		/* Past the first samples, the scan of two readings would
