@@ -6,6 +6,7 @@
 #ifndef HISTO_H
 #define HISTO_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,7 +81,10 @@ int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
  * sample file is filtered run by run (struct filter_run, reset by each
  * header): --time from the run's own start.
  */
-enum { FILTER_TIME, FILTER_TID, FILTER_PID, FILTER_COMM, FILTER_CPU };
+enum { FILTER_TIME, FILTER_TID, FILTER_PID, FILTER_COMM, FILTER_CPU,
+	FILTER_DSO, FILTER_FOCUS, FILTER_IGNORE, FILTER_HIDE };
+/* The stack filters' regular expressions, in struct filter's re[]. */
+enum { FRE_FOCUS, FRE_IGNORE, FRE_HIDE, FRE_N };
 
 struct idrange {
 	uint32_t	 lo, hi;
@@ -104,6 +108,12 @@ struct filter {
 	size_t		 npct;
 	struct idlist	 tids, pids, cpus;
 	char		*comm;		/* --comm, or NULL */
+	char		**dsos;		/* --dso: module names */
+	size_t		 ndsos;
+	regex_t		 re[FRE_N];	/* --focus, --ignore, --hide */
+	char		*resrc[FRE_N];	/*   their text */
+	int		 hasre[FRE_N];
+	int		 stacks;	/* any of these four: frames named */
 	char		*text;		/* the options as given, for the
 					   summary, or NULL */
 	uint64_t	 read, kept;	/* samples, all files */
@@ -118,6 +128,7 @@ struct filter_run {
 	uint64_t	 len;		/* this run's */
 	uint32_t	*comm;		/* threads now named --comm */
 	size_t		 ncomm, capcomm;
+	struct fstacks	*st;		/* the stack filters' state */
 };
 
 /* Option which's text arg into f: 0, or -1 when it is not one. */
@@ -137,6 +148,16 @@ void	 filter_run_free(struct filter_run *fr);
 /* Whether sample s of fr's run passes every filter of f. */
 int	 filter_keep(const struct filter *f, const struct filter_run *fr,
 	    const struct pme_sample *s);
+/*
+ * The samples s[0..n) of fr's run that pass every filter of f, into
+ * out[0..*kept) (room for n), rewritten as --hide and --focus say: their
+ * frames then live in fr until the next call.  Frames are named through
+ * am, the run's mappings, and the symbol tables of their files.  0, or
+ * -1 out of memory.
+ */
+int	 filter_batch(struct filter *f, struct filter_run *fr,
+	    struct pme_addrmap *am, const struct pme_sample *s, size_t n,
+	    struct pme_sample *out, size_t *kept);
 
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {

@@ -1589,7 +1589,7 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	struct run *r = arg;
 	struct filter *f = r->t->filter;
 	struct pme_sample *v;
-	size_t i, k;
+	size_t k;
 
 	if (f == NULL || !f->on)
 		return tally_samples(r, s, n);
@@ -1599,9 +1599,8 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 		r->sel.v = v;
 		r->sel.cap = n;
 	}
-	for (i = k = 0; i < n; i++)
-		if (filter_keep(f, &r->sel.fr, &s[i]))
-			r->sel.v[k++] = s[i];
+	if (filter_batch(f, &r->sel.fr, r->am, s, n, r->sel.v, &k) == -1)
+		return nomem(r);
 	f->read += n;
 	f->kept += k;
 	return k > 0 ? tally_samples(r, r->sel.v, k) : 0;
