@@ -559,6 +559,7 @@ on_mapping(void *arg, const struct pme_mapping *m)
 {
 	struct caliper *c = arg;
 
+	filter_run_record(&c->fr, m->time);
 	return pme_addrmap_mapping(c->am, m, c->err);
 }
 

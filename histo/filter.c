@@ -45,7 +45,20 @@ struct fimage {			/* a mapped file, by path */
 	unsigned	 modbits;	/* the path's */
 };
 
+/* The bits of recent frames: the same address of the same process has
+ * the same bits while no mapping or thread record comes between. */
+#define FCACHE		4096		/* entries, a power of two */
+
+struct fcent {
+	uint64_t	 addr;
+	uint32_t	 pid, gen;	/* gen 0: empty */
+	unsigned	 bits;
+};
+
 struct fstacks {
+	struct fcent	*fc;
+	uint32_t	 gen;		/* of the records */
+	uint64_t	 rectime;	/* the latest record's time */
 	struct fimage	*img;
 	size_t		 nimg;
 	uint32_t	*mimg;	/* per mapping of the run: img index + 1 */
@@ -445,7 +458,21 @@ filter_run_header(struct filter_run *fr, const struct pme_sample_header *h)
 	fr->run++;
 	/* The run's mappings are its own. */
 	if (fr->st != NULL)
-		fr->st->nmimg = 0;
+		fr->st->nmimg = fr->st->rectime = 0;
+	filter_run_record(fr, 0);
+}
+
+void
+filter_run_record(struct filter_run *fr, uint64_t time)
+{
+	struct fstacks *st = fr->st;
+
+	if (st == NULL)
+		return;
+	st->gen = st->gen % 0x7fffffffu + 1;
+	if (st->gen == 1)	/* wrapped: every entry is stale */
+		memset(st->fc, 0, FCACHE * sizeof(*st->fc));
+	st->rectime = time > st->rectime ? time : st->rectime;
 }
 
 static int
@@ -490,6 +517,7 @@ int
 filter_run_thread(const struct filter *f, struct filter_run *fr,
     const struct pme_thread *th)
 {
+	filter_run_record(fr, th->time);
 	if (f->comm == NULL)
 		return 0;
 	switch (th->kind) {
@@ -528,6 +556,7 @@ filter_run_free(struct filter_run *fr)
 		free(st->mimg);
 		free(st->pool);
 		free(st->fb);
+		free(st->fc);
 		free(st);
 	}
 	free(fr->comm);
@@ -721,6 +750,31 @@ frame_bits(const struct filter *f, struct fstacks *st, struct pme_addrmap *am,
 	return im->img != NULL ? image_bits(f, im, va) : im->modbits;
 }
 
+/* frame_bits() through the cache, for samples not older than the last
+ * record (whose mappings the cache's entries may predate). */
+static unsigned
+cached_bits(const struct filter *f, struct fstacks *st,
+    struct pme_addrmap *am, const struct pme_sample *s, uint64_t addr,
+    int kernel)
+{
+	struct fcent *e;
+	unsigned b;
+
+	if (s->time < st->rectime || kernel)
+		return frame_bits(f, st, am, s, addr, kernel);
+	e = &st->fc[((addr ^ addr >> 12 ^ (uint64_t)s->pid * 0x9e3779b1u) *
+	    0x9e3779b97f4a7c15ull) >> 52 & (FCACHE - 1)];
+	if (e->gen == st->gen && e->addr == addr && e->pid == s->pid)
+		return e->bits;
+	if ((b = frame_bits(f, st, am, s, addr, kernel)) == ~0u)
+		return b;
+	e->addr = addr;
+	e->pid = s->pid;
+	e->gen = st->gen;
+	e->bits = b;
+	return b;
+}
+
 /*
  * Sample s through the stack filters into *out, its frames at pool:
  * 1 kept, 0 not, -1 out of memory.  Frame 0 is the pc, frame j the
@@ -745,7 +799,7 @@ stack_one(const struct filter *f, struct fstacks *st, struct pme_addrmap *am,
 		st->capfb = n;
 	}
 	for (j = 0; j < n; j++) {
-		b = frame_bits(f, st, am, s, j == 0 ? s->pc :
+		b = cached_bits(f, st, am, s, j == 0 ? s->pc :
 		    s->frames[j - 1] - 1, j == 0 && (s->flags &
 		    PME_SAMPLE_KERNEL));
 		if (b == ~0u)
@@ -793,9 +847,12 @@ filter_batch(struct filter *f, struct filter_run *fr, struct pme_addrmap *am,
 	uint64_t *v;
 	int rc;
 
-	if (f->stacks && st == NULL &&
-	    (st = fr->st = calloc(1, sizeof(*st))) == NULL)
-		return -1;
+	if (f->stacks && st == NULL) {
+		if ((st = fr->st = calloc(1, sizeof(*st))) == NULL ||
+		    (st->fc = calloc(FCACHE, sizeof(*st->fc))) == NULL)
+			return -1;
+		st->gen = 1;
+	}
 	for (i = 0; f->stacks && i < n; i++)
 		need += s[i].nframes;
 	if (f->stacks && need > st->cappool) {

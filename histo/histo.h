@@ -141,7 +141,11 @@ int	 filter_file(const struct filter *f, struct filter_run *fr,
 	    const char *path, struct pme_error *err);
 void	 filter_run_header(struct filter_run *fr,
 	    const struct pme_sample_header *h);
-/* Thread record th into fr (--comm); 0, or -1 out of memory. */
+/* A mapping or thread record of the run at time: the frames' names
+ * the stack filters remember may change. */
+void	 filter_run_record(struct filter_run *fr, uint64_t time);
+/* Thread record th into fr (--comm, and as filter_run_record()); 0, or
+ * -1 out of memory. */
 int	 filter_run_thread(const struct filter *f, struct filter_run *fr,
 	    const struct pme_thread *th);
 void	 filter_run_free(struct filter_run *fr);

@@ -653,6 +653,7 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	r->chains.fgen = r->chains.fgen % 0x7fffffffu + 1;
 	if (m->time > r->map.maptime)
 		r->map.maptime = m->time;
+	filter_run_record(&r->sel.fr, m->time);
 	if (live_add(r, m->pid, m->start, m->end) == -1)
 		return nomem(r);
 	if (pme_addrmap_mapping(r->am, m, r->err) == -1) {
