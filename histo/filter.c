@@ -296,11 +296,12 @@ parse_time(struct filter *f, const char *arg)
 	return 0;
 }
 
+const char *const filter_names[FILTER_HIDE + 1] = { "time", "tid", "pid",
+    "comm", "cpu", "dso", "focus", "ignore", "hide" };
+
 int
 filter_parse(struct filter *f, int which, const char *arg)
 {
-	static const char *names[] = { "time", "tid", "pid", "comm", "cpu",
-	    "dso", "focus", "ignore", "hide" };
 	size_t len;
 	char *t;
 	int rc;
@@ -339,7 +340,7 @@ filter_parse(struct filter *f, int which, const char *arg)
 	if ((t = realloc(f->text, len + strlen(arg) + 16)) == NULL)
 		return -1;
 	snprintf(t + len, strlen(arg) + 16, "%s--%s %s", len ? " " : "",
-	    names[which], arg);
+	    filter_names[which], arg);
 	f->text = t;
 	f->on = 1;
 	f->stacks |= which >= FILTER_DSO;

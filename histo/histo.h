@@ -83,6 +83,18 @@ int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
  */
 enum { FILTER_TIME, FILTER_TID, FILTER_PID, FILTER_COMM, FILTER_CPU,
 	FILTER_DSO, FILTER_FOCUS, FILTER_IGNORE, FILTER_HIDE };
+/* The filters' long options (getopt_long(3)), their codes base + FILTER_*,
+ * for pmehisto and stats alike. */
+#define FILTER_LONGOPTS(base)						\
+	{ "time", required_argument, NULL, (base) + FILTER_TIME },	\
+	{ "tid", required_argument, NULL, (base) + FILTER_TID },	\
+	{ "pid", required_argument, NULL, (base) + FILTER_PID },	\
+	{ "comm", required_argument, NULL, (base) + FILTER_COMM },	\
+	{ "cpu", required_argument, NULL, (base) + FILTER_CPU },	\
+	{ "dso", required_argument, NULL, (base) + FILTER_DSO },	\
+	{ "focus", required_argument, NULL, (base) + FILTER_FOCUS },	\
+	{ "ignore", required_argument, NULL, (base) + FILTER_IGNORE },	\
+	{ "hide", required_argument, NULL, (base) + FILTER_HIDE }
 /* The stack filters' regular expressions, in struct filter's re[]. */
 enum { FRE_FOCUS, FRE_IGNORE, FRE_HIDE, FRE_N };
 
@@ -131,6 +143,8 @@ struct filter_run {
 	struct fstacks	*st;		/* the stack filters' state */
 };
 
+/* The options' names without "--", by FILTER_*. */
+extern const char *const filter_names[FILTER_HIDE + 1];
 /* Option which's text arg into f: 0, or -1 when it is not one. */
 int	 filter_parse(struct filter *f, int which, const char *arg);
 void	 filter_free(struct filter *f);

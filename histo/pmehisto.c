@@ -501,16 +501,7 @@ parse(int argc, char *argv[], struct opts *o)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "time", required_argument, NULL, OPT_FILTER + FILTER_TIME },
-		{ "tid", required_argument, NULL, OPT_FILTER + FILTER_TID },
-		{ "pid", required_argument, NULL, OPT_FILTER + FILTER_PID },
-		{ "comm", required_argument, NULL, OPT_FILTER + FILTER_COMM },
-		{ "cpu", required_argument, NULL, OPT_FILTER + FILTER_CPU },
-		{ "dso", required_argument, NULL, OPT_FILTER + FILTER_DSO },
-		{ "focus", required_argument, NULL, OPT_FILTER + FILTER_FOCUS },
-		{ "ignore", required_argument, NULL,
-		    OPT_FILTER + FILTER_IGNORE },
-		{ "hide", required_argument, NULL, OPT_FILTER + FILTER_HIDE },
+		FILTER_LONGOPTS(OPT_FILTER),
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;

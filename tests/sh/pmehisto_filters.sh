@@ -10,7 +10,9 @@
 # thread records in file order, for --comm).  For each filter: the
 # per-routine counts of the flat view (-T csv) equal the reference's, the
 # summary's "kept K of N samples" equal its, a folded export and the
-# Caliper function view sum to the same total.  Then a joined file of two
+# Caliper function view sum to the same total, stats -f draws as many
+# intervals of phase_a and phase_b (with the perf method's samples of one
+# interval each) and says it kept as many.  Then a joined file of two
 # runs (pmemerge), filtered by each run's own start, and bad filters
 # (usage errors naming the option and the text).  Nothing here is timed:
 # the phases' samples are whatever they are; the comparison is against
@@ -21,7 +23,8 @@
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 
 pmemerge=$top/histo/pmemerge
-need "$pmebuild" "$pmeclock" "$pmehisto" "$pmemerge"
+stats=$top/stats/stats
+need "$pmebuild" "$pmeclock" "$pmehisto" "$pmemerge" "$stats"
 cd "$tmp" || exit 1
 ${CC:-cc} -O1 -g -o phases "$top/tests/fixtures/filters/phases.c" \
     -lpthread || { fail "cannot build the fixture"; finish; }
@@ -42,6 +45,12 @@ g=-g
 ./pmsstat -s run.PMS >raw || { fail "pmsstat -s: exit $?"; finish; }
 total=$(grep -c '^s ' raw)
 [ "$total" -gt 0 ] || { fail "no samples in run.PMS"; finish; }
+# stats' times are the samples' weights: intervals exactly when each
+# sample stands for one (the perf method with the default 10 ms period).
+perf=
+grep -q '^method perf period 10000000 ' raw && perf=1
+[ -n "$perf" ] || echo "stats' times not checked: $(head -1 raw)"
+
 
 # The reference: the samples of raw that pass the filter given as awk
 # variables (t0, t1 in ns, "" for none; tid, pid, cpu, comm), by routine
@@ -110,6 +119,24 @@ check() {
 	    2>err | awk -F, '$1 == "function" { n += $2 } END { print n + 0 }')
 	[ "$cal" = "$folded" ] ||
 	    fail "$what: -V caliper:function sums to $cal, not $folded"
+	# stats draws the same samples: its rows' time in phase_a and
+	# phase_b, in sampling intervals (exact with the perf method, whose
+	# samples each stand for one), and its count of those kept.
+	if [ -n "$perf" ]; then
+		"$stats" -f run.PMS -B ph.PME -T csv "$@" states >scsv \
+		    2>err || fail "$what: stats: $(head -1 err)"
+		got=$(awk -F, -v ref="$ref" 'BEGIN {
+			n = split(ref, l, "\n")
+			for (i = 1; i <= n; i++) { split(l[i], f, " ")
+				r[f[1]] = f[2] } }
+		    NR > 1 { gsub(/"/, "", $5); t[$5] += $3 - $2 }
+		    END { for (k in r) if (k ~ /^phase_[ab]$/ &&
+			t[k] / 1e7 != r[k]) print k, t[k] / 1e7, "not", r[k] }' \
+		    scsv)
+		[ -z "$got" ] || fail "$what: stats: $got"
+		grep -q "^stats: 'run.PMS': filters .*: kept $kept of $total samples\$" \
+		    err || fail "$what: stats: $(cat err), not kept $kept"
+	fi
 	# The quick path (-x, read once) counts the fixture's routines
 	# alike; the Spy takes as many samples.
 	got=$("$pmehisto" -q -x -T csv -o /dev/null "$@" run.PMS 2>err |

@@ -12,16 +12,17 @@
 # stack) as pmehisto's export with the same filters.  (2) Every view
 # agrees: the flat view's count of each routine (-x -T csv) is the
 # folded export's samples whose leaf it is, the folded export sums to
-# the summary's kept count, the Spy takes as many.  (3) --dso: the
-# samples of the pc's module, against pmsstat -s's module column.  (4)
-# Bad values: usage errors naming the option and the text.  Skipped
-# without call chains; the pprof checks without go.
+# the summary's kept count, the Spy and stats -f take as many.  (3)
+# --dso: the samples of the pc's module, against pmsstat -s's module
+# column.  (4) Bad values: usage errors naming the option and the text.
+# Skipped without call chains; the pprof checks without go.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 
-need "$pmeclock" "$pmehisto"
+stats=$top/stats/stats
+need "$pmeclock" "$pmehisto" "$stats"
 cd "$tmp" || exit 1
 ${CC:-cc} -O1 -g -o phases "$top/tests/fixtures/filters/phases.c" \
     -lpthread || { fail "cannot build the fixture"; finish; }
@@ -57,6 +58,10 @@ views() {
 	    fail "$what: -V spy: $(head -1 err)"
 	grep -q "^Samples: $kept," spy ||
 	    fail "$what: -V spy: $(grep '^Samples' spy), not $kept"
+	"$stats" -f run.PMS -T csv "$@" states >/dev/null 2>err ||
+	    fail "$what: stats: $(head -1 err)"
+	grep -q "^stats: 'run.PMS': filters .*: kept $kept of $total samples\$" \
+	    err || fail "$what: stats: $(head -1 err), not kept $kept"
 	echo "$what: kept $kept of $total"
 }
 
