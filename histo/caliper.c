@@ -152,6 +152,8 @@ struct caliper {
 	struct measure	 measure;	/* the event counted */
 	struct pme_error *err;
 	struct filter_run fr;		/* in->filter's state in the run */
+	struct pme_sample *sel;		/* a batch's samples it keeps */
+	size_t		 capsel;
 	int		 trace;
 	size_t		 file;		/* the sample file being read */
 	uint64_t	 total;
@@ -558,6 +560,7 @@ on_mapping(void *arg, const struct pme_mapping *m)
 {
 	struct caliper *c = arg;
 
+	filter_run_record(&c->fr, m->time);
 	return pme_addrmap_mapping(c->am, m, c->err);
 }
 
@@ -625,6 +628,27 @@ mapping_mod(struct caliper *c, uint32_t mi)
 	return c->res[mi];
 }
 
+/* The samples of s[0..n) the filters keep, at *s; SIZE_MAX out of
+ * memory. */
+static size_t
+keep(struct caliper *c, const struct pme_sample **s, size_t n)
+{
+	struct pme_sample *v;
+	size_t k;
+
+	if (n > c->capsel) {
+		if ((v = realloc(c->sel, n * sizeof(*v))) == NULL)
+			return SIZE_MAX;
+		c->sel = v;
+		c->capsel = n;
+	}
+	if (filter_batch(c->in->filter, &c->fr, c->am, *s, n, c->sel, &k) ==
+	    -1)
+		return SIZE_MAX;
+	*s = c->sel;
+	return k;
+}
+
 static int
 on_samples(void *arg, const struct pme_sample *s, size_t n)
 {
@@ -635,10 +659,9 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 
 	if ((n = measure_pick(&c->measure, s, n, &s)) == SIZE_MAX)
 		return nomem(c);
+	if (c->in->filter != NULL && (n = keep(c, &s, n)) == SIZE_MAX)
+		return nomem(c);
 	for (i = 0; i < n; i++, s++) {
-		if (c->in->filter != NULL &&
-		    !filter_keep(c->in->filter, &c->fr, s))
-			continue;
 		k.run = c->run;
 		k.pid = s->pid;
 		k.tid = s->tid;
@@ -674,7 +697,9 @@ read_samples(struct caliper *c)
 		c->file = i;
 		before = c->samples;
 		memset(&sum, 0, sizeof(sum));
-		if (pme_samplefile_read(c->in->samples[i], &v, c, &sum,
+		if (filter_file(c->in->filter, &c->fr, c->in->samples[i],
+		    c->err) == -1 ||
+		    pme_samplefile_read(c->in->samples[i], &v, c, &sum,
 		    c->err) == -1)
 			return -1;
 		if (c->in->quiet)
@@ -2067,6 +2092,7 @@ caliper_free(struct caliper *c)
 	measure_free(&c->measure);
 	free(c->mods);
 	filter_run_free(&c->fr);
+	free(c->sel);
 	free(c->cells);
 	for (i = 0; i < c->nnames; i++)
 		free(c->names[i].name);

@@ -6,6 +6,7 @@
 #ifndef HISTO_H
 #define HISTO_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,7 +81,22 @@ int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
  * sample file is filtered run by run (struct filter_run, reset by each
  * header): --time from the run's own start.
  */
-enum { FILTER_TIME, FILTER_TID, FILTER_PID, FILTER_COMM, FILTER_CPU };
+enum { FILTER_TIME, FILTER_TID, FILTER_PID, FILTER_COMM, FILTER_CPU,
+	FILTER_DSO, FILTER_FOCUS, FILTER_IGNORE, FILTER_HIDE };
+/* The filters' long options (getopt_long(3)), their codes base + FILTER_*,
+ * for pmehisto and stats alike. */
+#define FILTER_LONGOPTS(base)						\
+	{ "time", required_argument, NULL, (base) + FILTER_TIME },	\
+	{ "tid", required_argument, NULL, (base) + FILTER_TID },	\
+	{ "pid", required_argument, NULL, (base) + FILTER_PID },	\
+	{ "comm", required_argument, NULL, (base) + FILTER_COMM },	\
+	{ "cpu", required_argument, NULL, (base) + FILTER_CPU },	\
+	{ "dso", required_argument, NULL, (base) + FILTER_DSO },	\
+	{ "focus", required_argument, NULL, (base) + FILTER_FOCUS },	\
+	{ "ignore", required_argument, NULL, (base) + FILTER_IGNORE },	\
+	{ "hide", required_argument, NULL, (base) + FILTER_HIDE }
+/* The stack filters' regular expressions, in struct filter's re[]. */
+enum { FRE_FOCUS, FRE_IGNORE, FRE_HIDE, FRE_N };
 
 struct idrange {
 	uint32_t	 lo, hi;
@@ -91,12 +107,25 @@ struct idlist {
 	size_t		 n;
 };
 
+/* A window of --time in percent of the run: [lo, hi) percent. */
+struct pctrange {
+	double		 lo, hi;
+};
+
 struct filter {
 	int		 on;		/* any given */
-	int		 time;		/* --time given: [t0, t1) ns */
+	int		 time;		/* --time given: [t0, t1) ns, or */
 	uint64_t	 t0, t1;
+	struct pctrange	*pct;		/*   these windows of each run */
+	size_t		 npct;
 	struct idlist	 tids, pids, cpus;
 	char		*comm;		/* --comm, or NULL */
+	char		**dsos;		/* --dso: module names */
+	size_t		 ndsos;
+	regex_t		 re[FRE_N];	/* --focus, --ignore, --hide */
+	char		*resrc[FRE_N];	/*   their text */
+	int		 hasre[FRE_N];
+	int		 stacks;	/* any of these four: frames named */
 	char		*text;		/* the options as given, for the
 					   summary, or NULL */
 	uint64_t	 read, kept;	/* samples, all files */
@@ -104,22 +133,49 @@ struct filter {
 
 struct filter_run {
 	uint64_t	 start;		/* the run's start, sample clock */
+	uint64_t	*lens;		/* with --time in percent: each run's
+					   length, ns (filter_file) */
+	size_t		 nlens, caplens;
+	size_t		 run;		/* runs of the file begun */
+	uint64_t	 len;		/* this run's */
 	uint32_t	*comm;		/* threads now named --comm */
 	size_t		 ncomm, capcomm;
+	struct fstacks	*st;		/* the stack filters' state */
 };
 
+/* The options' names without "--", by FILTER_*. */
+extern const char *const filter_names[FILTER_HIDE + 1];
 /* Option which's text arg into f: 0, or -1 when it is not one. */
 int	 filter_parse(struct filter *f, int which, const char *arg);
 void	 filter_free(struct filter *f);
+/* Before the file path is read: with --time in percent, its runs'
+ * lengths read into fr (a pass over the file's headers and closing
+ * records).  0, or -1 with err filled. */
+int	 filter_file(const struct filter *f, struct filter_run *fr,
+	    const char *path, struct pme_error *err);
 void	 filter_run_header(struct filter_run *fr,
 	    const struct pme_sample_header *h);
-/* Thread record th into fr (--comm); 0, or -1 out of memory. */
+/* A mapping or thread record of the run at time: the frames' names
+ * the stack filters remember may change. */
+void	 filter_run_record(struct filter_run *fr, uint64_t time);
+/* Thread record th into fr (--comm, and as filter_run_record()); 0, or
+ * -1 out of memory. */
 int	 filter_run_thread(const struct filter *f, struct filter_run *fr,
 	    const struct pme_thread *th);
 void	 filter_run_free(struct filter_run *fr);
 /* Whether sample s of fr's run passes every filter of f. */
 int	 filter_keep(const struct filter *f, const struct filter_run *fr,
 	    const struct pme_sample *s);
+/*
+ * The samples s[0..n) of fr's run that pass every filter of f, into
+ * out[0..*kept) (room for n), rewritten as --hide and --focus say: their
+ * frames then live in fr until the next call.  Frames are named through
+ * am, the run's mappings, and the symbol tables of their files.  0, or
+ * -1 out of memory.
+ */
+int	 filter_batch(struct filter *f, struct filter_run *fr,
+	    struct pme_addrmap *am, const struct pme_sample *s, size_t n,
+	    struct pme_sample *out, size_t *kept);
 
 /* What reducing the sample files found, beyond the bucket file's counts. */
 struct tally {

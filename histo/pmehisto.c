@@ -88,6 +88,8 @@ usage(FILE *fp)
 	    "[-T type]\n"
 	    "                [-V view] [--comm name] [--cpu list] [--pid list] "
 	    "[--tid list]\n"
+	    "                [--dso list] [--focus regex] [--hide regex] "
+	    "[--ignore regex]\n"
 	    "                [--time start,end] [samplefile ...]\n");
 }
 
@@ -173,11 +175,17 @@ help(void)
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
 	    "  --time S,E     only samples from S to E seconds from the run's "
-	    "start;\n"
+	    "start,\n"
+	    "  --time 10%%/2   or in percent of the run (10%%-20%%,50%%-60%%);\n"
 	    "  --tid, --pid, --cpu LIST   of these threads, processes, CPUs "
 	    "(1,4-7);\n"
 	    "  --comm NAME    of threads called NAME (clock input; all must "
 	    "pass)\n"
+	    "  --dso LIST     of samples in these load modules (libc.so.6)\n"
+	    "  --focus RE     of stacks through a routine or module RE "
+	    "matches, from it down;\n"
+	    "  --ignore RE    not those;  --hide RE  its frames taken out of "
+	    "the stacks\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
 	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS,
@@ -439,6 +447,10 @@ option(struct opts *o, int c)
 	case OPT_FILTER + FILTER_PID:
 	case OPT_FILTER + FILTER_COMM:
 	case OPT_FILTER + FILTER_CPU:
+	case OPT_FILTER + FILTER_DSO:
+	case OPT_FILTER + FILTER_FOCUS:
+	case OPT_FILTER + FILTER_IGNORE:
+	case OPT_FILTER + FILTER_HIDE:
 		if ((c == OPT_FILTER + FILTER_TIME && o->filter.time) ||
 		    (c == OPT_FILTER + FILTER_COMM && o->filter.comm !=
 		    NULL)) {
@@ -450,12 +462,24 @@ option(struct opts *o, int c)
 		}
 		if (filter_parse(&o->filter, c - OPT_FILTER, optarg) == 0)
 			return 0;
+		if (c >= OPT_FILTER + FILTER_DSO) {
+			histo_warn(prog, "--%s: '%s' is not %s", c ==
+			    OPT_FILTER + FILTER_DSO ? "dso" : c == OPT_FILTER +
+			    FILTER_FOCUS ? "focus" : c == OPT_FILTER +
+			    FILTER_IGNORE ? "ignore" : "hide", optarg, c ==
+			    OPT_FILTER + FILTER_DSO ? "a list of load module "
+			    "names (libc.so.6,prog)" : "a regular expression "
+			    "(regex(7), extended)");
+			usage(stderr);
+			return -1;
+		}
 		histo_warn(prog, "--%s: '%s' is not %s", c == OPT_FILTER +
 		    FILTER_TIME ? "time" : c == OPT_FILTER + FILTER_TID ?
 		    "tid" : c == OPT_FILTER + FILTER_PID ? "pid" : c ==
 		    OPT_FILTER + FILTER_COMM ? "comm" : "cpu", optarg, c ==
 		    OPT_FILTER + FILTER_TIME ? "START,END in seconds from the "
-		    "run's start (END after START; either may be left out)" :
+		    "run's start (END after START; either may be left out), "
+		    "nor windows in percent of the run (10%/2, 0%-25%)" :
 		    c == OPT_FILTER + FILTER_COMM ? "a command name" :
 		    "a list of numbers and ranges (1,4-7)");
 		usage(stderr);
@@ -483,11 +507,7 @@ parse(int argc, char *argv[], struct opts *o)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "time", required_argument, NULL, OPT_FILTER + FILTER_TIME },
-		{ "tid", required_argument, NULL, OPT_FILTER + FILTER_TID },
-		{ "pid", required_argument, NULL, OPT_FILTER + FILTER_PID },
-		{ "comm", required_argument, NULL, OPT_FILTER + FILTER_COMM },
-		{ "cpu", required_argument, NULL, OPT_FILTER + FILTER_CPU },
+		FILTER_LONGOPTS(OPT_FILTER),
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;

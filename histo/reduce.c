@@ -653,6 +653,7 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	r->chains.fgen = r->chains.fgen % 0x7fffffffu + 1;
 	if (m->time > r->map.maptime)
 		r->map.maptime = m->time;
+	filter_run_record(&r->sel.fr, m->time);
 	if (live_add(r, m->pid, m->start, m->end) == -1)
 		return nomem(r);
 	if (pme_addrmap_mapping(r->am, m, r->err) == -1) {
@@ -1596,7 +1597,7 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	struct run *r = arg;
 	struct filter *f = r->t->filter;
 	struct pme_sample *v;
-	size_t i, k;
+	size_t k;
 
 	if (f == NULL || !f->on)
 		return tally_samples(r, s, n);
@@ -1606,9 +1607,8 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 		r->sel.v = v;
 		r->sel.cap = n;
 	}
-	for (i = k = 0; i < n; i++)
-		if (filter_keep(f, &r->sel.fr, &s[i]))
-			r->sel.v[k++] = s[i];
+	if (filter_batch(f, &r->sel.fr, r->am, s, n, r->sel.v, &k) == -1)
+		return nomem(r);
 	f->read += n;
 	f->kept += k;
 	return k > 0 ? tally_samples(r, r->sel.v, k) : 0;
@@ -1683,6 +1683,8 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	if (t->bf == NULL && t->quick && t->sparse && t->stacks == NULL &&
 	    strcmp(path, "-") != 0 && (r.pass.qs = quick_scanner_new(err)) ==
 	    NULL)
+		goto done;
+	if (filter_file(t->filter, &r.sel.fr, path, err) == -1)
 		goto done;
 	memset(&sum, 0, sizeof(sum));
 	if (pme_samplefile_read(path, &v, &r, &sum, err) == -1) {

@@ -19,6 +19,7 @@
 #include "prog.h"
 #include "stats.h"
 #include "util.h"
+#include "../histo/histo.h"	/* the sample filters */
 
 #define NOTHING	(-1)		/* a value no legend entry holds */
 
@@ -53,6 +54,10 @@ struct pms {
 	int		*bname, *mname;
 	size_t		 nbname, nmname;
 	int		 kname, uname;
+	struct filter	*filter;	/* samples kept, or NULL: all */
+	struct filter_run fr;
+	struct pme_sample *sel;		/* a batch's kept samples */
+	size_t		 capsel;
 	struct pme_error err;
 };
 
@@ -137,6 +142,7 @@ on_header(void *arg, const struct pme_sample_header *h)
 	*off = (int64_t)(h->start - p->start0) -
 	    (int64_t)(h->start_mono - p->mono0);
 	p->runs++;
+	filter_run_header(&p->fr, h);
 	return 0;
 }
 
@@ -145,6 +151,7 @@ on_mapping(void *arg, const struct pme_mapping *m)
 {
 	struct pms *p = arg;
 
+	filter_run_record(&p->fr, m->time);
 	return pme_addrmap_mapping(p->am, m, &p->err) == -1;
 }
 
@@ -158,6 +165,8 @@ on_thread(void *arg, const struct pme_thread *t)
 
 	if (pme_addrmap_thread(p->am, t, &p->err) == -1)
 		return 1;
+	if (p->filter != NULL && filter_run_thread(p->filter, &p->fr, t) == -1)
+		return pme_setnomem(&p->err), 1;
 	if (t->kind != PME_THREAD_COMM && t->kind != PME_THREAD_EXEC)
 		return 0;
 	if ((r = row_of(p, t->tid)) == -1)
@@ -245,7 +254,22 @@ static int
 on_samples(void *arg, const struct pme_sample *s, size_t n)
 {
 	struct pms *p = arg;
+	struct pme_sample *v;
 
+	if (p->filter != NULL) {
+		if (n > p->capsel) {
+			if ((v = realloc(p->sel, n * sizeof(*v))) == NULL)
+				return pme_setnomem(&p->err), 1;
+			p->sel = v;
+			p->capsel = n;
+		}
+		p->filter->read += n;
+		if (filter_batch(p->filter, &p->fr, p->am, s, n, p->sel,
+		    &n) == -1)
+			return pme_setnomem(&p->err), 1;
+		p->filter->kept += n;
+		s = p->sel;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct pme_ev *e;
 		long r = row_of(p, s[i].tid);
@@ -313,12 +337,13 @@ order_names(struct pms *p)
 
 int
 src_open_samples(struct src *s, const char *path, const char *bucketpath,
-    const char *by, struct pme_error *err)
+    const char *by, struct filter *filter, struct pme_error *err)
 {
 	struct pme_sample_visitor v = { on_header, on_mapping, on_thread,
 	    on_samples, NULL };
 	struct pme_sample_summary sum;
-	struct pms p = { .src = s, .kname = -1, .uname = -1 };
+	struct pms p = { .src = s, .kname = -1, .uname = -1,
+	    .filter = filter != NULL && filter->on ? filter : NULL };
 	const struct pme_module *mods;
 	int rc = -1;
 
@@ -339,6 +364,7 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 		p.nmod = pme_bucketfile_modules(p.bf, &mods);
 	}
 	if ((p.am = pme_addrmap_new(&p.err)) == NULL ||
+	    filter_file(p.filter, &p.fr, path, &p.err) == -1 ||
 	    pme_samplefile_read(path, &v, &p, &sum, &p.err) == -1 ||
 	    order_names(&p) == -1)
 		goto fail;
@@ -421,6 +447,8 @@ out:
 	pme_vec_free(&p.tnames);
 	pme_vec_free(&p.ev);
 	pme_addrmap_free(p.am);
+	filter_run_free(&p.fr);
+	free(p.sel);
 	pme_bucketfile_close(p.bf);
 	free(p.modof);
 	free(p.bname);
@@ -432,7 +460,7 @@ out:
 
 int
 src_open(struct src *s, const char *path, const char *bucketpath,
-    const char *by, struct pme_error *err)
+    const char *by, struct filter *filter, struct pme_error *err)
 {
 	struct pme_reader *r;
 	struct pme_error e;
@@ -442,7 +470,11 @@ src_open(struct src *s, const char *path, const char *bucketpath,
 	if (strcmp(path, "-") != 0 &&
 	    (r = pme_reader_open(path, PME_KIND_SAMPLE, &e)) != NULL) {
 		pme_reader_close(r);
-		return src_open_samples(s, path, bucketpath, by, err);
+		return src_open_samples(s, path, bucketpath, by, filter, err);
 	}
+	if (filter != NULL && filter->on)
+		return pme_seterr(err, PME_EINVAL, "'%s': %s: the filters take "
+		    "a sample file (.PMS), not an event file", path,
+		    filter->text);
 	return src_open_events(s, path, err);
 }

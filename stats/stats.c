@@ -14,6 +14,7 @@
 #include "prog.h"
 #include "util.h"
 #include "defgraph.h"
+#include "../histo/histo.h"	/* the sample filters */
 
 static const char *prog = "stats";
 
@@ -35,7 +36,11 @@ struct opts {
 	struct outopt	 o;
 	char		**ids;		/* graphs named */
 	int		 nids;
+	struct filter	 filter;	/* --time, --tid, ... */
 };
+
+/* The filters' option codes: OPT_FILTER + FILTER_*. */
+#define OPT_FILTER	257
 
 static void
 usage(FILE *fp)
@@ -46,7 +51,12 @@ usage(FILE *fp)
 	    "             [-w columns] [-x start,end] [-r first,last] "
 	    "[-s size]\n"
 	    "             [-t title] [-u subtitle] [-B bucketfile] "
-	    "[-b kind] [graph ...]\n"
+	    "[-b kind]\n"
+	    "             [--comm name] [--cpu list] [--dso list] "
+	    "[--focus regex] [--hide regex]\n"
+	    "             [--ignore regex] [--pid list] [--tid list] "
+	    "[--time start,end]\n"
+	    "             [graph ...]\n"
 	    "  -f file   event file (default events.sim), or a sample "
 	    "file (.PMS)\n"
 	    "  -g file   graph file (default Graphfile, else the one "
@@ -68,6 +78,10 @@ usage(FILE *fp)
 	    "  -B file   a sample file's bucket file (default PMEFILE.PME)\n"
 	    "  -b kind   a sample file's rows coloured by routine "
 	    "(default) or module\n"
+	    "  --time, --tid, --pid, --comm, --cpu, --dso, --focus, "
+	    "--ignore, --hide\n"
+	    "            a sample file's samples these keep, as pmehisto's "
+	    "filters\n"
 	    "  -q, -v    fewer, more messages\n");
 }
 
@@ -91,12 +105,31 @@ parse_pair(const char *arg, int sign, uint64_t *a, uint64_t *b)
 	return 0;
 }
 
+/* Filter which's optarg into op (a sample file's filters, as
+ * pmehisto's); 0, or -1 said. */
+static int
+filter_option(struct opts *op, int which)
+{
+	if ((which == FILTER_TIME && op->filter.time) ||
+	    (which == FILTER_COMM && op->filter.comm != NULL)) {
+		fprintf(stderr, "%s: --%s: given twice\n", prog,
+		    filter_names[which]);
+		return -1;
+	}
+	if (filter_parse(&op->filter, which, optarg) == 0)
+		return 0;
+	fprintf(stderr, "%s: --%s: '%s' is not a filter: see pmehisto(1), "
+	    "Filters\n", prog, filter_names[which], optarg);
+	return -1;
+}
+
 static int
 option(struct opts *op, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		FILTER_LONGOPTS(OPT_FILTER),
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t a, b;
@@ -181,6 +214,11 @@ option(struct opts *op, int argc, char **argv)
 			printf("stats (pme) %s\n", PME_VERSION_STRING);
 			exit(0);
 		default:
+			if (c >= OPT_FILTER && c <= OPT_FILTER + FILTER_HIDE) {
+				if (filter_option(op, c - OPT_FILTER) == 0)
+					break;
+				return 2;
+			}
 			usage(stderr);
 			return 2;
 		}
@@ -406,7 +444,7 @@ pick(const struct opts *op, const struct gfile *gf, const struct src *s,
 }
 
 static int
-run(const struct opts *op)
+run(struct opts *op)
 {
 	struct src s;
 	struct gfile gf = { 0 };
@@ -426,10 +464,16 @@ run(const struct opts *op)
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&pe));
 		return 1;
 	}
-	if (src_open(&s, path, op->buckets, op->by, &err) == -1) {
+	if (src_open(&s, path, op->buckets, op->by, &op->filter, &err) ==
+	    -1) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return 1;
 	}
+	if (op->filter.on && !op->quiet)
+		fprintf(stderr, "%s: '%s': filters %s: kept %llu of %llu "
+		    "samples\n", prog, path, op->filter.text,
+		    (unsigned long long)op->filter.kept,
+		    (unsigned long long)op->filter.read);
 	if (s.run.lost > 0 && !op->quiet)
 		fprintf(stderr, "%s: '%s': the file was cut short: %lld "
 		    "bytes after its last whole chunk lost\n", prog, path,
@@ -530,7 +574,8 @@ main(int argc, char **argv)
 	int rc;
 
 	pme_prog_writes();
-	if ((rc = option(&op, argc, argv)) != 0)
-		return rc;
-	return run(&op);
+	if ((rc = option(&op, argc, argv)) == 0)
+		rc = run(&op);
+	filter_free(&op.filter);
+	return rc;
 }

@@ -42,11 +42,16 @@ struct src {
 
 int	 src_open_events(struct src *s, const char *path,
 	    struct pme_error *err);
+/* A sample file, its samples those filter keeps (NULL: all; pmehisto's
+ * filters, histo/filter.c). */
+struct filter;
 int	 src_open_samples(struct src *s, const char *path,
-	    const char *bucketpath, const char *by, struct pme_error *err);
-/* An event file, or a sample file (told by its kind). */
+	    const char *bucketpath, const char *by, struct filter *filter,
+	    struct pme_error *err);
+/* An event file, or a sample file (told by its kind); filter as for
+ * src_open_samples(), an error with an event file. */
 int	 src_open(struct src *s, const char *path, const char *bucketpath,
-	    const char *by, struct pme_error *err);
+	    const char *by, struct filter *filter, struct pme_error *err);
 void	 src_close(struct src *s);
 /* Streams the events to fn as pme_eventfile_events() does. */
 int	 src_events(struct src *s, pme_ev_fn fn, void *arg,

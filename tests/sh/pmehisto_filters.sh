@@ -10,7 +10,9 @@
 # thread records in file order, for --comm).  For each filter: the
 # per-routine counts of the flat view (-T csv) equal the reference's, the
 # summary's "kept K of N samples" equal its, a folded export and the
-# Caliper function view sum to the same total.  Then a joined file of two
+# Caliper function view sum to the same total, stats -f draws as many
+# intervals of phase_a and phase_b (with the perf method's samples of one
+# interval each) and says it kept as many.  Then a joined file of two
 # runs (pmemerge), filtered by each run's own start, and bad filters
 # (usage errors naming the option and the text).  Nothing here is timed:
 # the phases' samples are whatever they are; the comparison is against
@@ -21,7 +23,8 @@
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 
 pmemerge=$top/histo/pmemerge
-need "$pmebuild" "$pmeclock" "$pmehisto" "$pmemerge"
+stats=$top/stats/stats
+need "$pmebuild" "$pmeclock" "$pmehisto" "$pmemerge" "$stats"
 cd "$tmp" || exit 1
 ${CC:-cc} -O1 -g -o phases "$top/tests/fixtures/filters/phases.c" \
     -lpthread || { fail "cannot build the fixture"; finish; }
@@ -42,25 +45,47 @@ g=-g
 ./pmsstat -s run.PMS >raw || { fail "pmsstat -s: exit $?"; finish; }
 total=$(grep -c '^s ' raw)
 [ "$total" -gt 0 ] || { fail "no samples in run.PMS"; finish; }
+# stats' times are the samples' weights: intervals exactly when each
+# sample stands for one (the perf method with the default 10 ms period).
+perf=
+grep -q '^method perf period 10000000 ' raw && perf=1
+[ -n "$perf" ] || echo "stats' times not checked: $(head -1 raw)"
+
 
 # The reference: the samples of raw that pass the filter given as awk
 # variables (t0, t1 in ns, "" for none; tid, pid, cpu, comm), by routine
-# ("name count"), then "kept K" and "intervals I".
+# ("name count"), then "kept K" and "intervals I".  A t0 of
+# "pct:LO-HI,..." is windows in percent of each run's length (its close
+# line's, read in a first pass): from int(length * LO / 100) to
+# int(length * HI / 100), not included unless HI is 100.
 reference() {
 	awk -v t0="$1" -v t1="$2" -v tid="$3" -v pid="$4" -v cpu="$5" \
 	    -v comm="$6" '
+	BEGIN { if (t0 ~ /^pct:/) {
+		nw = split(substr(t0, 5), w, ",")
+		for (i = 1; i <= nw; i++) { split(w[i], b, "-")
+			lo[i] = b[1]; hi[i] = b[2] }
+		t0 = "" } }
+	FNR == NR { if ($1 == "close") len[++nr] = $NF; next }
+	$1 == "method" { run++ }
 	$1 == "thread" && ($2 == "exec" || $2 == "comm") { c[$4] = $5 }
 	$1 == "thread" && $2 == "fork" { c[$4] = c[$5] }
 	$1 != "s" { next }
 	t0 != "" && $2 < t0 { next }
 	t1 != "" && $2 >= t1 { next }
+	nw > 0 { in_w = 0
+		for (i = 1; i <= nw; i++)
+			if ($2 >= int(len[run] * lo[i] / 100) && (hi[i] >= 100 ||
+			    $2 < int(len[run] * hi[i] / 100)))
+				in_w = 1
+		if (!in_w) next }
 	tid != "" && $4 != tid { next }
 	pid != "" && $3 != pid { next }
 	cpu != "" && $5 != cpu { next }
 	comm != "" && c[$4] != comm { next }
 	{ n[$7] += $6; kept++; iv += $6 }
 	END { for (k in n) print k, n[k]; print "kept", kept + 0
-	    print "intervals", iv + 0 }' raw
+	    print "intervals", iv + 0 }' raw raw
 }
 
 # check WHAT T0 T1 TID PID CPU COMM -- OPTIONS...: the flat view, the
@@ -94,6 +119,24 @@ check() {
 	    2>err | awk -F, '$1 == "function" { n += $2 } END { print n + 0 }')
 	[ "$cal" = "$folded" ] ||
 	    fail "$what: -V caliper:function sums to $cal, not $folded"
+	# stats draws the same samples: its rows' time in phase_a and
+	# phase_b, in sampling intervals (exact with the perf method, whose
+	# samples each stand for one), and its count of those kept.
+	if [ -n "$perf" ]; then
+		"$stats" -f run.PMS -B ph.PME -T csv "$@" states >scsv \
+		    2>err || fail "$what: stats: $(head -1 err)"
+		got=$(awk -F, -v ref="$ref" 'BEGIN {
+			n = split(ref, l, "\n")
+			for (i = 1; i <= n; i++) { split(l[i], f, " ")
+				r[f[1]] = f[2] } }
+		    NR > 1 { gsub(/"/, "", $5); t[$5] += $3 - $2 }
+		    END { for (k in r) if (k ~ /^phase_[ab]$/ &&
+			t[k] / 1e7 != r[k]) print k, t[k] / 1e7, "not", r[k] }' \
+		    scsv)
+		[ -z "$got" ] || fail "$what: stats: $got"
+		grep -q "^stats: 'run.PMS': filters .*: kept $kept of $total samples\$" \
+		    err || fail "$what: stats: $(cat err), not kept $kept"
+	fi
 	# The quick path (-x, read once) counts the fixture's routines
 	# alike; the Spy takes as many samples.
 	got=$("$pmehisto" -q -x -T csv -o /dev/null "$@" run.PMS 2>err |
@@ -134,6 +177,14 @@ check "--time from" "$e2" "" "" "" "" "" -- --time "$s2,"
 check "--time to" "" "$e1" "" "" "" "" -- --time ",$s1"
 check "--time and --tid" "$e1" "" "$worker" "" "" "" -- \
     --time "$s1," --tid "$worker"
+# In percent of the run (perf report's forms): a slice, a range, two
+# ranges, and a slice to the end.
+check "--time 25%/2" pct:25-50 "" "" "" "" "" -- --time 25%/2
+check "--time 10%-40%" pct:10-40 "" "" "" "" "" -- --time 10%-40%
+check "--time two windows" pct:0-20,60-80 "" "" "" "" "" -- \
+    --time 0%-20%,60%-80%
+check "--time 50%/2 and --tid" pct:50-100 "" "$worker" "" "" "" -- \
+    --time 50%/2 --tid "$worker"
 if [ -n "$pin" ]; then
 	check "--cpu 0" "" "" "" "" 0 "" -- --cpu 0
 	check "--cpu 1" "" "" "" "" 1 "" -- --cpu 1
@@ -153,6 +204,8 @@ mv run.PMS one.PMS && mv join.PMS run.PMS
 total=$(grep -c '^s ' raw)
 check "joined --time" "" "$e1" "" "" "" "" -- --time ",$s1"
 check "joined --comm" "" "" "" "" "" worker -- --comm worker
+# In percent: of each run's own length.
+check "joined --time 20%/2" pct:20-40 "" "" "" "" "" -- --time 20%/2
 [ "$(reference "" "$e1" "" "" "" "" | sed -n 's/^kept //p')" -gt \
     "$(awk -v e="$e1" '$1 == "s" && $2 < e { n++ } /^close/ { exit }
     END { print n + 0 }' raw)" ] ||
@@ -160,6 +213,8 @@ check "joined --comm" "" "" "" "" "" worker -- --comm worker
 
 # Bad filters: usage errors naming the option and the text.
 for bad in "--time 5,1" "--time 1" "--time a,2" "--time -1,2" \
+    "--time 10%/11" "--time 0%/1" "--time 20%-10%" "--time 10%-101%" \
+    "--time 10%,20%" "--time 10%/2," "--time 1,20%" \
     "--tid x" "--tid 1-" "--pid 1,,2" "--cpu 3-1" "--comm="; do
 	expect "$bad" 2 $PME_VALGRIND "$pmehisto" -q -b ph.PME -B o.PME -T csv -o /dev/null \
 	    $bad one.PMS
@@ -177,6 +232,15 @@ for twice in "--time 1,2 --time 3,4" "--comm a --comm b"; do
 done
 # A list given twice is joined.
 check "--tid twice" "" "" "" "$main" "" "" -- --tid "$main" --tid "$worker"
+# In percent from standard input: refused (its runs' lengths are read
+# first), nothing written.
+"$pmehisto" -q -b ph.PME -B pct.PME -T csv -o pct.csv --time 10%/1 - \
+    <one.PMS >/dev/null 2>err
+rc=$?
+[ "$rc" = 1 ] && grep -q "^pmehisto: standard input: --time in percent" err ||
+    fail "--time 10%/1 of standard input: exit $rc: $(head -1 err)"
+[ ! -e pct.csv ] && [ ! -e pct.PME ] ||
+    fail "--time 10%/1 of standard input: wrote $(ls pct.*)"
 # Filters of a filled bucket file (trace input) are refused.
 expect "-t --tid 1" 2 "$pmehisto" -t -b o.PME -o /dev/null --tid 1
 finish
