@@ -289,6 +289,36 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	return 0;
 }
 
+/*
+ * A sample whose interval begins before the row's previous one ended (a
+ * timer that fired late, then on time) would have the previous sample's
+ * end cut it short and leave its own time blank: of the events sorted by
+ * row and time, an end is kept only where no interval is still open, so
+ * the later sample holds the overlap and a row's time is the union of
+ * its samples' intervals.
+ */
+static void
+no_overlap(struct pme_vec *ev)
+{
+	struct pme_ev *v = ev->v;
+	size_t i, n = 0;
+	uint32_t row = 0;
+	long open = 0;
+
+	for (i = 0; i < ev->n; i++) {
+		if (i == 0 || v[i].proc != row) {
+			row = v[i].proc;
+			open = 0;
+		}
+		if (v[i].value != NOTHING)
+			open++;
+		else if (--open > 0)
+			continue;
+		v[n++] = v[i];
+	}
+	ev->n = n;
+}
+
 static int
 by_count(const void *a, const void *b)
 {
@@ -379,8 +409,10 @@ src_open_samples(struct src *s, const char *path, const char *bucketpath,
 		if (i == 0 || (int64_t)e->time < (int64_t)s->run.first)
 			s->run.first = e->time;
 	}
-	if (p.ev.n > 1)		/* none: p.ev.v is NULL */
+	if (p.ev.n > 1) {	/* none: p.ev.v is NULL */
 		qsort(p.ev.v, p.ev.n, sizeof(struct pme_ev), by_row_time);
+		no_overlap(&p.ev);
+	}
 	for (size_t i = 0; i < p.ev.n; i++)
 		PME_VEC_AT(&p.ev, struct pme_ev, i).time -= s->run.first;
 	s->run.first = 0;

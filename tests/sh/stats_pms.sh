@@ -74,6 +74,22 @@ S
     sed 's/.*"ts":\([0-9.]*\),"dur":\([0-9.]*\),"name":"\([^"]*\)".*/\1+\2 \3/' >adj.x
 printf '%s\n' '0.000+30000.100 adj' '40000.100+10000.000 adj' >adj.want
 diff -u adj.want adj.x >diff || fail "json slices: $(cat diff)"
+# A sample whose interval begins before the previous one ended (a timer
+# that fired late, then on time: 10 ms, 18 ms, 28 ms) holds the overlap;
+# the previous sample's end cut it short and left [10, 18) blank, the
+# row's time 20 ms where its samples' union is 28 ms.
+sed -e '/^sample/d' -e '/^close/d' adj.smp >ovl.smp
+cat >>ovl.smp <<'S'
+sample pid=7 pc=0x555555555000 time=10000000 weight=10000000
+sample pid=7 pc=0x555555555000 time=18000000 weight=10000000
+sample pid=7 pc=0x555555555000 time=28000000 weight=10000000
+close end=28000000 status=0 threads=1
+S
+"$tsample" write ovl.pms <ovl.smp || fail "t_sample write ovl.smp"
+"$stats" -f ovl.pms -T csv states >ovl.csv 2>err || fail "stats ovl: $(cat err)"
+got=$(awk -F, 'NR > 1 { t += $3 - $2 } END { print t + 0 }' ovl.csv)
+[ "$got" = 28000000 ] ||
+    fail "overlapping samples: the row holds $got ns, not 28000000: $(cat ovl.csv)"
 "$stats" -f run.pms -b module -T text -w 60 states >mod 2>err ||
     fail "-b module: $(cat err)"
 grep -q '  two  *[0-9.]*%$' mod || fail "-b module: $(sed -n '/Legend/,$p' mod)"
