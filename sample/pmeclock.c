@@ -42,8 +42,9 @@ usage(FILE *fp)
 	    "                [-G fp | dwarf[,size]] [-j percent] [-m method] "
 	    "[-o output]\n"
 	    "                [--] command [argument ...]\n"
-	    "       pmeclock --count [-e event[,...]] [--] command "
-	    "[argument ...]\n"
+	    "       pmeclock --count [--per-thread] [-e event[,...]] [--] "
+	    "command\n"
+	    "                [argument ...]\n"
 	    "       pmeclock -l\n"
 	    "       pmeclock [-gqv] [-F hz | -i interval] [-G fp | dwarf[,size]]\n"
 	    "                [-j percent] [-d duration] [-m perf] [-o output] "
@@ -71,6 +72,7 @@ help(void)
 	    "context-switches,\n"
 	    "                cpu-migrations, page-faults) on standard "
 	    "error, no samples\n"
+	    "  --per-thread  with --count: the counts of each thread too\n"
 	    "  -i interval   CPU time between samples: 10ms (default), "
 	    "250us, 1ms, ...\n"
 	    "  -F hz         samples per second of CPU time instead "
@@ -695,7 +697,7 @@ count(struct clockopts *o)
 	return count_run(o);
 }
 
-enum { COUNT_OPT = 256 };
+enum { COUNT_OPT = 256, PER_THREAD_OPT };
 
 /* One option c (with optarg) into o: -1 to go on, else the exit status
  * (0 after --help or --version, 2 for a usage error, said). */
@@ -745,6 +747,9 @@ option(struct clockopts *o, int c, const char **oname)
 		return -1;
 	case COUNT_OPT:
 		o->count = 1;
+		return -1;
+	case PER_THREAD_OPT:
+		o->per_thread = 1;
 		return -1;
 	case 'i':
 		if (parse_interval(optarg, &o->period) >= 0)
@@ -831,6 +836,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "count", no_argument, NULL, COUNT_OPT },
+		{ "per-thread", no_argument, NULL, PER_THREAD_OPT },
 		{ NULL, 0, NULL, 0 }
 	};
 	char seen[32] = "";
@@ -850,6 +856,10 @@ parse(int argc, char *argv[], struct clockopts *o)
 			seen[strlen(seen)] = (char)c;
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
+	}
+	if (o->per_thread && !o->count) {
+		fprintf(stderr, "%s: --per-thread: only with --count\n", prog);
+		return 2;
 	}
 	if (o->count && (rc = count_options(o, seen)) != -1)
 		return rc;
