@@ -6,10 +6,10 @@
  * its end) has nothing to do with a child's run; the rings, the records
  * and the randomized periods are perf.c's, through perf.h.
  *
- * The events are opened on every thread of the process, one per thread
- * and online CPU, each writing into the ring of its CPU
- * (PERF_EVENT_IOC_SET_OUTPUT); threads the process creates later
- * inherit them.  Inheritance covers only the threads created after an
+ * The events are opened on every thread of the process, one per thread,
+ * event (-e) and online CPU, each writing into the ring of its event and
+ * CPU (PERF_EVENT_IOC_SET_OUTPUT), rings[k * ncpu + i] as perf.c has
+ * them; threads the process creates later inherit them.  Inheritance covers only the threads created after an
  * event opened, so the threads are listed again until a listing finds
  * none new: a thread created in between was made by one whose events
  * were not open yet, and the next listing has it.
@@ -49,7 +49,7 @@ struct perfattach {
 #define ATTACH_ROUNDS	1000	/* listings of a process's threads */
 
 static int
-attach_ring(struct perfattach *a, int i, int fd)
+attach_ring(struct perfattach *a, int i, int cpu, int fd)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	struct ring *r = &a->ps.rings[i];
@@ -60,7 +60,7 @@ attach_ring(struct perfattach *a, int i, int fd)
 	if (m == MAP_FAILED)
 		return -1;
 	r->fd = fd;
-	r->cpu = a->cpus[i];
+	r->cpu = cpu;
 	r->meta = m;
 	r->data = (uint8_t *)m + pg;
 	r->size = RING_PAGES * (size_t)pg;
@@ -72,25 +72,29 @@ static int
 attach_thread(struct perfattach *a, pid_t tid)
 {
 	struct perf_event_attr attr;
-	int i, e;
+	int i, e, k, r;
 	long fd;
 	void *p;
 
-	perf_attr(&attr, a->ps.o, 0);
-	attr.disabled = 0;
-	attr.enable_on_exec = 0;
-	for (i = 0; i < a->ncpu; i++) {
+	for (r = 0; r < a->ps.nrings; r++) {
+		k = r / a->ncpu;
+		i = r % a->ncpu;
+		if (i == 0) {
+			perf_attr(&attr, a->ps.o, k);
+			attr.disabled = 0;
+			attr.enable_on_exec = 0;
+		}
 		if ((fd = perf_open(&attr, tid, a->cpus[i])) < 0)
 			return errno == ESRCH ? 1 : -1;
-		if (a->ps.rings[i].meta == NULL) {
-			if (attach_ring(a, i, (int)fd) == 0)
+		if (a->ps.rings[r].meta == NULL) {
+			if (attach_ring(a, r, a->cpus[i], (int)fd) == 0)
 				continue;
 		} else if ((p = grow(a->fds, &a->capfds, a->nfds + 1,
 		    sizeof(*a->fds))) != NULL) {
 			a->fds = p;
 			a->fds[a->nfds++] = (int)fd;
 			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
-			    a->ps.rings[i].fd) == 0)
+			    a->ps.rings[r].fd) == 0)
 				continue;
 		}
 		e = errno;
@@ -209,8 +213,15 @@ perf_attach_open(struct clockopts *o, pid_t pid)
 	a->ps.mainpid = (uint32_t)pid;
 	a->pid = pid;
 	a->t0 = now_mono();
-	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) < 0 ||
-	    (a->ps.rings = calloc((size_t)a->ncpu,
+	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) >= 0 &&
+	    a->ncpu * o->nev > MAX_CPUS) {
+		fprintf(stderr, "%s: %d events on %d CPUs: more than %d "
+		    "rings\n", prog, o->nev, a->ncpu, MAX_CPUS);
+		perf_attach_free(a);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (a->ncpu < 0 || (a->ps.rings = calloc((size_t)(a->ncpu * o->nev),
 	    sizeof(*a->ps.rings))) == NULL ||
 	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -218,15 +229,17 @@ perf_attach_open(struct clockopts *o, pid_t pid)
 		errno = ENOMEM;
 		return NULL;
 	}
-	a->ps.nrings = a->ncpu;
-	for (i = 0; i < a->ncpu; i++)
+	a->ps.nrings = a->ncpu * o->nev;
+	for (i = 0; i < a->ps.nrings; i++) {
 		a->ps.rings[i].fd = -1;
+		a->ps.rings[i].ev = i / a->ncpu;
+	}
 	for (i = 0; i < ATTACH_ROUNDS; i++)
 		if ((n = attach_listing(a)) <= 0)
 			break;
 	e = errno;
 	/* Not one thread opened on some CPU: all had gone. */
-	for (i = 0; n >= 0 && i < a->ncpu; i++)
+	for (i = 0; n >= 0 && i < a->ps.nrings; i++)
 		if (a->ps.rings[i].meta == NULL) {
 			n = -1;
 			e = ESRCH;

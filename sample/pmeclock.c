@@ -46,9 +46,11 @@ usage(FILE *fp)
 	    "command\n"
 	    "                [argument ...]\n"
 	    "       pmeclock -l\n"
-	    "       pmeclock [-gqv] [-F hz | -i interval] [-G fp | dwarf[,size]]\n"
-	    "                [-j percent] [-d duration] [-m perf] [-o output] "
-	    "-p pid\n");
+	    "       pmeclock [-gqv] [-e event[/period][,...]] "
+	    "[-F hz | -i interval]\n"
+	    "                [-G fp | dwarf[,size]] [-j percent] "
+	    "[-d duration] [-m perf]\n"
+	    "                [-o output] -p pid\n");
 }
 
 static void
@@ -597,6 +599,7 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	struct pme_sample_header h;
 	struct pme_sample_close cl;
 	struct pme_samplewriter *w;
+	struct pme_sample_event ev[PME_EVENTS_MAX];
 	struct pme_error err;
 	char *buf, boot[PME_BOOT_MAX + 1];
 	int rc;
@@ -616,13 +619,20 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	h.argc = (uint32_t)o->argc;
 	h.argv = (const char *const *)o->argv;
 	h.boot = pme_boot_id(boot, sizeof(boot)) == 0 ? boot : NULL;
+	events_header(o, ev);
+	h.nevents = (uint32_t)o->nev;
+	h.events = ev;
 	rc = 1;
 	if ((w = pme_samplewriter_open(o->out, &h, 0, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		goto out;
 	}
 	guard_tell(w, o->out);
-	if (o->verbose)
+	if (o->verbose && o->evgiven) {
+		fprintf(stderr, "%s: attached to '%s' (pid %d, %zu threads)\n",
+		    prog, o->argv[0], (int)o->attach, perf_attach_threads(a));
+		events_say(o, (int)o->attach);
+	} else if (o->verbose)
 		fprintf(stderr, "%s: attached to '%s' (pid %d, %zu threads): "
 		    "sampling every %lluus with the perf method into '%s'\n",
 		    prog, o->argv[0], (int)o->attach, perf_attach_threads(a),
@@ -669,6 +679,8 @@ attach(struct clockopts *o)
 
 	if ((rc = attach_method(o)) != 0)
 		return rc;
+	if (events_check(o) != 0)
+		return 1;
 	if ((stopfd = attach_signals()) < 0)
 		return 1;
 	if ((a = perf_attach_open(o, o->attach)) == NULL)

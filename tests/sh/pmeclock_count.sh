@@ -40,8 +40,7 @@
 
 need "$pmeclock"
 cd "$tmp" || exit 1
-gcc -O2 -g -pthread -o ev "$top/tests/fixtures/events/events.c" ||
-    { fail "cannot build the fixture"; finish; }
+build_ev
 ./ev pages 4 || skip "the fixture cannot run here"
 if ! "$pmeclock" --count -e page-faults ./ev pages 4 2>probe.err; then
 	grep -q perf_event_open probe.err ||

@@ -21,8 +21,7 @@
 
 need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
-gcc -O2 -g -pthread -o ev "$top/tests/fixtures/events/events.c" ||
-    { fail "cannot build the fixture"; finish; }
+build_ev
 ./ev threads 1 1 || skip "the fixture cannot run here"
 if ! "$pmeclock" -q -e syscalls:sys_enter_write/1 -o probe.PMS ./ev \
     threads 1 1 2>probe.err; then

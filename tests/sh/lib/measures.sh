@@ -16,3 +16,10 @@ count() {
 is() {
 	[ "$2" = "$3" ] || fail "$1: $2, not $3"
 }
+
+# build_ev: the events fixture (tests/fixtures/events/events.c) built
+# into ./ev; fail()s and finishes when it cannot be.
+build_ev() {
+	gcc -O2 -g -pthread -o ev "$top/tests/fixtures/events/events.c" ||
+	    { fail "cannot build the fixture"; finish; }
+}
