@@ -35,13 +35,6 @@ fi
 N=200
 K=1000
 
-# col FILE ROW-PREFIX COLUMN: the count in COLUMN of the CSV row whose
-# name starts with ROW-PREFIX (0 when there is none).
-col() {
-	awk -F'",' -v p="\"$2" -v c="$3" 'index($0, p) == 1 {
-	    split($2, v, ","); n = v[c - 1] } END { print n + 0 }' "$1"
-}
-
 # sum FILE COLUMN: the sum of COLUMN over the rows.
 sum() {
 	awk -F'",' -v c="$2" 'NR > 1 { split($2, v, ","); n += v[c - 1] }
@@ -57,15 +50,15 @@ done
 is "-V measures:thread: headings" "$(head -n 1 thread.csv)" \
     'thread,"syscalls:sys_enter_write (hits)","page-faults (page faults)"'
 for i in 1 2 3; do
-	is "-V measures:thread: writes of t$i" "$(col thread.csv "t$i tid " 2)" \
+	is "-V measures:thread: writes of t$i" "$(row thread.csv "t$i tid " 2)" \
 	    $((N * i))
 done
 is "-V measures:thread: writes of the main thread" \
-    "$(col thread.csv "ev tid " 2)" 0
+    "$(row thread.csv "ev tid " 2)" 0
 is "-V measures:thread: rows" "$(($(wc -l <thread.csv) - 1))" 4
-is "-V measures:process: writes" "$(col process.csv "ev pid " 2)" $((6 * N))
+is "-V measures:process: writes" "$(row process.csv "ev pid " 2)" $((6 * N))
 is "-V measures:module: writes of the program" \
-    "$(col module.csv "$tmp/ev" 2)" $((6 * N))
+    "$(row module.csv "$tmp/ev" 2)" $((6 * N))
 is "-V measures:line: writes" "$(sum line.csv 2)" $((6 * N))
 faults=$("$pmehisto" -q -x -M page-faults -T text -o - -B /dev/null t.PMS |
     awk '$1 == "Events:" { print $2; exit }')
@@ -82,9 +75,9 @@ src=$top/tests/fixtures/events/events.c
 la=$(grep -n '\[i \* pg\] = 1;' "$src" | cut -d: -f1)
 lb=$(grep -n '\[i \* pg\] = 2;' "$src" | cut -d: -f1)
 is "-V measures:line: faults at a()'s store" \
-    "$(col pline.csv "events.c:$la a" 2)" $K
+    "$(row pline.csv "events.c:$la a" 2)" $K
 is "-V measures:line: faults at b()'s store" \
-    "$(col pline.csv "events.c:$lb b" 2)" $((K / 4))
+    "$(row pline.csv "events.c:$lb b" 2)" $((K / 4))
 "$pmehisto" -q -x -V measures:line -T text p.PMS >pline.txt ||
     fail "-V measures:line -T text failed"
 grep -q "^LINE  *page-faults (page faults)  *cpu-clock (samples)$" \

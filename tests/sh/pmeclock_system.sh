@@ -1,0 +1,89 @@
+#!/bin/bash
+#
+# pmeclock_system - pmeclock -a, every process on every CPU (issue 25),
+# on the events fixture (tests/fixtures/events/events.c), whose counts
+# are known exactly:
+#
+# - -a -- ./ev writes N M: syscalls:sys_enter_write at every hit is N in
+#   the row of the command's process (-V measures:process) and in
+#   writer(); the command's exit status is pmeclock's;
+# - a process pmeclock did not start ("ev go FILE K N", started before,
+#   let go by the command): K page faults in its a() and N writes in its
+#   process's row, so the process was watched from outside;
+# - -d without a command ends the run, the file whole;
+# - refused: -a with -p, -j, -m timer and --count (status 2); run as an
+#   unprivileged user where perf_event_paranoid is above 0, exit 1 with
+#   what it takes, no file written.
+# Skipped when -a is not permitted to the user running the tests.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+. "$top/tests/sh/lib/measures.sh"
+
+need "$pmeclock" "$pmehisto"
+cd "$tmp" || exit 1
+build_ev
+./ev writes 1 1 || skip "the fixture cannot run here"
+if ! "$pmeclock" -q -a -e syscalls:sys_enter_write -o probe.PMS -- true \
+    2>probe.err; then
+	grep -q 'not permitted\|perf_event_open\|tracepoint' probe.err ||
+	    { fail "pmeclock -a: $(cat probe.err)"; finish; }
+	skip "pmeclock -a cannot watch here: $(head -n 1 probe.err)"
+fi
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
+
+K=1000 N=300 M=3
+
+expect "-a -- ./ev writes" 0 "$pmeclock" -q -a -e \
+    syscalls:sys_enter_write/1 -o w.PMS -- ./ev writes $N $M
+"$pmehisto" -q -x -V measures:process -T csv w.PMS >w.csv ||
+    fail "-V measures:process of -a failed"
+is "-a: writes of the command's process" "$(row w.csv "ev pid " 2)" $N
+is "-a: writes in writer()" \
+    "$(counts w.PMS syscalls:sys_enter_write | count writer)" $N
+expect "-a: the command's exit status" 3 "$pmeclock" -q -a -o s.PMS -- \
+    sh -c 'exit 3'
+
+# A process started before, let go by the command.
+rm -f go
+./ev go go $K $N &
+evp=$!
+expect "-a, another process" 0 "$pmeclock" -q -a \
+    -e page-faults/1,syscalls:sys_enter_write/1 -o o.PMS -- sh -c \
+    "touch go; while kill -0 $evp 2>/dev/null; do sleep 0.05; done"
+wait $evp
+"$pmehisto" -q -x -V measures:process -T csv o.PMS >o.csv ||
+    fail "-V measures:process of -a failed"
+is "-a: writes of a process not started by pmeclock" \
+    "$(row o.csv "ev pid $evp" 3)" $N
+"$pmehisto" -q -x -V measures:function -T csv o.PMS >of.csv ||
+    fail "-V measures:function of -a failed"
+is "-a: page faults in a() of that process" "$(row of.csv "a ev\"" 2)" $K
+
+expect "-a -d" 0 "$pmeclock" -q -a -d 200ms -o d.PMS
+"$pmehisto" -q -x -T none -o /dev/null -B /dev/null d.PMS ||
+    fail "-a -d: the file is not whole"
+
+for o in "-p 1" "-j 5" "-m timer"; do
+	# shellcheck disable=SC2086 # the option and its argument
+	expect "-a $o" 2 "$pmeclock" -a $o -o r.PMS -- true
+done
+is "-a -m timer: message" "$(cat err)" \
+    "pmeclock: -a: the timer method samples only the program its runtime is preloaded into: watch every process with -m perf"
+expect "--count -a" 2 "$pmeclock" --count -a -- true
+[ ! -e r.PMS ] || fail "a refused -a wrote r.PMS"
+
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" = 0 ] && [ "$paranoid" -gt 0 ] &&
+    command -v setpriv >/dev/null; then
+	chmod 777 "$tmp"
+	expect "-a as nobody" 1 setpriv --reuid=65534 --regid=65534 \
+	    --clear-groups "$pmeclock" -a -o "$tmp/n.PMS" -- true
+	is "-a as nobody: message" "$(cat err)" \
+	    "pmeclock: -a: not permitted: watching every process needs root, or CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8), or perf_event_paranoid at 0 or below (it is $paranoid); perf_event_open: Permission denied"
+	[ ! -e n.PMS ] || fail "-a as nobody wrote n.PMS"
+else
+	echo "pmeclock_system: not root, or perf_event_paranoid 0: the refusal not checked"
+fi
+finish
