@@ -58,6 +58,7 @@ struct thr {
 struct counters {
 	int		*fd;
 	int		 ncpu, nev;
+	int		 percpu;	/* opened per CPU: see scaled() */
 };
 
 struct perthread {
@@ -120,15 +121,13 @@ seconds(const struct timeval *tv)
 }
 
 /* v (value, enabled, running) scaled when the kernel multiplexed it.
- * Not a counter per CPU (--per-thread): it is enabled while its task
- * runs, running while the task runs on its CPU, so that the times tell
- * nothing of multiplexing. */
-static int per_cpu;
-
+ * Not a counter of a task on one CPU (percpu, --per-thread): it is
+ * enabled while its task runs, running while the task runs on its CPU,
+ * so that the times tell nothing of multiplexing. */
 static uint64_t
-scaled(const uint64_t *v)
+scaled(const uint64_t *v, int percpu)
 {
-	if (per_cpu || v[2] == 0 || v[2] >= v[1])
+	if (percpu || v[2] == 0 || v[2] >= v[1])
 		return v[0];
 	return (uint64_t)((double)v[0] * (double)v[1] / (double)v[2] + 0.5);
 }
@@ -155,15 +154,15 @@ print_count(const struct clockopts *o, int k, const struct counters *ct,
 		v[1] += r[1];
 		v[2] += r[2];
 	}
-	if (v[2] == 0 && v[1] > 0 && !per_cpu) {
+	if (v[2] == 0 && v[1] > 0 && !ct->percpu) {
 		fprintf(stderr, "%20s  %s  (never on a counter)\n",
 		    "<not counted>", e->spec.name);
 		return;
 	}
-	*total = scaled(v);
+	*total = scaled(v, ct->percpu);
 	fprintf(stderr, "%20llu  %-26s %s", (unsigned long long)*total,
 	    e->spec.name, pme_ev_unit(e->spec.kind, e->spec.name));
-	if (v[2] < v[1] && !per_cpu)
+	if (v[2] < v[1] && !ct->percpu)
 		fprintf(stderr, "  (scaled: counted %.1f%% of the time)",
 		    100 * (double)v[2] / (double)v[1]);
 	fputc('\n', stderr);
@@ -273,7 +272,7 @@ pt_record(struct perthread *pt, const struct perf_event_header *h,
 	memcpy(v, p + 8, sizeof(v));
 	for (k = 0; k < pt->ncpu * pt->nev; k++)
 		if (pt->ids[k] == v[3]) {
-			t->v[k % pt->nev] += scaled(v);
+			t->v[k % pt->nev] += v[0];	/* per CPU: unscaled */
 			t->ended = 1;
 		}
 }
@@ -466,7 +465,7 @@ count_run(struct clockopts *o)
 	memset(&pt, 0, sizeof(pt));
 	ct.nev = o->nev;
 	ct.ncpu = o->per_thread ? (int)sysconf(_SC_NPROCESSORS_CONF) : 1;
-	per_cpu = o->per_thread;
+	ct.percpu = o->per_thread;
 	if (ct.ncpu < 1 || (ct.fd = calloc((size_t)(ct.ncpu * ct.nev),
 	    sizeof(*ct.fd))) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
