@@ -613,13 +613,16 @@ attach_signals(void)
 }
 
 /* The run's ending: -p's process's, unknown to pmeclock, or -a's
- * command's (c), reaped; -a with no command: 0. */
+ * command's (c), reaped, ended (SIGTERM) if the run ended first (-d, a
+ * signal); -a with no command: 0. */
 static int
 attach_status(const struct clockopts *o, struct child *c)
 {
 	int st;
 
 	if (c != NULL) {
+		if (waitpid(c->pid, &st, WNOHANG) == 0)
+			kill(c->pid, SIGTERM);
 		while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
 			;
 		return c->status = pme_exit_status(st);

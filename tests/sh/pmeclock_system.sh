@@ -10,7 +10,8 @@
 # - a process pmeclock did not start ("ev go FILE K N", started before,
 #   let go by the command): K page faults in its a() and N writes in its
 #   process's row, so the process was watched from outside;
-# - -d without a command ends the run, the file whole;
+# - -d without a command ends the run, the file whole; with a command
+#   still running then, the command is ended (SIGTERM: status 143);
 # - refused: -a with -p, -j, -m timer and --count (status 2); run as an
 #   unprivileged user where perf_event_paranoid is above 0, exit 1 with
 #   what it takes, no file written.
@@ -64,6 +65,10 @@ is "-a: page faults in a() of that process" "$(row of.csv "a ev\"" 2)" $K
 expect "-a -d" 0 "$pmeclock" -q -a -d 200ms -o d.PMS
 "$pmehisto" -q -x -T none -o /dev/null -B /dev/null d.PMS ||
     fail "-a -d: the file is not whole"
+expect "-a -d -- sleep 600" 143 "$pmeclock" -q -a -d 200ms -o d2.PMS -- \
+    sleep 600
+"$pmehisto" -q -x -T none -o /dev/null -B /dev/null d2.PMS ||
+    fail "-a -d -- sleep 600: the file is not whole"
 
 for o in "-p 1" "-j 5" "-m timer"; do
 	# shellcheck disable=SC2086 # the option and its argument
