@@ -4,7 +4,7 @@
 # on the events fixture (tests/fixtures/events/events.c), whose counts
 # are known exactly:
 #
-# - -a -- ./ev writes N M: syscalls:sys_enter_write at every hit is N in
+# - -a -- ./evPID writes N M: syscalls:sys_enter_write at every hit is N in
 #   the row of the command's process (-V measures:process) and in
 #   writer(); the command's exit status is pmeclock's;
 # - a process pmeclock did not start ("ev go FILE K N", started before,
@@ -15,6 +15,8 @@
 # - refused: -a with -p, -j, -m timer and --count (status 2); run as an
 #   unprivileged user where perf_event_paranoid is above 0, exit 1 with
 #   what it takes, no file written.
+# Other programs run beside, tests of the same fixture too: the fixture
+# runs under a name of this test's own (evPID), and only its rows count.
 # Skipped when -a is not permitted to the user running the tests.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -25,7 +27,9 @@
 need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
 build_ev
-./ev writes 1 1 || skip "the fixture cannot run here"
+me=ev$$
+mv ev "$me"
+./"$me" writes 1 1 || skip "the fixture cannot run here"
 if ! "$pmeclock" -q -a -e syscalls:sys_enter_write -o probe.PMS -- true \
     2>probe.err; then
 	grep -q 'not permitted\|perf_event_open\|tracepoint' probe.err ||
@@ -37,18 +41,18 @@ trap 'kill $(jobs -p) 2>/dev/null' EXIT
 K=1000 N=300 M=3
 
 expect "-a -- ./ev writes" 0 "$pmeclock" -q -a -e \
-    syscalls:sys_enter_write/1 -o w.PMS -- ./ev writes $N $M
-"$pmehisto" -q -x -V measures:process -T csv w.PMS >w.csv ||
-    fail "-V measures:process of -a failed"
-is "-a: writes of the command's process" "$(row w.csv "ev pid " 2)" $N
-is "-a: writes in writer()" \
-    "$(counts w.PMS syscalls:sys_enter_write | count writer)" $N
+    syscalls:sys_enter_write/1 -o w.PMS -- ./"$me" writes $N $M
+"$pmehisto" -q -x -V measures:process -T csv w.PMS >w.csv &&
+    "$pmehisto" -q -x -V measures:function -T csv w.PMS >wf.csv ||
+    fail "-V measures:process, function of -a failed"
+is "-a: writes of the command's process" "$(row w.csv "$me pid " 2)" $N
+is "-a: writes in writer()" "$(row wf.csv "writer $me\"" 2)" $N
 expect "-a: the command's exit status" 3 "$pmeclock" -q -a -o s.PMS -- \
     sh -c 'exit 3'
 
 # A process started before, let go by the command.
 rm -f go
-./ev go go $K $N &
+./"$me" go go $K $N &
 evp=$!
 expect "-a, another process" 0 "$pmeclock" -q -a \
     -e page-faults/1,syscalls:sys_enter_write/1 -o o.PMS -- sh -c \
@@ -57,10 +61,10 @@ wait $evp
 "$pmehisto" -q -x -V measures:process -T csv o.PMS >o.csv ||
     fail "-V measures:process of -a failed"
 is "-a: writes of a process not started by pmeclock" \
-    "$(row o.csv "ev pid $evp" 3)" $N
+    "$(row o.csv "$me pid $evp\"" 3)" $N
 "$pmehisto" -q -x -V measures:function -T csv o.PMS >of.csv ||
     fail "-V measures:function of -a failed"
-is "-a: page faults in a() of that process" "$(row of.csv "a ev\"" 2)" $K
+is "-a: page faults in a() of that process" "$(row of.csv "a $me\"" 2)" $K
 
 expect "-a -d" 0 "$pmeclock" -q -a -d 200ms -o d.PMS
 "$pmehisto" -q -x -T none -o /dev/null -B /dev/null d.PMS ||
