@@ -210,9 +210,25 @@ heading(const struct mtab *m, uint32_t k, char *buf, size_t len)
 		    m->names[k], m->period[k], m->units[k]);
 }
 
-/* "unit" or the level's name; upper case and padded in text. */
+/* The text's first column: the longest name, escaped, and at least 32
+ * (a routine's) and at most 200 columns wide. */
+static int
+name_width(const struct mtab *m)
+{
+	char e[1024];
+	size_t i, w = 32, n;
+
+	for (i = 0; i < m->nrows; i++) {
+		pme_escape(e, sizeof(e), m->rows[i].name);
+		if ((n = strlen(e)) > w)
+			w = n < 200 ? n : 200;
+	}
+	return (int)w;
+}
+
+/* "unit" or the level's name; upper case and padded to width in text. */
 static void
-first_heading(const struct mtab *m, int csv, FILE *fp)
+first_heading(const struct mtab *m, int csv, int width, FILE *fp)
 {
 	const char *s = m->level == CAL_NONE ? "unit" :
 	    level_heads[m->level];
@@ -224,17 +240,18 @@ first_heading(const struct mtab *m, int csv, FILE *fp)
 	}
 	for (i = 0; s[i] != '\0'; i++)
 		fputc(toupper((unsigned char)s[i]), fp);
-	fprintf(fp, "%*s", (int)(32 - i), "");
+	fprintf(fp, "%*s", width - (int)i, "");
 }
 
 static int
 write_table(const struct mtab *m, int csv, FILE *fp)
 {
 	char h[400], e[1024];
+	int width = name_width(m);
 	uint32_t k;
 	size_t i;
 
-	first_heading(m, csv, fp);
+	first_heading(m, csv, width, fp);
 	for (k = 0; k < m->n; k++) {
 		heading(m, k, h, sizeof(h));
 		if (csv)
@@ -249,7 +266,7 @@ write_table(const struct mtab *m, int csv, FILE *fp)
 		if (csv)
 			fprintf(fp, "\"%s\"", e);
 		else
-			fprintf(fp, "%-32s", e);
+			fprintf(fp, "%-*s", width, e);
 		for (k = 0; k < m->n; k++) {
 			heading(m, k, h, sizeof(h));
 			if (csv)

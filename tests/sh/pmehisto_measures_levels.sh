@@ -12,6 +12,8 @@
 #   page-faults counts per routine;
 # - "events pages K": K page faults at the store of a(), K/4 at b()'s:
 #   the rows of those two source lines are K and K/4, beside the clock;
+# - as text, the table's lines all as long as its heading (a path
+#   longer than the 32 columns of a routine's name widens the column);
 # - a level that is none is refused, naming the levels, status 2.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -82,6 +84,13 @@ is "-V measures:line: faults at b()'s store" \
     fail "-V measures:line -T text failed"
 grep -q "^LINE  *page-faults (page faults)  *cpu-clock (samples)$" \
     pline.txt || fail "-V measures:line -T text: $(head -n 1 pline.txt)"
+
+# Text: the first column as wide as the longest name (a module's path),
+# so that every line of the table is as long as its heading.
+"$pmehisto" -q -x -V measures:module -T text t.PMS >module.txt ||
+    fail "-V measures:module -T text failed"
+is "-V measures:module -T text: the lines' lengths" \
+    "$(awk '{ print length($0) }' module.txt | sort -u | wc -l)" 1
 
 expect "-V measures:bogus" 2 "$pmehisto" -x -V measures:bogus p.PMS
 grep -q "^pmehisto: -V measures:bogus: not a level: routine, thread, process, module, function, line or instruction$" \
