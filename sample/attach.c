@@ -432,6 +432,8 @@ system_thread(struct perfattach *a, pid_t pid, uint32_t tid)
 	t.tid = tid;
 	t.time = a->t0;
 	attach_comm(pid, tid, name, sizeof(name));
+	if (name[0] == '\0')
+		return;		/* gone while /proc was read */
 	t.name = name;
 	add_tid(&a->ps, tid);
 	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)

@@ -17,6 +17,9 @@
 #   what it takes, no file written.
 # Other programs run beside, tests of the same fixture too: the fixture
 # runs under a name of this test's own (evPID), and only its rows count.
+# Every process's events fill the kernel's rings: when the busy machine
+# made pmeclock lose some (its file says how many), a count may be short
+# by at most those, and is exact otherwise.
 # Skipped when -a is not permitted to the user running the tests.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -40,13 +43,36 @@ trap 'kill $(jobs -p) 2>/dev/null' EXIT
 
 K=1000 N=300 M=3
 
+# exact WHAT GOT WANT FILE EVENT: GOT is WANT, or short of it by at most
+# the samples of EVENT that FILE says were lost.
+exact() {
+	local lost
+	lost=$("$pmehisto" -q -x -M "$5" -T text -o - -B /dev/null "$4" |
+	    awk '$1 == "Lost" && $2 == "samples:" { print $3; exit }')
+	lost=${lost:-0}
+	if [ "$lost" -gt 0 ] && [ "$2" -le "$3" ] && [ "$2" -ge $(($3 - lost)) ]
+	then
+		echo "pmeclock_system: $1: $2 of $3 ($lost lost on a busy machine)"
+		return
+	fi
+	is "$1" "$2" "$3"
+}
+
 expect "-a -- ./ev writes" 0 "$pmeclock" -q -a -e \
-    syscalls:sys_enter_write/1 -o w.PMS -- ./"$me" writes $N $M
+    syscalls:sys_enter_write/1 -o w.PMS -- sh -c \
+    ": >cmd.\$\$; exec ./$me writes $N $M"
 "$pmehisto" -q -x -V measures:process -T csv w.PMS >w.csv &&
     "$pmehisto" -q -x -V measures:function -T csv w.PMS >wf.csv ||
     fail "-V measures:process, function of -a failed"
-is "-a: writes of the command's process" "$(row w.csv "$me pid " 2)" $N
-is "-a: writes in writer()" "$(row wf.csv "writer $me\"" 2)" $N
+# The row of the command's pid (named by a file its shell made, which
+# writes nothing): processes of others whose names the file does not
+# have are called as the command.
+cmd=$(ls cmd.* 2>/dev/null | sed 's/^cmd\.//')
+exact "-a: writes of the command's process" \
+    "$(row w.csv "$me pid $cmd\"" 2)" $N \
+    w.PMS syscalls:sys_enter_write
+exact "-a: writes in writer()" "$(row wf.csv "writer $me\"" 2)" $N \
+    w.PMS syscalls:sys_enter_write
 expect "-a: the command's exit status" 3 "$pmeclock" -q -a -o s.PMS -- \
     sh -c 'exit 3'
 
@@ -60,11 +86,12 @@ expect "-a, another process" 0 "$pmeclock" -q -a \
 wait $evp
 "$pmehisto" -q -x -V measures:process -T csv o.PMS >o.csv ||
     fail "-V measures:process of -a failed"
-is "-a: writes of a process not started by pmeclock" \
-    "$(row o.csv "$me pid $evp\"" 3)" $N
+exact "-a: writes of a process not started by pmeclock" \
+    "$(row o.csv "$me pid $evp\"" 3)" $N o.PMS syscalls:sys_enter_write
 "$pmehisto" -q -x -V measures:function -T csv o.PMS >of.csv ||
     fail "-V measures:function of -a failed"
-is "-a: page faults in a() of that process" "$(row of.csv "a $me\"" 2)" $K
+exact "-a: page faults in a() of that process" "$(row of.csv "a $me\"" 2)" \
+    $K o.PMS page-faults
 
 expect "-a -d" 0 "$pmeclock" -q -a -d 200ms -o d.PMS
 "$pmehisto" -q -x -T none -o /dev/null -B /dev/null d.PMS ||
