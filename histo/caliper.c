@@ -2159,3 +2159,51 @@ caliper_write(struct caliper *c, int csv, int width, FILE *fp,
 		    strerror(errno));
 	return 0;
 }
+
+/* ------------------------------------------- rows for -V measures:LEVEL */
+
+size_t
+caliper_rows(const struct caliper *c, int lv)
+{
+	return lv >= 0 && lv < CAL_NLEVELS ? c->lv[lv].n : 0;
+}
+
+char *
+caliper_row_key(const struct caliper *c, int lv, size_t i, uint64_t *count)
+{
+	const struct crow *r = &c->lv[lv].rows[i];
+	char *s = NULL, run[32];
+	int n;
+
+	*count = r->count;
+	run_of(c, r->run, run, sizeof(run));
+	switch (lv) {
+	case CAL_THREAD:
+		n = asprintf(&s, "%s tid %" PRIu32 " pid %" PRIu32 "%s",
+		    thread_name(c, r->run, r->pid, r->tid), r->tid, r->pid,
+		    c->run < 2 ? "" : run);
+		break;
+	case CAL_PROCESS:
+		n = asprintf(&s, "%s pid %" PRIu32 "%s", thread_name(c,
+		    r->run, r->pid, r->pid), r->pid, c->run < 2 ? "" : run);
+		break;
+	case CAL_MODULE:
+		n = asprintf(&s, "%s", mod_name(c, r->mod));
+		break;
+	case CAL_FUNCTION:
+		n = asprintf(&s, "%s %s", fn_name(c, r->mod, r->fn),
+		    base_name(mod_name(c, r->mod)));
+		break;
+	case CAL_LINE:
+		n = r->file != NULL ? asprintf(&s, "%s:%" PRIu32 " %s",
+		    base_name(r->file), r->line, fn_name(c, r->mod, r->fn)) :
+		    asprintf(&s, "? %s", r->fn != PME_NONE ? fn_name(c,
+		    r->mod, r->fn) : base_name(mod_name(c, r->mod)));
+		break;
+	default:
+		n = asprintf(&s, "0x%" PRIx64 " %s", r->addr,
+		    base_name(mod_name(c, r->mod)));
+		break;
+	}
+	return n == -1 ? NULL : s;
+}

@@ -71,7 +71,13 @@ struct mtable_input {
 	const char *const *samples;
 	size_t		 nsamples;
 	struct filter	*filter;	/* samples kept, or NULL: all */
+	int		 level;		/* CAL_NONE: per unit; else per
+					   Caliper level (caliper.c) */
 };
+/* The view spec ("measures", "measures:LEVEL") into *level (CAL_NONE
+ * for routine, the default): 0; 1 when spec is not this view; -1 when
+ * LEVEL is not a level. */
+int	 mtable_parse(const char *spec, int *level);
 int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
 	    struct pme_error *err);
 
@@ -406,6 +412,13 @@ void		 caliper_free(struct caliper *c);		/* NULL ok */
  * csv the CSV table, to fp; 0 or -1. */
 int		 caliper_write(struct caliper *c, int csv, int width, FILE *fp,
 		    struct pme_error *err);
+/* The rows of level lv (clock input, the level read: in->level lv or
+ * CAL_ALL), and row i's name as -V measures:LEVEL joins the rows of
+ * several measures by ("t1 tid 12 pid 10", "x.c:12 main"), unescaped,
+ * that the caller frees (NULL when out of memory), with its count. */
+size_t		 caliper_rows(const struct caliper *c, int lv);
+char		*caliper_row_key(const struct caliper *c, int lv, size_t i,
+		    uint64_t *count);
 
 /* Frame id's name as -T folded prints it, but semicolons and blanks
  * kept; the caller frees it; NULL when out of memory. */

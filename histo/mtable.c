@@ -5,7 +5,12 @@
  * sample files are tallied once per event of their first run, each into
  * buckets of its own (the same buckets: the bucket file, or the quick
  * path's routines of the same program), and the rows joined by unit.
+ * Per thread, process, module, function or line (-V measures:LEVEL) the
+ * files are read by caliper.c once per measure, and the rows joined by
+ * the names caliper_row_key() gives them, so that each column is what
+ * -V caliper:LEVEL -M MEASURE counts.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +21,7 @@
 #include "util.h"
 
 struct mrow {
-	const char	*name;		/* the unit's, owned by a bucket file */
+	char		*name;
 	uint64_t	 c[PME_EVENTS_MAX];
 };
 
@@ -29,6 +34,11 @@ struct mtab {
 	struct pme_bucketfile *bf[PME_EVENTS_MAX];
 	struct mrow	*rows;
 	size_t		 nrows;
+	int		 level;		/* CAL_NONE: units */
+};
+
+static const char *const level_heads[CAL_NLEVELS] = {
+	"thread", "process", "module", "function", "line", "instruction"
 };
 
 /* The events of the first run, then stop. */
@@ -78,9 +88,11 @@ row_of(struct mtab *m, const char *name)
 	if ((r = realloc(m->rows, (m->nrows + 1) * sizeof(*r))) == NULL)
 		return NULL;
 	m->rows = r;
-	r += m->nrows++;
+	r += m->nrows;
 	memset(r, 0, sizeof(*r));
-	r->name = name;
+	if ((r->name = strdup(name)) == NULL)
+		return NULL;
+	m->nrows++;
 	return r;
 }
 
@@ -134,6 +146,43 @@ tally_measure(struct mtab *m, uint32_t k, const struct mtable_input *in,
 	return rc == 0 ? add_counts(m, k, err) : -1;
 }
 
+/* Measure k of the sample files per Caliper level in->level, into the
+ * rows. */
+static int
+level_measure(struct mtab *m, uint32_t k, const struct mtable_input *in,
+    struct pme_error *err)
+{
+	struct caliper_input ci;
+	struct caliper *c;
+	struct mrow *r;
+	uint64_t count;
+	size_t i, n;
+	char *key;
+	int rc = 0;
+
+	memset(&ci, 0, sizeof(ci));
+	ci.prog = "pmehisto";
+	ci.level = in->level;
+	ci.quiet = 1;
+	ci.samples = in->samples;
+	ci.nsamples = in->nsamples;
+	ci.measure = m->names[k];
+	ci.filter = in->filter;
+	if ((c = caliper_new(&ci, err)) == NULL)
+		return -1;
+	n = caliper_rows(c, in->level);
+	for (i = 0; i < n && rc == 0; i++) {
+		if ((key = caliper_row_key(c, in->level, i, &count)) == NULL ||
+		    (r = row_of(m, key)) == NULL)
+			rc = histo_err(err, PME_ENOMEM, "out of memory");
+		else
+			r->c[k] += count;
+		free(key);
+	}
+	caliper_free(c);
+	return rc;
+}
+
 static int
 cmp_row(const void *a, const void *b)
 {
@@ -161,14 +210,48 @@ heading(const struct mtab *m, uint32_t k, char *buf, size_t len)
 		    m->names[k], m->period[k], m->units[k]);
 }
 
+/* The text's first column: the longest name, escaped, and at least 32
+ * (a routine's) and at most 200 columns wide. */
+static int
+name_width(const struct mtab *m)
+{
+	char e[1024];
+	size_t i, w = 32, n;
+
+	for (i = 0; i < m->nrows; i++) {
+		pme_escape(e, sizeof(e), m->rows[i].name);
+		if ((n = strlen(e)) > w)
+			w = n < 200 ? n : 200;
+	}
+	return (int)w;
+}
+
+/* "unit" or the level's name; upper case and padded to width in text. */
+static void
+first_heading(const struct mtab *m, int csv, int width, FILE *fp)
+{
+	const char *s = m->level == CAL_NONE ? "unit" :
+	    level_heads[m->level];
+	size_t i;
+
+	if (csv) {
+		fputs(s, fp);
+		return;
+	}
+	for (i = 0; s[i] != '\0'; i++)
+		fputc(toupper((unsigned char)s[i]), fp);
+	fprintf(fp, "%*s", width - (int)i, "");
+}
+
 static int
 write_table(const struct mtab *m, int csv, FILE *fp)
 {
 	char h[400], e[1024];
+	int width = name_width(m);
 	uint32_t k;
 	size_t i;
 
-	fprintf(fp, csv ? "unit" : "%-32s", csv ? "" : "UNIT");
+	first_heading(m, csv, width, fp);
 	for (k = 0; k < m->n; k++) {
 		heading(m, k, h, sizeof(h));
 		if (csv)
@@ -183,7 +266,7 @@ write_table(const struct mtab *m, int csv, FILE *fp)
 		if (csv)
 			fprintf(fp, "\"%s\"", e);
 		else
-			fprintf(fp, "%-32s", e);
+			fprintf(fp, "%-*s", width, e);
 		for (k = 0; k < m->n; k++) {
 			heading(m, k, h, sizeof(h));
 			if (csv)
@@ -198,19 +281,38 @@ write_table(const struct mtab *m, int csv, FILE *fp)
 }
 
 int
+mtable_parse(const char *spec, int *level)
+{
+	char buf[64];
+
+	if (strncmp(spec, "measures", 8) != 0 ||
+	    (spec[8] != '\0' && spec[8] != ':'))
+		return 1;
+	*level = CAL_NONE;
+	if (spec[8] == '\0' || strcmp(spec + 9, "routine") == 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "caliper:%s", spec + 9);
+	return strlen(spec + 9) < 32 && caliper_parse(buf, level) == 0 &&
+	    *level != CAL_ALL ? 0 : -1;
+}
+
+int
 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
     struct pme_error *err)
 {
 	struct mtab *m;
 	uint32_t k;
+	size_t i;
 	int rc = -1;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return histo_err(err, PME_ENOMEM, "out of memory");
+	m->level = in->level;
 	if (events_of(m, in->samples[0], err) == -1)
 		goto out;
 	for (k = 0; k < m->n; k++)
-		if (tally_measure(m, k, in, err) == -1)
+		if ((m->level == CAL_NONE ? tally_measure(m, k, in, err) :
+		    level_measure(m, k, in, err)) == -1)
 			goto out;
 	qsort(m->rows, m->nrows, sizeof(*m->rows), cmp_row);
 	if (write_table(m, csv, fp) == -1) {
@@ -221,6 +323,8 @@ mtable_write(const struct mtable_input *in, int csv, FILE *fp,
 out:
 	for (k = 0; k < m->n; k++)
 		pme_bucketfile_close(m->bf[k]);
+	for (i = 0; i < m->nrows; i++)
+		free(m->rows[i].name);
 	free(m->rows);
 	free(m);
 	return rc;

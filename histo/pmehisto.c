@@ -61,6 +61,7 @@ struct opts {
 	size_t		 nsrcdirs;
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
+	int		 mlevel;		/* its level: CAL_*, CAL_NONE */
 	struct filter	 filter;		/* --time, --tid, ... */
 	const char	*base_arg;		/* -D as given */
 	int		 base_stacks;		/* -D names a sample file
@@ -171,6 +172,8 @@ help(void)
 	    "callgraph or\n"
 	    "                 callers:ROUTINE; measures: a column per "
 	    "measure (-M)\n"
+	    "                 per routine, or measures:LEVEL per Caliper "
+	    "LEVEL\n"
 	    "  -I srcdir      -V caliper: source text shown from files under "
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
@@ -425,9 +428,15 @@ option(struct opts *o, int c)
 		return 0;
 	case 'V':
 		o->caliper = CAL_NONE;
-		o->measures = strcmp(optarg, "measures") == 0;
+		o->measures = mtable_parse(optarg, &o->mlevel) == 0;
 		if (o->measures && view_parse("histogram", &o->view) == 0)
 			return 0;
+		if (mtable_parse(optarg, &o->mlevel) == -1) {
+			histo_warn(prog, "-V %s: not a level: routine, thread, "
+			    "process, module, function, line or instruction",
+			    optarg);
+			return -1;
+		}
 		if (view_parse(optarg, &o->view) == 0)
 			return 0;
 		if (caliper_parse(optarg, &o->caliper) == 0) {
@@ -1504,6 +1513,7 @@ measures_view(struct opts *o)
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->npms;
 	in.filter = o->filter.on ? &o->filter : NULL;
+	in.level = o->mlevel;
 	if (!o->quick && access(o->bin, F_OK) == -1 && !o->bin_given)
 		in.quick = 1;
 	if (mtable_write(&in, o->type == TYPE_CSV, stdout, &err) == -1) {

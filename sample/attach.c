@@ -6,13 +6,19 @@
  * its end) has nothing to do with a child's run; the rings, the records
  * and the randomized periods are perf.c's, through perf.h.
  *
- * The events are opened on every thread of the process, one per thread
- * and online CPU, each writing into the ring of its CPU
- * (PERF_EVENT_IOC_SET_OUTPUT); threads the process creates later
- * inherit them.  Inheritance covers only the threads created after an
+ * The events are opened on every thread of the process, one per thread,
+ * event (-e) and online CPU, each writing into the ring of its event and
+ * CPU (PERF_EVENT_IOC_SET_OUTPUT), rings[k * ncpu + i] as perf.c has
+ * them; threads the process creates later inherit them.  Inheritance covers only the threads created after an
  * event opened, so the threads are listed again until a listing finds
  * none new: a thread created in between was made by one whose events
  * were not open yet, and the next listing has it.
+ *
+ * System-wide (-a, perf_system_open()): the events are opened once per
+ * CPU for every task (pid -1, not inherited: the kernel refuses that for
+ * a CPU's events), every process's threads and mappings read from /proc
+ * as an attach reads one's, and the run ends when the command pmeclock
+ * started ends (a->pid), at -d's deadline or at a signal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -44,12 +50,14 @@ struct perfattach {
 	size_t		 nfds, capfds;
 	uint32_t	*seen;		/* threads listed */
 	size_t		 nseen, capseen;
+	int		 system;	/* -a: every process */
+	int		 prepared;	/* perf_attach_prepare() done */
 };
 
 #define ATTACH_ROUNDS	1000	/* listings of a process's threads */
 
 static int
-attach_ring(struct perfattach *a, int i, int fd)
+attach_ring(struct perfattach *a, int i, int cpu, int fd)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	struct ring *r = &a->ps.rings[i];
@@ -60,7 +68,7 @@ attach_ring(struct perfattach *a, int i, int fd)
 	if (m == MAP_FAILED)
 		return -1;
 	r->fd = fd;
-	r->cpu = a->cpus[i];
+	r->cpu = cpu;
 	r->meta = m;
 	r->data = (uint8_t *)m + pg;
 	r->size = RING_PAGES * (size_t)pg;
@@ -72,25 +80,29 @@ static int
 attach_thread(struct perfattach *a, pid_t tid)
 {
 	struct perf_event_attr attr;
-	int i, e;
+	int i, e, k, r;
 	long fd;
 	void *p;
 
-	perf_attr(&attr, a->ps.o, 0);
-	attr.disabled = 0;
-	attr.enable_on_exec = 0;
-	for (i = 0; i < a->ncpu; i++) {
+	for (r = 0; r < a->ps.nrings; r++) {
+		k = r / a->ncpu;
+		i = r % a->ncpu;
+		if (i == 0) {
+			perf_attr(&attr, a->ps.o, k);
+			attr.disabled = 0;
+			attr.enable_on_exec = 0;
+		}
 		if ((fd = perf_open(&attr, tid, a->cpus[i])) < 0)
 			return errno == ESRCH ? 1 : -1;
-		if (a->ps.rings[i].meta == NULL) {
-			if (attach_ring(a, i, (int)fd) == 0)
+		if (a->ps.rings[r].meta == NULL) {
+			if (attach_ring(a, r, a->cpus[i], (int)fd) == 0)
 				continue;
 		} else if ((p = grow(a->fds, &a->capfds, a->nfds + 1,
 		    sizeof(*a->fds))) != NULL) {
 			a->fds = p;
 			a->fds[a->nfds++] = (int)fd;
 			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
-			    a->ps.rings[i].fd) == 0)
+			    a->ps.rings[r].fd) == 0)
 				continue;
 		}
 		e = errno;
@@ -209,8 +221,15 @@ perf_attach_open(struct clockopts *o, pid_t pid)
 	a->ps.mainpid = (uint32_t)pid;
 	a->pid = pid;
 	a->t0 = now_mono();
-	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) < 0 ||
-	    (a->ps.rings = calloc((size_t)a->ncpu,
+	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) >= 0 &&
+	    a->ncpu * o->nev > MAX_CPUS) {
+		fprintf(stderr, "%s: %d events on %d CPUs: more than %d "
+		    "rings\n", prog, o->nev, a->ncpu, MAX_CPUS);
+		perf_attach_free(a);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (a->ncpu < 0 || (a->ps.rings = calloc((size_t)(a->ncpu * o->nev),
 	    sizeof(*a->ps.rings))) == NULL ||
 	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -218,15 +237,17 @@ perf_attach_open(struct clockopts *o, pid_t pid)
 		errno = ENOMEM;
 		return NULL;
 	}
-	a->ps.nrings = a->ncpu;
-	for (i = 0; i < a->ncpu; i++)
+	a->ps.nrings = a->ncpu * o->nev;
+	for (i = 0; i < a->ps.nrings; i++) {
 		a->ps.rings[i].fd = -1;
+		a->ps.rings[i].ev = i / a->ncpu;
+	}
 	for (i = 0; i < ATTACH_ROUNDS; i++)
 		if ((n = attach_listing(a)) <= 0)
 			break;
 	e = errno;
 	/* Not one thread opened on some CPU: all had gone. */
-	for (i = 0; n >= 0 && i < a->ncpu; i++)
+	for (i = 0; n >= 0 && i < a->ps.nrings; i++)
 		if (a->ps.rings[i].meta == NULL) {
 			n = -1;
 			e = ESRCH;
@@ -248,13 +269,13 @@ perf_attach_threads(const struct perfattach *a)
 
 /* The name of thread tid of the process, from /proc. */
 static void
-attach_comm(const struct perfattach *a, uint32_t tid, char *buf, size_t n)
+attach_comm(pid_t pid, uint32_t tid, char *buf, size_t n)
 {
 	char path[64];
 	ssize_t len;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)a->pid,
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)pid,
 	    tid);
 	buf[0] = '\0';
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -280,7 +301,7 @@ attach_names(struct perfattach *a)
 	t.kind = PME_THREAD_EXEC;
 	t.pid = t.tid = (uint32_t)a->pid;
 	t.time = a->t0;
-	attach_comm(a, t.tid, name, sizeof(name));
+	attach_comm(a->pid, t.tid, name, sizeof(name));
 	t.name = name;
 	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
 		werr(&a->ps, &err);
@@ -288,7 +309,7 @@ attach_names(struct perfattach *a)
 	for (i = 0; i < a->nseen && !a->ps.failed; i++) {
 		if ((t.tid = a->seen[i]) == t.pid)
 			continue;
-		attach_comm(a, t.tid, name, sizeof(name));
+		attach_comm(a->pid, t.tid, name, sizeof(name));
 		if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
 			werr(&a->ps, &err);
 	}
@@ -300,7 +321,7 @@ attach_names(struct perfattach *a)
  * and told in exedel) are the same.
  */
 static void
-attach_map(struct perfattach *a, const struct pme_maps_line *ml,
+attach_map(struct perfattach *a, pid_t pid, const struct pme_maps_line *ml,
     const char *exe, int exedel)
 {
 	struct pme_mapping m;
@@ -310,7 +331,7 @@ attach_map(struct perfattach *a, const struct pme_maps_line *ml,
 	if (strchr(ml->perms, 'x') == NULL || ml->path[0] != '/')
 		return;
 	memset(&m, 0, sizeof(m));
-	m.pid = (uint32_t)a->pid;
+	m.pid = (uint32_t)pid;
 	m.flags = PME_MAP_EXEC;
 	if (exe != NULL && strcmp(ml->path, exe) == 0 &&
 	    ml->deleted == exedel)
@@ -339,7 +360,7 @@ attach_map(struct perfattach *a, const struct pme_maps_line *ml,
  * line not in the kernel's form is passed over.
  */
 static int
-attach_maps(struct perfattach *a)
+attach_maps(struct perfattach *a, pid_t pid)
 {
 	char path[64], exe[PATH_MAX];
 	struct pme_maps_line ml;
@@ -349,7 +370,7 @@ attach_maps(struct perfattach *a)
 	FILE *fp;
 	int rc, exedel = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)a->pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
 		n = 0;
 	exe[n] = '\0';
@@ -357,17 +378,91 @@ attach_maps(struct perfattach *a)
 		exe[n - sl] = '\0';
 		exedel = 1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if ((fp = fopen(path, "re")) == NULL) {
+		/* System-wide, a process may end before it is read. */
+		if (a->system)
+			return 0;
 		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
 		return -1;
 	}
 	pme_maps_init(&r, fp, path);
 	while (!a->ps.failed && (rc = pme_maps_next(&r, &ml, NULL)) != 0)
 		if (rc > 0)
-			attach_map(a, &ml, n > 0 ? exe : NULL, exedel);
+			attach_map(a, pid, &ml, n > 0 ? exe : NULL, exedel);
 	pme_maps_end(&r);
 	fclose(fp);
+	return a->ps.failed ? -1 : 0;
+}
+
+/* The numbers in directory path (/proc, /proc/PID/task), each to fn;
+ * -1 when it cannot be read. */
+static int
+numbers(struct perfattach *a, const char *path, pid_t pid,
+    void (*fn)(struct perfattach *, pid_t, uint32_t))
+{
+	struct dirent *de;
+	DIR *d;
+	long v;
+	char *end;
+
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while (!a->ps.failed && (de = readdir(d)) != NULL) {
+		v = strtol(de->d_name, &end, 10);
+		if (v > 0 && *end == '\0' && v <= INT_MAX)
+			fn(a, pid, (uint32_t)v);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Thread tid of process pid, named as /proc has it now (the process
+ * itself as exec'd, at the start of the run). */
+static void
+system_thread(struct perfattach *a, pid_t pid, uint32_t tid)
+{
+	struct pme_thread t;
+	struct pme_error err;
+	char name[64];
+
+	memset(&t, 0, sizeof(t));
+	t.kind = tid == (uint32_t)pid ? PME_THREAD_EXEC : PME_THREAD_COMM;
+	t.pid = (uint32_t)pid;
+	t.tid = tid;
+	t.time = a->t0;
+	attach_comm(pid, tid, name, sizeof(name));
+	if (name[0] == '\0')
+		return;		/* gone while /proc was read */
+	t.name = name;
+	add_tid(&a->ps, tid);
+	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
+		werr(&a->ps, &err);
+}
+
+/* Process pid: its threads, then its executable mappings. */
+static void
+system_proc(struct perfattach *a, pid_t unused, uint32_t pid)
+{
+	char path[64];
+
+	(void)unused;
+	system_thread(a, (pid_t)pid, pid);
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	if (numbers(a, path, (pid_t)pid, system_thread) == 0)
+		(void)attach_maps(a, (pid_t)pid);
+}
+
+/* Every process's threads and mappings when the events opened (those
+ * made later come from the events' records). */
+static int
+system_procs(struct perfattach *a)
+{
+	if (numbers(a, "/proc", 0, system_proc) == -1) {
+		fprintf(stderr, "%s: -a: '/proc': %s\n", prog,
+		    strerror(errno));
+		return -1;
+	}
 	return a->ps.failed ? -1 : 0;
 }
 
@@ -397,6 +492,17 @@ attach_jitter(struct perfattach *a)
 }
 
 int
+perf_attach_prepare(struct perfattach *a, struct pme_samplewriter *w)
+{
+	a->ps.w = w;
+	a->prepared = 1;
+	if (a->system ? system_procs(a) < 0 : (attach_names(a),
+	    a->ps.failed || attach_maps(a, a->pid) < 0))
+		return -1;
+	return 0;
+}
+
+int
 perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
     int stopfd, uint64_t deadline, struct pme_sample_close *cl)
 {
@@ -405,9 +511,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	uint64_t last, now;
 	int r, n = a->ps.nrings, pidfd, wait, done = 0;
 
-	a->ps.w = w;
-	attach_names(a);
-	if (a->ps.failed || attach_maps(a) < 0)
+	if (!a->prepared && perf_attach_prepare(a, w) < 0)
 		return -1;
 	for (r = 0; r < n; r++) {
 		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
@@ -417,7 +521,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	pfd[n].fd = stopfd;
 	pfd[n].events = POLLIN;
 	attach_jitter(a);
-	pfd[n + 1].fd = pidfd = attach_pidfd(a->pid);
+	pfd[n + 1].fd = pidfd = a->pid != 0 ? attach_pidfd(a->pid) : -1;
 	pfd[n + 1].events = POLLIN;
 	last = now_mono();
 	while (!done && !a->ps.failed) {
@@ -437,9 +541,9 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 		for (r = 0; r < n; r++)
 			if (pfd[r].revents & (POLLHUP | POLLERR))
 				pfd[r].fd = -1;
-		if ((pfd[n].revents & POLLIN) || (pidfd >= 0 ?
+		if ((pfd[n].revents & POLLIN) || (a->pid != 0 && (pidfd >= 0 ?
 		    (pfd[n + 1].revents & POLLIN) != 0 :
-		    !pid_alive((uint32_t)a->pid)))
+		    !pid_alive((uint32_t)a->pid))))
 			done = 1;
 		if (drain(&a->ps) < 0)
 			break;
@@ -456,4 +560,67 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	cl->lost = a->ps.lost;
 	cl->threads = (uint32_t)a->ps.ntids;
 	return a->ps.failed ? -1 : 0;
+}
+
+/* Says why the events could not be opened on every CPU. */
+static void
+system_refused(int e)
+{
+	if (e == EACCES || e == EPERM)
+		fprintf(stderr, "%s: -a: not permitted: watching every "
+		    "process needs root, or CAP_PERFMON (CAP_SYS_ADMIN before "
+		    "Linux 5.8), or perf_event_paranoid at 0 or below (it is "
+		    "%d); perf_event_open: %s\n", prog, paranoid(),
+		    strerror(e));
+	else
+		fprintf(stderr, "%s: -a: perf_event_open: %s\n", prog,
+		    strerror(e));
+}
+
+struct perfattach *
+perf_system_open(struct clockopts *o, pid_t cmd)
+{
+	struct perf_event_attr attr;
+	struct perfattach *a;
+	int r, i;
+	long fd;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	a->ps.o = o;
+	a->ps.mainpid = (uint32_t)cmd;
+	a->pid = cmd;
+	a->system = 1;
+	a->t0 = now_mono();
+	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) < 0 ||
+	    a->ncpu * o->nev > MAX_CPUS ||
+	    (a->ps.rings = calloc((size_t)(a->ncpu * o->nev),
+	    sizeof(*a->ps.rings))) == NULL ||
+	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
+		fprintf(stderr, "%s: -a: out of memory, or more than %d "
+		    "events' rings\n", prog, MAX_CPUS);
+		perf_attach_free(a);
+		return NULL;
+	}
+	a->ps.nrings = a->ncpu * o->nev;
+	for (r = 0; r < a->ps.nrings; r++) {
+		a->ps.rings[r].fd = -1;
+		a->ps.rings[r].ev = r / a->ncpu;
+	}
+	for (r = 0; r < a->ps.nrings; r++) {
+		i = r % a->ncpu;
+		perf_attr(&attr, o, r / a->ncpu);
+		attr.inherit = 0;
+		attr.disabled = 0;
+		attr.enable_on_exec = 0;
+		if ((fd = perf_open(&attr, -1, a->cpus[i])) < 0 ||
+		    attach_ring(a, r, a->cpus[i], (int)fd) < 0) {
+			system_refused(errno);
+			if (fd >= 0)
+				close((int)fd);
+			perf_attach_free(a);
+			return NULL;
+		}
+	}
+	return a;
 }

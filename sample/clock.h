@@ -46,6 +46,8 @@ struct clockopts {
 	int		 evgiven;	/* -e was given */
 	int		 list;		/* -l */
 	int		 count;		/* --count */
+	int		 per_thread;	/* --count --per-thread */
+	int		 system;	/* -a: every process */
 };
 
 /*
@@ -140,6 +142,15 @@ size_t	perf_attach_threads(const struct perfattach *a);
 int	perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	    int stopfd, uint64_t deadline, struct pme_sample_close *cl);
 void	perf_attach_free(struct perfattach *a);	/* NULL ok */
+/* -a: the events on every CPU, of every process, the run ending when
+ * process cmd (the command pmeclock started, or 0: none) ends; NULL,
+ * said, when the kernel refuses (not permitted: what it takes is said).
+ * The rest as an attach's. */
+struct perfattach *perf_system_open(struct clockopts *o, pid_t cmd);
+/* The processes' threads and mappings as /proc has them now, into w,
+ * before the command is let go (perf_attach_run() does it otherwise);
+ * 0, or -1 (said). */
+int	perf_attach_prepare(struct perfattach *a, struct pme_samplewriter *w);
 
 /*
  * --count (count.c): counts o's events on the command, prints the counts

@@ -181,11 +181,6 @@ events_finish(struct clockopts *o)
 		    o->ev[0].spec.name);
 		return 2;
 	}
-	if (o->attach != 0 && o->evgiven) {
-		fprintf(stderr, "%s: -e: not with -p (attaching watches the "
-		    "cpu-clock only)\n", prog);
-		return 2;
-	}
 	return 0;
 }
 
@@ -473,8 +468,25 @@ resolve_break(const struct clockopts *o, struct clockevent *e)
 	char buf[PATH_MAX], lib[PATH_MAX];
 	const char *path;
 	struct pme_error err;
+	ssize_t n;
 
-	if ((path = setid_which(o->argv[0], buf, sizeof(buf))) == NULL) {
+	/* Attached (-p): the process's program, as /proc has it. */
+	if (o->attach != 0) {
+		snprintf(lib, sizeof(lib), "/proc/%d/exe", (int)o->attach);
+		if ((n = readlink(lib, buf, sizeof(buf) - 1)) > 0 &&
+		    (buf[n] = '\0', access(buf, R_OK) == 0))
+			path = buf;
+		else if (access(lib, R_OK) == 0)
+			path = strcpy(buf, lib);
+		else {
+			fprintf(stderr, "%s: %s: -p %d: cannot read the "
+			    "process's program (%s): %s\n", prog,
+			    e->spec.name, (int)o->attach, lib,
+			    strerror(errno));
+			return -1;
+		}
+	} else if ((path = setid_which(o->argv[0], buf, sizeof(buf))) ==
+	    NULL) {
 		fprintf(stderr, "%s: %s: no program '%s' to break in\n", prog,
 		    e->spec.name, o->argv[0]);
 		return -1;

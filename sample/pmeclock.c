@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <zlib.h>
@@ -42,12 +43,20 @@ usage(FILE *fp)
 	    "                [-G fp | dwarf[,size]] [-j percent] [-m method] "
 	    "[-o output]\n"
 	    "                [--] command [argument ...]\n"
-	    "       pmeclock --count [-e event[,...]] [--] command "
-	    "[argument ...]\n"
+	    "       pmeclock --count [--per-thread] [-e event[,...]] [--] "
+	    "command\n"
+	    "                [argument ...]\n"
 	    "       pmeclock -l\n"
-	    "       pmeclock [-gqv] [-F hz | -i interval] [-G fp | dwarf[,size]]\n"
-	    "                [-j percent] [-d duration] [-m perf] [-o output] "
-	    "-p pid\n");
+	    "       pmeclock [-gqv] [-e event[/period][,...]] "
+	    "[-F hz | -i interval]\n"
+	    "                [-G fp | dwarf[,size]] [-j percent] "
+	    "[-d duration] [-m perf]\n"
+	    "                [-o output] -p pid\n"
+	    "       pmeclock -a [-gqv] [-e event[/period][,...]] "
+	    "[-F hz | -i interval]\n"
+	    "                [-G fp | dwarf[,size]] [-d duration] [-m perf] "
+	    "[-o output]\n"
+	    "                [[--] command [argument ...]]\n");
 }
 
 static void
@@ -71,6 +80,7 @@ help(void)
 	    "context-switches,\n"
 	    "                cpu-migrations, page-faults) on standard "
 	    "error, no samples\n"
+	    "  --per-thread  with --count: the counts of each thread too\n"
 	    "  -i interval   CPU time between samples: 10ms (default), "
 	    "250us, 1ms, ...\n"
 	    "  -F hz         samples per second of CPU time instead "
@@ -88,6 +98,8 @@ help(void)
 	    "the kernel allows)\n"
 	    "  -p pid        attach to running process pid (all its "
 	    "threads; perf method)\n"
+	    "  -a            every process on every CPU, while command "
+	    "runs (perf method)\n"
 	    "  -d duration   with -p, stop after duration: 10s (default "
 	    "unit), 500ms, 2m, ...\n"
 	    "  -q            no messages but errors;  -v  more messages\n"
@@ -547,6 +559,17 @@ attach_argv(pid_t pid, int *argc, char **buf)
 static int
 attach_method(struct clockopts *o)
 {
+	if (o->system && o->method != PME_METHOD_NONE &&
+	    o->method != PME_METHOD_PERF) {
+		fprintf(stderr, "%s: -a: the %s method samples only the "
+		    "program its runtime is preloaded into: watch every "
+		    "process with -m perf\n", prog, method_name(o->method));
+		return 2;
+	}
+	if (o->system && perf_probe(o) < 0) {
+		fprintf(stderr, "%s: -a: %s\n", prog, o->note);
+		return 1;
+	}
 	if (o->method == PME_METHOD_TIMER || o->method == PME_METHOD_ITIMER) {
 		fprintf(stderr, "%s: -p: the %s method cannot attach to a "
 		    "running process: its runtime is preloaded into a "
@@ -589,17 +612,47 @@ attach_signals(void)
 	return p[0];
 }
 
+/* The run's ending: -p's process's, unknown to pmeclock, or -a's
+ * command's (c), reaped, ended (SIGTERM) if the run ended first (-d, a
+ * signal); -a with no command: 0. */
 static int
-attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
+attach_status(const struct clockopts *o, struct child *c)
 {
+	int st;
+
+	if (c != NULL) {
+		if (waitpid(c->pid, &st, WNOHANG) == 0)
+			kill(c->pid, SIGTERM);
+		while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return c->status = pme_exit_status(st);
+	}
+	if (o->system)
+		return 0;
+	return pid_alive((uint32_t)o->attach) ? PME_STATUS_RUNNING :
+	    PME_STATUS_UNKNOWN;
+}
+
+/* -p, or -a (with c the command, held before its exec, or NULL). */
+static int
+attach_record(struct clockopts *o, struct perfattach *a, int stopfd,
+    struct child *c)
+{
+	static char every[] = "(every process)";
+	static char *sysargv[] = { every, NULL };
 	struct pme_sample_header h;
 	struct pme_sample_close cl;
 	struct pme_samplewriter *w;
+	struct pme_sample_event ev[PME_EVENTS_MAX];
 	struct pme_error err;
-	char *buf, boot[PME_BOOT_MAX + 1];
+	char *buf = NULL, boot[PME_BOOT_MAX + 1];
 	int rc;
 
-	if ((o->argv = attach_argv(o->attach, &o->argc, &buf)) == NULL) {
+	if (o->system && c == NULL) {
+		o->argv = sysargv;
+		o->argc = 1;
+	} else if (!o->system &&
+	    (o->argv = attach_argv(o->attach, &o->argc, &buf)) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
@@ -609,18 +662,33 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	h.period = o->period;
 	h.start = now_real();
 	h.start_mono = now_mono();
-	h.pid = (uint32_t)o->attach;
+	h.pid = (uint32_t)(o->system ? (c != NULL ? c->pid : 0) : o->attach);
 	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0);
 	h.argc = (uint32_t)o->argc;
 	h.argv = (const char *const *)o->argv;
 	h.boot = pme_boot_id(boot, sizeof(boot)) == 0 ? boot : NULL;
+	events_header(o, ev);
+	h.nevents = (uint32_t)o->nev;
+	h.events = ev;
 	rc = 1;
 	if ((w = pme_samplewriter_open(o->out, &h, 0, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		goto out;
 	}
 	guard_tell(w, o->out);
-	if (o->verbose)
+	if (c != NULL && (perf_attach_prepare(a, w) < 0 ||
+	    (rc = child_go(c)) != 0)) {
+		pme_samplewriter_discard(w);
+		goto out;
+	}
+	if (o->verbose && o->system)
+		fprintf(stderr, "%s: watching every process on %s into '%s'\n",
+		    prog, "every CPU", o->out);
+	else if (o->verbose && o->evgiven) {
+		fprintf(stderr, "%s: attached to '%s' (pid %d, %zu threads)\n",
+		    prog, o->argv[0], (int)o->attach, perf_attach_threads(a));
+		events_say(o, (int)o->attach);
+	} else if (o->verbose)
 		fprintf(stderr, "%s: attached to '%s' (pid %d, %zu threads): "
 		    "sampling every %lluus with the perf method into '%s'\n",
 		    prog, o->argv[0], (int)o->attach, perf_attach_threads(a),
@@ -635,9 +703,7 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 		goto out;
 	}
 	cl.end = now_real();
-	/* Not pmeclock's child: how it ended is not known here. */
-	cl.status = pid_alive((uint32_t)o->attach) ? PME_STATUS_RUNNING :
-	    PME_STATUS_UNKNOWN;
+	cl.status = attach_status(o, c);
 	if (pme_samplewriter_close(w, &cl, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		rc = -1;
@@ -651,31 +717,45 @@ attach_record(struct clockopts *o, struct perfattach *a, int stopfd)
 	else if (cl.lost > 0 && !o->quiet)
 		fprintf(stderr, "%s: %llu samples lost\n", prog,
 		    (unsigned long long)cl.lost);
-	rc = rc < 0 ? 1 : 0;
+	rc = rc < 0 ? 1 : c != NULL ? c->status : 0;
 out:
-	free(o->argv);
+	if (!o->system) {
+		free(o->argv);
+		o->argv = NULL;
+	}
 	free(buf);
-	o->argv = NULL;
 	return rc;
 }
 
 static int
 attach(struct clockopts *o)
 {
-	struct perfattach *a;
+	struct perfattach *a = NULL;
+	struct child c, *cp = NULL;
 	int rc, stopfd;
 
 	if ((rc = attach_method(o)) != 0)
 		return rc;
-	if ((stopfd = attach_signals()) < 0)
+	if (events_check(o) != 0)
 		return 1;
-	if ((a = perf_attach_open(o, o->attach)) == NULL)
-		return 1;
-	if (strcmp(o->out, "-") != 0 && guard_start() < 0) {
+	if (o->system && o->argc > 0) {
+		setenv("PMECLOCK_ACTIVE", "1", 1);
+		if (child_fork(o, &c) < 0)
+			return 1;
+		cp = &c;
+	}
+	if ((stopfd = attach_signals()) < 0 || (a = o->system ?
+	    perf_system_open(o, cp != NULL ? cp->pid : 0) :
+	    perf_attach_open(o, o->attach)) == NULL ||
+	    (strcmp(o->out, "-") != 0 && guard_start() < 0)) {
+		if (cp != NULL)
+			child_abandon(cp);
 		perf_attach_free(a);
 		return 1;
 	}
-	rc = attach_record(o, a, stopfd);
+	rc = attach_record(o, a, stopfd, cp);
+	if (rc == 1 && cp != NULL && cp->go >= 0)
+		child_abandon(cp);
 	perf_attach_free(a);
 	return rc;
 }
@@ -695,7 +775,7 @@ count(struct clockopts *o)
 	return count_run(o);
 }
 
-enum { COUNT_OPT = 256 };
+enum { COUNT_OPT = 256, PER_THREAD_OPT };
 
 /* One option c (with optarg) into o: -1 to go on, else the exit status
  * (0 after --help or --version, 2 for a usage error, said). */
@@ -703,6 +783,9 @@ static int
 option(struct clockopts *o, int c, const char **oname)
 {
 	switch (c) {
+	case 'a':
+		o->system = 1;
+		return -1;
 	case 'd':
 		if (parse_duration(optarg, &o->duration) >= 0)
 			return -1;
@@ -745,6 +828,9 @@ option(struct clockopts *o, int c, const char **oname)
 		return -1;
 	case COUNT_OPT:
 		o->count = 1;
+		return -1;
+	case PER_THREAD_OPT:
+		o->per_thread = 1;
 		return -1;
 	case 'i':
 		if (parse_interval(optarg, &o->period) >= 0)
@@ -792,7 +878,7 @@ option(struct clockopts *o, int c, const char **oname)
 static int
 count_options(struct clockopts *o, const char *seen)
 {
-	static const char sampling[] = "dFGgijlop";
+	static const char sampling[] = "adFGgijlop";
 	char bad[64] = "";
 	const char *s;
 	int n = 0;
@@ -831,6 +917,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "count", no_argument, NULL, COUNT_OPT },
+		{ "per-thread", no_argument, NULL, PER_THREAD_OPT },
 		{ NULL, 0, NULL, 0 }
 	};
 	char seen[32] = "";
@@ -843,13 +930,17 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->stacksize = STACKSIZE_DEFAULT;
 	o->jitter = -1;	/* not given: 30 for timer, 0 for perf (man page) */
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+d:e:F:G:ghi:j:lm:o:p:qVv", longopts,
+	while ((c = getopt_long(argc, argv, "+ad:e:F:G:ghi:j:lm:o:p:qVv", longopts,
 	    NULL)) != -1) {
 		if (c > 0 && c < 128 && strchr(seen, c) == NULL &&
 		    strlen(seen) < sizeof(seen) - 1)
 			seen[strlen(seen)] = (char)c;
 		if ((rc = option(o, c, &oname)) != -1)
 			return rc;
+	}
+	if (o->per_thread && !o->count) {
+		fprintf(stderr, "%s: --per-thread: only with --count\n", prog);
+		return 2;
 	}
 	if (o->count && (rc = count_options(o, seen)) != -1)
 		return rc;
@@ -862,17 +953,22 @@ parse(int argc, char *argv[], struct clockopts *o)
 		return events_list(o);
 	if ((rc = events_finish(o)) != 0)
 		return rc;
+	if (o->system && (o->attach != 0 || o->jitter > 0)) {
+		fprintf(stderr, "%s: -a watches every process: not with %s\n",
+		    prog, o->attach != 0 ? "-p" : "-j");
+		return 2;
+	}
 	if (o->attach != 0 && optind < argc) {
 		fprintf(stderr, "%s: -p attaches to a running process: no "
 		    "command with it\n", prog);
 		return 2;
 	}
-	if (o->attach == 0 && o->duration != 0) {
+	if (o->attach == 0 && !o->system && o->duration != 0) {
 		fprintf(stderr, "%s: -d: only with -p (a command runs to its "
 		    "end)\n", prog);
 		return 2;
 	}
-	if (optind >= argc && o->attach == 0) {
+	if (optind >= argc && o->attach == 0 && !o->system) {
 		usage(stderr);
 		return 2;
 	}
@@ -912,7 +1008,7 @@ main(int argc, char *argv[])
 	signal(SIGXFSZ, SIG_IGN);
 	if (o.count)
 		rc = count(&o);
-	else if (o.attach != 0)
+	else if (o.attach != 0 || o.system)
 		rc = attach(&o);
 	else if (choose_method(&o) < 0 || events_check(&o) != 0)
 		rc = 1;

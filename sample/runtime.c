@@ -139,6 +139,11 @@ static struct {
 
 /* What the signal handler touches. */
 static _Atomic int	 sampling;
+/* pme_init()s made while sampling, each undone by a pme_exit() before
+ * the one that stops: sampling goes on while the calls of pme_init()
+ * exceed those of pme_exit() (the Cedar Spy's rule for its start and
+ * stop breaks), so that regions nest and recursion is safe. */
+static _Atomic int	 nested;
 static uint8_t		*ring;
 static size_t		 ring_n, slot_size, ring_depth;
 static _Atomic uint64_t	 ring_head, ring_tail, ring_lost;
@@ -2017,6 +2022,7 @@ on_fork_child(void)
 	pthread_cond_init(&rt.cond, NULL);
 	rt.writer_on = 0;
 	rt.nthreads = 0;
+	atomic_store(&nested, 0);
 	rt.pid = (uint32_t)getpid();
 	if (rt.sink == SINK_FILE || !atomic_load(&sampling)) {
 		atomic_store(&sampling, 0);
@@ -2077,7 +2083,11 @@ pme_init(void)
 	const char *path = rt.sname[0] ? rt.sname : PME_DEFAULT_PMS;
 
 	/* pmeclock records the whole run already. */
-	if (secure_getenv("PMECLOCK_ACTIVE") != NULL || rt.sink != SINK_NONE)
+	if (secure_getenv("PMECLOCK_ACTIVE") != NULL)
+		return;
+	if (rt.sink == SINK_FILE)
+		atomic_fetch_add(&nested, 1);
+	if (rt.sink != SINK_NONE)
 		return;
 	env_settings();
 	pthread_mutex_lock(&rt.lock);
@@ -2125,6 +2135,10 @@ pme_exit(void)
 
 	if (rt.sink != SINK_FILE || rt.inherited)
 		return;
+	if (atomic_load(&nested) > 0) {
+		atomic_fetch_sub(&nested, 1);
+		return;
+	}
 	stop_sampling();
 	memset(&c, 0, sizeof(c));
 	c.end = now_real();

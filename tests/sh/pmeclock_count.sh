@@ -16,6 +16,13 @@
 #   it, where the stack and the mappings fall moves the program's count by
 #   a few faults from run to run, for perf as for pmeclock);
 # - breaks: exactly the calls, several in one run, one in a library;
+# - --per-thread: "threads 3 N" (thread i, named ti, writes N * i
+#   times) gives exactly N, 2N, 3N writes in the rows of t1, t2, t3 and
+#   0 in the main thread's, in each of many runs (the kernel may swap
+#   two threads' counters at a switch: the counts stay the threads');
+#   every event's rows add up to its total; a shell's two children are
+#   rows of their own processes; --per-thread without --count is
+#   refused;
 # - without -e the four default events, each with its unit, and the wall,
 #   user and system times;
 # - the command's exit status is pmeclock's (a signal's 128 + N, 127 for
@@ -33,8 +40,7 @@
 
 need "$pmeclock"
 cd "$tmp" || exit 1
-gcc -O2 -g -o ev "$top/tests/fixtures/events/events.c" ||
-    { fail "cannot build the fixture"; finish; }
+build_ev
 ./ev pages 4 || skip "the fixture cannot run here"
 if ! "$pmeclock" --count -e page-faults ./ev pages 4 2>probe.err; then
 	grep -q perf_event_open probe.err ||
@@ -127,6 +133,39 @@ for t in "wall time" user sys; do
 	grep -Eq "^ +[0-9]+\.[0-9]{6}  seconds $t$" err ||
 	    fail "--count: no $t line: $(cat err)"
 done
+
+# ------------------------------------------------------- per thread
+
+# rows EVENT <err: "name count" of the per-thread rows of EVENT.
+rows() {
+	awk -v e="$1" 'NF == 5 && $1 ~ /^[0-9]+$/ && $5 == e {
+	    print $3, $4 }'
+}
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	expect "--count --per-thread ($i)" 0 "$pmeclock" --count \
+	    --per-thread -e syscalls:sys_enter_write,page-faults ./ev \
+	    threads 3 $N
+	is "--per-thread: writes per thread ($i)" \
+	    "$(rows syscalls:sys_enter_write <err | sort | tr '\n' ' ')" \
+	    "ev 0 t1 $N t2 $((2 * N)) t3 $((3 * N)) "
+	for e in syscalls:sys_enter_write page-faults; do
+		is "--per-thread: the rows of $e add up to its total ($i)" \
+		    "$(rows $e <err | awk '{ n += $2 } END { print n }')" \
+		    "$(counted $e <err)"
+	done
+done
+grep -q '^     pid      tid  name                            count  event$' \
+    err || fail "--per-thread: no heading: $(cat err)"
+expect "--count --per-thread of a shell" 0 "$pmeclock" --count \
+    --per-thread -e syscalls:sys_enter_write sh -c \
+    "./ev threads 2 $N; ./ev threads 1 $N"
+is "--per-thread: the processes of a shell" \
+    "$(rows syscalls:sys_enter_write <err | tr '\n' ' ')" \
+    "sh 0 ev 0 t1 $N t2 $((2 * N)) ev 0 t1 $N "
+expect "--per-thread without --count" 2 "$pmeclock" --per-thread ./ev \
+    pages 4
+is "--per-thread without --count: message" "$(cat err)" \
+    "pmeclock: --per-thread: only with --count"
 
 # ----------------------------------------------------------- breaks
 

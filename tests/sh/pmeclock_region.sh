@@ -2,7 +2,12 @@
 #
 # pmeclock_region.sh - libpmeclock linked into a program, shared and
 # static: pme_sname("region   ") names region.PMS, and the file holds the
-# samples of the work between pme_init() and pme_exit() only.  Under
+# samples of the work between pme_init() and pme_exit() only; nested
+# regions (region nested: pme_init() at each of three levels of a
+# recursion, pme_exit() as each returns) sample until the outermost
+# pme_exit(), so that the work of the levels above the deepest, done
+# after its pme_exit(), is in the file too (it was not: the first
+# pme_exit() stopped sampling).  Under
 # pmeclock the program's pme_init() stands down and the launcher records
 # the whole run.
 #
@@ -36,6 +41,23 @@ for kind in shared static; do
 	[ "$(field sym "region-$kind" outside)" = 0 ] ||
 	    fail "$kind: samples outside the region"
 	has "$kind: main mapping" "^map [0-9]* region-$kind xm$"
+
+	rm -f nested.PMS
+	LD_LIBRARY_PATH=$lib ./region-$kind nested >"$tmp/out" 2>"$tmp/err" ||
+	    fail "$kind nested: exit status $?: $(cat "$tmp/err")"
+	[ -f nested.PMS ] || { fail "$kind nested: no nested.PMS"; continue; }
+	stat nested.PMS
+	has "$kind nested: closed" "^close samples "
+	expected "$kind nested: samples of 0.45 s" \
+	    "$(awk '$1 == "samples" { print $4 }' "$tmp/stat")" 450000000 1 \
+	    10000000
+	[ "$(field sym "region-$kind" upper)" -gt 0 ] ||
+	    fail "$kind nested: no samples in upper(), after the inner" \
+	    "pme_exit()s"
+	[ "$(field sym "region-$kind" deepest)" -gt 0 ] ||
+	    fail "$kind nested: no samples in deepest()"
+	[ "$(field sym "region-$kind" outside)" = 0 ] ||
+	    fail "$kind nested: samples outside the regions"
 done
 
 # Under pmeclock: the launcher's file has everything, no region.PMS.

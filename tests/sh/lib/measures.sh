@@ -16,3 +16,18 @@ count() {
 is() {
 	[ "$2" = "$3" ] || fail "$1: $2, not $3"
 }
+
+# build_ev: the events fixture (tests/fixtures/events/events.c) built
+# into ./ev; fail()s and finishes when it cannot be.
+build_ev() {
+	gcc -O2 -g -pthread -o ev "$top/tests/fixtures/events/events.c" ||
+	    { fail "cannot build the fixture"; finish; }
+}
+
+# row FILE.csv PREFIX COLUMN: the count in COLUMN of the row of a
+# pmehisto -V measures CSV table whose name starts with PREFIX (0 when
+# there is none).
+row() {
+	awk -F'",' -v p="\"$2" -v c="$3" 'index($0, p) == 1 {
+	    split($2, v, ","); n = v[c - 1] } END { print n + 0 }' "$1"
+}
