@@ -21,7 +21,7 @@ add_module(struct pme_image *img, const char *name,
 	if ((name = pme_intern(&img->names, name)) == NULL ||
 	    (m = pme_vec_push(&img->mods)) == NULL ||
 	    (o = pme_vec_push(&img->info)) == NULL) {
-		nomem(img);
+		sym_nomem(img);
 		return NULL;
 	}
 	*o = info != NULL ? *info : none;
@@ -112,7 +112,7 @@ set_aliases(struct pme_image *img, struct pme_symroutine *r,
 	if (max == 0 || (nf <= 1 && n == 0))
 		return 0;
 	if ((v = pme_arena_alloc(&img->arena, max * sizeof(*v))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	for (i = 0; i < nf && k < max; i++)
 		if (!has_name(r, v, k, f[i].name))
 			v[k++] = f[i].name;

@@ -85,7 +85,7 @@ attach_thread(struct perfattach *a, pid_t tid)
 		if (a->ps.rings[i].meta == NULL) {
 			if (attach_ring(a, i, (int)fd) == 0)
 				continue;
-		} else if ((p = grow(a->fds, &a->capfds, a->nfds + 1,
+		} else if ((p = perf_grow(a->fds, &a->capfds, a->nfds + 1,
 		    sizeof(*a->fds))) != NULL) {
 			a->fds = p;
 			a->fds[a->nfds++] = (int)fd;
@@ -112,7 +112,7 @@ attach_seen(struct perfattach *a, uint32_t tid)
 	for (i = 0; i < a->nseen; i++)
 		if (a->seen[i] == tid)
 			return 1;
-	if ((p = grow(a->seen, &a->capseen, a->nseen + 1,
+	if ((p = perf_grow(a->seen, &a->capseen, a->nseen + 1,
 	    sizeof(*a->seen))) == NULL)
 		return -1;
 	a->seen = p;
@@ -283,14 +283,14 @@ attach_names(struct perfattach *a)
 	attach_comm(a, t.tid, name, sizeof(name));
 	t.name = name;
 	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
-		werr(&a->ps, &err);
+		perf_werr(&a->ps, &err);
 	t.kind = PME_THREAD_COMM;
 	for (i = 0; i < a->nseen && !a->ps.failed; i++) {
 		if ((t.tid = a->seen[i]) == t.pid)
 			continue;
 		attach_comm(a, t.tid, name, sizeof(name));
 		if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
-			werr(&a->ps, &err);
+			perf_werr(&a->ps, &err);
 	}
 }
 
@@ -329,7 +329,7 @@ attach_map(struct perfattach *a, const struct pme_maps_line *ml,
 		return;
 	}
 	if (pme_samplewriter_mapping(a->ps.w, &m, &err) < 0)
-		werr(&a->ps, &err);
+		perf_werr(&a->ps, &err);
 }
 
 /*
@@ -441,12 +441,12 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 		    (pfd[n + 1].revents & POLLIN) != 0 :
 		    !pid_alive((uint32_t)a->pid)))
 			done = 1;
-		if (drain(&a->ps) < 0)
+		if (perf_drain(&a->ps) < 0)
 			break;
 		attach_jitter(a);
 		if (now_mono() - last >= 1000000000u) {
 			if (pme_samplewriter_flush(w, &err) < 0)
-				werr(&a->ps, &err);
+				perf_werr(&a->ps, &err);
 			last = now_mono();
 		}
 	}

@@ -246,7 +246,7 @@ perf_probe(struct clockopts *o)
 /* ------------------------------------------------------ reading rings */
 
 void *
-grow(void *p, size_t *cap, size_t need, size_t size)
+perf_grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 64;
 	void *q;
@@ -285,8 +285,8 @@ read_ring(struct perfstate *ps, struct ring *r)
 		}
 		if (hd.size < sizeof(hd) || tail + hd.size > head)
 			break;
-		if ((p = grow(ps->arena, &ps->caparena, ps->narena + hd.size +
-		    8, 1)) == NULL)
+		if ((p = perf_grow(ps->arena, &ps->caparena, ps->narena +
+		    hd.size + 8, 1)) == NULL)
 			return -1;
 		ps->arena = p;
 		dst = ps->arena + ps->narena;
@@ -296,7 +296,7 @@ read_ring(struct perfstate *ps, struct ring *r)
 			memcpy(dst, r->data + off, first);
 			memcpy(dst + first, r->data, hd.size - first);
 		}
-		if ((p = grow(ps->recs, &ps->caprecs, ps->nrecs + 1,
+		if ((p = perf_grow(ps->recs, &ps->caprecs, ps->nrecs + 1,
 		    sizeof(*ps->recs))) == NULL)
 			return -1;
 		ps->recs = p;
@@ -392,7 +392,7 @@ execwait(struct perfstate *ps, uint32_t pid, int add)
 	for (i = 0; i < ps->new; i++)
 		if (ps->ew[i].pid == pid)
 			return &ps->ew[i];
-	if (!add || (p = grow(ps->ew, &ps->capew, ps->new + 1,
+	if (!add || (p = perf_grow(ps->ew, &ps->capew, ps->new + 1,
 	    sizeof(*ps->ew))) == NULL)
 		return NULL;
 	ps->ew = p;
@@ -402,7 +402,7 @@ execwait(struct perfstate *ps, uint32_t pid, int add)
 }
 
 void
-werr(struct perfstate *ps, const struct pme_error *err)
+perf_werr(struct perfstate *ps, const struct pme_error *err)
 {
 	if (!ps->failed)
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(err));
@@ -528,7 +528,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	add_tid(ps, s.tid);
 	ps->samples++;
 	if (pme_samplewriter_sample(ps->w, &s, &err) < 0)
-		werr(ps, &err);
+		perf_werr(ps, &err);
 }
 
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
@@ -666,7 +666,7 @@ conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 	if (ps->uw != NULL)
 		unwind_map(ps, &m);
 	if (pme_samplewriter_mapping(ps->w, &m, &err) < 0)
-		werr(ps, &err);
+		perf_werr(ps, &err);
 }
 
 /*
@@ -758,7 +758,7 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 	if (ps->uw != NULL)
 		unwind_task(ps, &t);
 	if (pme_samplewriter_thread(ps->w, &t, &err) < 0)
-		werr(ps, &err);
+		perf_werr(ps, &err);
 }
 
 static void
@@ -793,7 +793,7 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 
 /* Reads every ring, then converts what was read in time order. */
 int
-drain(struct perfstate *ps)
+perf_drain(struct perfstate *ps)
 {
 	size_t i;
 	int r;
@@ -1136,12 +1136,12 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 			if (pfd[r].revents & (POLLHUP | POLLERR))
 				pfd[r].fd = -1;
 		done = child_poll(c);
-		if (drain(&ps) < 0)
+		if (perf_drain(&ps) < 0)
 			rc = -1;
 		jitter_rings(&ps, 1);
 		if (now_mono() - last >= 1000000000u) {
 			if (pme_samplewriter_flush(w, &err) < 0)
-				werr(&ps, &err);
+				perf_werr(&ps, &err);
 			last = now_mono();
 		}
 	} while (!done && rc == 0 && !ps.failed);

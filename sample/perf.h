@@ -108,16 +108,16 @@ int	online_cpus(int *cpus, int max);
 /* /proc/sys/kernel/perf_event_paranoid, -99 if unreadable. */
 int	paranoid(void);
 /* p (realloc'd) with room for need items of size, *cap updated; NULL. */
-void	*grow(void *p, size_t *cap, size_t need, size_t size);
+void	*perf_grow(void *p, size_t *cap, size_t need, size_t size);
 /* Counts thread tid among the threads sampled. */
 void	add_tid(struct perfstate *ps, uint32_t tid);
 /* Says the sample file's error, once; the run has failed. */
-void	werr(struct perfstate *ps, const struct pme_error *err);
+void	perf_werr(struct perfstate *ps, const struct pme_error *err);
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
 int	mapping_vaddr(struct perfstate *ps, struct pme_mapping *m,
 	    uint64_t dev, uint64_t ino, uint8_t *buildid);
 /* Reads every ring, then converts what was read in time order. */
-int	drain(struct perfstate *ps);
+int	perf_drain(struct perfstate *ps);
 void	free_state(struct perfstate *ps);
 /* -j: whether a new period was due for threads threads, then given to
  * the events of the rings; jitter_fd() gives it to one more event. */
