@@ -170,10 +170,16 @@ end_module(struct pme_image *img)
 
 	m = &PME_VEC_AT(&img->mods, struct pme_symmod, img->mods.n - 1);
 	m->nroutines = (uint32_t)img->routines.n - m->first_routine;
-	if (m->nroutines > 1)
-		qsort(&PME_VEC_AT(&img->routines, struct pme_symroutine,
-		    m->first_routine), m->nroutines,
-		    sizeof(struct pme_symroutine), cmp_routine);
+	r = m->nroutines == 0 ? NULL : &PME_VEC_AT(&img->routines,
+	    struct pme_symroutine, m->first_routine);
+	/* Symbols and DIEs mostly come in address order: qsort() would
+	 * allocate and copy for nothing (glibc's is a stable merge sort,
+	 * so the order of equal routines is the same either way). */
+	for (i = 1; i < m->nroutines && cmp_routine(&r[i - 1], &r[i]) <= 0;
+	    i++)
+		continue;
+	if (i < m->nroutines)
+		qsort(r, m->nroutines, sizeof(*r), cmp_routine);
 	if (merge_routines(img, m) == -1)
 		return -1;
 	if (m->nranges > 0)
