@@ -407,8 +407,10 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 
 	a->ps.w = w;
 	attach_names(a);
-	if (a->ps.failed || attach_maps(a) < 0)
+	if (a->ps.failed || attach_maps(a) < 0) {
+		perf_say(&a->ps);
 		return -1;
+	}
 	for (r = 0; r < n; r++) {
 		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
 		    -1;
@@ -455,5 +457,6 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	cl->samples = a->ps.samples;
 	cl->lost = a->ps.lost;
 	cl->threads = (uint32_t)a->ps.ntids;
+	perf_say(&a->ps);
 	return a->ps.failed ? -1 : 0;
 }

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,12 +469,40 @@ execwait(struct perfstate *ps, uint32_t pid, int add)
 	return &ps->ew[ps->new++];
 }
 
+/*
+ * The run's errors: the functions of perf.c (and attach.c) record the
+ * first one in ps->err and mark the run failed; perf_say() is the one
+ * place that prints it, once, when the run stops recording.
+ */
 void
 perf_werr(struct perfstate *ps, const struct pme_error *err)
 {
 	if (!ps->failed)
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(err));
+		ps->err = *err;
 	ps->failed = 1;
+}
+
+int
+perf_fail(struct perfstate *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ps->failed) {
+		va_start(ap, fmt);
+		ps->err.code = PME_EIO;
+		vsnprintf(ps->err.msg, sizeof(ps->err.msg), fmt, ap);
+		va_end(ap);
+	}
+	ps->failed = 1;
+	return -1;
+}
+
+void
+perf_say(struct perfstate *ps)
+{
+	if (ps->failed && !ps->said && ps->err.code != PME_OK)
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&ps->err));
+	ps->said = 1;
 }
 
 /*
@@ -678,10 +707,8 @@ unwind_map(struct perfstate *ps, const struct pme_mapping *m)
 		    (unsigned long long)m->end);
 		file = alt;
 	}
-	if (unwind_mapping(ps->uw, m, file) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		ps->failed = 1;
-	}
+	if (unwind_mapping(ps->uw, m, file) < 0)
+		perf_fail(ps, "out of memory");
 }
 
 static void
@@ -726,8 +753,7 @@ conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 		ew->waiting = 0;
 	}
 	if (mapping_vaddr(ps, &m, dev, ino, buildid) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		ps->failed = 1;
+		perf_fail(ps, "out of memory");
 		return;
 	}
 	if (ps->uw != NULL)
@@ -760,10 +786,8 @@ static void
 unwind_task(struct perfstate *ps, const struct pme_thread *t)
 {
 	if (t->kind == PME_THREAD_FORK && t->pid != t->ppid) {
-		if (unwind_fork(ps->uw, t->ppid, t->pid) < 0) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			ps->failed = 1;
-		}
+		if (unwind_fork(ps->uw, t->ppid, t->pid) < 0)
+			perf_fail(ps, "out of memory");
 	} else if (t->kind == PME_THREAD_EXEC || (t->kind ==
 	    PME_THREAD_EXIT && t->pid == t->tid))
 		unwind_forget(ps->uw, t->pid);
@@ -882,10 +906,8 @@ perf_drain(struct perfstate *ps)
 	struct batch *b, *next;
 
 	if (ps->rd == NULL) {
-		if (perf_read(ps, &ps->now) < 0) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			return -1;
-		}
+		if (perf_read(ps, &ps->now) < 0)
+			return perf_fail(ps, "out of memory");
 		convert_batch(ps, &ps->now);
 		return ps->failed ? -1 : 0;
 	}
@@ -1097,19 +1119,18 @@ open_events(struct perfstate *ps, struct child *c)
 	if ((fds = calloc(MAX_CPUS, sizeof(*fds))) == NULL ||
 	    (ps->rings = calloc(MAX_CPUS, sizeof(*ps->rings))) == NULL) {
 		free(fds);
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return -1;
+		return perf_fail(ps, "out of memory");
 	}
 	for (k = 0; k < ps->o->nev; k++) {
 		if (open_all(ps->o, c->pid, exclude_kernel, k, fds, cpus,
 		    &n) < 0) {
-			fprintf(stderr, "%s: perf_event_open: %s: %s\n", prog,
+			perf_fail(ps, "perf_event_open: %s: %s",
 			    ps->o->ev[k].spec.name, strerror(errno));
 			break;
 		}
 		if ((size_t)ps->nrings + (size_t)n > MAX_CPUS) {
-			fprintf(stderr, "%s: %d events on %d CPUs: more than "
-			    "%d rings\n", prog, ps->o->nev, n, MAX_CPUS);
+			perf_fail(ps, "%d events on %d CPUs: more than %d "
+			    "rings", ps->o->nev, n, MAX_CPUS);
 			for (i = 0; i < n; i++)
 				close(fds[i]);
 			break;
@@ -1146,11 +1167,9 @@ map_rings(struct perfstate *ps)
 			ring_pages = RING_PAGES_DWARF_LOW;
 			continue;
 		}
-		if (m == MAP_FAILED) {
-			fprintf(stderr, "%s: mmap of the perf ring buffer: "
-			    "%s\n", prog, strerror(errno));
-			return -1;
-		}
+		if (m == MAP_FAILED)
+			return perf_fail(ps, "mmap of the perf ring buffer: %s",
+			    strerror(errno));
 		ps->rings[i].meta = m;
 		ps->rings[i].data = (uint8_t *)m + pg;
 		ps->rings[i].size = ring_pages * (size_t)pg;
@@ -1163,11 +1182,10 @@ setup(struct perfstate *ps, struct child *c)
 {
 	if (open_events(ps, c) < 0 || map_rings(ps) < 0)
 		return -1;
-	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL)
-		return -1;
-	if (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&
-	    (ps->uw = unwind_new()) == NULL)
-		return -1;
+	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL ||
+	    (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&
+	    (ps->uw = unwind_new()) == NULL))
+		return perf_fail(ps, "out of memory");
 	return 0;
 }
 
@@ -1215,20 +1233,15 @@ run_loop(struct perfstate *ps, struct child *c)
 	pfd[n].events = POLLIN;
 	last = now_mono();
 	do {
-		if (poll(pfd, (nfds_t)n + 1, 250) < 0 && errno != EINTR) {
-			fprintf(stderr, "%s: poll: %s\n", prog,
-			    strerror(errno));
-			rc = -1;
-		}
+		if (poll(pfd, (nfds_t)n + 1, 250) < 0 && errno != EINTR)
+			rc = perf_fail(ps, "poll: %s", strerror(errno));
 		/* An event whose task has gone reports POLLHUP for good. */
 		for (r = 0; r < n; r++)
 			if (pfd[r].revents & (POLLHUP | POLLERR))
 				pfd[r].fd = -1;
 		done = child_poll(c);
-		if (done && reader_stop(ps->rd) < 0) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			rc = -1;
-		}
+		if (done && reader_stop(ps->rd) < 0)
+			rc = perf_fail(ps, "out of memory");
 		if (perf_drain(ps) < 0)
 			rc = -1;
 		jitter_rings(ps, 1);
@@ -1240,6 +1253,7 @@ run_loop(struct perfstate *ps, struct child *c)
 	} while (!done && rc == 0 && !ps->failed);
 	if (!done) {
 		/* The file failed: the program runs on, unrecorded. */
+		perf_say(ps);
 		reader_free(ps->rd);
 		ps->rd = NULL;
 		close_rings(ps);
@@ -1263,6 +1277,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	ps.w = w;
 	ps.mainpid = (uint32_t)c->pid;
 	if (setup(&ps, c) < 0) {
+		perf_say(&ps);
 		free_state(&ps);
 		return -1;
 	}
@@ -1278,6 +1293,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		return rc;
 	}
 	rc = run_loop(&ps, c);
+	perf_say(&ps);
 	unwind_report(&ps);
 	cl->samples = ps.samples;
 	cl->lost = ps.lost;

@@ -104,6 +104,8 @@ struct perfstate {
 	uint32_t	 mainpid;
 	int		 curev;		/* of the record being converted */
 	int		 failed;
+	struct pme_error err;		/* the first error, when failed */
+	int		 said;		/* perf_say() printed it */
 	struct jitter	 jit;
 };
 
@@ -121,8 +123,14 @@ int	paranoid(void);
 void	*perf_grow(void *p, size_t *cap, size_t need, size_t size);
 /* Counts thread tid among the threads sampled. */
 void	add_tid(struct perfstate *ps, uint32_t tid);
-/* Says the sample file's error, once; the run has failed. */
+/* The run's error: perf_werr() records err, perf_fail() a message (as
+ * printf), unless an error came first; either marks the run failed, and
+ * perf_fail() returns -1.  perf_say() prints the error, once: the one
+ * place that prints them. */
 void	perf_werr(struct perfstate *ps, const struct pme_error *err);
+int	perf_fail(struct perfstate *ps, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	perf_say(struct perfstate *ps);
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
 int	mapping_vaddr(struct perfstate *ps, struct pme_mapping *m,
 	    uint64_t dev, uint64_t ino, uint8_t *buildid);
