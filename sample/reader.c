@@ -157,7 +157,7 @@ int
 reader_start(struct perfstate *ps)
 {
 	struct reader *rd;
-	int e;
+	int e = 0;
 
 	if ((rd = calloc(1, sizeof(*rd))) == NULL)
 		return -1;
@@ -166,9 +166,11 @@ reader_start(struct perfstate *ps)
 	rd->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&rd->lock, NULL);
 	pthread_cond_init(&rd->room, NULL);
-	if (rd->ready < 0 || rd->stopfd < 0 ||
-	    (e = pthread_create(&rd->thread, NULL, reader_main, rd)) != 0) {
-		e = rd->ready < 0 || rd->stopfd < 0 ? errno : e;
+	if (rd->ready < 0 || rd->stopfd < 0)
+		e = errno;
+	else
+		e = pthread_create(&rd->thread, NULL, reader_main, rd);
+	if (e != 0) {
 		reader_free(rd);
 		errno = e;
 		return -1;
