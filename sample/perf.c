@@ -1221,6 +1221,8 @@ run_loop(struct perfstate *ps, struct child *c)
 	uint64_t last;
 	int r, n = 0, rc = 0, done;
 
+	/* A poll() that fails leaves revents as they were. */
+	memset(pfd, 0, sizeof(pfd));
 	if (ps->rd != NULL) {
 		pfd[n].fd = reader_fd(ps->rd);
 		pfd[n++].events = POLLIN;

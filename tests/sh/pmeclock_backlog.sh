@@ -27,11 +27,13 @@ rm -f ended gone
 # shellcheck disable=SC2086 # pmeclock may carry a valgrind prefix
 { $pmeclock -g -G dwarf,4096 -F 10000 -o - -- \
     sh -c './spin threads 2 1500; echo $? >ended' 2>err </dev/null
-    : >gone; } |
+    echo $? >gone; } |
     { while [ ! -e ended ] && [ ! -e gone ]; do sleep 0.1; done
     cat >run.PMS; }
 [ "$(cat ended 2>/dev/null)" = 0 ] ||
     fail "the command failed: $(head -c 600 err)"
+[ "$(cat gone)" = 0 ] ||
+    fail "pmeclock: exit status $(cat gone): $(head -c 600 err)"
 stat run.PMS
 n=$(awk '$1 == "close" { print $3 }' stat)
 lost=$(awk '$1 == "close" { print $5 }' stat)
