@@ -41,6 +41,8 @@
  * CPUs with perf_event_mlock_kb and RLIMIT_MEMLOCK at their defaults. */
 #define RING_PAGES_DWARF 4096
 #define RING_PAGES_DWARF_LOW 1024
+/* No more than 256 MiB of them: more rings are the smaller ones. */
+#define RING_BIG_MAX	16
 /* The reader is woken this often, whatever the ring's size. */
 #define RING_WAKEUP	(256 * 1024)
 
@@ -1154,6 +1156,8 @@ map_rings(struct perfstate *ps)
 	void *m;
 	int i;
 
+	if (ps->nrings > RING_BIG_MAX)
+		ring_pages = RING_PAGES_DWARF_LOW;
 	for (i = 0; i < ps->nrings; i++) {
 		m = mmap(NULL, (ring_pages + 1) * (size_t)pg, PROT_READ |
 		    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
