@@ -240,7 +240,7 @@ read_all(struct pme_image *img, int fd, struct pme_buf *b)
 			    "reading the DWARF reader's results");
 		pme_buf_bytes(b, chunk, (size_t)k);
 		if (b->failed)
-			return nomem(img);
+			return sym_nomem(img);
 	}
 }
 
@@ -390,7 +390,7 @@ get_results(struct pme_image *img, const struct pme_buf *b)
 			break;
 		}
 	}
-	return rc.oom ? nomem(img) : 0;
+	return rc.oom ? sym_nomem(img) : 0;
 }
 
 static const char *

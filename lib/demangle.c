@@ -52,7 +52,7 @@ demangle_routine(struct pme_image *img, struct pme_symroutine *r)
 	uint32_t i, k = 0, max;
 
 	if (name == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	r->raw = r->name;
 	if (name == r->name)
 		return 0;
@@ -60,11 +60,11 @@ demangle_routine(struct pme_image *img, struct pme_symroutine *r)
 	if (max > PME_MAXALIASES)
 		max = PME_MAXALIASES;
 	if ((v = pme_arena_alloc(&img->arena, max * sizeof(*v))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	v[k++] = r->name;
 	for (i = 0; i < r->naliases && k < max; i++) {
 		if ((d = demangled(img, r->aliases[i])) == NULL)
-			return nomem(img);
+			return sym_nomem(img);
 		if (!has_name(r, v, k, r->aliases[i]))
 			v[k++] = r->aliases[i];
 		if (k < max && strcmp(d, name) != 0 && !has_name(r, v, k, d))

@@ -291,7 +291,7 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 	memset(&si, 0, sizeof(si));
 	sub_info(img, die, &si);
 	if ((r = pme_vec_push(&img->routines)) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	r->module = mod;
 	r->entry = entry;
 	f = syms_at(img, entry, &nf);
@@ -302,7 +302,7 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 	else
 		r->name = pme_intern(&img->names, "?");
 	if (r->name == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	r->line = (uint32_t)si.line;
 	if ((si.file != 0 || cu->version >= 5) && si.line != 0)
 		r->file = decl_file(cu, si.file);
@@ -374,7 +374,7 @@ cu_setup(struct cu *cu, Dwarf_Die die)
 	if (dwarf_attr(die, DW_AT_comp_dir, &a, &e) == DW_DLV_OK) {
 		if (dwarf_formstring(a, &s, &e) == DW_DLV_OK &&
 		    (cu->compdir = pme_intern(&img->names, s)) == NULL)
-			return nomem(img);
+			return sym_nomem(img);
 		dwarf_dealloc_attribute(a);
 	}
 	if (e != NULL)
@@ -396,7 +396,7 @@ cu_setup(struct cu *cu, Dwarf_Die die)
 		s = "?";
 	}
 	if ((cu->name = pme_intern(&img->names, relname(cu->compdir, s))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	cu->base = 0;
 	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK)
 		cu->base = lo;

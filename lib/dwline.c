@@ -131,7 +131,7 @@ add_file(struct pme_image *img, struct lthdr *h, const char *compdir,
 		d = PME_VEC_AT(&h->dirs, const char *, dir);
 	if ((f = pme_vec_push(&h->files)) == NULL ||
 	    (*f = resolve(img, compdir, d, name)) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	return 0;
 }
 
@@ -301,7 +301,7 @@ lt_header(struct pme_image *img, uint64_t off, const char *compdir,
 	} else
 		rc = lt_entries_v4(img, h, &r, compdir);
 	if (rc == -2)
-		return nomem(img);
+		return sym_nomem(img);
 	if (rc == -1 || r.p > hend)
 		return lt_error(img, off, "bad directory or file table");
 	h->prog.p = hend;
@@ -375,7 +375,7 @@ emit_line(struct sink *k, uint64_t s, uint64_t e)
 	struct pme_symline *p;
 	struct pme_range r = { s, e };
 
-	if (!clip(img, &r))
+	if (!sym_clip(img, &r))
 		return 0;
 	if (img->lines.n > k->first) {
 		p = (struct pme_symline *)img->lines.v + img->lines.n - 1;
@@ -388,7 +388,7 @@ emit_line(struct sink *k, uint64_t s, uint64_t e)
 			k->sorted = 0;
 	}
 	if ((p = pme_vec_push(&img->lines)) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	p->start = r.start;
 	p->end = r.end;
 	p->line = k->line;
@@ -450,7 +450,7 @@ lt_emit(struct sink *k, const struct lthdr *h, const struct lstate *s,
 	const char *f = lt_file(k->img, h, s->file);
 
 	if (f == NULL)
-		return nomem(k->img);
+		return sym_nomem(k->img);
 	return row(k, s->addr, f, s->line, endseq);
 }
 
@@ -692,7 +692,7 @@ line_routines(struct pme_image *img, const struct pme_symmod *m,
 	if (nr == 0)
 		return 0;
 	if ((rr = malloc(nr * sizeof(*rr))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	for (i = 0, nr = 0; i < m->nroutines; i++)
 		for (j = 0; j < r[i].nranges; j++, nr++) {
 			rr[nr].start = r[i].ranges[j].start;

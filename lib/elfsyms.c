@@ -56,7 +56,7 @@ read_buildid(struct pme_image *img, Elf_Data *d)
 			continue;
 		img->buildid = pme_arena_alloc(&img->arena, nh.n_descsz);
 		if (img->buildid == NULL)
-			return nomem(img);
+			return sym_nomem(img);
 		memcpy(img->buildid, (char *)d->d_buf + doff, nh.n_descsz);
 		img->buildid_len = nh.n_descsz;
 		return 1;
@@ -280,7 +280,7 @@ read_versions(struct pme_image *img, struct versions *v)
 			if (k >= v->n) {
 				if ((p = realloc(v->name, (k + 1) *
 				    sizeof(*p))) == NULL)
-					return nomem(img);
+					return sym_nomem(img);
 				memset(p + v->n, 0, (k + 1 - v->n) * sizeof(*p));
 				v->name = p;
 				v->n = k + 1;
@@ -320,7 +320,7 @@ old_version(struct pme_image *img, const struct versions *v, size_t i,
 }
 
 /* The function symbols of table sh (data d) into img->syms, as
- * read_syms() says; 0 or -1. */
+ * sym_read_syms() says; 0 or -1. */
 static int
 read_fsyms(struct pme_image *img, const GElf_Shdr *sh, Elf_Data *d,
     const struct versions *v, struct pme_vec *groups)
@@ -343,7 +343,7 @@ read_fsyms(struct pme_image *img, const GElf_Shdr *sh, Elf_Data *d,
 			return elferr(img, "symbol name");
 		if (t == STT_FILE) {
 			if ((g = pme_vec_push(groups)) == NULL)
-				return nomem(img);
+				return sym_nomem(img);
 			*g = name;
 			group = (uint32_t)(groups->n - 1);
 			continue;
@@ -356,7 +356,7 @@ read_fsyms(struct pme_image *img, const GElf_Shdr *sh, Elf_Data *d,
 		    (f->name = unversioned(img, name, &f->old)) == NULL ||
 		    (f->name = old_version(img, v, i, f->name, &f->old)) ==
 		    NULL)
-			return nomem(img);
+			return sym_nomem(img);
 		f->addr = s.st_value;
 		f->size = s.st_size;
 		f->group = b == STB_LOCAL ? group : PME_NONE;
@@ -372,7 +372,7 @@ read_fsyms(struct pme_image *img, const GElf_Shdr *sh, Elf_Data *d,
  * group it follows.  Groups are numbered by their STT_FILE symbols.
  */
 int
-read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
+sym_read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -396,7 +396,7 @@ read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 	if (rc == -1)
 		return -1;
 	if (img->syms.n > 1 && sort_syms(img) == -1)
-		return nomem(img);
+		return sym_nomem(img);
 	return 1;
 }
 

@@ -116,13 +116,13 @@ cold_candidates(struct pme_image *img, uint32_t **byname, uint32_t *nb)
 	for (i = 0; i < n; i++)
 		ncold += cold_base(v[i].name) > 0;
 	if ((*byname = malloc((n + 1) * sizeof(**byname))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	if (ncold == 0)
 		return 0;
 	while (cap < (size_t)ncold * 4)
 		cap *= 2;
 	if ((set = calloc(cap, sizeof(*set))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	for (i = 0; i < n; i++)
 		if ((len = cold_base(v[i].name)) > 0) {
 			h = pme_hash(v[i].name, len) | 1;
@@ -187,7 +187,7 @@ sym_routine(struct pme_image *img, uint32_t i, const uint32_t *cold,
 	uint32_t j;
 
 	if ((r = pme_vec_push(&img->routines)) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	r->name = v[i].name;
 	r->module = mod;
 	r->entry = v[i].addr;
@@ -248,7 +248,7 @@ rest_routine(struct pme_image *img, const struct pme_symmod *m, uint32_t mod)
 	for (k = m->first_routine; k < img->routines.n; k++)
 		n += rt[k].nranges;
 	if ((v = malloc((n + 1) * sizeof(*v))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	for (k = m->first_routine, n = 0; k < img->routines.n; k++)
 		for (j = 0; j < rt[k].nranges; j++)
 			v[n++] = rt[k].ranges[j];
@@ -270,7 +270,7 @@ rest_routine(struct pme_image *img, const struct pme_symmod *m, uint32_t mod)
 	if ((r = pme_vec_push(&img->routines)) == NULL ||
 	    (name = pme_arena_alloc(&img->arena, strlen(img->base) + 3)) ==
 	    NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	sprintf(name, "[%s]", img->base);
 	r->name = name;
 	r->module = mod;
@@ -331,7 +331,7 @@ read_symbol_modules(struct pme_image *img, const struct pme_vec *groups)
 	first = calloc((size_t)ng + 2, sizeof(*first));
 	in = malloc((n + 1) * sizeof(*in));
 	if (join == NULL || cold == NULL || first == NULL || in == NULL) {
-		nomem(img);
+		sym_nomem(img);
 		goto out;
 	}
 	for (i = 0; i < n; i++)

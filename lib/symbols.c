@@ -118,7 +118,7 @@ elferr(struct pme_image *img, const char *what)
 }
 
 int
-nomem(struct pme_image *img)
+sym_nomem(struct pme_image *img)
 {
 	return pme_setnomem(img->err);
 }
@@ -127,7 +127,7 @@ nomem(struct pme_image *img)
 
 /* Clips r to the section; 0 when nothing is left. */
 int
-clip(const struct pme_image *img, struct pme_range *r)
+sym_clip(const struct pme_image *img, struct pme_range *r)
 {
 	if (r->start < img->sec.start)
 		r->start = img->sec.start;
@@ -142,10 +142,10 @@ scratch_add(struct pme_image *img, uint64_t lo, uint64_t hi)
 {
 	struct pme_range r = { lo, hi }, *p;
 
-	if (hi <= lo || !clip(img, &r))
+	if (hi <= lo || !sym_clip(img, &r))
 		return 0;
 	if ((p = pme_vec_push(&img->scratch)) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	*p = r;
 	return 0;
 }
@@ -170,7 +170,7 @@ scratch_take(struct pme_image *img, int merge, const struct pme_range **out,
 	if (merge)
 		k = pme_ranges_merge(v, k);
 	if ((p = pme_arena_alloc(&img->arena, k * sizeof(*p))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	memcpy(p, v, k * sizeof(*p));
 	*out = p;
 	*n = (uint32_t)k;
@@ -442,8 +442,8 @@ read_image(struct pme_image *img, const char *section, int symbols_only)
 	rc = open_elf(img, section);
 	if (rc == 0 && !(img->flags & PME_IMAGE_DWARF))
 		rc = use_debugfile(img, section);
-	if (rc == 0 && (rc = read_syms(img, SHT_SYMTAB, &groups)) == 0 &&
-	    (rc = read_syms(img, SHT_DYNSYM, &groups)) == 1)
+	if (rc == 0 && (rc = sym_read_syms(img, SHT_SYMTAB, &groups)) == 0 &&
+	    (rc = sym_read_syms(img, SHT_DYNSYM, &groups)) == 1)
 		img->flags |= PME_IMAGE_DYNSYM;
 	/* Symbols only: the DWARF is passed over when a .symtab names the
 	 * routines (pme_image_open_symbols()). */

@@ -116,8 +116,8 @@ const char	*phase_tag(const struct watch *w, char *buf, size_t len);
 const char	*unit_tag(const struct watch *w, char *buf, size_t len);
 int	dwerr(struct pme_image *img, Dwarf_Error e, const char *what);
 int	elferr(struct pme_image *img, const char *what);
-int	nomem(struct pme_image *img);
-int	clip(const struct pme_image *img, struct pme_range *r);
+int	sym_nomem(struct pme_image *img);
+int	sym_clip(const struct pme_image *img, struct pme_range *r);
 int	scratch_add(struct pme_image *img, uint64_t lo, uint64_t hi);
 int	scratch_take(struct pme_image *img, int merge,
 	    const struct pme_range **out, uint32_t *n);
@@ -148,7 +148,7 @@ int	end_module(struct pme_image *img);
 int	find_section(struct pme_image *img, const char *name);
 int	read_kind(struct pme_image *img);
 int	cmp_names(const char *a, const char *b);
-int	read_syms(struct pme_image *img, Elf64_Word type,
+int	sym_read_syms(struct pme_image *img, Elf64_Word type,
 	    struct pme_vec *groups);
 const struct fsym	*syms_at(const struct pme_image *img, uint64_t addr,
 	    size_t *n);

@@ -21,7 +21,7 @@ add_module(struct pme_image *img, const char *name,
 	if ((name = pme_intern(&img->names, name)) == NULL ||
 	    (m = pme_vec_push(&img->mods)) == NULL ||
 	    (o = pme_vec_push(&img->info)) == NULL) {
-		nomem(img);
+		sym_nomem(img);
 		return NULL;
 	}
 	*o = info != NULL ? *info : none;
@@ -112,7 +112,7 @@ set_aliases(struct pme_image *img, struct pme_symroutine *r,
 	if (max == 0 || (nf <= 1 && n == 0))
 		return 0;
 	if ((v = pme_arena_alloc(&img->arena, max * sizeof(*v))) == NULL)
-		return nomem(img);
+		return sym_nomem(img);
 	for (i = 0; i < nf && k < max; i++)
 		if (!has_name(r, v, k, f[i].name))
 			v[k++] = f[i].name;
@@ -170,10 +170,16 @@ end_module(struct pme_image *img)
 
 	m = &PME_VEC_AT(&img->mods, struct pme_symmod, img->mods.n - 1);
 	m->nroutines = (uint32_t)img->routines.n - m->first_routine;
-	if (m->nroutines > 1)
-		qsort(&PME_VEC_AT(&img->routines, struct pme_symroutine,
-		    m->first_routine), m->nroutines,
-		    sizeof(struct pme_symroutine), cmp_routine);
+	r = m->nroutines == 0 ? NULL : &PME_VEC_AT(&img->routines,
+	    struct pme_symroutine, m->first_routine);
+	/* Symbols and DIEs mostly come in address order: qsort() would
+	 * allocate and copy for nothing (glibc's is a stable merge sort,
+	 * so the order of equal routines is the same either way). */
+	for (i = 1; i < m->nroutines && cmp_routine(&r[i - 1], &r[i]) <= 0;
+	    i++)
+		continue;
+	if (i < m->nroutines)
+		qsort(r, m->nroutines, sizeof(*r), cmp_routine);
 	if (merge_routines(img, m) == -1)
 		return -1;
 	if (m->nranges > 0)

@@ -97,7 +97,7 @@ attach_thread(struct perfattach *a, pid_t tid)
 		if (a->ps.rings[r].meta == NULL) {
 			if (attach_ring(a, r, a->cpus[i], (int)fd) == 0)
 				continue;
-		} else if ((p = grow(a->fds, &a->capfds, a->nfds + 1,
+		} else if ((p = perf_grow(a->fds, &a->capfds, a->nfds + 1,
 		    sizeof(*a->fds))) != NULL) {
 			a->fds = p;
 			a->fds[a->nfds++] = (int)fd;
@@ -124,7 +124,7 @@ attach_seen(struct perfattach *a, uint32_t tid)
 	for (i = 0; i < a->nseen; i++)
 		if (a->seen[i] == tid)
 			return 1;
-	if ((p = grow(a->seen, &a->capseen, a->nseen + 1,
+	if ((p = perf_grow(a->seen, &a->capseen, a->nseen + 1,
 	    sizeof(*a->seen))) == NULL)
 		return -1;
 	a->seen = p;
@@ -304,14 +304,14 @@ attach_names(struct perfattach *a)
 	attach_comm(a->pid, t.tid, name, sizeof(name));
 	t.name = name;
 	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
-		werr(&a->ps, &err);
+		perf_werr(&a->ps, &err);
 	t.kind = PME_THREAD_COMM;
 	for (i = 0; i < a->nseen && !a->ps.failed; i++) {
 		if ((t.tid = a->seen[i]) == t.pid)
 			continue;
 		attach_comm(a->pid, t.tid, name, sizeof(name));
 		if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
-			werr(&a->ps, &err);
+			perf_werr(&a->ps, &err);
 	}
 }
 
@@ -350,7 +350,7 @@ attach_map(struct perfattach *a, pid_t pid, const struct pme_maps_line *ml,
 		return;
 	}
 	if (pme_samplewriter_mapping(a->ps.w, &m, &err) < 0)
-		werr(&a->ps, &err);
+		perf_werr(&a->ps, &err);
 }
 
 /*
@@ -437,7 +437,7 @@ system_thread(struct perfattach *a, pid_t pid, uint32_t tid)
 	t.name = name;
 	add_tid(&a->ps, tid);
 	if (pme_samplewriter_thread(a->ps.w, &t, &err) < 0)
-		werr(&a->ps, &err);
+		perf_werr(&a->ps, &err);
 }
 
 /* Process pid: its threads, then its executable mappings. */
@@ -497,8 +497,10 @@ perf_attach_prepare(struct perfattach *a, struct pme_samplewriter *w)
 	a->ps.w = w;
 	a->prepared = 1;
 	if (a->system ? system_procs(a) < 0 : (attach_names(a),
-	    a->ps.failed || attach_maps(a, a->pid) < 0))
+	    a->ps.failed || attach_maps(a, a->pid) < 0)) {
+		perf_say(&a->ps);
 		return -1;
+	}
 	return 0;
 }
 
@@ -511,8 +513,9 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	uint64_t last, now;
 	int r, n = a->ps.nrings, pidfd, wait, done = 0;
 
-	if (!a->prepared && perf_attach_prepare(a, w) < 0)
+	if (!a->prepared && perf_attach_prepare(a, w) < 0) {
 		return -1;
+	}
 	for (r = 0; r < n; r++) {
 		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
 		    -1;
@@ -545,12 +548,12 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 		    (pfd[n + 1].revents & POLLIN) != 0 :
 		    !pid_alive((uint32_t)a->pid))))
 			done = 1;
-		if (drain(&a->ps) < 0)
+		if (perf_drain(&a->ps) < 0)
 			break;
 		attach_jitter(a);
 		if (now_mono() - last >= 1000000000u) {
 			if (pme_samplewriter_flush(w, &err) < 0)
-				werr(&a->ps, &err);
+				perf_werr(&a->ps, &err);
 			last = now_mono();
 		}
 	}
@@ -559,6 +562,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	cl->samples = a->ps.samples;
 	cl->lost = a->ps.lost;
 	cl->threads = (uint32_t)a->ps.ntids;
+	perf_say(&a->ps);
 	return a->ps.failed ? -1 : 0;
 }
 

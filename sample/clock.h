@@ -161,10 +161,12 @@ int	count_run(struct clockopts *o);
 
 /*
  * Preload method.  collect_prepare() makes the pipe and sets the
- * environment the child inherits (before the fork); collect_run() lets
- * the child exec and writes what the runtime sends until it ends.
+ * environment the child inherits (before the fork); -1 with err.
+ * collect_run() lets the child exec and writes what the runtime sends
+ * until it ends.
  */
-int	collect_prepare(struct clockopts *o, const char *runtime);
+int	collect_prepare(struct clockopts *o, const char *runtime,
+	    struct pme_error *err);
 int	collect_run(struct clockopts *o, struct child *c,
 	    struct pme_samplewriter *w, struct pme_sample_close *cl);
 

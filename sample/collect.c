@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "proto.h"
 #include "setid.h"
+#include "util.h"
 
 /* What a thread (or with tid 0 a process) gave and used. */
 struct tally {
@@ -55,27 +56,26 @@ struct collector {
 	uint64_t	 samples, lost;
 	int		 hello_main;
 	int		 failed;
+	struct pme_error err;		/* the first error, when failed */
 };
 
 static int sock = -1, child_end = -1;
 
 int
-collect_prepare(struct clockopts *o, const char *runtime)
+collect_prepare(struct clockopts *o, const char *runtime,
+    struct pme_error *err)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char buf[64], *pre;
 	int sv[2], sz = 4 << 20;
 
-	if (access(runtime, R_OK) < 0) {
-		fprintf(stderr, "%s: '%s': the runtime for the %s method: "
-		    "%s\n", prog, runtime, o->method == PME_METHOD_ITIMER ?
+	if (access(runtime, R_OK) < 0)
+		return pme_seterr(err, PME_EIO, "'%s': the runtime for the %s "
+		    "method: %s", runtime, o->method == PME_METHOD_ITIMER ?
 		    "itimer" : "timer", strerror(errno));
-		return -1;
-	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		fprintf(stderr, "%s: socketpair: %s\n", prog, strerror(errno));
-		return -1;
-	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return pme_seterr(err, PME_EIO, "socketpair: %s",
+		    strerror(errno));
 	sock = sv[0];
 	child_end = sv[1];
 	fcntl(child_end, F_SETFD, 0);
@@ -95,10 +95,8 @@ collect_prepare(struct clockopts *o, const char *runtime)
 	else
 		unsetenv("PMECLOCK_CALLCHAIN");
 	if ((pre = malloc(strlen(runtime) + (old ? strlen(old) : 0) + 2)) ==
-	    NULL) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return -1;
-	}
+	    NULL)
+		return pme_setnomem(err);
 	strcpy(pre, runtime);
 	if (old != NULL && *old != '\0') {
 		strcat(pre, ":");
@@ -190,11 +188,13 @@ proc(struct collector *co, uint32_t pid, int add)
 	return pr;
 }
 
+/* The run's first error is kept, and said by collect_run() once the
+ * run stops recording: the one place that prints it. */
 static void
 cerr(struct collector *co, const struct pme_error *err)
 {
 	if (!co->failed)
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(err));
+		co->err = *err;
 	co->failed = 1;
 }
 
@@ -681,6 +681,8 @@ collect_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 			last = now_mono();
 		}
 	}
+	if (co.failed)
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&co.err));
 	while (!child_poll(c))
 		poll(&pfd[1], 1, -1);
 	close(sock);

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,15 @@
 #include "perf.h"
 #include "unwind.h"
 
-#define RING_PAGES_DWARF 1024		/* with stacks (4 MiB): ~480 samples */
+/* With stacks a ring holds about 120 samples a MiB: 16 MiB when the
+ * locked-memory limits allow (root), else 4 MiB, which they allow on two
+ * CPUs with perf_event_mlock_kb and RLIMIT_MEMLOCK at their defaults. */
+#define RING_PAGES_DWARF 4096
+#define RING_PAGES_DWARF_LOW 1024
+/* No more than 256 MiB of them: more rings are the smaller ones. */
+#define RING_BIG_MAX	16
+/* The reader is woken this often, whatever the ring's size. */
+#define RING_WAKEUP	(256 * 1024)
 
 static int exclude_kernel = -1;	/* decided by perf_probe() */
 static size_t ring_pages = RING_PAGES;
@@ -44,6 +53,8 @@ static uint64_t jitter_weight(const struct jitter *j,
 		    uint64_t period);
 static void jitter_fork(struct jitter *j, const struct clockopts *o,
 		    uint32_t ptid, uint32_t tid, uint64_t time);
+static void trim_stack(const struct clockopts *o, int ev,
+		    struct perf_event_header *h);
 
 long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -117,6 +128,8 @@ fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek,
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring_pages * 4096 / 4);
+	if (a->wakeup_watermark > RING_WAKEUP)
+		a->wakeup_watermark = RING_WAKEUP;
 	if (k < 0)
 		return;
 	events_attr(o, k, a);
@@ -246,7 +259,7 @@ perf_probe(struct clockopts *o)
 /* ------------------------------------------------------ reading rings */
 
 void *
-grow(void *p, size_t *cap, size_t need, size_t size)
+perf_grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 64;
 	void *q;
@@ -261,9 +274,10 @@ grow(void *p, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
-/* Copies the records of ring r into ps->arena (offsets kept in recs). */
+/* Copies the records of ring r into b (offsets kept in b->recs); the
+ * copies of the stack are cut to what was in use (trim_stack()). */
 static int
-read_ring(struct perfstate *ps, struct ring *r)
+read_ring(struct perfstate *ps, struct batch *b, struct ring *r)
 {
 	uint64_t head, tail, mask = r->size - 1;
 	struct perf_event_header hd;
@@ -285,31 +299,54 @@ read_ring(struct perfstate *ps, struct ring *r)
 		}
 		if (hd.size < sizeof(hd) || tail + hd.size > head)
 			break;
-		if ((p = grow(ps->arena, &ps->caparena, ps->narena + hd.size +
-		    8, 1)) == NULL)
+		if ((p = perf_grow(b->arena, &b->caparena, b->narena +
+		    hd.size + 8, 1)) == NULL)
 			return -1;
-		ps->arena = p;
-		dst = ps->arena + ps->narena;
+		b->arena = p;
+		dst = b->arena + b->narena;
 		if (first >= hd.size)
 			memcpy(dst, r->data + off, hd.size);
 		else {
 			memcpy(dst, r->data + off, first);
 			memcpy(dst + first, r->data, hd.size - first);
 		}
-		if ((p = grow(ps->recs, &ps->caprecs, ps->nrecs + 1,
-		    sizeof(*ps->recs))) == NULL)
+		if ((p = perf_grow(b->recs, &b->caprecs, b->nrecs + 1,
+		    sizeof(*b->recs))) == NULL)
 			return -1;
-		ps->recs = p;
+		b->recs = p;
 		/* The pointer is fixed up once the arena stops moving. */
-		ps->recs[ps->nrecs].h = (void *)(uintptr_t)ps->narena;
-		ps->recs[ps->nrecs].seq = ps->seq++;
-		ps->recs[ps->nrecs].ev = r->ev;
-		ps->nrecs++;
-		ps->narena += (hd.size + 7) & ~(size_t)7;
+		b->recs[b->nrecs].h = (void *)(uintptr_t)b->narena;
+		b->recs[b->nrecs].seq = ps->seq++;
+		b->recs[b->nrecs].ev = r->ev;
+		b->nrecs++;
+		if (ps->uw != NULL)
+			trim_stack(ps->o, r->ev, (void *)dst);
+		b->narena += (((struct perf_event_header *)dst)->size + 7) &
+		    ~(size_t)7;
 		tail += hd.size;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int
+perf_read(struct perfstate *ps, struct batch *b)
+{
+	int r;
+
+	for (r = 0; r < ps->nrings; r++)
+		if (read_ring(ps, b, &ps->rings[r]) < 0)
+			return -1;
+	return 0;
+}
+
+void
+batch_free(struct batch *b)
+{
+	if (b == NULL)
+		return;
+	free(b->recs);
+	free(b->arena);
 }
 
 static uint64_t
@@ -328,6 +365,39 @@ get32(const void *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+/*
+ * A sample's copy of the user stack cut to the part the kernel could
+ * copy (dyn_size, less than the size asked for near the top of a
+ * stack): the record reserves the whole size, and a backlog of samples
+ * waiting for the unwinder would hold it all.  The record keeps its
+ * layout (size, bytes, dyn_size).
+ */
+static void
+trim_stack(const struct clockopts *o, int ev, struct perf_event_header *h)
+{
+	uint8_t *p = (uint8_t *)h;
+	size_t off = sizeof(*h) + (sample_period(o, ev) ? 40 : 32);
+	uint64_t size, dyn, keep;
+
+	if (h->type != PERF_RECORD_SAMPLE || off + 8 > h->size ||
+	    get64(p + off) == PERF_SAMPLE_REGS_ABI_NONE)
+		return;
+	off += 8 + 8 * (size_t)__builtin_popcountll(unwind_regs_mask());
+	if (off + 8 > h->size)
+		return;
+	size = get64(p + off);
+	if (size == 0 || size > h->size - off - 8 || h->size - off - 8 -
+	    size < 8)
+		return;
+	dyn = get64(p + off + 8 + size);
+	keep = (dyn + 7) & ~(uint64_t)7;
+	if (keep >= size)
+		return;
+	memcpy(p + off, &keep, 8);
+	memcpy(p + off + 8 + keep, &dyn, 8);
+	h->size = (uint16_t)(off + 8 + keep + 8);
 }
 
 /* A record's time: in the body of a sample, else in its sample_id. */
@@ -392,7 +462,7 @@ execwait(struct perfstate *ps, uint32_t pid, int add)
 	for (i = 0; i < ps->new; i++)
 		if (ps->ew[i].pid == pid)
 			return &ps->ew[i];
-	if (!add || (p = grow(ps->ew, &ps->capew, ps->new + 1,
+	if (!add || (p = perf_grow(ps->ew, &ps->capew, ps->new + 1,
 	    sizeof(*ps->ew))) == NULL)
 		return NULL;
 	ps->ew = p;
@@ -401,12 +471,40 @@ execwait(struct perfstate *ps, uint32_t pid, int add)
 	return &ps->ew[ps->new++];
 }
 
+/*
+ * The run's errors: the functions of perf.c (and attach.c) record the
+ * first one in ps->err and mark the run failed; perf_say() is the one
+ * place that prints it, once, when the run stops recording.
+ */
 void
-werr(struct perfstate *ps, const struct pme_error *err)
+perf_werr(struct perfstate *ps, const struct pme_error *err)
 {
 	if (!ps->failed)
-		fprintf(stderr, "%s: %s\n", prog, pme_strerror(err));
+		ps->err = *err;
 	ps->failed = 1;
+}
+
+int
+perf_fail(struct perfstate *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ps->failed) {
+		va_start(ap, fmt);
+		ps->err.code = PME_EIO;
+		vsnprintf(ps->err.msg, sizeof(ps->err.msg), fmt, ap);
+		va_end(ap);
+	}
+	ps->failed = 1;
+	return -1;
+}
+
+void
+perf_say(struct perfstate *ps)
+{
+	if (ps->failed && !ps->said && ps->err.code != PME_OK)
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&ps->err));
+	ps->said = 1;
 }
 
 /*
@@ -528,7 +626,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	add_tid(ps, s.tid);
 	ps->samples++;
 	if (pme_samplewriter_sample(ps->w, &s, &err) < 0)
-		werr(ps, &err);
+		perf_werr(ps, &err);
 }
 
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
@@ -611,10 +709,8 @@ unwind_map(struct perfstate *ps, const struct pme_mapping *m)
 		    (unsigned long long)m->end);
 		file = alt;
 	}
-	if (unwind_mapping(ps->uw, m, file) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		ps->failed = 1;
-	}
+	if (unwind_mapping(ps->uw, m, file) < 0)
+		perf_fail(ps, "out of memory");
 }
 
 static void
@@ -659,14 +755,13 @@ conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 		ew->waiting = 0;
 	}
 	if (mapping_vaddr(ps, &m, dev, ino, buildid) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		ps->failed = 1;
+		perf_fail(ps, "out of memory");
 		return;
 	}
 	if (ps->uw != NULL)
 		unwind_map(ps, &m);
 	if (pme_samplewriter_mapping(ps->w, &m, &err) < 0)
-		werr(ps, &err);
+		perf_werr(ps, &err);
 }
 
 /*
@@ -693,10 +788,8 @@ static void
 unwind_task(struct perfstate *ps, const struct pme_thread *t)
 {
 	if (t->kind == PME_THREAD_FORK && t->pid != t->ppid) {
-		if (unwind_fork(ps->uw, t->ppid, t->pid) < 0) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			ps->failed = 1;
-		}
+		if (unwind_fork(ps->uw, t->ppid, t->pid) < 0)
+			perf_fail(ps, "out of memory");
 	} else if (t->kind == PME_THREAD_EXEC || (t->kind ==
 	    PME_THREAD_EXIT && t->pid == t->tid))
 		unwind_forget(ps->uw, t->pid);
@@ -758,7 +851,7 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 	if (ps->uw != NULL)
 		unwind_task(ps, &t);
 	if (pme_samplewriter_thread(ps->w, &t, &err) < 0)
-		werr(ps, &err);
+		perf_werr(ps, &err);
 }
 
 static void
@@ -791,28 +884,39 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 	}
 }
 
-/* Reads every ring, then converts what was read in time order. */
-int
-drain(struct perfstate *ps)
+/* Converts the records of b in time order; b is emptied. */
+static void
+convert_batch(struct perfstate *ps, struct batch *b)
 {
 	size_t i;
-	int r;
 
-	ps->nrecs = ps->narena = 0;
-	for (r = 0; r < ps->nrings; r++)
-		if (read_ring(ps, &ps->rings[r]) < 0) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			return -1;
-		}
-	for (i = 0; i < ps->nrecs; i++) {
-		ps->recs[i].h = (void *)(ps->arena +
-		    (uintptr_t)ps->recs[i].h);
-		ps->recs[i].time = rec_time(ps->recs[i].h);
+	for (i = 0; i < b->nrecs; i++) {
+		b->recs[i].h = (void *)(b->arena + (uintptr_t)b->recs[i].h);
+		b->recs[i].time = rec_time(b->recs[i].h);
 	}
-	qsort(ps->recs, ps->nrecs, sizeof(*ps->recs), cmp_rec);
-	for (i = 0; i < ps->nrecs && !ps->failed; i++) {
-		ps->curev = ps->recs[i].ev;
-		convert(ps, ps->recs[i].h);
+	qsort(b->recs, b->nrecs, sizeof(*b->recs), cmp_rec);
+	for (i = 0; i < b->nrecs && !ps->failed; i++) {
+		ps->curev = b->recs[i].ev;
+		convert(ps, b->recs[i].h);
+	}
+	b->nrecs = b->narena = 0;
+}
+
+int
+perf_drain(struct perfstate *ps)
+{
+	struct batch *b, *next;
+
+	if (ps->rd == NULL) {
+		if (perf_read(ps, &ps->now) < 0)
+			return perf_fail(ps, "out of memory");
+		convert_batch(ps, &ps->now);
+		return ps->failed ? -1 : 0;
+	}
+	for (b = reader_take(ps->rd); b != NULL; b = next) {
+		next = b->next;
+		convert_batch(ps, b);
+		reader_give(ps->rd, b);
 	}
 	return ps->failed ? -1 : 0;
 }
@@ -837,12 +941,14 @@ free_state(struct perfstate *ps)
 {
 	size_t i;
 
+	/* The thread reads the rings until it ends. */
+	reader_free(ps->rd);
+	ps->rd = NULL;
 	close_rings(ps);
 	for (i = 0; i < ps->nvc; i++)
 		free(ps->vc[i].path);
 	free(ps->vc);
-	free(ps->recs);
-	free(ps->arena);
+	batch_free(&ps->now);
 	free(ps->ew);
 	free(ps->tids);
 	free(ps->frames);
@@ -1015,19 +1121,18 @@ open_events(struct perfstate *ps, struct child *c)
 	if ((fds = calloc(MAX_CPUS, sizeof(*fds))) == NULL ||
 	    (ps->rings = calloc(MAX_CPUS, sizeof(*ps->rings))) == NULL) {
 		free(fds);
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return -1;
+		return perf_fail(ps, "out of memory");
 	}
 	for (k = 0; k < ps->o->nev; k++) {
 		if (open_all(ps->o, c->pid, exclude_kernel, k, fds, cpus,
 		    &n) < 0) {
-			fprintf(stderr, "%s: perf_event_open: %s: %s\n", prog,
+			perf_fail(ps, "perf_event_open: %s: %s",
 			    ps->o->ev[k].spec.name, strerror(errno));
 			break;
 		}
 		if ((size_t)ps->nrings + (size_t)n > MAX_CPUS) {
-			fprintf(stderr, "%s: %d events on %d CPUs: more than "
-			    "%d rings\n", prog, ps->o->nev, n, MAX_CPUS);
+			perf_fail(ps, "%d events on %d CPUs: more than %d "
+			    "rings", ps->o->nev, n, MAX_CPUS);
 			for (i = 0; i < n; i++)
 				close(fds[i]);
 			break;
@@ -1042,32 +1147,49 @@ open_events(struct perfstate *ps, struct child *c)
 	return k == ps->o->nev ? 0 : -1;
 }
 
+/* Maps every ring; the large rings of stacks shrink when the locked
+ * memory they need is refused. */
 static int
-setup(struct perfstate *ps, struct child *c)
+map_rings(struct perfstate *ps)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	void *m;
 	int i;
 
-	if (open_events(ps, c) < 0)
-		return -1;
+	if (ps->nrings > RING_BIG_MAX)
+		ring_pages = RING_PAGES_DWARF_LOW;
 	for (i = 0; i < ps->nrings; i++) {
 		m = mmap(NULL, (ring_pages + 1) * (size_t)pg, PROT_READ |
 		    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
-		if (m == MAP_FAILED) {
-			fprintf(stderr, "%s: mmap of the perf ring buffer: "
-			    "%s\n", prog, strerror(errno));
-			return -1;
+		if (m == MAP_FAILED && (errno == EPERM || errno == ENOMEM) &&
+		    ring_pages > RING_PAGES_DWARF_LOW) {
+			while (i-- > 0) {
+				munmap(ps->rings[i].meta, (ring_pages + 1) *
+				    (size_t)pg);
+				ps->rings[i].meta = NULL;
+			}
+			ring_pages = RING_PAGES_DWARF_LOW;
+			continue;
 		}
+		if (m == MAP_FAILED)
+			return perf_fail(ps, "mmap of the perf ring buffer: %s",
+			    strerror(errno));
 		ps->rings[i].meta = m;
 		ps->rings[i].data = (uint8_t *)m + pg;
 		ps->rings[i].size = ring_pages * (size_t)pg;
 	}
-	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL)
+	return 0;
+}
+
+static int
+setup(struct perfstate *ps, struct child *c)
+{
+	if (open_events(ps, c) < 0 || map_rings(ps) < 0)
 		return -1;
-	if (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&
-	    (ps->uw = unwind_new()) == NULL)
-		return -1;
+	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL ||
+	    (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&
+	    (ps->uw = unwind_new()) == NULL))
+		return perf_fail(ps, "out of memory");
 	return 0;
 }
 
@@ -1092,68 +1214,92 @@ unwind_report(struct perfstate *ps)
 		    (unsigned long long)chains);
 }
 
+/* The reader thread's loop is the rings' poll; this one converts what
+ * it read and watches the command.  Without the thread (it could not
+ * start), the rings are polled here as before. */
+static int
+run_loop(struct perfstate *ps, struct child *c)
+{
+	struct pollfd pfd[MAX_CPUS + 1];
+	struct pme_error err;
+	uint64_t last;
+	int r, n = 0, rc = 0, done;
+
+	/* A poll() that fails leaves revents as they were. */
+	memset(pfd, 0, sizeof(pfd));
+	if (ps->rd != NULL) {
+		pfd[n].fd = reader_fd(ps->rd);
+		pfd[n++].events = POLLIN;
+	} else
+		for (r = 0; r < ps->nrings; r++) {
+			pfd[n].fd = ps->rings[r].fd;
+			pfd[n++].events = POLLIN;
+		}
+	pfd[n].fd = c->sigfd;
+	pfd[n].events = POLLIN;
+	last = now_mono();
+	do {
+		if (poll(pfd, (nfds_t)n + 1, 250) < 0 && errno != EINTR)
+			rc = perf_fail(ps, "poll: %s", strerror(errno));
+		/* An event whose task has gone reports POLLHUP for good. */
+		for (r = 0; r < n; r++)
+			if (pfd[r].revents & (POLLHUP | POLLERR))
+				pfd[r].fd = -1;
+		done = child_poll(c);
+		if (done && reader_stop(ps->rd) < 0)
+			rc = perf_fail(ps, "out of memory");
+		if (perf_drain(ps) < 0)
+			rc = -1;
+		jitter_rings(ps, 1);
+		if (now_mono() - last >= 1000000000u) {
+			if (pme_samplewriter_flush(ps->w, &err) < 0)
+				perf_werr(ps, &err);
+			last = now_mono();
+		}
+	} while (!done && rc == 0 && !ps->failed);
+	if (!done) {
+		/* The file failed: the program runs on, unrecorded. */
+		perf_say(ps);
+		reader_free(ps->rd);
+		ps->rd = NULL;
+		close_rings(ps);
+		ps->rings = NULL;
+		ps->nrings = 0;
+		while (!child_poll(c))
+			poll(&pfd[n], 1, -1);
+	}
+	return rc;
+}
+
 int
 perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
     struct pme_sample_close *cl)
 {
-	struct pollfd pfd[MAX_CPUS + 1];
 	struct perfstate ps;
-	struct pme_error err;
-	uint64_t last;
-	int r, rc = 0, done;
+	int rc = 0;
 
 	memset(&ps, 0, sizeof(ps));
 	ps.o = o;
 	ps.w = w;
 	ps.mainpid = (uint32_t)c->pid;
 	if (setup(&ps, c) < 0) {
+		perf_say(&ps);
 		free_state(&ps);
 		return -1;
 	}
 	ps.jit.owned = &ps.mainpid;
 	ps.jit.nowned = 1;
 	jitter_rings(&ps, 1);
+	/* Only stacks cost enough to convert to need a reader. */
+	if (ps.uw != NULL && reader_start(&ps) < 0 && o->verbose)
+		fprintf(stderr, "%s: no reader thread (%s): the rings are "
+		    "read between conversions\n", prog, strerror(errno));
 	if ((rc = child_go(c)) != 0) {
 		free_state(&ps);
 		return rc;
 	}
-	for (r = 0; r < ps.nrings; r++) {
-		pfd[r].fd = ps.rings[r].fd;
-		pfd[r].events = POLLIN;
-	}
-	pfd[ps.nrings].fd = c->sigfd;
-	pfd[ps.nrings].events = POLLIN;
-	last = now_mono();
-	do {
-		if (poll(pfd, (nfds_t)ps.nrings + 1, 250) < 0 &&
-		    errno != EINTR) {
-			fprintf(stderr, "%s: poll: %s\n", prog,
-			    strerror(errno));
-			rc = -1;
-		}
-		/* An event whose task has gone reports POLLHUP for good. */
-		for (r = 0; r < ps.nrings; r++)
-			if (pfd[r].revents & (POLLHUP | POLLERR))
-				pfd[r].fd = -1;
-		done = child_poll(c);
-		if (drain(&ps) < 0)
-			rc = -1;
-		jitter_rings(&ps, 1);
-		if (now_mono() - last >= 1000000000u) {
-			if (pme_samplewriter_flush(w, &err) < 0)
-				werr(&ps, &err);
-			last = now_mono();
-		}
-	} while (!done && rc == 0 && !ps.failed);
-	if (!done) {
-		/* The file failed: the program runs on, unrecorded. */
-		pfd[0] = pfd[ps.nrings];
-		close_rings(&ps);
-		ps.rings = NULL;
-		ps.nrings = 0;
-		while (!child_poll(c))
-			poll(pfd, 1, -1);
-	}
+	rc = run_loop(&ps, c);
+	perf_say(&ps);
 	unwind_report(&ps);
 	cl->samples = ps.samples;
 	cl->lost = ps.lost;

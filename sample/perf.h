@@ -37,6 +37,18 @@ struct rec {
 	struct perf_event_header *h;
 };
 
+/* The records of one reading of the rings: recs[i].h holds an offset
+ * into arena until perf_convert() makes it a pointer. */
+struct batch {
+	struct rec	*recs;
+	size_t		 nrecs, caprecs;
+	uint8_t		*arena;
+	size_t		 narena, caparena;
+	struct batch	*next;
+};
+
+struct reader;
+
 /* The link-time address of a mapping's file offset, per file. */
 struct vcache {
 	char		*path;
@@ -77,10 +89,8 @@ struct perfstate {
 	struct pme_samplewriter *w;
 	struct ring	*rings;
 	int		 nrings;
-	struct rec	*recs;
-	size_t		 nrecs, caprecs;
-	uint8_t		*arena;
-	size_t		 narena, caparena;
+	struct batch	 now;		/* read by perf_drain() itself */
+	struct reader	*rd;		/* or by a thread (reader.c) */
 	uint64_t	 seq;
 	struct vcache	*vc;
 	size_t		 nvc;
@@ -94,6 +104,8 @@ struct perfstate {
 	uint32_t	 mainpid;
 	int		 curev;		/* of the record being converted */
 	int		 failed;
+	struct pme_error err;		/* the first error, when failed */
+	int		 said;		/* perf_say() printed it */
 	struct jitter	 jit;
 };
 
@@ -108,16 +120,43 @@ int	online_cpus(int *cpus, int max);
 /* /proc/sys/kernel/perf_event_paranoid, -99 if unreadable. */
 int	paranoid(void);
 /* p (realloc'd) with room for need items of size, *cap updated; NULL. */
-void	*grow(void *p, size_t *cap, size_t need, size_t size);
+void	*perf_grow(void *p, size_t *cap, size_t need, size_t size);
 /* Counts thread tid among the threads sampled. */
 void	add_tid(struct perfstate *ps, uint32_t tid);
-/* Says the sample file's error, once; the run has failed. */
-void	werr(struct perfstate *ps, const struct pme_error *err);
+/* The run's error: perf_werr() records err, perf_fail() a message (as
+ * printf), unless an error came first; either marks the run failed, and
+ * perf_fail() returns -1.  perf_say() prints the error, once: the one
+ * place that prints them. */
+void	perf_werr(struct perfstate *ps, const struct pme_error *err);
+int	perf_fail(struct perfstate *ps, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	perf_say(struct perfstate *ps);
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
 int	mapping_vaddr(struct perfstate *ps, struct pme_mapping *m,
 	    uint64_t dev, uint64_t ino, uint8_t *buildid);
-/* Reads every ring, then converts what was read in time order. */
-int	drain(struct perfstate *ps);
+/* Converts what was read of the rings, in time order: what the reader
+ * thread queued when it runs, else what perf_drain() reads itself. */
+int	perf_drain(struct perfstate *ps);
+/* Copies the records of every ring into b (after what it holds); -1
+ * when out of memory.  Alone of these functions, the reader thread's. */
+int	perf_read(struct perfstate *ps, struct batch *b);
+void	batch_free(struct batch *b);
+
+/*
+ * reader.c: a thread that empties the rings into batches as the kernel
+ * fills them, while the caller converts (and unwinds) at its own pace.
+ * reader_start(): -1 with errno.  reader_fd(): readable when batches
+ * wait.  reader_take(): the batches read so far, oldest first, the
+ * caller's until reader_give() takes them back; NULL when none.
+ * reader_stop(): ends the thread after a last reading; 0, or -1 when it
+ * ran out of memory.  reader_free(): NULL ok, stops it first.
+ */
+int	reader_start(struct perfstate *ps);
+int	reader_fd(const struct reader *rd);
+struct batch	*reader_take(struct reader *rd);
+void	reader_give(struct reader *rd, struct batch *b);
+int	reader_stop(struct reader *rd);
+void	reader_free(struct reader *rd);
 void	free_state(struct perfstate *ps);
 /* -j: whether a new period was due for threads threads, then given to
  * the events of the rings; jitter_fd() gives it to one more event. */

@@ -420,8 +420,10 @@ run(struct clockopts *o)
 	if (strcmp(o->out, "-") != 0 && guard_start() < 0)
 		return 1;
 	if (o->method != PME_METHOD_PERF &&
-	    collect_prepare(o, find_runtime(rtbuf, sizeof(rtbuf))) < 0)
+	    collect_prepare(o, find_runtime(rtbuf, sizeof(rtbuf)), &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return 1;
+	}
 	setenv("PMECLOCK_ACTIVE", "1", 1);
 	if (child_fork(o, &c) < 0)
 		return 1;

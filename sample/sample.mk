@@ -12,6 +12,9 @@ sample/pmeclock_SRCS += sample/count.c
 sample/pmeclock_SRCS += sample/child.c
 # -p: the perf method attached to a running process.
 sample/pmeclock_SRCS += sample/attach.c
+# The perf method's reader thread.
+sample/pmeclock_SRCS += sample/reader.c
+sample/pmeclock: LIBS += -pthread
 
 # elfutils' libdw unwinds -g's chains from the CFI when configure found it.
 sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)
