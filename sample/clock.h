@@ -46,6 +46,8 @@ struct clockopts {
 	int		 evgiven;	/* -e was given */
 	int		 list;		/* -l */
 	int		 count;		/* --count */
+	int		 heap;		/* -e alloc: the heap recorded */
+	int		 clock;		/* a clock is among the events */
 };
 
 /*
@@ -67,6 +69,9 @@ void	events_header(const struct clockopts *o, struct pme_sample_event *out);
 /* -v: what the run watches, in one line ("watching './prog' (pid 12):
  * page-faults every event, cpu-clock every 10000us"). */
 void	events_say(const struct clockopts *o, int pid);
+/* Whether the run records the heap (-e alloc, sets o->heap), and sets
+ * o->clock, whether it has a clock. */
+int	events_heap(struct clockopts *o);
 /* Whether event k is a clock (its samples stand for ns of CPU time). */
 int	events_clock(const struct clockopts *o, int k);
 /* The perf_event_attr's type, config and period of event k. */
