@@ -61,6 +61,7 @@ struct opts {
 	size_t		 nsrcdirs;
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
+	int		 heap;			/* -V heap */
 	struct filter	 filter;		/* --time, --tid, ... */
 };
 
@@ -412,6 +413,9 @@ option(struct opts *o, int c)
 	case 'V':
 		o->caliper = CAL_NONE;
 		o->measures = strcmp(optarg, "measures") == 0;
+		o->heap = strcmp(optarg, "heap") == 0;
+		if (o->heap && view_parse("histogram", &o->view) == 0)
+			return 0;
 		if (o->measures && view_parse("histogram", &o->view) == 0)
 			return 0;
 		if (view_parse(optarg, &o->view) == 0)
@@ -422,7 +426,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph, callers:ROUTINE or measures",
+		    "instruction), spy, callgraph, callers:ROUTINE, measures or "
+		    "heap",
 		    optarg);
 		return -1;
 	case OPT_VERSION:
@@ -1495,6 +1500,14 @@ run(struct opts *o)
 	}
 	if (o->measures) {
 		rc = measures_view(o);
+		goto done;
+	}
+	if (o->heap) {
+		if (heap_view((const char *const *)o->pms, o->npms, stdout,
+		    &err) == 0)
+			rc = 0;
+		else
+			histo_warn(prog, "%s", pme_strerror(&err));
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)

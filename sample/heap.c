@@ -706,16 +706,22 @@ rt_heap_release(void)
 	hold--;
 }
 
+/* The parent's records go out before the fork, so that a reader has them
+ * all when the child's birth tells it to give the child its blocks. */
 static void
 on_prepare(void)
 {
+	hold++;
 	pthread_mutex_lock(&h.lock);
+	if (atomic_load(&h.on))
+		send_all();
 }
 
 static void
 on_parent(void)
 {
 	pthread_mutex_unlock(&h.lock);
+	hold--;
 }
 
 /* The child's heap is its own: its records start over, its stacks are
@@ -725,6 +731,7 @@ static void
 on_child(void)
 {
 	pthread_mutex_init(&h.lock, NULL);
+	hold--;
 	if (h.msg == NULL)
 		return;
 	h.pid = (uint32_t)getpid();

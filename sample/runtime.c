@@ -1650,8 +1650,10 @@ writer_start(void)
 	rt.stop = 0;
 	rt.writer_tid = 0;
 	making_writer = 1;
+	HEAP_CALL(rt_heap_hold);
 	rt.writer_on = pthread_create(&rt.writer, NULL, writer_main,
 	    NULL) == 0;
+	HEAP_CALL(rt_heap_release);
 	making_writer = 0;
 	real_sigmask(SIG_SETMASK, &old, NULL);
 	if (!rt.writer_on)
