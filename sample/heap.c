@@ -79,6 +79,9 @@ struct node {
 static struct {
 	pthread_mutex_t	 lock;
 	_Atomic int	 on;
+	int		 ready;		/* the runtime has started: records
+					   are sent, stacks unwound */
+	uint64_t	 lost;		/* records dropped before it was */
 	int		 fp;		/* frame pointers, not the CFI */
 	uint32_t	 pid;
 	uintptr_t	 self_lo, self_hi;	/* this library's text */
@@ -366,6 +369,70 @@ put_alloc(int fn, const void *p, size_t size, const uint64_t *frames,
 	put(id);
 }
 
+/*
+ * Recording starts at the first call that the environment asks it for,
+ * which may come before the runtime's constructor (another library's
+ * constructor, libstdc++'s pool): those records wait in the buffer, each
+ * with its caller's return address for its stack, until the runtime
+ * starts (rt_heap_start), and are dropped, counted, when it fills first.
+ */
+static void
+begin(void)
+{
+	if ((h.msg == NULL && (h.msg = map(PMECLOCK_HEAP_MAX)) == NULL) ||
+	    (h.cap == 0 && grow() == -1))
+		return;
+	h.pid = (uint32_t)getpid();
+	h.time = rt_now();
+	put_begin();
+	atomic_store(&h.on, 1);
+}
+
+static int
+early(void)
+{
+	static _Atomic int tried;
+	const char *how;
+
+	if (atomic_load_explicit(&h.on, memory_order_relaxed))
+		return 1;
+	if (atomic_exchange(&tried, 1))
+		return atomic_load(&h.on);
+	hold++;
+	if ((how = secure_getenv("PMECLOCK_HEAP")) != NULL &&
+	    secure_getenv("PMECLOCK_FD") != NULL &&
+	    (strcmp(how, "dwarf") == 0 || strcmp(how, "fp") == 0))
+		begin();
+	hold--;
+	return atomic_load(&h.on);
+}
+
+/* The stack of an allocation into frames; ra is the interposed
+ * function's return address, all that is taken before the runtime is
+ * ready. */
+static uint32_t
+take(uint64_t *frames, void *ra)
+{
+	uint32_t n;
+
+	hold++;
+	if (h.ready)
+		n = unwind(frames);
+	else {
+		frames[0] = (uint64_t)(uintptr_t)ra;
+		n = 1;
+	}
+	hold--;
+	return n;
+}
+
+static void
+leave(void)
+{
+	pthread_mutex_unlock(&h.lock);
+	hold--;
+}
+
 /* Whether this call is recorded: then the lock is held. */
 static int
 enter(void)
@@ -379,30 +446,25 @@ enter(void)
 		hold--;
 		return 0;
 	}
-	if (h.len + REC_MAX > PMECLOCK_HEAP_MAX)
+	if (h.len + REC_MAX > PMECLOCK_HEAP_MAX && h.ready)
 		send_all();
+	if (h.len + REC_MAX > PMECLOCK_HEAP_MAX) {
+		h.lost++;
+		leave();
+		return 0;
+	}
 	return 1;
 }
 
-static void
-leave(void)
-{
-	pthread_mutex_unlock(&h.lock);
-	hold--;
-}
-
 __attribute__((noinline)) static void
-rec_alloc(int fn, const void *p, size_t size)
+rec_alloc(int fn, const void *p, size_t size, void *ra)
 {
 	uint64_t frames[MAXFRAMES];
 	uint32_t n;
 
-	if (p == NULL || !atomic_load_explicit(&h.on, memory_order_relaxed) ||
-	    hold)
+	if (p == NULL || hold || !early())
 		return;
-	hold++;
-	n = unwind(frames);
-	hold--;
+	n = take(frames, ra);
 	if (!enter())
 		return;
 	put_alloc(fn, p, size, frames, n);
@@ -410,6 +472,8 @@ rec_alloc(int fn, const void *p, size_t size)
 }
 
 /* ------------------------------------------------------ the interposed */
+
+#define RA	__builtin_return_address(0)
 
 RT_EXPORT void *
 malloc(size_t size)
@@ -420,7 +484,7 @@ malloc(size_t size)
 	if (real.malloc == NULL)
 		return boot_alloc(size, 16);
 	p = real.malloc(size);
-	rec_alloc(PME_HEAP_MALLOC, p, size);
+	rec_alloc(PME_HEAP_MALLOC, p, size, RA);
 	return p;
 }
 
@@ -437,7 +501,7 @@ calloc(size_t n, size_t size)
 		return boot_alloc(n * size, 16);
 	}
 	p = real.calloc(n, size);
-	rec_alloc(PME_HEAP_CALLOC, p, n * size);
+	rec_alloc(PME_HEAP_CALLOC, p, n * size, RA);
 	return p;
 }
 
@@ -481,11 +545,8 @@ re(int fn, void *p, size_t n, size_t size)
 		return boot_realloc(p, n * size);
 	if (real.realloc == NULL || real.reallocarray == NULL)
 		return p == NULL ? boot_alloc(n * size, 16) : NULL;
-	if (atomic_load_explicit(&h.on, memory_order_relaxed) && !hold) {
-		hold++;
-		nf = unwind(frames);
-		hold--;
-	}
+	if (!hold && early())
+		nf = take(frames, RA);
 	on = enter();
 	q = fn == PME_HEAP_REALLOC ? real.realloc(p, size) :
 	    real.reallocarray(p, n, size);
@@ -524,7 +585,7 @@ memalign(size_t align, size_t size)
 	if (real.memalign == NULL)
 		return boot_alloc(size, align);
 	p = real.memalign(align, size);
-	rec_alloc(PME_HEAP_MEMALIGN, p, size);
+	rec_alloc(PME_HEAP_MEMALIGN, p, size, RA);
 	return p;
 }
 
@@ -537,7 +598,7 @@ aligned_alloc(size_t align, size_t size)
 	if (real.aligned_alloc == NULL)
 		return boot_alloc(size, align);
 	p = real.aligned_alloc(align, size);
-	rec_alloc(PME_HEAP_ALIGNED_ALLOC, p, size);
+	rec_alloc(PME_HEAP_ALIGNED_ALLOC, p, size, RA);
 	return p;
 }
 
@@ -550,7 +611,7 @@ posix_memalign(void **out, size_t align, size_t size)
 	if (real.posix_memalign == NULL)
 		return (*out = boot_alloc(size, align)) == NULL ? ENOMEM : 0;
 	if ((rc = real.posix_memalign(out, align, size)) == 0)
-		rec_alloc(PME_HEAP_POSIX_MEMALIGN, *out, size);
+		rec_alloc(PME_HEAP_POSIX_MEMALIGN, *out, size, RA);
 	return rc;
 }
 
@@ -561,7 +622,7 @@ valloc(size_t size)
 
 	find_real();
 	p = real.valloc(size);
-	rec_alloc(PME_HEAP_VALLOC, p, size);
+	rec_alloc(PME_HEAP_VALLOC, p, size, RA);
 	return p;
 }
 
@@ -575,7 +636,7 @@ pvalloc(size_t size)
 	p = real.pvalloc(size);
 	/* pvalloc rounds the size up to whole pages (and 0 to one). */
 	rec_alloc(PME_HEAP_PVALLOC, p, size == 0 ? page :
-	    (size + page - 1) & ~(page - 1));
+	    (size + page - 1) & ~(page - 1), RA);
 	return p;
 }
 
@@ -628,7 +689,7 @@ sym params								\
 		(void)held_;						\
 		p = ((void *(*)params)next_op(#sym, &fn))args;		\
 	}								\
-	rec_alloc(kind, p, size);					\
+	rec_alloc(kind, p, size, RA);					\
 	return p;							\
 }
 
@@ -713,7 +774,7 @@ on_prepare(void)
 {
 	hold++;
 	pthread_mutex_lock(&h.lock);
-	if (atomic_load(&h.on))
+	if (atomic_load(&h.on) && h.ready)
 		send_all();
 }
 
@@ -781,14 +842,14 @@ rt_heap_start(const char *how)
 	if (!h.fp && (lib = dlopen("libunwind.so.8", RTLD_NOW |
 	    RTLD_LOCAL)) != NULL)
 		*(void **)&h.backtrace = dlsym(lib, "unw_backtrace");
-	h.msg = map(PMECLOCK_HEAP_MAX);
-	if (h.msg != NULL && grow() == 0) {
-		h.pid = (uint32_t)getpid();
-		h.time = rt_now();
-		put_begin();
+	pthread_mutex_lock(&h.lock);
+	if (!atomic_load(&h.on))
+		begin();
+	if (atomic_load(&h.on)) {
+		h.ready = 1;
 		pthread_atfork(on_prepare, on_parent, on_child);
-		atomic_store(&h.on, 1);
 	}
+	pthread_mutex_unlock(&h.lock);
 	hold--;
 }
 

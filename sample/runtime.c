@@ -1853,11 +1853,14 @@ rt_preload_start(void)
 	    F_GETFD) < 0)
 		return;		/* closed by the program's parent */
 	env_settings();
+	/* The runtime's allocations are not the program's. */
+	HEAP_CALL(rt_heap_hold);
 	pthread_mutex_lock(&rt.lock);
 	rt.fd = (int)fd;
 	fcntl(rt.fd, F_SETFD, 0);
 	if (start_sampling() < 0) {
 		pthread_mutex_unlock(&rt.lock);
+		HEAP_CALL(rt_heap_release);
 		return;
 	}
 	rt.sink = SINK_SOCK;
@@ -1867,6 +1870,7 @@ rt_preload_start(void)
 	hello();
 	start_records();
 	pthread_mutex_unlock(&rt.lock);
+	HEAP_CALL(rt_heap_release);
 	if (rt_heap_start != NULL)
 		rt_heap_start(secure_getenv("PMECLOCK_HEAP"));
 	writer_start();
