@@ -1,0 +1,203 @@
+#!/bin/bash
+#
+# pmeclock_heap - pmeclock -e alloc and pmehisto's heap reports on a
+# program whose heap is known exactly (tests/fixtures/heap/heap.c, its
+# comment says what each routine does):
+#
+# - -M allocations and -M bytes per routine are the fixture's, exactly,
+#   per thread too (25 allocations in each of its two threads), and the
+#   fork child's are its own;
+# - -V heap: the peak's live blocks by stack (peak_d 100000, fill_a
+#   4800 in 100, leak_c 231 in 7) and a peak equal to what was live,
+#   the leaks (leak_c's 7 blocks, the child's 2 of fork_f), the
+#   temporaries (temp_e 50, chain_b 4, peak_d 1);
+# - beside valgrind's DHAT on the same program: the blocks and bytes of
+#   each routine of the fixture, the total blocks and the peak (t-gmax)
+#   equal; memcheck's definitely lost blocks of the child are pme's
+#   leaks of it; heaptrack, where installed: the same peak (as it
+#   rounds it) and as many calls less the allocations made before its
+#   library started, which pme records (libstdc++'s pool);
+# - a killed program keeps what was sent; -m perf and --count refuse
+#   alloc; bad heap records are an error naming the file and offset.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+need "$pmeclock" "$pmehisto"
+[ -e "$top/sample/libpmeclock.so" ] || skip "sample/libpmeclock.so is not built"
+command -v g++ >/dev/null || skip "no g++ for the fixture's C++ part"
+cd "$tmp" || exit 1
+fx=$top/tests/fixtures/heap
+gcc -O0 -g -c -o heap.o "$fx/heap.c" && g++ -O0 -g -c -o heapcxx.o \
+    "$fx/heapcxx.cc" && g++ -o heapfix heap.o heapcxx.o -pthread ||
+    { fail "cannot build the fixture"; finish; }
+./heapfix || skip "the fixture cannot run here"
+
+"$pmeclock" -q -e alloc -o h.PMS ./heapfix || fail "pmeclock -e alloc failed"
+
+# counts MEASURE: "routine count" of the quick path's routines
+counts() {
+	"$pmehisto" -q -x -M "$1" -T csv h.PMS | csv_counts
+}
+
+# want WHAT FILE ROUTINE N: ROUTINE's count in FILE is N
+want() {
+	local got
+	got=$(awk -v r="$3" '$1 == r { print $2 }' "$2")
+	[ "$got" = "$4" ] || fail "$1: $3: ${got:-none}, not $4"
+}
+
+counts allocations >allocs || fail "pmehisto -M allocations failed"
+counts bytes >bytes || fail "pmehisto -M bytes failed"
+for rb in "fill_a 100 4800" "leak_c 7 231" "peak_d 1 100000" \
+    "chain_b 4 240" "aligned_g 5 1728" "cxx_h 3 128" "temp_e 52 1016" \
+    "thread_t 50 3200" "fork_f 5 640"; do
+	set -- $rb
+	want "-M allocations" allocs "$1" "$2"
+	want "-M bytes" bytes "$1" "$3"
+done
+
+# Per thread: the two threads' 25 each (Caliper's thread table).
+"$pmehisto" -q -x -V caliper:thread -M allocations h.PMS >threads ||
+    fail "pmehisto -V caliper:thread -M allocations failed"
+[ "$(awk '$3 == 25 && $6 == "heapfix"' threads | wc -l)" = 2 ] ||
+    fail "two threads of 25 allocations each: $(cat threads)"
+
+# ------------------------------------------------------------- -V heap
+
+"$pmehisto" -V heap h.PMS >heap.txt || fail "pmehisto -V heap failed"
+# section TITLE NTH: the rows of the NTH process's table TITLE, as
+# "bytes-or-count count first-routine"
+section() {
+	awk -v t="$1:" -v k="$2" '/^Heap of process/ { p++ }
+	    p == k && $0 == t { on = 1; next } on && NF == 0 { on = 0 }
+	    on && $1 ~ /^[0-9]+$/ { print $1, $2, $3 }' heap.txt
+}
+section "Live at the peak, by stack" 1 >peak.rows
+section "Leaks, by stack" 1 >leaks.rows
+section "Temporary allocations, by stack" 1 >temps.rows
+section "Leaks, by stack" 2 >child.rows
+grep -qx "100000 1 peak_d" peak.rows || fail "peak: no peak_d 100000 1"
+grep -qx "4800 100 fill_a" peak.rows || fail "peak: no fill_a 4800 100"
+grep -qx "231 7 leak_c" peak.rows || fail "peak: no leak_c 231 7"
+peak=$(awk '/^Heap of process/ { p++ } p == 1 && $1 == "peak" { print $2,
+    $5; exit }' heap.txt)
+sum=$(awk '{ b += $1; n += $2 } END { print b, n }' peak.rows)
+[ "$peak" = "$sum" ] ||
+    fail "peak $peak (bytes, blocks) is not what was live then: $sum"
+grep -qx "231 7 leak_c" leaks.rows || fail "leaks: no leak_c 231 7"
+grep -qx "256 2 fork_f" child.rows || fail "the child's leaks: no fork_f 256 2"
+[ "$(awk '$3 == "chain_b" { n += $1 } END { print n }' temps.rows)" = 4 ] ||
+    fail "temporaries: chain_b's not 4"
+grep -qx "50 50 temp_e" temps.rows || fail "temporaries: no temp_e 50 of 50"
+grep -qx "1 1 peak_d" temps.rows || fail "temporaries: no peak_d 1 of 1"
+allocs=$(awk '/^Heap of process/ { p++ } p == 1 && $1 == "allocations" {
+    print $2; exit }' heap.txt)
+
+# -------------------------------------------------------------- peers
+
+if command -v valgrind >/dev/null; then
+	valgrind --tool=dhat --dhat-out-file=dhat.%p.json ./heapfix \
+	    >dhat.log 2>&1 || fail "valgrind --tool=dhat failed"
+	# The parent's summary, the last (the child's ends first).
+	pid=$(awk '/^==[0-9]+== Total:/ { p = $1 } END { print p }' dhat.log)
+	total=$(grep -- "^$pid Total:" dhat.log | tr -d , |
+	    awk '{ print $6 }')
+	gmax=$(grep -- "^$pid At t-gmax:" dhat.log | tr -d , |
+	    awk '{ print $4, $7 }')
+	[ "$total" = "$allocs" ] ||
+	    fail "DHAT: $total blocks in all, pme $allocs allocations"
+	[ "$gmax" = "$peak" ] || fail "DHAT: t-gmax $gmax, pme's peak $peak"
+	# Each routine of the fixture: DHAT's blocks and bytes there.
+	pid=${pid//=/}
+	python3 - "dhat.$pid.json" >dhat.rows <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+tot = {}
+for pp in d["pps"]:
+    for f in pp["fs"]:
+        m = re.search(r": (\w+) \((heap\.c|heapcxx\.cc):", d["ftbl"][f])
+        if m:
+            b, n = tot.get(m.group(1), (0, 0))
+            tot[m.group(1)] = (b + pp["tb"], n + pp["tbk"])
+            break
+for r, (b, n) in sorted(tot.items()):
+    print(r, n, b)
+EOF
+	[ -s dhat.rows ] || fail "cannot read dhat.$pid.json"
+	while read -r r n b; do
+		[ "$r" = main ] && continue
+		want "DHAT's blocks" allocs "$r" "$n"
+		want "DHAT's bytes" bytes "$r" "$b"
+	done <dhat.rows
+	[ "$(wc -l <dhat.rows)" -ge 8 ] ||
+	    fail "DHAT: routines of the fixture: $(cat dhat.rows)"
+	valgrind --leak-check=full ./heapfix >mc.log 2>&1 ||
+	    fail "valgrind memcheck failed"
+	grep -q "definitely lost: 256 bytes in 2 blocks" mc.log ||
+	    fail "memcheck: the child's definitely lost is not fork_f's 2"
+else
+	echo "pmeclock_heap: no valgrind: DHAT and memcheck not compared"
+fi
+if command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null
+then
+	heaptrack -o ht ./heapfix >ht.log 2>&1 || fail "heaptrack failed"
+	heaptrack_print -f ht.zst >ht.txt 2>/dev/null ||
+	    fail "heaptrack_print failed"
+	calls=$(awk '/^calls to allocation functions:/ { print $5 }' ht.txt)
+	hpeak=$(awk '/^peak heap memory consumption:/ { print $5 }' ht.txt)
+	# pme's allocations before heaptrack's library started: libstdc++'s.
+	early=$(awk '$3 ~ /libstdc\+\+/ { n += $2 } END { print n + 0 }' \
+	    leaks.rows)
+	[ "$calls" = "$((allocs - early))" ] ||
+	    fail "heaptrack: $calls calls, pme $allocs less $early"
+	[ "$hpeak" = "$(awk -v b="${peak% *}" \
+	    'BEGIN { printf "%.2fK", b / 1000 }')" ] ||
+	    fail "heaptrack: peak $hpeak, pme ${peak% *} bytes"
+else
+	echo "pmeclock_heap: no heaptrack: not compared"
+fi
+
+# ---------------------------------------------------- the bad and odd
+
+expect "-m perf -e alloc" 2 "$pmeclock" -q -m perf -e alloc -o x.PMS \
+    ./heapfix
+grep -q "not with -m perf" "$tmp/err" || fail "-m perf: $(cat "$tmp/err")"
+expect "--count -e alloc" 2 "$pmeclock" --count -e alloc ./heapfix
+expect "-e alloc/10" 2 "$pmeclock" -e alloc/10 ./heapfix
+
+# Killed: what was sent before is read, the file cut short said.
+cat >sleepy.c <<'EOF'
+#include <stdlib.h>
+#include <unistd.h>
+int
+main(void)
+{
+	void *p;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		if ((p = malloc(100)) == NULL)
+			return 1;
+	sleep(30);
+	return 0;
+}
+EOF
+gcc -O0 -o sleepy sleepy.c || fail "cannot build sleepy"
+"$pmeclock" -q -e alloc -o k.PMS ./sleepy &
+pmepid=$!
+for i in $(seq 150); do
+	[ -s k.PMS ] && "$pmehisto" -q -x -M allocations -T csv k.PMS \
+	    2>/dev/null | csv_counts | grep -q "^main 1000$" && break
+	sleep 0.2
+done
+kid=$(pgrep -P $pmepid -x sleepy)
+kill -9 $pmepid
+wait $pmepid 2>/dev/null
+[ -n "$kid" ] && kill "$kid"
+"$pmehisto" -x -M allocations -T csv k.PMS 2>k.err | csv_counts |
+    grep -q "^main 1000$" || fail "killed: the 1000 allocations not read"
+grep -q "cut short" k.err || fail "killed: not said cut short: $(cat k.err)"
+
+finish
