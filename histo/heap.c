@@ -56,6 +56,7 @@ struct hproc {
 	uint64_t	 peak, peakblocks, peakseq, peaktime;
 	uint64_t	 seq;
 	uint64_t	 allocs, bytes, frees, temps, unknown;
+	uint64_t	 unseen;	/* blocks whose free was not seen */
 	uint64_t	 fn[NFN];
 	uint64_t	 last;		/* address of the last event when it
 					   was an allocation, else 0 */
@@ -327,7 +328,9 @@ on_alloc(struct heap *hp, struct hproc *p, const struct pme_heap_event *e)
 	struct site *s = site_of(p, e->stack);
 
 	if ((old = bfind(p, e->addr)) != NULL) {
-		/* Freed where it was not seen (before recording began). */
+		/* Freed where it was not seen. */
+		if (hp->pass == 1)
+			p->unseen++;
 		p->cur -= old->size;
 		p->curblocks--;
 		bremove(p, old);
@@ -669,6 +672,10 @@ summary(const struct heap *hp, const struct hproc *p, FILE *fp)
 	fprintf(fp, "  temporary      %" PRIu64 " allocations (%.1f%%)\n",
 	    p->temps, p->allocs ? 100.0 * (double)p->temps /
 	    (double)p->allocs : 0.0);
+	if (p->unseen > 0)
+		fprintf(fp, "  unseen frees   %" PRIu64 " (blocks allocated "
+		    "again at their address, their free not recorded)\n",
+		    p->unseen);
 	if (p->unknown > 0)
 		fprintf(fp, "  unknown frees  %" PRIu64 " (of blocks not "
 		    "recorded: allocated before recording began, or not by "

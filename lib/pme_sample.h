@@ -285,13 +285,14 @@ enum pme_heap_fn {
 
 /* The records' tags in a HEAP chunk (pme(5)). */
 enum { PME_HEAPREC_STACK = 1, PME_HEAPREC_THREAD, PME_HEAPREC_ALLOC,
-    PME_HEAPREC_FREE };
+    PME_HEAPREC_FREE, PME_HEAPREC_TIME };
 
 struct pme_heap_event {
 	uint32_t	 kind;		/* PME_HEAPREC_ALLOC or _FREE */
 	uint32_t	 fn;		/* enum pme_heap_fn */
 	uint32_t	 pid, tid;
-	uint64_t	 time;		/* sample clock, ns */
+	uint64_t	 time;		/* sample clock, ns (to the
+					   recorder's step, pme(5)) */
 	uint64_t	 addr;
 	uint64_t	 size;		/* ALLOC: bytes asked for */
 	uint32_t	 stack;		/* ALLOC: its stack's id in pid */

@@ -1613,7 +1613,6 @@ heap_event(struct rd *rd, struct dc *d, struct hproc *hp,
     struct pme_heap_event *e)
 {
 	e->fn = dc_u32v(d);
-	e->time += dc_uv(d);
 	e->addr += pme_unzig(dc_uv(d));
 	e->size = 0;
 	e->stack = 0;
@@ -1658,6 +1657,9 @@ rd_heap(struct rd *rd, struct dc *d)
 		case PME_HEAPREC_THREAD:
 			if ((e.tid = dc_u32v(d)) == 0 || d->bad)
 				return derr(rd, "bad heap thread");
+			break;
+		case PME_HEAPREC_TIME:
+			e.time += dc_uv(d);
 			break;
 		case PME_HEAPREC_ALLOC:
 		case PME_HEAPREC_FREE:

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/mman.h>
 
 #include "pme_sample.h"
@@ -69,6 +70,9 @@ static _Alignas(64) uint8_t boot[BOOT_ARENA];
 static _Atomic size_t boot_used;
 
 static __thread int hold __attribute__((tls_model("initial-exec")));
+/* The thread's ID, asked of the kernel once (0: not yet); a fork child's
+ * forking thread forgets it (on_child). */
+static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
 
 /* A stack node: its caller's node (0: none) and its return address. */
 struct node {
@@ -91,7 +95,7 @@ static struct {
 	uint32_t	 nnodes, cap;	/* table slots; nodes' room too */
 	uint8_t		*msg;		/* header, then the payload */
 	size_t		 len;
-	uint64_t	 time;		/* of the last record */
+	uint64_t	 time;		/* of the last TIME record */
 	uint64_t	 addr;
 	uint64_t	 lastip;
 	uint32_t	 tid;		/* of the last record, 0: none yet */
@@ -327,24 +331,43 @@ unwind(uint64_t *frames)
 
 /* ---------------------------------------------------------- recording */
 
-/* A record's tag, after its thread's when it is another's than the last
- * record's; then its function and its time (lock held). */
+/*
+ * A record's tag and function, after a THREAD record when its thread is
+ * not the last record's, and a TIME record when the clock has moved on
+ * by TIME_STEP since the last (lock held).  Times to the step, as
+ * heaptrack keeps them: a time in every record would be noise that no
+ * compression takes out of a file of millions.
+ */
+#define TIME_STEP	1000000u	/* ns */
+
+/* CLOCK_MONOTONIC to the kernel's tick, at a fraction of its cost. */
+static uint64_t
+coarse_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void
 put_head(int tag, int fn)
 {
-	uint32_t tid = rt_gettid();
-	uint64_t t = rt_now();
+	uint32_t tid = my_tid != 0 ? my_tid : (my_tid = rt_gettid());
+	uint64_t t = coarse_now();
 
 	if (tid != h.tid) {
 		put(PME_HEAPREC_THREAD);
 		put(tid);
 		h.tid = tid;
 	}
+	if (t >= h.time + TIME_STEP) {
+		put(PME_HEAPREC_TIME);
+		put(t - h.time);
+		h.time = t;
+	}
 	put((uint64_t)tag);
 	put((uint64_t)fn);
-	put(t > h.time ? t - h.time : 0);
-	if (t > h.time)
-		h.time = t;
 }
 
 static void
@@ -383,7 +406,7 @@ begin(void)
 	    (h.cap == 0 && grow() == -1))
 		return;
 	h.pid = (uint32_t)getpid();
-	h.time = rt_now();
+	h.time = coarse_now();
 	put_begin();
 	atomic_store(&h.on, 1);
 }
@@ -793,6 +816,7 @@ on_child(void)
 {
 	pthread_mutex_init(&h.lock, NULL);
 	hold--;
+	my_tid = 0;
 	if (h.msg == NULL)
 		return;
 	h.pid = (uint32_t)getpid();

@@ -124,13 +124,13 @@ good(uint8_t *buf)
 	p = pme_uv_put(p, 78);
 	p = pme_uv_put(p, PME_HEAPREC_ALLOC);
 	p = pme_uv_put(p, PME_HEAP_MALLOC);
-	p = pme_uv_put(p, 5);			/* dt */
 	p = pme_uv_put(p, pme_zig(0x5000));
 	p = pme_uv_put(p, 48);
 	p = pme_uv_put(p, 2);			/* stack */
+	p = pme_uv_put(p, PME_HEAPREC_TIME);
+	p = pme_uv_put(p, 12);
 	p = pme_uv_put(p, PME_HEAPREC_FREE);
 	p = pme_uv_put(p, PME_HEAP_FREE);
-	p = pme_uv_put(p, 7);
 	p = pme_uv_put(p, pme_zig(0));
 	return (size_t)(p - buf);
 }
@@ -164,7 +164,7 @@ round_trip(void)
 	CHECK(g.events == 2);
 	CHECK(g.ev[0].kind == PME_HEAPREC_ALLOC && g.ev[0].fn ==
 	    PME_HEAP_MALLOC && g.ev[0].pid == 77 && g.ev[0].tid == 78 &&
-	    g.ev[0].time == 1005 && g.ev[0].addr == 0x5000 &&
+	    g.ev[0].time == 1000 && g.ev[0].addr == 0x5000 &&
 	    g.ev[0].size == 48 && g.ev[0].stack == 2);
 	CHECK(g.ev[1].kind == PME_HEAPREC_FREE && g.ev[1].fn ==
 	    PME_HEAP_FREE && g.ev[1].tid == 78 && g.ev[1].time == 1012 &&
@@ -176,7 +176,7 @@ round_trip(void)
 	CHECK(g.s[1].event == 2 && g.s[1].weight == 48);
 	CHECK(g.s[0].pc == 0x200f && g.s[1].pc == 0x200f);
 	CHECK(g.s[0].nframes == 1 && g.frames[0][0] == 0x1000);
-	CHECK(g.s[0].pid == 77 && g.s[0].tid == 78 && g.s[0].time == 1005);
+	CHECK(g.s[0].pid == 77 && g.s[0].tid == 78 && g.s[0].time == 1000);
 
 	/* Without the events: the records, no samples. */
 	if (readback(write_file("noev.pms", heap_ev, 1, buf, len), &g,
@@ -236,8 +236,8 @@ main(void)
 {
 	round_trip();
 	/* Byte offsets in good()'s payload: pid 0, time 1-2, first node
-	 * 3-6, second 7-10, thread 11-12, alloc 13-..., its stack 20. */
-	forged("stack.pms", 20, 3, "bad heap record");	/* undefined */
+	 * 3-6, second 7-10, thread 11-12, alloc 13-..., its stack 19. */
+	forged("stack.pms", 19, 3, "bad heap record");	/* undefined */
 	forged("parent.pms", 8, 5, "bad stack node");	/* after child */
 	forged("tag.pms", 13, 9, "bad heap record");	/* no such tag */
 	forged("fn.pms", 14, 40, "bad heap record");	/* no such fn */
