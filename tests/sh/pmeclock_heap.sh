@@ -17,6 +17,8 @@
 #   leaks of it; heaptrack, where installed: the same peak (as it
 #   rounds it) and as many calls less the allocations made before its
 #   library started, which pme records (libstdc++'s pool);
+# - -D with -G on bytes: a gate that fails when the program allocates
+#   more;
 # - a killed program keeps what was sent; -m perf and --count refuse
 #   alloc; bad heap records are an error naming the file and offset.
 #
@@ -94,6 +96,23 @@ grep -qx "50 50 temp_e" temps.rows || fail "temporaries: no temp_e 50 of 50"
 grep -qx "1 1 peak_d" temps.rows || fail "temporaries: no peak_d 1 of 1"
 allocs=$(awk '/^Heap of process/ { p++ } p == 1 && $1 == "allocations" {
     print $2; exit }' heap.txt)
+
+# A gate on bytes: the same program passes, one whose peak_d allocates
+# 100000 bytes more fails it (exit 3).
+rm -f PMEFILE.PME
+"$pmehisto" -q -x -M bytes h.PMS >/dev/null && mv PMEFILE.PME base.PME ||
+    fail "pmehisto -M bytes: no filled bucket file"
+"$pmeclock" -q -e alloc -o h2.PMS ./heapfix || fail "pmeclock: second run"
+expect "-G total:+10% on the same program" 0 "$pmehisto" -q -x -M bytes \
+    -D base.PME -G total:+10% h2.PMS
+sed 's/100000/200000/' "$fx/heap.c" >heap2.c && gcc -O0 -g -c heap2.c &&
+    g++ -o heapfix2 heap2.o heapcxx.o -pthread ||
+    fail "cannot build the fixture's second version"
+"$pmeclock" -q -e alloc -o h3.PMS ./heapfix2 || fail "pmeclock: heapfix2"
+expect "-G total:+10% on 100000 bytes more" 3 "$pmehisto" -q -x -M bytes \
+    -D base.PME -G total:+10% h3.PMS
+grep -q "peak_d.*100000 *200000 *+100000" "$tmp/out" ||
+    fail "-D: peak_d not 100000 to 200000: $(grep peak_d "$tmp/out")"
 
 # -------------------------------------------------------------- peers
 
