@@ -82,8 +82,7 @@ static const char *const fnames[NFN] = { "", "malloc", "calloc", "realloc",
 static size_t
 bslot(uint64_t addr, size_t cap)
 {
-	return (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ull >> 20) &
-	    (cap - 1);
+	return (size_t)(addr * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
 }
 
 static int
@@ -212,9 +211,12 @@ inherit(struct heap *hp, uint32_t ppid, uint32_t pid)
 	proc_clear(c, 1);
 	snprintf(c->comm, sizeof(c->comm), "%s", pp->comm);
 	for (i = 0; i < pp->bcap; i++) {
-		if (pp->b[i].addr == 0)
+		/* Its own: those it had from its parent are not the
+		 * child's to free (the recorder forgets them). */
+		if (pp->b[i].addr == 0 || pp->b[i].inherited)
 			continue;
 		b = pp->b[i];
+		b.addr |= PME_HEAP_PARENT;
 		b.inherited = 1;
 		b.stack = 0;
 		if (badd(c, &b) == -1)
@@ -327,7 +329,7 @@ on_alloc(struct heap *hp, struct hproc *p, const struct pme_heap_event *e)
 	struct block b, *old;
 	struct site *s = site_of(p, e->stack);
 
-	if ((old = bfind(p, e->addr)) != NULL) {
+	if ((old = bfind(p, e->block)) != NULL) {
 		/* Freed where it was not seen. */
 		if (hp->pass == 1)
 			p->unseen++;
@@ -336,14 +338,14 @@ on_alloc(struct heap *hp, struct hproc *p, const struct pme_heap_event *e)
 		bremove(p, old);
 	}
 	memset(&b, 0, sizeof(b));
-	b.addr = e->addr;
+	b.addr = e->block;
 	b.size = e->size;
 	b.stack = e->stack;
-	if (e->addr == 0 || badd(p, &b) == -1)
-		return e->addr == 0 ? 0 : nomem(hp);
+	if (e->block == 0 || badd(p, &b) == -1)
+		return e->block == 0 ? 0 : nomem(hp);
 	p->cur += e->size;
 	p->curblocks++;
-	p->last = e->addr;
+	p->last = e->block;
 	if (hp->pass == 2)
 		return 0;
 	p->allocs++;
@@ -362,11 +364,13 @@ on_alloc(struct heap *hp, struct hproc *p, const struct pme_heap_event *e)
 static void
 on_free(struct heap *hp, struct hproc *p, const struct pme_heap_event *e)
 {
-	struct block *b = bfind(p, e->addr);
-	int temp = p->last != 0 && p->last == e->addr;
+	struct block *b = e->block != 0 ? bfind(p, e->block) : NULL;
+	int temp = p->last != 0 && p->last == e->block;
 
 	p->last = 0;
-	if (hp->pass == 1)
+	if (hp->pass == 1 && e->fn == PME_HEAP_UNSEEN)
+		p->unseen++;
+	else if (hp->pass == 1)
 		p->frees++;
 	if (b == NULL) {
 		if (hp->pass == 1)

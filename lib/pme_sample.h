@@ -279,13 +279,17 @@ enum pme_heap_fn {
 	PME_HEAP_REALLOCARRAY, PME_HEAP_MEMALIGN, PME_HEAP_POSIX_MEMALIGN,
 	PME_HEAP_ALIGNED_ALLOC, PME_HEAP_VALLOC, PME_HEAP_PVALLOC,
 	PME_HEAP_NEW, PME_HEAP_NEW_ARRAY, PME_HEAP_FREE, PME_HEAP_DELETE,
-	PME_HEAP_DELETE_ARRAY
+	PME_HEAP_DELETE_ARRAY,
+	PME_HEAP_UNSEEN		/* released where the recorder did not see:
+				   a block allocated again at its address */
 };
-#define PME_HEAP_FNMAX	PME_HEAP_DELETE_ARRAY
+#define PME_HEAP_FNMAX	PME_HEAP_UNSEEN
 
 /* The records' tags in a HEAP chunk (pme(5)). */
 enum { PME_HEAPREC_STACK = 1, PME_HEAPREC_THREAD, PME_HEAPREC_ALLOC,
-    PME_HEAPREC_FREE, PME_HEAPREC_TIME };
+    PME_HEAPREC_FREE, PME_HEAPREC_TIME, PME_HEAPREC_FREE_PARENT };
+/* A block of the parent process at the fork, in pme_heap_event.block. */
+#define PME_HEAP_PARENT	(1ull << 63)
 
 struct pme_heap_event {
 	uint32_t	 kind;		/* PME_HEAPREC_ALLOC or _FREE */
@@ -293,7 +297,11 @@ struct pme_heap_event {
 	uint32_t	 pid, tid;
 	uint64_t	 time;		/* sample clock, ns (to the
 					   recorder's step, pme(5)) */
-	uint64_t	 addr;
+	uint64_t	 block;		/* the block's number among the
+					   process's live ones, from 1; 0 a
+					   FREE of a block not recorded;
+					   PME_HEAP_PARENT | n the parent's
+					   block n at the fork */
 	uint64_t	 size;		/* ALLOC: bytes asked for */
 	uint32_t	 stack;		/* ALLOC: its stack's id in pid */
 };

@@ -795,7 +795,9 @@ struct tidr {
 	uint64_t	 pc, time;
 };
 
-/* A process's stack nodes, from its HEAP chunks: [1..n]. */
+/* A process's stack nodes, from its HEAP chunks: [1..n]; and its live
+ * blocks' numbers as the recorder gives them (pme(5)): live[1..next],
+ * those given back in freed[0..nfreed), the last the next given. */
 struct hproc {
 	uint32_t	 pid;
 	struct hnode {
@@ -803,6 +805,10 @@ struct hproc {
 		uint64_t ip;
 	}		*node;
 	size_t		 n, cap;
+	uint8_t		*live;
+	size_t		 next, caplive;
+	uint32_t	*freed;
+	size_t		 nfreed, capfreed;
 };
 
 struct rd {
@@ -1032,8 +1038,12 @@ heap_events(struct rd *rd)
 			rd->ev_allocs = i;
 		else if (strcmp(rd->ev[i].name, EV_BYTES) == 0)
 			rd->ev_bytes = i;
-	while (rd->nhp > 0)
-		free(rd->hp[--rd->nhp].node);
+	while (rd->nhp > 0) {
+		rd->nhp--;
+		free(rd->hp[rd->nhp].node);
+		free(rd->hp[rd->nhp].live);
+		free(rd->hp[rd->nhp].freed);
+	}
 }
 
 /* A boot id, kept for the header that follows. */
@@ -1169,8 +1179,10 @@ heap_forget(struct rd *rd, uint32_t pid)
 	size_t i;
 
 	for (i = 0; i < rd->nhp; i++)
-		if (rd->hp[i].pid == pid)
+		if (rd->hp[i].pid == pid) {
 			rd->hp[i].n = 0;
+			rd->hp[i].next = rd->hp[i].nfreed = 0;
+		}
 }
 
 static int
@@ -1607,22 +1619,61 @@ heap_samples(struct rd *rd, const struct hproc *hp,
 	return 0;
 }
 
+/* The number of the block e allocates, as the recorder gave it: the
+ * last given back, else a new one; or the release of its number. */
+static int
+heap_number(struct rd *rd, struct hproc *hp, struct pme_heap_event *e)
+{
+	size_t b = (size_t)e->block;
+
+	if (e->kind == PME_HEAPREC_FREE) {
+		if (b == 0)
+			return 0;	/* not a block of the record's */
+		if (b > hp->next || !hp->live[b])
+			return derr(rd, "bad heap record: no such block");
+		if (grow(&hp->freed, &hp->capfreed, hp->nfreed + 1,
+		    sizeof(*hp->freed), rd) == -1)
+			return -1;
+		hp->live[b] = 0;
+		hp->freed[hp->nfreed++] = (uint32_t)b;
+		return 0;
+	}
+	if (hp->nfreed > 0)
+		b = hp->freed[--hp->nfreed];
+	else {
+		if (hp->next >= UINT32_MAX / 2 || grow(&hp->live,
+		    &hp->caplive, hp->next + 2, 1, rd) == -1)
+			return hp->next >= UINT32_MAX / 2 ? derr(rd,
+			    "too many blocks") : -1;
+		b = ++hp->next;
+	}
+	hp->live[b] = 1;
+	e->block = b;
+	return 0;
+}
+
 /* An allocation or a release of the chunk, its fields after the tag. */
 static int
 heap_event(struct rd *rd, struct dc *d, struct hproc *hp,
     struct pme_heap_event *e)
 {
 	e->fn = dc_u32v(d);
-	e->addr += pme_unzig(dc_uv(d));
 	e->size = 0;
 	e->stack = 0;
+	e->block = 0;
 	if (e->kind == PME_HEAPREC_ALLOC) {
 		e->size = dc_uv(d);
 		e->stack = dc_u32v(d);
-	}
+	} else
+		e->block = dc_u32v(d);
 	if (d->bad || e->fn == 0 || e->fn > PME_HEAP_FNMAX ||
 	    e->stack > hp->n || e->tid == 0)
 		return derr(rd, "bad heap record");
+	if (e->kind == PME_HEAPREC_FREE_PARENT) {
+		e->kind = PME_HEAPREC_FREE;
+		e->block |= PME_HEAP_PARENT;
+	} else if (heap_number(rd, hp, e) == -1)
+		return -1;
 	if (rd->hv != NULL && rd->hv->event != NULL &&
 	    rd->hv->event(rd->arg, e) != 0)
 		return stopped(rd);
@@ -1663,6 +1714,7 @@ rd_heap(struct rd *rd, struct dc *d)
 			break;
 		case PME_HEAPREC_ALLOC:
 		case PME_HEAPREC_FREE:
+		case PME_HEAPREC_FREE_PARENT:
 			e.kind = (uint32_t)tag;
 			if (heap_event(rd, d, hp, &e) == -1)
 				return -1;

@@ -96,7 +96,14 @@ static struct {
 	uint8_t		*msg;		/* header, then the payload */
 	size_t		 len;
 	uint64_t	 time;		/* of the last TIME record */
-	uint64_t	 addr;
+	struct live {
+		uint64_t ptr;		/* 0: an empty slot of the table */
+		uint32_t slot;		/* the block's number; INHERITED:
+					   the parent's, at the fork */
+	}		*live;		/* the live blocks, by address */
+	uint32_t	 lcap, lused;
+	uint32_t	*freeslots;	/* numbers given back, lcap / 2 room */
+	uint32_t	 nfree, next;
 	uint64_t	 lastip;
 	uint32_t	 tid;		/* of the last record, 0: none yet */
 } h = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -160,7 +167,6 @@ put_begin(void)
 	p = pme_uv_put(p, h.time);
 	h.len = (size_t)(p - h.msg);
 	h.tid = 0;
-	h.addr = 0;
 	h.lastip = 0;
 }
 
@@ -370,24 +376,167 @@ put_head(int tag, int fn)
 	put((uint64_t)fn);
 }
 
+/*
+ * The live blocks.  A record names a block by a number, the smallest
+ * free since the process began, given back at its release, so that a
+ * reader can follow the blocks without their addresses, which are the
+ * part of a record no compression takes out: the numbers of a program
+ * that repeats itself repeat.  A reader numbers the allocations as
+ * this does (pme(5), HEAP).
+ */
+#define INHERITED	0x80000000u
+#define LIVE0		(1u << 16)
+
+static uint32_t
+live_slot(uint64_t ptr, uint32_t cap)
+{
+	return (uint32_t)((ptr >> 4) * 0x9e3779b97f4a7c15ull >> 32) &
+	    (cap - 1);
+}
+
+static int
+live_grow(void)
+{
+	uint32_t cap = h.lcap ? h.lcap * 2 : LIVE0, i, k, *fs;
+	struct live *t;
+
+	if ((t = map((size_t)cap * sizeof(*t))) == NULL ||
+	    (fs = map((size_t)cap / 2 * sizeof(*fs))) == NULL) {
+		if (t != NULL)
+			munmap(t, (size_t)cap * sizeof(*t));
+		return -1;
+	}
+	for (i = 0; i < h.lcap; i++) {
+		if (h.live[i].ptr == 0)
+			continue;
+		for (k = live_slot(h.live[i].ptr, cap); t[k].ptr != 0;
+		    k = (k + 1) & (cap - 1))
+			continue;
+		t[k] = h.live[i];
+	}
+	if (h.live != NULL) {
+		memcpy(fs, h.freeslots, h.nfree * sizeof(*fs));
+		munmap(h.live, (size_t)h.lcap * sizeof(*t));
+		munmap(h.freeslots, (size_t)h.lcap / 2 * sizeof(*fs));
+	}
+	h.live = t;
+	h.freeslots = fs;
+	h.lcap = cap;
+	return 0;
+}
+
+static struct live *
+live_find(uint64_t ptr)
+{
+	uint32_t k;
+
+	if (h.lcap == 0)
+		return NULL;
+	for (k = live_slot(ptr, h.lcap); h.live[k].ptr != 0;
+	    k = (k + 1) & (h.lcap - 1))
+		if (h.live[k].ptr == ptr)
+			return &h.live[k];
+	return NULL;
+}
+
+/* Removes e, moving back the entries after it (linear probing). */
+static void
+live_del(struct live *e)
+{
+	uint32_t i = (uint32_t)(e - h.live), j = i, k;
+
+	h.lused--;
+	for (;;) {
+		h.live[i].ptr = 0;
+		for (;;) {
+			j = (j + 1) & (h.lcap - 1);
+			if (h.live[j].ptr == 0)
+				return;
+			k = live_slot(h.live[j].ptr, h.lcap);
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		h.live[i] = h.live[j];
+		i = j;
+	}
+}
+
+/* A new block at ptr: its number, or 0 when out of memory. */
+static uint32_t
+live_add(uint64_t ptr)
+{
+	uint32_t k, n;
+
+	if ((h.lused + 1) * 2 > h.lcap && live_grow() == -1)
+		return 0;
+	n = h.nfree > 0 ? h.freeslots[--h.nfree] : ++h.next;
+	for (k = live_slot(ptr, h.lcap); h.live[k].ptr != 0;
+	    k = (k + 1) & (h.lcap - 1))
+		continue;
+	h.live[k].ptr = ptr;
+	h.live[k].slot = n;
+	h.lused++;
+	return n;
+}
+
+/* The release of live block e by fn (slot 0: a block forgotten, one the
+ * process had from its parent's parent). */
+static void
+put_release(int fn, struct live *e)
+{
+	uint32_t n = e->slot;
+
+	live_del(e);
+	if (n == 0) {
+		put_head(PME_HEAPREC_FREE, fn);
+		put(0);
+		return;
+	}
+	if (n & INHERITED) {
+		put_head(PME_HEAPREC_FREE_PARENT, fn);
+		put(n & ~INHERITED);
+		return;
+	}
+	h.freeslots[h.nfree++] = n;
+	put_head(PME_HEAPREC_FREE, fn);
+	put(n);
+}
+
 static void
 put_free(int fn, const void *p)
 {
-	put_head(PME_HEAPREC_FREE, fn);
-	put(pme_zig((uint64_t)(uintptr_t)p - h.addr));
-	h.addr = (uint64_t)(uintptr_t)p;
+	struct live *e = live_find((uint64_t)(uintptr_t)p);
+
+	if (e != NULL)
+		put_release(fn, e);
+	else {
+		/* Not a block of the record's. */
+		put_head(PME_HEAPREC_FREE, fn);
+		put(0);
+	}
 }
 
 static void
 put_alloc(int fn, const void *p, size_t size, const uint64_t *frames,
     uint32_t n)
 {
+	struct live *e;
 	uint32_t id;
 
 	id = intern(frames, n);
+	/* At the address of a live block: its release was not seen. */
+	if ((e = live_find((uint64_t)(uintptr_t)p)) != NULL) {
+		if (e->slot == 0)
+			live_del(e);
+		else
+			put_release(PME_HEAP_UNSEEN, e);
+	}
+	if (live_add((uint64_t)(uintptr_t)p) == 0) {
+		atomic_store(&h.on, 0);	/* out of memory: no more */
+		return;
+	}
 	put_head(PME_HEAPREC_ALLOC, fn);
-	put(pme_zig((uint64_t)(uintptr_t)p - h.addr));
-	h.addr = (uint64_t)(uintptr_t)p;
 	put(size);
 	put(id);
 }
@@ -808,6 +957,21 @@ on_parent(void)
 	hold--;
 }
 
+/* The parent's blocks, in a fork child: released by their parent's
+ * numbers (a reader gives the child the parent's blocks at the fork);
+ * those the parent had from its own parent are forgotten. */
+static void
+inherit(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < h.lcap; i++)
+		h.live[i].slot = h.live[i].slot & INHERITED ? 0 :
+		    h.live[i].slot | INHERITED;
+	h.nfree = 0;
+	h.next = 0;
+}
+
 /* The child's heap is its own: its records start over, its stacks are
  * sent anew under its pid, and what the parent had buffered is the
  * parent's to send. */
@@ -822,6 +986,7 @@ on_child(void)
 	h.pid = (uint32_t)getpid();
 	memset(h.table, 0, h.cap * sizeof(*h.table));
 	h.nnodes = 0;
+	inherit();
 	put_begin();
 }
 

@@ -106,7 +106,8 @@ static const char *const heap_ev[] = { "cpu-clock", "allocations",
     "bytes" };
 
 /* Two nodes (main's call site 0x1000, then f's 0x2010 called from it),
- * thread 78, a malloc of 48 bytes at 0x5000 from f, a free of it. */
+ * thread 78, a malloc of 48 bytes from f (block 1), 12 ns later a free
+ * of it. */
 static size_t
 good(uint8_t *buf)
 {
@@ -124,14 +125,13 @@ good(uint8_t *buf)
 	p = pme_uv_put(p, 78);
 	p = pme_uv_put(p, PME_HEAPREC_ALLOC);
 	p = pme_uv_put(p, PME_HEAP_MALLOC);
-	p = pme_uv_put(p, pme_zig(0x5000));
 	p = pme_uv_put(p, 48);
 	p = pme_uv_put(p, 2);			/* stack */
 	p = pme_uv_put(p, PME_HEAPREC_TIME);
 	p = pme_uv_put(p, 12);
 	p = pme_uv_put(p, PME_HEAPREC_FREE);
 	p = pme_uv_put(p, PME_HEAP_FREE);
-	p = pme_uv_put(p, pme_zig(0));
+	p = pme_uv_put(p, 1);			/* block 1 */
 	return (size_t)(p - buf);
 }
 
@@ -164,11 +164,11 @@ round_trip(void)
 	CHECK(g.events == 2);
 	CHECK(g.ev[0].kind == PME_HEAPREC_ALLOC && g.ev[0].fn ==
 	    PME_HEAP_MALLOC && g.ev[0].pid == 77 && g.ev[0].tid == 78 &&
-	    g.ev[0].time == 1000 && g.ev[0].addr == 0x5000 &&
+	    g.ev[0].time == 1000 && g.ev[0].block == 1 &&
 	    g.ev[0].size == 48 && g.ev[0].stack == 2);
 	CHECK(g.ev[1].kind == PME_HEAPREC_FREE && g.ev[1].fn ==
 	    PME_HEAP_FREE && g.ev[1].tid == 78 && g.ev[1].time == 1012 &&
-	    g.ev[1].addr == 0x5000);
+	    g.ev[1].block == 1);
 	/* The allocation as two samples: events 1 and 2, at f's call
 	 * site less one, main's call site its caller. */
 	CHECK(g.samples == 2);
@@ -236,8 +236,10 @@ main(void)
 {
 	round_trip();
 	/* Byte offsets in good()'s payload: pid 0, time 1-2, first node
-	 * 3-6, second 7-10, thread 11-12, alloc 13-..., its stack 19. */
-	forged("stack.pms", 19, 3, "bad heap record");	/* undefined */
+	 * 3-6, second 7-10, thread 11-12, alloc 13-16 (its stack 16),
+	 * time 17-18, free 19-21 (its block 21). */
+	forged("stack.pms", 16, 3, "bad heap record");	/* undefined */
+	forged("block.pms", 21, 2, "no such block");	/* never given */
 	forged("parent.pms", 8, 5, "bad stack node");	/* after child */
 	forged("tag.pms", 13, 9, "bad heap record");	/* no such tag */
 	forged("fn.pms", 14, 40, "bad heap record");	/* no such fn */
