@@ -55,6 +55,8 @@ struct collector {
 	uint64_t	 samples, lost;
 	int		 hello_main;
 	int		 failed;
+	uint32_t	 clockev;	/* the runtime's samples' event: the
+					   clock's index in the header */
 };
 
 static int sock = -1, child_end = -1;
@@ -382,6 +384,7 @@ on_samples(struct collector *co, const uint8_t *buf, size_t len)
 		s.nframes = r.nframes;
 		s.frames = frames;
 		s.flags = r.flags & PME_SAMPLE_TRUNCATED;
+		s.event = co->clockev;
 		add_tid(co, r.tid);
 		count(co, s.pid, r.tid, r.weight);
 		co->samples++;
@@ -681,6 +684,9 @@ collect_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	co.o = o;
 	co.w = w;
 	co.mainpid = (uint32_t)c->pid;
+	/* -e alloc,cpu-clock: the clock is not the header's first event. */
+	while ((int)co.clockev + 1 < o->nev && !events_clock(o, (int)co.clockev))
+		co.clockev++;
 	if ((rc = child_go(c)) != 0) {
 		close(sock);
 		return rc;

@@ -178,7 +178,30 @@ else
 	echo "pmeclock_heap: no heaptrack: not compared"
 fi
 
+# The clock in the same run, on tests/bench/heapbench.c (long enough for
+# CPU samples: 300000 rounds, 400000 allocations in round_): a column
+# each in -V measures, the allocations exact, the clock's samples its
+# own (they were booked to the header's first event, allocations).
+gcc -O2 -g -o hb "$top/tests/bench/heapbench.c" || fail "cannot build heapbench"
+"$pmeclock" -q -e alloc,cpu-clock/1ms -o mix.PMS ./hb 300000 ||
+    fail "pmeclock -e alloc,cpu-clock failed"
+"$pmehisto" -q -x -V measures mix.PMS >mix.txt ||
+    fail "pmehisto -V measures failed"
+head -n 1 mix.txt | grep -q "allocations.*bytes.*cpu-clock" ||
+    fail "-V measures: no allocations, bytes and cpu-clock columns: \
+$(head -n 1 mix.txt)"
+awk '$1 == "round_" && $2 == 400000 { ok = 1 } END { exit !ok }' mix.txt ||
+    fail "-V measures: round_ not 400000: $(grep round_ mix.txt)"
+awk 'NR > 1 { n += $4 } END { exit !(n > 0) }' mix.txt ||
+    fail "-V measures: no CPU samples"
+
 # ---------------------------------------------------- the bad and odd
+
+"$pmeclock" -q -o clock.PMS ./heapfix || fail "pmeclock (the clock) failed"
+expect "-V heap of a clock run" 1 "$pmehisto" -V heap clock.PMS
+grep -q "no heap records (record them with pmeclock -e alloc)" "$tmp/err" ||
+    fail "-V heap of a clock run: $(cat "$tmp/err")"
+expect "-V heap of two files" 1 "$pmehisto" -V heap h.PMS h2.PMS
 
 expect "-m perf -e alloc" 2 "$pmeclock" -q -m perf -e alloc -o x.PMS \
     ./heapfix
