@@ -3,7 +3,8 @@
  * writer and readers: stack nodes, threads, allocations and frees come
  * back as written (pme_samplefile_heap), each allocation as two samples
  * of the run's allocations and bytes events at its call site with its
- * stack; a run without those events has no such samples; forged
+ * stack; a release of no block and of a parent's block pass as such;
+ * a run without those events has no such samples; forged
  * records (a stack not yet defined, a parent after its child, a record
  * before its thread, an unknown tag, a function out of range) are an
  * error naming the chunk and its offset, and a stop is honoured.
@@ -231,10 +232,48 @@ no_thread(void)
 		fail("nothread: '%s'", err.msg);
 }
 
+/* A release of a pointer that is no block (0) and, in a fork child, of
+ * the parent's block 5: passed on as such, no number taken; a new block
+ * after them is number 1. */
+static void
+foreign(void)
+{
+	struct pme_error err;
+	struct got g;
+	uint8_t buf[64], *p = buf;
+
+	p = pme_uv_put(p, 77);
+	p = pme_uv_put(p, 0);
+	p = pme_uv_put(p, PME_HEAPREC_THREAD);
+	p = pme_uv_put(p, 77);
+	p = pme_uv_put(p, PME_HEAPREC_FREE);
+	p = pme_uv_put(p, PME_HEAP_FREE);
+	p = pme_uv_put(p, 0);
+	p = pme_uv_put(p, PME_HEAPREC_FREE_PARENT);
+	p = pme_uv_put(p, PME_HEAP_DELETE);
+	p = pme_uv_put(p, 5);
+	p = pme_uv_put(p, PME_HEAPREC_ALLOC);
+	p = pme_uv_put(p, PME_HEAP_NEW);
+	p = pme_uv_put(p, 24);
+	p = pme_uv_put(p, 0);
+	if (readback(write_file("foreign.pms", heap_ev, 3, buf,
+	    (size_t)(p - buf)), &g, &err) == -1)
+		die_pme("read", &err);
+	CHECK(g.events == 3);
+	CHECK(g.ev[0].kind == PME_HEAPREC_FREE && g.ev[0].block == 0);
+	CHECK(g.ev[1].kind == PME_HEAPREC_FREE && g.ev[1].fn ==
+	    PME_HEAP_DELETE && g.ev[1].block == (PME_HEAP_PARENT | 5));
+	CHECK(g.ev[2].kind == PME_HEAPREC_ALLOC && g.ev[2].block == 1 &&
+	    g.ev[2].stack == 0 && g.ev[2].size == 24);
+	/* No stack: a sample at pc 0, no chain. */
+	CHECK(g.samples == 2 && g.s[0].pc == 0 && g.s[0].nframes == 0);
+}
+
 int
 main(void)
 {
 	round_trip();
+	foreign();
 	/* Byte offsets in good()'s payload: pid 0, time 1-2, first node
 	 * 3-6, second 7-10, thread 11-12, alloc 13-16 (its stack 16),
 	 * time 17-18, free 19-21 (its block 21). */
