@@ -57,7 +57,8 @@ struct hproc {
 	uint64_t	 seq;
 	uint64_t	 allocs, bytes, frees, temps, unknown;
 	uint64_t	 unseen;	/* blocks whose free was not seen */
-	uint64_t	 fn[NFN];
+	uint64_t	 fn[NFN];	/* allocations by function */
+	uint64_t	 freefn[NFN];	/* releases by function */
 	uint64_t	 last;		/* address of the last event when it
 					   was an allocation, else 0 */
 };
@@ -75,7 +76,8 @@ struct heap {
 
 static const char *const fnames[NFN] = { "", "malloc", "calloc", "realloc",
     "reallocarray", "memalign", "posix_memalign", "aligned_alloc",
-    "valloc", "pvalloc", "new", "new[]", "free", "delete", "delete[]" };
+    "valloc", "pvalloc", "new", "new[]", "free", "delete", "delete[]",
+    "unseen" };
 
 /* ------------------------------------------------------------ blocks */
 
@@ -397,7 +399,8 @@ on_event(void *arg, const struct pme_heap_event *e)
 		return nomem(hp);
 	p->seq++;
 	if (hp->pass == 1)
-		p->fn[e->fn < NFN ? e->fn : 0]++;
+		(e->kind == PME_HEAPREC_ALLOC ? p->fn : p->freefn)[e->fn <
+		    NFN ? e->fn : 0]++;
 	if (e->kind == PME_HEAPREC_FREE)
 		on_free(hp, p, e);
 	else if (on_alloc(hp, p, e) == -1)
@@ -647,12 +650,23 @@ table(struct heap *hp, struct names *nm, const struct hproc *p, int which,
 	free(ids);
 }
 
+/* The calls counted in n, by function: " malloc 12, calloc 3". */
+static void
+by_fn(const uint64_t *n, FILE *fp)
+{
+	int k, any = 0;
+
+	for (k = 1; k < NFN; k++)
+		if (n[k] > 0 && k != PME_HEAP_UNSEEN)
+			fprintf(fp, "%s %s %" PRIu64, any++ ? "," : "",
+			    fnames[k], n[k]);
+}
+
 static void
 summary(const struct heap *hp, const struct hproc *p, FILE *fp)
 {
 	uint64_t leaks = 0, leakbytes = 0;
 	size_t i;
-	int k, any = 0;
 
 	for (i = 0; i <= p->nnode; i++) {
 		leaks += site_of((struct hproc *)p, (uint32_t)i)->leaks;
@@ -663,11 +677,10 @@ summary(const struct heap *hp, const struct hproc *p, FILE *fp)
 	fprintf(fp, "')\n");
 	fprintf(fp, "  allocations    %" PRIu64 " (%" PRIu64 " bytes):",
 	    p->allocs, p->bytes);
-	for (k = 1; k < NFN; k++)
-		if (p->fn[k] > 0 && k < PME_HEAP_FREE)
-			fprintf(fp, "%s %s %" PRIu64, any++ ? "," : "",
-			    fnames[k], p->fn[k]);
-	fprintf(fp, "\n  frees          %" PRIu64 "\n", p->frees);
+	by_fn(p->fn, fp);
+	fprintf(fp, "\n  frees          %" PRIu64 ":", p->frees);
+	by_fn(p->freefn, fp);
+	fputc('\n', fp);
 	fprintf(fp, "  peak           %" PRIu64 " bytes in %" PRIu64
 	    " blocks, at %.6f s\n", p->peak, p->peakblocks, p->peaktime >
 	    hp->start ? (double)(p->peaktime - hp->start) / 1e9 : 0.0);
