@@ -683,6 +683,8 @@ free(void *p)
 	if (p == NULL || is_boot(p))
 		return;
 	find_real();
+	if (real.free == NULL)
+		return;		/* dlsym has not answered: leaked */
 	if (enter()) {
 		put_free(PME_HEAP_FREE, p);
 		leave();
@@ -715,13 +717,15 @@ re(int fn, void *p, size_t n, size_t size)
 	find_real();
 	if (p != NULL && is_boot(p))
 		return boot_realloc(p, n * size);
-	if (real.realloc == NULL || real.reallocarray == NULL)
+	if (real.realloc == NULL)	/* dlsym has not answered yet */
 		return p == NULL ? boot_alloc(n * size, 16) : NULL;
 	if (!hold && early())
 		nf = take(frames, RA);
 	on = enter();
-	q = fn == PME_HEAP_REALLOC ? real.realloc(p, size) :
-	    real.reallocarray(p, n, size);
+	/* A libc older than reallocarray's (2.26): its realloc, the
+	 * product checked by the caller. */
+	q = fn == PME_HEAP_REALLOC || real.reallocarray == NULL ?
+	    real.realloc(p, n * size) : real.reallocarray(p, n, size);
 	if (on) {
 		if (p != NULL && (q != NULL || n * size == 0))
 			put_free(fn, p);
@@ -793,6 +797,8 @@ valloc(size_t size)
 	void *p;
 
 	find_real();
+	if (real.valloc == NULL)
+		return boot_alloc(size, 4096);
 	p = real.valloc(size);
 	rec_alloc(PME_HEAP_VALLOC, p, size, RA);
 	return p;
@@ -805,6 +811,9 @@ pvalloc(size_t size)
 	void *p;
 
 	find_real();
+	if (real.pvalloc == NULL)
+		return boot_alloc(size == 0 ? page : (size + page - 1) &
+		    ~(page - 1), page);
 	p = real.pvalloc(size);
 	/* pvalloc rounds the size up to whole pages (and 0 to one). */
 	rec_alloc(PME_HEAP_PVALLOC, p, size == 0 ? page :
