@@ -16,7 +16,9 @@
 #   equal; memcheck's definitely lost blocks of the child are pme's
 #   leaks of it; heaptrack, where installed: the same peak (as it
 #   rounds it) and as many calls less the allocations made before its
-#   library started, which pme records (libstdc++'s pool);
+#   library started, which pme records (libstdc++'s pool); Debian's
+#   sqlite3 on an in-memory workload: allocations, bytes and the peak
+#   equal DHAT's;
 # - -D with -G on bytes: a gate that fails when the program allocates
 #   more;
 # - a killed program keeps what was sent; -m perf and --count refuse
@@ -156,6 +158,32 @@ EOF
 	    fail "valgrind memcheck failed"
 	grep -q "definitely lost: 256 bytes in 2 blocks" mc.log ||
 	    fail "memcheck: the child's definitely lost is not fork_f's 2"
+	# A real program nobody here wrote: Debian's sqlite3 on an
+	# in-memory workload; its blocks, bytes and peak are DHAT's.
+	if command -v sqlite3 >/dev/null; then
+		cat >w.sql <<'EOF'
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 5000)
+INSERT INTO t SELECT i, printf('%08x', i * 2654435761 % 4294967296), i * 0.5
+FROM n;
+CREATE INDEX tb ON t(b);
+SELECT count(*), sum(c) FROM t WHERE b LIKE 'a%';
+EOF
+		"$pmeclock" -q -e alloc -o sq.PMS sqlite3 :memory: <w.sql \
+		    >/dev/null || fail "pmeclock sqlite3 failed"
+		"$pmehisto" -V heap sq.PMS >sq.txt || fail "-V heap sqlite3"
+		valgrind --tool=dhat --dhat-out-file=sq.json sqlite3 \
+		    :memory: <w.sql 2>sq.log >/dev/null ||
+		    fail "DHAT sqlite3 failed"
+		got=$(awk '$1 == "allocations" { print $2, $3 }
+		    $1 == "peak" { print $2, $5 }' sq.txt | tr -d '(' |
+		    tr '\n' ' ')
+		want=$(tr -d , <sq.log | awk '$2 == "Total:" { print $6, $3 }
+		    $3 == "t-gmax:" { print $4, $7 }' | tr '\n' ' ')
+		[ -n "$want" ] && [ "$got" = "$want" ] ||
+		    fail "sqlite3: pme's allocations," \
+		    "bytes, peak and its blocks '$got', DHAT's '$want'"
+	fi
 else
 	echo "pmeclock_heap: no valgrind: DHAT and memcheck not compared"
 fi
