@@ -60,6 +60,15 @@ int	 measure_clock(const struct measure *m);	/* counts time */
 void	 measure_free(struct measure *m);
 
 /*
+ * pmehisto -V heap (heap.c): the heap records of the sample file paths[0]
+ * (n must be 1): per process its totals, peak, leaks and temporary
+ * allocations, by stack, as text to fp.  0, or -1 with err filled (no
+ * heap records, a bad file, out of memory).
+ */
+int	 heap_view(const char *const *paths, size_t n, FILE *fp,
+	    struct pme_error *err);
+
+/*
  * pmehisto -V measures (mtable.c): the sample files tallied once per event
  * of their first run, into the bucket file bin's buckets or, with quick,
  * the routines of the program; one row per unit with a count, a column

@@ -62,6 +62,7 @@ struct opts {
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
 	int		 mlevel;		/* its level: CAL_*, CAL_NONE */
+	int		 heap;			/* -V heap */
 	struct filter	 filter;		/* --time, --tid, ... */
 	const char	*base_arg;		/* -D as given */
 	int		 base_stacks;		/* -D names a sample file
@@ -173,7 +174,9 @@ help(void)
 	    "                 callers:ROUTINE; measures: a column per "
 	    "measure (-M)\n"
 	    "                 per routine, or measures:LEVEL per Caliper "
-	    "LEVEL\n"
+	    "LEVEL;\n"
+	    "                 heap: peak, leaks, temporaries (pmeclock -e "
+	    "alloc)\n"
 	    "  -I srcdir      -V caliper: source text shown from files under "
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
@@ -429,6 +432,9 @@ option(struct opts *o, int c)
 	case 'V':
 		o->caliper = CAL_NONE;
 		o->measures = mtable_parse(optarg, &o->mlevel) == 0;
+		o->heap = strcmp(optarg, "heap") == 0;
+		if (o->heap && view_parse("histogram", &o->view) == 0)
+			return 0;
 		if (o->measures && view_parse("histogram", &o->view) == 0)
 			return 0;
 		if (mtable_parse(optarg, &o->mlevel) == -1) {
@@ -445,7 +451,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph, callers:ROUTINE or measures",
+		    "instruction), spy, callgraph, callers:ROUTINE, measures or "
+		    "heap",
 		    optarg);
 		return -1;
 	case OPT_VERSION:
@@ -1594,6 +1601,14 @@ run(struct opts *o)
 	}
 	if (o->measures) {
 		rc = measures_view(o);
+		goto done;
+	}
+	if (o->heap) {
+		if (heap_view((const char *const *)o->pms, o->npms, stdout,
+		    &err) == 0)
+			rc = 0;
+		else
+			histo_warn(prog, "%s", pme_strerror(&err));
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)

@@ -103,6 +103,11 @@ static const struct pme_evdef rows[] = {
 	    "loads from local memory (NUMA)", NO_PMU_MEM },
 	{ "node-load-misses", PME_EV_CACHE, CACHE(NODE, READ, MISS),
 	    "misses", "loads from remote memory (NUMA)", NO_PMU_MEM },
+	/* -e alloc records both, every call of the allocator. */
+	{ "allocations", PME_EV_HEAP, 0, 0, "allocations", "calls that "
+	    "allocate (malloc, new, ...): -e alloc", NULL },
+	{ "bytes", PME_EV_HEAP, 0, 1, "bytes", "bytes the allocations asked "
+	    "for: -e alloc", NULL },
 };
 #define NROWS	(sizeof(rows) / sizeof(rows[0]))
 
@@ -111,6 +116,7 @@ static const struct alias {
 	const char	*alias, *name;
 } aliases[] = {
 	{ "faults", "page-faults" }, { "cs", "context-switches" },
+	{ "alloc", "allocations" },
 	{ "migrations", "cpu-migrations" }, { "cpu-cycles", "cycles" },
 	{ "branches", "branch-instructions" },
 	{ "idle-cycles-frontend", "stalled-cycles-frontend" },

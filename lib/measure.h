@@ -25,8 +25,10 @@ enum pme_evkind {
 	PME_EV_RAW,		/* rNNNN: a raw PMU event */
 	PME_EV_PMU,		/* pmu/term=value,.../ from sysfs */
 	PME_EV_TRACEPOINT,	/* SUBSYS:NAME from tracefs */
-	PME_EV_BREAK		/* break:[MODULE:]ROUTINE (u:...): a uprobe
+	PME_EV_BREAK,		/* break:[MODULE:]ROUTINE (u:...): a uprobe
 				   on a routine's entry */
+	PME_EV_HEAP		/* alloc: every call of the allocator, by
+				   the preloaded runtime (no perf event) */
 };
 
 /* A row of the registry. */

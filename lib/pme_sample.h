@@ -192,6 +192,14 @@ int		 pme_samplewriter_sample(struct pme_samplewriter *w,
 		    const struct pme_sample *s, struct pme_error *err);
 int		 pme_samplewriter_flush(struct pme_samplewriter *w,
 		    struct pme_error *err);
+/*
+ * Writes a HEAP chunk (pme(5)) whose payload, len bytes at p, a recorder
+ * made (pmeclock's runtime): its pid, and records that refer to the
+ * mappings and threads written before it, so those pending are written
+ * first.  0, or -1 with err filled.
+ */
+int		 pme_samplewriter_heap(struct pme_samplewriter *w,
+		    const void *p, size_t len, struct pme_error *err);
 /* Flushes, writes the closing record and END, closes and frees w.  The
  * closing record's sample count is the writer's own; c->samples is not
  * used, and c may be NULL. */
@@ -258,6 +266,70 @@ int		 pme_samplefile_mem(const void *buf, size_t len,
 		    const char *name, const struct pme_sample_visitor *v,
 		    void *arg, struct pme_sample_summary *sum,
 		    struct pme_error *err);
+
+/*
+ * Heap records (pme(5), HEAP chunks; pmeclock -e alloc): every call of
+ * the allocator a process made, in the order its heap changed.  What was
+ * called (enum pme_heap_fn), then, by the reader, an allocation or a
+ * release of a block.  A stack is the id of its innermost node in the
+ * process's tree of call sites (pme_heap_visitor.stack): 0 for none.
+ */
+enum pme_heap_fn {
+	PME_HEAP_MALLOC = 1, PME_HEAP_CALLOC, PME_HEAP_REALLOC,
+	PME_HEAP_REALLOCARRAY, PME_HEAP_MEMALIGN, PME_HEAP_POSIX_MEMALIGN,
+	PME_HEAP_ALIGNED_ALLOC, PME_HEAP_VALLOC, PME_HEAP_PVALLOC,
+	PME_HEAP_NEW, PME_HEAP_NEW_ARRAY, PME_HEAP_FREE, PME_HEAP_DELETE,
+	PME_HEAP_DELETE_ARRAY,
+	PME_HEAP_UNSEEN		/* released where the recorder did not see:
+				   a block allocated again at its address */
+};
+#define PME_HEAP_FNMAX	PME_HEAP_UNSEEN
+
+/* The records' tags in a HEAP chunk (pme(5)). */
+enum { PME_HEAPREC_STACK = 1, PME_HEAPREC_THREAD, PME_HEAPREC_ALLOC,
+    PME_HEAPREC_FREE, PME_HEAPREC_TIME, PME_HEAPREC_FREE_PARENT };
+/* A block of the parent process at the fork, in pme_heap_event.block. */
+#define PME_HEAP_PARENT	(1ull << 63)
+
+struct pme_heap_event {
+	uint32_t	 kind;		/* PME_HEAPREC_ALLOC or _FREE */
+	uint32_t	 fn;		/* enum pme_heap_fn */
+	uint32_t	 pid, tid;
+	uint64_t	 time;		/* sample clock, ns (to the
+					   recorder's step, pme(5)) */
+	uint64_t	 block;		/* the block's number among the
+					   process's live ones, from 1; 0 a
+					   FREE of a block not recorded;
+					   PME_HEAP_PARENT | n the parent's
+					   block n at the fork */
+	uint64_t	 size;		/* ALLOC: bytes asked for */
+	uint32_t	 stack;		/* ALLOC: its stack's id in pid */
+};
+
+/*
+ * What a heap reader is told besides a sample visitor's records: a new
+ * stack node (id, its caller's node parent, 0 for none, and the return
+ * address ip; ids count from 1 in each process image, parent < id), and
+ * each event.  Either may be NULL; non-zero stops the reading.
+ */
+struct pme_heap_visitor {
+	int	(*stack)(void *arg, uint32_t pid, uint32_t id,
+		    uint32_t parent, uint64_t ip);
+	int	(*event)(void *arg, const struct pme_heap_event *e);
+};
+
+/*
+ * Reads path as pme_samplefile_read() does, the heap records passed to
+ * hv too.  Both readers pass each allocation to v->samples as two
+ * samples when the run's header lists the events "allocations" and
+ * "bytes" (pmeclock -e alloc): one of weight 1, one weighing its size,
+ * at the allocation's call site (its stack's innermost return address
+ * less one) with the rest of its stack as the call chain.
+ */
+int		 pme_samplefile_heap(const char *path,
+		    const struct pme_sample_visitor *v,
+		    const struct pme_heap_visitor *hv, void *arg,
+		    struct pme_sample_summary *sum, struct pme_error *err);
 
 /* ------------------------------------------------- rebasing addresses */
 

@@ -30,6 +30,12 @@
  * event column), which a 1.0 reader passes over. */
 #define T_EVTS	PME_FOURCC('E', 'V', 'T', 'S')
 #define T_SMPX	PME_FOURCC('S', 'M', 'P', 'X')
+/* Format 1.1: heap records (pmeclock -e alloc), one process's each. */
+#define T_HEAP	PME_FOURCC('H', 'E', 'A', 'P')
+#define HEAP_MAX	(1u << 20)
+/* The names of the events a run's heap records make samples of. */
+#define EV_ALLOCS	"allocations"
+#define EV_BYTES	"bytes"
 
 #define BUF_DEFAULT	(64u << 10)
 #define BUF_MIN		(16u << 10)
@@ -703,6 +709,22 @@ pme_samplewriter_sample(struct pme_samplewriter *sw,
 }
 
 int
+pme_samplewriter_heap(struct pme_samplewriter *sw, const void *p,
+    size_t len, struct pme_error *err)
+{
+	if (writable(sw, p, "pme_samplewriter_heap", err) == -1)
+		return -1;
+	if (len == 0 || len > HEAP_MAX)
+		return pme_seterr(err, PME_ELIMIT, "'%s': heap records of %zu "
+		    "bytes, not 1 to %u", sw->path, len, HEAP_MAX);
+	if (flush_meta(sw, err) == -1)
+		return -1;
+	sw->used -= sw->metan;
+	sw->metan = 0;
+	return put_chunk(sw, T_HEAP, p, len, 1, err);
+}
+
+int
 pme_samplewriter_close(struct pme_samplewriter *sw,
     const struct pme_sample_close *c, struct pme_error *err)
 {
@@ -773,9 +795,31 @@ struct tidr {
 	uint64_t	 pc, time;
 };
 
+/* A process's stack nodes, from its HEAP chunks: [1..n]; and its live
+ * blocks' numbers as the recorder gives them (pme(5)): live[1..next],
+ * those given back in freed[0..nfreed), the last the next given. */
+struct hproc {
+	uint32_t	 pid;
+	struct hnode {
+		uint32_t parent;
+		uint64_t ip;
+	}		*node;
+	size_t		 n, cap;
+	uint8_t		*live;
+	size_t		 next, caplive;
+	uint32_t	*freed;
+	size_t		 nfreed, capfreed;
+};
+
 struct rd {
 	const char	*name;
 	const struct pme_sample_visitor *v;
+	const struct pme_heap_visitor *hv;
+	struct hproc	*hp;		/* the run's processes with stacks */
+	size_t		 nhp, caphp;
+	uint32_t	 ev_allocs, ev_bytes;	/* the run's heap events, or
+					   UINT32_MAX */
+	uint64_t	 hframes[FRAMES_MAX];
 	void		*arg;
 	struct pme_error *err;
 	uint64_t	 off;		/* of the chunk being decoded */
@@ -919,6 +963,8 @@ grow(void *pp, size_t *cap, uint64_t n, size_t size, struct rd *rd)
 	return 0;
 }
 
+static void	heap_events(struct rd *);
+
 static int
 rd_header(struct rd *rd, struct dc *d)
 {
@@ -973,10 +1019,31 @@ rd_header(struct rd *rd, struct dc *d)
 	h.nevents = rd->nev;
 	h.events = rd->nev > 0 ? rd->ev : NULL;
 	rd->runev = rd->nev > 0 ? rd->nev : 1;
+	heap_events(rd);
 	rd->nev = 0;
 	if (rd->v->header != NULL && rd->v->header(rd->arg, &h) != 0)
 		return stopped(rd);
 	return 0;
+}
+
+/* The run's heap events; its processes' stacks forgotten. */
+static void
+heap_events(struct rd *rd)
+{
+	uint32_t i;
+
+	rd->ev_allocs = rd->ev_bytes = UINT32_MAX;
+	for (i = 0; i < rd->nev; i++)
+		if (strcmp(rd->ev[i].name, EV_ALLOCS) == 0)
+			rd->ev_allocs = i;
+		else if (strcmp(rd->ev[i].name, EV_BYTES) == 0)
+			rd->ev_bytes = i;
+	while (rd->nhp > 0) {
+		rd->nhp--;
+		free(rd->hp[rd->nhp].node);
+		free(rd->hp[rd->nhp].live);
+		free(rd->hp[rd->nhp].freed);
+	}
 }
 
 /* A boot id, kept for the header that follows. */
@@ -1089,6 +1156,35 @@ rd_maps(struct rd *rd, struct dc *d)
 	return 0;
 }
 
+/* Process pid's stacks, made if new; NULL when out of memory. */
+static struct hproc *
+hproc_of(struct rd *rd, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < rd->nhp; i++)
+		if (rd->hp[i].pid == pid)
+			return &rd->hp[i];
+	if (grow(&rd->hp, &rd->caphp, rd->nhp + 1, sizeof(*rd->hp), rd) == -1)
+		return NULL;
+	memset(&rd->hp[rd->nhp], 0, sizeof(*rd->hp));
+	rd->hp[rd->nhp].pid = pid;
+	return &rd->hp[rd->nhp++];
+}
+
+/* An exec: the new image's stacks are its own. */
+static void
+heap_forget(struct rd *rd, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < rd->nhp; i++)
+		if (rd->hp[i].pid == pid) {
+			rd->hp[i].n = 0;
+			rd->hp[i].next = rd->hp[i].nfreed = 0;
+		}
+}
+
 static int
 rd_thrd(struct rd *rd, struct dc *d)
 {
@@ -1113,6 +1209,8 @@ rd_thrd(struct rd *rd, struct dc *d)
 			return derr(rd, "bad thread record kind");
 		if (d->bad)
 			return derr(rd, "bad thread record");
+		if (t.kind == PME_THREAD_EXEC)
+			heap_forget(rd, t.pid);
 		if (rd->v->thread != NULL && rd->v->thread(rd->arg, &t) != 0)
 			return stopped(rd);
 	}
@@ -1466,6 +1564,168 @@ rd_smpx(struct rd *rd, struct dc *d)
 	return rd_samples(rd, d, NLAZY);
 }
 
+/* A stack node of process hp. */
+static int
+heap_node(struct rd *rd, struct hproc *hp, uint32_t parent, uint64_t ip)
+{
+	if (parent > hp->n || hp->n >= UINT32_MAX - 1)
+		return derr(rd, "bad stack node");
+	if (grow(&hp->node, &hp->cap, hp->n + 2, sizeof(*hp->node), rd) == -1)
+		return -1;
+	hp->n++;
+	hp->node[hp->n].parent = parent;
+	hp->node[hp->n].ip = ip;
+	if (rd->hv != NULL && rd->hv->stack != NULL &&
+	    rd->hv->stack(rd->arg, hp->pid, (uint32_t)hp->n, parent, ip) != 0)
+		return stopped(rd);
+	return 0;
+}
+
+/* An allocation as samples of the run's heap events: one counting it,
+ * one its bytes, at its call site, its stack their call chain. */
+static int
+heap_samples(struct rd *rd, const struct hproc *hp,
+    const struct pme_heap_event *e)
+{
+	struct pme_sample s[2];
+	uint32_t n = 0, id = e->stack;
+	int k = 0;
+
+	if (rd->v->samples == NULL ||
+	    (rd->ev_allocs == UINT32_MAX && rd->ev_bytes == UINT32_MAX))
+		return 0;
+	for (; id != 0 && n < FRAMES_MAX; id = hp->node[id].parent)
+		rd->hframes[n++] = hp->node[id].ip;
+	memset(s, 0, sizeof(s));
+	s[0].pc = n > 0 ? rd->hframes[0] - 1 : 0;
+	s[0].time = e->time;
+	s[0].pid = e->pid;
+	s[0].tid = e->tid;
+	s[0].cpu = UINT32_MAX;
+	s[0].nframes = n > 0 ? n - 1 : 0;
+	s[0].frames = n > 1 ? rd->hframes + 1 : NULL;
+	s[1] = s[0];
+	if (rd->ev_allocs != UINT32_MAX) {
+		s[k].weight = 1;
+		s[k++].event = rd->ev_allocs;
+	}
+	if (rd->ev_bytes != UINT32_MAX) {
+		s[k].weight = e->size;
+		s[k++].event = rd->ev_bytes;
+	}
+	rd->samples += (uint64_t)k;
+	if (rd->v->samples(rd->arg, s, (size_t)k) != 0)
+		return stopped(rd);
+	return 0;
+}
+
+/* The number of the block e allocates, as the recorder gave it: the
+ * last given back, else a new one; or the release of its number. */
+static int
+heap_number(struct rd *rd, struct hproc *hp, struct pme_heap_event *e)
+{
+	size_t b = (size_t)e->block;
+
+	if (e->kind == PME_HEAPREC_FREE) {
+		if (b == 0)
+			return 0;	/* not a block of the record's */
+		if (b > hp->next || !hp->live[b])
+			return derr(rd, "bad heap record: no such block");
+		if (grow(&hp->freed, &hp->capfreed, hp->nfreed + 1,
+		    sizeof(*hp->freed), rd) == -1)
+			return -1;
+		hp->live[b] = 0;
+		hp->freed[hp->nfreed++] = (uint32_t)b;
+		return 0;
+	}
+	if (hp->nfreed > 0)
+		b = hp->freed[--hp->nfreed];
+	else {
+		if (hp->next >= UINT32_MAX / 2 || grow(&hp->live,
+		    &hp->caplive, hp->next + 2, 1, rd) == -1)
+			return hp->next >= UINT32_MAX / 2 ? derr(rd,
+			    "too many blocks") : -1;
+		b = ++hp->next;
+	}
+	hp->live[b] = 1;
+	e->block = b;
+	return 0;
+}
+
+/* An allocation or a release of the chunk, its fields after the tag. */
+static int
+heap_event(struct rd *rd, struct dc *d, struct hproc *hp,
+    struct pme_heap_event *e)
+{
+	e->fn = dc_u32v(d);
+	e->size = 0;
+	e->stack = 0;
+	e->block = 0;
+	if (e->kind == PME_HEAPREC_ALLOC) {
+		e->size = dc_uv(d);
+		e->stack = dc_u32v(d);
+	} else
+		e->block = dc_u32v(d);
+	if (d->bad || e->fn == 0 || e->fn > PME_HEAP_FNMAX ||
+	    e->stack > hp->n || e->tid == 0)
+		return derr(rd, "bad heap record");
+	if (e->kind == PME_HEAPREC_FREE_PARENT) {
+		e->kind = PME_HEAPREC_FREE;
+		e->block |= PME_HEAP_PARENT;
+	} else if (heap_number(rd, hp, e) == -1)
+		return -1;
+	if (rd->hv != NULL && rd->hv->event != NULL &&
+	    rd->hv->event(rd->arg, e) != 0)
+		return stopped(rd);
+	return e->kind == PME_HEAPREC_ALLOC ? heap_samples(rd, hp, e) : 0;
+}
+
+static int
+rd_heap(struct rd *rd, struct dc *d)
+{
+	struct pme_heap_event e;
+	struct hproc *hp;
+	uint64_t ip = 0, tag;
+	uint32_t parent;
+
+	memset(&e, 0, sizeof(e));
+	e.pid = dc_u32v(d);
+	e.time = dc_uv(d);
+	if (d->bad)
+		return derr(rd, "bad heap chunk header");
+	if ((hp = hproc_of(rd, e.pid)) == NULL)
+		return -1;
+	while (d->p < d->end) {
+		switch (tag = dc_uv(d)) {
+		case PME_HEAPREC_STACK:
+			parent = dc_u32v(d);
+			ip += pme_unzig(dc_uv(d));
+			if (d->bad)
+				return derr(rd, "bad stack node");
+			if (heap_node(rd, hp, parent, ip) == -1)
+				return -1;
+			break;
+		case PME_HEAPREC_THREAD:
+			if ((e.tid = dc_u32v(d)) == 0 || d->bad)
+				return derr(rd, "bad heap thread");
+			break;
+		case PME_HEAPREC_TIME:
+			e.time += dc_uv(d);
+			break;
+		case PME_HEAPREC_ALLOC:
+		case PME_HEAPREC_FREE:
+		case PME_HEAPREC_FREE_PARENT:
+			e.kind = (uint32_t)tag;
+			if (heap_event(rd, d, hp, &e) == -1)
+				return -1;
+			break;
+		default:
+			return derr(rd, "bad heap record");
+		}
+	}
+	return 0;
+}
+
 static int
 rd_close(struct rd *rd, struct dc *d)
 {
@@ -1509,6 +1769,7 @@ static const struct rdkind {
 	{ T_BOOT, "BOOT", PME_BOOT_MAX, rd_boot },
 	{ T_EVTS, "EVTS", EVTS_MAX, rd_evts },
 	{ T_SMPX, "SMPX", RECS_MAX, rd_smpx },
+	{ T_HEAP, "HEAP", HEAP_MAX, rd_heap },
 };
 #define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
 
@@ -1567,7 +1828,8 @@ no_header(struct rd *rd, struct pme_reader *r)
 }
 
 static int
-read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
+read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
+    const struct pme_heap_visitor *hv, void *arg,
     struct pme_sample_summary *sum, struct pme_error *err)
 {
 	static const struct pme_sample_visitor none;
@@ -1581,6 +1843,8 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
 	}
 	rd->name = pme_reader_name(r);
 	rd->v = v != NULL ? v : &none;
+	rd->hv = hv;
+	rd->ev_allocs = rd->ev_bytes = UINT32_MAX;
 	rd->arg = arg;
 	rd->err = err;
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
@@ -1598,6 +1862,9 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
 	free(rd->t);
 	free(rd->argbuf);
 	free(rd->ev);
+	rd->nev = 0;
+	heap_events(rd);
+	free(rd->hp);
 	free(rd);
 	pme_reader_close(r);
 	return rc;
@@ -1613,7 +1880,21 @@ pme_samplefile_read(const char *path, const struct pme_sample_visitor *v,
 		err->code = PME_OK;
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, arg, sum, err);
+	return read_all(r, v, NULL, arg, sum, err);
+}
+
+int
+pme_samplefile_heap(const char *path, const struct pme_sample_visitor *v,
+    const struct pme_heap_visitor *hv, void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	struct pme_reader *r;
+
+	if (err != NULL)
+		err->code = PME_OK;
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
+		return -1;
+	return read_all(r, v, hv, arg, sum, err);
 }
 
 int
@@ -1627,7 +1908,7 @@ pme_samplefile_mem(const void *buf, size_t len, const char *name,
 		err->code = PME_OK;
 	if ((r = pme_reader_mem(buf, len, name, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, arg, sum, err);
+	return read_all(r, v, NULL, arg, sum, err);
 }
 
 /* -------------------------------------------------------- copying runs */

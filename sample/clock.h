@@ -48,6 +48,8 @@ struct clockopts {
 	int		 count;		/* --count */
 	int		 per_thread;	/* --count --per-thread */
 	int		 system;	/* -a: every process */
+	int		 heap;		/* -e alloc: the heap recorded */
+	int		 clock;		/* a clock is among the events */
 };
 
 /*
@@ -69,6 +71,9 @@ void	events_header(const struct clockopts *o, struct pme_sample_event *out);
 /* -v: what the run watches, in one line ("watching './prog' (pid 12):
  * page-faults every event, cpu-clock every 10000us"). */
 void	events_say(const struct clockopts *o, int pid);
+/* Whether the run records the heap (-e alloc, sets o->heap), and sets
+ * o->clock, whether it has a clock. */
+int	events_heap(struct clockopts *o);
 /* Whether event k is a clock (its samples stand for ns of CPU time). */
 int	events_clock(const struct clockopts *o, int k);
 /* The perf_event_attr's type, config and period of event k. */

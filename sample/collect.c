@@ -57,6 +57,8 @@ struct collector {
 	int		 hello_main;
 	int		 failed;
 	struct pme_error err;		/* the first error, when failed */
+	uint32_t	 clockev;	/* the runtime's samples' event: the
+					   clock's index in the header */
 };
 
 static int sock = -1, child_end = -1;
@@ -89,6 +91,17 @@ collect_prepare(struct clockopts *o, const char *runtime,
 	setenv("PMECLOCK_JITTER", buf, 1);
 	setenv("PMECLOCK_METHOD", o->method == PME_METHOD_ITIMER ? "itimer" :
 	    "timer", 1);
+	/* -e alloc: the heap recorded, its stacks as -G says; no clock
+	 * unless one is asked too. */
+	if (o->heap)
+		setenv("PMECLOCK_HEAP", o->callgraph == CALLGRAPH_FP ? "fp" :
+		    "dwarf", 1);
+	else
+		unsetenv("PMECLOCK_HEAP");
+	if (o->heap && !o->clock)
+		setenv("PMECLOCK_NOCLOCK", "1", 1);
+	else
+		unsetenv("PMECLOCK_NOCLOCK");
 	if (o->callchain)
 		setenv("PMECLOCK_CALLCHAIN", o->callgraph == CALLGRAPH_DWARF ?
 		    "dwarf" : "1", 1);
@@ -371,6 +384,7 @@ on_samples(struct collector *co, const uint8_t *buf, size_t len)
 		s.nframes = r.nframes;
 		s.frames = frames;
 		s.flags = r.flags & PME_SAMPLE_TRUNCATED;
+		s.event = co->clockev;
 		add_tid(co, r.tid);
 		count(co, s.pid, r.tid, r.weight);
 		co->samples++;
@@ -434,11 +448,23 @@ on_exec(struct collector *co, const struct pmeclock_exec *m, size_t len)
 	pr->exec_id = m->id;
 }
 
+/* Heap records (-e alloc): a chunk of the file as the runtime made it. */
+static void
+on_heap(struct collector *co, const uint8_t *buf, size_t len)
+{
+	struct pme_error err;
+
+	if (len > sizeof(struct pmeclock_msg) &&
+	    pme_samplewriter_heap(co->w, buf + sizeof(struct pmeclock_msg),
+	    len - sizeof(struct pmeclock_msg), &err) < 0)
+		cerr(co, &err);
+}
+
 /* Reads the packets waiting; 0, or -1 at the end of the stream. */
 static int
 receive(struct collector *co)
 {
-	static uint64_t buf[PMECLOCK_MSG_MAX / 8 + 1];
+	static uint64_t buf[PMECLOCK_HEAP_MAX / 8 + 1];
 	const struct pmeclock_msg *h = (const void *)buf;
 	ssize_t n;
 
@@ -473,6 +499,9 @@ receive(struct collector *co)
 		case PMECLOCK_MSG_CPU:
 			if ((size_t)n >= sizeof(struct pmeclock_cpu))
 				on_cpu(co, (const void *)buf);
+			break;
+		case PMECLOCK_MSG_HEAP:
+			on_heap(co, (const uint8_t *)buf, (size_t)n);
 			break;
 		case PMECLOCK_MSG_EXEC:
 			if ((size_t)n >= sizeof(struct pmeclock_exec))
@@ -655,6 +684,9 @@ collect_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	co.o = o;
 	co.w = w;
 	co.mainpid = (uint32_t)c->pid;
+	/* -e alloc,cpu-clock: the clock is not the header's first event. */
+	while ((int)co.clockev + 1 < o->nev && !events_clock(o, (int)co.clockev))
+		co.clockev++;
 	if ((rc = child_go(c)) != 0) {
 		close(sock);
 		return rc;
@@ -691,7 +723,8 @@ collect_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		    "(a static or set-user-ID program?): no samples\n", prog,
 		    o->argv[0]);
 	if (!o->quiet) {
-		report_cpu(&co);
+		if (o->clock)
+			report_cpu(&co);
 		report_execs(&co);
 		report_unended(&co);
 	}

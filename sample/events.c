@@ -26,7 +26,7 @@
 #define DEFAULT_CLOCK	"cpu-clock"
 
 static const char *const kinds[] = { "", "clock", "software", "hardware",
-    "cache", "raw", "pmu", "tracepoint", "break" };
+    "cache", "raw", "pmu", "tracepoint", "break", "heap" };
 
 int
 events_clock(const struct clockopts *o, int k)
@@ -86,6 +86,51 @@ set_period(struct clockevent *e, const char *text)
 	return 2;
 }
 
+/* alloc (or allocations, bytes): both heap events, once, as the runtime
+ * records both; e is o->ev[o->nev], parsed. */
+static int
+add_heap(struct clockopts *o, struct clockevent *e)
+{
+	struct pme_error err;
+	int k;
+
+	if (e->given) {
+		fprintf(stderr, "%s: -e: %s: every call of the allocator is "
+		    "recorded: no period\n", prog, e->spec.name);
+		return 2;
+	}
+	for (k = 0; k < o->nev; k++)
+		if (o->ev[k].spec.kind == PME_EV_HEAP)
+			return 0;
+	if (o->nev + 2 > PME_EVENTS_MAX) {
+		fprintf(stderr, "%s: -e: more than %d events\n", prog,
+		    PME_EVENTS_MAX);
+		return 2;
+	}
+	memset(&o->ev[o->nev], 0, 2 * sizeof(*o->ev));
+	if (pme_ev_parse("allocations", &o->ev[o->nev].spec, NULL, &err) ==
+	    -1 || pme_ev_parse("bytes", &o->ev[o->nev + 1].spec, NULL,
+	    &err) == -1) {
+		fprintf(stderr, "%s: -e: %s\n", prog, err.msg);
+		return 1;
+	}
+	o->nev += 2;
+	return 0;
+}
+
+int
+events_heap(struct clockopts *o)
+{
+	int k;
+
+	o->heap = o->clock = 0;
+	for (k = 0; k < o->nev; k++) {
+		o->heap |= o->ev[k].spec.kind == PME_EV_HEAP;
+		o->clock |= o->ev[k].spec.kind == PME_EV_CLOCK;
+	}
+	return o->heap;
+}
+
 /* One NAME[/PERIOD] into o->ev. */
 static int
 add_event(struct clockopts *o, const char *s, size_t len)
@@ -130,6 +175,8 @@ add_event(struct clockopts *o, const char *s, size_t len)
 	}
 	if (period != NULL && (k = set_period(e, period)) != 0)
 		return k;
+	if (e->spec.kind == PME_EV_HEAP)
+		return add_heap(o, e);
 	o->nev++;
 	return 0;
 }
@@ -169,7 +216,8 @@ events_finish(struct clockopts *o)
 			continue;
 		if (e->spec.kind == PME_EV_CLOCK)
 			e->period = o->period;
-		else if (o->hz != 0 && e->spec.kind != PME_EV_BREAK) {
+		else if (o->hz != 0 && e->spec.kind != PME_EV_BREAK &&
+		    e->spec.kind != PME_EV_HEAP) {
 			e->period = o->hz;
 			e->freq = 1;
 		} else
@@ -238,6 +286,8 @@ events_say(const struct clockopts *o, int pid)
 		if (e->spec.kind == PME_EV_CLOCK)
 			fprintf(stderr, "every %lluus", (unsigned long long)
 			    (period_of(o, e) / 1000));
+		else if (e->spec.kind == PME_EV_HEAP)
+			fprintf(stderr, "every call");
 		else if (e->freq)
 			fprintf(stderr, "%llu times a second",
 			    (unsigned long long)e->period);
@@ -327,6 +377,8 @@ events_check(struct clockopts *o)
 	char why[512];
 
 	for (e = o->ev; e < o->ev + o->nev; e++) {
+		if (e->spec.kind == PME_EV_HEAP)
+			continue;	/* the runtime's (pmeclock.c) */
 		if (o->method != PME_METHOD_PERF) {
 			if (strcmp(e->spec.name, DEFAULT_CLOCK) == 0)
 				continue;
@@ -545,7 +597,7 @@ events_list(const struct clockopts *o)
 		if (pme_ev_parse(rows[i].name, &spec, NULL, &err) == -1)
 			continue;
 		why[0] = '\0';
-		if (try_event(&spec) == -1)
+		if (spec.kind != PME_EV_HEAP && try_event(&spec) == -1)
 			why_not(&spec, errno, 1, why, sizeof(why));
 		printf("%-24s %-4s %-10s %-12s %s%s%s%s\n", rows[i].name,
 		    why[0] ? "no" : "yes", kinds[rows[i].kind], rows[i].unit,

@@ -99,15 +99,41 @@ rt_libc_setitimer(int which, const struct itimerval *nv,
 
 /* -------------------------------------------------------------- threads */
 
+/* The runtime's own work on a thread of the program: its allocations are
+ * not the program's (heap.c). */
+static void
+hold(void)
+{
+	if (rt_heap_hold != NULL)
+		rt_heap_hold();
+}
+
+static void
+release(void)
+{
+	if (rt_heap_release != NULL)
+		rt_heap_release();
+}
+
+static void
+thread_end(void *unused)
+{
+	hold();
+	rt_thread_end(unused);
+	release();
+}
+
 static void *
 trampoline(void *p)
 {
 	struct start st = *(struct start *)p;
 	void *ret;
 
+	hold();
 	free(p);
 	rt_thread_begin(st.ptid, st.want);
-	pthread_cleanup_push(rt_thread_end, NULL);
+	release();
+	pthread_cleanup_push(thread_end, NULL);
 	ret = st.fn(st.arg);
 	pthread_cleanup_pop(1);
 	return ret;
@@ -124,14 +150,22 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr,
 
 	if (real == NULL)
 		*(void **)&real = next("pthread_create");
-	if (!rt_wants_threads() || (st = malloc(sizeof(*st))) == NULL)
+	if (!rt_wants_threads())
+		return real(t, attr, fn, arg);
+	hold();
+	st = malloc(sizeof(*st));
+	release();
+	if (st == NULL)
 		return real(t, attr, fn, arg);
 	st->fn = fn;
 	st->arg = arg;
 	st->ptid = rt_gettid();
 	st->want = rt_want_blocked();
-	if ((rc = real(t, attr, trampoline, st)) != 0)
+	if ((rc = real(t, attr, trampoline, st)) != 0) {
+		hold();
 		free(st);
+		release();
+	}
 	return rc;
 }
 
@@ -144,8 +178,11 @@ dlopen(const char *file, int flags)
 
 	if (real == NULL)
 		*(void **)&real = next("dlopen");
-	if ((h = real(file, flags)) != NULL)
+	if ((h = real(file, flags)) != NULL) {
+		hold();
 		rt_dlopened(t);
+		release();
+	}
 	return h;
 }
 

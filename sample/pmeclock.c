@@ -73,7 +73,9 @@ help(void)
 	    "                page-faults, context-switches, "
 	    "sched:sched_switch, ...;\n"
 	    "                /period: a sample every period events "
-	    "(default 1)\n"
+	    "(default 1);\n"
+	    "                alloc: every malloc, free, new, ... with its "
+	    "stack (the heap)\n"
 	    "  -l            list the events and whether this machine "
 	    "can count them\n"
 	    "  --count       count the events (default task-clock, "
@@ -762,11 +764,35 @@ attach(struct clockopts *o)
 	return rc;
 }
 
+/*
+ * -e alloc: the heap is recorded by the runtime preloaded into the
+ * command, so the run is the timer method's (its clock too, when one is
+ * asked beside); 0, or the exit status (said).
+ */
+static int
+heap_method(struct clockopts *o)
+{
+	if (o->method == PME_METHOD_PERF) {
+		fprintf(stderr, "%s: -e alloc: the heap is recorded by the "
+		    "runtime preloaded into the command: not with -m perf "
+		    "(-m timer or itimer)\n", prog);
+		return 2;
+	}
+	if (o->method == PME_METHOD_NONE)
+		o->method = PME_METHOD_TIMER;
+	return 0;
+}
+
 /* --count: perf_event_open's, the events checked before the command
  * starts, as a run's. */
 static int
 count(struct clockopts *o)
 {
+	if (events_heap(o)) {
+		fprintf(stderr, "%s: --count: alloc is recorded by the "
+		    "runtime, not counted by the kernel\n", prog);
+		return 2;
+	}
 	o->method = PME_METHOD_PERF;
 	if (perf_probe(o) < 0) {
 		fprintf(stderr, "%s: --count: %s\n", prog, o->note);
@@ -1012,6 +1038,8 @@ main(int argc, char *argv[])
 		rc = count(&o);
 	else if (o.attach != 0 || o.system)
 		rc = attach(&o);
+	else if (events_heap(&o) && (rc = heap_method(&o)) != 0)
+		;
 	else if (choose_method(&o) < 0 || events_check(&o) != 0)
 		rc = 1;
 	else {

@@ -23,8 +23,13 @@ enum pmeclock_msgtype {
 	PMECLOCK_MSG_SAMPLES,	/* a batch of samples */
 	PMECLOCK_MSG_BYE,	/* the process image ends its recording */
 	PMECLOCK_MSG_CPU,	/* the CPU time a thread or image used */
-	PMECLOCK_MSG_EXEC	/* a process execs a program */
+	PMECLOCK_MSG_EXEC,	/* a process execs a program */
+	PMECLOCK_MSG_HEAP	/* heap records (heap.c): a HEAP chunk's
+				   payload (pme(5)) after the header */
 };
+
+/* The longest HEAP message: a packet of the socket, not of a pipe. */
+#define PMECLOCK_HEAP_MAX	65536
 
 struct pmeclock_msg {
 	uint32_t	size;		/* of the whole message */

@@ -109,6 +109,8 @@ static struct {
 	int		 cfi;		/* asked to unwind from the CFI */
 	int		 inherited;	/* a fork child of a file recording */
 	int		 stop;
+	int		 noclock;	/* no clock asked: timers not armed
+					   (pmeclock -e alloc alone) */
 	int		 writer_on;
 	int		 atfork;
 	uint64_t	 period;
@@ -911,6 +913,15 @@ sock_send(const void *m, size_t len)
 	}
 }
 
+void
+rt_send(const void *m, size_t len)
+{
+	sock_send(m, len);
+}
+
+/* The heap recording's entries, where it is built in (heap.c). */
+#define HEAP_CALL(fn)	do { if (fn != NULL) fn(); } while (0)
+
 static void
 msg_hdr(struct pmeclock_msg *h, uint32_t type, size_t size)
 {
@@ -1352,7 +1363,7 @@ arm(struct rthread *th)
 	struct sigevent sev;
 	uint64_t first;
 
-	if (th->armed || rt.method != PME_METHOD_TIMER)
+	if (th->armed || rt.method != PME_METHOD_TIMER || rt.noclock)
 		return 0;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -1602,6 +1613,8 @@ writer_main(void *arg)
 	struct timespec ts;
 
 	(void)arg;
+	/* Its allocations are the runtime's, not the program's. */
+	HEAP_CALL(rt_heap_hold);
 	pthread_mutex_lock(&rt.lock);
 	rt.writer_tid = rt_gettid();
 	while (!rt.stop) {
@@ -1615,6 +1628,7 @@ writer_main(void *arg)
 		if (rt.stop)
 			break;
 		drain();
+		HEAP_CALL(rt_heap_flush);
 		maybe_rescan();
 		if (rt.method == PME_METHOD_TIMER)
 			scan_tasks();
@@ -1641,8 +1655,10 @@ writer_start(void)
 	rt.stop = 0;
 	rt.writer_tid = 0;
 	making_writer = 1;
+	HEAP_CALL(rt_heap_hold);
 	rt.writer_on = pthread_create(&rt.writer, NULL, writer_main,
 	    NULL) == 0;
+	HEAP_CALL(rt_heap_release);
 	making_writer = 0;
 	real_sigmask(SIG_SETMASK, &old, NULL);
 	if (!rt.writer_on)
@@ -1726,6 +1742,7 @@ env_settings(void)
 		rt.callchain = 1;
 	if (s != NULL && strcmp(s, "dwarf") == 0)
 		rt.callchain = rt.cfi = 1;
+	rt.noclock = secure_getenv("PMECLOCK_NOCLOCK") != NULL;
 	ring_jitter = 30;
 	if ((s = secure_getenv("PMECLOCK_JITTER")) != NULL &&
 	    (v = strtoull(s, NULL, 10)) <= 30)
@@ -1746,6 +1763,8 @@ arm_first(void)
 
 	rt.cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 	th = thread_find(rt_gettid(), 1);
+	if (rt.noclock)
+		return 0;
 	if (rt.method == PME_METHOD_TIMER) {
 		if (sample_sig_take(RT_SIGNAL) == 0 && th != NULL &&
 		    arm(th) == 0)
@@ -1839,11 +1858,14 @@ rt_preload_start(void)
 	    F_GETFD) < 0)
 		return;		/* closed by the program's parent */
 	env_settings();
+	/* The runtime's allocations are not the program's. */
+	HEAP_CALL(rt_heap_hold);
 	pthread_mutex_lock(&rt.lock);
 	rt.fd = (int)fd;
 	fcntl(rt.fd, F_SETFD, 0);
 	if (start_sampling() < 0) {
 		pthread_mutex_unlock(&rt.lock);
+		HEAP_CALL(rt_heap_release);
 		return;
 	}
 	rt.sink = SINK_SOCK;
@@ -1853,6 +1875,9 @@ rt_preload_start(void)
 	hello();
 	start_records();
 	pthread_mutex_unlock(&rt.lock);
+	HEAP_CALL(rt_heap_release);
+	if (rt_heap_start != NULL)
+		rt_heap_start(secure_getenv("PMECLOCK_HEAP"));
 	writer_start();
 }
 
@@ -1900,6 +1925,7 @@ rt_fini(void)
 	}
 	if (atomic_exchange(&finishing, 1))
 		return;
+	HEAP_CALL(rt_heap_stop);
 	stop_sampling();
 	bye();
 	rt.sink = SINK_NONE;
@@ -1928,6 +1954,7 @@ rt_final(void)
 	memset(&off, 0, sizeof(off));
 	if (rt.method == PME_METHOD_ITIMER && !atomic_load(&taken))
 		real_itimer(&off);
+	HEAP_CALL(rt_heap_final);
 	for (i = 0; pthread_mutex_trylock(&rt.lock) != 0; i++) {
 		if (i == 200)
 			return;
@@ -1962,6 +1989,7 @@ rt_before_exec(const char *path, uint32_t flags, uint32_t id)
 		memset(&off, 0, sizeof(off));
 		if (rt.method == PME_METHOD_ITIMER && !atomic_load(&taken))
 			real_itimer(&off);
+		HEAP_CALL(rt_heap_flush);
 		pthread_mutex_lock(&rt.lock);
 		drain();
 		account();

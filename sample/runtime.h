@@ -9,6 +9,7 @@
 #define PMECLOCK_RUNTIME_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/time.h>
 
@@ -53,5 +54,24 @@ RT_HIDDEN int	rt_sigmask(int how, const sigset_t *set, sigset_t *old,
 RT_HIDDEN int	rt_setitimer(int which, const struct itimerval *nv,
 		    struct itimerval *ov, int *rc);
 RT_HIDDEN void	rt_take(int flag);
+
+/* Sends a message to pmeclock (runtime.c). */
+RT_HIDDEN void	rt_send(const void *m, size_t len);
+/*
+ * The heap recording (heap.c, the shared library only; weak, absent
+ * from the static one).  rt_heap_start() starts it as how says
+ * (PMECLOCK_HEAP: "dwarf" or "fp"; NULL or else: not at all);
+ * rt_heap_flush() sends what is buffered, rt_heap_stop() too and
+ * records no more; rt_heap_final() is rt_heap_stop() from a signal
+ * handler or _exit, which only tries the lock.  rt_heap_hold() and
+ * rt_heap_release() bracket the runtime's own work on a thread of the
+ * program, whose allocations are not the program's.
+ */
+RT_HIDDEN void	rt_heap_start(const char *how) __attribute__((weak));
+RT_HIDDEN void	rt_heap_flush(void) __attribute__((weak));
+RT_HIDDEN void	rt_heap_stop(void) __attribute__((weak));
+RT_HIDDEN void	rt_heap_final(void) __attribute__((weak));
+RT_HIDDEN void	rt_heap_hold(void) __attribute__((weak));
+RT_HIDDEN void	rt_heap_release(void) __attribute__((weak));
 
 #endif /* PMECLOCK_RUNTIME_H */

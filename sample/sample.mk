@@ -45,9 +45,15 @@ sample/%.rt.o: sample/%.c config.mk
 $(RT_LIB_OBJS): sample/rt_%.o: lib/%.c config.mk
 	$(CC) $(PME_CPPFLAGS) $(RT_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-sample/$(RT_SONAME): $(RT_CORE_OBJS) sample/interpose.rt.o
+# The heap recording (-e alloc) interposes the allocator: the shared
+# library only.  Frame pointers for its own walk, unwind tables for a
+# C++ new that throws through it.
+sample/heap.rt.o: RT_CFLAGS += -fno-omit-frame-pointer -fexceptions
+RT_SHARED_OBJS = sample/interpose.rt.o sample/heap.rt.o
+
+sample/$(RT_SONAME): $(RT_CORE_OBJS) $(RT_SHARED_OBJS)
 	$(CC) -shared -Wl,-soname,$(RT_SONAME) -Wl,--no-undefined \
-	    $(RT_LDFLAGS) -o $@ $(RT_CORE_OBJS) sample/interpose.rt.o \
+	    $(RT_LDFLAGS) -o $@ $(RT_CORE_OBJS) $(RT_SHARED_OBJS) \
 	    -lz -pthread -ldl
 
 sample/libpmeclock.so: sample/$(RT_SONAME)
@@ -91,6 +97,6 @@ EXTRA_ALL += $(PMECLOCK_LIBS)
 EXTRA_INSTALL += install-pmeclock
 EXTRA_UNINSTALL += uninstall-pmeclock
 EXTRA_CLEAN += clean-pmeclock
-ALL_OBJS += $(RT_CORE_OBJS) sample/interpose.rt.o
+ALL_OBJS += $(RT_CORE_OBJS) $(RT_SHARED_OBJS)
 
 .PHONY: install-pmeclock uninstall-pmeclock clean-pmeclock

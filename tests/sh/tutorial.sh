@@ -7,7 +7,8 @@
 # and give what the page says it gives: a flat profile by count, folded
 # stacks for a flame graph, a line profile of the program and its shared
 # library from the same samples, exact counts with calls, and page
-# faults beside the CPU time (a column per measure).
+# faults beside the CPU time (a column per measure), and where xz's
+# memory goes (bytes allocated, all liblzma's; its peak and leaks).
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -22,8 +23,8 @@ export PATH="$top/build:$top/sample:$top/histo:$top/trace:$PATH"
 cd "$tmp" || exit 1
 cp "$top"/tests/fixtures/tutorial/*.c . || exit 1
 sed -n '/^\.Sh TUTORIAL/,/^\.Sh /p' "$page" | sed -n 's/^\$ //p' >cmds
-[ "$(wc -l <cmds)" = 11 ] ||
-    { fail "$(wc -l <cmds) commands in the tutorial, not 11:"; cat cmds >&2; }
+[ "$(wc -l <cmds)" = 14 ] ||
+    { fail "$(wc -l <cmds) commands in the tutorial, not 14:"; cat cmds >&2; }
 
 # step N: the output of the tutorial's Nth command.
 i=0
@@ -110,4 +111,13 @@ if [ "$fails" != 0 ]; then
 	echo "the transcript:" >&2
 	cut -c1-150 transcript | sed 's/^/    /' >&2
 fi
+# 13, 14: xz's heap: bytes by routine, the peak and the leaks.
+grep -Eq "^Counts: +samples of bytes" out.13 ||
+    fail "heap: not counting bytes: $(grep ^Counts out.13)"
+grep -q "liblzma" out.13 || fail "heap: no liblzma row: $(head -n 8 out.13)"
+grep -q "^Heap of process [0-9]* ('xz')" out.14 ||
+    fail "heap: no report of xz: $(head -n 3 out.14)"
+awk '$1 == "peak" && $2 > 60000000 { ok = 1 } END { exit !ok }' out.14 ||
+    fail "heap: a peak below xz's 64 MiB: $(grep peak out.14)"
+grep -q "^Leaks, by stack:" out.14 || fail "heap: no leaks table"
 finish
