@@ -61,6 +61,8 @@ struct opts {
 	size_t		 nsrcdirs;
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
+	int		 wall;			/* -V states 1, locks 2 */
+	uint64_t	 lockmin;		/* -W, ns */
 	struct filter	 filter;		/* --time, --tid, ... */
 };
 
@@ -414,6 +416,10 @@ option(struct opts *o, int c)
 		o->measures = strcmp(optarg, "measures") == 0;
 		if (o->measures && view_parse("histogram", &o->view) == 0)
 			return 0;
+		o->wall = strcmp(optarg, "states") == 0 ? 1 :
+		    strcmp(optarg, "locks") == 0 ? 2 : 0;
+		if (o->wall && view_parse("histogram", &o->view) == 0)
+			return 0;
 		if (view_parse(optarg, &o->view) == 0)
 			return 0;
 		if (caliper_parse(optarg, &o->caliper) == 0) {
@@ -422,7 +428,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph, callers:ROUTINE or measures",
+		    "instruction), spy, callgraph, callers:ROUTINE, measures, "
+		    "states or locks",
 		    optarg);
 		return -1;
 	case OPT_VERSION:
@@ -463,6 +470,12 @@ option(struct opts *o, int c)
 	case 'z':
 		o->zeros = 1;
 		return 0;
+	case 'W':
+		if (wall_parse_wait(optarg, &o->lockmin) == 0)
+			return 0;
+		histo_warn(prog, "-W: '%s' is not a time (0, 500us, 1ms, 2s)",
+		    optarg);
+		return -1;
 	default:
 		usage(stderr);
 		return -1;
@@ -486,7 +499,7 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kM:no:qsT:tV:vxz",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kM:no:qsT:tV:vW:xz",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
@@ -1476,6 +1489,30 @@ measures_view(struct opts *o)
 	return 0;
 }
 
+/* -V states and -V locks (wall.c), to standard output. */
+static int
+wall_view(struct opts *o)
+{
+	struct wall_input in;
+	struct pme_error err;
+
+	in.samples = (const char *const *)o->pms;
+	in.nsamples = o->npms;
+	in.csv = o->type == TYPE_CSV;
+	in.locks = o->wall == 2;
+	in.lockmin = o->lockmin;
+	if (o->npms == 0) {
+		histo_warn(prog, "-V %s: a sample file of pmeclock -w is "
+		    "needed", o->wall == 2 ? "locks" : "states");
+		return 1;
+	}
+	if (wall_write(&in, stdout, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return 1;
+	}
+	return 0;
+}
+
 static int
 run(struct opts *o)
 {
@@ -1495,6 +1532,10 @@ run(struct opts *o)
 	}
 	if (o->measures) {
 		rc = measures_view(o);
+		goto done;
+	}
+	if (o->wall) {
+		rc = wall_view(o);
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)
@@ -1691,6 +1732,7 @@ main(int argc, char *argv[])
 	pme_prog_writes();
 	memset(&o, 0, sizeof(o));
 	o.cutoff = -1;
+	o.lockmin = 1000000;	/* -W 1ms */
 	o.caliper = CAL_NONE;
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		opts_free(&o);

@@ -46,6 +46,7 @@ struct clockopts {
 	int		 evgiven;	/* -e was given */
 	int		 list;		/* -l */
 	int		 count;		/* --count */
+	int		 wall;		/* -w: off-CPU intervals (wall.c) */
 };
 
 /*

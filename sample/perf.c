@@ -34,6 +34,7 @@
 #include "maps.h"
 #include "perf.h"
 #include "unwind.h"
+#include "wall.h"
 
 #define RING_PAGES_DWARF 1024		/* with stacks (4 MiB): ~480 samples */
 
@@ -312,7 +313,7 @@ read_ring(struct perfstate *ps, struct ring *r)
 	return 0;
 }
 
-static uint64_t
+uint64_t
 get64(const void *p)
 {
 	uint64_t v;
@@ -321,7 +322,7 @@ get64(const void *p)
 	return v;
 }
 
-static uint32_t
+uint32_t
 get32(const void *p)
 {
 	uint32_t v;
@@ -812,7 +813,10 @@ drain(struct perfstate *ps)
 	qsort(ps->recs, ps->nrecs, sizeof(*ps->recs), cmp_rec);
 	for (i = 0; i < ps->nrecs && !ps->failed; i++) {
 		ps->curev = ps->recs[i].ev;
-		convert(ps, ps->recs[i].h);
+		if (ps->wall != NULL)
+			wall_record(ps, ps->curev, ps->recs[i].h);
+		if (ps->curev >= 0)
+			convert(ps, ps->recs[i].h);
 	}
 	return ps->failed ? -1 : 0;
 }
@@ -837,6 +841,7 @@ free_state(struct perfstate *ps)
 {
 	size_t i;
 
+	wall_end(ps);
 	close_rings(ps);
 	for (i = 0; i < ps->nvc; i++)
 		free(ps->vc[i].path);
@@ -1039,6 +1044,8 @@ open_events(struct perfstate *ps, struct child *c)
 		}
 	}
 	free(fds);
+	if (k == ps->o->nev && ps->o->wall && wall_open(ps, c->pid) < 0)
+		return -1;
 	return k == ps->o->nev ? 0 : -1;
 }
 

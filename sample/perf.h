@@ -95,6 +95,7 @@ struct perfstate {
 	int		 curev;		/* of the record being converted */
 	int		 failed;
 	struct jitter	 jit;
+	struct wall	*wall;		/* -w (wall.c), or NULL */
 };
 
 /* perf_event_open(2) of attr on pid for cpu, close-on-exec. */
@@ -109,6 +110,9 @@ int	online_cpus(int *cpus, int max);
 int	paranoid(void);
 /* p (realloc'd) with room for need items of size, *cap updated; NULL. */
 void	*grow(void *p, size_t *cap, size_t need, size_t size);
+/* A ring record's unaligned little fields. */
+uint64_t get64(const void *p);
+uint32_t get32(const void *p);
 /* Counts thread tid among the threads sampled. */
 void	add_tid(struct perfstate *ps, uint32_t tid);
 /* Says the sample file's error, once; the run has failed. */

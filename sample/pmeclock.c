@@ -37,7 +37,7 @@ const char *prog = "pmeclock";
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: pmeclock [-gqv] [-e event[/period][,...]] "
+	fprintf(fp, "usage: pmeclock [-gqvw] [-e event[/period][,...]] "
 	    "[-F hz | -i interval]\n"
 	    "                [-G fp | dwarf[,size]] [-j percent] [-m method] "
 	    "[-o output]\n"
@@ -54,6 +54,9 @@ static void
 help(void)
 {
 	usage(stdout);
+	printf("\n"
+	    "  -w            wall mode: off-CPU intervals and their kinds, "
+	    "with stacks\n");
 	printf("\n"
 	    "Runs command and samples its program counter into a sample "
 	    "file.\n\n"
@@ -421,7 +424,8 @@ run(struct clockopts *o)
 	h.start = now_real();
 	h.start_mono = now_mono();
 	h.pid = (uint32_t)c.pid;
-	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0);
+	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0) |
+	    (o->wall ? PME_SHDR_WALL : 0);
 	h.argc = (uint32_t)o->argc;
 	h.argv = (const char *const *)o->argv;
 	h.note = o->note[0] ? o->note : NULL;
@@ -734,6 +738,10 @@ option(struct clockopts *o, int c, const char **oname)
 	case 'g':
 		o->callchain = 1;
 		return -1;
+	case 'w':
+		o->wall = 1;
+		o->callchain = 1;
+		return -1;
 	case 'G':
 		o->callchain = 1;
 		return callgraph_option(o, optarg);
@@ -843,7 +851,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->stacksize = STACKSIZE_DEFAULT;
 	o->jitter = -1;	/* not given: 30 for timer, 0 for perf (man page) */
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+d:e:F:G:ghi:j:lm:o:p:qVv", longopts,
+	while ((c = getopt_long(argc, argv, "+d:e:F:G:ghi:j:lm:o:p:qVvw", longopts,
 	    NULL)) != -1) {
 		if (c > 0 && c < 128 && strchr(seen, c) == NULL &&
 		    strlen(seen) < sizeof(seen) - 1)
@@ -865,6 +873,11 @@ parse(int argc, char *argv[], struct clockopts *o)
 	if (o->attach != 0 && optind < argc) {
 		fprintf(stderr, "%s: -p attaches to a running process: no "
 		    "command with it\n", prog);
+		return 2;
+	}
+	if (o->wall && (o->attach != 0 || o->jitter > 0)) {
+		fprintf(stderr, "%s: -w: not with %s\n", prog, o->attach ?
+		    "-p" : "-j");
 		return 2;
 	}
 	if (o->attach == 0 && o->duration != 0) {
@@ -893,6 +906,17 @@ parse(int argc, char *argv[], struct clockopts *o)
 	return -1;
 }
 
+/* -w needs the perf method, whose scheduler records it reads. */
+static int
+wall_check(const struct clockopts *o)
+{
+	if (!o->wall || o->method == PME_METHOD_PERF)
+		return 0;
+	fprintf(stderr, "%s: -w: needs the perf method (%s)\n", prog,
+	    o->note[0] != '\0' ? o->note : "-m perf");
+	return 1;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -914,7 +938,8 @@ main(int argc, char *argv[])
 		rc = count(&o);
 	else if (o.attach != 0)
 		rc = attach(&o);
-	else if (choose_method(&o) < 0 || events_check(&o) != 0)
+	else if (choose_method(&o) < 0 || wall_check(&o) != 0 ||
+	    events_check(&o) != 0)
 		rc = 1;
 	else {
 		setid_check(&o);
