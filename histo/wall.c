@@ -73,6 +73,7 @@ struct wth {
 	int		 hasstart, hasend;
 	uint64_t	 st[NSTATE];
 	uint64_t	 usamp, ksamp;
+	uint64_t	 nint;		/* its off-CPU intervals */
 };
 
 struct wrow {
@@ -335,6 +336,22 @@ book_stack(struct wall *wl, const char **names, size_t n, int state,
 	}
 }
 
+/* Counts an interval once for each routine of its stack. */
+static void
+book_count(struct wall *wl, const char **names, size_t n)
+{
+	struct wrow *r;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && names[j] != names[i]; j++)
+			;
+		if (names[i] != NULL && j == i &&
+		    (r = row_of(&wl->rt, &wl->nrt, names[i])) != NULL)
+			r->count++;
+	}
+}
+
 /* The routines of pc and frames (return addresses: looked up at the
  * call), at most max. */
 static size_t
@@ -419,6 +436,7 @@ on_offcpu(void *arg, const struct pme_offcpu *o)
 		return histo_err(wl->err, PME_ENOMEM, "out of memory");
 	seen(t, o->start, o->end);
 	wl->nintervals++;
+	t->nint++;
 	n = names_of(wl, o->pid, o->start, o->pc, o->frames, o->nframes,
 	    names, NAMES);
 	state = class_state[o->kclass];
@@ -428,6 +446,7 @@ on_offcpu(void *arg, const struct pme_offcpu *o)
 	t->st[state] += ns;
 	t->st[S_WAITCPU] += o->end - wake;
 	book_stack(wl, names, n, state, ns);
+	book_count(wl, names, n);
 	book_stack(wl, names, n, S_WAITCPU, o->end - wake);
 	if ((state != S_LOCK && state != S_COND) || ns < wl->in->lockmin)
 		return 0;
@@ -570,8 +589,9 @@ put_name(FILE *fp, const char *name, int width)
 	fprintf(fp, "%-*s", width, buf);
 }
 
+/* The states, and in CSV the off-CPU intervals (n). */
 static void
-put_states(FILE *fp, const uint64_t *st, int csv)
+put_states(FILE *fp, const uint64_t *st, int csv, uint64_t n)
 {
 	int s;
 
@@ -580,6 +600,8 @@ put_states(FILE *fp, const uint64_t *st, int csv)
 			fprintf(fp, ",%" PRIu64, st[s]);
 		else
 			fprintf(fp, " %10.3f", (double)st[s] / 1e6);
+	if (csv)
+		fprintf(fp, ",%" PRIu64, n);
 	fputc('\n', fp);
 }
 
@@ -592,7 +614,7 @@ put_heading(FILE *fp, const char *first, int csv)
 	    "WALL");
 	for (s = 0; s < NSTATE; s++)
 		fprintf(fp, csv ? ",%s" : " %10s", state_names[s]);
-	fputc('\n', fp);
+	fputs(csv ? ",intervals\n" : "\n", fp);
 }
 
 static int
@@ -628,7 +650,7 @@ write_states(struct wall *wl, FILE *fp)
 			fprintf(fp, " %10.3f", (double)wall_of(wl->th[i].st) /
 			    1e6);
 		}
-		put_states(fp, wl->th[i].st, csv);
+		put_states(fp, wl->th[i].st, csv, wl->th[i].nint);
 	}
 	qsort(wl->rt, wl->nrt, sizeof(*wl->rt), cmp_rows);
 	if (!csv)
@@ -645,7 +667,7 @@ write_states(struct wall *wl, FILE *fp)
 			fprintf(fp, " %10.3f", (double)wall_of(wl->rt[i].st) /
 			    1e6);
 		}
-		put_states(fp, wl->rt[i].st, csv);
+		put_states(fp, wl->rt[i].st, csv, wl->rt[i].count);
 	}
 }
 

@@ -610,14 +610,18 @@ on_switch(struct perfstate *ps, const struct perf_event_header *h)
 	if (t->out)
 		emit(ps, t, time);
 	memset(&t->o, 0, sizeof(t->o));
+	t->o.start = time;
+	/* The sample's time is the scheduler's: it has stopped counting
+	 * the thread's CPU time, and its copy of the stack is not yet
+	 * made, which the record's time would book to the CPU. */
 	if (t->said && t->saidtime <= time) {
 		t->o = t->s;
+		t->o.start = t->saidtime;
 		t->said = 0;
 	} else if (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
 		t->o.kclass = PME_WC_CPU;
 	t->o.pid = t->pid;
 	t->o.tid = t->tid;
-	t->o.start = time;
 	t->o.frames = t->fr;
 	t->out = 1;
 }
