@@ -83,9 +83,10 @@ usage(FILE *fp)
 	    "[-C percent] [-D baseline]\n"
 	    "                [-G gate] [-I srcdir] [-M measure] [-o histogram] "
 	    "[-T type]\n"
-	    "                [-V view] [--comm name] [--cpu list] [--pid list] "
-	    "[--tid list]\n"
-	    "                [--time start,end] [samplefile ...]\n");
+	    "                [-V view] [-W time] [--comm name] [--cpu list] "
+	    "[--pid list]\n"
+	    "                [--tid list] [--time start,end] "
+	    "[samplefile ...]\n");
 }
 
 /* The exports' words from the registry, ", " apart, each with its
@@ -165,7 +166,11 @@ help(void)
 	    "                 from the call chains (pmeclock -g): spy, "
 	    "callgraph or\n"
 	    "                 callers:ROUTINE; measures: a column per "
-	    "measure (-M)\n"
+	    "measure (-M);\n"
+	    "                 of pmeclock -w: states (per thread and "
+	    "routine), locks\n"
+	    "  -W time        -V locks: the waits of time or more "
+	    "(default 1ms)\n"
 	    "  -I srcdir      -V caliper: source text shown from files under "
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"

@@ -55,9 +55,6 @@ help(void)
 {
 	usage(stdout);
 	printf("\n"
-	    "  -w            wall mode: off-CPU intervals and their kinds, "
-	    "with stacks\n");
-	printf("\n"
 	    "Runs command and samples its program counter into a sample "
 	    "file.\n\n"
 	    "  -o output     sample file, default %s ('-': standard "
@@ -81,6 +78,8 @@ help(void)
 	    "                of events without /period: per second, "
 	    "the kernel varying it\n"
 	    "  -g            record call chains\n"
+	    "  -w            wall mode: off-CPU intervals, their kinds and "
+	    "stacks\n"
 	    "  -G how        -g, unwound from the CFI (dwarf, default; "
 	    "dwarf,size: bytes\n"
 	    "                of stack per sample, default 8192) or by "

@@ -26,7 +26,9 @@
 #   switch-in (and from sched_wakeup_new to the first), within 2% or
 #   2 ms;
 # - where the sched tracepoints are refused, -w says so and the test is
-#   skipped (the intervals alone cannot be checked by kind).
+#   skipped (the intervals alone cannot be checked by kind);
+# - -w with -j is a usage error, with the timer methods an error, and
+#   neither writes a file.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -44,6 +46,16 @@ fi
 if grep -q "tracepoints refused\|no tracefs" probe.err; then
 	skip "$(head -1 probe.err)"
 fi
+
+# What -w does not go with: usage errors (2), the timer methods (1),
+# nothing written.
+"$pmeclock" -w -j 5 -o x.PMS true 2>err.txt
+[ $? -eq 2 ] && grep -q -- "-w: not with -j" err.txt ||
+    fail "-w -j: $(cat err.txt)"
+"$pmeclock" -w -m timer -o x.PMS true 2>err.txt
+[ $? -eq 1 ] && grep -q -- "-w: needs the perf method" err.txt ||
+    fail "-w -m timer: $(cat err.txt)"
+[ ! -e x.PMS ] || fail "-w refused, but x.PMS written"
 
 peer=0
 if command -v perf >/dev/null && perf sched record -q -o probe.data \
