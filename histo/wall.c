@@ -798,7 +798,7 @@ wall_parse_wait(const char *s, uint64_t *ns)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno != 0 || v < 0 || v > 1e6)
+	if (end == s || errno != 0 || !(v >= 0))
 		return -1;
 	if (*end == '\0' && v == 0) {
 		*ns = 0;
@@ -806,6 +806,8 @@ wall_parse_wait(const char *s, uint64_t *ns)
 	}
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(end, units[i].unit) == 0) {
+			if (v * units[i].ns > 1e18)	/* 31 years */
+				return -1;
 			*ns = (uint64_t)(v * units[i].ns + 0.5);
 			return 0;
 		}

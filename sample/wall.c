@@ -41,6 +41,11 @@
 
 #define FRAMES		512
 #define REGS_FUTEX	((1ull << 4) | (1ull << 5))	/* si, di */
+/* The user stack copied at a switch-out: a thread waits in a system call,
+ * whose callers a few frames up tell the wait's kind and call site;
+ * copying -G's 8 KiB at 100,000 switches a second overflowed the rings
+ * (a third of the records lost here, none or a few with 4 KiB). */
+#define WALL_STACK	4096
 
 /* Kernel functions whose presence in a waiting thread's chain says what
  * it waits for (x86-64 names, this kernel's generation). */
@@ -125,6 +130,7 @@ struct wall {
 	struct wthread	**th;		/* open-addressed by tid */
 	size_t		 nth, capth;
 	uint64_t	 intervals, unended;
+	uint64_t	 lost;		/* records the kernel could not write */
 	uint64_t	 last;		/* the latest record's time */
 };
 
@@ -307,7 +313,8 @@ open_tracepoints(struct perfstate *ps, struct wall *wl, int pid)
 	if (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF) {
 		/* The user chain unwound from the CFI, as -g's. */
 		a.sample_type |= PERF_SAMPLE_STACK_USER;
-		a.sample_stack_user = ps->o->stacksize;
+		a.sample_stack_user = ps->o->stacksize < WALL_STACK ?
+		    ps->o->stacksize : WALL_STACK;
 		a.exclude_callchain_user = 1;
 		wl->regsmask = unwind_regs_mask();
 	}
@@ -653,6 +660,9 @@ wall_record(struct perfstate *ps, int ev, const struct perf_event_header *h)
 		return;
 	if (ev >= 0 && h->type == PERF_RECORD_FORK)
 		on_fork(ps, h);
+	else if (ev < 0 && h->type == PERF_RECORD_LOST &&
+	    h->size >= sizeof(*h) + 16)
+		ps->wall->lost += get64((const uint8_t *)(h + 1) + 8);
 	else if (ev == WALL_EV_SWITCH && (h->type == PERF_RECORD_SWITCH))
 		on_switch(ps, h);
 	else if (ev == WALL_EV_SCHED && h->type == PERF_RECORD_SAMPLE)
@@ -677,7 +687,12 @@ wall_end(struct perfstate *ps)
 	if (ps->o->verbose)
 		fprintf(stderr, "%s: -w: %" PRIu64 " off-CPU intervals of %zu "
 		    "threads, %" PRIu64 " not ended when their thread was "
-		    "last seen\n", prog, wl->intervals, wl->nth, wl->unended);
+		    "last seen, %" PRIu64 " scheduler records lost\n", prog,
+		    wl->intervals, wl->nth, wl->unended, wl->lost);
+	else if (wl->lost > 0 && !ps->o->quiet)
+		fprintf(stderr, "%s: -w: %" PRIu64 " scheduler records lost "
+		    "(the kernel's buffer was full): some intervals have no "
+		    "kind or stack, or hold two\n", prog, wl->lost);
 	free(wl->th);
 	free(wl->kr);
 	free(wl);
