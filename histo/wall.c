@@ -15,7 +15,9 @@
  * user frame that names one (wclass_of_name()); other futex waits are
  * "other".  Per routine, the states are inclusive: an interval counts
  * once for every routine on its stack, and the on-CPU states are the
- * clock samples' (weight) of the routines on theirs.
+ * clock samples' (weight) of the routines on theirs.  Per line, the
+ * program's own (its main executable's line table), exclusive: each
+ * interval and sample counts for the innermost line of its stack there.
  *
  * -V locks lists the lock and condition waits of -W or longer: per
  * object (the futex's address, named by the static object of a module's
@@ -51,6 +53,12 @@ struct rix {
 	const char	*name;
 };
 
+struct lix {
+	uint64_t	 start, end;
+	const char	*file;
+	uint32_t	 line;
+};
+
 struct objsym {
 	uint64_t	 start, end;
 	char		*name;
@@ -64,6 +72,10 @@ struct wimg {
 	size_t		 nr;
 	struct objsym	*o;
 	size_t		 no;
+	struct pme_image *limg;		/* with lines: the main program's */
+	struct lix	*l;
+	size_t		 nl;
+	int		 ltried;
 };
 
 struct wth {
@@ -78,6 +90,8 @@ struct wth {
 
 struct wrow {
 	const char	*name;
+	const char	*file;		/* line rows: file and line */
+	uint32_t	 line;
 	uint64_t	 st[NSTATE];
 	uint64_t	 count, max;	/* lock rows: waits */
 };
@@ -101,6 +115,8 @@ struct wall {
 	size_t		 nth;
 	struct wrow	*rt;		/* per routine */
 	size_t		 nrt;
+	struct wrow	*ln;		/* per line */
+	size_t		 nln;
 	struct lwait	*lw;
 	size_t		 nlw;
 	uint64_t	 nintervals;
@@ -109,12 +125,34 @@ struct wall {
 
 /* ------------------------------------------------------------ symbols */
 
+/* Ranges of routines and lines: structs that start with uint64_t start,
+ * end, sorted by start and disjoint. */
 static int
-cmp_rix(const void *a, const void *b)
+cmp_start(const void *a, const void *b)
 {
-	const struct rix *x = a, *y = b;
+	const uint64_t *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The range of base[0..n) (each size bytes) holding va, or NULL. */
+static const void *
+in_ranges(const void *base, size_t n, size_t size, uint64_t va)
+{
+	const uint64_t *r;
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		r = (const uint64_t *)((const uint8_t *)base + mid * size);
+		if (va < r[0])
+			hi = mid;
+		else if (va >= r[1])
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
 }
 
 /* The static objects (STT_OBJECT, STT_TLS not) of path's symbol table. */
@@ -182,7 +220,7 @@ read_routines(struct wimg *w, const char *path)
 			w->r[w->nr].end = r[i].ranges[k].end;
 			w->r[w->nr++].name = r[i].name;
 		}
-	qsort(w->r, w->nr, sizeof(*w->r), cmp_rix);
+	qsort(w->r, w->nr, sizeof(*w->r), cmp_start);
 }
 
 static struct wimg *
@@ -224,26 +262,96 @@ image_of(struct wall *wl, uint32_t mi)
 static const char *
 routine_at(struct wall *wl, uint32_t pid, uint64_t time, uint64_t pc)
 {
+	const struct rix *r;
 	uint64_t va;
 	uint32_t mi;
 	struct wimg *w;
-	size_t lo, hi, mid;
 
 	if ((mi = pme_addrmap_lookup(wl->am, pid, time, pc, &va)) ==
 	    PME_NONE || (w = image_of(wl, mi)) == NULL)
 		return NULL;
-	lo = 0;
-	hi = w->nr;
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (va < w->r[mid].start)
-			hi = mid;
-		else if (va >= w->r[mid].end)
-			lo = mid + 1;
-		else
-			return w->r[mid].name;
+	r = in_ranges(w->r, w->nr, sizeof(*w->r), va);
+	return r != NULL ? r->name : NULL;
+}
+
+/* The main program's lines, read once (its DWARF: other modules' lines
+ * are not read, a C library's debug file costing seconds). */
+static void
+read_lines(struct wimg *w, const char *path)
+{
+	const struct pme_symline *l;
+	struct pme_error err;
+	size_t n, i;
+
+	w->ltried = 1;
+	if ((w->limg = pme_image_open(path, NULL, &err)) == NULL ||
+	    pme_image_load_lines(w->limg, PME_NONE, &err) == -1)
+		return;
+	n = pme_image_lines(w->limg, &l);
+	if (n == 0 || (w->l = calloc(n, sizeof(*w->l))) == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		w->l[i].start = l[i].start;
+		w->l[i].end = l[i].end;
+		w->l[i].file = l[i].file;
+		w->l[i].line = l[i].line;
 	}
-	return NULL;
+	w->nl = n;
+	qsort(w->l, n, sizeof(*w->l), cmp_start);
+}
+
+/* The program's line holding pc of pid at time, or NULL. */
+static const struct lix *
+line_at(struct wall *wl, uint32_t pid, uint64_t time, uint64_t pc)
+{
+	const struct pme_mapping *m;
+	uint64_t va;
+	uint32_t mi;
+	struct wimg *w;
+
+	if ((mi = pme_addrmap_lookup(wl->am, pid, time, pc, &va)) ==
+	    PME_NONE || mi >= pme_addrmap_mappings(wl->am, &m) ||
+	    !(m[mi].flags & PME_MAP_MAIN) || (w = image_of(wl, mi)) == NULL)
+		return NULL;
+	if (!w->ltried)
+		read_lines(w, m[mi].path);
+	return in_ranges(w->l, w->nl, sizeof(*w->l), va);
+}
+
+/* Adds ns of state to the innermost of the program's lines of the
+ * stack (pc, then the return addresses, looked up at the call). */
+static void
+book_line(struct wall *wl, uint32_t pid, uint64_t time, uint64_t pc,
+    const uint64_t *fr, uint32_t nfr, int state, uint64_t ns)
+{
+	const struct lix *l = NULL;
+	struct wrow *r;
+	uint32_t i;
+	size_t k;
+	void *p;
+
+	if (pc != 0)
+		l = line_at(wl, pid, time, pc);
+	for (i = 0; l == NULL && i < nfr; i++)
+		l = line_at(wl, pid, time, fr[i] - 1);
+	if (l == NULL)
+		return;
+	for (k = 0; k < wl->nln; k++)
+		if (wl->ln[k].file == l->file && wl->ln[k].line == l->line)
+			break;
+	if (k == wl->nln) {
+		if ((p = realloc(wl->ln, (k + 1) * sizeof(*wl->ln))) == NULL)
+			return;
+		wl->ln = p;
+		memset(&wl->ln[k], 0, sizeof(*wl->ln));
+		wl->ln[k].file = l->file;
+		wl->ln[k].line = l->line;
+		wl->nln++;
+	}
+	r = &wl->ln[k];
+	r->st[state] += ns;
+	if (state != S_USER && state != S_SYSTEM)
+		r->count++;
 }
 
 /* A static object holding address a of pid, by each module's bias
@@ -447,6 +555,10 @@ on_offcpu(void *arg, const struct pme_offcpu *o)
 	t->st[S_WAITCPU] += o->end - wake;
 	book_stack(wl, names, n, state, ns);
 	book_count(wl, names, n);
+	book_line(wl, o->pid, o->start, o->pc, o->frames, o->nframes, state,
+	    ns);
+	book_line(wl, o->pid, o->start, o->pc, o->frames, o->nframes,
+	    S_WAITCPU, o->end - wake);
 	book_stack(wl, names, n, S_WAITCPU, o->end - wake);
 	if ((state != S_LOCK && state != S_COND) || ns < wl->in->lockmin)
 		return 0;
@@ -539,6 +651,9 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 		    s[i].frames, s[i].nframes, names, NAMES);
 		book_stack(wl, names, k, kern ? S_SYSTEM : S_USER,
 		    s[i].weight);
+		book_line(wl, s[i].pid, s[i].time, kern ? 0 : s[i].pc,
+		    s[i].frames, s[i].nframes, kern ? S_SYSTEM : S_USER,
+		    s[i].weight);
 	}
 	return 0;
 }
@@ -626,6 +741,37 @@ cmp_rows(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
+/* The program's lines: "file:line", the file's last component. */
+static void
+write_lines(struct wall *wl, FILE *fp)
+{
+	int csv = wl->in->csv;
+	char name[512];
+	const char *f;
+	size_t i;
+
+	qsort(wl->ln, wl->nln, sizeof(*wl->ln), cmp_rows);
+	if (!csv)
+		fprintf(fp, "\nWall time by state per line of the program, "
+		    "exclusive (ms; on CPU from the samples)\n\n");
+	put_heading(fp, csv ? "line" : "LINE", csv);
+	for (i = 0; i < wl->nln; i++) {
+		f = strrchr(wl->ln[i].file, '/');
+		snprintf(name, sizeof(name), "%s:%" PRIu32, f != NULL ? f + 1 :
+		    wl->ln[i].file, wl->ln[i].line);
+		if (csv) {
+			fprintf(fp, "line,");
+			put_name(fp, name, 0);
+			fprintf(fp, ",%" PRIu64, wall_of(wl->ln[i].st));
+		} else {
+			put_name(fp, name, 24);
+			fprintf(fp, " %10.3f", (double)wall_of(wl->ln[i].st) /
+			    1e6);
+		}
+		put_states(fp, wl->ln[i].st, csv, wl->ln[i].count);
+	}
+}
+
 static void
 write_states(struct wall *wl, FILE *fp)
 {
@@ -669,6 +815,7 @@ write_states(struct wall *wl, FILE *fp)
 		}
 		put_states(fp, wl->rt[i].st, csv, wl->rt[i].count);
 	}
+	write_lines(wl, fp);
 }
 
 static int
@@ -828,10 +975,13 @@ wall_free(struct wall *wl)
 		for (k = 0; k < wl->img[i].no; k++)
 			free(wl->img[i].o[k].name);
 		free(wl->img[i].o);
+		pme_image_close(wl->img[i].limg);
+		free(wl->img[i].l);
 	}
 	free(wl->img);
 	free(wl->th);
 	free(wl->rt);
+	free(wl->ln);
 	free(wl->lw);
 	pme_addrmap_free(wl->am);
 }

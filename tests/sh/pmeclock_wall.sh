@@ -29,6 +29,8 @@
 #   says so);
 # - where pmeclock lost scheduler records (it says how many), the
 #   intervals without a kind are other, allowed in the slack;
+# - per line: the lock and condition waits at the lines of the calls,
+#   all of their threads' (exact: the same intervals);
 # - -W: the longest lock wait is listed at -W its length, none a
 #   microsecond above;
 # - where the sched tracepoints are refused, -w says so and the test is
@@ -145,6 +147,22 @@ echo "$out" | grep '^slack' >slack.txt
 bad=$(echo "$out" | grep -v '^ok\|^slack')
 [ -z "$bad" ] || fail "states against the program's own figures:
 $bad"
+
+# Per line: the locker's lock wait is at its pthread_mutex_lock's line,
+# all of it, as the waiter's condition is at its pthread_cond_wait's:
+# the line's state equals the thread's, exactly.
+for w in lock:LOCK:7 condition:CONDITION:8; do
+	p=${w%%:*} col=${w##*:} tag=${w#*:}
+	tag=${tag%:*}
+	line=$(grep -n "$tag LINE" "$top/tests/fixtures/clock/waits.c" |
+	    cut -d: -f1)
+	tid=$(awk -v p="$p" '$1 == "phase" && $3 == p { print $2 }' truth.txt)
+	want=$(awk -F, -v t="$tid" -v c="$col" '$1 == t { print $c }' states.csv)
+	got=$(awk -F, -v l="waits.c:$line" -v c="$col" \
+	    '$1 == "line" && $2 == l { print $c }' states.csv)
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+	    fail "line $line ($p): '$got' ns, its thread's $p '$want' ns"
+done
 
 # The lock report: object,NAME,count,total,mean,max; site,...; wait,...
 # Its wait is at most the thread's state (which adds its shorter waits),
