@@ -78,13 +78,15 @@ int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
  * pmehisto -V states and -V locks (wall.c): the off-CPU intervals of a
  * pmeclock -w run with its samples, as a table of states per thread and
  * per routine, or the lock and condition waits of lockmin ns or more;
- * text or CSV to fp.  0, or -1 with err filled.
+ * text or CSV to fp; or every interval as Chrome trace JSON.  0, or -1
+ * with err filled.
  */
 struct wall_input {
 	const char *const *samples;
 	size_t		 nsamples;
 	int		 csv;
 	int		 locks;		/* -V locks, else -V states */
+	int		 timeline;	/* -V timeline: Chrome trace JSON */
 	uint64_t	 lockmin;	/* -W, ns */
 };
 int	 wall_write(const struct wall_input *in, FILE *fp,

@@ -167,8 +167,9 @@ help(void)
 	    "callgraph or\n"
 	    "                 callers:ROUTINE; measures: a column per "
 	    "measure (-M);\n"
-	    "                 of pmeclock -w: states (per thread and "
-	    "routine), locks\n"
+	    "                 of pmeclock -w: states (per thread, routine "
+	    "and line),\n"
+	    "                 locks, timeline (Chrome trace JSON)\n"
 	    "  -W time        -V locks: the waits of time or more "
 	    "(default 1ms)\n"
 	    "  -I srcdir      -V caliper: source text shown from files under "
@@ -422,7 +423,8 @@ option(struct opts *o, int c)
 		if (o->measures && view_parse("histogram", &o->view) == 0)
 			return 0;
 		o->wall = strcmp(optarg, "states") == 0 ? 1 :
-		    strcmp(optarg, "locks") == 0 ? 2 : 0;
+		    strcmp(optarg, "locks") == 0 ? 2 :
+		    strcmp(optarg, "timeline") == 0 ? 3 : 0;
 		if (o->wall && view_parse("histogram", &o->view) == 0)
 			return 0;
 		if (view_parse(optarg, &o->view) == 0)
@@ -434,7 +436,7 @@ option(struct opts *o, int c)
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
 		    "instruction), spy, callgraph, callers:ROUTINE, measures, "
-		    "states or locks",
+		    "states, locks or timeline",
 		    optarg);
 		return -1;
 	case OPT_VERSION:
@@ -1505,10 +1507,12 @@ wall_view(struct opts *o)
 	in.nsamples = o->npms;
 	in.csv = o->type == TYPE_CSV;
 	in.locks = o->wall == 2;
+	in.timeline = o->wall == 3;
 	in.lockmin = o->lockmin;
 	if (o->npms == 0) {
 		histo_warn(prog, "-V %s: a sample file of pmeclock -w is "
-		    "needed", o->wall == 2 ? "locks" : "states");
+		    "needed", o->wall == 2 ? "locks" : o->wall == 3 ?
+		    "timeline" : "states");
 		return 1;
 	}
 	if (wall_write(&in, stdout, &err) == -1) {

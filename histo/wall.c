@@ -19,6 +19,9 @@
  * program's own (its main executable's line table), exclusive: each
  * interval and sample counts for the innermost line of its stack there.
  *
+ * -V timeline writes every interval as a slice of Chrome's trace event
+ * format (chrome://tracing, Perfetto, speedscope): a row per thread.
+ *
  * -V locks lists the lock and condition waits of -W or longer: per
  * object (the futex's address, named by the static object of a module's
  * symbol table that holds it), per call site (the first frame outside
@@ -105,8 +108,19 @@ struct lwait {
 	uint64_t	 time;
 };
 
+/* An interval of -V timeline. */
+struct slice {
+	uint32_t	 pid, tid;
+	uint64_t	 start, end;
+	int		 state;
+	const char	*where;		/* its stack's innermost routine */
+	const char	*site;		/* the first outside libraries' locks */
+};
+
 struct wall {
 	const struct wall_input *in;
+	struct slice	*sl;
+	size_t		 nsl, capsl;
 	struct pme_addrmap *am;
 	struct pme_error *err;
 	struct wimg	*img;		/* per mapping index */
@@ -530,6 +544,33 @@ futex_state(const char **names, size_t n, const char **site)
 #define NAMES	256
 
 static int
+add_slice(struct wall *wl, const struct pme_offcpu *o, uint64_t a,
+    uint64_t b, int state, const char *where, const char *site)
+{
+	struct slice *s;
+	void *p;
+
+	if (b <= a)
+		return 0;
+	if (wl->nsl == wl->capsl) {
+		if ((p = realloc(wl->sl, (wl->capsl * 2 + 64) *
+		    sizeof(*wl->sl))) == NULL)
+			return -1;
+		wl->sl = p;
+		wl->capsl = wl->capsl * 2 + 64;
+	}
+	s = &wl->sl[wl->nsl++];
+	s->pid = o->pid;
+	s->tid = o->tid;
+	s->start = a;
+	s->end = b;
+	s->state = state;
+	s->where = where;
+	s->site = site;
+	return 0;
+}
+
+static int
 on_offcpu(void *arg, const struct pme_offcpu *o)
 {
 	struct wall *wl = arg;
@@ -559,6 +600,10 @@ on_offcpu(void *arg, const struct pme_offcpu *o)
 	    ns);
 	book_line(wl, o->pid, o->start, o->pc, o->frames, o->nframes,
 	    S_WAITCPU, o->end - wake);
+	if (wl->in->timeline && (add_slice(wl, o, o->start, wake, state,
+	    n > 0 ? names[0] : NULL, site) == -1 || add_slice(wl, o, wake,
+	    o->end, S_WAITCPU, n > 0 ? names[0] : NULL, site) == -1))
+		return histo_err(wl->err, PME_ENOMEM, "out of memory");
 	book_stack(wl, names, n, S_WAITCPU, o->end - wake);
 	if ((state != S_LOCK && state != S_COND) || ns < wl->in->lockmin)
 		return 0;
@@ -961,6 +1006,61 @@ wall_parse_wait(const char *s, uint64_t *ns)
 	return -1;
 }
 
+/* s as a JSON string: quotes, backslashes and control bytes escaped,
+ * other bytes as they are (a name that is not UTF-8 stays so). */
+static void
+json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s != NULL && *s != '\0'; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(fp, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, fp);
+	fputc('"', fp);
+}
+
+/* Chrome's trace event format: thread names, then a complete event
+ * ("X") per slice, in microseconds from the first. */
+static void
+write_timeline(struct wall *wl, FILE *fp)
+{
+	uint64_t t0 = UINT64_MAX;
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < wl->nth; i++)
+		if (wl->th[i].start < t0)
+			t0 = wl->th[i].start;
+	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", fp);
+	for (i = 0; i < wl->nth; i++, sep = ",\n") {
+		fprintf(fp, "%s{\"ph\":\"M\",\"name\":\"thread_name\","
+		    "\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+		    "{\"name\":", sep, wl->th[i].pid, wl->th[i].tid);
+		json_str(fp, wl->th[i].name);
+		fputs("}}", fp);
+	}
+	for (i = 0; i < wl->nsl; i++, sep = ",\n") {
+		const struct slice *s = &wl->sl[i];
+
+		fprintf(fp, "%s{\"ph\":\"X\",\"cat\":\"off-cpu\",\"name\":"
+		    "\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":"
+		    "%.3f,\"dur\":%.3f,\"args\":{\"routine\":", sep,
+		    state_names[s->state], s->pid, s->tid,
+		    (double)(s->start - t0) / 1e3,
+		    (double)(s->end - s->start) / 1e3);
+		json_str(fp, s->where != NULL ? s->where : "[unknown]");
+		if (s->site != NULL) {
+			fputs(",\"site\":", fp);
+			json_str(fp, s->site);
+		}
+		fputs("}}", fp);
+	}
+	fputs("\n]}\n", fp);
+}
+
 static void
 wall_free(struct wall *wl)
 {
@@ -983,6 +1083,7 @@ wall_free(struct wall *wl)
 	free(wl->rt);
 	free(wl->ln);
 	free(wl->lw);
+	free(wl->sl);
 	pme_addrmap_free(wl->am);
 }
 
@@ -1011,7 +1112,10 @@ wall_write(const struct wall_input *in, FILE *fp, struct pme_error *err)
 		goto out;
 	}
 	finish_threads(&wl);
-	if (in->locks)
+	if (in->timeline) {
+		write_timeline(&wl, fp);
+		rc = 0;
+	} else if (in->locks)
 		rc = write_locks(&wl, fp);
 	else {
 		write_states(&wl, fp);

@@ -31,6 +31,8 @@
 #   intervals without a kind are other, allowed in the slack;
 # - per line: the lock and condition waits at the lines of the calls,
 #   all of their threads' (exact: the same intervals);
+# - -V timeline: Chrome trace JSON whose lock slices of the locker sum
+#   to its lock state;
 # - -W: the longest lock wait is listed at -W its length, none a
 #   microsecond above;
 # - where the sched tracepoints are refused, -w says so and the test is
@@ -163,6 +165,25 @@ for w in lock:LOCK:7 condition:CONDITION:8; do
 	[ -n "$want" ] && [ "$got" = "$want" ] ||
 	    fail "line $line ($p): '$got' ns, its thread's $p '$want' ns"
 done
+
+# The timeline: JSON whose lock slices of the locker add up to its lock
+# state (to the nanosecond each slice's microseconds are printed with).
+"$pmehisto" -V timeline w.PMS >tl.json 2>tl.err ||
+    fail "-V timeline: $(cat tl.err)"
+if command -v python3 >/dev/null; then
+	tid=$(awk '$1 == "phase" && $3 == "lock" { print $2 }' truth.txt)
+	want=$(awk -F, -v t="$tid" '$1 == t { print $7 }' states.csv)
+	python3 -c '
+import json, sys
+ev = json.load(open("tl.json"))["traceEvents"]
+got = sum(e["dur"] * 1000 for e in ev if e["ph"] == "X" and
+    e["name"] == "lock" and e["tid"] == int(sys.argv[1]))
+n = sum(1 for e in ev if e["ph"] == "X" and e["tid"] == int(sys.argv[1]))
+names = [e for e in ev if e["ph"] == "M" and e["tid"] == int(sys.argv[1])]
+sys.exit(0 if abs(got - int(sys.argv[2])) <= n and len(names) == 1 else 1)
+' "$tid" "$want" || fail "-V timeline: the lock slices of $tid are not" \
+	    "its lock state $want ns"
+fi
 
 # The lock report: object,NAME,count,total,mean,max; site,...; wait,...
 # Its wait is at most the thread's state (which adds its shorter waits),
