@@ -140,7 +140,8 @@ struct wall {
 /* ------------------------------------------------------------ symbols */
 
 /* Ranges of routines and lines: structs that start with uint64_t start,
- * end, sorted by start and disjoint. */
+ * end, sorted by start and disjoint.  (Every qsort here is of two items
+ * or more: qsort(NULL, 0, ...) is undefined.) */
 static int
 cmp_start(const void *a, const void *b)
 {
@@ -234,7 +235,8 @@ read_routines(struct wimg *w, const char *path)
 			w->r[w->nr].end = r[i].ranges[k].end;
 			w->r[w->nr++].name = r[i].name;
 		}
-	qsort(w->r, w->nr, sizeof(*w->r), cmp_start);
+	if (w->nr > 1)
+		qsort(w->r, w->nr, sizeof(*w->r), cmp_start);
 }
 
 static struct wimg *
@@ -311,7 +313,8 @@ read_lines(struct wimg *w, const char *path)
 		w->l[i].line = l[i].line;
 	}
 	w->nl = n;
-	qsort(w->l, n, sizeof(*w->l), cmp_start);
+	if (n > 1)
+		qsort(w->l, n, sizeof(*w->l), cmp_start);
 }
 
 /* The program's line holding pc of pid at time, or NULL. */
@@ -795,7 +798,8 @@ write_lines(struct wall *wl, FILE *fp)
 	const char *f;
 	size_t i;
 
-	qsort(wl->ln, wl->nln, sizeof(*wl->ln), cmp_rows);
+	if (wl->nln > 1)
+		qsort(wl->ln, wl->nln, sizeof(*wl->ln), cmp_rows);
 	if (!csv)
 		fprintf(fp, "\nWall time by state per line of the program, "
 		    "exclusive (ms; on CPU from the samples)\n\n");
@@ -843,7 +847,8 @@ write_states(struct wall *wl, FILE *fp)
 		}
 		put_states(fp, wl->th[i].st, csv, wl->th[i].nint);
 	}
-	qsort(wl->rt, wl->nrt, sizeof(*wl->rt), cmp_rows);
+	if (wl->nrt > 1)
+		qsort(wl->rt, wl->nrt, sizeof(*wl->rt), cmp_rows);
 	if (!csv)
 		fprintf(fp, "\nWall time by state per routine, inclusive "
 		    "(ms; on CPU from the samples)\n\n");
@@ -890,7 +895,8 @@ put_lock_rows(FILE *fp, struct wrow *rows, size_t n, const char *what,
 {
 	size_t i;
 
-	qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (!csv)
 		fprintf(fp, "%-32s %8s %12s %12s %12s\n", what, "COUNT",
 		    "TOTAL(ms)", "MEAN(ms)", "MAX(ms)");
@@ -946,7 +952,8 @@ write_locks(struct wall *wl, FILE *fp)
 	if (!csv)
 		fputc('\n', fp);
 	put_lock_rows(fp, site, nsite, "CALL SITE", csv);
-	qsort(wl->lw, wl->nlw, sizeof(*wl->lw), cmp_waits);
+	if (wl->nlw > 1)
+		qsort(wl->lw, wl->nlw, sizeof(*wl->lw), cmp_waits);
 	if (!csv)
 		fprintf(fp, "\nLongest waits\n%12s %-10s %-8s %-24s %-20s "
 		    "%s\n", "TIME(ms)", "KIND", "TID", "OBJECT", "CALL SITE",

@@ -222,7 +222,8 @@ krules_load(struct wall *wl)
 		open->cls = krules[i].cls;
 	}
 	fclose(fp);
-	qsort(wl->kr, wl->nkr, sizeof(*wl->kr), cmp_kr);
+	if (wl->nkr > 1)
+		qsort(wl->kr, wl->nkr, sizeof(*wl->kr), cmp_kr);
 }
 
 static int
