@@ -1070,6 +1070,8 @@ setup(struct perfstate *ps, struct child *c)
 		ps->rings[i].data = (uint8_t *)m + pg;
 		ps->rings[i].size = ring_pages * (size_t)pg;
 	}
+	if (ps->wall != NULL && wall_attach(ps) < 0)
+		return -1;
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL)
 		return -1;
 	if (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&

@@ -9,7 +9,9 @@
  *  - a dummy software event with context_switch: PERF_RECORD_SWITCH at
  *    every switch-out and switch-in of a thread, the intervals' ends.
  *    Any user may have it, so the intervals are exact everywhere, and a
- *    switch-out flagged PREEMPT is a thread that was still runnable;
+ *    switch-out flagged PREEMPT is a thread that was still runnable.  Its
+ *    records go to the clock's ring of its CPU (PERF_EVENT_IOC_SET_OUTPUT):
+ *    a ring of its own would pass the locked memory a user may have;
  *  - sched:sched_switch, sampled at every switch-out: the scheduler's
  *    state of the thread (prev_state), the kernel's call chain (where it
  *    waits: the rules below), the user stack (unwound as -g does) and
@@ -33,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 
 #include "clock.h"
 #include "perf.h"
@@ -131,6 +134,9 @@ struct wall {
 	size_t		 nth, capth;
 	uint64_t	 intervals, unended;
 	uint64_t	 lost;		/* records the kernel could not write */
+	int		 csfd[MAX_CPUS];	/* the dummy event per CPU */
+	int		 cscpu[MAX_CPUS];
+	int		 ncs;
 	uint64_t	 last;		/* the latest record's time */
 };
 
@@ -151,13 +157,15 @@ tp_read(const char *ev, const char *field, uint64_t *id, uint32_t *off)
 	const char *q;
 	size_t i;
 	FILE *fp;
-	int found = 0;
+	int found = 0, denied = 0;
 
 	snprintf(want, sizeof(want), " %s;", field);
 	for (i = 0; i < sizeof(tracefs) / sizeof(tracefs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s/id", tracefs[i], ev);
-		if ((fp = fopen(path, "r")) == NULL)
+		if ((fp = fopen(path, "r")) == NULL) {
+			denied |= errno == EACCES;
 			continue;
+		}
 		found = fscanf(fp, "%llu", &v) == 1;
 		fclose(fp);
 		*id = v;
@@ -174,6 +182,7 @@ tp_read(const char *ev, const char *field, uint64_t *id, uint32_t *off)
 		fclose(fp);
 		return found ? 0 : -1;
 	}
+	errno = denied ? EACCES : ENOENT;
 	return -1;
 }
 
@@ -297,12 +306,15 @@ open_tracepoints(struct perfstate *ps, struct wall *wl, int pid)
 	uint64_t ids, idw;
 	uint32_t offpid;
 
+	errno = 0;
 	if (tp_read("sched_switch", "prev_pid", &ids, &offpid) < 0 ||
 	    tp_read("sched_switch", "prev_state", &ids, &wl->off_state) < 0 ||
 	    tp_read("sched_wakeup", "pid", &idw, &wl->off_wpid) < 0) {
-		snprintf(ps->o->note, sizeof(ps->o->note), "wall mode: no "
-		    "tracefs with the sched tracepoints: the kinds of waits "
-		    "are unknown");
+		snprintf(ps->o->note, sizeof(ps->o->note), "wall mode: %s: "
+		    "the kinds of waits are unknown", errno == EACCES ?
+		    "the sched tracepoints' formats in tracefs cannot be read "
+		    "(Permission denied)" : "no tracefs with the sched "
+		    "tracepoints");
 		return -1;
 	}
 	base_attr(&a);
@@ -337,24 +349,44 @@ refused:
 	return -1;
 }
 
+/* The dummy event of the context switches on every online CPU. */
+static int
+open_switches(struct wall *wl, int pid)
+{
+	struct perf_event_attr a;
+	int cpus[MAX_CPUS], n, i;
+	long fd;
+
+	base_attr(&a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.context_switch = 1;
+	a.exclude_kernel = 1;
+	if ((n = online_cpus(cpus, MAX_CPUS)) < 0) {
+		errno = ENODEV;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if ((fd = perf_open(&a, pid, cpus[i])) < 0)
+			return -1;
+		wl->csfd[wl->ncs] = (int)fd;
+		wl->cscpu[wl->ncs++] = cpus[i];
+	}
+	return 0;
+}
+
 int
 wall_open(struct perfstate *ps, int pid)
 {
-	struct perf_event_attr a;
 	struct wall *wl;
-	int keep = ps->nrings;
+	int keep;
 
 	if ((wl = calloc(1, sizeof(*wl))) == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return -1;
 	}
 	ps->wall = wl;
-	base_attr(&a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.context_switch = 1;
-	a.exclude_kernel = 1;
-	if (open_rings(ps, &a, pid, WALL_EV_SWITCH) < 0) {
+	if (open_switches(wl, pid) < 0) {
 		fprintf(stderr, "%s: -w: perf_event_open of the context "
 		    "switches: %s\n", prog, strerror(errno));
 		return -1;
@@ -368,6 +400,28 @@ wall_open(struct perfstate *ps, int pid)
 			close(ps->rings[--ps->nrings].fd);
 		if (!ps->o->quiet)
 			fprintf(stderr, "%s: %s\n", prog, ps->o->note);
+	}
+	return 0;
+}
+
+int
+wall_attach(struct perfstate *ps)
+{
+	struct wall *wl = ps->wall;
+	int i, r;
+
+	for (i = 0; wl != NULL && i < wl->ncs; i++) {
+		for (r = 0; r < ps->nrings; r++)
+			if (ps->rings[r].ev == 0 &&
+			    ps->rings[r].cpu == wl->cscpu[i])
+				break;
+		if (r == ps->nrings || ioctl(wl->csfd[i],
+		    PERF_EVENT_IOC_SET_OUTPUT, ps->rings[r].fd) < 0) {
+			fprintf(stderr, "%s: -w: the context switches of CPU "
+			    "%d into its ring: %s\n", prog, wl->cscpu[i],
+			    r == ps->nrings ? "no ring" : strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -664,7 +718,7 @@ wall_record(struct perfstate *ps, int ev, const struct perf_event_header *h)
 	else if (ev < 0 && h->type == PERF_RECORD_LOST &&
 	    h->size >= sizeof(*h) + 16)
 		ps->wall->lost += get64((const uint8_t *)(h + 1) + 8);
-	else if (ev == WALL_EV_SWITCH && (h->type == PERF_RECORD_SWITCH))
+	else if (h->type == PERF_RECORD_SWITCH)
 		on_switch(ps, h);
 	else if (ev == WALL_EV_SCHED && h->type == PERF_RECORD_SAMPLE)
 		on_sched(ps, h);
@@ -694,6 +748,8 @@ wall_end(struct perfstate *ps)
 		fprintf(stderr, "%s: -w: %" PRIu64 " scheduler records lost "
 		    "(the kernel's buffer was full): some intervals have no "
 		    "kind or stack, or hold two\n", prog, wl->lost);
+	for (i = 0; i < (size_t)wl->ncs; i++)
+		close(wl->csfd[i]);
 	free(wl->th);
 	free(wl->kr);
 	free(wl);

@@ -36,7 +36,9 @@
 # - -W: the longest lock wait is listed at -W its length, none a
 #   microsecond above;
 # - where the sched tracepoints are refused, -w says so and the test is
-#   skipped (the intervals alone cannot be checked by kind);
+#   skipped (the intervals alone cannot be checked by kind); run as
+#   nobody (when the test is root), -w says why before the run and the
+#   sleeper's waits, of no kind, are its sleep;
 # - -w with -j is a usage error, with the timer methods an error, and
 #   neither writes a file.
 #
@@ -225,6 +227,29 @@ n=$(awk -F, '$1 == "wait"' all.csv | wc -l)
     fail "-V locks -W $((max / 1000 + 1))us: $(head -1 none.txt)"
 "$pmehisto" -V locks -W 1x w.PMS >bad.txt 2>&1
 [ $? -eq 2 ] || fail "-W 1x: exit status not 2: $(cat bad.txt)"
+
+# Without the tracepoints (a user with no CAP_PERFMON, run here as
+# nobody when the test is root): said before the run, the intervals
+# still exact, their kinds other; the sleeper's other is its sleep.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+    [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 0 ]; then
+	mkdir np && chmod 777 np
+	cp waits np/ && (cd np && setpriv --reuid=65534 --regid=65534 \
+	    --clear-groups "$pmeclock" -w -o np.PMS ./waits . 2>truth.txt)
+	rc=$?
+	grep -q "wall mode: .*: the kinds of waits are unknown" np/truth.txt ||
+	    fail "-w as nobody: no word of the tracepoints: $(head -3 \
+	    np/truth.txt)"
+	[ $rc -eq 0 ] && "$pmehisto" -V states -T csv np/np.PMS >np.csv ||
+	    fail "-w as nobody: exit status $rc, $(grep -v '^[plc]' \
+	    np/truth.txt)"
+	awk -F'[ ,]' 'FNR == NR && $1 == "phase" && $3 == "sleep" { t = $2;
+	    w = $4; next } FNR != NR && $1 == t { got = $12 + $6 }
+	    END { d = got - w; if (d < 0) d = -d; if (w == 0) exit 1
+	    exit !(d <= (w * 0.02 > 2e6 ? w * 0.02 : 2e6) + 100000) }' \
+	    np/truth.txt np.csv ||
+	    fail "-w as nobody: the sleeper's other is not its sleep"
+fi
 
 # perf sched on the same run: off-CPU per thread, unless perf lost some
 # of its records (a loaded machine), which it says in its statistics.
