@@ -725,6 +725,9 @@ option(struct clockopts *o, int c, const char **oname)
 		    "30\n", prog, optarg);
 		return 2;
 	case 'e':
+		/* The event "wall" is wall mode, as the Analyzer's. */
+		if (strcmp(optarg, "wall") == 0)
+			return option(o, 'w', oname);
 		return (c = events_parse(o, optarg)) == 0 ? -1 : c;
 	case 'F':
 		if (parse_hz(optarg, &o->period) >= 0) {

@@ -68,6 +68,9 @@ fi
 [ $? -eq 1 ] && grep -q -- "-w: needs the perf method" err.txt ||
     fail "-w -m timer: $(cat err.txt)"
 [ ! -e x.PMS ] || fail "-w refused, but x.PMS written"
+"$pmeclock" -e wall -j 5 -o x.PMS true 2>err.txt
+[ $? -eq 2 ] && grep -q -- "-w: not with -j" err.txt ||
+    fail "-e wall is not -w: $(cat err.txt)"
 
 peer=0
 if command -v perf >/dev/null && perf sched record -q -o probe.data \
