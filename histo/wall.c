@@ -135,6 +135,7 @@ struct wall {
 	size_t		 nlw;
 	uint64_t	 nintervals;
 	int		 wallrun;
+	uint32_t	 clock;		/* the run's clock event, or UINT32_MAX */
 };
 
 /* ------------------------------------------------------------ symbols */
@@ -631,9 +632,17 @@ static int
 on_header(void *arg, const struct pme_sample_header *h)
 {
 	struct wall *wl = arg;
+	uint32_t i;
 
 	if (h->flags & PME_SHDR_WALL)
 		wl->wallrun = 1;
+	/* The on-CPU split is the clock's samples' (-e may have put
+	 * another event first). */
+	wl->clock = h->nevents == 0 ? 0 : UINT32_MAX;
+	for (i = 0; i < h->nevents && wl->clock == UINT32_MAX; i++)
+		if (h->events[i].unit != NULL &&
+		    strcmp(h->events[i].unit, "ns") == 0)
+			wl->clock = i;
 	return 0;
 }
 
@@ -685,7 +694,7 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 	int kern;
 
 	for (i = 0; i < n; i++) {
-		if (s[i].event != 0)
+		if (s[i].event != wl->clock)
 			continue;
 		if ((t = thread_of(wl, s[i].pid, s[i].tid)) == NULL)
 			return histo_err(wl->err, PME_ENOMEM, "out of memory");
