@@ -91,6 +91,26 @@ int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
 	    struct pme_error *err);
 
 /*
+ * pmehisto -V states and -V locks (wall.c): the off-CPU intervals of a
+ * pmeclock -w run with its samples, as a table of states per thread and
+ * per routine, or the lock and condition waits of lockmin ns or more;
+ * text or CSV to fp; or every interval as Chrome trace JSON.  0, or -1
+ * with err filled.
+ */
+struct wall_input {
+	const char *const *samples;
+	size_t		 nsamples;
+	int		 csv;
+	int		 locks;		/* -V locks, else -V states */
+	int		 timeline;	/* -V timeline: Chrome trace JSON */
+	uint64_t	 lockmin;	/* -W, ns */
+};
+int	 wall_write(const struct wall_input *in, FILE *fp,
+	    struct pme_error *err);
+/* -W's time, "500us", "1ms", "2s" or "0", into *ns; 0, or -1. */
+int	 wall_parse_wait(const char *s, uint64_t *ns);
+
+/*
  * Sample filters (filter.c, pmehisto --time, --tid, --pid, --comm,
  * --cpu): a sample is kept when it passes every one given.  A joined
  * sample file is filtered run by run (struct filter_run, reset by each

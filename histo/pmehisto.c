@@ -63,6 +63,8 @@ struct opts {
 	int		 measures;		/* -V measures */
 	int		 mlevel;		/* its level: CAL_*, CAL_NONE */
 	int		 heap;			/* -V heap */
+	int		 wall;			/* -V states 1, locks 2 */
+	uint64_t	 lockmin;		/* -W, ns */
 	struct filter	 filter;		/* --time, --tid, ... */
 	const char	*base_arg;		/* -D as given */
 	int		 base_stacks;		/* -D names a sample file
@@ -88,11 +90,12 @@ usage(FILE *fp)
 	    "[-C percent] [-D baseline]\n"
 	    "                [-G gate] [-I srcdir] [-M measure] [-o histogram] "
 	    "[-T type]\n"
-	    "                [-V view] [--comm name] [--cpu list] [--pid list] "
-	    "[--tid list]\n"
-	    "                [--dso list] [--focus regex] [--hide regex] "
-	    "[--ignore regex]\n"
-	    "                [--time start,end] [samplefile ...]\n");
+	    "                [-V view] [-W time] [--comm name] [--cpu list] "
+	    "[--pid list]\n"
+	    "                [--tid list] [--dso list] [--focus regex] "
+	    "[--hide regex]\n"
+	    "                [--ignore regex] [--time start,end] "
+	    "[samplefile ...]\n");
 }
 
 /* The exports' words from the registry, ", " apart, each with its
@@ -176,7 +179,12 @@ help(void)
 	    "                 per routine, or measures:LEVEL per Caliper "
 	    "LEVEL;\n"
 	    "                 heap: peak, leaks, temporaries (pmeclock -e "
-	    "alloc)\n"
+	    "alloc);\n"
+	    "                 of pmeclock -w: states (per thread, routine "
+	    "and line),\n"
+	    "                 locks, timeline (Chrome trace JSON)\n"
+	    "  -W time        -V locks: the waits of time or more "
+	    "(default 1ms)\n"
 	    "  -I srcdir      -V caliper: source text shown from files under "
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
@@ -433,9 +441,14 @@ option(struct opts *o, int c)
 		o->caliper = CAL_NONE;
 		o->measures = mtable_parse(optarg, &o->mlevel) == 0;
 		o->heap = strcmp(optarg, "heap") == 0;
+		o->wall = strcmp(optarg, "states") == 0 ? 1 :
+		    strcmp(optarg, "locks") == 0 ? 2 :
+		    strcmp(optarg, "timeline") == 0 ? 3 : 0;
 		if (o->heap && view_parse("histogram", &o->view) == 0)
 			return 0;
 		if (o->measures && view_parse("histogram", &o->view) == 0)
+			return 0;
+		if (o->wall && view_parse("histogram", &o->view) == 0)
 			return 0;
 		if (mtable_parse(optarg, &o->mlevel) == -1) {
 			histo_warn(prog, "-V %s: not a level: routine, thread, "
@@ -451,8 +464,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph, callers:ROUTINE, measures or "
-		    "heap",
+		    "instruction), spy, callgraph, callers:ROUTINE, measures, "
+		    "heap, states, locks or timeline",
 		    optarg);
 		return -1;
 	case OPT_VERSION:
@@ -509,6 +522,12 @@ option(struct opts *o, int c)
 	case 'z':
 		o->zeros = 1;
 		return 0;
+	case 'W':
+		if (wall_parse_wait(optarg, &o->lockmin) == 0)
+			return 0;
+		histo_warn(prog, "-W: '%s' is not a time (0, 500us, 1ms, 2s)",
+		    optarg);
+		return -1;
 	default:
 		usage(stderr);
 		return -1;
@@ -528,7 +547,7 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	int c, i, rc;
 
-	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kM:no:qsT:tV:vxz",
+	while ((c = getopt_long(argc, argv, "aB:b:C:cD:G:hI:kM:no:qsT:tV:vW:xz",
 	    longopts, NULL)) != -1)
 		if ((rc = option(o, c)) != 0)
 			return rc;
@@ -1581,6 +1600,32 @@ base_free(struct tally *bt)
 	tally_free(bt);
 }
 
+/* -V states and -V locks (wall.c), to standard output. */
+static int
+wall_view(struct opts *o)
+{
+	struct wall_input in;
+	struct pme_error err;
+
+	in.samples = (const char *const *)o->pms;
+	in.nsamples = o->npms;
+	in.csv = o->type == TYPE_CSV;
+	in.locks = o->wall == 2;
+	in.timeline = o->wall == 3;
+	in.lockmin = o->lockmin;
+	if (o->npms == 0) {
+		histo_warn(prog, "-V %s: a sample file of pmeclock -w is "
+		    "needed", o->wall == 2 ? "locks" : o->wall == 3 ?
+		    "timeline" : "states");
+		return 1;
+	}
+	if (wall_write(&in, stdout, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return 1;
+	}
+	return 0;
+}
+
 static int
 run(struct opts *o)
 {
@@ -1609,6 +1654,10 @@ run(struct opts *o)
 			rc = 0;
 		else
 			histo_warn(prog, "%s", pme_strerror(&err));
+		goto done;
+	}
+	if (o->wall) {
+		rc = wall_view(o);
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)
@@ -1814,6 +1863,7 @@ main(int argc, char *argv[])
 	pme_prog_writes();
 	memset(&o, 0, sizeof(o));
 	o.cutoff = -1;
+	o.lockmin = 1000000;	/* -W 1ms */
 	o.caliper = CAL_NONE;
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		opts_free(&o);

@@ -69,6 +69,7 @@ struct pme_sample_event {
 /* Header flags. */
 #define PME_SHDR_CALLCHAIN 0x01	/* samples may carry call chains */
 #define PME_SHDR_INHERIT   0x02	/* children across fork/exec followed */
+#define PME_SHDR_WALL      0x04	/* off-CPU intervals recorded (-w) */
 
 struct pme_sample_header {
 	uint32_t	 method;	/* enum pme_method */
@@ -168,6 +169,48 @@ struct pme_sample_close {
 #define PME_STATUS_UNKNOWN	(-1)
 #define PME_STATUS_RUNNING	(-2)
 
+/*
+ * An off-CPU interval of a thread (pmeclock -w; format 1.1, OFFC chunks,
+ * which a reader that does not know them passes over): the thread left
+ * the CPU at start (the scheduler's switch-out) and came back at end
+ * (its switch-in), both on the sample clock.  wake is when it was woken,
+ * 0 when not seen: [wake, end) it was runnable, waiting for a CPU.  What
+ * it waited for is kclass, as the recorder decided from the kernel's call
+ * chain and the scheduler's state (kstate: sched_switch's prev_state);
+ * a reader refines PME_WC_FUTEX into lock and condition by the user
+ * frames.  pc is the user code that entered the kernel, frames its
+ * callers, innermost first.  For a futex wait, object is the futex's
+ * address (the lock word) and futex_op the operation.
+ */
+enum pme_wclass {
+	PME_WC_UNKNOWN = 0,	/* no kernel chain: state alone */
+	PME_WC_CPU,		/* preempted or yielded: runnable */
+	PME_WC_FUTEX,		/* futex(2) wait: a lock or a condition */
+	PME_WC_IO,		/* block I/O, fsync, a file's pages */
+	PME_WC_FAULT,		/* a page fault that had to wait */
+	PME_WC_SLEEP,		/* sleep, poll, pipe, socket, wait */
+	PME_WC_OTHER,		/* any other wait in the kernel */
+	PME_WC_MAX
+};
+
+#define PME_OFF_TRUNCATED 0x01	/* the chain stops short */
+#define PME_OFF_WAKER	0x02	/* waker is the tid that woke it */
+
+struct pme_offcpu {
+	uint32_t	 pid, tid;
+	uint64_t	 start, end;	/* switch-out, switch-in */
+	uint64_t	 wake;		/* 0: not seen */
+	uint32_t	 kclass;	/* enum pme_wclass */
+	uint32_t	 kstate;	/* prev_state */
+	uint32_t	 waker;		/* with PME_OFF_WAKER */
+	uint32_t	 flags;		/* PME_OFF_* */
+	uint32_t	 futex_op;
+	uint64_t	 object;	/* futex address, or 0 */
+	uint64_t	 pc;		/* 0: no user state */
+	uint32_t	 nframes;
+	const uint64_t	*frames;
+};
+
 /* ------------------------------------------------------------ writing */
 
 struct pme_samplewriter;
@@ -200,6 +243,10 @@ int		 pme_samplewriter_flush(struct pme_samplewriter *w,
  */
 int		 pme_samplewriter_heap(struct pme_samplewriter *w,
 		    const void *p, size_t len, struct pme_error *err);
+/* An off-CPU interval (pmeclock -w), buffered as samples are; a chain of
+ * more than 1024 frames is cut there. */
+int		 pme_samplewriter_offcpu(struct pme_samplewriter *w,
+		    const struct pme_offcpu *o, struct pme_error *err);
 /* Flushes, writes the closing record and END, closes and frees w.  The
  * closing record's sample count is the writer's own; c->samples is not
  * used, and c may be NULL. */
@@ -260,6 +307,14 @@ struct pme_sample_summary {
 int		 pme_samplefile_read(const char *path,
 		    const struct pme_sample_visitor *v, void *arg,
 		    struct pme_sample_summary *sum, struct pme_error *err);
+/* The same, and each off-CPU interval (OFFC chunks, pmeclock -w) to
+ * offcpu (NULL: passed over), in file order, with the pointers valid
+ * only during the call; a non-zero return stops the reading as v's. */
+int		 pme_samplefile_read_offcpu(const char *path,
+		    const struct pme_sample_visitor *v,
+		    int (*offcpu)(void *arg, const struct pme_offcpu *o),
+		    void *arg, struct pme_sample_summary *sum,
+		    struct pme_error *err);
 /* The same over buf, which is read during the call and not kept; name is
  * used in messages. */
 int		 pme_samplefile_mem(const void *buf, size_t len,

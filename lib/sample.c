@@ -36,6 +36,11 @@
 /* The names of the events a run's heap records make samples of. */
 #define EV_ALLOCS	"allocations"
 #define EV_BYTES	"bytes"
+/* Off-CPU intervals (pmeclock -w), which a reader that does not know
+ * them passes over: no version change. */
+#define T_OFFC	PME_FOURCC('O', 'F', 'F', 'C')
+/* The longest OFFC record: its fixed fields and FRAMES_MAX frames. */
+#define OFFC_BOUND	(14 * VARINT_MAX + FRAMES_MAX * VARINT_MAX)
 
 #define BUF_DEFAULT	(64u << 10)
 #define BUF_MIN		(16u << 10)
@@ -129,6 +134,9 @@ struct pme_samplewriter {
 	uint64_t	 total;		/* samples written */
 	uint32_t	 nevents;	/* of the header, at least 1 */
 	int		 failed;
+	uint8_t		*off;		/* OFFC records pending */
+	size_t		 offn, offcap, noff;
+	uint64_t	 offtime;	/* the last record's start */
 };
 
 static uint64_t
@@ -247,6 +255,8 @@ flush_samples(struct pme_samplewriter *sw, struct pme_error *err)
 	    (size_t)(p - sw->out), 0, err);
 }
 
+static int	flush_offcpu(struct pme_samplewriter *, struct pme_error *);
+
 int
 pme_samplewriter_flush(struct pme_samplewriter *sw, struct pme_error *err)
 {
@@ -259,6 +269,8 @@ pme_samplewriter_flush(struct pme_samplewriter *sw, struct pme_error *err)
 	if (flush_meta(sw, err) == -1)
 		return -1;
 	if (sw->n > 0 && flush_samples(sw, err) == -1)
+		return -1;
+	if (sw->noff > 0 && flush_offcpu(sw, err) == -1)
 		return -1;
 	sw->total += sw->n;
 	reset_chunk(sw);
@@ -708,6 +720,80 @@ pme_samplewriter_sample(struct pme_samplewriter *sw,
 	return rc;
 }
 
+/*
+ * OFFC: a count, then each interval: pid, tid - pid (zigzag), start -
+ * the previous record's start (zigzag; the first's from 0), end - start,
+ * wake (0: none, else wake - start + 1), kclass, kstate, waker, flags,
+ * futex_op, object, pc, nframes, and each frame as the difference from
+ * the address before it (pc for the first, zigzag).  Compressed: stacks
+ * repeat.
+ */
+static int
+flush_offcpu(struct pme_samplewriter *sw, struct pme_error *err)
+{
+	uint8_t head[VARINT_MAX], *p;
+	size_t hl;
+	int rc;
+
+	hl = (size_t)(pme_uv_put(head, sw->noff) - head);
+	if ((p = malloc(hl + sw->offn)) == NULL)
+		return pme_setnomem(err);
+	memcpy(p, head, hl);
+	memcpy(p + hl, sw->off, sw->offn);
+	rc = put_chunk(sw, T_OFFC, p, hl + sw->offn, 1, err);
+	free(p);
+	sw->offn = sw->noff = 0;
+	sw->offtime = 0;
+	return rc;
+}
+
+int
+pme_samplewriter_offcpu(struct pme_samplewriter *sw,
+    const struct pme_offcpu *o, struct pme_error *err)
+{
+	uint32_t i, n;
+	uint64_t prev;
+	uint8_t *p;
+	void *q;
+
+	if (writable(sw, o, "pme_samplewriter_offcpu", err) == -1)
+		return -1;
+	if (o->end < o->start || (o->wake != 0 && (o->wake < o->start ||
+	    o->wake > o->end)) || o->kclass >= PME_WC_MAX)
+		return pme_seterr(err, PME_EINVAL, "pme_samplewriter_offcpu: "
+		    "bad interval");
+	if (sw->offn + OFFC_BOUND > sw->bufsize &&
+	    pme_samplewriter_flush(sw, err) == -1)
+		return -1;
+	if (sw->offcap < sw->offn + OFFC_BOUND) {
+		if ((q = realloc(sw->off, sw->offn + OFFC_BOUND)) == NULL)
+			return pme_setnomem(err);
+		sw->off = q;
+		sw->offcap = sw->offn + OFFC_BOUND;
+	}
+	n = o->nframes < FRAMES_MAX ? o->nframes : FRAMES_MAX;
+	p = sw->off + sw->offn;
+	p = pme_uv_put(p, o->pid);
+	p = pme_uv_put(p, pme_zig((uint64_t)o->tid - o->pid));
+	p = pme_uv_put(p, pme_zig(o->start - sw->offtime));
+	p = pme_uv_put(p, o->end - o->start);
+	p = pme_uv_put(p, o->wake == 0 ? 0 : o->wake - o->start + 1);
+	p = pme_uv_put(p, o->kclass);
+	p = pme_uv_put(p, o->kstate);
+	p = pme_uv_put(p, o->waker);
+	p = pme_uv_put(p, o->flags);
+	p = pme_uv_put(p, o->futex_op);
+	p = pme_uv_put(p, o->object);
+	p = pme_uv_put(p, o->pc);
+	p = pme_uv_put(p, n);
+	for (prev = o->pc, i = 0; i < n; prev = o->frames[i++])
+		p = pme_uv_put(p, pme_zig(o->frames[i] - prev));
+	sw->offn = (size_t)(p - sw->off);
+	sw->offtime = o->start;
+	sw->noff++;
+	return 0;
+}
+
 int
 pme_samplewriter_heap(struct pme_samplewriter *sw, const void *p,
     size_t len, struct pme_error *err)
@@ -756,6 +842,7 @@ out:
 static void
 sw_free(struct pme_samplewriter *sw)
 {
+	free(sw->off);
 	free(sw->mem);
 	free(sw->path);
 	free(sw);
@@ -840,6 +927,7 @@ struct rd {
 	uint32_t	 runev;		/* the run's events, at least 1 */
 	uint64_t	 samples;
 	char		 str[STR_MAX + 1];
+	int		(*offcpu)(void *, const struct pme_offcpu *);
 };
 
 /* A cursor over a payload: the first failed get sets bad, and every get
@@ -1744,6 +1832,50 @@ rd_close(struct rd *rd, struct dc *d)
 	return 0;
 }
 
+/* An OFFC chunk's intervals, each passed to the visitor at once. */
+static int
+rd_offc(struct rd *rd, struct dc *d)
+{
+	struct pme_offcpu o;
+	uint64_t n = dc_uv(d), i, k, w, prev, t = 0;
+
+	if (!fits(d, n, 13))
+		return derr(rd, "bad record count");
+	for (i = 0; i < n; i++) {
+		memset(&o, 0, sizeof(o));
+		o.pid = dc_u32v(d);
+		o.tid = (uint32_t)(o.pid + pme_unzig(dc_uv(d)));
+		o.start = t += pme_unzig(dc_uv(d));
+		o.end = o.start + dc_uv(d);
+		w = dc_uv(d);
+		o.kclass = dc_u32v(d);
+		o.kstate = dc_u32v(d);
+		o.waker = dc_u32v(d);
+		o.flags = dc_u32v(d);
+		o.futex_op = dc_u32v(d);
+		o.object = dc_uv(d);
+		o.pc = dc_uv(d);
+		o.nframes = dc_u32v(d);
+		if (d->bad || o.end < o.start || w > o.end - o.start + 1 ||
+		    o.kclass >= PME_WC_MAX || o.nframes > FRAMES_MAX)
+			return derr(rd, "bad off-CPU record");
+		o.wake = w == 0 ? 0 : o.start + w - 1;
+		if (grow(&rd->fr, &rd->fcap, o.nframes + 1, sizeof(*rd->fr),
+		    rd) == -1)
+			return -1;
+		for (prev = o.pc, k = 0; k < o.nframes; k++)
+			prev = rd->fr[k] = prev + pme_unzig(dc_uv(d));
+		if (d->bad)
+			return derr(rd, "bad off-CPU record");
+		o.frames = rd->fr;
+		if (rd->offcpu != NULL && rd->offcpu(rd->arg, &o) != 0)
+			return stopped(rd);
+	}
+	if (d->p != d->end)
+		return derr(rd, "bytes after the last record");
+	return 0;
+}
+
 /* Whether a chunk of type belongs to the header after it: it may come
  * before the first and after a closing record. */
 static int
@@ -1770,6 +1902,7 @@ static const struct rdkind {
 	{ T_EVTS, "EVTS", EVTS_MAX, rd_evts },
 	{ T_SMPX, "SMPX", RECS_MAX, rd_smpx },
 	{ T_HEAP, "HEAP", HEAP_MAX, rd_heap },
+	{ T_OFFC, "OFFC", RECS_MAX, rd_offc },
 };
 #define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
 
@@ -1829,7 +1962,8 @@ no_header(struct rd *rd, struct pme_reader *r)
 
 static int
 read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
-    const struct pme_heap_visitor *hv, void *arg,
+    const struct pme_heap_visitor *hv,
+    int (*offcpu)(void *, const struct pme_offcpu *), void *arg,
     struct pme_sample_summary *sum, struct pme_error *err)
 {
 	static const struct pme_sample_visitor none;
@@ -1847,6 +1981,7 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
 	rd->ev_allocs = rd->ev_bytes = UINT32_MAX;
 	rd->arg = arg;
 	rd->err = err;
+	rd->offcpu = offcpu;
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
 		if ((rc = rd_chunk(rd, r, &c)) != 1)
 			break;
@@ -1874,13 +2009,22 @@ int
 pme_samplefile_read(const char *path, const struct pme_sample_visitor *v,
     void *arg, struct pme_sample_summary *sum, struct pme_error *err)
 {
+	return pme_samplefile_read_offcpu(path, v, NULL, arg, sum, err);
+}
+
+int
+pme_samplefile_read_offcpu(const char *path,
+    const struct pme_sample_visitor *v,
+    int (*offcpu)(void *, const struct pme_offcpu *), void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
 	struct pme_reader *r;
 
 	if (err != NULL)
 		err->code = PME_OK;
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, NULL, arg, sum, err);
+	return read_all(r, v, NULL, offcpu, arg, sum, err);
 }
 
 int
@@ -1894,7 +2038,7 @@ pme_samplefile_heap(const char *path, const struct pme_sample_visitor *v,
 		err->code = PME_OK;
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, hv, arg, sum, err);
+	return read_all(r, v, hv, NULL, arg, sum, err);
 }
 
 int
@@ -1908,7 +2052,7 @@ pme_samplefile_mem(const void *buf, size_t len, const char *name,
 		err->code = PME_OK;
 	if ((r = pme_reader_mem(buf, len, name, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, NULL, arg, sum, err);
+	return read_all(r, v, NULL, NULL, arg, sum, err);
 }
 
 /* -------------------------------------------------------- copying runs */

@@ -50,6 +50,7 @@ struct clockopts {
 	int		 system;	/* -a: every process */
 	int		 heap;		/* -e alloc: the heap recorded */
 	int		 clock;		/* a clock is among the events */
+	int		 wall;		/* -w: off-CPU intervals (wall.c) */
 };
 
 /*

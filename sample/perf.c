@@ -35,6 +35,7 @@
 #include "maps.h"
 #include "perf.h"
 #include "unwind.h"
+#include "wall.h"
 
 /* With stacks a ring holds about 120 samples a MiB: 16 MiB when the
  * locked-memory limits allow (root), else 4 MiB, which they allow on two
@@ -319,7 +320,7 @@ read_ring(struct perfstate *ps, struct batch *b, struct ring *r)
 		b->recs[b->nrecs].seq = ps->seq++;
 		b->recs[b->nrecs].ev = r->ev;
 		b->nrecs++;
-		if (ps->uw != NULL)
+		if (ps->uw != NULL && r->ev >= 0)	/* not -w's own */
 			trim_stack(ps->o, r->ev, (void *)dst);
 		b->narena += (((struct perf_event_header *)dst)->size + 7) &
 		    ~(size_t)7;
@@ -349,7 +350,7 @@ batch_free(struct batch *b)
 	free(b->arena);
 }
 
-static uint64_t
+uint64_t
 get64(const void *p)
 {
 	uint64_t v;
@@ -358,7 +359,7 @@ get64(const void *p)
 	return v;
 }
 
-static uint32_t
+uint32_t
 get32(const void *p)
 {
 	uint32_t v;
@@ -897,7 +898,10 @@ convert_batch(struct perfstate *ps, struct batch *b)
 	qsort(b->recs, b->nrecs, sizeof(*b->recs), cmp_rec);
 	for (i = 0; i < b->nrecs && !ps->failed; i++) {
 		ps->curev = b->recs[i].ev;
-		convert(ps, b->recs[i].h);
+		if (ps->wall != NULL)
+			wall_record(ps, ps->curev, b->recs[i].h);
+		if (ps->curev >= 0)
+			convert(ps, b->recs[i].h);
 	}
 	b->nrecs = b->narena = 0;
 }
@@ -944,6 +948,7 @@ free_state(struct perfstate *ps)
 	/* The thread reads the rings until it ends. */
 	reader_free(ps->rd);
 	ps->rd = NULL;
+	wall_end(ps);
 	close_rings(ps);
 	for (i = 0; i < ps->nvc; i++)
 		free(ps->vc[i].path);
@@ -1144,6 +1149,8 @@ open_events(struct perfstate *ps, struct child *c)
 		}
 	}
 	free(fds);
+	if (k == ps->o->nev && ps->o->wall && wall_open(ps, c->pid) < 0)
+		return -1;
 	return k == ps->o->nev ? 0 : -1;
 }
 
@@ -1184,7 +1191,8 @@ map_rings(struct perfstate *ps)
 static int
 setup(struct perfstate *ps, struct child *c)
 {
-	if (open_events(ps, c) < 0 || map_rings(ps) < 0)
+	if (open_events(ps, c) < 0 || map_rings(ps) < 0 ||
+	    (ps->wall != NULL && wall_attach(ps) < 0))
 		return -1;
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL ||
 	    (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&

@@ -107,6 +107,7 @@ struct perfstate {
 	struct pme_error err;		/* the first error, when failed */
 	int		 said;		/* perf_say() printed it */
 	struct jitter	 jit;
+	struct wall	*wall;		/* -w (wall.c), or NULL */
 };
 
 /* perf_event_open(2) of attr on pid for cpu, close-on-exec. */
@@ -121,6 +122,9 @@ int	online_cpus(int *cpus, int max);
 int	paranoid(void);
 /* p (realloc'd) with room for need items of size, *cap updated; NULL. */
 void	*perf_grow(void *p, size_t *cap, size_t need, size_t size);
+/* A ring record's unaligned little fields. */
+uint64_t get64(const void *p);
+uint32_t get32(const void *p);
 /* Counts thread tid among the threads sampled. */
 void	add_tid(struct perfstate *ps, uint32_t tid);
 /* The run's error: perf_werr() records err, perf_fail() a message (as

@@ -38,7 +38,7 @@ const char *prog = "pmeclock";
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: pmeclock [-gqv] [-e event[/period][,...]] "
+	fprintf(fp, "usage: pmeclock [-gqvw] [-e event[/period][,...]] "
 	    "[-F hz | -i interval]\n"
 	    "                [-G fp | dwarf[,size]] [-j percent] [-m method] "
 	    "[-o output]\n"
@@ -90,6 +90,8 @@ help(void)
 	    "                of events without /period: per second, "
 	    "the kernel varying it\n"
 	    "  -g            record call chains\n"
+	    "  -w            wall mode: off-CPU intervals, their kinds and "
+	    "stacks\n"
 	    "  -G how        -g, unwound from the CFI (dwarf, default; "
 	    "dwarf,size: bytes\n"
 	    "                of stack per sample, default 8192) or by "
@@ -437,7 +439,8 @@ run(struct clockopts *o)
 	h.start = now_real();
 	h.start_mono = now_mono();
 	h.pid = (uint32_t)c.pid;
-	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0);
+	h.flags = PME_SHDR_INHERIT | (o->callchain ? PME_SHDR_CALLCHAIN : 0) |
+	    (o->wall ? PME_SHDR_WALL : 0);
 	h.argc = (uint32_t)o->argc;
 	h.argv = (const char *const *)o->argv;
 	h.note = o->note[0] ? o->note : NULL;
@@ -833,6 +836,9 @@ option(struct clockopts *o, int c, const char **oname)
 		    "30\n", prog, optarg);
 		return 2;
 	case 'e':
+		/* The event "wall" is wall mode, as the Analyzer's. */
+		if (strcmp(optarg, "wall") == 0)
+			return option(o, 'w', oname);
 		return (c = events_parse(o, optarg)) == 0 ? -1 : c;
 	case 'F':
 		if (parse_hz(optarg, &o->period) >= 0) {
@@ -843,6 +849,10 @@ option(struct clockopts *o, int c, const char **oname)
 		    "Hz\n", prog, optarg);
 		return 2;
 	case 'g':
+		o->callchain = 1;
+		return -1;
+	case 'w':
+		o->wall = 1;
 		o->callchain = 1;
 		return -1;
 	case 'G':
@@ -958,7 +968,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 	o->stacksize = STACKSIZE_DEFAULT;
 	o->jitter = -1;	/* not given: 30 for timer, 0 for perf (man page) */
 	/* '+': the command's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+ad:e:F:G:ghi:j:lm:o:p:qVv", longopts,
+	while ((c = getopt_long(argc, argv, "+ad:e:F:G:ghi:j:lm:o:p:qVvw", longopts,
 	    NULL)) != -1) {
 		if (c > 0 && c < 128 && strchr(seen, c) == NULL &&
 		    strlen(seen) < sizeof(seen) - 1)
@@ -991,6 +1001,11 @@ parse(int argc, char *argv[], struct clockopts *o)
 		    "command with it\n", prog);
 		return 2;
 	}
+	if (o->wall && (o->attach != 0 || o->jitter > 0 || o->system)) {
+		fprintf(stderr, "%s: -w: not with %s\n", prog, o->attach ?
+		    "-p" : o->system ? "-a" : "-j");
+		return 2;
+	}
 	if (o->attach == 0 && !o->system && o->duration != 0) {
 		fprintf(stderr, "%s: -d: only with -p (a command runs to its "
 		    "end)\n", prog);
@@ -1017,6 +1032,17 @@ parse(int argc, char *argv[], struct clockopts *o)
 	return -1;
 }
 
+/* -w needs the perf method, whose scheduler records it reads. */
+static int
+wall_check(const struct clockopts *o)
+{
+	if (!o->wall || o->method == PME_METHOD_PERF)
+		return 0;
+	fprintf(stderr, "%s: -w: needs the perf method (%s)\n", prog,
+	    o->note[0] != '\0' ? o->note : "-m perf");
+	return 1;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1040,7 +1066,8 @@ main(int argc, char *argv[])
 		rc = attach(&o);
 	else if (events_heap(&o) && (rc = heap_method(&o)) != 0)
 		;
-	else if (choose_method(&o) < 0 || events_check(&o) != 0)
+	else if (choose_method(&o) < 0 || wall_check(&o) != 0 ||
+	    events_check(&o) != 0)
 		rc = 1;
 	else {
 		setid_check(&o);

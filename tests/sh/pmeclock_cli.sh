@@ -10,7 +10,7 @@
 . "$PME_TOP/tests/fixtures/clock/common.sh"
 
 run 0 "--help" --help
-grep -q '^usage: pmeclock \[-gqv\] \[-e event\[/period\]\[,...\]\] \[-F hz | -i interval\]$' \
+grep -q '^usage: pmeclock \[-gqvw\] \[-e event\[/period\]\[,...\]\] \[-F hz | -i interval\]$' \
     "$tmp/out" || fail "--help: no usage line: $(head -3 "$tmp/out")"
 run 0 "--version" --version
 grep -q '^pmeclock (pme) ' "$tmp/out" || fail "--version: $(cat "$tmp/out")"

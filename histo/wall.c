@@ -1,0 +1,1143 @@
+/*
+ * wall.c - pmehisto -V states and -V locks: where the wall-clock time of
+ * a pmeclock -w run went (pmehisto(1), WALL TIME).
+ *
+ * Every instant of a thread, from its creation (its FORK record; the
+ * main thread's exec) to its end (its EXIT record; else the last thing
+ * seen of it), is booked to one state.  Off the CPU, the run's OFFC
+ * intervals say exactly when and what for: [start, wake) to the kind of
+ * the wait, [wake, end) to wait-cpu (it was runnable).  On the CPU is the
+ * rest of the lifetime, exact, split into user and system in the
+ * proportion of the thread's clock samples in user code and in the
+ * kernel.  So the states of a thread sum to its lifetime.
+ *
+ * A futex wait (PME_WC_FUTEX) is a lock or a condition by the innermost
+ * user frame that names one (wclass_of_name()); other futex waits are
+ * "other".  Per routine, the states are inclusive: an interval counts
+ * once for every routine on its stack, and the on-CPU states are the
+ * clock samples' (weight) of the routines on theirs.  Per line, the
+ * program's own (its main executable's line table), exclusive: each
+ * interval and sample counts for the innermost line of its stack there.
+ *
+ * -V timeline writes every interval as a slice of Chrome's trace event
+ * format (chrome://tracing, Perfetto, speedscope): a row per thread.
+ *
+ * -V locks lists the lock and condition waits of -W or longer: per
+ * object (the futex's address, named by the static object of a module's
+ * symbol table that holds it), per call site (the first frame outside
+ * the C library's locking functions) and the longest waits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "histo.h"
+#include "pme_sample.h"
+#include "pme_symbols.h"
+#include "util.h"
+
+enum { S_USER, S_SYSTEM, S_WAITCPU, S_LOCK, S_COND, S_IO, S_FAULT,
+    S_SLEEP, S_OTHER, NSTATE };
+
+static const char *const state_names[NSTATE] = { "user", "system",
+    "wait-cpu", "lock", "condition", "io", "fault", "sleep", "other" };
+
+/* A recorded kind (enum pme_wclass) to a state, before the futex's. */
+static const int class_state[PME_WC_MAX] = { S_OTHER, S_WAITCPU, S_OTHER,
+    S_IO, S_FAULT, S_SLEEP, S_OTHER };
+
+struct rix {
+	uint64_t	 start, end;
+	const char	*name;
+};
+
+struct lix {
+	uint64_t	 start, end;
+	const char	*file;
+	uint32_t	 line;
+};
+
+struct objsym {
+	uint64_t	 start, end;
+	char		*name;
+};
+
+/* A mapped file's routines and static objects, read once. */
+struct wimg {
+	char		*path;
+	struct pme_image *img;
+	struct rix	*r;
+	size_t		 nr;
+	struct objsym	*o;
+	size_t		 no;
+	struct pme_image *limg;		/* with lines: the main program's */
+	struct lix	*l;
+	size_t		 nl;
+	int		 ltried;
+};
+
+struct wth {
+	uint32_t	 pid, tid;
+	char		 name[64];
+	uint64_t	 start, end, first, last;
+	int		 hasstart, hasend;
+	uint64_t	 st[NSTATE];
+	uint64_t	 usamp, ksamp;
+	uint64_t	 nint;		/* its off-CPU intervals */
+};
+
+struct wrow {
+	const char	*name;
+	const char	*file;		/* line rows: file and line */
+	uint32_t	 line;
+	uint64_t	 st[NSTATE];
+	uint64_t	 count, max;	/* lock rows: waits */
+};
+
+struct lwait {
+	uint64_t	 ns, object;
+	uint32_t	 tid, waker;
+	int		 state, haswaker;
+	const char	*site;
+	uint32_t	 pid;
+	uint64_t	 time;
+};
+
+/* An interval of -V timeline. */
+struct slice {
+	uint32_t	 pid, tid;
+	uint64_t	 start, end;
+	int		 state;
+	const char	*where;		/* its stack's innermost routine */
+	const char	*site;		/* the first outside libraries' locks */
+};
+
+struct wall {
+	const struct wall_input *in;
+	struct slice	*sl;
+	size_t		 nsl, capsl;
+	struct pme_addrmap *am;
+	struct pme_error *err;
+	struct wimg	*img;		/* per mapping index */
+	size_t		 nimg;
+	struct wth	*th;
+	size_t		 nth;
+	struct wrow	*rt;		/* per routine */
+	size_t		 nrt;
+	struct wrow	*ln;		/* per line */
+	size_t		 nln;
+	struct lwait	*lw;
+	size_t		 nlw;
+	uint64_t	 nintervals;
+	int		 wallrun;
+	uint32_t	 clock;		/* the run's clock event, or UINT32_MAX */
+};
+
+/* ------------------------------------------------------------ symbols */
+
+/* Ranges of routines and lines: structs that start with uint64_t start,
+ * end, sorted by start and disjoint.  (Every qsort here is of two items
+ * or more: qsort(NULL, 0, ...) is undefined.) */
+static int
+cmp_start(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The range of base[0..n) (each size bytes) holding va, or NULL. */
+static const void *
+in_ranges(const void *base, size_t n, size_t size, uint64_t va)
+{
+	const uint64_t *r;
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		r = (const uint64_t *)((const uint8_t *)base + mid * size);
+		if (va < r[0])
+			hi = mid;
+		else if (va >= r[1])
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
+
+/* The static objects (STT_OBJECT, STT_TLS not) of path's symbol table. */
+static void
+read_objects(struct wimg *w, const char *path)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf_Data *d;
+	size_t i, n;
+	const char *nm;
+	void *p;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) != NULL)
+		while ((scn = elf_nextscn(e, scn)) != NULL) {
+			if (gelf_getshdr(scn, &sh) == NULL ||
+			    (sh.sh_type != SHT_SYMTAB) || sh.sh_entsize == 0 ||
+			    (d = elf_getdata(scn, NULL)) == NULL)
+				continue;
+			n = sh.sh_size / sh.sh_entsize;
+			for (i = 0; i < n; i++) {
+				if (gelf_getsym(d, (int)i, &sym) == NULL ||
+				    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+				    sym.st_size == 0 || (nm = elf_strptr(e,
+				    sh.sh_link, sym.st_name)) == NULL)
+					continue;
+				if ((p = realloc(w->o, (w->no + 1) *
+				    sizeof(*w->o))) == NULL)
+					break;
+				w->o = p;
+				w->o[w->no].start = sym.st_value;
+				w->o[w->no].end = sym.st_value + sym.st_size;
+				if ((w->o[w->no].name = strdup(nm)) != NULL)
+					w->no++;
+			}
+		}
+	elf_end(e);
+	close(fd);
+}
+
+static void
+read_routines(struct wimg *w, const char *path)
+{
+	const struct pme_symroutine *r;
+	struct pme_error err;
+	size_t n, i, k;
+	void *p;
+
+	if ((w->img = pme_image_open_symbols(path, NULL, &err)) == NULL)
+		return;
+	n = pme_image_routines(w->img, &r);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < r[i].nranges; k++) {
+			if ((p = realloc(w->r, (w->nr + 1) * sizeof(*w->r))) ==
+			    NULL)
+				return;
+			w->r = p;
+			w->r[w->nr].start = r[i].ranges[k].start;
+			w->r[w->nr].end = r[i].ranges[k].end;
+			w->r[w->nr++].name = r[i].name;
+		}
+	if (w->nr > 1)
+		qsort(w->r, w->nr, sizeof(*w->r), cmp_start);
+}
+
+static struct wimg *
+image_of(struct wall *wl, uint32_t mi)
+{
+	const struct pme_mapping *m;
+	size_t n = pme_addrmap_mappings(wl->am, &m), i;
+	void *p;
+
+	if (mi >= n)
+		return NULL;
+	if (mi >= wl->nimg) {
+		if ((p = realloc(wl->img, n * sizeof(*wl->img))) == NULL)
+			return NULL;
+		wl->img = p;
+		memset(wl->img + wl->nimg, 0, (n - wl->nimg) *
+		    sizeof(*wl->img));
+		wl->nimg = n;
+	}
+	if (wl->img[mi].path != NULL)
+		return &wl->img[mi];
+	/* Another mapping of the same file shares its symbols. */
+	for (i = 0; i < wl->nimg; i++)
+		if (wl->img[i].path != NULL && m[mi].path != NULL &&
+		    strcmp(wl->img[i].path, m[mi].path) == 0) {
+			wl->img[mi] = wl->img[i];
+			wl->img[mi].path = NULL;
+			return &wl->img[i];
+		}
+	if ((wl->img[mi].path = strdup(m[mi].path != NULL ? m[mi].path :
+	    "")) == NULL)
+		return NULL;
+	read_routines(&wl->img[mi], m[mi].path);
+	read_objects(&wl->img[mi], m[mi].path);
+	return &wl->img[mi];
+}
+
+/* The routine holding pc of pid at time, or NULL. */
+static const char *
+routine_at(struct wall *wl, uint32_t pid, uint64_t time, uint64_t pc)
+{
+	const struct rix *r;
+	uint64_t va;
+	uint32_t mi;
+	struct wimg *w;
+
+	if ((mi = pme_addrmap_lookup(wl->am, pid, time, pc, &va)) ==
+	    PME_NONE || (w = image_of(wl, mi)) == NULL)
+		return NULL;
+	r = in_ranges(w->r, w->nr, sizeof(*w->r), va);
+	return r != NULL ? r->name : NULL;
+}
+
+/* The main program's lines, read once (its DWARF: other modules' lines
+ * are not read, a C library's debug file costing seconds). */
+static void
+read_lines(struct wimg *w, const char *path)
+{
+	const struct pme_symline *l;
+	struct pme_error err;
+	size_t n, i;
+
+	w->ltried = 1;
+	if ((w->limg = pme_image_open(path, NULL, &err)) == NULL ||
+	    pme_image_load_lines(w->limg, PME_NONE, &err) == -1)
+		return;
+	n = pme_image_lines(w->limg, &l);
+	if (n == 0 || (w->l = calloc(n, sizeof(*w->l))) == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		w->l[i].start = l[i].start;
+		w->l[i].end = l[i].end;
+		w->l[i].file = l[i].file;
+		w->l[i].line = l[i].line;
+	}
+	w->nl = n;
+	if (n > 1)
+		qsort(w->l, n, sizeof(*w->l), cmp_start);
+}
+
+/* The program's line holding pc of pid at time, or NULL. */
+static const struct lix *
+line_at(struct wall *wl, uint32_t pid, uint64_t time, uint64_t pc)
+{
+	const struct pme_mapping *m;
+	uint64_t va;
+	uint32_t mi;
+	struct wimg *w;
+
+	if ((mi = pme_addrmap_lookup(wl->am, pid, time, pc, &va)) ==
+	    PME_NONE || mi >= pme_addrmap_mappings(wl->am, &m) ||
+	    !(m[mi].flags & PME_MAP_MAIN) || (w = image_of(wl, mi)) == NULL)
+		return NULL;
+	if (!w->ltried)
+		read_lines(w, m[mi].path);
+	return in_ranges(w->l, w->nl, sizeof(*w->l), va);
+}
+
+/* Adds ns of state to the innermost of the program's lines of the
+ * stack (pc, then the return addresses, looked up at the call). */
+static void
+book_line(struct wall *wl, uint32_t pid, uint64_t time, uint64_t pc,
+    const uint64_t *fr, uint32_t nfr, int state, uint64_t ns)
+{
+	const struct lix *l = NULL;
+	struct wrow *r;
+	uint32_t i;
+	size_t k;
+	void *p;
+
+	if (pc != 0)
+		l = line_at(wl, pid, time, pc);
+	for (i = 0; l == NULL && i < nfr; i++)
+		l = line_at(wl, pid, time, fr[i] - 1);
+	if (l == NULL)
+		return;
+	for (k = 0; k < wl->nln; k++)
+		if (wl->ln[k].file == l->file && wl->ln[k].line == l->line)
+			break;
+	if (k == wl->nln) {
+		if ((p = realloc(wl->ln, (k + 1) * sizeof(*wl->ln))) == NULL)
+			return;
+		wl->ln = p;
+		memset(&wl->ln[k], 0, sizeof(*wl->ln));
+		wl->ln[k].file = l->file;
+		wl->ln[k].line = l->line;
+		wl->nln++;
+	}
+	r = &wl->ln[k];
+	r->st[state] += ns;
+	if (state != S_USER && state != S_SYSTEM)
+		r->count++;
+}
+
+/* A static object holding address a of pid, by each module's bias
+ * (a mapping's start less its link-time address): "queue_lock". */
+static const char *
+object_at(struct wall *wl, uint32_t pid, uint64_t a)
+{
+	const struct pme_mapping *m;
+	size_t n = pme_addrmap_mappings(wl->am, &m), i, k;
+	struct wimg *w;
+	uint64_t va;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].pid != pid || (w = image_of(wl, (uint32_t)i)) ==
+		    NULL)
+			continue;
+		va = a - (m[i].start - m[i].vaddr);
+		for (k = 0; k < w->no; k++)
+			if (va >= w->o[k].start && va < w->o[k].end)
+				return w->o[k].name;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ tallies */
+
+static struct wth *
+thread_of(struct wall *wl, uint32_t pid, uint32_t tid)
+{
+	void *p;
+	size_t i;
+
+	for (i = 0; i < wl->nth; i++)
+		if (wl->th[i].tid == tid && wl->th[i].pid == pid)
+			return &wl->th[i];
+	if ((p = realloc(wl->th, (wl->nth + 1) * sizeof(*wl->th))) == NULL)
+		return NULL;
+	wl->th = p;
+	memset(&wl->th[wl->nth], 0, sizeof(*wl->th));
+	wl->th[wl->nth].pid = pid;
+	wl->th[wl->nth].tid = tid;
+	wl->th[wl->nth].first = UINT64_MAX;
+	return &wl->th[wl->nth++];
+}
+
+static void
+seen(struct wth *t, uint64_t a, uint64_t b)
+{
+	if (a < t->first)
+		t->first = a;
+	if (b > t->last)
+		t->last = b;
+}
+
+static struct wrow *
+row_of(struct wrow **rows, size_t *n, const char *name)
+{
+	void *p;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*rows)[i].name == name || ((*rows)[i].name != NULL &&
+		    name != NULL && strcmp((*rows)[i].name, name) == 0))
+			return &(*rows)[i];
+	if ((p = realloc(*rows, (*n + 1) * sizeof(**rows))) == NULL)
+		return NULL;
+	*rows = p;
+	memset(&(*rows)[*n], 0, sizeof(**rows));
+	(*rows)[*n].name = name;
+	return &(*rows)[(*n)++];
+}
+
+/* Adds ns of state to each routine of the stack, once each. */
+static void
+book_stack(struct wall *wl, const char **names, size_t n, int state,
+    uint64_t ns)
+{
+	struct wrow *r;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (names[i] == NULL)
+			continue;
+		for (j = 0; j < i && names[j] != names[i]; j++)
+			;
+		if (j < i)
+			continue;
+		if ((r = row_of(&wl->rt, &wl->nrt, names[i])) != NULL)
+			r->st[state] += ns;
+	}
+}
+
+/* Counts an interval once for each routine of its stack. */
+static void
+book_count(struct wall *wl, const char **names, size_t n)
+{
+	struct wrow *r;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && names[j] != names[i]; j++)
+			;
+		if (names[i] != NULL && j == i &&
+		    (r = row_of(&wl->rt, &wl->nrt, names[i])) != NULL)
+			r->count++;
+	}
+}
+
+/* The routines of pc and frames (return addresses: looked up at the
+ * call), at most max. */
+static size_t
+names_of(struct wall *wl, uint32_t pid, uint64_t time, uint64_t pc,
+    const uint64_t *fr, uint32_t nfr, const char **out, size_t max)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	if (pc != 0)
+		out[n++] = routine_at(wl, pid, time, pc);
+	for (i = 0; i < nfr && n < max; i++)
+		out[n++] = routine_at(wl, pid, time, fr[i] - 1);
+	return n;
+}
+
+/* A name with its leading underscores skipped. */
+static const char *
+bare(const char *s)
+{
+	while (*s == '_')
+		s++;
+	return s;
+}
+
+static int
+prefixed(const char *s, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strncmp(s, *list, strlen(*list)) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const lock_names[] = { "pthread_mutex_", "lll_lock",
+    "pthread_rwlock_", "sem_", "new_sem_", "pthread_spin_", "mtx_", NULL };
+static const char *const cond_names[] = { "pthread_cond_",
+    "pthread_barrier_", "pthread_join", "pthread_clockjoin",
+    "pthread_timedjoin", "futex_abstimed_wait", "cnd_", "thrd_join",
+    NULL };
+
+/* A futex wait's state by its innermost user frame that names a lock or
+ * a condition: other when none does.  *site: the frame after them. */
+static int
+futex_state(const char **names, size_t n, const char **site)
+{
+	int state = S_OTHER;
+	size_t i;
+
+	*site = NULL;
+	for (i = 0; i < n; i++) {
+		if (names[i] == NULL)
+			continue;
+		if (prefixed(bare(names[i]), lock_names)) {
+			if (state == S_OTHER)
+				state = S_LOCK;
+		} else if (prefixed(bare(names[i]), cond_names)) {
+			if (state == S_OTHER)
+				state = S_COND;
+		} else if (state != S_OTHER) {
+			*site = names[i];
+			return state;
+		}
+	}
+	return state;
+}
+
+#define NAMES	256
+
+static int
+add_slice(struct wall *wl, const struct pme_offcpu *o, uint64_t a,
+    uint64_t b, int state, const char *where, const char *site)
+{
+	struct slice *s;
+	void *p;
+
+	if (b <= a)
+		return 0;
+	if (wl->nsl == wl->capsl) {
+		if ((p = realloc(wl->sl, (wl->capsl * 2 + 64) *
+		    sizeof(*wl->sl))) == NULL)
+			return -1;
+		wl->sl = p;
+		wl->capsl = wl->capsl * 2 + 64;
+	}
+	s = &wl->sl[wl->nsl++];
+	s->pid = o->pid;
+	s->tid = o->tid;
+	s->start = a;
+	s->end = b;
+	s->state = state;
+	s->where = where;
+	s->site = site;
+	return 0;
+}
+
+static int
+on_offcpu(void *arg, const struct pme_offcpu *o)
+{
+	struct wall *wl = arg;
+	const char *names[NAMES], *site = NULL;
+	uint64_t wake = o->wake != 0 ? o->wake : o->end, ns;
+	struct wth *t;
+	struct lwait *p;
+	size_t n;
+	int state;
+
+	if ((t = thread_of(wl, o->pid, o->tid)) == NULL)
+		return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	seen(t, o->start, o->end);
+	wl->nintervals++;
+	t->nint++;
+	n = names_of(wl, o->pid, o->start, o->pc, o->frames, o->nframes,
+	    names, NAMES);
+	state = class_state[o->kclass];
+	if (o->kclass == PME_WC_FUTEX || o->kclass == PME_WC_UNKNOWN)
+		state = futex_state(names, n, &site);
+	ns = wake - o->start;
+	t->st[state] += ns;
+	t->st[S_WAITCPU] += o->end - wake;
+	book_stack(wl, names, n, state, ns);
+	book_count(wl, names, n);
+	book_line(wl, o->pid, o->start, o->pc, o->frames, o->nframes, state,
+	    ns);
+	book_line(wl, o->pid, o->start, o->pc, o->frames, o->nframes,
+	    S_WAITCPU, o->end - wake);
+	if (wl->in->timeline && (add_slice(wl, o, o->start, wake, state,
+	    n > 0 ? names[0] : NULL, site) == -1 || add_slice(wl, o, wake,
+	    o->end, S_WAITCPU, n > 0 ? names[0] : NULL, site) == -1))
+		return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	book_stack(wl, names, n, S_WAITCPU, o->end - wake);
+	if ((state != S_LOCK && state != S_COND) || ns < wl->in->lockmin)
+		return 0;
+	if ((p = realloc(wl->lw, (wl->nlw + 1) * sizeof(*wl->lw))) == NULL)
+		return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	wl->lw = p;
+	p = &wl->lw[wl->nlw++];
+	memset(p, 0, sizeof(*p));
+	p->ns = ns;
+	p->object = o->object;
+	p->tid = o->tid;
+	p->pid = o->pid;
+	p->time = o->start;
+	p->state = state;
+	p->site = site;
+	p->waker = o->waker;
+	p->haswaker = (o->flags & PME_OFF_WAKER) != 0;
+	return 0;
+}
+
+static int
+on_header(void *arg, const struct pme_sample_header *h)
+{
+	struct wall *wl = arg;
+	uint32_t i;
+
+	if (h->flags & PME_SHDR_WALL)
+		wl->wallrun = 1;
+	/* The on-CPU split is the clock's samples' (-e may have put
+	 * another event first). */
+	wl->clock = h->nevents == 0 ? 0 : UINT32_MAX;
+	for (i = 0; i < h->nevents && wl->clock == UINT32_MAX; i++)
+		if (h->events[i].unit != NULL &&
+		    strcmp(h->events[i].unit, "ns") == 0)
+			wl->clock = i;
+	return 0;
+}
+
+static int
+on_mapping(void *arg, const struct pme_mapping *m)
+{
+	struct wall *wl = arg;
+
+	return pme_addrmap_mapping(wl->am, m, wl->err) == -1 ? -1 : 0;
+}
+
+static int
+on_thread(void *arg, const struct pme_thread *r)
+{
+	struct wall *wl = arg;
+	struct wth *t;
+	char name[64] = "";
+
+	if (pme_addrmap_thread(wl->am, r, wl->err) == -1)
+		return -1;
+	/* A new thread has its creator's name until it names itself. */
+	if (r->kind == PME_THREAD_FORK && (t = thread_of(wl, r->ppid,
+	    r->ptid)) != NULL)
+		memcpy(name, t->name, sizeof(name));
+	if ((t = thread_of(wl, r->pid, r->tid)) == NULL)
+		return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	seen(t, r->time, r->time);
+	if (r->name != NULL || name[0] != '\0')
+		snprintf(t->name, sizeof(t->name), "%s", r->name != NULL ?
+		    r->name : name);
+	if (r->kind == PME_THREAD_FORK || (r->kind == PME_THREAD_EXEC &&
+	    !t->hasstart)) {
+		t->start = r->time;
+		t->hasstart = 1;
+	} else if (r->kind == PME_THREAD_EXIT) {
+		t->end = r->time;
+		t->hasend = 1;
+	}
+	return 0;
+}
+
+static int
+on_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct wall *wl = arg;
+	const char *names[NAMES];
+	struct wth *t;
+	size_t i, k;
+	int kern;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].event != wl->clock)
+			continue;
+		if ((t = thread_of(wl, s[i].pid, s[i].tid)) == NULL)
+			return histo_err(wl->err, PME_ENOMEM, "out of memory");
+		seen(t, s[i].time, s[i].time);
+		kern = (s[i].flags & PME_SAMPLE_KERNEL) != 0;
+		if (kern)
+			t->ksamp++;
+		else
+			t->usamp++;
+		k = names_of(wl, s[i].pid, s[i].time, kern ? 0 : s[i].pc,
+		    s[i].frames, s[i].nframes, names, NAMES);
+		book_stack(wl, names, k, kern ? S_SYSTEM : S_USER,
+		    s[i].weight);
+		book_line(wl, s[i].pid, s[i].time, kern ? 0 : s[i].pc,
+		    s[i].frames, s[i].nframes, kern ? S_SYSTEM : S_USER,
+		    s[i].weight);
+	}
+	return 0;
+}
+
+/* The on-CPU rest of each thread's lifetime, split by its samples. */
+static void
+finish_threads(struct wall *wl)
+{
+	struct wth *t;
+	uint64_t life, off, cpu;
+	int s;
+
+	for (t = wl->th; t < wl->th + wl->nth; t++) {
+		if (!t->hasstart)
+			t->start = t->first;
+		if (!t->hasend)
+			t->end = t->last;
+		life = t->end > t->start ? t->end - t->start : 0;
+		for (off = 0, s = S_WAITCPU; s < NSTATE; s++)
+			off += t->st[s];
+		cpu = life > off ? life - off : 0;
+		t->st[S_SYSTEM] = t->usamp + t->ksamp == 0 ? 0 :
+		    (uint64_t)((double)cpu * (double)t->ksamp /
+		    (double)(t->usamp + t->ksamp));
+		t->st[S_USER] = cpu - t->st[S_SYSTEM];
+	}
+}
+
+/* ------------------------------------------------------------ reports */
+
+static uint64_t
+wall_of(const uint64_t *st)
+{
+	uint64_t w = 0;
+	int s;
+
+	for (s = 0; s < NSTATE; s++)
+		w += st[s];
+	return w;
+}
+
+static void
+put_name(FILE *fp, const char *name, int width)
+{
+	char buf[256];
+
+	pme_escape(buf, sizeof(buf), name != NULL ? name : "[unknown]");
+	fprintf(fp, "%-*s", width, buf);
+}
+
+/* The states, and in CSV the off-CPU intervals (n). */
+static void
+put_states(FILE *fp, const uint64_t *st, int csv, uint64_t n)
+{
+	int s;
+
+	for (s = 0; s < NSTATE; s++)
+		if (csv)
+			fprintf(fp, ",%" PRIu64, st[s]);
+		else
+			fprintf(fp, " %10.3f", (double)st[s] / 1e6);
+	if (csv)
+		fprintf(fp, ",%" PRIu64, n);
+	fputc('\n', fp);
+}
+
+static void
+put_heading(FILE *fp, const char *first, int csv)
+{
+	int s;
+
+	fprintf(fp, csv ? "%s,name,wall" : "%-24s %10s", first, csv ? "" :
+	    "WALL");
+	for (s = 0; s < NSTATE; s++)
+		fprintf(fp, csv ? ",%s" : " %10s", state_names[s]);
+	fputs(csv ? ",intervals\n" : "\n", fp);
+}
+
+static int
+cmp_rows(const void *a, const void *b)
+{
+	uint64_t x = wall_of(((const struct wrow *)a)->st);
+	uint64_t y = wall_of(((const struct wrow *)b)->st);
+
+	return x > y ? -1 : x < y;
+}
+
+/* The program's lines: "file:line", the file's last component. */
+static void
+write_lines(struct wall *wl, FILE *fp)
+{
+	int csv = wl->in->csv;
+	char name[512];
+	const char *f;
+	size_t i;
+
+	if (wl->nln > 1)
+		qsort(wl->ln, wl->nln, sizeof(*wl->ln), cmp_rows);
+	if (!csv)
+		fprintf(fp, "\nWall time by state per line of the program, "
+		    "exclusive (ms; on CPU from the samples)\n\n");
+	put_heading(fp, csv ? "line" : "LINE", csv);
+	for (i = 0; i < wl->nln; i++) {
+		f = strrchr(wl->ln[i].file, '/');
+		snprintf(name, sizeof(name), "%s:%" PRIu32, f != NULL ? f + 1 :
+		    wl->ln[i].file, wl->ln[i].line);
+		if (csv) {
+			fprintf(fp, "line,");
+			put_name(fp, name, 0);
+			fprintf(fp, ",%" PRIu64, wall_of(wl->ln[i].st));
+		} else {
+			put_name(fp, name, 24);
+			fprintf(fp, " %10.3f", (double)wall_of(wl->ln[i].st) /
+			    1e6);
+		}
+		put_states(fp, wl->ln[i].st, csv, wl->ln[i].count);
+	}
+}
+
+static void
+write_states(struct wall *wl, FILE *fp)
+{
+	int csv = wl->in->csv;
+	char id[64];
+	size_t i;
+
+	if (!csv)
+		fprintf(fp, "Wall time by state per thread (ms): %zu threads, "
+		    "%" PRIu64 " off-CPU intervals\n\n", wl->nth,
+		    wl->nintervals);
+	put_heading(fp, csv ? "thread" : "THREAD", csv);
+	for (i = 0; i < wl->nth; i++) {
+		snprintf(id, sizeof(id), "%" PRIu32, wl->th[i].tid);
+		if (csv) {
+			fprintf(fp, "%s,", id);
+			put_name(fp, wl->th[i].name, 0);
+			fprintf(fp, ",%" PRIu64, wall_of(wl->th[i].st));
+		} else {
+			fprintf(fp, "%-8s", id);
+			put_name(fp, wl->th[i].name, 16);
+			fprintf(fp, " %10.3f", (double)wall_of(wl->th[i].st) /
+			    1e6);
+		}
+		put_states(fp, wl->th[i].st, csv, wl->th[i].nint);
+	}
+	if (wl->nrt > 1)
+		qsort(wl->rt, wl->nrt, sizeof(*wl->rt), cmp_rows);
+	if (!csv)
+		fprintf(fp, "\nWall time by state per routine, inclusive "
+		    "(ms; on CPU from the samples)\n\n");
+	put_heading(fp, csv ? "routine" : "ROUTINE", csv);
+	for (i = 0; i < wl->nrt; i++) {
+		if (csv) {
+			fprintf(fp, "routine,");
+			put_name(fp, wl->rt[i].name, 0);
+			fprintf(fp, ",%" PRIu64, wall_of(wl->rt[i].st));
+		} else {
+			put_name(fp, wl->rt[i].name, 24);
+			fprintf(fp, " %10.3f", (double)wall_of(wl->rt[i].st) /
+			    1e6);
+		}
+		put_states(fp, wl->rt[i].st, csv, wl->rt[i].count);
+	}
+	write_lines(wl, fp);
+}
+
+static int
+cmp_waits(const void *a, const void *b)
+{
+	const struct lwait *x = a, *y = b;
+
+	return x->ns > y->ns ? -1 : x->ns < y->ns;
+}
+
+/* A wait's object, named or as an address, into buf. */
+static const char *
+object_name(struct wall *wl, const struct lwait *w, char *buf, size_t len)
+{
+	const char *n = object_at(wl, w->pid, w->object);
+
+	if (n != NULL)
+		pme_escape(buf, len, n);
+	else
+		snprintf(buf, len, "0x%" PRIx64, w->object);
+	return buf;
+}
+
+static void
+put_lock_rows(FILE *fp, struct wrow *rows, size_t n, const char *what,
+    int csv)
+{
+	size_t i;
+
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (!csv)
+		fprintf(fp, "%-32s %8s %12s %12s %12s\n", what, "COUNT",
+		    "TOTAL(ms)", "MEAN(ms)", "MAX(ms)");
+	for (i = 0; i < n; i++) {
+		uint64_t tot = rows[i].st[S_LOCK] + rows[i].st[S_COND];
+
+		if (csv) {
+			fprintf(fp, "%s,", what[0] == 'O' ? "object" : "site");
+			put_name(fp, rows[i].name, 0);
+			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			    PRIu64 "\n", rows[i].count, tot,
+			    tot / rows[i].count, rows[i].max);
+			continue;
+		}
+		put_name(fp, rows[i].name, 32);
+		fprintf(fp, " %8" PRIu64 " %12.3f %12.3f %12.3f\n",
+		    rows[i].count, (double)tot / 1e6, (double)tot / 1e6 /
+		    (double)rows[i].count, (double)rows[i].max / 1e6);
+	}
+}
+
+static void
+add_wait(struct wrow *r, const struct lwait *w)
+{
+	if (r == NULL)
+		return;
+	r->count++;
+	r->st[w->state] += w->ns;
+	if (w->ns > r->max)
+		r->max = w->ns;
+}
+
+static int
+write_locks(struct wall *wl, FILE *fp)
+{
+	struct wrow *obj = NULL, *site = NULL;
+	size_t nobj = 0, nsite = 0, i;
+	char buf[256], *names = NULL;
+	int csv = wl->in->csv;
+
+	/* Object names are kept as long as the rows. */
+	if (wl->nlw > 0 && (names = calloc(wl->nlw, 256)) == NULL)
+		return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	for (i = 0; i < wl->nlw; i++) {
+		object_name(wl, &wl->lw[i], names + 256 * i, 256);
+		add_wait(row_of(&obj, &nobj, names + 256 * i), &wl->lw[i]);
+		add_wait(row_of(&site, &nsite, wl->lw[i].site), &wl->lw[i]);
+	}
+	if (!csv)
+		fprintf(fp, "Lock and condition waits of %.3f ms or more: "
+		    "%zu\n\n", (double)wl->in->lockmin / 1e6, wl->nlw);
+	put_lock_rows(fp, obj, nobj, "OBJECT", csv);
+	if (!csv)
+		fputc('\n', fp);
+	put_lock_rows(fp, site, nsite, "CALL SITE", csv);
+	if (wl->nlw > 1)
+		qsort(wl->lw, wl->nlw, sizeof(*wl->lw), cmp_waits);
+	if (!csv)
+		fprintf(fp, "\nLongest waits\n%12s %-10s %-8s %-24s %-20s "
+		    "%s\n", "TIME(ms)", "KIND", "TID", "OBJECT", "CALL SITE",
+		    "WOKEN BY");
+	for (i = 0; i < wl->nlw && i < 10; i++) {
+		const struct lwait *w = &wl->lw[i];
+
+		object_name(wl, w, buf, sizeof(buf));
+		if (csv) {
+			fprintf(fp, "wait,%s,%" PRIu64 ",%s,%" PRIu32 ",",
+			    buf, w->ns, state_names[w->state], w->tid);
+			put_name(fp, w->site, 0);
+			fprintf(fp, ",%" PRIu32 "\n", w->haswaker ? w->waker :
+			    0);
+			continue;
+		}
+		fprintf(fp, "%12.3f %-10s %-8" PRIu32 " %-24s ",
+		    (double)w->ns / 1e6, state_names[w->state], w->tid, buf);
+		put_name(fp, w->site, 20);
+		if (w->haswaker)
+			fprintf(fp, " %" PRIu32 "\n", w->waker);
+		else
+			fprintf(fp, " -\n");
+	}
+	free(obj);
+	free(site);
+	free(names);
+	return 0;
+}
+
+/* -W's time, "500us", "1ms", "2s" or "0", into *ns; 0, or -1. */
+int
+wall_parse_wait(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || !(v >= 0))
+		return -1;
+	if (*end == '\0' && v == 0) {
+		*ns = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			if (v * units[i].ns > 1e18)	/* 31 years */
+				return -1;
+			*ns = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	return -1;
+}
+
+/* s as a JSON string: quotes, backslashes and control bytes escaped,
+ * other bytes as they are (a name that is not UTF-8 stays so). */
+static void
+json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s != NULL && *s != '\0'; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(fp, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, fp);
+	fputc('"', fp);
+}
+
+/* Chrome's trace event format: thread names, then a complete event
+ * ("X") per slice, in microseconds from the first. */
+static void
+write_timeline(struct wall *wl, FILE *fp)
+{
+	uint64_t t0 = UINT64_MAX;
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < wl->nth; i++)
+		if (wl->th[i].start < t0)
+			t0 = wl->th[i].start;
+	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", fp);
+	for (i = 0; i < wl->nth; i++, sep = ",\n") {
+		fprintf(fp, "%s{\"ph\":\"M\",\"name\":\"thread_name\","
+		    "\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+		    "{\"name\":", sep, wl->th[i].pid, wl->th[i].tid);
+		json_str(fp, wl->th[i].name);
+		fputs("}}", fp);
+	}
+	for (i = 0; i < wl->nsl; i++, sep = ",\n") {
+		const struct slice *s = &wl->sl[i];
+
+		fprintf(fp, "%s{\"ph\":\"X\",\"cat\":\"off-cpu\",\"name\":"
+		    "\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":"
+		    "%.3f,\"dur\":%.3f,\"args\":{\"routine\":", sep,
+		    state_names[s->state], s->pid, s->tid,
+		    (double)(s->start - t0) / 1e3,
+		    (double)(s->end - s->start) / 1e3);
+		json_str(fp, s->where != NULL ? s->where : "[unknown]");
+		if (s->site != NULL) {
+			fputs(",\"site\":", fp);
+			json_str(fp, s->site);
+		}
+		fputs("}}", fp);
+	}
+	fputs("\n]}\n", fp);
+}
+
+static void
+wall_free(struct wall *wl)
+{
+	size_t i, k;
+
+	for (i = 0; i < wl->nimg; i++) {
+		if (wl->img[i].path == NULL)
+			continue;	/* a copy of another's */
+		free(wl->img[i].path);
+		pme_image_close(wl->img[i].img);
+		free(wl->img[i].r);
+		for (k = 0; k < wl->img[i].no; k++)
+			free(wl->img[i].o[k].name);
+		free(wl->img[i].o);
+		pme_image_close(wl->img[i].limg);
+		free(wl->img[i].l);
+	}
+	free(wl->img);
+	free(wl->th);
+	free(wl->rt);
+	free(wl->ln);
+	free(wl->lw);
+	free(wl->sl);
+	pme_addrmap_free(wl->am);
+}
+
+int
+wall_write(const struct wall_input *in, FILE *fp, struct pme_error *err)
+{
+	static const struct pme_sample_visitor v = {
+		on_header, on_mapping, on_thread, on_samples, NULL
+	};
+	struct wall wl;
+	size_t i;
+	int rc = -1;
+
+	memset(&wl, 0, sizeof(wl));
+	wl.in = in;
+	wl.err = err;
+	if ((wl.am = pme_addrmap_new(err)) == NULL)
+		return -1;
+	for (i = 0; i < in->nsamples; i++)
+		if (pme_samplefile_read_offcpu(in->samples[i], &v, on_offcpu,
+		    &wl, NULL, err) == -1)
+			goto out;
+	if (!wl.wallrun) {
+		histo_err(err, PME_EINVAL, "'%s': no wall-time records "
+		    "(record them with pmeclock -w)", in->samples[0]);
+		goto out;
+	}
+	finish_threads(&wl);
+	if (in->timeline) {
+		write_timeline(&wl, fp);
+		rc = 0;
+	} else if (in->locks)
+		rc = write_locks(&wl, fp);
+	else {
+		write_states(&wl, fp);
+		rc = 0;
+	}
+out:
+	wall_free(&wl);
+	return rc;
+}

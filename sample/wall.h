@@ -1,0 +1,36 @@
+/*
+ * wall.h - pmeclock -w (wall.c): the off-CPU intervals of the perf
+ * method's run, from the scheduler's switches, beside its samples.
+ */
+#ifndef PMECLOCK_WALL_H
+#define PMECLOCK_WALL_H
+
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+struct perfstate;
+struct clockopts;
+
+/* The rings' event indices of wall mode (perf.c's ring.ev): below 0,
+ * apart from the events of -e. */
+#define WALL_EV_SCHED	(-3)	/* sched:sched_switch: state and stack */
+#define WALL_EV_WAKE	(-4)	/* sched:sched_wakeup: wake time, waker */
+
+/*
+ * wall_open() opens wall mode's events on pid: the tracepoints with a
+ * ring per online CPU each, appended to ps->rings, and the context
+ * switches, which wall_attach() sends to the ring of the first event on
+ * the same CPU once the rings are mapped; 0, or -1 (said).  The tracepoints are left
+ * out when the kernel refuses them (said with -v, and in o->note): the
+ * intervals are then exact, their states R (preempted) or unknown.
+ * wall_record() takes every record drain() reads, in time order (ev: its
+ * ring's event; of the others, it wants the FORK and SWITCH records);
+ * wall_end() writes what remains and frees ps's wall.
+ */
+int	wall_open(struct perfstate *ps, int pid);
+int	wall_attach(struct perfstate *ps);
+void	wall_record(struct perfstate *ps, int ev,
+	    const struct perf_event_header *h);
+void	wall_end(struct perfstate *ps);
+
+#endif /* PMECLOCK_WALL_H */

@@ -1,0 +1,127 @@
+#!/bin/bash
+#
+# bench_wall.sh - what pmeclock -w costs a program that switches often,
+# beside perf's ways of recording the same switches:
+#	bench_wall.sh [-n RUNS] [-r ROUNDS]
+#
+# The program: two threads passing a byte back and forth over two pipes
+# ROUNDS times (default 200000), some 100,000 context switches a second
+# or more here.  Run alone, under pmeclock -w (off-CPU intervals, their
+# kinds and stacks unwound from the CFI, with the cpu-clock samples),
+# under perf record -e sched:sched_switch -g (the switches with frame
+# pointer chains, per thread, inherited) and under perf sched record
+# (system-wide: every CPU's scheduler events).  Best wall time of RUNS
+# (default 3) each.  Printed: seconds, the slowdown against the program
+# alone, the switches a second, and the size of the file each wrote,
+# with pmeclock's file against each of perf's as a ratio.  The target
+# (issue 26): less overhead than perf's and a file at most a tenth of
+# perf.data.
+#
+# Run from the top directory (or set PME_TOP) after make; perf must be
+# able to record tracepoints (root or CAP_PERFMON).
+
+set -eu
+export LC_ALL=C
+top=$(cd "${PME_TOP:-.}" && pwd)
+runs=3 rounds=200000
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) runs=$2; shift 2 ;;
+	-r) rounds=$2; shift 2 ;;
+	*) echo "usage: bench_wall.sh [-n runs] [-r rounds]" >&2; exit 2 ;;
+	esac
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_wall.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/pingpong.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int ab[2], ba[2];
+static long rounds;
+
+static void *
+echo(void *arg)
+{
+	char c;
+	long i;
+
+	(void)arg;
+	for (i = 0; i < rounds; i++)
+		if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+			abort();
+	return NULL;
+}
+
+int
+main(int argc, char *argv[])
+{
+	pthread_t t;
+	char c = 'x';
+	long i;
+
+	rounds = argc > 1 ? atol(argv[1]) : 200000;
+	if (pipe(ab) < 0 || pipe(ba) < 0 ||
+	    pthread_create(&t, NULL, echo, NULL) != 0)
+		return 1;
+	for (i = 0; i < rounds; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return 1;
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF
+${CC:-cc} -O2 -pthread -o "$tmp/pingpong" "$tmp/pingpong.c"
+
+now() { date +%s.%N; }
+
+# best NAME COMMAND...: the best wall time of runs runs, into $NAME.
+best() {
+	local name=$1 b="" t0 t1 t i
+	shift
+	for i in $(seq "$runs"); do
+		rm -f "$tmp"/out.*
+		t0=$(now)
+		"$@" >/dev/null 2>&1
+		t1=$(now)
+		t=$(echo "$t1 - $t0" | bc -l)
+		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then
+			b=$t
+		fi
+	done
+	eval "$name=$b"
+}
+
+size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
+best bare "$tmp/pingpong" "$rounds"
+switches=$(perf stat -x, -e context-switches -- "$tmp/pingpong" "$rounds" \
+    2>&1 >/dev/null | awk -F, '/context-switches/ { print $1 }')
+best pme "$top/sample/pmeclock" -q -w -o "$tmp/out.pms" -- \
+    "$tmp/pingpong" "$rounds"
+spme=$(size "$tmp/out.pms")
+best ptp perf record -q -e sched:sched_switch -g -o "$tmp/out.tp" -- \
+    "$tmp/pingpong" "$rounds"
+stp=$(size "$tmp/out.tp")
+best psched perf sched record -q -o "$tmp/out.sched" -- \
+    "$tmp/pingpong" "$rounds"
+ssched=$(size "$tmp/out.sched")
+
+awk -v bare="$bare" -v pme="$pme" -v ptp="$ptp" -v psched="$psched" \
+    -v sw="$switches" -v spme="$spme" -v stp="$stp" -v ssched="$ssched" \
+    -v rounds="$rounds" 'BEGIN {
+	printf "pingpong, %d rounds: %d context switches, %.0f a second alone\n",
+	    rounds, sw, sw / bare
+	printf "%-40s %8s %9s %12s\n", "", "seconds", "slowdown", "file bytes"
+	printf "%-40s %8.3f %9s %12s\n", "alone", bare, "1.00", "-"
+	printf "%-40s %8.3f %9.2f %12d\n", "pmeclock -w", pme, pme / bare, spme
+	printf "%-40s %8.3f %9.2f %12d\n", "perf record -e sched:sched_switch -g",
+	    ptp, ptp / bare, stp
+	printf "%-40s %8.3f %9.2f %12d\n", "perf sched record", psched,
+	    psched / bare, ssched
+	printf "pmeclock -w against perf record -g: time %.2f, file %.3f\n",
+	    pme / ptp, stp ? spme / stp : 0
+	printf "pmeclock -w against perf sched record: time %.2f, file %.3f\n",
+	    pme / psched, ssched ? spme / ssched : 0
+}'
