@@ -62,12 +62,15 @@ struct opts {
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
 	struct filter	 filter;		/* --time, --tid, ... */
+	int		 inlines;		/* --inline */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
 #define OPT_VERSION	256
 /* The filters' codes: OPT_FILTER + FILTER_*. */
 #define OPT_FILTER	257
+/* --inline's code, above the filters'. */
+#define OPT_INLINE	320
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
  * told apart from an error (1) and a usage error (2). */
@@ -83,7 +86,7 @@ usage(FILE *fp)
 	    "[-T type]\n"
 	    "                [-V view] [--comm name] [--cpu list] [--pid list] "
 	    "[--tid list]\n"
-	    "                [--time start,end] [samplefile ...]\n");
+	    "                [--time start,end] [--inline] [samplefile ...]\n");
 }
 
 /* The exports' words from the registry, ", " apart, each with its
@@ -428,6 +431,9 @@ option(struct opts *o, int c)
 	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
 		return 1;
+	case OPT_INLINE:
+		o->inlines = 1;
+		return 0;
 	case OPT_FILTER + FILTER_TIME:
 	case OPT_FILTER + FILTER_TID:
 	case OPT_FILTER + FILTER_PID:
@@ -482,6 +488,7 @@ parse(int argc, char *argv[], struct opts *o)
 		{ "pid", required_argument, NULL, OPT_FILTER + FILTER_PID },
 		{ "comm", required_argument, NULL, OPT_FILTER + FILTER_COMM },
 		{ "cpu", required_argument, NULL, OPT_FILTER + FILTER_CPU },
+		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;
@@ -1007,6 +1014,8 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	if (stacks_type(o) != NULL || o->view.chains)
 		t->stacks = xmalloc_check(stacks_new());
 	t->sites = o->view.chains;
+	if (o->inlines && t->stacks != NULL)
+		t->inl = xmalloc_check(inlines_new(prog, o->quiet));
 	t->filter = o->filter.on ? &o->filter : NULL;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {

@@ -138,6 +138,7 @@ struct mapres {
 struct chains {
 	uint64_t	*ids;
 	size_t		 capids;
+	uint64_t	*vas;		/* --inline: the frames' addresses */
 	struct fcache	*fc;		/* frame ids of recent addresses */
 	uint32_t	 fgen;		/* the mappings' generation: an entry
 					   of another is stale */
@@ -227,6 +228,7 @@ tally_free(struct tally *t)
 	stacks_free(t->stacks);
 	stacks_free(t->pcs);
 	stacks_free(t->tprocs);
+	inlines_free(t->inl);
 	measure_free(&t->measure);
 	for (i = 0; i < t->ntnames; i++)
 		free(t->tnames[i].name);
@@ -1076,6 +1078,82 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
  * 32 | tid, frame id).  Two small tables beside, rather than a key that
  * holds them, keep the distinct stacks few and the tables in the cache.
  */
+/* Room for n frames of add_chain_inl(): 2n ids (the key with its
+ * sites), n addresses; 0 or -1. */
+static int
+inl_room(struct chains *c, size_t n)
+{
+	uint64_t *v, *w;
+	size_t cap = 2 * n + 64;
+
+	if (2 * n <= c->capids)
+		return 0;
+	if ((v = realloc(c->ids, cap * sizeof(*v))) == NULL)
+		return -1;
+	c->ids = v;
+	if ((w = realloc(c->vas, cap * sizeof(*w))) == NULL)
+		return -1;
+	c->vas = w;
+	c->capids = cap;
+	return 0;
+}
+
+/* The pc's and thread's tables of t->sites (add_chain()). */
+static int
+add_sites(struct run *r, uint32_t pid, uint32_t tid, uint64_t id,
+    uint64_t va, uint64_t count)
+{
+	uint64_t key[2] = { id, va };
+
+	if (stacks_add(r->t->pcs, key, 2, count) == -1)
+		return nomem(r);
+	key[0] = (uint64_t)pid << 32 | tid;
+	key[1] = id;
+	return stacks_add(r->t->tprocs, key, 2, count) == -1 ? nomem(r) : 0;
+}
+
+/*
+ * add_chain() with --inline: each frame after the functions inlined at
+ * its address (inline.c), innermost first.  The innermost takes the
+ * frame's call site; each after it calls the one before where that one's
+ * instance starts, and so does the frame: the calls of an inlined
+ * instance are one call, whatever pc the samples had.
+ */
+static int
+add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
+    uint64_t pc, int kernel, const uint64_t *frames, size_t nframes,
+    uint64_t count)
+{
+	struct tally *t = r->t;
+	struct chains *ch = &r->chains;
+	const uint64_t *c, *at;
+	uint64_t id, va;
+	size_t j, n = 0;
+	int m, i;
+
+	for (j = 0; j <= nframes; j++) {
+		id = frame_id(r, pid, time, j == 0 ? pc : frames[j - 1] - 1,
+		    j == 0 && kernel, &va);
+		if ((m = inlines_at(t->inl, t, id, va, &c, &at)) == -1 ||
+		    inl_room(ch, n + (size_t)m + 1) == -1)
+			return nomem(r);
+		for (i = 0; i < m; i++) {
+			ch->ids[n] = c[i];
+			ch->vas[n++] = i == 0 ? va : at[i - 1];
+		}
+		ch->ids[n] = id;
+		ch->vas[n++] = m == 0 ? va : at[m - 1];
+	}
+	if (t->sites) {
+		if (add_sites(r, pid, tid, ch->ids[0], ch->vas[0], count) ==
+		    -1)
+			return -1;
+		memcpy(ch->ids + n, ch->vas + 1, (n - 1) * sizeof(*ch->ids));
+	}
+	return stacks_add(t->stacks, ch->ids, t->sites ? 2 * n - 1 : n,
+	    count) == -1 ? nomem(r) : 0;
+}
+
 static int
 add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
     uint64_t pc, int kernel, const uint64_t *frames, size_t nframes,
@@ -1083,7 +1161,11 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 {
 	struct tally *t = r->t;
 	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : k;
-	uint64_t va, key[2];
+	uint64_t va;
+
+	if (t->inl != NULL)
+		return add_chain_inl(r, pid, tid, time, pc, kernel, frames,
+		    nframes, count);
 
 	if (len > r->chains.capids) {
 		size_t cap = len + 64;
@@ -1095,16 +1177,9 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 		r->chains.capids = cap;
 	}
 	r->chains.ids[0] = frame_id(r, pid, time, pc, kernel, &va);
-	if (t->sites) {
-		key[0] = r->chains.ids[0];
-		key[1] = va;
-		if (stacks_add(t->pcs, key, 2, count) == -1)
-			return nomem(r);
-		key[0] = (uint64_t)pid << 32 | tid;
-		key[1] = r->chains.ids[0];
-		if (stacks_add(t->tprocs, key, 2, count) == -1)
-			return nomem(r);
-	}
+	if (t->sites && add_sites(r, pid, tid, r->chains.ids[0], va, count) ==
+	    -1)
+		return -1;
 	for (j = 0; j < nframes; j++) {
 		r->chains.ids[j + 1] = frame_id(r, pid, time, frames[j] - 1,
 		    0, &va);
@@ -1708,6 +1783,7 @@ done:
 	pme_addrmap_free(r.am);
 	free(r.map.res);
 	free(r.chains.ids);
+	free(r.chains.vas);
 	free(r.chains.fc);
 	free(r.chains.raw.e);
 	free(r.chains.raw.slot);
