@@ -420,6 +420,7 @@ stacks_frame_path(const struct stacks *s, const struct tally *t, uint64_t id)
 int
 stacks_frame_kernel(const struct tally *t, uint64_t id)
 {
+	const struct pme_range *ranges;
 	const struct pme_unit *units;
 	const struct pme_module *mods;
 	uint32_t i = (uint32_t)id;
@@ -432,8 +433,14 @@ stacks_frame_kernel(const struct tally *t, uint64_t id)
 	case FRAME_UNIT:
 		pme_bucketfile_units(t->bf, &units);
 		nmods = pme_bucketfile_modules(t->bf, &mods);
-		return units[i].module < nmods &&
-		    strcmp(mods[units[i].module].path, "[kernel]") == 0;
+		if (units[i].module < nmods)
+			return strcmp(mods[units[i].module].path,
+			    "[kernel]") == 0;
+		/* of absolute addresses (the quick path's kernel routines):
+		 * in the kernel's half */
+		pme_bucketfile_ranges(t->bf, &ranges);
+		return units[i].nranges > 0 &&
+		    PME_KERNEL_ADDR(ranges[units[i].range].start);
 	case FRAME_MODULE:
 		pme_bucketfile_modules(t->bf, &mods);
 		return strcmp(mods[i].path, "[kernel]") == 0;

@@ -181,6 +181,8 @@ struct tally {
 	struct filter	*filter;	/* samples kept, or NULL: all */
 	struct inlines	*inl;		/* --inline: the inlined functions
 					   as frames (inline.c), or NULL */
+	int		 hide_kernel;	/* --hide-kernel: the call chains
+					   without the kernel's frames */
 };
 
 /*

@@ -63,14 +63,16 @@ struct opts {
 	int		 measures;		/* -V measures */
 	struct filter	 filter;		/* --time, --tid, ... */
 	int		 inlines;		/* --inline */
+	int		 hide_kernel;		/* --hide-kernel */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
 #define OPT_VERSION	256
 /* The filters' codes: OPT_FILTER + FILTER_*. */
 #define OPT_FILTER	257
-/* --inline's code, above the filters'. */
+/* --inline's and --hide-kernel's codes, above the filters'. */
 #define OPT_INLINE	320
+#define OPT_HIDE_KERNEL	321
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
  * told apart from an error (1) and a usage error (2). */
@@ -86,7 +88,8 @@ usage(FILE *fp)
 	    "[-T type]\n"
 	    "                [-V view] [--comm name] [--cpu list] [--pid list] "
 	    "[--tid list]\n"
-	    "                [--time start,end] [--inline] [samplefile ...]\n");
+	    "                [--time start,end] [--hide-kernel] [--inline]\n"
+	    "                [samplefile ...]\n");
 }
 
 /* The exports' words from the registry, ", " apart, each with its
@@ -434,6 +437,9 @@ option(struct opts *o, int c)
 	case OPT_INLINE:
 		o->inlines = 1;
 		return 0;
+	case OPT_HIDE_KERNEL:
+		o->hide_kernel = 1;
+		return 0;
 	case OPT_FILTER + FILTER_TIME:
 	case OPT_FILTER + FILTER_TID:
 	case OPT_FILTER + FILTER_PID:
@@ -489,6 +495,7 @@ parse(int argc, char *argv[], struct opts *o)
 		{ "comm", required_argument, NULL, OPT_FILTER + FILTER_COMM },
 		{ "cpu", required_argument, NULL, OPT_FILTER + FILTER_CPU },
 		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "hide-kernel", no_argument, NULL, OPT_HIDE_KERNEL },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;
@@ -1016,6 +1023,7 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 	t->sites = o->view.chains;
 	if (o->inlines && t->stacks != NULL)
 		t->inl = xmalloc_check(inlines_new(prog, o->quiet));
+	t->hide_kernel = o->hide_kernel;
 	t->filter = o->filter.on ? &o->filter : NULL;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {

@@ -1133,7 +1133,7 @@ add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 
 	for (j = 0; j <= nframes; j++) {
 		id = frame_id(r, pid, time, j == 0 ? pc : frames[j - 1] - 1,
-		    j == 0 && kernel, &va);
+		    j == 0 ? kernel : PME_KERNEL_ADDR(frames[j - 1]), &va);
 		if ((m = inlines_at(t->inl, t, id, va, &c, &at)) == -1 ||
 		    inl_room(ch, n + (size_t)m + 1) == -1)
 			return nomem(r);
@@ -1163,6 +1163,20 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : k;
 	uint64_t va;
 
+	/* --hide-kernel: the user frame that entered the kernel is the
+	 * leaf (a kernel thread's chain, all kernel, is kept) */
+	if (t->hide_kernel && kernel) {
+		for (j = 0; j < nframes && PME_KERNEL_ADDR(frames[j]); j++)
+			;
+		if (j < nframes) {
+			pc = frames[j] - 1;
+			frames += j + 1;
+			nframes -= j + 1;
+			kernel = 0;
+			k = nframes + 1;
+			len = t->sites ? 2 * k - 1 : k;
+		}
+	}
 	if (t->inl != NULL)
 		return add_chain_inl(r, pid, tid, time, pc, kernel, frames,
 		    nframes, count);
@@ -1182,7 +1196,7 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 		return -1;
 	for (j = 0; j < nframes; j++) {
 		r->chains.ids[j + 1] = frame_id(r, pid, time, frames[j] - 1,
-		    0, &va);
+		    PME_KERNEL_ADDR(frames[j]), &va);
 		if (t->sites)
 			r->chains.ids[k + j] = va;
 	}
