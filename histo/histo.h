@@ -183,6 +183,8 @@ struct tally {
 					   as frames (inline.c), or NULL */
 	int		 hide_kernel;	/* --hide-kernel: the call chains
 					   without the kernel's frames */
+	struct symnames	*syms;		/* with stacks: frames in no bucket
+					   named by symbols (inline.c) */
 };
 
 /*
@@ -199,6 +201,19 @@ struct inlines	*inlines_new(const char *prog, int quiet); /* NULL: no memory */
 void		 inlines_free(struct inlines *in);		/* NULL ok */
 int		 inlines_at(struct inlines *in, struct tally *t, uint64_t id,
 		    uint64_t va, const uint64_t **out, const uint64_t **starts);
+
+/*
+ * The frame id (FRAME_INLINE: a function's name) of the ELF function
+ * symbol that holds link-time address va in mapping m's file (its path
+ * absolute, its build-id the mapping's), from its symbol table, read
+ * once; 0 when there is none, the file cannot be read or is another
+ * build, or memory ran out.  For frames in no bucket.
+ */
+struct symnames;
+struct symnames	*symnames_new(void);			/* NULL: no memory */
+void		 symnames_free(struct symnames *sn);		/* NULL ok */
+uint64_t	 symnames_at(struct symnames *sn, struct stacks *s,
+		    const struct pme_mapping *m, uint64_t va);
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
 void	 tally_free(struct tally *t);

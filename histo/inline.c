@@ -202,3 +202,148 @@ found:
 	*starts = in->starts + in->slot[i].off;
 	return (int)in->slot[i].n;
 }
+
+/*
+ * Frames outside the buckets named by their files' symbols (symnames_at):
+ * a return address in the program's _start, which no DWARF routine
+ * holds, or in libc when the bucket file has no module of it, is named
+ * as perf names it ("_start", "__libc_start_call_main"), not "[prog]" or
+ * "[libc.so.6]".  Each file's symbol table is read once
+ * (pme_image_open_symbols()), its routines' ranges sorted by address;
+ * only a file whose build-id is the mapping's is named from, so that
+ * another build of it, or a file the run did not record one for, names
+ * nothing.
+ */
+struct symaddr {
+	uint64_t	 start, end;
+	const char	*name;
+};
+
+struct symfile {
+	char		*path;
+	struct pme_image *img;		/* NULL: unreadable */
+	struct symaddr	*v;
+	size_t		 n;
+};
+
+struct symnames {
+	struct symfile	*f;
+	size_t		 n;
+};
+
+struct symnames *
+symnames_new(void)
+{
+	return calloc(1, sizeof(struct symnames));
+}
+
+void
+symnames_free(struct symnames *sn)
+{
+	size_t i;
+
+	if (sn == NULL)
+		return;
+	for (i = 0; i < sn->n; i++) {
+		free(sn->f[i].path);
+		free(sn->f[i].v);
+		pme_image_close(sn->f[i].img);
+	}
+	free(sn->f);
+	free(sn);
+}
+
+static int
+cmp_symaddr(const void *a, const void *b)
+{
+	const struct symaddr *p = a, *q = b;
+
+	return (p->start > q->start) - (p->start < q->start);
+}
+
+/* f's routines' ranges, sorted; 0 or -1 (no memory). */
+static int
+symfile_read(struct symfile *f)
+{
+	const struct pme_symroutine *r;
+	struct pme_error err;
+	size_t nr, i, n = 0;
+	uint32_t j;
+
+	if ((f->img = pme_image_open_symbols(f->path, NULL, &err)) == NULL)
+		return 0;
+	nr = pme_image_routines(f->img, &r);
+	for (i = 0; i < nr; i++)
+		n += r[i].nranges;
+	if (n == 0)
+		return 0;
+	if ((f->v = malloc(n * sizeof(*f->v))) == NULL)
+		return -1;
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < r[i].nranges; j++) {
+			/* "[libc.so.6]": the rest of a stripped image */
+			if (r[i].name[0] == '[')
+				continue;
+			f->v[f->n].start = r[i].ranges[j].start;
+			f->v[f->n].end = r[i].ranges[j].end;
+			f->v[f->n++].name = r[i].name;
+		}
+	qsort(f->v, f->n, sizeof(*f->v), cmp_symaddr);
+	return 0;
+}
+
+/* Whether f's image has the build-id id[0..len). */
+static int
+same_build(const struct symfile *f, const uint8_t *id, uint32_t len)
+{
+	const uint8_t *b;
+	uint32_t n;
+
+	if (f->img == NULL || id == NULL || len == 0 ||
+	    (b = pme_image_buildid(f->img, &n)) == NULL)
+		return 0;
+	return n == len && memcmp(b, id, len) == 0;
+}
+
+static struct symfile *
+symfile_of(struct symnames *sn, const char *path)
+{
+	struct symfile *f;
+	size_t i;
+
+	for (i = 0; i < sn->n; i++)
+		if (strcmp(sn->f[i].path, path) == 0)
+			return &sn->f[i];
+	if ((f = realloc(sn->f, (sn->n + 1) * sizeof(*f))) == NULL)
+		return NULL;
+	sn->f = f;
+	f = &sn->f[sn->n];
+	memset(f, 0, sizeof(*f));
+	if ((f->path = strdup(path)) == NULL)
+		return NULL;
+	sn->n++;
+	return symfile_read(f) == -1 ? NULL : f;
+}
+
+uint64_t
+symnames_at(struct symnames *sn, struct stacks *s,
+    const struct pme_mapping *m, uint64_t va)
+{
+	const struct symfile *f;
+	size_t lo = 0, hi, mid;
+
+	if (m->path == NULL || m->path[0] != '/' || m->buildid == NULL ||
+	    (f = symfile_of(sn, m->path)) == NULL ||
+	    !same_build(f, m->buildid, m->buildid_len))
+		return 0;
+	for (hi = f->n; lo < hi; ) {
+		mid = lo + (hi - lo) / 2;
+		if (f->v[mid].start <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || va >= f->v[lo - 1].end)
+		return 0;
+	return stacks_inline(s, f->v[lo - 1].name);
+}

@@ -35,6 +35,8 @@
 #include "util.h"
 
 #define RES_FOREIGN	0x80000000u	/* resolution: foreign table index */
+/* The sample flags a call chain is added with (add_chain()). */
+#define CHAIN_FLAGS	(PME_SAMPLE_KERNEL | PME_SAMPLE_TRUNCATED)
 
 struct live {			/* a mapping of a process, for overlaps */
 	uint32_t	 pid;
@@ -139,6 +141,7 @@ struct chains {
 	uint64_t	*ids;
 	size_t		 capids;
 	uint64_t	*vas;		/* --inline: the frames' addresses */
+	uint64_t	 truncid;	/* "[truncated]"'s frame id, or 0 */
 	struct fcache	*fc;		/* frame ids of recent addresses */
 	uint32_t	 fgen;		/* the mappings' generation: an entry
 					   of another is stale */
@@ -229,6 +232,7 @@ tally_free(struct tally *t)
 	stacks_free(t->pcs);
 	stacks_free(t->tprocs);
 	inlines_free(t->inl);
+	symnames_free(t->syms);
 	measure_free(&t->measure);
 	for (i = 0; i < t->ntnames; i++)
 		free(t->tnames[i].name);
@@ -1034,6 +1038,23 @@ frame_miss(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 	return f->id;
 }
 
+/* A frame in no bucket, at link-time address va of mapping mi: the
+ * function its file's symbols put there, else id (its module or
+ * mapping). */
+static uint64_t
+sym_frame(struct run *r, uint32_t mi, uint64_t va, uint64_t id)
+{
+	const struct pme_mapping *maps;
+	struct tally *t = r->t;
+	uint64_t s;
+
+	if (t->syms == NULL && (t->syms = symnames_new()) == NULL)
+		return id;
+	pme_addrmap_mappings(r->am, &maps);
+	return (s = symnames_at(t->syms, t->stacks, &maps[mi], va)) != 0 ?
+	    s : id;
+}
+
 static uint64_t
 frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
     int kernel, uint64_t *va)
@@ -1053,7 +1074,8 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 			return FRAME_UNIT | r->file.bk[b].unit;
 		}
 		if (mi != PME_NONE && res != PME_NONE)
-			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
+			return sym_frame(r, mi, vaddr, FRAME_FOREIGN | (res &
+			    ~RES_FOREIGN));
 		if (kernel && (res = kernel_index(r)) != PME_NONE)
 			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
 		return FRAME_UNKNOWN;
@@ -1061,10 +1083,11 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 	if ((b = pme_bucketfile_find(bf, res, vaddr, NULL)) != PME_NONE)
 		return FRAME_UNIT | r->file.bk[b].unit;
 	if (r->file.mods[res].path[0] != '\0')
-		return FRAME_MODULE | res;
+		return sym_frame(r, mi, vaddr, FRAME_MODULE | res);
 	pme_addrmap_mappings(r->am, &maps);
 	return maps[mi].path != NULL && maps[mi].path[0] != '\0' ?
-	    stacks_name(r->t->stacks, maps[mi].path) : FRAME_UNKNOWN;
+	    sym_frame(r, mi, vaddr, stacks_name(r->t->stacks,
+	    maps[mi].path)) : FRAME_UNKNOWN;
 }
 
 /*
@@ -1121,9 +1144,10 @@ add_sites(struct run *r, uint32_t pid, uint32_t tid, uint64_t id,
  */
 static int
 add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
-    uint64_t pc, int kernel, const uint64_t *frames, size_t nframes,
+    uint64_t pc, unsigned fl, const uint64_t *frames, size_t nframes,
     uint64_t count)
 {
+	int kernel = (fl & PME_SAMPLE_KERNEL) != 0;
 	struct tally *t = r->t;
 	struct chains *ch = &r->chains;
 	const uint64_t *c, *at;
@@ -1134,8 +1158,9 @@ add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 	for (j = 0; j <= nframes; j++) {
 		id = frame_id(r, pid, time, j == 0 ? pc : frames[j - 1] - 1,
 		    j == 0 ? kernel : PME_KERNEL_ADDR(frames[j - 1]), &va);
-		if ((m = inlines_at(t->inl, t, id, va, &c, &at)) == -1 ||
-		    inl_room(ch, n + (size_t)m + 1) == -1)
+		m = t->inl != NULL ? inlines_at(t->inl, t, id, va, &c, &at) :
+		    0;
+		if (m == -1 || inl_room(ch, n + (size_t)m + 2) == -1)
 			return nomem(r);
 		for (i = 0; i < m; i++) {
 			ch->ids[n] = c[i];
@@ -1143,6 +1168,15 @@ add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 		}
 		ch->ids[n] = id;
 		ch->vas[n++] = m == 0 ? va : at[m - 1];
+	}
+	/* A chain the unwinder stopped short of the outermost frame: its
+	 * outermost is "[truncated]", called from nowhere. */
+	if (fl & PME_SAMPLE_TRUNCATED) {
+		if (ch->truncid == 0 && (ch->truncid = stacks_name(t->stacks,
+		    "[truncated]")) == FRAME_UNKNOWN)
+			return nomem(r);
+		ch->ids[n] = ch->truncid;
+		ch->vas[n++] = 0;
 	}
 	if (t->sites) {
 		if (add_sites(r, pid, tid, ch->ids[0], ch->vas[0], count) ==
@@ -1156,11 +1190,12 @@ add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 
 static int
 add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
-    uint64_t pc, int kernel, const uint64_t *frames, size_t nframes,
+    uint64_t pc, unsigned fl, const uint64_t *frames, size_t nframes,
     uint64_t count)
 {
 	struct tally *t = r->t;
 	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : k;
+	int kernel = (fl & PME_SAMPLE_KERNEL) != 0;
 	uint64_t va;
 
 	/* --hide-kernel: the user frame that entered the kernel is the
@@ -1173,12 +1208,13 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 			frames += j + 1;
 			nframes -= j + 1;
 			kernel = 0;
+			fl &= ~(unsigned)PME_SAMPLE_KERNEL;
 			k = nframes + 1;
 			len = t->sites ? 2 * k - 1 : k;
 		}
 	}
-	if (t->inl != NULL)
-		return add_chain_inl(r, pid, tid, time, pc, kernel, frames,
+	if (t->inl != NULL || (fl & PME_SAMPLE_TRUNCATED))
+		return add_chain_inl(r, pid, tid, time, pc, fl, frames,
 		    nframes, count);
 
 	if (len > r->chains.capids) {
@@ -1218,7 +1254,8 @@ raw_flush(struct run *r)
 		e = &w->e[i];
 		k = w->pool + e->off;
 		if (add_chain(r, (uint32_t)(k[0] >> 32), (uint32_t)k[0],
-		    e->time, k[2], (int)k[1], k + 3, e->n - 3, e->count) == -1)
+		    e->time, k[2], (unsigned)k[1], k + 3, e->n - 3, e->count) ==
+		    -1)
 			return -1;
 		/* its slot: the one that holds it, past any other */
 		for (j = e->hash & (w->nslot - 1); w->slot[j] != i + 1;
@@ -1292,7 +1329,7 @@ raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 	uint32_t x;
 
 	head[0] = (uint64_t)s->pid << 32 | s->tid;
-	head[1] = (s->flags & PME_SAMPLE_KERNEL) != 0;
+	head[1] = s->flags & CHAIN_FLAGS;
 	head[2] = s->pc;
 	h = stacks_hash(s->frames, s->nframes) ^ stacks_hash(head, 3) *
 	    0x9e3779b97f4a7c15ull;
@@ -1318,7 +1355,7 @@ raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 		if (raw_flush(r) == -1)
 			return -1;
 		return add_chain(r, s->pid, s->tid, s->time, s->pc,
-		    head[1] != 0, s->frames, s->nframes, count);
+		    (unsigned)head[1], s->frames, s->nframes, count);
 	}
 	if ((w->ne >= RAW_MAXENT || w->npool + n > RAW_MAXPOOL) &&
 	    raw_flush(r) == -1)
@@ -1366,7 +1403,7 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 				return -1;
 		} else if (raw_flush(r) == -1 ||
 		    add_chain(r, s->pid, s->tid, s->time, s->pc,
-		    (s->flags & PME_SAMPLE_KERNEL) != 0, s->frames,
+		    s->flags & CHAIN_FLAGS, s->frames,
 		    s->nframes, intervals(r, s)) == -1)
 			return -1;
 	}

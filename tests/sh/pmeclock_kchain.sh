@@ -45,10 +45,9 @@ grep -q '_\[k\];.*_\[k\] [0-9]*$' sys.folded ||
     fail "no stack with two kernel frames: $(head -n 5 sys.folded)"
 sed 's/_\[k\]//g' sys.folded >pme.folded
 incl_folded pme.folded | grep -v '^__libc_start_main ' >pme.incl
-# The program's entry: perf names _start where pme has the module, and
-# __libc_start_main_impl (inlined, from libc's DWARF) where pme has
-# __libc_start_main.
-incl_perf perf.txt | grep -v '^_start \|^__libc_start_main' >perf.incl
+# perf names __libc_start_main_impl (inlined, from libc's DWARF) where
+# pme has __libc_start_main.
+incl_perf perf.txt | grep -v '^__libc_start_main' >perf.incl
 # The kernel's routines, and the program's that do not call libc (perf's
 # unwinding from libc's read into syscalls() fails at times here).
 kre=$(tr ';' '\n' <sys.folded | sed -n 's/_\[k\]$//p' | sort -u |
