@@ -800,7 +800,7 @@ quick_kernel(struct pme_kroutines *kr, const uint64_t *pcs, size_t n,
 /* The kernel's rows of the quick path's bucket file bf, for q's kernel
  * samples (quick_kernel()). */
 static int
-add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
+add_kernel(struct tally *t, const struct quick_files *q,
     struct pme_error *err)
 {
 	struct pme_kroutines kr;
@@ -809,7 +809,13 @@ add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
 	if (quick_kernel(&kr, q->kpcs, q->nkpcs, q->boot, q->start) == -1)
 		rc = pme_setnomem(err);
 	else
-		rc = pme_quick_add_kernel(bf, &kr, err);
+		rc = pme_quick_add_kernel(t->bf, &kr, err);
+	/* Said, as the kernel's samples and frames are one "[kernel]". */
+	if (rc == 0 && kr.k.n == 0 && !t->quiet &&
+	    quick_this_boot(q->boot, q->start))
+		histo_warn(t->prog, "kernel routines not named: /proc/kallsyms "
+		    "shows this user no addresses (kernel.kptr_restrict, "
+		    "kernel.perf_event_paranoid)");
 	pme_quick_kernel_free(&kr);
 	return rc;
 }
@@ -886,7 +892,7 @@ quick_make(struct run *r, struct quick_files *q, const struct pme_mapping *m)
 		r->failed = 1;
 	else if ((t->bf = pme_quick_build_sampled(q->v, q->n, base ? base +
 	    1 : q->v[0].path, q->addrs, q->naddrs, &t->unmade, r->err)) ==
-	    NULL || (q->nkpcs > 0 && add_kernel(t->bf, q, r->err) == -1))
+	    NULL || (q->nkpcs > 0 && add_kernel(t, q, r->err) == -1))
 		r->failed = 1;
 	if (q->v == &one)
 		q->v = NULL;

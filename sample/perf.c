@@ -227,8 +227,9 @@ perf_probe(struct clockopts *o)
 				close(fds[i]);
 			if (exclude_kernel && o->verbose)
 				fprintf(stderr, "%s: perf_event_paranoid is "
-				    "%d: kernel samples excluded\n", prog,
-				    paranoid());
+				    "%d: kernel samples excluded%s\n", prog,
+				    paranoid(), o->callchain ? ", and the "
+				    "kernel's call chains" : "");
 			return 0;
 		}
 		if (errno != EACCES && errno != EPERM)

@@ -9,7 +9,9 @@
 # five standard deviations of the difference of two binomial shares
 # (tests/sh/lib/unwind.sh), kernel routines among them; pmehisto
 # --hide-kernel has no kernel frame left and every sample kept; -G fp
-# records the kernel's chains too.  Skipped where perf_event_open is
+# records the kernel's chains too; run by a user whom /proc/kallsyms
+# shows no addresses (nobody, where perf_event_paranoid is above 1),
+# pmehisto says so and names the frames [kernel].  Skipped where perf_event_open is
 # refused, the kernel is not sampled (perf_event_paranoid), kallsyms
 # hides its addresses (kptr_restrict), or perf cannot record.
 #
@@ -68,6 +70,33 @@ b=$(awk '{ n += $NF } END { print n + 0 }' hide.folded)
 [ "$a" = "$b" ] && [ "$a" -gt 0 ] || fail "samples: $a, with --hide-kernel $b"
 grep -q ';faults [0-9]*$' hide.folded ||
     fail "--hide-kernel: faults' page faults not booked to it"
+
+# A user whom /proc/kallsyms shows no addresses (kptr_restrict, or
+# perf_event_paranoid above 1 with kptr_restrict 0): told, and the
+# kernel's frames are [kernel].
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+    id nobody >/dev/null 2>&1 &&
+    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+    awk '{ exit $1 !~ /^0+$/ }' /proc/kallsyms 2>/dev/null; then
+	# nobody reads the program through the test's directory
+	chmod 711 "$tmp"
+	nd=$(mktemp -d /tmp/pme-kchain.XXXXXX)
+	chmod 755 "$nd" && cp sys.PMS "$nd/" && chmod 644 "$nd/sys.PMS" &&
+	    chmod 777 "$nd"
+	(cd "$nd" && setpriv --reuid=nobody --regid="$(id -g nobody)" \
+	    --clear-groups env HOME="$nd" XDG_CACHE_HOME="$nd/cache" \
+	    "$pmehisto" -x -T folded -o "$nd/o.HIS" sys.PMS) >hidden.folded \
+	    2>hidden.err || fail "pmehisto as nobody: $(cat hidden.err)"
+	rm -rf "$nd"
+	grep -q 'kallsyms shows this user no addresses' hidden.err ||
+	    fail "hidden kallsyms not said: $(cat hidden.err)"
+	grep -q ';\[kernel\]_\[k\];\[kernel\]_\[k\]' hidden.folded ||
+	    fail "hidden kallsyms: no [kernel] frames: $(head -n 3 hidden.folded)"
+	c=$(awk '{ n += $NF } END { print n + 0 }' hidden.folded)
+	[ "$c" = "$a" ] || fail "hidden kallsyms: $c samples, not $a"
+else
+	echo "no user here whom kallsyms hides addresses from: part skipped"
+fi
 
 run 0 "pmeclock -G fp" -g -G fp -F 1000 -o fp -- ./sys 300
 histo -T folded fp.PMS >fp.folded 2>herr || fail "-G fp: $(cat herr)"
