@@ -140,7 +140,9 @@ struct mapres {
 struct chains {
 	uint64_t	*ids;
 	size_t		 capids;
-	uint64_t	*vas;		/* --inline: the frames' addresses */
+	uint64_t	*vas;		/* add_chain_inl(): the frames'
+					   addresses, capvas of them */
+	size_t		 capvas;
 	uint64_t	 truncid;	/* "[truncated]"'s frame id, or 0 */
 	struct fcache	*fc;		/* frame ids of recent addresses */
 	uint32_t	 fgen;		/* the mappings' generation: an entry
@@ -1108,22 +1110,25 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
  * holds them, keep the distinct stacks few and the tables in the cache.
  */
 /* Room for n frames of add_chain_inl(): 2n ids (the key with its
- * sites), n addresses; 0 or -1. */
+ * sites), n addresses; 0 or -1.  add_chain() grows the ids alone. */
 static int
 inl_room(struct chains *c, size_t n)
 {
-	uint64_t *v, *w;
+	uint64_t *v;
 	size_t cap = 2 * n + 64;
 
-	if (2 * n <= c->capids)
-		return 0;
-	if ((v = realloc(c->ids, cap * sizeof(*v))) == NULL)
-		return -1;
-	c->ids = v;
-	if ((w = realloc(c->vas, cap * sizeof(*w))) == NULL)
-		return -1;
-	c->vas = w;
-	c->capids = cap;
+	if (2 * n > c->capids) {
+		if ((v = realloc(c->ids, cap * sizeof(*v))) == NULL)
+			return -1;
+		c->ids = v;
+		c->capids = cap;
+	}
+	if (n > c->capvas) {
+		if ((v = realloc(c->vas, cap * sizeof(*v))) == NULL)
+			return -1;
+		c->vas = v;
+		c->capvas = cap;
+	}
 	return 0;
 }
 

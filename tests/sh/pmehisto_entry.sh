@@ -9,7 +9,8 @@
 # bucket and libc in no module and they were [inl];[libc.so.6] (the
 # frames are named from the files' symbol tables); and with -G dwarf,128
 # (a stack copy too small to reach main), the chains pmsstat counts
-# truncated, exactly, are those that begin with [truncated].
+# truncated, exactly, are those that begin with [truncated], also after
+# whole chains in the same file (the runs joined by pmemerge).
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -48,4 +49,14 @@ m=$(awk '/^\[truncated\];/ { n += $NF } END { print n + 0 }' short.folded)
     fail "[truncated] stacks hold $m samples, pmsstat counts $t truncated"
 grep -v '^\[truncated\];' short.folded | grep ';main;' | grep -v "$entry" >bad
 [ -s bad ] && fail "short: untruncated chains not from _start: $(head -n 3 bad)"
+# Whole chains, then truncated ones, in one file (a truncated chain
+# after a longer whole one of the same file wrote through a null
+# pointer): the two runs joined by pmemerge.
+"$top/histo/pmemerge" -q -o both.PMS whole.PMS short.PMS 2>herr ||
+    fail "pmemerge: $(cat herr)"
+histo -x -T folded both.PMS >both.folded 2>herr ||
+    fail "pmehisto of whole.PMS and short.PMS joined: $(cat herr)"
+m=$(awk '/^\[truncated\];/ { n += $NF } END { print n + 0 }' both.folded)
+[ "$m" = "$t" ] ||
+    fail "whole and short: [truncated] stacks hold $m samples, not $t"
 finish
