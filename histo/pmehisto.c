@@ -179,6 +179,9 @@ help(void)
 	    "(1,4-7);\n"
 	    "  --comm NAME    of threads called NAME (clock input; all must "
 	    "pass)\n"
+	    "  --inline       call stacks: inlined functions as frames of "
+	    "their own\n"
+	    "  --hide-kernel  call stacks: without the kernel's frames\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
 	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS,
