@@ -96,6 +96,14 @@ stacks_name(struct stacks *s, const char *name)
 }
 
 uint64_t
+stacks_inline(struct stacks *s, const char *name)
+{
+	uint64_t id = stacks_name(s, name);
+
+	return id == FRAME_UNKNOWN ? id : FRAME_INLINE | (uint32_t)id;
+}
+
+uint64_t
 stacks_hash(const uint64_t *id, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ n;
@@ -192,6 +200,15 @@ added:
 	return 0;
 }
 
+/* Whether frame id's name is put in brackets: a module's or mapping's,
+ * not a function's, and not bracketed yet. */
+static int
+bracketed(uint64_t id, const char *name)
+{
+	return (id & FRAME_TYPE) != FRAME_UNIT &&
+	    (id & FRAME_TYPE) != FRAME_INLINE && name[0] != '[';
+}
+
 /* Appends frame id's name to fp: a unit's name, or a module's or
  * mapping's base name in brackets ("[kernel]" and "[vdso]" as they are),
  * folded: with ';' (the frames' separator) as '_', a blank kept (the
@@ -219,10 +236,13 @@ put_name(FILE *fp, uint64_t id, const struct tally *t,
 	case FRAME_NAME:
 		name = pme_base_name(names[i]);
 		break;
+	case FRAME_INLINE:
+		name = names[i];
+		break;
 	}
 	if (name == NULL || name[0] == '\0')
 		name = "[unknown]";
-	else if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
+	else if (bracketed(id, name))
 		fputc('[', fp);
 	/* Escaped as in every report (pme_escape); then ';' separates
 	 * frames. */
@@ -231,7 +251,7 @@ put_name(FILE *fp, uint64_t id, const struct tally *t,
 	for (c = e; *c != '\0'; c++)
 		fputc(folded && *c == ';' ? '_' : *c, fp);
 	free(e);
-	if ((id & FRAME_TYPE) != FRAME_UNIT && name[0] != '[')
+	if (bracketed(id, name))
 		fputc(']', fp);
 	if (folded && stacks_frame_kernel(t, id))
 		fputs("_[k]", fp);
@@ -450,6 +470,7 @@ stacks_frame_path(const struct stacks *s, const struct tally *t, uint64_t id)
 int
 stacks_frame_kernel(const struct tally *t, uint64_t id)
 {
+	const struct pme_range *ranges;
 	const struct pme_unit *units;
 	const struct pme_module *mods;
 	uint32_t i = (uint32_t)id;
@@ -462,8 +483,14 @@ stacks_frame_kernel(const struct tally *t, uint64_t id)
 	case FRAME_UNIT:
 		pme_bucketfile_units(t->bf, &units);
 		nmods = pme_bucketfile_modules(t->bf, &mods);
-		return units[i].module < nmods &&
-		    strcmp(mods[units[i].module].path, "[kernel]") == 0;
+		if (units[i].module < nmods)
+			return strcmp(mods[units[i].module].path,
+			    "[kernel]") == 0;
+		/* of absolute addresses (the quick path's kernel routines):
+		 * in the kernel's half */
+		pme_bucketfile_ranges(t->bf, &ranges);
+		return units[i].nranges > 0 &&
+		    PME_KERNEL_ADDR(ranges[units[i].range].start);
 	case FRAME_MODULE:
 		pme_bucketfile_modules(t->bf, &mods);
 		return strcmp(mods[i].path, "[kernel]") == 0;

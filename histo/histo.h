@@ -272,7 +272,41 @@ struct tally {
 	size_t		 ntnames;
 	struct measure	 measure;	/* the event counted (-M) */
 	struct filter	*filter;	/* samples kept, or NULL: all */
+	struct inlines	*inl;		/* --inline: the inlined functions
+					   as frames (inline.c), or NULL */
+	int		 hide_kernel;	/* --hide-kernel: the call chains
+					   without the kernel's frames */
+	struct symnames	*syms;		/* with stacks: frames in no bucket
+					   named by symbols (inline.c) */
 };
+
+/*
+ * pmehisto --inline (inline.c): the frame ids of the functions inlined
+ * at link-time address va of frame id's load module (id a unit or a
+ * module of t->bf), innermost first, in *out, and the link-time address
+ * where each instance starts in *starts, the call site of the frame
+ * after it (the table's, valid until the next call); how many (0: none,
+ * or not a module's frame), -1 when memory ran out.  A module whose image cannot be read is said once on
+ * standard error (unless quiet) and has none.
+ */
+struct inlines;
+struct inlines	*inlines_new(const char *prog, int quiet); /* NULL: no memory */
+void		 inlines_free(struct inlines *in);		/* NULL ok */
+int		 inlines_at(struct inlines *in, struct tally *t, uint64_t id,
+		    uint64_t va, const uint64_t **out, const uint64_t **starts);
+
+/*
+ * The frame id (FRAME_INLINE: a function's name) of the ELF function
+ * symbol that holds link-time address va in mapping m's file (its path
+ * absolute, its build-id the mapping's), from its symbol table, read
+ * once; 0 when there is none, the file cannot be read or is another
+ * build, or memory ran out.  For frames in no bucket.
+ */
+struct symnames;
+struct symnames	*symnames_new(void);			/* NULL: no memory */
+void		 symnames_free(struct symnames *sn);		/* NULL ok */
+uint64_t	 symnames_at(struct symnames *sn, struct stacks *s,
+		    const struct pme_mapping *m, uint64_t va);
 
 void	 tally_init(struct tally *t, struct pme_bucketfile *bf);
 void	 tally_free(struct tally *t);
@@ -350,6 +384,8 @@ void	 quick_files_free(struct quick_files *q);
 #define FRAME_UNKNOWN	(UINT64_C(4) << 32)
 #define FRAME_NAME	(UINT64_C(5) << 32)	/* a mapping's path, for a
 						   module without one */
+#define FRAME_INLINE	(UINT64_C(6) << 32)	/* an inlined function,
+						   by name (--inline) */
 
 struct stacks	*stacks_new(void);			/* NULL: no memory */
 /* A table filled to 3/4 rather than 1/2 before it grows: for many short
@@ -360,6 +396,9 @@ void		 stacks_free(struct stacks *s);		/* NULL ok */
 /* The id of a frame named by the path name (copied); FRAME_UNKNOWN when
  * out of memory. */
 uint64_t	 stacks_name(struct stacks *s, const char *name);
+/* The id of the inlined function named name (copied), FRAME_INLINE;
+ * FRAME_UNKNOWN when out of memory. */
+uint64_t	 stacks_inline(struct stacks *s, const char *name);
 /* The hash of the key id[0..n) the tables use. */
 uint64_t	 stacks_hash(const uint64_t *id, size_t n);
 /* Counts count samples of the stack id[0..n), innermost first; 0 or -1

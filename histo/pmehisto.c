@@ -71,12 +71,17 @@ struct opts {
 						   whose stacks -T folded or
 						   an export compares (svg) */
 	struct tally	*bt;			/* their tally, or NULL */
+	int		 inlines;		/* --inline */
+	int		 hide_kernel;		/* --hide-kernel */
 };
 
 /* getopt's code of --version, which has no short option (-V is -V view). */
 #define OPT_VERSION	256
 /* The filters' codes: OPT_FILTER + FILTER_*. */
 #define OPT_FILTER	257
+/* --inline's and --hide-kernel's codes, above the filters'. */
+#define OPT_INLINE	320
+#define OPT_HIDE_KERNEL	321
 
 /* The exit status when a gate (-G) failed: make stops on it, and it is
  * told apart from an error (1) and a usage error (2). */
@@ -95,7 +100,8 @@ usage(FILE *fp)
 	    "                [--tid list] [--dso list] [--focus regex] "
 	    "[--hide regex]\n"
 	    "                [--ignore regex] [--time start,end] "
-	    "[samplefile ...]\n");
+	    "[--hide-kernel]\n"
+	    "                [--inline] [samplefile ...]\n");
 }
 
 /* The exports' words from the registry, ", " apart, each with its
@@ -200,6 +206,9 @@ help(void)
 	    "matches, from it down;\n"
 	    "  --ignore RE    not those;  --hide RE  its frames taken out of "
 	    "the stacks\n"
+	    "  --inline       call stacks: inlined functions as frames of "
+	    "their own\n"
+	    "  --hide-kernel  call stacks: without the kernel's frames\n"
 	    "  -q             no warnings;  -v  say what was written\n"
 	    "  -h, --help     this text;  --version  the version\n",
 	    PME_DEFAULT_PMS, PME_DEFAULT_PME, PME_DEFAULT_HIS,
@@ -471,6 +480,12 @@ option(struct opts *o, int c)
 	case OPT_VERSION:
 		printf("pmehisto (pme) %s\n", PME_VERSION_STRING);
 		return 1;
+	case OPT_INLINE:
+		o->inlines = 1;
+		return 0;
+	case OPT_HIDE_KERNEL:
+		o->hide_kernel = 1;
+		return 0;
 	case OPT_FILTER + FILTER_TIME:
 	case OPT_FILTER + FILTER_TID:
 	case OPT_FILTER + FILTER_PID:
@@ -543,6 +558,8 @@ parse(int argc, char *argv[], struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		FILTER_LONGOPTS(OPT_FILTER),
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "hide-kernel", no_argument, NULL, OPT_HIDE_KERNEL },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, rc;
@@ -1077,6 +1094,9 @@ clock_input(struct opts *o, struct pme_bucketfile **bfp, struct tally *t)
 		t->stacks = xmalloc_check(stacks_new());
 	t->sites = o->view.chains;
 	t->addrs = !t->sites && o->export != NULL && o->export->addrs;
+	if (o->inlines && t->stacks != NULL)
+		t->inl = xmalloc_check(inlines_new(prog, o->quiet));
+	t->hide_kernel = o->hide_kernel;
 	t->filter = o->filter.on ? &o->filter : NULL;
 	for (i = 0; i < o->npms; i++)
 		if (tally_file(t, o->pms[i], &err) == -1) {

@@ -191,6 +191,20 @@ kernel_pc(struct scan *s, uint64_t pc)
 	return 0;
 }
 
+/* A kernel sample's pc and the calls of its kernel frames (-g). */
+static int
+kernel_chain(struct scan *s, const struct pme_sample *p)
+{
+	uint32_t j;
+
+	if (kernel_pc(s, p->pc) == -1)
+		return -1;
+	for (j = 0; j < p->nframes && PME_KERNEL_ADDR(p->frames[j]); j++)
+		if (kernel_pc(s, p->frames[j] - 1) == -1)
+			return -1;
+	return 0;
+}
+
 /* The entry of pid's main executable, added if new (file PME_NONE). */
 static struct pidmain *
 pid_main(struct scan *s, uint32_t pid)
@@ -303,8 +317,8 @@ on_samples(void *arg, const struct pme_sample *p, size_t n)
 			mi = s->cmap;
 		else
 			mi = lookup(s, &p[i]);
-		if ((p[i].flags & PME_SAMPLE_KERNEL) && kernel_pc(s,
-		    p[i].pc) == -1)
+		if ((p[i].flags & PME_SAMPLE_KERNEL) && kernel_chain(s,
+		    &p[i]) == -1)
 			return -1;
 		if (mi == PME_NONE)
 			continue;

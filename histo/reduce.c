@@ -35,6 +35,8 @@
 #include "util.h"
 
 #define RES_FOREIGN	0x80000000u	/* resolution: foreign table index */
+/* The sample flags a call chain is added with (add_chain()). */
+#define CHAIN_FLAGS	(PME_SAMPLE_KERNEL | PME_SAMPLE_TRUNCATED)
 
 struct live {			/* a mapping of a process, for overlaps */
 	uint32_t	 pid;
@@ -138,6 +140,10 @@ struct mapres {
 struct chains {
 	uint64_t	*ids;
 	size_t		 capids;
+	uint64_t	*vas;		/* add_chain_inl(): the frames'
+					   addresses, capvas of them */
+	size_t		 capvas;
+	uint64_t	 truncid;	/* "[truncated]"'s frame id, or 0 */
 	struct fcache	*fc;		/* frame ids of recent addresses */
 	uint32_t	 fgen;		/* the mappings' generation: an entry
 					   of another is stale */
@@ -227,6 +233,8 @@ tally_free(struct tally *t)
 	stacks_free(t->stacks);
 	stacks_free(t->pcs);
 	stacks_free(t->tprocs);
+	inlines_free(t->inl);
+	symnames_free(t->syms);
 	measure_free(&t->measure);
 	for (i = 0; i < t->ntnames; i++)
 		free(t->tnames[i].name);
@@ -795,7 +803,7 @@ quick_kernel(struct pme_kroutines *kr, const uint64_t *pcs, size_t n,
 /* The kernel's rows of the quick path's bucket file bf, for q's kernel
  * samples (quick_kernel()). */
 static int
-add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
+add_kernel(struct tally *t, const struct quick_files *q,
     struct pme_error *err)
 {
 	struct pme_kroutines kr;
@@ -804,7 +812,13 @@ add_kernel(struct pme_bucketfile *bf, const struct quick_files *q,
 	if (quick_kernel(&kr, q->kpcs, q->nkpcs, q->boot, q->start) == -1)
 		rc = pme_setnomem(err);
 	else
-		rc = pme_quick_add_kernel(bf, &kr, err);
+		rc = pme_quick_add_kernel(t->bf, &kr, err);
+	/* Said, as the kernel's samples and frames are one "[kernel]". */
+	if (rc == 0 && kr.k.n == 0 && !t->quiet &&
+	    quick_this_boot(q->boot, q->start))
+		histo_warn(t->prog, "kernel routines not named: /proc/kallsyms "
+		    "shows this user no addresses (kernel.kptr_restrict, "
+		    "kernel.perf_event_paranoid)");
 	pme_quick_kernel_free(&kr);
 	return rc;
 }
@@ -881,7 +895,7 @@ quick_make(struct run *r, struct quick_files *q, const struct pme_mapping *m)
 		r->failed = 1;
 	else if ((t->bf = pme_quick_build_sampled(q->v, q->n, base ? base +
 	    1 : q->v[0].path, q->addrs, q->naddrs, &t->unmade, r->err)) ==
-	    NULL || (q->nkpcs > 0 && add_kernel(t->bf, q, r->err) == -1))
+	    NULL || (q->nkpcs > 0 && add_kernel(t, q, r->err) == -1))
 		r->failed = 1;
 	if (q->v == &one)
 		q->v = NULL;
@@ -1033,6 +1047,23 @@ frame_miss(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 	return f->id;
 }
 
+/* A frame in no bucket, at link-time address va of mapping mi: the
+ * function its file's symbols put there, else id (its module or
+ * mapping). */
+static uint64_t
+sym_frame(struct run *r, uint32_t mi, uint64_t va, uint64_t id)
+{
+	const struct pme_mapping *maps;
+	struct tally *t = r->t;
+	uint64_t s;
+
+	if (t->syms == NULL && (t->syms = symnames_new()) == NULL)
+		return id;
+	pme_addrmap_mappings(r->am, &maps);
+	return (s = symnames_at(t->syms, t->stacks, &maps[mi], va)) != 0 ?
+	    s : id;
+}
+
 static uint64_t
 frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
     int kernel, uint64_t *va)
@@ -1052,7 +1083,8 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 			return FRAME_UNIT | r->file.bk[b].unit;
 		}
 		if (mi != PME_NONE && res != PME_NONE)
-			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
+			return sym_frame(r, mi, vaddr, FRAME_FOREIGN | (res &
+			    ~RES_FOREIGN));
 		if (kernel && (res = kernel_index(r)) != PME_NONE)
 			return FRAME_FOREIGN | (res & ~RES_FOREIGN);
 		return FRAME_UNKNOWN;
@@ -1060,10 +1092,11 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
 	if ((b = pme_bucketfile_find(bf, res, vaddr, NULL)) != PME_NONE)
 		return FRAME_UNIT | r->file.bk[b].unit;
 	if (r->file.mods[res].path[0] != '\0')
-		return FRAME_MODULE | res;
+		return sym_frame(r, mi, vaddr, FRAME_MODULE | res);
 	pme_addrmap_mappings(r->am, &maps);
 	return maps[mi].path != NULL && maps[mi].path[0] != '\0' ?
-	    stacks_name(r->t->stacks, maps[mi].path) : FRAME_UNKNOWN;
+	    sym_frame(r, mi, vaddr, stacks_name(r->t->stacks,
+	    maps[mi].path)) : FRAME_UNKNOWN;
 }
 
 /*
@@ -1079,15 +1112,126 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
  * With t->addrs (the exports at the resolution of lines) the key is the
  * frame ids, then every frame's link-time address, the pc's first.
  */
+/* Room for n frames of add_chain_inl(): 2n ids (the key with its
+ * sites), n addresses; 0 or -1.  add_chain() grows the ids alone. */
+static int
+inl_room(struct chains *c, size_t n)
+{
+	uint64_t *v;
+	size_t cap = 2 * n + 64;
+
+	if (2 * n > c->capids) {
+		if ((v = realloc(c->ids, cap * sizeof(*v))) == NULL)
+			return -1;
+		c->ids = v;
+		c->capids = cap;
+	}
+	if (n > c->capvas) {
+		if ((v = realloc(c->vas, cap * sizeof(*v))) == NULL)
+			return -1;
+		c->vas = v;
+		c->capvas = cap;
+	}
+	return 0;
+}
+
+/* The pc's and thread's tables of t->sites (add_chain()). */
+static int
+add_sites(struct run *r, uint32_t pid, uint32_t tid, uint64_t id,
+    uint64_t va, uint64_t count)
+{
+	uint64_t key[2] = { id, va };
+
+	if (stacks_add(r->t->pcs, key, 2, count) == -1)
+		return nomem(r);
+	key[0] = (uint64_t)pid << 32 | tid;
+	key[1] = id;
+	return stacks_add(r->t->tprocs, key, 2, count) == -1 ? nomem(r) : 0;
+}
+
+/*
+ * add_chain() with --inline: each frame after the functions inlined at
+ * its address (inline.c), innermost first.  The innermost takes the
+ * frame's call site; each after it calls the one before where that one's
+ * instance starts, and so does the frame: the calls of an inlined
+ * instance are one call, whatever pc the samples had.
+ */
+static int
+add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
+    uint64_t pc, unsigned fl, const uint64_t *frames, size_t nframes,
+    uint64_t count)
+{
+	int kernel = (fl & PME_SAMPLE_KERNEL) != 0;
+	struct tally *t = r->t;
+	struct chains *ch = &r->chains;
+	const uint64_t *c, *at;
+	uint64_t id, va;
+	size_t j, n = 0;
+	int m, i;
+
+	for (j = 0; j <= nframes; j++) {
+		id = frame_id(r, pid, time, j == 0 ? pc : frames[j - 1] - 1,
+		    j == 0 ? kernel : PME_KERNEL_ADDR(frames[j - 1]), &va);
+		m = t->inl != NULL ? inlines_at(t->inl, t, id, va, &c, &at) :
+		    0;
+		if (m == -1 || inl_room(ch, n + (size_t)m + 2) == -1)
+			return nomem(r);
+		for (i = 0; i < m; i++) {
+			ch->ids[n] = c[i];
+			ch->vas[n++] = i == 0 ? va : at[i - 1];
+		}
+		ch->ids[n] = id;
+		ch->vas[n++] = m == 0 ? va : at[m - 1];
+	}
+	/* A chain the unwinder stopped short of the outermost frame: its
+	 * outermost is "[truncated]", called from nowhere. */
+	if (fl & PME_SAMPLE_TRUNCATED) {
+		if (ch->truncid == 0 && (ch->truncid = stacks_name(t->stacks,
+		    "[truncated]")) == FRAME_UNKNOWN)
+			return nomem(r);
+		ch->ids[n] = ch->truncid;
+		ch->vas[n++] = 0;
+	}
+	if (t->sites) {
+		if (add_sites(r, pid, tid, ch->ids[0], ch->vas[0], count) ==
+		    -1)
+			return -1;
+		memcpy(ch->ids + n, ch->vas + 1, (n - 1) * sizeof(*ch->ids));
+	} else if (t->addrs)	/* each frame's address after the frames */
+		memcpy(ch->ids + n, ch->vas, n * sizeof(*ch->ids));
+	return stacks_add(t->stacks, ch->ids, t->sites ? 2 * n - 1 :
+	    t->addrs ? 2 * n : n, count) == -1 ? nomem(r) : 0;
+}
+
 static int
 add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
-    uint64_t pc, int kernel, const uint64_t *frames, size_t nframes,
+    uint64_t pc, unsigned fl, const uint64_t *frames, size_t nframes,
     uint64_t count)
 {
 	struct tally *t = r->t;
 	size_t j, k = nframes + 1, len = t->sites ? 2 * k - 1 : t->addrs ?
 	    2 * k : k;
-	uint64_t va, key[2];
+	int kernel = (fl & PME_SAMPLE_KERNEL) != 0;
+	uint64_t va;
+
+	/* --hide-kernel: the user frame that entered the kernel is the
+	 * leaf (a kernel thread's chain, all kernel, is kept) */
+	if (t->hide_kernel && kernel) {
+		for (j = 0; j < nframes && PME_KERNEL_ADDR(frames[j]); j++)
+			;
+		if (j < nframes) {
+			pc = frames[j] - 1;
+			frames += j + 1;
+			nframes -= j + 1;
+			kernel = 0;
+			fl &= ~(unsigned)PME_SAMPLE_KERNEL;
+			k = nframes + 1;
+			len = t->sites ? 2 * k - 1 : t->addrs ? 2 * k : k;
+		}
+	}
+	if (t->inl != NULL || (fl & PME_SAMPLE_TRUNCATED))
+		return add_chain_inl(r, pid, tid, time, pc, fl, frames,
+		    nframes, count);
 
 	if (len > r->chains.capids) {
 		size_t cap = len + 64;
@@ -1101,19 +1245,12 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 	r->chains.ids[0] = frame_id(r, pid, time, pc, kernel, &va);
 	if (t->addrs)
 		r->chains.ids[k] = va;
-	if (t->sites) {
-		key[0] = r->chains.ids[0];
-		key[1] = va;
-		if (stacks_add(t->pcs, key, 2, count) == -1)
-			return nomem(r);
-		key[0] = (uint64_t)pid << 32 | tid;
-		key[1] = r->chains.ids[0];
-		if (stacks_add(t->tprocs, key, 2, count) == -1)
-			return nomem(r);
-	}
+	if (t->sites && add_sites(r, pid, tid, r->chains.ids[0], va, count) ==
+	    -1)
+		return -1;
 	for (j = 0; j < nframes; j++) {
 		r->chains.ids[j + 1] = frame_id(r, pid, time, frames[j] - 1,
-		    0, &va);
+		    PME_KERNEL_ADDR(frames[j]), &va);
 		if (t->sites)
 			r->chains.ids[k + j] = va;
 		else if (t->addrs)
@@ -1137,7 +1274,8 @@ raw_flush(struct run *r)
 		e = &w->e[i];
 		k = w->pool + e->off;
 		if (add_chain(r, (uint32_t)(k[0] >> 32), (uint32_t)k[0],
-		    e->time, k[2], (int)k[1], k + 3, e->n - 3, e->count) == -1)
+		    e->time, k[2], (unsigned)k[1], k + 3, e->n - 3, e->count) ==
+		    -1)
 			return -1;
 		/* its slot: the one that holds it, past any other */
 		for (j = e->hash & (w->nslot - 1); w->slot[j] != i + 1;
@@ -1211,7 +1349,7 @@ raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 	uint32_t x;
 
 	head[0] = (uint64_t)s->pid << 32 | s->tid;
-	head[1] = (s->flags & PME_SAMPLE_KERNEL) != 0;
+	head[1] = s->flags & CHAIN_FLAGS;
 	head[2] = s->pc;
 	h = stacks_hash(s->frames, s->nframes) ^ stacks_hash(head, 3) *
 	    0x9e3779b97f4a7c15ull;
@@ -1237,7 +1375,7 @@ raw_add(struct run *r, const struct pme_sample *s, uint64_t count)
 		if (raw_flush(r) == -1)
 			return -1;
 		return add_chain(r, s->pid, s->tid, s->time, s->pc,
-		    head[1] != 0, s->frames, s->nframes, count);
+		    (unsigned)head[1], s->frames, s->nframes, count);
 	}
 	if ((w->ne >= RAW_MAXENT || w->npool + n > RAW_MAXPOOL) &&
 	    raw_flush(r) == -1)
@@ -1285,7 +1423,7 @@ add_stacks(struct run *r, const struct pme_sample *s, size_t n)
 				return -1;
 		} else if (raw_flush(r) == -1 ||
 		    add_chain(r, s->pid, s->tid, s->time, s->pc,
-		    (s->flags & PME_SAMPLE_KERNEL) != 0, s->frames,
+		    s->flags & CHAIN_FLAGS, s->frames,
 		    s->nframes, intervals(r, s)) == -1)
 			return -1;
 	}
@@ -1717,6 +1855,7 @@ done:
 	pme_addrmap_free(r.am);
 	free(r.map.res);
 	free(r.chains.ids);
+	free(r.chains.vas);
 	free(r.chains.fc);
 	free(r.chains.raw.e);
 	free(r.chains.raw.slot);

@@ -36,6 +36,9 @@
  *	    nranges u32, ranges (start u64, end u64)..., nroutines u32
  *	'R' name, entry u64, file ("" for none), line u32, nranges u32,
  *	    ranges..., naliases u32, aliases...		(nroutines of them)
+ *	'I' depth u32, start u64, end u64, name, call_file ("" for none),
+ *	    call_line u32: a range of an inlined instance (only for
+ *	    pme_image_open_inlines())
  *	'E' flags u32: the end
  *	'X' code u32, message: an error, the end
  */
@@ -77,6 +80,18 @@ put_routine(struct pme_buf *b, const struct pme_symroutine *r)
 		put_str(b, r->aliases[i]);
 }
 
+static void
+put_inline(struct pme_buf *b, const struct pme_syminline *in)
+{
+	pme_buf_u8(b, 'I');
+	pme_buf_u32(b, in->depth);
+	pme_buf_u64(b, in->start);
+	pme_buf_u64(b, in->end);
+	put_str(b, in->name);
+	put_str(b, in->call_file);
+	pme_buf_u32(b, in->call_line);
+}
+
 /* The child's results, or its error, into b. */
 static void
 put_results(struct pme_image *img, int rc, const struct pme_error *err,
@@ -105,6 +120,9 @@ put_results(struct pme_image *img, int rc, const struct pme_error *err,
 		for (j = 0; j < m[i].nroutines; j++)
 			put_routine(b, &r[m[i].first_routine + j]);
 	}
+	for (i = 0; i < img->inlines.n; i++)
+		put_inline(b, &PME_VEC_AT(&img->inlines, struct pme_syminline,
+		    i));
 	pme_buf_u8(b, 'E');
 	pme_buf_u32(b, img->flags);
 }
@@ -362,6 +380,28 @@ get_module(struct pme_image *img, struct rescur *rc)
 	PME_VEC_AT(&img->mods, struct pme_symmod, mi).nroutines = n;
 }
 
+static void
+get_inline(struct pme_image *img, struct rescur *rc)
+{
+	struct pme_syminline *in;
+	const char *file;
+
+	if ((in = pme_vec_push(&img->inlines)) == NULL) {
+		rc->oom = rc->c.bad = 1;
+		return;
+	}
+	in->depth = pme_cur_u32(&rc->c);
+	in->start = pme_cur_u64(&rc->c);
+	in->end = pme_cur_u64(&rc->c);
+	in->name = get_str(img, rc);
+	file = get_str(img, rc);
+	in->call_file = file != NULL && *file != '\0' ? file : NULL;
+	in->call_line = pme_cur_u32(&rc->c);
+	/* depth 0 or ranges upside down: the records are not the child's */
+	if (in->depth == 0 || in->depth > 65 || in->start >= in->end)
+		rc->c.bad = 1;
+}
+
 /* The child's results into img: 1 when they are whole, 0 when not, -1
  * for the child's error or no memory. */
 static int
@@ -375,6 +415,9 @@ get_results(struct pme_image *img, const struct pme_buf *b)
 		switch (pme_cur_u8(&rc.c)) {
 		case 'M':
 			get_module(img, &rc);
+			break;
+		case 'I':
+			get_inline(img, &rc);
 			break;
 		case 'E':
 			img->flags = pme_cur_u32(&rc.c);

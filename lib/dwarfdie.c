@@ -257,6 +257,105 @@ sub_info(struct pme_image *img, Dwarf_Die die, struct subinfo *si)
 	si->declaration = decl;
 }
 
+/* An unsigned attribute of die, 0 when it has none. */
+static Dwarf_Unsigned
+attr_udata(struct pme_image *img, Dwarf_Die die, Dwarf_Half at)
+{
+	Dwarf_Attribute a;
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned u = 0;
+
+	if (dwarf_attr(die, at, &a, &e) == DW_DLV_OK) {
+		if (dwarf_formudata(a, &u, &e) != DW_DLV_OK)
+			u = 0;
+		dwarf_dealloc_attribute(a);
+	}
+	if (e != NULL)
+		dwarf_dealloc_error(img->dbg, e);
+	return u;
+}
+
+/* An inlined instance (pme_image_open_inlines()): a record per range. */
+static int
+add_inline(struct cu *cu, Dwarf_Die die, uint32_t depth)
+{
+	struct pme_image *img = cu->img;
+	struct subinfo si = { 0 };
+	struct pme_syminline *in;
+	const struct pme_range *r;
+	const char *name, *file = NULL;
+	Dwarf_Unsigned cf, cl;
+	uint64_t entry;
+	uint32_t n, i;
+	int has;
+
+	if ((has = die_ranges(cu, die, &entry)) <= 0 || img->scratch.n == 0)
+		return has;
+	sub_info(img, die, &si);
+	cf = attr_udata(img, die, DW_AT_call_file);
+	cl = attr_udata(img, die, DW_AT_call_line);
+	if ((cf != 0 || cu->version >= 5) && cl != 0)
+		file = decl_file(cu, cf);
+	if ((name = pme_intern(&img->names, si.name != NULL ? si.name :
+	    "?")) == NULL)
+		return sym_nomem(img);
+	r = img->scratch.v;
+	n = (uint32_t)pme_ranges_merge(img->scratch.v, img->scratch.n);
+	for (i = 0; i < n; i++) {
+		if (r[i].start >= r[i].end)
+			continue;
+		if ((in = pme_vec_push(&img->inlines)) == NULL)
+			return sym_nomem(img);
+		in->start = r[i].start;
+		in->end = r[i].end;
+		in->depth = depth;
+		in->name = name;
+		in->call_file = file;
+		in->call_line = (uint32_t)cl;
+	}
+	img->scratch.n = 0;
+	return 0;
+}
+
+/*
+ * The inlined instances under parent, of depth depth: in its lexical
+ * blocks too, and those inlined into them one deeper.
+ */
+static int
+walk_inlines(struct cu *cu, Dwarf_Die parent, uint32_t depth)
+{
+	struct pme_image *img = cu->img;
+	Dwarf_Die die, next;
+	Dwarf_Half tag;
+	Dwarf_Error e = NULL;
+	int res, rc = 0;
+
+	if (depth > 64)
+		return 0;
+	res = dwarf_child(parent, &die, &e);
+	if (res == DW_DLV_ERROR)
+		return dwerr(img, e, "DIE child");
+	while (res == DW_DLV_OK) {
+		if (dwarf_tag(die, &tag, &e) != DW_DLV_OK)
+			rc = dwerr(img, e, "DIE tag");
+		else if (tag == DW_TAG_inlined_subroutine)
+			rc = add_inline(cu, die, depth) == -1 ? -1 :
+			    walk_inlines(cu, die, depth + 1);
+		else if (tag == DW_TAG_lexical_block)
+			rc = walk_inlines(cu, die, depth);
+		if (rc == -1) {
+			dwarf_dealloc_die(die);
+			return -1;
+		}
+		res = dwarf_siblingof_b(img->dbg, die, 1, &next, &e);
+		dwarf_dealloc_die(die);
+		if (res == DW_DLV_ERROR)
+			return dwerr(img, e, "DIE sibling");
+		die = next;
+	}
+	return 0;
+}
+
 static int
 add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 {
@@ -306,7 +405,9 @@ add_subprogram(struct cu *cu, Dwarf_Die die, uint32_t mod)
 	r->line = (uint32_t)si.line;
 	if ((si.file != 0 || cu->version >= 5) && si.line != 0)
 		r->file = decl_file(cu, si.file);
-	return scratch_take(img, 0, &r->ranges, &r->nranges);
+	if (scratch_take(img, 0, &r->ranges, &r->nranges) == -1)
+		return -1;
+	return img->want_inlines ? walk_inlines(cu, die, 1) : 0;
 }
 
 static int walk_children(struct cu *, Dwarf_Die, uint32_t, int);

@@ -33,4 +33,40 @@ const uint8_t	*pme_image_code(const struct pme_image *img, uint64_t addr,
  * header cannot be read. */
 unsigned	 pme_image_machine(const struct pme_image *img);
 
+/*
+ * Inlined subroutines (DW_TAG_inlined_subroutine): one range of one
+ * inlined instance of a function.  depth 1 is inlined into a routine,
+ * depth d + 1 into an instance of depth d whose ranges hold its own.
+ * call_file and call_line say where the instance was inlined: the line
+ * of the function it is inlined into (addr2line -i's lines of the outer
+ * frames).
+ */
+struct pme_syminline {
+	uint64_t	 start, end;
+	uint32_t	 depth;
+	uint32_t	 call_line;	/* 0: unknown */
+	const char	*name;		/* the inlined function's (through its
+					   abstract origin), "?" without one */
+	const char	*call_file;	/* NULL: unknown */
+};
+
+/*
+ * pme_image_open(), and the image's inlined subroutines besides: they
+ * cost a walk of every routine's DIEs, so only readers that show them
+ * ask for them (pmehisto --inline).
+ */
+struct pme_image *pme_image_open_inlines(const char *path,
+		    const char *section, struct pme_error *err);
+/*
+ * The inlined instances that hold link-time address addr, innermost
+ * first (as addr2line -i prints the functions: the innermost, then the
+ * one it is inlined into...; the routine that holds addr comes after
+ * them and is not among them), at most max into out (pointers owned by
+ * img); how many.  None for an image not opened with
+ * pme_image_open_inlines().
+ */
+size_t		 pme_image_inline_chain(const struct pme_image *img,
+		    uint64_t addr, const struct pme_syminline **out,
+		    size_t max);
+
 #endif /* PME_IMAGE_INTERNAL_H */

@@ -137,6 +137,12 @@ struct pme_thread {
 #define PME_SAMPLE_TRUNCATED 0x02 /* the call chain stops short of the
 				   outermost frame (unwound from the CFI) */
 
+/* Whether a frame's address is the kernel's: in the top half of the
+ * address space, where x86-64's and AArch64's kernels are and user code
+ * never is.  A sample in the kernel recorded with -g has the kernel's
+ * frames first in its chain, then the user's. */
+#define PME_KERNEL_ADDR(a)	(((uint64_t)(a) >> 63) != 0)
+
 struct pme_sample {
 	uint64_t	 pc;
 	uint64_t	 time;		/* sample clock, ns */

@@ -478,7 +478,7 @@ set_note(struct pme_image *img)
 
 static struct pme_image *
 image_open(const char *path, const char *section, int symbols_only,
-    struct pme_error *err)
+    int inlines, struct pme_error *err)
 {
 	struct pme_image *img;
 	const char *slash;
@@ -508,9 +508,11 @@ image_open(const char *path, const char *section, int symbols_only,
 	pme_vec_init(&img->lines, sizeof(struct pme_symline));
 	pme_vec_init(&img->syms, sizeof(struct fsym));
 	pme_vec_init(&img->scratch, sizeof(struct pme_range));
+	pme_vec_init(&img->inlines, sizeof(struct pme_syminline));
+	img->want_inlines = inlines;
 	if (read_image(img, section != NULL ? section : ".text",
 	    symbols_only) == -1 ||
-	    demangle_routines(img) == -1) {
+	    demangle_routines(img) == -1 || sort_inlines(img) == -1) {
 		pme_image_close(img);
 		return NULL;
 	}
@@ -522,14 +524,21 @@ image_open(const char *path, const char *section, int symbols_only,
 struct pme_image *
 pme_image_open(const char *path, const char *section, struct pme_error *err)
 {
-	return image_open(path, section, 0, err);
+	return image_open(path, section, 0, 0, err);
+}
+
+struct pme_image *
+pme_image_open_inlines(const char *path, const char *section,
+    struct pme_error *err)
+{
+	return image_open(path, section, 0, 1, err);
 }
 
 struct pme_image *
 pme_image_open_symbols(const char *path, const char *section,
     struct pme_error *err)
 {
-	return image_open(path, section, 1, err);
+	return image_open(path, section, 1, 0, err);
 }
 
 int
@@ -559,6 +568,8 @@ pme_image_close(struct pme_image *img)
 	pme_vec_free(&img->lines);
 	pme_vec_free(&img->syms);
 	pme_vec_free(&img->scratch);
+	pme_vec_free(&img->inlines);
+	free(img->inl_off);
 	pme_intern_free(&img->names);
 	pme_arena_free(&img->arena);
 	free(img->path);

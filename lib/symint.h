@@ -16,6 +16,7 @@
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 
+#include "image.h"
 #include "pme_symbols.h"
 #include "util.h"
 
@@ -77,6 +78,12 @@ struct pme_image {
 	int		 be;		/* big-endian image */
 	struct pme_error *err;
 	struct watch	*watch;		/* in the DWARF reader's process */
+	int		 want_inlines;	/* pme_image_open_inlines() */
+	struct pme_vec	 inlines;	/* struct pme_syminline, by depth
+					   then start (dwinline.c) */
+	size_t		*inl_off;	/* depth d's: inlines[inl_off[d - 1]
+					   .. inl_off[d]) */
+	uint32_t	 inl_depths;
 };
 
 /*
@@ -135,6 +142,8 @@ void	cu_free(struct cu *cu);
 /* dwarfdie.c */
 const char	*relname(const char *compdir, const char *name);
 int	read_dwarf(struct pme_image *img);
+/* dwinline.c */
+int	sort_inlines(struct pme_image *img);
 /* nodwarf.c */
 int	read_symbol_modules(struct pme_image *img,
 	    const struct pme_vec *groups);

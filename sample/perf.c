@@ -122,8 +122,14 @@ fill_attr(struct perf_event_attr *a, const struct clockopts *o, int ek,
 	a->sample_id_all = 1;
 	a->exclude_kernel = ek;
 	a->exclude_hv = 1;
-	/* The reports want the program's own frames. */
-	a->exclude_callchain_kernel = 1;
+	/* With -g the kernel's frames of a sample in it too, when the
+	 * kernel is sampled (perf -g); a chain taken to book an event to
+	 * the user code that entered the kernel wants the user's only. */
+	a->exclude_callchain_kernel = !o->callchain || ek;
+	if (o->callchain && o->callgraph == CALLGRAPH_DWARF && !ek) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+	}
 	/* Times on CLOCK_MONOTONIC, the clock the runtime uses too. */
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -235,8 +241,9 @@ perf_probe(struct clockopts *o)
 				close(fds[i]);
 			if (exclude_kernel && o->verbose)
 				fprintf(stderr, "%s: perf_event_paranoid is "
-				    "%d: kernel samples excluded\n", prog,
-				    paranoid());
+				    "%d: kernel samples excluded%s\n", prog,
+				    paranoid(), o->callchain ? ", and the "
+				    "kernel's call chains" : "");
 			return 0;
 		}
 		if (errno != EACCES && errno != EPERM)
@@ -520,6 +527,8 @@ conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 {
 	uint64_t regs[64], abi, size, dyn, mask = unwind_regs_mask();
 	uint32_t nregs = (uint32_t)__builtin_popcountll(mask), i, n = 0;
+	uint32_t k = s->nframes;	/* the kernel's, before the user's */
+	uint64_t *f = ps->frames + k;
 	const uint8_t *stack;
 
 	s->frames = ps->frames;
@@ -545,13 +554,44 @@ conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 	if (dyn > size)
 		dyn = size;
 	if (unwind_sample(ps->uw, s->pid, s->tid, regs, stack, dyn,
-	    ps->frames, 512, &n))
+	    f, 512 - k, &n))
 		s->flags &= ~(uint32_t)PME_SAMPLE_TRUNCATED;
 	/* The chain starts with the pc of the user code: the sample's pc
 	 * itself, unless the sample is in the kernel. */
 	if (!(s->flags & PME_SAMPLE_KERNEL) && n > 0)
-		memmove(ps->frames, ps->frames + 1, --n * sizeof(*ps->frames));
-	s->nframes = n;
+		memmove(f, f + 1, --n * sizeof(*f));
+	s->nframes = k + n;
+}
+
+/*
+ * The kernel's call chain (PERF_SAMPLE_CALLCHAIN) at *pp into ps->frames
+ * and s, *pp moved past it: its addresses but the context markers and the
+ * sample's pc, which comes first.
+ */
+static void
+conv_chain(struct perfstate *ps, struct pme_sample *s, const uint8_t **pp,
+    const uint8_t *end)
+{
+	const uint8_t *p = *pp;
+	uint64_t nr, ip, i;
+
+	s->frames = ps->frames;
+	if (end - p < 8)
+		return;
+	nr = get64(p);
+	p += 8;
+	if (nr > (uint64_t)(end - p) / 8)
+		nr = (uint64_t)(end - p) / 8;
+	for (i = 0; i < nr; i++) {
+		ip = get64(p + 8 * i);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;	/* a context marker */
+		if (s->nframes == 0 && ip == s->pc)
+			continue;
+		if (s->nframes < 512)
+			ps->frames[s->nframes++] = ip;
+	}
+	*pp = p + 8 * nr;
 }
 
 /*
@@ -563,9 +603,15 @@ conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 static void
 book_user(struct perfstate *ps, struct pme_sample *s)
 {
-	if ((s->flags & PME_SAMPLE_KERNEL) && s->nframes > 0) {
-		s->pc = s->frames[0];
-		memmove(ps->frames, ps->frames + 1, --s->nframes *
+	uint32_t k = 0;
+
+	/* past the kernel's frames (-g), to the first of the user's */
+	while (k < s->nframes && PME_KERNEL_ADDR(s->frames[k]))
+		k++;
+	if ((s->flags & PME_SAMPLE_KERNEL) && k < s->nframes) {
+		s->pc = s->frames[k];
+		s->nframes -= k + 1;
+		memmove(ps->frames, ps->frames + k + 1, s->nframes *
 		    sizeof(*ps->frames));
 		s->flags &= ~(uint32_t)PME_SAMPLE_KERNEL;
 	}
@@ -580,7 +626,6 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	const uint8_t *end = (const uint8_t *)h + h->size;
 	struct pme_sample s;
 	struct pme_error err;
-	uint64_t nr, ip, i;
 
 	if (end - p < 40 - (sample_period(ps->o, ps->curev) ? 0 : 8))
 		return;
@@ -603,25 +648,11 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL)
 		s.flags |= PME_SAMPLE_KERNEL;
+	if (kernel_chain(ps->o, ps->curev) || (ps->uw != NULL &&
+	    !exclude_kernel))
+		conv_chain(ps, &s, &p, end);
 	if (ps->uw != NULL)
 		conv_stack(ps, &s, p, end);
-	else if (kernel_chain(ps->o, ps->curev) && end - p >= 8) {
-		nr = get64(p);
-		p += 8;
-		if (nr > (uint64_t)(end - p) / 8)
-			nr = (uint64_t)(end - p) / 8;
-		for (i = 0; i < nr; i++) {
-			ip = get64(p + 8 * i);
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-				continue;	/* a context marker */
-			/* The chain starts with the pc itself. */
-			if (s.nframes == 0 && ip == s.pc)
-				continue;
-			if (s.nframes < 512)
-				ps->frames[s.nframes++] = ip;
-		}
-		s.frames = ps->frames;
-	}
 	if (!events_clock(ps->o, ps->curev))
 		book_user(ps, &s);
 	add_tid(ps, s.tid);
