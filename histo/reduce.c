@@ -1215,7 +1215,8 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 	uint64_t va;
 
 	/* --hide-kernel: the user frame that entered the kernel is the
-	 * leaf (a kernel thread's chain, all kernel, is kept) */
+	 * leaf (a kernel thread's chain, all kernel, is kept; one whose
+	 * user part the unwinder lost is the user's, unknown) */
 	if (t->hide_kernel && kernel) {
 		for (j = 0; j < nframes && PME_KERNEL_ADDR(frames[j]); j++)
 			;
@@ -1227,6 +1228,13 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 			fl &= ~(unsigned)PME_SAMPLE_KERNEL;
 			k = nframes + 1;
 			len = t->sites ? 2 * k - 1 : t->addrs ? 2 * k : k;
+		} else if (fl & PME_SAMPLE_TRUNCATED) {
+			/* the user's part was lost: a frame unknown, then
+			 * "[truncated]" */
+			pc = 0;
+			nframes = 0;
+			kernel = 0;
+			fl &= ~(unsigned)PME_SAMPLE_KERNEL;
 		}
 	}
 	if (t->inl != NULL || (fl & PME_SAMPLE_TRUNCATED))

@@ -11,7 +11,7 @@
  * frames' files and objects (an index per distinct string, in the order
  * added, the same index again for a string met again, through its
  * growth); export_make()'s callgrind file of stacks whose costs are
- * known (main calls f 8 samples, f calls g 3, main calls g 2; self: f 5,
+ * known, with their frames' addresses (t->addrs) (main calls f 8 samples, f calls g 3, main calls g 2; self: f 5,
  * g 5; 10 in all); and its error when no stack has a caller (pmeclock
  * without -g).
  */
@@ -251,13 +251,23 @@ test_strset(void)
 	strset_free(&set);
 }
 
+/* A stack of n frames a, b, c (innermost first) with each frame's
+ * link-time address after them, as pmehisto keeps them for the exports
+ * at the resolution of lines (t->addrs): a frame at its unit's start
+ * plus 0x10 for the innermost, plus 0x20 for a call site. */
 static void
-add(struct stacks *s, uint64_t count, size_t n, uint64_t a, uint64_t b,
-    uint64_t c)
+addv(struct stacks *s, uint64_t count, size_t n, const uint32_t *u,
+    uint32_t a, uint32_t b, uint32_t c)
 {
-	uint64_t id[3] = { FRAME_UNIT | a, FRAME_UNIT | b, FRAME_UNIT | c };
+	uint32_t f[3] = { a, b, c };
+	uint64_t id[6];
+	size_t i;
 
-	if (stacks_add(s, id, n, count) == -1)
+	for (i = 0; i < n; i++) {
+		id[i] = FRAME_UNIT | u[f[i]];
+		id[n + i] = 0x1000 + 0x100 * f[i] + (i == 0 ? 0x10 : 0x20);
+	}
+	if (stacks_add(s, id, 2 * n, count) == -1)
 		die("stacks_add");
 }
 
@@ -275,9 +285,10 @@ test_callgrind(void)
 	if ((t.stacks = stacks_new()) == NULL)
 		die("stacks_new");
 	/* Innermost first. */
-	add(t.stacks, 5, 2, u[2], u[1], 0);		/* main > f */
-	add(t.stacks, 3, 3, u[3], u[2], u[1]);		/* main > f > g */
-	add(t.stacks, 2, 2, u[3], u[1], 0);		/* main > g */
+	t.addrs = 1;
+	addv(t.stacks, 5, 2, u, 2, 1, 0);		/* main > f */
+	addv(t.stacks, 3, 3, u, 3, 2, 1);		/* main > f > g */
+	addv(t.stacks, 2, 2, u, 3, 1, 0);		/* main > g */
 	if (export_make(export_find("callgrind"), &t, "x.PMS", &out, &err) == -1)
 		die_pme("export_make", &err);
 	if ((text = strndup(out.data, out.len)) == NULL)
@@ -290,12 +301,14 @@ test_callgrind(void)
 	CHECK(strstr(text, "calls=8 ") != NULL &&
 	    strstr(text, "calls=3 ") != NULL &&
 	    strstr(text, "calls=2 ") != NULL);
-	/* f at its unit's address: self 5, then its call of g. */
-	CHECK(strstr(text, "\nfn=(1) f\n0x1200 0 5\ncob=(2)\ncfi=(1)\n"
-	    "cfn=(2) g\ncalls=3 0x1300 0\n0x1200 0 3\n") != NULL);
-	CHECK(strstr(text, "\nfn=(2)\n0x1300 0 5\n") != NULL);	/* g */
+	/* f: self 5, then its call of g, on line 0 (no line table), as
+	 * callgrind writes with positions: line. */
+	CHECK(strstr(text, "\npositions: line\n") != NULL);
+	CHECK(strstr(text, "\nfn=(1) f\n0 5\ncob=(2)\ncfi=(1)\n"
+	    "cfn=(2) g\ncalls=3 0\n0 3\n") != NULL);
+	CHECK(strstr(text, "\nfn=(2)\n0 5\n") != NULL);	/* g */
 	CHECK(strstr(text, "calls=10 ") != NULL);	/* the root's */
-	if (failures)
+	if (failures || getenv("T_STACKS_SHOW") != NULL)
 		fprintf(stderr, "%s", text);
 	free(text);
 	free(out.data);
@@ -304,7 +317,7 @@ test_callgrind(void)
 	stacks_free(t.stacks);
 	if ((t.stacks = stacks_new()) == NULL)
 		die("stacks_new");
-	add(t.stacks, 4, 1, u[2], 0, 0);
+	addv(t.stacks, 4, 1, u, 2, 0, 0);
 	CHECK(export_make(export_find("callgrind"), &t, "flat.PMS", &out, &err) ==
 	    -1 && err.code == PME_EFORMAT && strcmp(err.msg, "'flat.PMS': "
 	    "no call chains for -T callgrind (record them with pmeclock -g)")
