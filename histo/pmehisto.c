@@ -61,6 +61,7 @@ struct opts {
 	size_t		 nsrcdirs;
 	const char	*measure;		/* -M, or NULL */
 	int		 measures;		/* -V measures */
+	int		 io;			/* -V io */
 	struct filter	 filter;		/* --time, --tid, ... */
 };
 
@@ -163,7 +164,8 @@ help(void)
 	    "                 from the call chains (pmeclock -g): spy, "
 	    "callgraph or\n"
 	    "                 callers:ROUTINE; measures: a column per "
-	    "measure (-M)\n"
+	    "measure (-M);\n"
+	    "                 io: the I/O calls (pmeclock -e io)\n"
 	    "  -I srcdir      -V caliper: source text shown from files under "
 	    "srcdir too,\n"
 	    "                 not only under the compilation directory\n"
@@ -412,7 +414,9 @@ option(struct opts *o, int c)
 	case 'V':
 		o->caliper = CAL_NONE;
 		o->measures = strcmp(optarg, "measures") == 0;
-		if (o->measures && view_parse("histogram", &o->view) == 0)
+		o->io = strcmp(optarg, "io") == 0;
+		if ((o->measures || o->io) &&
+		    view_parse("histogram", &o->view) == 0)
 			return 0;
 		if (view_parse(optarg, &o->view) == 0)
 			return 0;
@@ -422,7 +426,7 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph, callers:ROUTINE or measures",
+		    "instruction), spy, callgraph, callers:ROUTINE, measures or io",
 		    optarg);
 		return -1;
 	case OPT_VERSION:
@@ -1476,6 +1480,20 @@ measures_view(struct opts *o)
 	return 0;
 }
 
+/* The I/O calls (-V io, io.c), to standard output. */
+static int
+io_view(struct opts *o)
+{
+	struct pme_error err;
+
+	if (io_write((const char *const *)o->pms, o->npms, stdout,
+	    &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return 1;
+	}
+	return 0;
+}
+
 static int
 run(struct opts *o)
 {
@@ -1495,6 +1513,10 @@ run(struct opts *o)
 	}
 	if (o->measures) {
 		rc = measures_view(o);
+		goto done;
+	}
+	if (o->io) {
+		rc = io_view(o);
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)

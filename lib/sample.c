@@ -30,6 +30,9 @@
  * event column), which a 1.0 reader passes over. */
 #define T_EVTS	PME_FOURCC('E', 'V', 'T', 'S')
 #define T_SMPX	PME_FOURCC('S', 'M', 'P', 'X')
+/* Format 1.1 too: I/O calls (pmeclock -e io), passed over by a reader
+ * that knows them not. */
+#define T_IOCL	PME_FOURCC('I', 'O', 'C', 'L')
 
 #define BUF_DEFAULT	(64u << 10)
 #define BUF_MIN		(16u << 10)
@@ -196,7 +199,8 @@ flush_meta(struct pme_samplewriter *sw, struct pme_error *err)
 			    meta_len(sw->meta + i));
 			p += meta_len(sw->meta + i);
 		}
-		if (put_chunk(sw, tag == 'M' ? T_MAPS : T_THRD, sw->out,
+		if (put_chunk(sw, tag == 'M' ? T_MAPS : tag == 'I' ? T_IOCL :
+		    T_THRD, sw->out,
 		    (size_t)(p - sw->out), 1, err) == -1)
 			return -1;
 	}
@@ -537,6 +541,57 @@ pme_samplewriter_thread(struct pme_samplewriter *sw,
 	return 0;
 }
 
+static const char *const io_names[PME_IO_NCALLS] = {
+	NULL, "read", "write", "pread64", "pwrite64", "readv", "writev",
+	"preadv", "pwritev", "open", "openat", "close", "fsync", "fdatasync",
+	"sendfile", "sendto", "recvfrom", "sendmsg", "recvmsg"
+};
+
+const char *
+pme_io_name(uint32_t call)
+{
+	return call < PME_IO_NCALLS ? io_names[call] : NULL;
+}
+
+/* An I/O record: a meta record, so that its stack is rebased through the
+ * mappings of its time; its frames as differences, which zlib then
+ * packs. */
+int
+pme_samplewriter_io(struct pme_samplewriter *sw, const struct pme_io *io,
+    struct pme_error *err)
+{
+	uint8_t rec[(12 + FRAMES_MAX) * VARINT_MAX + STR_MAX], *p;
+	uint64_t prev;
+	size_t plen;
+	uint32_t i;
+
+	if (writable(sw, io, "pme_samplewriter_io", err) == -1)
+		return -1;
+	if (pme_io_name(io->call) == NULL || io->nframes > FRAMES_MAX ||
+	    (io->frames == NULL && io->nframes > 0))
+		return pme_seterr(err, PME_EINVAL, "'%s': I/O record of call "
+		    "%u with %u frames", sw->path, io->call, io->nframes);
+	if ((plen = strlen_or0(io->path)) > STR_MAX)
+		plen = STR_MAX;
+	p = pme_uv_put(rec, io->pid);
+	p = pme_uv_put(p, pme_zig((uint64_t)io->tid - io->pid));
+	p = pme_uv_put(p, io->call);
+	p = pme_uv_put(p, io->flags);
+	p = pme_uv_put(p, pme_zig((uint64_t)(int64_t)io->fd));
+	p = pme_uv_put(p, pme_zig((uint64_t)io->ret));
+	p = pme_uv_put(p, io->start);
+	p = pme_uv_put(p, io->duration);
+	p = pme_uv_put(p, prev = io->pc);
+	p = pme_uv_put(p, io->nframes);
+	for (i = 0; i < io->nframes; prev = io->frames[i++])
+		p = pme_uv_put(p, pme_zig(io->frames[i] - prev));
+	p = put_bytes(p, io->path, plen);
+	if (room(sw, META_HLEN + (size_t)(p - rec), err) == -1)
+		return -1;
+	meta_add(sw, 'I', rec, (size_t)(p - rec));
+	return 0;
+}
+
 /* The index of (pid, tid) in the chunk's thread table, or -1 if full. */
 static int
 tid_find(struct pme_samplewriter *sw, uint32_t pid, uint32_t tid, int *isnew)
@@ -796,6 +851,7 @@ struct rd {
 	uint32_t	 runev;		/* the run's events, at least 1 */
 	uint64_t	 samples;
 	char		 str[STR_MAX + 1];
+	int		(*io)(void *, const struct pme_io *);
 };
 
 /* A cursor over a payload: the first failed get sets bad, and every get
@@ -1466,6 +1522,48 @@ rd_smpx(struct rd *rd, struct dc *d)
 	return rd_samples(rd, d, NLAZY);
 }
 
+/* An IOCL chunk: its I/O records (pme(5)). */
+static int
+rd_iocl(struct rd *rd, struct dc *d)
+{
+	struct pme_io io;
+	uint64_t n = dc_uv(d), i, j, prev;
+	const char *path;
+
+	if (!fits(d, n, 10))
+		return derr(rd, "bad record count");
+	for (i = 0; i < n; i++) {
+		memset(&io, 0, sizeof(io));
+		io.pid = dc_u32v(d);
+		io.tid = (uint32_t)(io.pid + pme_unzig(dc_uv(d)));
+		io.call = dc_u32v(d);
+		io.flags = dc_u32v(d);
+		io.fd = (int32_t)pme_unzig(dc_uv(d));
+		io.ret = (int64_t)pme_unzig(dc_uv(d));
+		io.start = dc_uv(d);
+		io.duration = dc_uv(d);
+		io.pc = prev = dc_uv(d);
+		io.nframes = dc_u32v(d);
+		if (d->bad || io.nframes > FRAMES_MAX || !fits(d, io.nframes, 1))
+			return derr(rd, "bad I/O record");
+		if (grow(&rd->fr, &rd->fcap, io.nframes, sizeof(*rd->fr),
+		    rd) == -1)
+			return -1;
+		for (j = 0; j < io.nframes; j++)
+			rd->fr[j] = prev += pme_unzig(dc_uv(d));
+		io.frames = rd->fr;
+		path = dc_str(d, rd);
+		io.path = path != NULL && path[0] != '\0' ? path : NULL;
+		if (d->bad || pme_io_name(io.call) == NULL)
+			return derr(rd, "bad I/O record");
+		if (rd->io != NULL && rd->io(rd->arg, &io) != 0)
+			return stopped(rd);
+	}
+	if (d->p != d->end)
+		return derr(rd, "bytes after the last record");
+	return 0;
+}
+
 static int
 rd_close(struct rd *rd, struct dc *d)
 {
@@ -1509,6 +1607,7 @@ static const struct rdkind {
 	{ T_BOOT, "BOOT", PME_BOOT_MAX, rd_boot },
 	{ T_EVTS, "EVTS", EVTS_MAX, rd_evts },
 	{ T_SMPX, "SMPX", RECS_MAX, rd_smpx },
+	{ T_IOCL, "IOCL", RECS_MAX, rd_iocl },
 };
 #define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
 
@@ -1567,7 +1666,8 @@ no_header(struct rd *rd, struct pme_reader *r)
 }
 
 static int
-read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
+read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
+    int (*io)(void *, const struct pme_io *), void *arg,
     struct pme_sample_summary *sum, struct pme_error *err)
 {
 	static const struct pme_sample_visitor none;
@@ -1582,6 +1682,7 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v, void *arg,
 	rd->name = pme_reader_name(r);
 	rd->v = v != NULL ? v : &none;
 	rd->arg = arg;
+	rd->io = io;
 	rd->err = err;
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
 		if ((rc = rd_chunk(rd, r, &c)) != 1)
@@ -1613,7 +1714,7 @@ pme_samplefile_read(const char *path, const struct pme_sample_visitor *v,
 		err->code = PME_OK;
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, arg, sum, err);
+	return read_all(r, v, NULL, arg, sum, err);
 }
 
 int
@@ -1627,7 +1728,21 @@ pme_samplefile_mem(const void *buf, size_t len, const char *name,
 		err->code = PME_OK;
 	if ((r = pme_reader_mem(buf, len, name, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, arg, sum, err);
+	return read_all(r, v, NULL, arg, sum, err);
+}
+
+int
+pme_samplefile_read_io(const char *path, const struct pme_sample_visitor *v,
+    int (*io)(void *, const struct pme_io *), void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	struct pme_reader *r;
+
+	if (err != NULL)
+		err->code = PME_OK;
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
+		return -1;
+	return read_all(r, v, io, arg, sum, err);
 }
 
 /* -------------------------------------------------------- copying runs */

@@ -46,6 +46,7 @@ struct clockopts {
 	int		 evgiven;	/* -e was given */
 	int		 list;		/* -l */
 	int		 count;		/* --count */
+	int		 io;		/* -e io: I/O calls traced (io.c) */
 };
 
 /*

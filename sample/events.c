@@ -107,6 +107,11 @@ add_event(struct clockopts *o, const char *s, size_t len)
 	}
 	memcpy(buf, s, len);
 	buf[len] = '\0';
+	/* io: the I/O calls, traced beside the events (io.c). */
+	if (strcmp(buf, "io") == 0) {
+		o->io = 1;
+		return 0;
+	}
 	period = cut_period(buf);
 	/* u:/lib/libx.so:f: the module's path, not a period. */
 	if (period != NULL && strchr(period, ':') != NULL) {
@@ -179,6 +184,12 @@ events_finish(struct clockopts *o)
 		fprintf(stderr, "%s: -j varies the period of one clock: not "
 		    "with -e %s\n", prog, o->nev > 1 ? "and several events" :
 		    o->ev[0].spec.name);
+		return 2;
+	}
+	if (o->io && (o->count || (o->method != PME_METHOD_NONE &&
+	    o->method != PME_METHOD_PERF))) {
+		fprintf(stderr, "%s: -e io: traced by perf_event_open (-m "
+		    "perf), not with --count\n", prog);
 		return 2;
 	}
 	if (o->attach != 0 && o->evgiven) {
@@ -331,6 +342,11 @@ events_check(struct clockopts *o)
 	struct clockevent *e;
 	char why[512];
 
+	if (o->io && o->method != PME_METHOD_PERF) {
+		fprintf(stderr, "%s: -e io needs perf_event_open (-m perf)%s%s\n",
+		    prog, o->note[0] ? ": " : "", o->note);
+		return 1;
+	}
 	for (e = o->ev; e < o->ev + o->nev; e++) {
 		if (o->method != PME_METHOD_PERF) {
 			if (strcmp(e->spec.name, DEFAULT_CLOCK) == 0)

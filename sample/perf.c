@@ -63,6 +63,12 @@ fill_attr_dwarf(struct perf_event_attr *a, const struct clockopts *o)
 	ring_pages = RING_PAGES_DWARF;
 }
 
+void
+perf_stack_attr(struct perf_event_attr *a, const struct clockopts *o)
+{
+	fill_attr_dwarf(a, o);
+}
+
 /* Whether event k's records carry the kernel's call chain: with -g by
  * frame pointers, and for an event that is not a clock, whose samples in
  * the kernel are booked to the user code that entered it (its chain's
@@ -179,10 +185,11 @@ paranoid(void)
 	return v;
 }
 
-/* Opens event k (fill_attr) on pid on every online CPU; -1 with errno. */
+/* Opens event k (fill_attr; io: the I/O event of that attr, filtered)
+ * on pid on every online CPU; -1 with errno. */
 static int
 open_all(const struct clockopts *o, pid_t pid, int ek, int k, int *fds,
-    int *cpus, int *n)
+    int *cpus, int *n, const struct perf_event_attr *io)
 {
 	struct perf_event_attr a;
 	int ncpu, i, e;
@@ -192,9 +199,14 @@ open_all(const struct clockopts *o, pid_t pid, int ek, int k, int *fds,
 		errno = ENODEV;
 		return -1;
 	}
-	fill_attr(&a, o, ek, k);
+	if (io != NULL)
+		a = *io;
+	else
+		fill_attr(&a, o, ek, k);
 	for (i = 0; i < ncpu; i++) {
-		if ((fd = perf_open(&a, pid, cpus[i])) < 0) {
+		if ((fd = perf_open(&a, pid, cpus[i])) < 0 || (io != NULL &&
+		    io_filter((int)fd) < 0 && close((int)fd) == 0 &&
+		    (fd = -1) < 0)) {
 			e = errno;
 			while (i-- > 0)
 				close(fds[i]);
@@ -216,7 +228,7 @@ perf_probe(struct clockopts *o)
 	 * program's CPU time as well. */
 	for (exclude_kernel = 0; exclude_kernel < 2; exclude_kernel++) {
 		if (open_all(o, getpid(), exclude_kernel, -1, fds, cpus,
-		    &n) == 0) {
+		    &n, NULL) == 0) {
 			for (i = 0; i < n; i++)
 				close(fds[i]);
 			if (exclude_kernel && o->verbose)
@@ -312,24 +324,6 @@ read_ring(struct perfstate *ps, struct ring *r)
 	return 0;
 }
 
-static uint64_t
-get64(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t
-get32(const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* A record's time: in the body of a sample, else in its sample_id. */
 static uint64_t
 rec_time(const struct perf_event_header *h)
@@ -415,7 +409,7 @@ werr(struct perfstate *ps, const struct pme_error *err)
  * fields): unwound at once, only the frames kept.  A chain that stops
  * short of the outermost frame is flagged PME_SAMPLE_TRUNCATED.
  */
-static void
+void
 conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
     const uint8_t *end)
 {
@@ -504,7 +498,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL)
 		s.flags |= PME_SAMPLE_KERNEL;
-	if (ps->uw != NULL)
+	if (ps->uw != NULL && ps->o->callchain)
 		conv_stack(ps, &s, p, end);
 	else if (kernel_chain(ps->o, ps->curev) && end - p >= 8) {
 		nr = get64(p);
@@ -757,6 +751,8 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 	add_tid(ps, t.tid);
 	if (ps->uw != NULL)
 		unwind_task(ps, &t);
+	if (ps->io != NULL)
+		io_task(ps, &t);
 	if (pme_samplewriter_thread(ps->w, &t, &err) < 0)
 		werr(ps, &err);
 }
@@ -768,7 +764,10 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		conv_sample(ps, h);
+		if (ps->curev <= IO_EV_ENTER)
+			io_sample(ps, h);
+		else
+			conv_sample(ps, h);
 		break;
 	case PERF_RECORD_MMAP2:
 		conv_mmap2(ps, h);
@@ -847,6 +846,7 @@ free_state(struct perfstate *ps)
 	free(ps->tids);
 	free(ps->frames);
 	unwind_free(ps->uw);
+	io_free(ps);
 }
 
 /*
@@ -1010,7 +1010,8 @@ perf_attr(struct perf_event_attr *a, const struct clockopts *o, int k)
 static int
 open_events(struct perfstate *ps, struct child *c)
 {
-	int cpus[MAX_CPUS], *fds, n = 0, i, k;
+	int cpus[MAX_CPUS], *fds, n = 0, i, j, k, nev = ps->o->nev;
+	struct perf_event_attr io;
 
 	if ((fds = calloc(MAX_CPUS, sizeof(*fds))) == NULL ||
 	    (ps->rings = calloc(MAX_CPUS, sizeof(*ps->rings))) == NULL) {
@@ -1018,11 +1019,23 @@ open_events(struct perfstate *ps, struct child *c)
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return -1;
 	}
-	for (k = 0; k < ps->o->nev; k++) {
+	if (ps->o->io && io_new(ps) < 0) {
+		free(fds);
+		return -1;
+	}
+	/* The events of -e, then -e io's two tracepoints. */
+	for (j = 0; j < nev + (ps->o->io ? 2 : 0); j++) {
+		k = j < nev ? j : j == nev ? IO_EV_ENTER : IO_EV_EXIT;
+		if (k < 0) {
+			io_attr(&io, ps->o, k);
+			io.config = io_config(ps, k);
+		}
 		if (open_all(ps->o, c->pid, exclude_kernel, k, fds, cpus,
-		    &n) < 0) {
+		    &n, k < 0 ? &io : NULL) < 0) {
 			fprintf(stderr, "%s: perf_event_open: %s: %s\n", prog,
-			    ps->o->ev[k].spec.name, strerror(errno));
+			    k >= 0 ? ps->o->ev[k].spec.name : k ==
+			    IO_EV_ENTER ? "raw_syscalls:sys_enter" :
+			    "raw_syscalls:sys_exit", strerror(errno));
 			break;
 		}
 		if ((size_t)ps->nrings + (size_t)n > MAX_CPUS) {
@@ -1039,7 +1052,7 @@ open_events(struct perfstate *ps, struct child *c)
 		}
 	}
 	free(fds);
-	return k == ps->o->nev ? 0 : -1;
+	return j == nev + (ps->o->io ? 2 : 0) ? 0 : -1;
 }
 
 static int
@@ -1065,7 +1078,8 @@ setup(struct perfstate *ps, struct child *c)
 	}
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL)
 		return -1;
-	if (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&
+	if ((ps->o->callchain || ps->o->io) &&
+	    ps->o->callgraph == CALLGRAPH_DWARF &&
 	    (ps->uw = unwind_new()) == NULL)
 		return -1;
 	return 0;

@@ -12,6 +12,8 @@ sample/pmeclock_SRCS += sample/count.c
 sample/pmeclock_SRCS += sample/child.c
 # -p: the perf method attached to a running process.
 sample/pmeclock_SRCS += sample/attach.c
+# -e io: the I/O calls traced.
+sample/pmeclock_SRCS += sample/io.c
 
 # elfutils' libdw unwinds -g's chains from the CFI when configure found it.
 sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)
