@@ -73,10 +73,18 @@ static const struct {
 };
 #define NCALLS	(sizeof(calls) / sizeof(calls[0]))
 
-/* A thread's call under way: its entry. */
+/*
+ * A call's entry waiting for its exit.  The two are on the rings of the
+ * CPUs the thread was on, which a drain reads one after the other, so
+ * either may be read a drain before the other: a thread keeps the last
+ * IO_QUEUE entries still without their exit and exits without their
+ * entry, and an exit is the call of the thread's latest entry before it
+ * (a thread makes one system call at a time).
+ */
+#define IO_QUEUE	8
+
 struct iopend {
 	uint32_t	 pid, tid;
-	int		 used;
 	long		 nr;
 	uint64_t	 args[6];
 	uint64_t	 time;
@@ -88,6 +96,18 @@ struct iopend {
 					   copy, or "" */
 };
 
+struct ioexit {
+	long		 nr;
+	uint64_t	 ret, time;
+};
+
+struct iothr {
+	uint32_t	 pid, tid;
+	struct iopend	 ent[IO_QUEUE];	/* by time */
+	struct ioexit	 ex[IO_QUEUE];	/* by time */
+	int		 nent, nex;
+};
+
 /* A descriptor's name. */
 struct iofd {
 	uint32_t	 pid;
@@ -97,8 +117,8 @@ struct iofd {
 
 struct iostate {
 	uint32_t	 tp[2];		/* the tracepoints' ids */
-	struct iopend	*pend;
-	size_t		 npend, cappend;
+	struct iothr	**thr;
+	size_t		 nthr, capthr;
 	struct iofd	*fds;
 	size_t		 nfds, capfds;
 	uint64_t	 records, unpaired;
@@ -184,23 +204,58 @@ io_filter(int fd)
 	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, buf);
 }
 
-static struct iopend *
-pending(struct iostate *io, uint32_t pid, uint32_t tid, int add)
+static struct iothr *
+thread_of(struct iostate *io, uint32_t pid, uint32_t tid)
 {
+	struct iothr *t;
 	size_t i;
 	void *p;
 
-	for (i = 0; i < io->npend; i++)
-		if (io->pend[i].tid == tid && io->pend[i].pid == pid)
-			return &io->pend[i];
-	if (!add || (p = grow(io->pend, &io->cappend, io->npend + 1,
-	    sizeof(*io->pend))) == NULL)
+	for (i = 0; i < io->nthr; i++)
+		if (io->thr[i]->tid == tid && io->thr[i]->pid == pid)
+			return io->thr[i];
+	if ((p = grow(io->thr, &io->capthr, io->nthr + 1,
+	    sizeof(*io->thr))) == NULL)
 		return NULL;
-	io->pend = p;
-	memset(&io->pend[io->npend], 0, sizeof(*io->pend));
-	io->pend[io->npend].pid = pid;
-	io->pend[io->npend].tid = tid;
-	return &io->pend[io->npend++];
+	io->thr = p;
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	return io->thr[io->nthr++] = t;
+}
+
+/* Room for an entry at time in t's queue, the oldest dropped when full
+ * (an entry whose exit never came: the thread ended in the call). */
+static struct iopend *
+entry_slot(struct iostate *io, struct iothr *t, uint64_t time)
+{
+	int i;
+
+	if (t->nent == IO_QUEUE) {
+		io->unpaired++;
+		memmove(&t->ent[0], &t->ent[1], (IO_QUEUE - 1) *
+		    sizeof(t->ent[0]));
+		t->nent--;
+	}
+	for (i = t->nent; i > 0 && t->ent[i - 1].time > time; i--)
+		;
+	memmove(&t->ent[i + 1], &t->ent[i], (size_t)(t->nent - i) *
+	    sizeof(t->ent[0]));
+	t->nent++;
+	t->ent[i].pid = t->pid;
+	t->ent[i].tid = t->tid;
+	return &t->ent[i];
+}
+
+static void
+entry_drop(struct iothr *t, struct iopend *e)
+{
+	int i = (int)(e - t->ent);
+
+	memmove(&t->ent[i], &t->ent[i + 1], (size_t)(t->nent - i - 1) *
+	    sizeof(t->ent[0]));
+	t->nent--;
 }
 
 /* ------------------------------------------------------------- names */
@@ -409,71 +464,120 @@ io_task(struct perfstate *ps, const struct pme_thread *t)
 
 /* ------------------------------------------------------- the records */
 
+static void	emit(struct perfstate *ps, const struct iopend *e,
+		    uint64_t ret, uint64_t time);
+
+/* The entry's user stack: from the frame-pointer chain (p: PERF_SAMPLE_
+ * CALLCHAIN) unless the unwinder takes it from the registers and stack
+ * copy (after the raw data).  Returns p past the chain. */
+static const uint8_t *
+entry_chain(struct iopend *e, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t nr, i, ip;
+
+	if (end - p < 8)
+		return end;
+	nr = get64(p);
+	p += 8;
+	if (nr > (uint64_t)(end - p) / 8)
+		return end;
+	for (i = 0; i < nr; i++) {
+		ip = get64(p + 8 * i);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		if (e->pc == 0)
+			e->pc = ip;
+		else if (e->nframes < IO_FRAMES)
+			e->frames[e->nframes++] = ip;
+		else
+			e->flags |= PME_IO_TRUNCATED;
+	}
+	return p + 8 * nr;
+}
+
+static void
+entry_unwind(struct perfstate *ps, struct iopend *e, struct pme_sample *s,
+    const uint8_t *p, const uint8_t *end)
+{
+	s->flags = PME_SAMPLE_KERNEL;
+	s->nframes = 0;
+	conv_stack(ps, s, p, end);
+	if (s->nframes > 0) {
+		e->pc = s->frames[0];
+		e->nframes = s->nframes - 1 < IO_FRAMES ? s->nframes - 1 :
+		    IO_FRAMES;
+		memcpy(e->frames, s->frames + 1, e->nframes *
+		    sizeof(*e->frames));
+	}
+	if ((s->flags & PME_SAMPLE_TRUNCATED) || s->nframes > IO_FRAMES + 1)
+		e->flags |= PME_IO_TRUNCATED;
+}
+
+/* The exit of t at time or after, of no later entry, for entry e. */
+static struct ioexit *
+exit_for(struct iothr *t, const struct iopend *e)
+{
+	int i, j;
+
+	for (i = 0; i < t->nex && t->ex[i].time < e->time; i++)
+		;
+	if (i == t->nex || t->ex[i].nr != e->nr)
+		return NULL;
+	for (j = 0; j < t->nent; j++)
+		if (&t->ent[j] != e && t->ent[j].time > e->time &&
+		    t->ent[j].time < t->ex[i].time)
+			return NULL;
+	return &t->ex[i];
+}
+
 /* An entry: its arguments and stack kept until its exit. */
 static void
 enter(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
     const uint8_t *end)
 {
+	const uint8_t *chain = p;
 	struct iopend *e;
-	uint64_t nr, i, ip;
+	struct ioexit *x;
+	struct iothr *t;
 	uint32_t rsize;
+	uint64_t i;
 
-	if ((e = pending(ps->io, s->pid, s->tid, 1)) == NULL)
+	if ((t = thread_of(ps->io, s->pid, s->tid)) == NULL)
 		return;
-	e->used = 0;
-	e->nframes = 0;
-	e->flags = 0;
-	e->pc = 0;
+	/* With -G fp the chain comes before the raw data. */
 	if (ps->uw == NULL) {
-		if (end - p < 8)
+		if (end - p < 8 || get64(p) > (uint64_t)(end - p - 8) / 8)
 			return;
-		nr = get64(p);
-		p += 8;
-		if (nr > (uint64_t)(end - p) / 8)
-			return;
-		for (i = 0; i < nr; i++) {
-			ip = get64(p + 8 * i);
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-				continue;
-			if (e->pc == 0)
-				e->pc = ip;
-			else if (e->nframes < IO_FRAMES)
-				e->frames[e->nframes++] = ip;
-			else
-				e->flags |= PME_IO_TRUNCATED;
-		}
-		p += 8 * nr;
+		p += 8 + 8 * get64(p);
 	}
 	if (end - p < 4 || (rsize = get32(p)) < 64 ||
-	    (size_t)rsize > (size_t)(end - p) - 4)
+	    (size_t)rsize > (size_t)(end - p) - 4 ||
+	    call_of((long)get64(p + 4 + 8)) == 0)
 		return;
-	nr = get64(p + 4 + 8);
+	e = entry_slot(ps->io, t, s->time);
+	e->nr = (long)get64(p + 4 + 8);
+	e->time = s->time;
+	e->pc = 0;
+	e->nframes = e->flags = 0;
 	for (i = 0; i < 6; i++)
 		e->args[i] = get64(p + 4 + 16 + 8 * i);
+	if (ps->uw == NULL)
+		entry_chain(e, chain, end);
 	p += (4 + rsize + 7) & ~(size_t)7;
 	e->name[0] = '\0';
-	if (ps->uw != NULL && call_of((long)nr) == PME_IO_OPEN)
+	if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPEN)
 		stack_name(e, e->args[0], p, end);
-	else if (ps->uw != NULL && call_of((long)nr) == PME_IO_OPENAT)
+	else if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPENAT)
 		stack_name(e, e->args[1], p, end);
-	if (ps->uw != NULL) {
-		s->flags = PME_SAMPLE_KERNEL;
-		s->nframes = 0;
-		conv_stack(ps, s, p, end);
-		if (s->nframes > 0) {
-			e->pc = s->frames[0];
-			e->nframes = s->nframes - 1 < IO_FRAMES ?
-			    s->nframes - 1 : IO_FRAMES;
-			memcpy(e->frames, s->frames + 1, e->nframes *
-			    sizeof(*e->frames));
-		}
-		if (s->flags & PME_SAMPLE_TRUNCATED ||
-		    s->nframes - 1 > IO_FRAMES)
-			e->flags |= PME_IO_TRUNCATED;
+	if (ps->uw != NULL)
+		entry_unwind(ps, e, s, p, end);
+	if ((x = exit_for(t, e)) != NULL) {
+		emit(ps, e, x->ret, x->time);
+		entry_drop(t, e);
+		memmove(x, x + 1, (size_t)(t->nex - (x - t->ex) - 1) *
+		    sizeof(*x));
+		t->nex--;
 	}
-	e->nr = (long)nr;
-	e->time = s->time;
-	e->used = 1;
 }
 
 /* The descriptor a call's arguments name, and for an open the name. */
@@ -509,36 +613,23 @@ describe(struct perfstate *ps, const struct iopend *e, int64_t ret,
 		fd_drop(io, f);
 }
 
-/* An exit: the record of its entry's call. */
+/* The record of entry e's call, which returned ret at time. */
 static void
-leave(struct perfstate *ps, const struct pme_sample *s, const uint8_t *p,
-    const uint8_t *end)
+emit(struct perfstate *ps, const struct iopend *e, uint64_t ret,
+    uint64_t time)
 {
-	struct iopend *e;
 	struct pme_error err;
 	struct pme_io r;
 	char path[PATH_MAX];
-	uint32_t rsize;
-	long nr;
 
-	if (end - p < 4 || (rsize = get32(p)) < 24 ||
-	    (size_t)rsize > (size_t)(end - p) - 4)
-		return;
-	nr = (long)get64(p + 4 + 8);
-	if ((e = pending(ps->io, s->pid, s->tid, 0)) == NULL || !e->used ||
-	    e->nr != nr || call_of(nr) == 0) {
-		ps->io->unpaired++;
-		return;
-	}
-	e->used = 0;
 	memset(&r, 0, sizeof(r));
-	r.pid = s->pid;
-	r.tid = s->tid;
-	r.call = call_of(nr);
+	r.pid = e->pid;
+	r.tid = e->tid;
+	r.call = call_of(e->nr);
 	r.flags = e->flags;
-	r.ret = (int64_t)get64(p + 4 + 16);
+	r.ret = (int64_t)ret;
 	r.start = e->time;
-	r.duration = s->time >= e->time ? s->time - e->time : 0;
+	r.duration = time >= e->time ? time - e->time : 0;
 	r.pc = e->pc;
 	r.nframes = e->nframes;
 	r.frames = e->frames;
@@ -547,6 +638,45 @@ leave(struct perfstate *ps, const struct pme_sample *s, const uint8_t *p,
 	ps->io->records++;
 	if (pme_samplewriter_io(ps->w, &r, &err) < 0)
 		werr(ps, &err);
+}
+
+/* An exit: the record of its entry's call, or kept for it. */
+static void
+leave(struct perfstate *ps, const struct pme_sample *s, const uint8_t *p,
+    const uint8_t *end)
+{
+	struct iopend *e = NULL;
+	struct iothr *t;
+	uint32_t rsize;
+	long nr;
+	int i;
+
+	if (end - p < 4 || (rsize = get32(p)) < 24 ||
+	    (size_t)rsize > (size_t)(end - p) - 4 ||
+	    call_of(nr = (long)get64(p + 4 + 8)) == 0 ||
+	    (t = thread_of(ps->io, s->pid, s->tid)) == NULL)
+		return;
+	for (i = t->nent; i-- > 0 && e == NULL; )
+		if (t->ent[i].time <= s->time)
+			e = &t->ent[i];
+	if (e != NULL && e->nr == nr) {
+		emit(ps, e, get64(p + 4 + 16), s->time);
+		entry_drop(t, e);
+		return;
+	}
+	if (t->nex == IO_QUEUE) {
+		ps->io->unpaired++;
+		memmove(&t->ex[0], &t->ex[1], (IO_QUEUE - 1) * sizeof(t->ex[0]));
+		t->nex--;
+	}
+	for (i = t->nex; i > 0 && t->ex[i - 1].time > s->time; i--)
+		;
+	memmove(&t->ex[i + 1], &t->ex[i], (size_t)(t->nex - i) *
+	    sizeof(t->ex[0]));
+	t->nex++;
+	t->ex[i].nr = nr;
+	t->ex[i].ret = get64(p + 4 + 16);
+	t->ex[i].time = s->time;
 }
 
 void
@@ -577,15 +707,20 @@ io_free(struct perfstate *ps)
 
 	if (io == NULL)
 		return;
-	if (ps->o->verbose)
-		fprintf(stderr, "%s: %llu I/O calls recorded, %llu exits "
-		    "without their entry\n", prog,
+	for (i = 0; i < io->nthr; i++) {
+		io->unpaired += (uint64_t)(io->thr[i]->nent +
+		    io->thr[i]->nex);
+		free(io->thr[i]);
+	}
+	free(io->thr);
+	if (ps->o->verbose || (io->unpaired > 0 && !ps->o->quiet))
+		fprintf(stderr, "%s: %llu I/O calls recorded, %llu entries or "
+		    "exits without the other\n", prog,
 		    (unsigned long long)io->records,
 		    (unsigned long long)io->unpaired);
 	for (i = 0; i < io->nfds; i++)
 		free(io->fds[i].path);
 	free(io->fds);
-	free(io->pend);
 	free(io);
 	ps->io = NULL;
 }

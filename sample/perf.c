@@ -798,7 +798,9 @@ drain(struct perfstate *ps)
 	int r;
 
 	ps->nrecs = ps->narena = 0;
-	for (r = 0; r < ps->nrings; r++)
+	/* Last ring first: -e io's exits (io.c) are read before the
+	 * entries, so that each exit read has its entry read too. */
+	for (r = ps->nrings; r-- > 0; )
 		if (read_ring(ps, &ps->rings[r]) < 0) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			return -1;

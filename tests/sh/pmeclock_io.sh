@@ -1,0 +1,156 @@
+#!/bin/bash
+#
+# pmeclock_io - pmeclock -e io and pmehisto -V io on I/O whose calls are
+# known exactly (tests/fixtures/io/io.c): per call site (routine) the
+# calls and bytes the fixture made (N writes of B bytes, P preads of 100,
+# an fsync, 10 pipe writes and reads of 64, 8 sends and receives of 32 on
+# a socketpair); per file (the data file, named by its path) its calls
+# and bytes; the time per site at most the fixture's own clock_gettime
+# figure around the same calls and within 2% or 2 ms of it (the calls'
+# kernel time is inside the program's); the counts per system call equal
+# strace -c -f's and perf trace -s's of the same program (its calls are
+# the same in every run); Debian's gzip compressing a file and python3
+# reading one: counts per system call equal strace's.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+need "$pmeclock" "$pmehisto"
+cd "$tmp" || exit 1
+gcc -O2 -g -o io "$top/tests/fixtures/io/io.c" ||
+    { fail "cannot build the fixture"; finish; }
+mkdir d || exit 1
+N=50 B=1000 P=20
+if ! "$pmeclock" -q -e io -o probe.PMS ./io "$tmp/d" 1 1 0 2>probe.err; then
+	grep -q perf_event_open probe.err ||
+	    { fail "pmeclock -e io: $(cat probe.err)"; finish; }
+	skip "perf_event_open cannot trace system calls here: $(cat probe.err)"
+fi
+
+"$pmeclock" -e io -o io.PMS ./io "$tmp/d" $N $B $P 2>run.err ||
+    fail "pmeclock -e io: $(cat run.err)"
+grep -q "without the other" run.err && fail "unpaired calls: $(cat run.err)"
+"$pmehisto" -V io io.PMS >rep 2>rep.err || fail "pmehisto -V io: $(cat rep.err)"
+
+# The rows of one table of the report: "CALLS ERRORS BYTES TOTAL MEAN MAX
+# [CALL] KEY".
+table() {
+	awk -v t="$1" '/^By / { on = ($0 == t) ; next } /^$/ { on = 0 }
+	    on && $1 ~ /^[0-9]+$/' rep
+}
+# calls bytes total-ns of routine's site for call
+site() {
+	table "By call site" | awk -v c="$2" -v r="$1" '$7 == c && $8 == r {
+	    n += $1; b += $3; t += $4 * 1e6 } END { printf "%d %d %.0f\n",
+	    n, b, t }'
+}
+check_site() {	# routine call calls bytes
+	set -- "$1" "$2" "$3" "$4" "$(site "$1" "$2")"
+	[ "$5" = "$3 $4 ${5##* }" ] ||
+	    fail "$1 $2: calls, bytes, ns $5, not $3 $4"
+}
+check_site opener openat 1 0
+check_site writer write $N $((N * B))
+check_site syncer fsync 1 0
+check_site preader pread64 $P $((P * 100))
+check_site closer close 1 0
+check_site pipewriter write 10 640
+check_site piper read 10 640
+check_site sender sendto 8 256
+check_site receiver recvfrom 8 256
+
+# The data file by its path: open, N writes, fsync, P preads, close.
+row=$(table "By file" | awk -v f="$tmp/d/data" '$7 == f { print $1, $3 }')
+[ "$row" = "$((N + P + 3)) $((N * B + P * 100))" ] ||
+    fail "file $tmp/d/data: calls and bytes '$row', not $((N + P + 3)) $((N * B + P * 100))"
+# The pipe and the socketpair: named as the kernel names them when
+# pmeclock finds them open (the process may have ended: "fd N"), never
+# under the data file's name, whose descriptor they reuse.
+for want in "pipe 34 1280" "socket 56 512"; do
+	set -- $want
+	got=$(table "By file" | awk -v k="$1" -v f="$2" '$7 ~ "^" k ":\\[[0-9]+\\]$" ||
+	    ($7 == "fd" && index(f, $8)) { b += $3 } END { print b + 0 }')
+	[ "$got" = "$3" ] || fail "$1: $got bytes, not $3"
+done
+
+# Times: pme's inside the program's, within 2% or 2 ms.
+while read -r r calls ns; do
+	case $r in
+	opener) c=openat ;; writer|pipewriter) c=write ;; syncer) c=fsync ;;
+	preader) c=pread64 ;; closer) c=close ;; piper) c=read ;;
+	sender) c=sendto ;; receiver) c=recvfrom ;;
+	esac
+	got=$(site "$r" "$c")
+	got=${got##* }
+	awk -v g="$got" -v w="$ns" 'BEGIN { d = w - g; tol = w * 0.02;
+	    if (tol < 2e6) tol = 2e6; exit !(d >= -1000 && d <= tol) }' ||
+	    fail "$r: $got ns in its calls, the program measured $ns"
+done <d/times
+
+# Counts per system call: pme's, strace's, perf trace's.
+calls="read write openat close fsync pread64 sendto recvfrom"
+pme_counts() {	# report
+	awk '/^By call$/ { on = 1; next } /^$/ && on == 2 { exit }
+	    on && $1 ~ /^[0-9]+$/ { on = 2; print $7, $1 }' "$1" | sort
+}
+strace_counts() {	# strace -c output
+	awk -v want=" $calls " '$NF != "total" && index(want, " " $NF " ") &&
+	    $(NF - 1) ~ /^[0-9]+$/ { print $NF, ($(NF - 2) ~ /^[0-9]+$/ &&
+	    NF == 6) ? $(NF - 2) : $(NF - 1) }' "$1" | sort
+}
+pme_counts rep >pme.counts
+if command -v strace >/dev/null; then
+	strace -f -c -w -o strace.out ./io "$tmp/d" $N $B $P ||
+	    fail "strace of the fixture"
+	awk '$NF != "total" && $NF ~ /^[a-z0-9_]+$/ { n = ($5 ~ /^[0-9]+$/ &&
+	    NF == 6) ? $4 : $4; print $NF, n }' strace.out |
+	    grep -wE "$(echo $calls | tr ' ' '|')" | sort >strace.counts
+	diff -u strace.counts pme.counts >diff.strace ||
+	    fail "counts per call differ from strace's: $(cat diff.strace)"
+else
+	echo "pmeclock_io: no strace: its comparison left out" >&2
+fi
+if command -v perf >/dev/null && perf trace -s -o perf.out -- ./io \
+    "$tmp/d" $N $B $P >/dev/null 2>&1; then
+	awk '$1 ~ /^[a-z0-9_]+$/ && $2 ~ /^[0-9]+$/ { print $1, $2 }' \
+	    perf.out | grep -wE "$(echo $calls | tr ' ' '|')" |
+	    sort >perf.counts
+	diff -u perf.counts pme.counts >diff.perf ||
+	    fail "counts per call differ from perf trace -s's: $(cat diff.perf)"
+else
+	echo "pmeclock_io: perf trace cannot run here: its comparison left" \
+	    "out" >&2
+fi
+
+# Programs nobody here wrote (Debian's, not a wrapper that runs others): counts equal strace's.
+real() {	# name command...
+	local name=$1
+	shift
+	"$pmeclock" -q -e io -o "$name.PMS" "$@" >/dev/null 2>"$name.err" ||
+	    { fail "$name: pmeclock: $(cat "$name.err")"; return; }
+	"$pmehisto" -V io "$name.PMS" >"$name.rep" ||
+	    { fail "$name: pmehisto -V io"; return; }
+	pme_counts "$name.rep" >"$name.pme"
+	strace -f -c -w -o "$name.strace" "$@" >/dev/null 2>&1
+	awk '$NF != "total" && $NF ~ /^[a-z0-9_]+$/ { print $NF, $4 }' \
+	    "$name.strace" | grep -wE "$(echo $calls | tr ' ' '|')" |
+	    sort >"$name.sc"
+	diff -u "$name.sc" "$name.pme" >"$name.diff" ||
+	    fail "$name: counts differ from strace's: $(cat "$name.diff")"
+}
+head -c 3000000 "$pmehisto" >input
+if command -v strace >/dev/null && [ -x /usr/bin/gzip ]; then
+	real gzip /usr/bin/gzip -c -6 input
+fi
+if command -v strace >/dev/null && [ -x /usr/bin/python3 ]; then
+	real python3 /usr/bin/python3 -S -c 'f = open("input", "rb")
+while f.read(65536): pass'
+fi
+
+# A run without I/O records: -V io says so, exit status 1.
+"$pmeclock" -q -o none.PMS ./io "$tmp/d" 1 1 0 2>/dev/null
+expect "-V io of a run without -e io" 1 "$pmehisto" -V io none.PMS
+grep -q "none.PMS': no I/O calls recorded (pmeclock -e io" err ||
+    fail "-V io without records: $(cat err)"
+finish
