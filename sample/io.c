@@ -121,7 +121,7 @@ struct iostate {
 	size_t		 nthr, capthr;
 	struct iofd	*fds;
 	size_t		 nfds, capfds;
-	uint64_t	 records, unpaired;
+	uint64_t	 records, unpaired, lost;
 };
 
 static uint32_t
@@ -700,6 +700,12 @@ io_sample(struct perfstate *ps, const struct perf_event_header *h)
 }
 
 void
+io_lost(struct perfstate *ps, uint64_t n)
+{
+	ps->io->lost += n;
+}
+
+void
 io_free(struct perfstate *ps)
 {
 	struct iostate *io = ps->io;
@@ -713,6 +719,11 @@ io_free(struct perfstate *ps)
 		free(io->thr[i]);
 	}
 	free(io->thr);
+	if (io->lost > 0 && !ps->o->quiet)
+		fprintf(stderr, "%s: %llu I/O records lost, pmeclock not "
+		    "keeping up with the calls: the I/O report is short of "
+		    "them (-G fp costs less: pmeclock(1), I/O)\n", prog,
+		    (unsigned long long)io->lost);
 	if (ps->o->verbose || (io->unpaired > 0 && !ps->o->quiet))
 		fprintf(stderr, "%s: %llu I/O calls recorded, %llu entries or "
 		    "exits without the other\n", prog,

@@ -780,6 +780,8 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(*h) + 16)
 			ps->lost += get64(p + 8);
+		if (h->size >= sizeof(*h) + 16 && ps->curev <= IO_EV_ENTER)
+			io_lost(ps, get64(p + 8));
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (h->size >= sizeof(*h) + 8)

@@ -169,6 +169,8 @@ uint64_t io_config(const struct perfstate *ps, int k);
 int	io_filter(int fd);
 void	io_sample(struct perfstate *ps, const struct perf_event_header *h);
 void	io_task(struct perfstate *ps, const struct pme_thread *t);
+/* n records of an I/O ring lost (the ring overflowed). */
+void	io_lost(struct perfstate *ps, uint64_t n);
 void	io_free(struct perfstate *ps);
 
 #endif /* PMECLOCK_PERF_H */
