@@ -828,7 +828,7 @@ close_rings(struct perfstate *ps)
 
 	for (r = 0; r < ps->nrings; r++) {
 		if (ps->rings[r].meta != NULL)
-			munmap(ps->rings[r].meta, (ring_pages + 1) *
+			munmap(ps->rings[r].meta, ps->rings[r].size +
 			    (size_t)pg);
 		close(ps->rings[r].fd);
 	}
@@ -1063,14 +1063,24 @@ static int
 setup(struct perfstate *ps, struct child *c)
 {
 	long pg = sysconf(_SC_PAGESIZE);
+	size_t pages;
 	void *m;
 	int i;
 
 	if (open_events(ps, c) < 0)
 		return -1;
 	for (i = 0; i < ps->nrings; i++) {
-		m = mmap(NULL, (ring_pages + 1) * (size_t)pg, PROT_READ |
+		/* -e io's entries, each with its stack copy, come faster
+		 * than samples: a larger ring where the kernel allows it. */
+		pages = ps->rings[i].ev == IO_EV_ENTER ? IO_RING_PAGES :
+		    ring_pages;
+		m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ |
 		    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
+		if (m == MAP_FAILED && pages != ring_pages) {
+			pages = ring_pages;
+			m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ |
+			    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
+		}
 		if (m == MAP_FAILED) {
 			fprintf(stderr, "%s: mmap of the perf ring buffer: "
 			    "%s\n", prog, strerror(errno));
@@ -1078,7 +1088,7 @@ setup(struct perfstate *ps, struct child *c)
 		}
 		ps->rings[i].meta = m;
 		ps->rings[i].data = (uint8_t *)m + pg;
-		ps->rings[i].size = ring_pages * (size_t)pg;
+		ps->rings[i].size = pages * (size_t)pg;
 	}
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL)
 		return -1;

@@ -16,6 +16,8 @@
 #include "clock.h"
 
 #define RING_PAGES	128		/* data pages per CPU (512 KiB) */
+#define IO_RING_PAGES	8192		/* -e io's entries (32 MiB): some
+					   4,000 entries with their stacks */
 #define MAX_CPUS	1024
 #define DELETED_SUFFIX	" (deleted)"
 
