@@ -30,7 +30,7 @@ struct iogroup {
 
 /* One of the slowest calls. */
 struct ioslow {
-	uint64_t	 duration, start;
+	uint64_t	 duration, at;	/* at: from its run's start */
 	uint32_t	 tid, call;
 	int64_t		 ret;
 	char		*file, *site;
@@ -62,14 +62,16 @@ struct iorep {
 	struct pme_error *err;
 };
 
+/* A run: its own processes and mappings (pme(5): a file may hold
+ * several), its own start. */
 static int
 io_header(void *arg, const struct pme_sample_header *h)
 {
 	struct iorep *r = arg;
 
-	if (r->start == 0)
-		r->start = h->start_mono;
-	return 0;
+	r->start = h->start_mono;
+	pme_addrmap_free(r->am);
+	return (r->am = pme_addrmap_new(r->err)) == NULL;
 }
 
 static int
@@ -291,7 +293,7 @@ slow_add(struct iorep *r, const struct pme_io *io, const char *file,
 		r->slow[i] = r->slow[i - 1];
 	s = &r->slow[i];
 	s->duration = io->duration;
-	s->start = io->start;
+	s->at = io->start >= r->start ? io->start - r->start : 0;
 	s->tid = io->tid;
 	s->call = io->call;
 	s->ret = io->ret;
@@ -376,8 +378,7 @@ print_report(struct iorep *r, FILE *fp)
 	for (i = 0; i < r->nslow; i++) {
 		s = &r->slow[i];
 		fprintf(fp, "%10.1f %10.6f %8u %-9s %10" PRId64 "  %s, %s\n",
-		    (double)s->duration / 1e3, s->start >= r->start ?
-		    (double)(s->start - r->start) / 1e9 : 0.0, s->tid,
+		    (double)s->duration / 1e3, (double)s->at / 1e9, s->tid,
 		    pme_io_name(s->call), s->ret, s->file, s->site);
 	}
 }
@@ -419,14 +420,9 @@ io_write(const char *const *samples, size_t n, FILE *fp,
 
 	memset(&r, 0, sizeof(r));
 	r.err = err;
-	for (i = 0; i < n && rc == 0; i++) {
-		pme_addrmap_free(r.am);
-		if ((r.am = pme_addrmap_new(err)) == NULL)
-			rc = -1;
-		else
-			rc = pme_samplefile_read_io(samples[i], &v, io_record,
-			    &r, NULL, err);
-	}
+	for (i = 0; i < n && rc == 0; i++)
+		rc = pme_samplefile_read_io(samples[i], &v, io_record, &r,
+		    NULL, err);
 	if (rc == 0 && r.calls == 0)
 		rc = pme_seterr(err, PME_EINVAL, "'%s': no I/O calls recorded "
 		    "(pmeclock -e io records them)", samples[0]);

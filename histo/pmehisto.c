@@ -516,6 +516,14 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
+	if (o->io && (o->mode == MODE_TRACE || o->measure != NULL ||
+	    o->base != NULL || (o->type != TYPE_DEFAULT &&
+	    o->type != TYPE_TEXT))) {
+		histo_warn(prog, "-V io: clock input (sample files of "
+		    "pmeclock -e io), not compared (-D), no -M, as text");
+		usage(stderr);
+		return -1;
+	}
 	if ((o->ngates > 0 || o->zeros) && o->base == NULL) {
 		histo_warn(prog, "%s", o->ngates > 0 ? "-G: a gate needs a "
 		    "baseline to compare with (-D)" : "-z: the rows zero in "

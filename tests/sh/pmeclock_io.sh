@@ -149,6 +149,16 @@ if command -v strace >/dev/null && [ -x /usr/bin/python3 ]; then
 while f.read(65536): pass'
 fi
 
+# Two runs joined (pmemerge): each run's own mappings; the report of the
+# joined file is that of the two files.
+"$pmeclock" -q -e io -o io2.PMS ./io "$tmp/d" 3 200 2 2>/dev/null ||
+    fail "pmeclock -e io, second run"
+"$top/histo/pmemerge" -o joined.PMS io.PMS io2.PMS || fail "pmemerge"
+"$pmehisto" -V io joined.PMS >joined.rep 2>&1 || fail "-V io of joined runs"
+"$pmehisto" -V io io.PMS io2.PMS >two.rep 2>&1 || fail "-V io of two files"
+cmp -s joined.rep two.rep || fail "-V io of joined runs differs from the two files'"
+expect "-V io -T csv" 2 "$pmehisto" -V io -T csv io.PMS
+
 # A run without I/O records: -V io says so, exit status 1.
 "$pmeclock" -q -o none.PMS ./io "$tmp/d" 1 1 0 2>/dev/null
 expect "-V io of a run without -e io" 1 "$pmehisto" -V io none.PMS
