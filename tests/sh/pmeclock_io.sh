@@ -144,6 +144,16 @@ head -c 3000000 "$pmehisto" >input
 if command -v strace >/dev/null && [ -x /usr/bin/gzip ]; then
 	real gzip /usr/bin/gzip -c -6 input
 fi
+# Threads: xz's reader and its two workers.
+if command -v strace >/dev/null && [ -x /usr/bin/xz ]; then
+	real xz /usr/bin/xz -T2 -1 -c input
+fi
+# Children, one after the other (a pipe between two would make the
+# reads' count depend on the timing).
+if command -v strace >/dev/null && [ -x /usr/bin/gzip ]; then
+	real children /bin/sh -c '/usr/bin/gzip -c input >in.gz &&
+	    /usr/bin/gzip -t in.gz'
+fi
 if command -v strace >/dev/null && [ -x /usr/bin/python3 ]; then
 	real python3 /usr/bin/python3 -S -c 'f = open("input", "rb")
 while f.read(65536): pass'
