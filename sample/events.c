@@ -571,6 +571,15 @@ events_list(const struct clockopts *o)
 	    why[0] ? "no" : "yes", kinds[PME_EV_BREAK], "calls",
 	    why[0] ? " [" : "", why, why[0] ? "]" : "");
 	why[0] = '\0';
+	if (pme_ev_parse("raw_syscalls:sys_enter", &spec, NULL, &err) == -1)
+		snprintf(why, sizeof(why), "%s", err.msg);
+	else if (try_event(&spec) == -1)
+		why_not(&spec, errno, 1, why, sizeof(why));
+	printf("%-24s %-4s %-10s %-12s the I/O system calls, each with its "
+	    "bytes, time, stack and path (I/O)%s%s%s\n", "io",
+	    why[0] ? "no" : "yes", kinds[PME_EV_TRACEPOINT], "calls",
+	    why[0] ? " [" : "", why, why[0] ? "]" : "");
+	why[0] = '\0';
 	if (pme_ev_parse("r0", &spec, NULL, &err) == 0 &&
 	    try_event(&spec) == -1)
 		why_not(&spec, errno, 1, why, sizeof(why));
