@@ -20,6 +20,7 @@
 #include "util.h"
 
 #define IO_SLOWEST	10
+#define IO_SLOW_FRAMES	8	/* of a slowest call's stack, shown */
 
 /* A group of calls: a call kind, a file or a site. */
 struct iogroup {
@@ -34,6 +35,11 @@ struct ioslow {
 	uint32_t	 tid, call;
 	int64_t		 ret;
 	char		*file, *site;
+	struct ioframe {		/* its stack, innermost first: */
+		char	*path;		/*   the mapping's file, NULL: none */
+		uint64_t v;		/*   link-time address, or run-time */
+	}		 fr[IO_SLOW_FRAMES];
+	int		 nfr;
 };
 
 /* An image opened to name sites: a routine range sorted by start. */
@@ -273,6 +279,41 @@ group_add(struct iogroup *g, const struct pme_io *io)
 		g->max = io->duration;
 }
 
+static void
+slow_free(struct ioslow *s)
+{
+	int k;
+
+	free(s->file);
+	free(s->site);
+	for (k = 0; k < s->nfr; k++)
+		free(s->fr[k].path);
+}
+
+/* The stack of io, where its frames were then, into s. */
+static int
+slow_stack(struct iorep *r, const struct pme_io *io, struct ioslow *s)
+{
+	const struct pme_mapping *maps;
+	uint64_t a, v;
+	uint32_t k, mi;
+
+	s->nfr = 0;
+	pme_addrmap_mappings(r->am, &maps);
+	for (k = 0; k <= io->nframes && s->nfr < IO_SLOW_FRAMES; k++) {
+		/* A return address less one: its call. */
+		a = k == 0 ? io->pc : io->frames[k - 1] - 1;
+		mi = pme_addrmap_lookup(r->am, io->pid, io->start, a, &v);
+		s->fr[s->nfr].v = mi == PME_NONE ? a : v;
+		s->fr[s->nfr].path = NULL;
+		if (mi != PME_NONE &&
+		    (s->fr[s->nfr].path = strdup(maps[mi].path)) == NULL)
+			return -1;
+		s->nfr++;
+	}
+	return 0;
+}
+
 /* Keeps io among the slowest calls. */
 static int
 slow_add(struct iorep *r, const struct pme_io *io, const char *file,
@@ -283,11 +324,9 @@ slow_add(struct iorep *r, const struct pme_io *io, const char *file,
 
 	if (i == IO_SLOWEST && io->duration <= r->slow[i - 1].duration)
 		return 0;
-	if (i == IO_SLOWEST) {
-		i--;
-		free(r->slow[i].file);
-		free(r->slow[i].site);
-	} else
+	if (i == IO_SLOWEST)
+		slow_free(&r->slow[--i]);
+	else
 		r->nslow++;
 	for (; i > 0 && r->slow[i - 1].duration < io->duration; i--)
 		r->slow[i] = r->slow[i - 1];
@@ -299,7 +338,9 @@ slow_add(struct iorep *r, const struct pme_io *io, const char *file,
 	s->ret = io->ret;
 	s->file = strdup(file);
 	s->site = strdup(site);
-	return s->file == NULL || s->site == NULL ? -1 : 0;
+	s->nfr = 0;
+	return s->file == NULL || s->site == NULL ||
+	    slow_stack(r, io, s) == -1 ? -1 : 0;
 }
 
 static int
@@ -362,6 +403,27 @@ print_groups(struct iorep *r, int t, const char *title, FILE *fp)
 	}
 }
 
+/* A slowest call's stack, a frame a line, indented. */
+static void
+print_stack(struct iorep *r, const struct ioslow *s, FILE *fp)
+{
+	struct pme_mapping m;
+	char name[1024], esc[3200];
+	int k;
+
+	memset(&m, 0, sizeof(m));
+	for (k = 0; k < s->nfr; k++) {
+		if (s->fr[k].path == NULL)
+			snprintf(name, sizeof(name), "0x%" PRIx64, s->fr[k].v);
+		else {
+			m.path = s->fr[k].path;
+			name_code(r, &m, s->fr[k].v, name, sizeof(name));
+		}
+		pme_escape(esc, sizeof(esc), name);
+		fprintf(fp, "%58s%s\n", "", esc);
+	}
+}
+
 static void
 print_report(struct iorep *r, FILE *fp)
 {
@@ -373,13 +435,15 @@ print_report(struct iorep *r, FILE *fp)
 	print_groups(r, 0, "By call", fp);
 	print_groups(r, 1, "By file", fp);
 	print_groups(r, 2, "By call site", fp);
-	fprintf(fp, "\nSlowest calls\n%10s %10s %8s %-9s %10s  %s\n", "us",
-	    "AT s", "TID", "CALL", "RETURNED", "FILE, SITE");
+	fprintf(fp, "\nSlowest calls, each with its stack\n%10s %10s %8s "
+	    "%-9s %10s  %s\n", "us", "AT s", "TID", "CALL", "RETURNED",
+	    "FILE, SITE");
 	for (i = 0; i < r->nslow; i++) {
 		s = &r->slow[i];
 		fprintf(fp, "%10.1f %10.6f %8u %-9s %10" PRId64 "  %s, %s\n",
 		    (double)s->duration / 1e3, (double)s->at / 1e9, s->tid,
 		    pme_io_name(s->call), s->ret, s->file, s->site);
+		print_stack(r, s, fp);
 	}
 }
 
@@ -394,10 +458,8 @@ iorep_free(struct iorep *r)
 			free(r->g[t][i].key);
 		free(r->g[t]);
 	}
-	for (i = 0; i < r->nslow; i++) {
-		free(r->slow[i].file);
-		free(r->slow[i].site);
-	}
+	for (i = 0; i < r->nslow; i++)
+		slow_free(&r->slow[i]);
 	for (i = 0; i < r->nim; i++) {
 		free(r->im[i].path);
 		free(r->im[i].r);

@@ -4,13 +4,17 @@
 # known exactly (tests/fixtures/io/io.c): per call site (routine) the
 # calls and bytes the fixture made (N writes of B bytes, P preads of 100,
 # an fsync, 10 pipe writes and reads of 64, 8 sends and receives of 32 on
-# a socketpair); per file (the data file, named by its path) its calls
-# and bytes; the time per site at most the fixture's own clock_gettime
-# figure around the same calls and within 2% or 2 ms of it (the calls'
-# kernel time is inside the program's); the counts per system call equal
-# strace -c -f's and perf trace -s's of the same program (its calls are
-# the same in every run); Debian's gzip compressing a file and python3
-# reading one: counts per system call equal strace's.
+# a socketpair); per file the data file's calls and bytes under its path,
+# and the pipe's and socket's bytes under their names; the ten slowest
+# calls, with their stacks; the time per site at most the fixture's own
+# clock_gettime figure around the same calls and within 2% or 2 ms of it
+# (the calls' kernel time is inside the program's); the counts per system
+# call equal strace -c -f's and perf trace -s's of the same program (its
+# calls are the same in every run); a file of two runs joined reported as
+# the two files; -V io refused with -T csv, and on a run without I/O
+# records.  Programs nobody here wrote, counts per system call equal to
+# strace -f's: Debian's gzip compressing a file, xz with two threads, a
+# shell running gzip twice, python3 reading a file.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -74,6 +78,14 @@ for want in "pipe 4[01] 1280" "socket 5[01] 512"; do
 	    ($7 == "fd" && $8 ~ f) { b += $3 } END { print b + 0 }')
 	[ "$got" = "$3" ] || fail "$1: $got bytes, not $3"
 done
+
+# The slowest calls with their stacks: ten, at most seven of them ld.so's
+# (its opens, reads and closes of libc), so some under main.
+[ "$(awk '/^Slowest calls/ { on = 1; getline; next } on && /^ *[0-9.]+ /' \
+    rep | wc -l)" -eq 10 ] || fail "not ten slowest calls"
+awk '/^Slowest calls/ { on = 1; next } on' rep |
+    grep -q '^ \{20,\}main (.*io\.c:[0-9]*)$' ||
+    fail "no slowest call's stack through main (io.c:N)"
 
 # Times: pme's inside the program's, within 2% or 2 ms.
 while read -r r calls ns; do
