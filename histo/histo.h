@@ -76,10 +76,11 @@ int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
 
 /*
  * pmehisto -V io (io.c): the I/O calls of the sample files (pmeclock -e
- * io) per call, per file and per call site, and the slowest, as text to
- * fp.  0, or -1 with err filled (no I/O records is an error).
+ * io) per call, per file and per call site, and the slowest, as text or
+ * (csv) one CSV table to fp.  0, or -1 with err filled (no I/O records
+ * is an error).
  */
-int	 io_write(const char *const *samples, size_t n, FILE *fp,
+int	 io_write(const char *const *samples, size_t n, int csv, FILE *fp,
 	    struct pme_error *err);
 
 /*

@@ -35,6 +35,7 @@ struct ioslow {
 	uint32_t	 tid, call;
 	int64_t		 ret;
 	char		*file, *site;
+	uint64_t	 bytes;
 	struct ioframe {		/* its stack, innermost first: */
 		char	*path;		/*   the mapping's file, NULL: none */
 		uint64_t v;		/*   link-time address, or run-time */
@@ -265,15 +266,23 @@ group_of(struct iorep *r, int t, const char *key, uint32_t call)
 	return g;
 }
 
+/* The bytes io moved: its return value, but an open's or a close's. */
+static uint64_t
+bytes_of(const struct pme_io *io)
+{
+	if (io->ret < 0 || io->call == PME_IO_OPEN ||
+	    io->call == PME_IO_OPENAT || io->call == PME_IO_CLOSE)
+		return 0;
+	return (uint64_t)io->ret;
+}
+
 static void
 group_add(struct iogroup *g, const struct pme_io *io)
 {
 	g->calls++;
 	if (io->ret < 0)
 		g->errors++;
-	else if (io->call != PME_IO_OPEN && io->call != PME_IO_OPENAT &&
-	    io->call != PME_IO_CLOSE)
-		g->bytes += (uint64_t)io->ret;
+	g->bytes += bytes_of(io);
 	g->total += io->duration;
 	if (io->duration > g->max)
 		g->max = io->duration;
@@ -336,6 +345,7 @@ slow_add(struct iorep *r, const struct pme_io *io, const char *file,
 	s->tid = io->tid;
 	s->call = io->call;
 	s->ret = io->ret;
+	s->bytes = bytes_of(io);
 	s->file = strdup(file);
 	s->site = strdup(site);
 	s->nfr = 0;
@@ -355,7 +365,8 @@ io_record(void *arg, const struct pme_io *io)
 	else
 		snprintf(file, sizeof(file), "fd %d", io->fd);
 	site_of(r, io, site, sizeof(site));
-	if ((g[0] = group_of(r, 0, pme_io_name(io->call), 0)) == NULL ||
+	if ((g[0] = group_of(r, 0, pme_io_name(io->call), io->call)) ==
+	    NULL ||
 	    (g[1] = group_of(r, 1, file, 0)) == NULL ||
 	    (g[2] = group_of(r, 2, site, io->call)) == NULL ||
 	    slow_add(r, io, file, site) == -1) {
@@ -400,6 +411,49 @@ print_groups(struct iorep *r, int t, const char *title, FILE *fp)
 		if (t == 2)
 			fprintf(fp, "%-9s ", pme_io_name(g->call));
 		fprintf(fp, "%s\n", g->key);
+	}
+}
+
+/* A CSV row: table, call, file, site, then the numbers. */
+static void
+csv_row(FILE *fp, const char *table, uint32_t call, const char *file,
+    const char *site, uint64_t calls, uint64_t errors, uint64_t bytes,
+    uint64_t total, uint64_t max)
+{
+	fprintf(fp, "%s,%s,", table, call != 0 ? pme_io_name(call) : "");
+	pme_csv_field(fp, file);
+	fputc(',', fp);
+	pme_csv_field(fp, site);
+	fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+	    PRIu64 "\n", calls, errors, bytes, total, max);
+}
+
+/* The tables as one CSV (-T csv), times in ns. */
+static void
+print_csv(struct iorep *r, FILE *fp)
+{
+	static const char *const tables[3] = { "call", "file", "site" };
+	const struct iogroup *g;
+	const struct ioslow *s;
+	size_t i;
+	int t;
+
+	fprintf(fp, "table,call,file,site,calls,errors,bytes,total_ns,"
+	    "max_ns\n");
+	for (t = 0; t < 3; t++) {
+		qsort(r->g[t], r->ng[t], sizeof(*r->g[t]), by_total);
+		for (i = 0; i < r->ng[t]; i++) {
+			g = &r->g[t][i];
+			csv_row(fp, tables[t], t == 0 ? r->g[t][i].call : t ==
+			    2 ? g->call : 0, t == 1 ? g->key : "", t == 2 ?
+			    g->key : "", g->calls, g->errors, g->bytes,
+			    g->total, g->max);
+		}
+	}
+	for (i = 0; i < r->nslow; i++) {
+		s = &r->slow[i];
+		csv_row(fp, "slowest", s->call, s->file, s->site, 1,
+		    s->ret < 0, s->bytes, s->duration, s->duration);
 	}
 }
 
@@ -470,7 +524,7 @@ iorep_free(struct iorep *r)
 }
 
 int
-io_write(const char *const *samples, size_t n, FILE *fp,
+io_write(const char *const *samples, size_t n, int csv, FILE *fp,
     struct pme_error *err)
 {
 	static const struct pme_sample_visitor v = {
@@ -488,7 +542,9 @@ io_write(const char *const *samples, size_t n, FILE *fp,
 	if (rc == 0 && r.calls == 0)
 		rc = pme_seterr(err, PME_EINVAL, "'%s': no I/O calls recorded "
 		    "(pmeclock -e io records them)", samples[0]);
-	if (rc == 0)
+	if (rc == 0 && csv)
+		print_csv(&r, fp);
+	else if (rc == 0)
 		print_report(&r, fp);
 	iorep_free(&r);
 	return rc;

@@ -518,9 +518,10 @@ parse(int argc, char *argv[], struct opts *o)
 	}
 	if (o->io && (o->mode == MODE_TRACE || o->measure != NULL ||
 	    o->base != NULL || (o->type != TYPE_DEFAULT &&
-	    o->type != TYPE_TEXT))) {
+	    o->type != TYPE_TEXT && o->type != TYPE_CSV))) {
 		histo_warn(prog, "-V io: clock input (sample files of "
-		    "pmeclock -e io), not compared (-D), no -M, as text");
+		    "pmeclock -e io), not compared (-D), no -M, as text or CSV "
+		    "(-T text, csv)");
 		usage(stderr);
 		return -1;
 	}
@@ -1494,8 +1495,8 @@ io_view(struct opts *o)
 {
 	struct pme_error err;
 
-	if (io_write((const char *const *)o->pms, o->npms, stdout,
-	    &err) == -1) {
+	if (io_write((const char *const *)o->pms, o->npms,
+	    o->type == TYPE_CSV, stdout, &err) == -1) {
 		histo_warn(prog, "%s", pme_strerror(&err));
 		return 1;
 	}

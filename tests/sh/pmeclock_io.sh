@@ -11,8 +11,8 @@
 # (the calls' kernel time is inside the program's); the counts per system
 # call equal strace -c -f's and perf trace -s's of the same program (its
 # calls are the same in every run); a file of two runs joined reported as
-# the two files; -V io refused with -T csv, and on a run without I/O
-# records.  Programs nobody here wrote, counts per system call equal to
+# the two files; the same as CSV (-T csv); -V io refused with -T ps,
+# and on a run without I/O records.  Programs nobody here wrote, counts per system call equal to
 # strace -f's: Debian's gzip compressing a file, xz with two threads, a
 # shell running gzip twice, python3 reading a file.
 #
@@ -179,7 +179,15 @@ fi
 "$pmehisto" -V io joined.PMS >joined.rep 2>&1 || fail "-V io of joined runs"
 "$pmehisto" -V io io.PMS io2.PMS >two.rep 2>&1 || fail "-V io of two files"
 cmp -s joined.rep two.rep || fail "-V io of joined runs differs from the two files'"
-expect "-V io -T csv" 2 "$pmehisto" -V io -T csv io.PMS
+expect "-V io -T ps" 2 "$pmehisto" -V io -T ps io.PMS
+# The same tables as CSV, times in ns.
+"$pmehisto" -V io -T csv io.PMS >rep.csv || fail "-V io -T csv"
+[ "$(head -1 rep.csv)" = "table,call,file,site,calls,errors,bytes,total_ns,max_ns" ] ||
+    fail "-V io -T csv: heading $(head -1 rep.csv)"
+row=$(awk -F, '$1 == "site" && $2 == "write" && $4 ~ /^writer / {
+    print $5, $7 }' rep.csv)
+[ "$row" = "$N $((N * B))" ] || fail "-V io -T csv: writer's write '$row'"
+[ "$(grep -c '^slowest,' rep.csv)" -eq 10 ] || fail "-V io -T csv: slowest"
 
 # A run without I/O records: -V io says so, exit status 1.
 "$pmeclock" -q -o none.PMS ./io "$tmp/d" 1 1 0 2>/dev/null
