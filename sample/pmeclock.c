@@ -65,6 +65,8 @@ help(void)
 	    "sched:sched_switch, ...;\n"
 	    "                /period: a sample every period events "
 	    "(default 1)\n"
+	    "                io: the I/O system calls, each with its "
+	    "time and stack\n"
 	    "  -l            list the events and whether this machine "
 	    "can count them\n"
 	    "  --count       count the events (default task-clock, "
