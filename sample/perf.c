@@ -1063,17 +1063,22 @@ static int
 setup(struct perfstate *ps, struct child *c)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	size_t pages;
+	size_t pages, iopages = IO_RING_PAGES;
 	void *m;
-	int i;
+	int i, nio = 0;
 
 	if (open_events(ps, c) < 0)
 		return -1;
+	/* -e io's entries, each with its stack copy, come faster than
+	 * samples: larger rings where the kernel allows them, IO_RING_PAGES
+	 * in all at most (a power of two each). */
+	for (i = 0; i < ps->nrings; i++)
+		nio += ps->rings[i].ev == IO_EV_ENTER;
+	while (nio > 0 && iopages > ring_pages && iopages * (size_t)nio >
+	    2 * IO_RING_PAGES)
+		iopages /= 2;
 	for (i = 0; i < ps->nrings; i++) {
-		/* -e io's entries, each with its stack copy, come faster
-		 * than samples: a larger ring where the kernel allows it. */
-		pages = ps->rings[i].ev == IO_EV_ENTER ? IO_RING_PAGES :
-		    ring_pages;
+		pages = ps->rings[i].ev == IO_EV_ENTER ? iopages : ring_pages;
 		m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ |
 		    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
 		if (m == MAP_FAILED && pages != ring_pages) {

@@ -16,8 +16,9 @@
 #include "clock.h"
 
 #define RING_PAGES	128		/* data pages per CPU (512 KiB) */
-#define IO_RING_PAGES	8192		/* -e io's entries (32 MiB): some
-					   4,000 entries with their stacks */
+#define IO_RING_PAGES	8192		/* -e io's entries (32 MiB), some
+					   4,000 with their stacks; twice
+					   that over all CPUs at most */
 #define MAX_CPUS	1024
 #define DELETED_SUFFIX	" (deleted)"
 
