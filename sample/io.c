@@ -74,14 +74,17 @@ static const struct {
 #define NCALLS	(sizeof(calls) / sizeof(calls[0]))
 
 /*
- * A call's entry waiting for its exit.  The two are on the rings of the
- * CPUs the thread was on, which a drain reads one after the other, so
- * either may be read a drain before the other: a thread keeps the last
- * IO_QUEUE entries still without their exit and exits without their
- * entry, and an exit is the call of the thread's latest entry before it
- * (a thread makes one system call at a time).
+ * A call's entry waiting for its exit.  The two are on the rings of
+ * different events (and of the CPUs the thread was on), which a drain
+ * reads one after the other while the program runs on: a drain may read
+ * many entries whose exits come only in the next, and (across CPUs) an
+ * exit before its entry.  So a thread keeps its entries still without
+ * their exit and its exits without their entry, each in time order, up
+ * to IO_PENDING_MAX (the oldest dropped: a thread that ended in a call,
+ * a record lost); an exit is the call of the thread's latest entry
+ * before it (a thread makes one system call at a time).
  */
-#define IO_QUEUE	8
+#define IO_PENDING_MAX	65536
 
 struct iopend {
 	uint32_t	 pid, tid;
@@ -91,9 +94,9 @@ struct iopend {
 	uint64_t	 pc;
 	uint32_t	 flags;
 	uint32_t	 nframes;
-	uint64_t	 frames[IO_FRAMES];
-	char		 name[PATH_MAX];	/* an open's name, from the stack
-					   copy, or "" */
+	uint64_t	*frames;	/* nframes, or NULL */
+	char		*name;		/* an open's name from the stack copy,
+					   or NULL */
 };
 
 struct ioexit {
@@ -103,9 +106,9 @@ struct ioexit {
 
 struct iothr {
 	uint32_t	 pid, tid;
-	struct iopend	 ent[IO_QUEUE];	/* by time */
-	struct ioexit	 ex[IO_QUEUE];	/* by time */
-	int		 nent, nex;
+	struct iopend	**ent;		/* by time */
+	struct ioexit	*ex;		/* by time */
+	size_t		 nent, capent, nex, capex;
 };
 
 /* A descriptor's name. */
@@ -225,37 +228,96 @@ thread_of(struct iostate *io, uint32_t pid, uint32_t tid)
 	return io->thr[io->nthr++] = t;
 }
 
-/* Room for an entry at time in t's queue, the oldest dropped when full
- * (an entry whose exit never came: the thread ended in the call). */
-static struct iopend *
-entry_slot(struct iostate *io, struct iothr *t, uint64_t time)
+/* How many of t's entries (exits: x) are at or before time. */
+static size_t
+upto(const struct iothr *t, int x, uint64_t time)
 {
-	int i;
+	size_t lo = 0, hi = x ? t->nex : t->nent, mid;
 
-	if (t->nent == IO_QUEUE) {
-		io->unpaired++;
-		memmove(&t->ent[0], &t->ent[1], (IO_QUEUE - 1) *
-		    sizeof(t->ent[0]));
-		t->nent--;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if ((x ? t->ex[mid].time : t->ent[mid]->time) <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (i = t->nent; i > 0 && t->ent[i - 1].time > time; i--)
-		;
-	memmove(&t->ent[i + 1], &t->ent[i], (size_t)(t->nent - i) *
-	    sizeof(t->ent[0]));
-	t->nent++;
-	t->ent[i].pid = t->pid;
-	t->ent[i].tid = t->tid;
-	return &t->ent[i];
+	return lo;
 }
 
 static void
-entry_drop(struct iothr *t, struct iopend *e)
+entry_drop(struct iothr *t, size_t i)
 {
-	int i = (int)(e - t->ent);
-
-	memmove(&t->ent[i], &t->ent[i + 1], (size_t)(t->nent - i - 1) *
-	    sizeof(t->ent[0]));
+	free(t->ent[i]->frames);
+	free(t->ent[i]->name);
+	free(t->ent[i]);
+	memmove(&t->ent[i], &t->ent[i + 1], (t->nent - i - 1) *
+	    sizeof(*t->ent));
 	t->nent--;
+}
+
+/* A new entry at time in t's queue, the oldest dropped when it is full;
+ * its index in *at, or NULL (no memory). */
+static struct iopend *
+entry_new(struct iostate *io, struct iothr *t, uint64_t time, size_t *at)
+{
+	struct iopend *e;
+	size_t i;
+	void *p;
+
+	if (t->nent == IO_PENDING_MAX) {
+		io->unpaired++;
+		entry_drop(t, 0);
+	}
+	if ((p = grow(t->ent, &t->capent, t->nent + 1, sizeof(*t->ent))) ==
+	    NULL || (e = calloc(1, sizeof(*e))) == NULL)
+		return NULL;
+	t->ent = p;
+	i = upto(t, 0, time);
+	memmove(&t->ent[i + 1], &t->ent[i], (t->nent - i) * sizeof(*t->ent));
+	t->ent[i] = e;
+	t->nent++;
+	e->pid = t->pid;
+	e->tid = t->tid;
+	e->time = time;
+	*at = i;
+	return e;
+}
+
+/* An exit without its entry yet, kept in time order. */
+static void
+exit_keep(struct iostate *io, struct iothr *t, long nr, uint64_t ret,
+    uint64_t time)
+{
+	size_t i;
+	void *p;
+
+	if (t->nex == IO_PENDING_MAX) {
+		io->unpaired++;
+		memmove(&t->ex[0], &t->ex[1], --t->nex * sizeof(*t->ex));
+	}
+	if ((p = grow(t->ex, &t->capex, t->nex + 1, sizeof(*t->ex))) == NULL)
+		return;
+	t->ex = p;
+	i = upto(t, 1, time);
+	memmove(&t->ex[i + 1], &t->ex[i], (t->nex - i) * sizeof(*t->ex));
+	t->ex[i].nr = nr;
+	t->ex[i].ret = ret;
+	t->ex[i].time = time;
+	t->nex++;
+}
+
+/* Copies n frames into e. */
+static void
+set_frames(struct iopend *e, const uint64_t *f, uint32_t n)
+{
+	if (n > IO_FRAMES) {
+		n = IO_FRAMES;
+		e->flags |= PME_IO_TRUNCATED;
+	}
+	if (n == 0 || (e->frames = malloc(n * sizeof(*f))) == NULL)
+		return;
+	memcpy(e->frames, f, n * sizeof(*f));
+	e->nframes = n;
 }
 
 /* ------------------------------------------------------------- names */
@@ -351,7 +413,7 @@ base_of(const char *path)
 /*
  * The string at addr when it lies in the copy of the user stack taken at
  * the entry (p: the user registers, then the copy): exact, where the
- * process's memory read later may have changed.  Into e->name, or "".
+ * process's memory read later may have changed.  Into e->name, or NULL.
  */
 static void
 stack_name(struct iopend *e, uint64_t addr, const uint8_t *p,
@@ -362,7 +424,6 @@ stack_name(struct iopend *e, uint64_t addr, const uint8_t *p,
 	size_t nregs = (size_t)__builtin_popcountll(mask), n;
 	const uint8_t *q = p + 8 + 8 * nregs;
 
-	e->name[0] = '\0';
 	if (!(mask & 1ull << REG_SP) || end - p < 8 || get64(p) ==
 	    PERF_SAMPLE_REGS_ABI_NONE || end - q < 8)
 		return;
@@ -379,13 +440,11 @@ stack_name(struct iopend *e, uint64_t addr, const uint8_t *p,
 	if (addr < sp || addr - sp >= dyn)
 		return;
 	n = strnlen((const char *)q + (addr - sp), (size_t)(dyn - (addr - sp)));
-	if (n == dyn - (addr - sp) || n >= sizeof(e->name))
+	if (n == dyn - (addr - sp) || n >= PATH_MAX)
 		return;
-	memcpy(e->name, q + (addr - sp), n);
-	e->name[n] = '\0';
+	e->name = strndup((const char *)q + (addr - sp), n);
 #else
-	(void)addr, (void)p, (void)end;
-	e->name[0] = '\0';
+	(void)e, (void)addr, (void)p, (void)end;
 #endif
 }
 
@@ -473,7 +532,8 @@ static void	emit(struct perfstate *ps, const struct iopend *e,
 static const uint8_t *
 entry_chain(struct iopend *e, const uint8_t *p, const uint8_t *end)
 {
-	uint64_t nr, i, ip;
+	uint64_t nr, i, ip, f[IO_FRAMES + 1];
+	uint32_t n = 0;
 
 	if (end - p < 8)
 		return end;
@@ -487,11 +547,10 @@ entry_chain(struct iopend *e, const uint8_t *p, const uint8_t *end)
 			continue;
 		if (e->pc == 0)
 			e->pc = ip;
-		else if (e->nframes < IO_FRAMES)
-			e->frames[e->nframes++] = ip;
-		else
-			e->flags |= PME_IO_TRUNCATED;
+		else if (n < IO_FRAMES + 1)
+			f[n++] = ip;
 	}
+	set_frames(e, f, n);
 	return p + 8 * nr;
 }
 
@@ -504,30 +563,27 @@ entry_unwind(struct perfstate *ps, struct iopend *e, struct pme_sample *s,
 	conv_stack(ps, s, p, end);
 	if (s->nframes > 0) {
 		e->pc = s->frames[0];
-		e->nframes = s->nframes - 1 < IO_FRAMES ? s->nframes - 1 :
-		    IO_FRAMES;
-		memcpy(e->frames, s->frames + 1, e->nframes *
-		    sizeof(*e->frames));
+		set_frames(e, s->frames + 1, s->nframes - 1);
 	}
-	if ((s->flags & PME_SAMPLE_TRUNCATED) || s->nframes > IO_FRAMES + 1)
+	if (s->flags & PME_SAMPLE_TRUNCATED)
 		e->flags |= PME_IO_TRUNCATED;
 }
 
-/* The exit of t at time or after, of no later entry, for entry e. */
-static struct ioexit *
-exit_for(struct iothr *t, const struct iopend *e)
+/* The index of the exit kept for t's entry i (the first at or after it,
+ * with no entry between them), or SIZE_MAX. */
+static size_t
+exit_for(const struct iothr *t, size_t i)
 {
-	int i, j;
+	const struct iopend *e = t->ent[i];
+	size_t x = upto(t, 1, e->time);
 
-	for (i = 0; i < t->nex && t->ex[i].time < e->time; i++)
-		;
-	if (i == t->nex || t->ex[i].nr != e->nr)
-		return NULL;
-	for (j = 0; j < t->nent; j++)
-		if (&t->ent[j] != e && t->ent[j].time > e->time &&
-		    t->ent[j].time < t->ex[i].time)
-			return NULL;
-	return &t->ex[i];
+	/* upto() counts the exits at e's time too: an exit is later. */
+	while (x > 0 && t->ex[x - 1].time >= e->time)
+		x--;
+	if (x == t->nex || t->ex[x].nr != e->nr || (i + 1 < t->nent &&
+	    t->ent[i + 1]->time < t->ex[x].time))
+		return SIZE_MAX;
+	return x;
 }
 
 /* An entry: its arguments and stack kept until its exit. */
@@ -537,8 +593,8 @@ enter(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 {
 	const uint8_t *chain = p;
 	struct iopend *e;
-	struct ioexit *x;
 	struct iothr *t;
+	size_t at, x;
 	uint32_t rsize;
 	uint64_t i;
 
@@ -554,28 +610,25 @@ enter(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 	    (size_t)rsize > (size_t)(end - p) - 4 ||
 	    call_of((long)get64(p + 4 + 8)) == 0)
 		return;
-	e = entry_slot(ps->io, t, s->time);
+	if ((e = entry_new(ps->io, t, s->time, &at)) == NULL)
+		return;
 	e->nr = (long)get64(p + 4 + 8);
-	e->time = s->time;
-	e->pc = 0;
-	e->nframes = e->flags = 0;
 	for (i = 0; i < 6; i++)
 		e->args[i] = get64(p + 4 + 16 + 8 * i);
 	if (ps->uw == NULL)
 		entry_chain(e, chain, end);
 	p += (4 + rsize + 7) & ~(size_t)7;
-	e->name[0] = '\0';
 	if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPEN)
 		stack_name(e, e->args[0], p, end);
 	else if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPENAT)
 		stack_name(e, e->args[1], p, end);
 	if (ps->uw != NULL)
 		entry_unwind(ps, e, s, p, end);
-	if ((x = exit_for(t, e)) != NULL) {
-		emit(ps, e, x->ret, x->time);
-		entry_drop(t, e);
-		memmove(x, x + 1, (size_t)(t->nex - (x - t->ex) - 1) *
-		    sizeof(*x));
+	if ((x = exit_for(t, at)) != SIZE_MAX) {
+		emit(ps, e, t->ex[x].ret, t->ex[x].time);
+		entry_drop(t, at);
+		memmove(&t->ex[x], &t->ex[x + 1], (t->nex - x - 1) *
+		    sizeof(*t->ex));
 		t->nex--;
 	}
 }
@@ -595,11 +648,12 @@ describe(struct perfstate *ps, const struct iopend *e, int64_t ret,
 		if (ret < 0)
 			return;
 		if (r->call == PME_IO_OPEN)
-			open_name(io, e->pid, AT_FDCWD, e->name, e->args[0],
-			    r->fd, path, len);
+			open_name(io, e->pid, AT_FDCWD, e->name != NULL ?
+			    e->name : "", e->args[0], r->fd, path, len);
 		else
-			open_name(io, e->pid, (long)(int)e->args[0], e->name,
-			    e->args[1], r->fd, path, len);
+			open_name(io, e->pid, (long)(int)e->args[0],
+			    e->name != NULL ? e->name : "", e->args[1], r->fd,
+			    path, len);
 		fd_name_set(io, e->pid, r->fd, path[0] ? path : NULL);
 		return;
 	}
@@ -645,38 +699,23 @@ static void
 leave(struct perfstate *ps, const struct pme_sample *s, const uint8_t *p,
     const uint8_t *end)
 {
-	struct iopend *e = NULL;
 	struct iothr *t;
 	uint32_t rsize;
+	size_t i;
 	long nr;
-	int i;
 
 	if (end - p < 4 || (rsize = get32(p)) < 24 ||
 	    (size_t)rsize > (size_t)(end - p) - 4 ||
 	    call_of(nr = (long)get64(p + 4 + 8)) == 0 ||
 	    (t = thread_of(ps->io, s->pid, s->tid)) == NULL)
 		return;
-	for (i = t->nent; i-- > 0 && e == NULL; )
-		if (t->ent[i].time <= s->time)
-			e = &t->ent[i];
-	if (e != NULL && e->nr == nr) {
-		emit(ps, e, get64(p + 4 + 16), s->time);
-		entry_drop(t, e);
+	/* The thread's latest entry at or before the exit. */
+	if ((i = upto(t, 0, s->time)) > 0 && t->ent[i - 1]->nr == nr) {
+		emit(ps, t->ent[i - 1], get64(p + 4 + 16), s->time);
+		entry_drop(t, i - 1);
 		return;
 	}
-	if (t->nex == IO_QUEUE) {
-		ps->io->unpaired++;
-		memmove(&t->ex[0], &t->ex[1], (IO_QUEUE - 1) * sizeof(t->ex[0]));
-		t->nex--;
-	}
-	for (i = t->nex; i > 0 && t->ex[i - 1].time > s->time; i--)
-		;
-	memmove(&t->ex[i + 1], &t->ex[i], (size_t)(t->nex - i) *
-	    sizeof(t->ex[0]));
-	t->nex++;
-	t->ex[i].nr = nr;
-	t->ex[i].ret = get64(p + 4 + 16);
-	t->ex[i].time = s->time;
+	exit_keep(ps->io, t, nr, get64(p + 4 + 16), s->time);
 }
 
 void
@@ -716,6 +755,10 @@ io_free(struct perfstate *ps)
 	for (i = 0; i < io->nthr; i++) {
 		io->unpaired += (uint64_t)(io->thr[i]->nent +
 		    io->thr[i]->nex);
+		while (io->thr[i]->nent > 0)
+			entry_drop(io->thr[i], 0);
+		free(io->thr[i]->ent);
+		free(io->thr[i]->ex);
 		free(io->thr[i]);
 	}
 	free(io->thr);

@@ -800,9 +800,12 @@ drain(struct perfstate *ps)
 	int r;
 
 	ps->nrecs = ps->narena = 0;
-	/* Last ring first: -e io's exits (io.c) are read before the
-	 * entries, so that each exit read has its entry read too. */
-	for (r = ps->nrings; r-- > 0; )
+	/* In the order of the rings (open_events()): a record written
+	 * before a ring was read is read in this drain from the rings
+	 * after it, so the process records of the first event (an exit,
+	 * an exec) come with what came before them, and -e io's exits
+	 * with their entries. */
+	for (r = 0; r < ps->nrings; r++)
 		if (read_ring(ps, &ps->rings[r]) < 0) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			return -1;
@@ -1027,9 +1030,9 @@ open_events(struct perfstate *ps, struct child *c)
 		free(fds);
 		return -1;
 	}
-	/* The events of -e, then -e io's two tracepoints. */
+	/* The events of -e, then -e io's exits and entries (drain()). */
 	for (j = 0; j < nev + (ps->o->io ? 2 : 0); j++) {
-		k = j < nev ? j : j == nev ? IO_EV_ENTER : IO_EV_EXIT;
+		k = j < nev ? j : j == nev ? IO_EV_EXIT : IO_EV_ENTER;
 		if (k < 0) {
 			io_attr(&io, ps->o, k);
 			io.config = io_config(ps, k);
