@@ -286,6 +286,9 @@ fuzz-corpus:
 	    -o $(FUZZ_DIR)/corpus_sample/chunks.pms -- sh -c \
 	    'i=0; while [ $$i -lt 300000 ]; do i=$$((i + 1)); done' \
 	    >/dev/null 2>&1 </dev/null; true
+	@[ -x sample/pmeclock ] && \
+	    sample/pmeclock -q -e io -o $(FUZZ_DIR)/corpus_sample/io.pms -- \
+	    sh -c 'echo x >/dev/null' >/dev/null 2>&1 </dev/null; true
 	@mkdir -p $(FUZZ_DIR)/corpus_sample_rt $(FUZZ_DIR)/corpus_event_rt
 	@cp $(FUZZ_DIR)/corpus_sample/* $(FUZZ_DIR)/corpus_sample_rt/; true
 	@cp $(FUZZ_DIR)/corpus_event/* $(FUZZ_DIR)/corpus_event_rt/; true

@@ -111,6 +111,15 @@ int	 wall_write(const struct wall_input *in, FILE *fp,
 int	 wall_parse_wait(const char *s, uint64_t *ns);
 
 /*
+ * pmehisto -V io (io.c): the I/O calls of the sample files (pmeclock -e
+ * io) per call, per file and per call site, and the slowest, as text or
+ * (csv) one CSV table to fp.  0, or -1 with err filled (no I/O records
+ * is an error).
+ */
+int	 io_write(const char *const *samples, size_t n, int csv, FILE *fp,
+	    struct pme_error *err);
+
+/*
  * Sample filters (filter.c, pmehisto --time, --tid, --pid, --comm,
  * --cpu): a sample is kept when it passes every one given.  A joined
  * sample file is filtered run by run (struct filter_run, reset by each

@@ -65,6 +65,7 @@ struct opts {
 	int		 heap;			/* -V heap */
 	int		 wall;			/* -V states 1, locks 2 */
 	uint64_t	 lockmin;		/* -W, ns */
+	int		 io;			/* -V io */
 	struct filter	 filter;		/* --time, --tid, ... */
 	const char	*base_arg;		/* -D as given */
 	int		 base_stacks;		/* -D names a sample file
@@ -186,6 +187,7 @@ help(void)
 	    "LEVEL;\n"
 	    "                 heap: peak, leaks, temporaries (pmeclock -e "
 	    "alloc);\n"
+	    "                 io: the I/O calls (pmeclock -e io);\n"
 	    "                 of pmeclock -w: states (per thread, routine "
 	    "and line),\n"
 	    "                 locks, timeline (Chrome trace JSON)\n"
@@ -450,10 +452,12 @@ option(struct opts *o, int c)
 		o->caliper = CAL_NONE;
 		o->measures = mtable_parse(optarg, &o->mlevel) == 0;
 		o->heap = strcmp(optarg, "heap") == 0;
+		o->io = strcmp(optarg, "io") == 0;
 		o->wall = strcmp(optarg, "states") == 0 ? 1 :
 		    strcmp(optarg, "locks") == 0 ? 2 :
 		    strcmp(optarg, "timeline") == 0 ? 3 : 0;
-		if (o->heap && view_parse("histogram", &o->view) == 0)
+		if ((o->heap || o->io) &&
+		    view_parse("histogram", &o->view) == 0)
 			return 0;
 		if (o->measures && view_parse("histogram", &o->view) == 0)
 			return 0;
@@ -474,7 +478,7 @@ option(struct opts *o, int c)
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
 		    "instruction), spy, callgraph, callers:ROUTINE, measures, "
-		    "heap, states, locks or timeline",
+		    "heap, io, states, locks or timeline",
 		    optarg);
 		return -1;
 	case OPT_VERSION:
@@ -587,6 +591,15 @@ parse(int argc, char *argv[], struct opts *o)
 	    o->type != TYPE_TEXT && o->type != TYPE_CSV))) {
 		histo_warn(prog, "-V measures: clock input, every measure (no "
 		    "-M), not compared (-D), as text or CSV (-T text, csv)");
+		usage(stderr);
+		return -1;
+	}
+	if (o->io && (o->mode == MODE_TRACE || o->measure != NULL ||
+	    o->base != NULL || (o->type != TYPE_DEFAULT &&
+	    o->type != TYPE_TEXT && o->type != TYPE_CSV))) {
+		histo_warn(prog, "-V io: clock input (sample files of "
+		    "pmeclock -e io), not compared (-D), no -M, as text or CSV "
+		    "(-T text, csv)");
 		usage(stderr);
 		return -1;
 	}
@@ -1646,6 +1659,20 @@ wall_view(struct opts *o)
 	return 0;
 }
 
+/* The I/O calls (-V io, io.c), to standard output. */
+static int
+io_view(struct opts *o)
+{
+	struct pme_error err;
+
+	if (io_write((const char *const *)o->pms, o->npms,
+	    o->type == TYPE_CSV, stdout, &err) == -1) {
+		histo_warn(prog, "%s", pme_strerror(&err));
+		return 1;
+	}
+	return 0;
+}
+
 static int
 run(struct opts *o)
 {
@@ -1678,6 +1705,10 @@ run(struct opts *o)
 	}
 	if (o->wall) {
 		rc = wall_view(o);
+		goto done;
+	}
+	if (o->io) {
+		rc = io_view(o);
 		goto done;
 	}
 	if (open_bucketfile(o, &bf) == -1)

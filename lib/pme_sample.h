@@ -468,6 +468,61 @@ int		 pme_elf_vaddr(const char *path, uint64_t off,
 		    uint64_t *vaddr, uint8_t *buildid, uint32_t *idlen,
 		    struct pme_error *err);
 
+
+/* ---------------------------------------------------------- I/O calls */
+
+/*
+ * An I/O system call (pmeclock -e io, pme(5) the IOCL chunk): who made
+ * it, on which descriptor, what it returned, when and for how long, from
+ * which call stack, and the descriptor's path.  call is one of PME_IO_*;
+ * pme_io_name() names it as strace does ("read", "sendto").
+ */
+enum pme_io_call {
+	PME_IO_READ = 1, PME_IO_WRITE, PME_IO_PREAD, PME_IO_PWRITE,
+	PME_IO_READV, PME_IO_WRITEV, PME_IO_PREADV, PME_IO_PWRITEV,
+	PME_IO_OPEN, PME_IO_OPENAT, PME_IO_CLOSE, PME_IO_FSYNC,
+	PME_IO_FDATASYNC, PME_IO_SENDFILE, PME_IO_SENDTO, PME_IO_RECVFROM,
+	PME_IO_SENDMSG, PME_IO_RECVMSG,
+	PME_IO_NCALLS
+};
+
+/* I/O flags. */
+#define PME_IO_TRUNCATED 0x01	/* the stack stops short of its outermost
+				   frame */
+
+struct pme_io {
+	uint32_t	 pid, tid;
+	uint32_t	 call;		/* enum pme_io_call */
+	uint32_t	 flags;		/* PME_IO_* */
+	int32_t		 fd;		/* the descriptor; for an open the one
+					   it returned (-1: it failed) */
+	int64_t		 ret;		/* the return value: bytes moved, or
+					   -errno */
+	uint64_t	 start;		/* entry, sample clock (ns) */
+	uint64_t	 duration;	/* exit minus entry, ns */
+	uint64_t	 pc;		/* the user code that entered the
+					   kernel */
+	uint32_t	 nframes;	/* its callers, innermost first */
+	const uint64_t	*frames;
+	const char	*path;		/* the descriptor's path ("pipe:[12]"
+					   for a pipe), NULL when unknown */
+};
+
+/* "read" for PME_IO_READ, ...; NULL for a call that is none. */
+const char	*pme_io_name(uint32_t call);
+/* Appends an I/O record (buffered as mapping and thread records are,
+ * in their order). */
+int		 pme_samplewriter_io(struct pme_samplewriter *w,
+		    const struct pme_io *io, struct pme_error *err);
+/* pme_samplefile_read() that calls io (NULL: none) for each I/O record,
+ * in file order among the mapping and thread records; io's pointers are
+ * valid only during the call, and its non-zero return stops the
+ * reading as the visitor's do. */
+int		 pme_samplefile_read_io(const char *path,
+		    const struct pme_sample_visitor *v,
+		    int (*io)(void *arg, const struct pme_io *io), void *arg,
+		    struct pme_sample_summary *sum, struct pme_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,6 +41,9 @@
 #define T_OFFC	PME_FOURCC('O', 'F', 'F', 'C')
 /* The longest OFFC record: its fixed fields and FRAMES_MAX frames. */
 #define OFFC_BOUND	(14 * VARINT_MAX + FRAMES_MAX * VARINT_MAX)
+/* Format 1.1 too: I/O calls (pmeclock -e io), passed over by a reader
+ * that knows them not. */
+#define T_IOCL	PME_FOURCC('I', 'O', 'C', 'L')
 
 #define BUF_DEFAULT	(64u << 10)
 #define BUF_MIN		(16u << 10)
@@ -210,7 +213,8 @@ flush_meta(struct pme_samplewriter *sw, struct pme_error *err)
 			    meta_len(sw->meta + i));
 			p += meta_len(sw->meta + i);
 		}
-		if (put_chunk(sw, tag == 'M' ? T_MAPS : T_THRD, sw->out,
+		if (put_chunk(sw, tag == 'M' ? T_MAPS : tag == 'I' ? T_IOCL :
+		    T_THRD, sw->out,
 		    (size_t)(p - sw->out), 1, err) == -1)
 			return -1;
 	}
@@ -552,6 +556,57 @@ pme_samplewriter_thread(struct pme_samplewriter *sw,
 	if (room(sw, META_HLEN + (size_t)(p - rec), err) == -1)
 		return -1;
 	meta_add(sw, 'T', rec, (size_t)(p - rec));
+	return 0;
+}
+
+static const char *const io_names[PME_IO_NCALLS] = {
+	NULL, "read", "write", "pread64", "pwrite64", "readv", "writev",
+	"preadv", "pwritev", "open", "openat", "close", "fsync", "fdatasync",
+	"sendfile", "sendto", "recvfrom", "sendmsg", "recvmsg"
+};
+
+const char *
+pme_io_name(uint32_t call)
+{
+	return call < PME_IO_NCALLS ? io_names[call] : NULL;
+}
+
+/* An I/O record: a meta record, so that its stack is rebased through the
+ * mappings of its time; its frames as differences, which zlib then
+ * packs. */
+int
+pme_samplewriter_io(struct pme_samplewriter *sw, const struct pme_io *io,
+    struct pme_error *err)
+{
+	uint8_t rec[(12 + FRAMES_MAX) * VARINT_MAX + STR_MAX], *p;
+	uint64_t prev;
+	size_t plen;
+	uint32_t i;
+
+	if (writable(sw, io, "pme_samplewriter_io", err) == -1)
+		return -1;
+	if (pme_io_name(io->call) == NULL || io->nframes > FRAMES_MAX ||
+	    (io->frames == NULL && io->nframes > 0))
+		return pme_seterr(err, PME_EINVAL, "'%s': I/O record of call "
+		    "%u with %u frames", sw->path, io->call, io->nframes);
+	if ((plen = strlen_or0(io->path)) > STR_MAX)
+		plen = STR_MAX;
+	p = pme_uv_put(rec, io->pid);
+	p = pme_uv_put(p, pme_zig((uint64_t)io->tid - io->pid));
+	p = pme_uv_put(p, io->call);
+	p = pme_uv_put(p, io->flags);
+	p = pme_uv_put(p, pme_zig((uint64_t)(int64_t)io->fd));
+	p = pme_uv_put(p, pme_zig((uint64_t)io->ret));
+	p = pme_uv_put(p, io->start);
+	p = pme_uv_put(p, io->duration);
+	p = pme_uv_put(p, prev = io->pc);
+	p = pme_uv_put(p, io->nframes);
+	for (i = 0; i < io->nframes; prev = io->frames[i++])
+		p = pme_uv_put(p, pme_zig(io->frames[i] - prev));
+	p = put_bytes(p, io->path, plen);
+	if (room(sw, META_HLEN + (size_t)(p - rec), err) == -1)
+		return -1;
+	meta_add(sw, 'I', rec, (size_t)(p - rec));
 	return 0;
 }
 
@@ -928,6 +983,7 @@ struct rd {
 	uint64_t	 samples;
 	char		 str[STR_MAX + 1];
 	int		(*offcpu)(void *, const struct pme_offcpu *);
+	int		(*io)(void *, const struct pme_io *);
 };
 
 /* A cursor over a payload: the first failed get sets bad, and every get
@@ -1814,6 +1870,48 @@ rd_heap(struct rd *rd, struct dc *d)
 	return 0;
 }
 
+/* An IOCL chunk: its I/O records (pme(5)). */
+static int
+rd_iocl(struct rd *rd, struct dc *d)
+{
+	struct pme_io io;
+	uint64_t n = dc_uv(d), i, j, prev;
+	const char *path;
+
+	if (!fits(d, n, 10))
+		return derr(rd, "bad record count");
+	for (i = 0; i < n; i++) {
+		memset(&io, 0, sizeof(io));
+		io.pid = dc_u32v(d);
+		io.tid = (uint32_t)(io.pid + pme_unzig(dc_uv(d)));
+		io.call = dc_u32v(d);
+		io.flags = dc_u32v(d);
+		io.fd = (int32_t)pme_unzig(dc_uv(d));
+		io.ret = (int64_t)pme_unzig(dc_uv(d));
+		io.start = dc_uv(d);
+		io.duration = dc_uv(d);
+		io.pc = prev = dc_uv(d);
+		io.nframes = dc_u32v(d);
+		if (d->bad || io.nframes > FRAMES_MAX || !fits(d, io.nframes, 1))
+			return derr(rd, "bad I/O record");
+		if (grow(&rd->fr, &rd->fcap, io.nframes, sizeof(*rd->fr),
+		    rd) == -1)
+			return -1;
+		for (j = 0; j < io.nframes; j++)
+			rd->fr[j] = prev += pme_unzig(dc_uv(d));
+		io.frames = rd->fr;
+		path = dc_str(d, rd);
+		io.path = path != NULL && path[0] != '\0' ? path : NULL;
+		if (d->bad || pme_io_name(io.call) == NULL)
+			return derr(rd, "bad I/O record");
+		if (rd->io != NULL && rd->io(rd->arg, &io) != 0)
+			return stopped(rd);
+	}
+	if (d->p != d->end)
+		return derr(rd, "bytes after the last record");
+	return 0;
+}
+
 static int
 rd_close(struct rd *rd, struct dc *d)
 {
@@ -1903,6 +2001,7 @@ static const struct rdkind {
 	{ T_SMPX, "SMPX", RECS_MAX, rd_smpx },
 	{ T_HEAP, "HEAP", HEAP_MAX, rd_heap },
 	{ T_OFFC, "OFFC", RECS_MAX, rd_offc },
+	{ T_IOCL, "IOCL", RECS_MAX, rd_iocl },
 };
 #define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
 
@@ -1963,7 +2062,8 @@ no_header(struct rd *rd, struct pme_reader *r)
 static int
 read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
     const struct pme_heap_visitor *hv,
-    int (*offcpu)(void *, const struct pme_offcpu *), void *arg,
+    int (*offcpu)(void *, const struct pme_offcpu *),
+    int (*io)(void *, const struct pme_io *), void *arg,
     struct pme_sample_summary *sum, struct pme_error *err)
 {
 	static const struct pme_sample_visitor none;
@@ -1980,6 +2080,7 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
 	rd->hv = hv;
 	rd->ev_allocs = rd->ev_bytes = UINT32_MAX;
 	rd->arg = arg;
+	rd->io = io;
 	rd->err = err;
 	rd->offcpu = offcpu;
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
@@ -2024,7 +2125,7 @@ pme_samplefile_read_offcpu(const char *path,
 		err->code = PME_OK;
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, NULL, offcpu, arg, sum, err);
+	return read_all(r, v, NULL, offcpu, NULL, arg, sum, err);
 }
 
 int
@@ -2038,7 +2139,7 @@ pme_samplefile_heap(const char *path, const struct pme_sample_visitor *v,
 		err->code = PME_OK;
 	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, hv, NULL, arg, sum, err);
+	return read_all(r, v, hv, NULL, NULL, arg, sum, err);
 }
 
 int
@@ -2052,7 +2153,21 @@ pme_samplefile_mem(const void *buf, size_t len, const char *name,
 		err->code = PME_OK;
 	if ((r = pme_reader_mem(buf, len, name, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
-	return read_all(r, v, NULL, NULL, arg, sum, err);
+	return read_all(r, v, NULL, NULL, NULL, arg, sum, err);
+}
+
+int
+pme_samplefile_read_io(const char *path, const struct pme_sample_visitor *v,
+    int (*io)(void *, const struct pme_io *), void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	struct pme_reader *r;
+
+	if (err != NULL)
+		err->code = PME_OK;
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
+		return -1;
+	return read_all(r, v, NULL, NULL, io, arg, sum, err);
 }
 
 /* -------------------------------------------------------- copying runs */

@@ -51,6 +51,7 @@ struct clockopts {
 	int		 heap;		/* -e alloc: the heap recorded */
 	int		 clock;		/* a clock is among the events */
 	int		 wall;		/* -w: off-CPU intervals (wall.c) */
+	int		 io;		/* -e io: I/O calls traced (io.c) */
 };
 
 /*

@@ -152,6 +152,11 @@ add_event(struct clockopts *o, const char *s, size_t len)
 	}
 	memcpy(buf, s, len);
 	buf[len] = '\0';
+	/* io: the I/O calls, traced beside the events (io.c). */
+	if (strcmp(buf, "io") == 0) {
+		o->io = 1;
+		return 0;
+	}
 	period = cut_period(buf);
 	/* u:/lib/libx.so:f: the module's path, not a period. */
 	if (period != NULL && strchr(period, ':') != NULL) {
@@ -227,6 +232,12 @@ events_finish(struct clockopts *o)
 		fprintf(stderr, "%s: -j varies the period of one clock: not "
 		    "with -e %s\n", prog, o->nev > 1 ? "and several events" :
 		    o->ev[0].spec.name);
+		return 2;
+	}
+	if (o->io && (o->count || (o->method != PME_METHOD_NONE &&
+	    o->method != PME_METHOD_PERF))) {
+		fprintf(stderr, "%s: -e io: traced by perf_event_open (-m "
+		    "perf), not with --count\n", prog);
 		return 2;
 	}
 	return 0;
@@ -376,6 +387,11 @@ events_check(struct clockopts *o)
 	struct clockevent *e;
 	char why[512];
 
+	if (o->io && o->method != PME_METHOD_PERF) {
+		fprintf(stderr, "%s: -e io needs perf_event_open (-m perf)%s%s\n",
+		    prog, o->note[0] ? ": " : "", o->note);
+		return 1;
+	}
 	for (e = o->ev; e < o->ev + o->nev; e++) {
 		if (e->spec.kind == PME_EV_HEAP)
 			continue;	/* the runtime's (pmeclock.c) */
@@ -617,6 +633,15 @@ events_list(const struct clockopts *o)
 	printf("%-24s %-4s %-10s %-12s calls of a routine, a uprobe on its "
 	    "entry (u:[MODULE:]ROUTINE)%s%s%s\n", "break:[MODULE:]ROUTINE",
 	    why[0] ? "no" : "yes", kinds[PME_EV_BREAK], "calls",
+	    why[0] ? " [" : "", why, why[0] ? "]" : "");
+	why[0] = '\0';
+	if (pme_ev_parse("raw_syscalls:sys_enter", &spec, NULL, &err) == -1)
+		snprintf(why, sizeof(why), "%s", err.msg);
+	else if (try_event(&spec) == -1)
+		why_not(&spec, errno, 1, why, sizeof(why));
+	printf("%-24s %-4s %-10s %-12s the I/O system calls, each with its "
+	    "bytes, time, stack and path (I/O)%s%s%s\n", "io",
+	    why[0] ? "no" : "yes", kinds[PME_EV_TRACEPOINT], "calls",
 	    why[0] ? " [" : "", why, why[0] ? "]" : "");
 	why[0] = '\0';
 	if (pme_ev_parse("r0", &spec, NULL, &err) == 0 &&

@@ -75,6 +75,12 @@ fill_attr_dwarf(struct perf_event_attr *a, const struct clockopts *o)
 	ring_pages = RING_PAGES_DWARF;
 }
 
+void
+perf_stack_attr(struct perf_event_attr *a, const struct clockopts *o)
+{
+	fill_attr_dwarf(a, o);
+}
+
 /* Whether event k's records carry the kernel's call chain: with -g by
  * frame pointers, and for an event that is not a clock, whose samples in
  * the kernel are booked to the user code that entered it (its chain's
@@ -199,10 +205,11 @@ paranoid(void)
 	return v;
 }
 
-/* Opens event k (fill_attr) on pid on every online CPU; -1 with errno. */
+/* Opens event k (fill_attr; io: the I/O event of that attr, filtered)
+ * on pid on every online CPU; -1 with errno. */
 static int
 open_all(const struct clockopts *o, pid_t pid, int ek, int k, int *fds,
-    int *cpus, int *n)
+    int *cpus, int *n, const struct perf_event_attr *io)
 {
 	struct perf_event_attr a;
 	int ncpu, i, e;
@@ -212,9 +219,14 @@ open_all(const struct clockopts *o, pid_t pid, int ek, int k, int *fds,
 		errno = ENODEV;
 		return -1;
 	}
-	fill_attr(&a, o, ek, k);
+	if (io != NULL)
+		a = *io;
+	else
+		fill_attr(&a, o, ek, k);
 	for (i = 0; i < ncpu; i++) {
-		if ((fd = perf_open(&a, pid, cpus[i])) < 0) {
+		if ((fd = perf_open(&a, pid, cpus[i])) < 0 || (io != NULL &&
+		    io_filter((int)fd) < 0 && close((int)fd) == 0 &&
+		    (fd = -1) < 0)) {
 			e = errno;
 			while (i-- > 0)
 				close(fds[i]);
@@ -236,7 +248,7 @@ perf_probe(struct clockopts *o)
 	 * program's CPU time as well. */
 	for (exclude_kernel = 0; exclude_kernel < 2; exclude_kernel++) {
 		if (open_all(o, getpid(), exclude_kernel, -1, fds, cpus,
-		    &n) == 0) {
+		    &n, NULL) == 0) {
 			for (i = 0; i < n; i++)
 				close(fds[i]);
 			if (exclude_kernel && o->verbose)
@@ -355,24 +367,6 @@ batch_free(struct batch *b)
 		return;
 	free(b->recs);
 	free(b->arena);
-}
-
-uint64_t
-get64(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-uint32_t
-get32(const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 /*
@@ -521,7 +515,7 @@ perf_say(struct perfstate *ps)
  * fields): unwound at once, only the frames kept.  A chain that stops
  * short of the outermost frame is flagged PME_SAMPLE_TRUNCATED.
  */
-static void
+void
 conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
     const uint8_t *end)
 {
@@ -649,9 +643,9 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	    PERF_RECORD_MISC_KERNEL)
 		s.flags |= PME_SAMPLE_KERNEL;
 	if (kernel_chain(ps->o, ps->curev) || (ps->uw != NULL &&
-	    !exclude_kernel))
+	    ps->o->callchain && !exclude_kernel))
 		conv_chain(ps, &s, &p, end);
-	if (ps->uw != NULL)
+	if (ps->uw != NULL && ps->o->callchain)
 		conv_stack(ps, &s, p, end);
 	if (!events_clock(ps->o, ps->curev))
 		book_user(ps, &s);
@@ -882,6 +876,8 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 	add_tid(ps, t.tid);
 	if (ps->uw != NULL)
 		unwind_task(ps, &t);
+	if (ps->io != NULL)
+		io_task(ps, &t);
 	if (pme_samplewriter_thread(ps->w, &t, &err) < 0)
 		perf_werr(ps, &err);
 }
@@ -893,7 +889,10 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		conv_sample(ps, h);
+		if (ps->curev <= IO_EV_ENTER)
+			io_sample(ps, h);
+		else
+			conv_sample(ps, h);
 		break;
 	case PERF_RECORD_MMAP2:
 		conv_mmap2(ps, h);
@@ -906,6 +905,8 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(*h) + 16)
 			ps->lost += get64(p + 8);
+		if (h->size >= sizeof(*h) + 16 && ps->curev <= IO_EV_ENTER)
+			io_lost(ps, get64(p + 8));
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (h->size >= sizeof(*h) + 8)
@@ -964,7 +965,7 @@ close_rings(struct perfstate *ps)
 
 	for (r = 0; r < ps->nrings; r++) {
 		if (ps->rings[r].meta != NULL)
-			munmap(ps->rings[r].meta, (ring_pages + 1) *
+			munmap(ps->rings[r].meta, ps->rings[r].size +
 			    (size_t)pg);
 		close(ps->rings[r].fd);
 	}
@@ -989,6 +990,7 @@ free_state(struct perfstate *ps)
 	free(ps->tids);
 	free(ps->frames);
 	unwind_free(ps->uw);
+	io_free(ps);
 }
 
 /*
@@ -1152,18 +1154,31 @@ perf_attr(struct perf_event_attr *a, const struct clockopts *o, int k)
 static int
 open_events(struct perfstate *ps, struct child *c)
 {
-	int cpus[MAX_CPUS], *fds, n = 0, i, k;
+	int cpus[MAX_CPUS], *fds, n = 0, i, j, k, nev = ps->o->nev;
+	struct perf_event_attr io;
 
 	if ((fds = calloc(MAX_CPUS, sizeof(*fds))) == NULL ||
 	    (ps->rings = calloc(MAX_CPUS, sizeof(*ps->rings))) == NULL) {
 		free(fds);
 		return perf_fail(ps, "out of memory");
 	}
-	for (k = 0; k < ps->o->nev; k++) {
+	if (ps->o->io && io_new(ps) < 0) {
+		free(fds);
+		return -1;
+	}
+	/* The events of -e, then -e io's exits and entries (drain()). */
+	for (j = 0; j < nev + (ps->o->io ? 2 : 0); j++) {
+		k = j < nev ? j : j == nev ? IO_EV_EXIT : IO_EV_ENTER;
+		if (k < 0) {
+			io_attr(&io, ps->o, k);
+			io.config = io_config(ps, k);
+		}
 		if (open_all(ps->o, c->pid, exclude_kernel, k, fds, cpus,
-		    &n) < 0) {
+		    &n, k < 0 ? &io : NULL) < 0) {
 			perf_fail(ps, "perf_event_open: %s: %s",
-			    ps->o->ev[k].spec.name, strerror(errno));
+			    k >= 0 ? ps->o->ev[k].spec.name : k ==
+			    IO_EV_ENTER ? "raw_syscalls:sys_enter" :
+			    "raw_syscalls:sys_exit", strerror(errno));
 			break;
 		}
 		if ((size_t)ps->nrings + (size_t)n > MAX_CPUS) {
@@ -1180,29 +1195,45 @@ open_events(struct perfstate *ps, struct child *c)
 		}
 	}
 	free(fds);
-	if (k == ps->o->nev && ps->o->wall && wall_open(ps, c->pid) < 0)
+	if (j == nev + (ps->o->io ? 2 : 0) && ps->o->wall &&
+	    wall_open(ps, c->pid) < 0)
 		return -1;
-	return k == ps->o->nev ? 0 : -1;
+	return j == nev + (ps->o->io ? 2 : 0) ? 0 : -1;
 }
 
 /* Maps every ring; the large rings of stacks shrink when the locked
- * memory they need is refused. */
+ * memory they need is refused.  -e io's entries, each with its stack
+ * copy, come faster than samples: larger rings where the kernel allows
+ * them, IO_RING_PAGES in all at most (a power of two each). */
 static int
 map_rings(struct perfstate *ps)
 {
 	long pg = sysconf(_SC_PAGESIZE);
+	size_t pages, iopages = IO_RING_PAGES;
 	void *m;
-	int i;
+	int i, nio = 0;
 
 	if (ps->nrings > RING_BIG_MAX)
 		ring_pages = RING_PAGES_DWARF_LOW;
+	for (i = 0; i < ps->nrings; i++)
+		nio += ps->rings[i].ev == IO_EV_ENTER;
+	while (nio > 0 && iopages > ring_pages && iopages * (size_t)nio >
+	    2 * IO_RING_PAGES)
+		iopages /= 2;
 	for (i = 0; i < ps->nrings; i++) {
-		m = mmap(NULL, (ring_pages + 1) * (size_t)pg, PROT_READ |
+		pages = ps->rings[i].ev == IO_EV_ENTER && iopages > ring_pages ?
+		    iopages : ring_pages;
+		m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ |
 		    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
+		if (m == MAP_FAILED && pages != ring_pages) {
+			pages = ring_pages;
+			m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ |
+			    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
+		}
 		if (m == MAP_FAILED && (errno == EPERM || errno == ENOMEM) &&
 		    ring_pages > RING_PAGES_DWARF_LOW) {
 			while (i-- > 0) {
-				munmap(ps->rings[i].meta, (ring_pages + 1) *
+				munmap(ps->rings[i].meta, ps->rings[i].size +
 				    (size_t)pg);
 				ps->rings[i].meta = NULL;
 			}
@@ -1214,7 +1245,7 @@ map_rings(struct perfstate *ps)
 			    strerror(errno));
 		ps->rings[i].meta = m;
 		ps->rings[i].data = (uint8_t *)m + pg;
-		ps->rings[i].size = ring_pages * (size_t)pg;
+		ps->rings[i].size = pages * (size_t)pg;
 	}
 	return 0;
 }
@@ -1226,7 +1257,8 @@ setup(struct perfstate *ps, struct child *c)
 	    (ps->wall != NULL && wall_attach(ps) < 0))
 		return -1;
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL ||
-	    (ps->o->callchain && ps->o->callgraph == CALLGRAPH_DWARF &&
+	    ((ps->o->callchain || ps->o->io) &&
+	    ps->o->callgraph == CALLGRAPH_DWARF &&
 	    (ps->uw = unwind_new()) == NULL))
 		return perf_fail(ps, "out of memory");
 	return 0;

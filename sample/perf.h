@@ -9,16 +9,21 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
 #include "clock.h"
 
 #define RING_PAGES	128		/* data pages per CPU (512 KiB) */
+#define IO_RING_PAGES	8192		/* -e io's entries (32 MiB), some
+					   4,000 with their stacks; twice
+					   that over all CPUs at most */
 #define MAX_CPUS	1024
 #define DELETED_SUFFIX	" (deleted)"
 
 struct unwinder;
+struct iostate;
 
 struct ring {
 	int		 fd;
@@ -108,7 +113,27 @@ struct perfstate {
 	int		 said;		/* perf_say() printed it */
 	struct jitter	 jit;
 	struct wall	*wall;		/* -w (wall.c), or NULL */
+	struct iostate	*io;		/* -e io (io.c), else NULL */
 };
+
+/* A field of a ring's record, unaligned, in the machine's order. */
+static inline uint64_t
+get64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t
+get32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
 
 /* perf_event_open(2) of attr on pid for cpu, close-on-exec. */
 long	perf_open(struct perf_event_attr *a, pid_t pid, int cpu);
@@ -122,9 +147,6 @@ int	online_cpus(int *cpus, int max);
 int	paranoid(void);
 /* p (realloc'd) with room for need items of size, *cap updated; NULL. */
 void	*perf_grow(void *p, size_t *cap, size_t need, size_t size);
-/* A ring record's unaligned little fields. */
-uint64_t get64(const void *p);
-uint32_t get32(const void *p);
 /* Counts thread tid among the threads sampled. */
 void	add_tid(struct perfstate *ps, uint32_t tid);
 /* The run's error: perf_werr() records err, perf_fail() a message (as
@@ -167,5 +189,31 @@ void	free_state(struct perfstate *ps);
 int	jitter_rings(struct perfstate *ps, uint64_t threads);
 void	jitter_fd(const struct jitter *j, int fd);
 void	jitter_end(struct jitter *j);
+
+/* A sample's call chain from its user registers and stack copy. */
+void	conv_stack(struct perfstate *ps, struct pme_sample *s,
+	    const uint8_t *p, const uint8_t *end);
+/* The user registers and stack with each sample, as -g takes them. */
+void	perf_stack_attr(struct perf_event_attr *a, const struct clockopts *o);
+
+/*
+ * -e io (io.c): the rings of the I/O tracepoints have these event
+ * indices.  io_new() finds the tracepoints (0, or -1 said); io_attr()
+ * and io_config() are the attributes of event k; io_filter() keeps only
+ * the calls traced on an opened event (ioctl's result); io_sample()
+ * converts a record of an I/O ring, io_task() follows a process's
+ * descriptors across fork and exit; io_free() ends (NULL ps->io ok).
+ */
+#define IO_EV_ENTER	(-2)
+#define IO_EV_EXIT	(-3)
+int	io_new(struct perfstate *ps);
+void	io_attr(struct perf_event_attr *a, const struct clockopts *o, int k);
+uint64_t io_config(const struct perfstate *ps, int k);
+int	io_filter(int fd);
+void	io_sample(struct perfstate *ps, const struct perf_event_header *h);
+void	io_task(struct perfstate *ps, const struct pme_thread *t);
+/* n records of an I/O ring lost (the ring overflowed). */
+void	io_lost(struct perfstate *ps, uint64_t n);
+void	io_free(struct perfstate *ps);
 
 #endif /* PMECLOCK_PERF_H */

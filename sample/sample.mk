@@ -17,6 +17,8 @@ sample/pmeclock_SRCS += sample/reader.c
 sample/pmeclock: LIBS += -pthread
 # -w: the off-CPU intervals from the scheduler's switches.
 sample/pmeclock_SRCS += sample/wall.c
+# -e io: the I/O calls traced.
+sample/pmeclock_SRCS += sample/io.c
 
 # elfutils' libdw unwinds -g's chains from the CFI when configure found it.
 sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)

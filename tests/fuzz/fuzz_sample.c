@@ -13,6 +13,7 @@
 
 #include "pme_sample.h"
 #include "crcfix.h"
+#include "memfile.h"
 
 struct state {
 	struct pme_addrmap *am;
@@ -110,6 +111,46 @@ static const struct pme_sample_visitor visitor = {
 	v_header, v_mapping, v_thread, v_samples, v_close
 };
 
+/* An I/O record (IOCL): a call that is one, frames where it says. */
+static int
+v_io(void *arg, const struct pme_io *io)
+{
+	struct state *st = arg;
+	uint32_t i;
+
+	if (pme_io_name(io->call) == NULL || io->nframes > 1024 ||
+	    (io->nframes > 0 && io->frames == NULL))
+		abort();
+	st->sum += io->pid + io->tid + io->flags + (uint64_t)io->fd +
+	    (uint64_t)io->ret + io->start + io->duration + io->pc +
+	    touch(io->path);
+	for (i = 0; i < io->nframes; i++)
+		st->sum += io->frames[i];
+	if (pme_addrmap_lookup(st->am, io->pid, io->start, io->pc,
+	    &st->sum) != PME_NONE)
+		st->sum++;
+	return 0;
+}
+
+/* The same bytes through the reader of I/O records, which reads files
+ * by name only. */
+static void
+one_io(const uint8_t *data, size_t size, struct state *st)
+{
+	struct pme_error err;
+	char path[64];
+	int fd;
+
+	if (memfile(data, size, &fd, path, sizeof(path)) == -1)
+		return;
+	memset(&err, 0, sizeof(err));
+	if (pme_samplefile_read_io(path, &visitor, v_io, st, NULL,
+	    &err) == -1 && (err.code == PME_OK ||
+	    touch(pme_strerror(&err)) == 0))
+		abort();
+	close(fd);
+}
+
 static void
 one(const uint8_t *data, size_t size)
 {
@@ -130,6 +171,9 @@ one(const uint8_t *data, size_t size)
 	    (sum.lost_bytes >= 0 && (uint64_t)sum.lost_bytes > size))
 		abort();
 	(void)pme_addrmap_mappings(st.am, &maps);
+	pme_addrmap_free(st.am);
+	if ((st.am = pme_addrmap_new(NULL)) != NULL)
+		one_io(data, size, &st);
 	pme_addrmap_free(st.am);
 	if (st.sum == 1)	/* keeps the sums from being optimised away */
 		abort();

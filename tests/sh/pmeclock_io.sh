@@ -1,0 +1,197 @@
+#!/bin/bash
+#
+# pmeclock_io - pmeclock -e io and pmehisto -V io on I/O whose calls are
+# known exactly (tests/fixtures/io/io.c): per call site (routine) the
+# calls and bytes the fixture made (N writes of B bytes, P preads of 100,
+# an fsync, 10 pipe writes and reads of 64, 8 sends and receives of 32 on
+# a socketpair); per file the data file's calls and bytes under its path,
+# and the pipe's and socket's bytes under their names; the ten slowest
+# calls, with their stacks; the time per site at most the fixture's own
+# clock_gettime figure around the same calls and within 2% or 2 ms of it
+# (the calls' kernel time is inside the program's); the counts per system
+# call equal strace -c -f's and perf trace -s's of the same program (its
+# calls are the same in every run); a file of two runs joined reported as
+# the two files; the same as CSV (-T csv); -V io refused with -T ps,
+# and on a run without I/O records.  Programs nobody here wrote, counts per system call equal to
+# strace -f's: Debian's gzip compressing a file, xz with two threads, a
+# shell running gzip twice, python3 reading a file.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+need "$pmeclock" "$pmehisto"
+cd "$tmp" || exit 1
+gcc -O2 -g -o io "$top/tests/fixtures/io/io.c" ||
+    { fail "cannot build the fixture"; finish; }
+mkdir d || exit 1
+N=50 B=1000 P=20
+if ! "$pmeclock" -q -e io -o probe.PMS ./io "$tmp/d" 1 1 0 2>probe.err; then
+	grep -q perf_event_open probe.err ||
+	    { fail "pmeclock -e io: $(cat probe.err)"; finish; }
+	skip "perf_event_open cannot trace system calls here: $(cat probe.err)"
+fi
+
+"$pmeclock" -e io -o io.PMS ./io "$tmp/d" $N $B $P 2>run.err ||
+    fail "pmeclock -e io: $(cat run.err)"
+grep -q "without the other" run.err && fail "unpaired calls: $(cat run.err)"
+"$pmehisto" -V io io.PMS >rep 2>rep.err || fail "pmehisto -V io: $(cat rep.err)"
+
+# The rows of one table of the report: "CALLS ERRORS BYTES TOTAL MEAN MAX
+# [CALL] KEY".
+table() {
+	awk -v t="$1" '/^By / { on = ($0 == t) ; next } /^$/ { on = 0 }
+	    on && $1 ~ /^[0-9]+$/' rep
+}
+# calls bytes total-ns of routine's site for call
+site() {
+	table "By call site" | awk -v c="$2" -v r="$1" '$7 == c && $8 == r {
+	    n += $1; b += $3; t += $4 * 1e6 } END { printf "%d %d %.0f\n",
+	    n, b, t }'
+}
+check_site() {	# routine call calls bytes
+	set -- "$1" "$2" "$3" "$4" "$(site "$1" "$2")"
+	[ "$5" = "$3 $4 ${5##* }" ] ||
+	    fail "$1 $2: calls, bytes, ns $5, not $3 $4"
+}
+check_site opener openat 1 0
+check_site writer write $N $((N * B))
+check_site syncer fsync 1 0
+check_site preader pread64 $P $((P * 100))
+check_site closer close 1 0
+check_site pipewriter write 10 640
+check_site piper read 10 640
+check_site sender sendto 8 256
+check_site receiver recvfrom 8 256
+
+# The data file by its path: open, N writes, fsync, P preads, close.
+row=$(table "By file" | awk -v f="$tmp/d/data" '$7 == f { print $1, $3 }')
+[ "$row" = "$((N + P + 3)) $((N * B + P * 100))" ] ||
+    fail "file $tmp/d/data: calls and bytes '$row', not $((N + P + 3)) $((N * B + P * 100))"
+# The pipe and the socketpair: named as the kernel names them when
+# pmeclock finds them open (the process may have ended: "fd N"), never
+# under another file's name (the fixture moves them to descriptors of
+# their own, 40 and 41, 50 and 51).
+for want in "pipe 4[01] 1280" "socket 5[01] 512"; do
+	set -- $want
+	got=$(table "By file" | awk -v k="$1" -v f="^$2$" '$7 ~ "^" k ":\\[[0-9]+\\]$" ||
+	    ($7 == "fd" && $8 ~ f) { b += $3 } END { print b + 0 }')
+	[ "$got" = "$3" ] || fail "$1: $got bytes, not $3"
+done
+
+# The slowest calls with their stacks: ten, at most seven of them ld.so's
+# (its opens, reads and closes of libc), so some under main.
+[ "$(awk '/^Slowest calls/ { on = 1; getline; next } on && /^ *[0-9.]+ /' \
+    rep | wc -l)" -eq 10 ] || fail "not ten slowest calls"
+awk '/^Slowest calls/ { on = 1; next } on' rep |
+    grep -q '^ \{20,\}main (.*io\.c:[0-9]*)$' ||
+    fail "no slowest call's stack through main (io.c:N)"
+
+# Times: pme's inside the program's, within 2% or 2 ms.
+while read -r r calls ns; do
+	case $r in
+	opener) c=openat ;; writer|pipewriter) c=write ;; syncer) c=fsync ;;
+	preader) c=pread64 ;; closer) c=close ;; piper) c=read ;;
+	sender) c=sendto ;; receiver) c=recvfrom ;;
+	esac
+	got=$(site "$r" "$c")
+	got=${got##* }
+	awk -v g="$got" -v w="$ns" 'BEGIN { d = w - g; tol = w * 0.02;
+	    if (tol < 2e6) tol = 2e6; exit !(d >= -1000 && d <= tol) }' ||
+	    fail "$r: $got ns in its calls, the program measured $ns"
+done <d/times
+
+# Counts per system call: pme's, strace's, perf trace's.
+calls="read write openat close fsync pread64 sendto recvfrom"
+pme_counts() {	# report
+	awk '/^By call$/ { on = 1; next } /^$/ && on == 2 { exit }
+	    on && $1 ~ /^[0-9]+$/ { on = 2; print $7, $1 }' "$1" | sort
+}
+strace_counts() {	# strace -c output
+	awk -v want=" $calls " '$NF != "total" && index(want, " " $NF " ") &&
+	    $(NF - 1) ~ /^[0-9]+$/ { print $NF, ($(NF - 2) ~ /^[0-9]+$/ &&
+	    NF == 6) ? $(NF - 2) : $(NF - 1) }' "$1" | sort
+}
+pme_counts rep >pme.counts
+if command -v strace >/dev/null; then
+	strace -f -c -w -o strace.out ./io "$tmp/d" $N $B $P ||
+	    fail "strace of the fixture"
+	awk '$NF != "total" && $NF ~ /^[a-z0-9_]+$/ { n = ($5 ~ /^[0-9]+$/ &&
+	    NF == 6) ? $4 : $4; print $NF, n }' strace.out |
+	    grep -wE "$(echo $calls | tr ' ' '|')" | sort >strace.counts
+	diff -u strace.counts pme.counts >diff.strace ||
+	    fail "counts per call differ from strace's: $(cat diff.strace)"
+else
+	echo "pmeclock_io: no strace: its comparison left out" >&2
+fi
+if command -v perf >/dev/null && perf trace -s -o perf.out -- ./io \
+    "$tmp/d" $N $B $P >/dev/null 2>&1; then
+	awk '$1 ~ /^[a-z0-9_]+$/ && $2 ~ /^[0-9]+$/ { print $1, $2 }' \
+	    perf.out | grep -wE "$(echo $calls | tr ' ' '|')" |
+	    sort >perf.counts
+	diff -u perf.counts pme.counts >diff.perf ||
+	    fail "counts per call differ from perf trace -s's: $(cat diff.perf)"
+else
+	echo "pmeclock_io: perf trace cannot run here: its comparison left" \
+	    "out" >&2
+fi
+
+# Programs nobody here wrote (Debian's, not a wrapper that runs others): counts equal strace's.
+real() {	# name command...
+	local name=$1
+	shift
+	"$pmeclock" -q -e io -o "$name.PMS" "$@" >/dev/null 2>"$name.err" ||
+	    { fail "$name: pmeclock: $(cat "$name.err")"; return; }
+	"$pmehisto" -V io "$name.PMS" >"$name.rep" ||
+	    { fail "$name: pmehisto -V io"; return; }
+	pme_counts "$name.rep" >"$name.pme"
+	strace -f -c -w -o "$name.strace" "$@" >/dev/null 2>&1
+	awk '$NF != "total" && $NF ~ /^[a-z0-9_]+$/ { print $NF, $4 }' \
+	    "$name.strace" | grep -wE "$(echo $calls | tr ' ' '|')" |
+	    sort >"$name.sc"
+	diff -u "$name.sc" "$name.pme" >"$name.diff" ||
+	    fail "$name: counts differ from strace's: $(cat "$name.diff")"
+}
+head -c 3000000 "$pmehisto" >input
+if command -v strace >/dev/null && [ -x /usr/bin/gzip ]; then
+	real gzip /usr/bin/gzip -c -6 input
+fi
+# Threads: xz's reader and its two workers.
+if command -v strace >/dev/null && [ -x /usr/bin/xz ]; then
+	real xz /usr/bin/xz -T2 -1 -c input
+fi
+# Children, one after the other (a pipe between two would make the
+# reads' count depend on the timing).
+if command -v strace >/dev/null && [ -x /usr/bin/gzip ]; then
+	real children /bin/sh -c '/usr/bin/gzip -c input >in.gz &&
+	    /usr/bin/gzip -t in.gz'
+fi
+if command -v strace >/dev/null && [ -x /usr/bin/python3 ]; then
+	real python3 /usr/bin/python3 -S -c 'f = open("input", "rb")
+while f.read(65536): pass'
+fi
+
+# Two runs joined (pmemerge): each run's own mappings; the report of the
+# joined file is that of the two files.
+"$pmeclock" -q -e io -o io2.PMS ./io "$tmp/d" 3 200 2 2>/dev/null ||
+    fail "pmeclock -e io, second run"
+"$top/histo/pmemerge" -o joined.PMS io.PMS io2.PMS || fail "pmemerge"
+"$pmehisto" -V io joined.PMS >joined.rep 2>&1 || fail "-V io of joined runs"
+"$pmehisto" -V io io.PMS io2.PMS >two.rep 2>&1 || fail "-V io of two files"
+cmp -s joined.rep two.rep || fail "-V io of joined runs differs from the two files'"
+expect "-V io -T ps" 2 "$pmehisto" -V io -T ps io.PMS
+# The same tables as CSV, times in ns.
+"$pmehisto" -V io -T csv io.PMS >rep.csv || fail "-V io -T csv"
+[ "$(head -1 rep.csv)" = "table,call,file,site,calls,errors,bytes,total_ns,max_ns" ] ||
+    fail "-V io -T csv: heading $(head -1 rep.csv)"
+row=$(awk -F, '$1 == "site" && $2 == "write" && $4 ~ /^writer / {
+    print $5, $7 }' rep.csv)
+[ "$row" = "$N $((N * B))" ] || fail "-V io -T csv: writer's write '$row'"
+[ "$(grep -c '^slowest,' rep.csv)" -eq 10 ] || fail "-V io -T csv: slowest"
+
+# A run without I/O records: -V io says so, exit status 1.
+"$pmeclock" -q -o none.PMS ./io "$tmp/d" 1 1 0 2>/dev/null
+expect "-V io of a run without -e io" 1 "$pmehisto" -V io none.PMS
+grep -q "none.PMS': no I/O calls recorded (pmeclock -e io" err ||
+    fail "-V io without records: $(cat err)"
+finish
