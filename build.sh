@@ -91,6 +91,10 @@ if [ "$action" = check ]; then
 	want libxml2-utils command -v xmllint
 	want librsvg2-bin command -v rsvg-convert
 	want golang-go command -v go
+	# The heap's peers (pmeclock -e alloc): heaptrack, and Debian's
+	# sqlite3 as a real program to record.
+	want heaptrack command -v heaptrack
+	want sqlite3 command -v sqlite3
 	# pmetrace's qemu engine runs programs under QEMU's user-mode
 	# emulator.
 	want qemu-user command -v qemu-x86_64
