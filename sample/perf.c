@@ -889,7 +889,7 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (ps->curev <= IO_EV_ENTER)
+		if (IO_EV(ps->curev))
 			io_sample(ps, h);
 		else
 			conv_sample(ps, h);
@@ -902,11 +902,11 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 	case PERF_RECORD_EXIT:
 		conv_task(ps, h);
 		break;
-	case PERF_RECORD_LOST:
-		if (h->size >= sizeof(*h) + 16)
-			ps->lost += get64(p + 8);
-		if (h->size >= sizeof(*h) + 16 && ps->curev <= IO_EV_ENTER)
+	case PERF_RECORD_LOST:	/* -e io's are I/O records, not samples */
+		if (h->size >= sizeof(*h) + 16 && IO_EV(ps->curev))
 			io_lost(ps, get64(p + 8));
+		else if (h->size >= sizeof(*h) + 16)
+			ps->lost += get64(p + 8);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (h->size >= sizeof(*h) + 8)
@@ -932,7 +932,7 @@ convert_batch(struct perfstate *ps, struct batch *b)
 		ps->curev = b->recs[i].ev;
 		if (ps->wall != NULL)
 			wall_record(ps, ps->curev, b->recs[i].h);
-		if (ps->curev >= 0)
+		if (ps->curev >= 0 || IO_EV(ps->curev))
 			convert(ps, b->recs[i].h);
 	}
 	b->nrecs = b->narena = 0;

@@ -204,8 +204,9 @@ void	perf_stack_attr(struct perf_event_attr *a, const struct clockopts *o);
  * converts a record of an I/O ring, io_task() follows a process's
  * descriptors across fork and exit; io_free() ends (NULL ps->io ok).
  */
-#define IO_EV_ENTER	(-2)
+#define IO_EV_ENTER	(-2)	/* ring.ev of -e io's rings (-w's: wall.h) */
 #define IO_EV_EXIT	(-3)
+#define IO_EV(k)	((k) == IO_EV_ENTER || (k) == IO_EV_EXIT)
 int	io_new(struct perfstate *ps);
 void	io_attr(struct perf_event_attr *a, const struct clockopts *o, int k);
 uint64_t io_config(const struct perfstate *ps, int k);

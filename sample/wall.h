@@ -12,9 +12,9 @@ struct perfstate;
 struct clockopts;
 
 /* The rings' event indices of wall mode (perf.c's ring.ev): below 0,
- * apart from the events of -e. */
-#define WALL_EV_SCHED	(-3)	/* sched:sched_switch: state and stack */
-#define WALL_EV_WAKE	(-4)	/* sched:sched_wakeup: wake time, waker */
+ * apart from the events of -e and from -e io's (IO_EV_*, perf.h). */
+#define WALL_EV_SCHED	(-4)	/* sched:sched_switch: state and stack */
+#define WALL_EV_WAKE	(-5)	/* sched:sched_wakeup: wake time, waker */
 
 /*
  * wall_open() opens wall mode's events on pid: the tracepoints with a
