@@ -37,7 +37,8 @@ struct stacks {
 	size_t		 cap, used;
 	uint64_t	*pool;
 	size_t		 npool, cappool;
-	char		**names;	/* FRAME_NAME's */
+	char		**names;	/* FRAME_NAME's and FRAME_INLINE's */
+	char		**paths;	/* each name's load module, or NULL */
 	size_t		 nnames;
 	int		 dense;		/* filled to 3/4, not 1/2 */
 };
@@ -70,37 +71,67 @@ stacks_free(struct stacks *s)
 
 	if (s == NULL)
 		return;
-	for (i = 0; i < s->nnames; i++)
+	for (i = 0; i < s->nnames; i++) {
 		free(s->names[i]);
+		free(s->paths[i]);
+	}
 	free(s->names);
+	free(s->paths);
 	free(s->e);
 	free(s->pool);
 	free(s);
 }
 
-uint64_t
-stacks_name(struct stacks *s, const char *name)
+/* The index of the name name of the load module path (NULL: none),
+ * copied; -1 when out of memory. */
+static long
+intern(struct stacks *s, const char *name, const char *path)
 {
 	char **v;
 	size_t i;
 
 	for (i = 0; i < s->nnames; i++)
-		if (strcmp(s->names[i], name) == 0)
-			return FRAME_NAME | i;
+		if (strcmp(s->names[i], name) == 0 && (path == NULL ?
+		    s->paths[i] == NULL : s->paths[i] != NULL &&
+		    strcmp(s->paths[i], path) == 0))
+			return (long)i;
 	if ((v = realloc(s->names, (s->nnames + 1) * sizeof(*v))) == NULL)
-		return FRAME_UNKNOWN;
+		return -1;
 	s->names = v;
-	if ((v[s->nnames] = strdup(name)) == NULL)
-		return FRAME_UNKNOWN;
-	return FRAME_NAME | s->nnames++;
+	if ((v = realloc(s->paths, (s->nnames + 1) * sizeof(*v))) == NULL)
+		return -1;
+	s->paths = v;
+	s->names[s->nnames] = strdup(name);
+	s->paths[s->nnames] = path != NULL ? strdup(path) : NULL;
+	if (s->names[s->nnames] == NULL || (path != NULL &&
+	    s->paths[s->nnames] == NULL)) {
+		free(s->names[s->nnames]);
+		free(s->paths[s->nnames]);
+		return -1;
+	}
+	return (long)s->nnames++;
+}
+
+uint64_t
+stacks_name(struct stacks *s, const char *name)
+{
+	long i = intern(s, name, NULL);
+
+	return i < 0 ? FRAME_UNKNOWN : FRAME_NAME | (uint64_t)i;
 }
 
 uint64_t
 stacks_inline(struct stacks *s, const char *name)
 {
-	uint64_t id = stacks_name(s, name);
+	return stacks_inline_in(s, name, NULL);
+}
 
-	return id == FRAME_UNKNOWN ? id : FRAME_INLINE | (uint32_t)id;
+uint64_t
+stacks_inline_in(struct stacks *s, const char *name, const char *path)
+{
+	long i = intern(s, name, path);
+
+	return i < 0 ? FRAME_UNKNOWN : FRAME_INLINE | (uint64_t)i;
 }
 
 uint64_t
@@ -461,6 +492,9 @@ stacks_frame_path(const struct stacks *s, const struct tally *t, uint64_t id)
 		break;
 	case FRAME_NAME:
 		path = s->names[i];
+		break;
+	case FRAME_INLINE:	/* a function named by its file's symbols */
+		path = s->paths[i];
 		break;
 	}
 	/* "[kernel]", "[vdso]": no file. */

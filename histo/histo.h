@@ -393,8 +393,9 @@ void	 quick_files_free(struct quick_files *q);
 #define FRAME_UNKNOWN	(UINT64_C(4) << 32)
 #define FRAME_NAME	(UINT64_C(5) << 32)	/* a mapping's path, for a
 						   module without one */
-#define FRAME_INLINE	(UINT64_C(6) << 32)	/* an inlined function,
-						   by name (--inline) */
+#define FRAME_INLINE	(UINT64_C(6) << 32)	/* a function by name: inlined
+						   (--inline), or from its
+						   file's symbols */
 
 struct stacks	*stacks_new(void);			/* NULL: no memory */
 /* A table filled to 3/4 rather than 1/2 before it grows: for many short
@@ -408,6 +409,10 @@ uint64_t	 stacks_name(struct stacks *s, const char *name);
 /* The id of the inlined function named name (copied), FRAME_INLINE;
  * FRAME_UNKNOWN when out of memory. */
 uint64_t	 stacks_inline(struct stacks *s, const char *name);
+/* The same of a function of the load module path (copied): its frames
+ * keep their module (stacks_frame_path()). */
+uint64_t	 stacks_inline_in(struct stacks *s, const char *name,
+		    const char *path);
 /* The hash of the key id[0..n) the tables use. */
 uint64_t	 stacks_hash(const uint64_t *id, size_t n);
 /* Counts count samples of the stack id[0..n), innermost first; 0 or -1

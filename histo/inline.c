@@ -345,5 +345,5 @@ symnames_at(struct symnames *sn, struct stacks *s,
 	}
 	if (lo == 0 || va >= f->v[lo - 1].end)
 		return 0;
-	return stacks_inline(s, f->v[lo - 1].name);
+	return stacks_inline_in(s, f->v[lo - 1].name, m->path);
 }

@@ -50,9 +50,11 @@ views() {
 	    fail "$what: folded sums to $folded, kept $kept"
 	"$pmehisto" -q -x -C 0 -T csv -o /dev/null "$@" run.PMS 2>err |
 	    csv_counts >csv || fail "$what: -T csv: $(head -1 err)"
-	bad=$(awk 'FNR == NR { n = split($1, f, ";"); leaf[f[n]] += $NF
-		next } $2 > 0 && $2 != leaf[$1] + 0 { print $1, $2, "not",
-		leaf[$1] + 0 }' folded csv)
+	# (a kernel frame's leaf without FlameGraph's "_[k]" mark)
+	bad=$(awk 'FNR == NR { n = split($1, f, ";"); sub(/_\[k\]$/, "", f[n])
+		leaf[f[n]] += $NF; next }
+	    $2 > 0 && $2 != leaf[$1] + 0 { print $1, $2, "not", leaf[$1] + 0 }' \
+	    folded csv)
 	[ -z "$bad" ] || fail "$what: flat view against folded leaves: $bad"
 	"$pmehisto" -q -x -V spy -o /dev/null "$@" run.PMS >spy 2>err ||
 	    fail "$what: -V spy: $(head -1 err)"
