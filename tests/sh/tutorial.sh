@@ -7,8 +7,10 @@
 # and give what the page says it gives: a flat profile by count, folded
 # stacks for a flame graph, a line profile of the program and its shared
 # library from the same samples, exact counts with calls, and page
-# faults beside the CPU time (a column per measure), and where xz's
-# memory goes (bytes allocated, all liblzma's; its peak and leaks).
+# faults beside the CPU time (a column per measure), where xz's memory
+# goes (bytes allocated, all liblzma's; its peak and leaks), and where
+# the wall-clock time of xz -T2 goes (a row per thread whose states sum
+# to its life; the lock and condition waits).
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -23,8 +25,8 @@ export PATH="$top/build:$top/sample:$top/histo:$top/trace:$PATH"
 cd "$tmp" || exit 1
 cp "$top"/tests/fixtures/tutorial/*.c . || exit 1
 sed -n '/^\.Sh TUTORIAL/,/^\.Sh /p' "$page" | sed -n 's/^\$ //p' >cmds
-[ "$(wc -l <cmds)" = 14 ] ||
-    { fail "$(wc -l <cmds) commands in the tutorial, not 14:"; cat cmds >&2; }
+[ "$(wc -l <cmds)" = 17 ] ||
+    { fail "$(wc -l <cmds) commands in the tutorial, not 17:"; cat cmds >&2; }
 
 # step N: the output of the tutorial's Nth command.
 i=0
@@ -120,4 +122,13 @@ grep -q "^Heap of process [0-9]* ('xz')" out.14 ||
 awk '$1 == "peak" && $2 > 60000000 { ok = 1 } END { exit !ok }' out.14 ||
     fail "heap: a peak below xz's 64 MiB: $(grep peak out.14)"
 grep -q "^Leaks, by stack:" out.14 || fail "heap: no leaks table"
+# 15, 16, 17: xz -T2's wall time: two threads or more, each row's states
+# summing to its WALL (to the rounding of the columns); the waits' report.
+awk '/^THREAD / { t = 1; next } t && NF == 0 { exit } t && $2 == "xz" {
+	n++; s = 0; for (i = 4; i <= NF; i++) s += $i
+	if (s - $3 > 0.02 || $3 - s > 0.02) bad = bad " " $1 }
+    END { exit !(n >= 2 && bad == "") }' out.16 ||
+    fail "states: not two threads of xz whose states sum to their life: $(head -n 6 out.16)"
+grep -q "^Lock and condition waits of 1.000 ms or more" out.17 ||
+    fail "locks: $(head -n 3 out.17)"
 finish
