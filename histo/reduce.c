@@ -867,6 +867,9 @@ quick_start(struct run *r)
 }
 
 /* The bucket file of q's files, else of m's, bound; q is freed. */
+static void	quick_unmade(const struct tally *t,
+		    const struct quick_files *q);
+
 static int
 quick_make(struct run *r, struct quick_files *q, const struct pme_mapping *m)
 {
@@ -897,12 +900,41 @@ quick_make(struct run *r, struct quick_files *q, const struct pme_mapping *m)
 	    1 : q->v[0].path, q->addrs, q->naddrs, &t->unmade, r->err)) ==
 	    NULL || (q->nkpcs > 0 && add_kernel(t, q, r->err) == -1))
 		r->failed = 1;
+	if (!r->failed)
+		quick_unmade(t, q);
 	if (q->v == &one)
 		q->v = NULL;
 	quick_files_free(q);
 	if (r->failed)
 		return t->quick_path == NULL ? nomem(r) : -1;
 	return bind_bucketfile(r);
+}
+
+/* Says which programs of q the quick path's bucket file has no module of
+ * (their file gone or rebuilt since the run, or one no path opens, a
+ * program run from a memfd): their samples are outside its buckets. */
+static void
+quick_unmade(const struct tally *t, const struct quick_files *q)
+{
+	const struct pme_module *mods;
+	char real[PATH_MAX];
+	const char *p;
+	size_t nm, i, j;
+
+	if (t->quiet)
+		return;
+	nm = pme_bucketfile_modules(t->bf, &mods);
+	for (i = 0; i < q->n; i++) {
+		if (!(q->v[i].flags & PME_MODULE_MAIN))
+			continue;
+		p = realpath(q->v[i].path, real) != NULL ? real : q->v[i].path;
+		for (j = 0; j < nm && strcmp(mods[j].path, p) != 0; j++)
+			;
+		if (j == nm)
+			histo_warn(t->prog, "'%s': not read (gone or rebuilt "
+			    "since the run, or no file): its samples are "
+			    "counted under its name", q->v[i].path);
+	}
 }
 
 /*

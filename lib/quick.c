@@ -500,7 +500,8 @@ pme_quick_build_sampled(const struct pme_quick_image *v, size_t n,
     size_t *unmade, struct pme_error *err)
 {
 	struct quick q;
-	size_t i, made = 0, none = 0;
+	struct pme_error first;
+	size_t i, made = 0, none = 0, failed = 0;
 	int rc = 0;
 
 	memset(&q, 0, sizeof(q));
@@ -513,13 +514,23 @@ pme_quick_build_sampled(const struct pme_quick_image *v, size_t n,
 		rc = n == 0 ? pme_seterr(err, PME_EINVAL, "no image") : -1;
 	for (i = 0; i < n && rc != -1; i++) {
 		if ((rc = add_image(&q, &v[i], program, made == 0,
-		    n > 1)) == -1 && i > 0) {
-			/* Another's file gone or rebuilt: its samples stay
-			 * outside buckets, under its name. */
+		    n > 1)) == -1 && q.bf != NULL) {
+			/* A file gone or rebuilt since the run, or one no
+			 * path opens (a program run from a memfd): its
+			 * samples stay outside buckets, under its name,
+			 * while another's buckets are made; the first such
+			 * error is the call's when none is. */
+			if (failed++ == 0 && err != NULL)
+				first = *err;
 			rc = 0;
 			continue;
 		}
 		made += rc == 1;
+	}
+	if (rc != -1 && made == 0 && failed > 0) {
+		if (err != NULL)
+			*err = first;
+		rc = -1;
 	}
 	if (rc != -1 && made == 0)
 		rc = pme_seterr(err, PME_EFORMAT, "'%s': no routines in .text: "

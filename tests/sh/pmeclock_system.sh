@@ -12,6 +12,10 @@
 #   process's row, so the process was watched from outside;
 # - -d without a command ends the run, the file whole; with a command
 #   still running then, the command is ended (SIGTERM: status 143);
+# - a program run from a memfd (tests/fixtures/clock/memfdexec.c), which
+#   no path opens: pmehisto -x reports the run, says the program was not
+#   read (or, when another's buckets are read, not of them) and counts
+#   its samples outside buckets under its name;
 # - refused: -a with -p, -j, -m timer and --count (status 2); run as an
 #   unprivileged user where perf_event_paranoid is above 0, exit 1 with
 #   what it takes, no file written.
@@ -100,6 +104,21 @@ expect "-a -d -- sleep 600" 143 "$pmeclock" -q -a -d 200ms -o d2.PMS -- \
     sleep 600
 "$pmehisto" -q -x -T none -o /dev/null -B /dev/null d2.PMS ||
     fail "-a -d -- sleep 600: the file is not whole"
+
+# A program run from a memfd (as runc runs its own) has no file to open:
+# its samples stay under its name, and the other programs' are reported.
+if gcc -O2 -o memfdexec "$top/tests/fixtures/clock/memfdexec.c"; then
+	expect "-a -- memfdexec" 0 "$pmeclock" -q -a -o mf.PMS -- \
+	    ./memfdexec 300
+	"$pmehisto" -x -T text -o - -B /dev/null mf.PMS >mf.txt 2>mf.err ||
+	    fail "-a with a program run from a memfd: $(cat mf.err)"
+	grep -q "^pmehisto: '/memfd:pme-test': " mf.err ||
+	    fail "-a: the memfd program not said: $(cat mf.err)"
+	grep -q "^Outside buckets: .*memfd:pme-test [0-9.]*% ([1-9][0-9]*)" \
+	    mf.txt || fail "-a: the memfd program's samples not under its name: $(grep -A 2 '^Outside' mf.txt)"
+else
+	fail "cannot build memfdexec"
+fi
 
 for o in "-p 1" "-j 5" "-m timer"; do
 	# shellcheck disable=SC2086 # the option and its argument
