@@ -866,55 +866,57 @@ quick_start(struct run *r)
 	return quick_make(r, &q, q.n == 0 ? first_file(r) : NULL);
 }
 
-/* The bucket file of q's files, else of m's, bound; q is freed. */
 static void	quick_unmade(const struct tally *t,
-		    const struct quick_files *q);
+		    const struct pme_quick_image *v, size_t n);
 
+/* The bucket file of q's files, else of m's, bound; q is freed.  (m's
+ * image is apart from q: q->files, which quick_files_free() frees, holds
+ * q->n entries, and may hold a freed one beyond them.) */
 static int
 quick_make(struct run *r, struct quick_files *q, const struct pme_mapping *m)
 {
 	struct tally *t = r->t;
 	struct pme_quick_image one;
+	const struct pme_quick_image *v = q->v;
+	size_t n = q->n;
 	const char *base;
 
-	if (m != NULL && q->n == 0) {
+	if (m != NULL && n == 0) {
 		one.path = m->path;
 		one.buildid = m->buildid;
 		one.idlen = m->buildid_len;
 		one.flags = PME_MODULE_MAIN;
-		free(q->v);
-		q->v = &one;
-		q->n = 1;
+		v = &one;
+		n = 1;
 	}
-	if (q->n == 0) {
+	if (n == 0) {
 		quick_files_free(q);
 		r->failed = 1;
 		return histo_err(r->err, PME_EFORMAT, "'%s': no executable "
 		    "mapping recorded before the first sample: no routines "
 		    "to make buckets of", r->path);
 	}
-	base = strrchr(q->v[0].path, '/');
-	if ((t->quick_path = strdup(q->v[0].path)) == NULL)
+	base = strrchr(v[0].path, '/');
+	if ((t->quick_path = strdup(v[0].path)) == NULL)
 		r->failed = 1;
-	else if ((t->bf = pme_quick_build_sampled(q->v, q->n, base ? base +
-	    1 : q->v[0].path, q->addrs, q->naddrs, &t->unmade, r->err)) ==
-	    NULL || (q->nkpcs > 0 && add_kernel(t, q, r->err) == -1))
+	else if ((t->bf = pme_quick_build_sampled(v, n, base ? base + 1 :
+	    v[0].path, q->addrs, q->naddrs, &t->unmade, r->err)) == NULL ||
+	    (q->nkpcs > 0 && add_kernel(t, q, r->err) == -1))
 		r->failed = 1;
 	if (!r->failed)
-		quick_unmade(t, q);
-	if (q->v == &one)
-		q->v = NULL;
+		quick_unmade(t, v, n);
 	quick_files_free(q);
 	if (r->failed)
 		return t->quick_path == NULL ? nomem(r) : -1;
 	return bind_bucketfile(r);
 }
 
-/* Says which programs of q the quick path's bucket file has no module of
+/* Says which programs of v the quick path's bucket file has no module of
  * (their file gone or rebuilt since the run, or one no path opens, a
  * program run from a memfd): their samples are outside its buckets. */
 static void
-quick_unmade(const struct tally *t, const struct quick_files *q)
+quick_unmade(const struct tally *t, const struct pme_quick_image *v,
+    size_t n)
 {
 	const struct pme_module *mods;
 	char real[PATH_MAX];
@@ -924,16 +926,16 @@ quick_unmade(const struct tally *t, const struct quick_files *q)
 	if (t->quiet)
 		return;
 	nm = pme_bucketfile_modules(t->bf, &mods);
-	for (i = 0; i < q->n; i++) {
-		if (!(q->v[i].flags & PME_MODULE_MAIN))
+	for (i = 0; i < n; i++) {
+		if (!(v[i].flags & PME_MODULE_MAIN))
 			continue;
-		p = realpath(q->v[i].path, real) != NULL ? real : q->v[i].path;
+		p = realpath(v[i].path, real) != NULL ? real : v[i].path;
 		for (j = 0; j < nm && strcmp(mods[j].path, p) != 0; j++)
 			;
 		if (j == nm)
 			histo_warn(t->prog, "'%s': not read (gone or rebuilt "
 			    "since the run, or no file): its samples are "
-			    "counted under its name", q->v[i].path);
+			    "counted under its name", v[i].path);
 	}
 }
 

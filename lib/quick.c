@@ -501,7 +501,7 @@ pme_quick_build_sampled(const struct pme_quick_image *v, size_t n,
 {
 	struct quick q;
 	struct pme_error first;
-	size_t i, made = 0, none = 0, failed = 0;
+	size_t i, made = 0, none = 0, failed = 0, mains = 0;
 	int rc = 0;
 
 	memset(&q, 0, sizeof(q));
@@ -512,14 +512,19 @@ pme_quick_build_sampled(const struct pme_quick_image *v, size_t n,
 	*q.unmade = 0;
 	if (n == 0 || add_kinds(&q) == -1)
 		rc = n == 0 ? pme_seterr(err, PME_EINVAL, "no image") : -1;
+	for (i = 0; i < n; i++)
+		mains += (v[i].flags & PME_MODULE_MAIN) != 0;
 	for (i = 0; i < n && rc != -1; i++) {
 		if ((rc = add_image(&q, &v[i], program, made == 0,
-		    n > 1)) == -1 && q.bf != NULL) {
-			/* A file gone or rebuilt since the run, or one no
-			 * path opens (a program run from a memfd): its
+		    n > 1)) == -1 && q.bf != NULL && (i > 0 || mains > 1 ||
+		    strncmp(v[i].path, "/memfd:", 7) == 0)) {
+			/* A library's file gone or rebuilt since the run,
+			 * or a program's of several (pmeclock -a), or one
+			 * no path opens (a program run from a memfd): its
 			 * samples stay outside buckets, under its name,
 			 * while another's buckets are made; the first such
-			 * error is the call's when none is. */
+			 * error is the call's when none is.  The one
+			 * program of a run is an error of its own. */
 			if (failed++ == 0 && err != NULL)
 				first = *err;
 			rc = 0;

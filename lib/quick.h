@@ -61,11 +61,12 @@ struct pme_quick_image {
  * with a load module per image that has routines, in v's order, and its
  * MODULE and ROUTINE units; all their buckets in the one group.  When
  * there are several, the PROGRAM unit has no ranges (a unit's ranges are
- * of one load module).  An image that cannot be read (gone, or no file:
- * a program run from a memfd), or is not the file that ran, is left out
- * while another's buckets are made: its samples stay outside buckets,
- * under its name; when no image's are, the first such error is the
- * call's.  No routine in any image is PME_EFORMAT.
+ * of one load module).  An image other than v[0] (or, of several main
+ * programs, any; or one no path opens, a program run from a memfd) that
+ * cannot be read, or is not the file that ran, is left out while
+ * another's buckets are made: its samples stay outside buckets, under its
+ * name; when no image's are, the first such error is the call's.  No
+ * routine in any image is PME_EFORMAT.
  */
 struct pme_bucketfile *pme_quick_build_images(const struct pme_quick_image *v,
 		    size_t n, const char *program, struct pme_error *err);

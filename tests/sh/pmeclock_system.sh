@@ -13,7 +13,8 @@
 # - -d without a command ends the run, the file whole; with a command
 #   still running then, the command is ended (SIGTERM: status 143);
 # - a program run from a memfd (tests/fixtures/clock/memfdexec.c), which
-#   no path opens: pmehisto -x reports the run, says the program was not
+#   no path opens, beside another run from its file (both spin in their
+#   own code): pmehisto -x reports the run, says the program was not
 #   read (or, when another's buckets are read, not of them) and counts
 #   its samples outside buckets under its name;
 # - refused: -a with -p, -j, -m timer and --count (status 2); run as an
@@ -107,15 +108,16 @@ expect "-a -d -- sleep 600" 143 "$pmeclock" -q -a -d 200ms -o d2.PMS -- \
 
 # A program run from a memfd (as runc runs its own) has no file to open:
 # its samples stay under its name, and the other programs' are reported.
-if gcc -O2 -o memfdexec "$top/tests/fixtures/clock/memfdexec.c"; then
-	expect "-a -- memfdexec" 0 "$pmeclock" -q -a -o mf.PMS -- \
-	    ./memfdexec 300
+if gcc -O2 -o memfdexec "$top/tests/fixtures/clock/memfdexec.c" &&
+    gcc -O2 -DOTHER -o other "$top/tests/fixtures/clock/memfdexec.c"; then
+	expect "-a -- memfdexec" 0 "$pmeclock" -q -a -o mf.PMS -- sh -c \
+	    './memfdexec --spinning 200 & ./memfdexec 300 ./other; wait'
 	"$pmehisto" -x -T text -o - -B /dev/null mf.PMS >mf.txt 2>mf.err ||
 	    fail "-a with a program run from a memfd: $(cat mf.err)"
 	grep -q "^pmehisto: '/memfd:pme-test': " mf.err ||
 	    fail "-a: the memfd program not said: $(cat mf.err)"
-	grep -q "^Outside buckets: .*memfd:pme-test [0-9.]*% ([1-9][0-9]*)" \
-	    mf.txt || fail "-a: the memfd program's samples not under its name: $(grep -A 2 '^Outside' mf.txt)"
+	grep -q " memfd:pme-test [0-9.]*% ([1-9][0-9]*)\$" mf.txt || fail \
+	    "-a: the memfd program's samples not under its name: $(grep -A 3 '^Outside' mf.txt)"
 else
 	fail "cannot build memfdexec"
 fi

@@ -16,6 +16,8 @@
 # address space (no routine after it: "[kernel]").  Where kallsyms hides
 # addresses (kernel.kptr_restrict), only the "[kernel]" rows are checked.
 # Before, kernel samples were outside buckets in the summary alone.
+# A file of kernel samples only, of a process whose program has none (an
+# idle pmeclock -a run), gets its "[kernel]" row.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -99,6 +101,22 @@ for f in now other oldthis; do
 	diff -u want.k $f.cal >diff.k ||
 	    fail "$f: Caliper's kernel functions are not -x's rows: $(cat diff.k $f.pms.cerr)"
 done
+
+# Kernel samples only, of a process whose program has none (an idle
+# system-wide run: the CPUs' idle task, pid 0): the program's file is
+# dropped from the scan as without samples, and the bucket file is made
+# of it still, for its kernel row (the scan's dropped entry was freed a
+# second time: "double free", exit 134, in pmeclock -a's fresh-clone CI).
+{
+	echo "header method=test event=cpu-clock period=1000000 pid=8 start=$now argv=true"
+	echo "map pid=8 start=0x555555554000 end=0x555555560000 offset=0 vaddr=0 path=/usr/bin/true flags=exec,main"
+	echo "sample pid=0 pc=0xfffffffffffffff0 flags=kernel count=1"
+	echo close
+} | "$tsample" write idle.pms || fail "cannot write idle.pms"
+"$pmehisto" -q -x -T csv -C 0 -o /dev/null -B /dev/null idle.pms \
+    >idle.csv 2>idle.err || fail "kernel samples only: exit $?: $(cat idle.err)"
+[ "$(csv_counts <idle.csv | awk '$2 > 0')" = "[kernel] 1" ] ||
+    fail "kernel samples only: not the [kernel] row: $(cat idle.csv idle.err)"
 
 # pmeclock records this boot's id
 "$pmeclock" -q -o rec.pms -- /usr/bin/true || fail "pmeclock failed"
