@@ -2106,11 +2106,29 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
 	return rc;
 }
 
+/* The sample file at path through read_all(): its samples to v, its
+ * heap, off-CPU and I/O records to hv, offcpu and io (each may be NULL). */
+static int
+read_path(const char *path, const struct pme_sample_visitor *v,
+    const struct pme_heap_visitor *hv,
+    int (*offcpu)(void *, const struct pme_offcpu *),
+    int (*io)(void *, const struct pme_io *), void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	struct pme_reader *r;
+
+	if (err != NULL)
+		err->code = PME_OK;
+	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
+		return -1;
+	return read_all(r, v, hv, offcpu, io, arg, sum, err);
+}
+
 int
 pme_samplefile_read(const char *path, const struct pme_sample_visitor *v,
     void *arg, struct pme_sample_summary *sum, struct pme_error *err)
 {
-	return pme_samplefile_read_offcpu(path, v, NULL, arg, sum, err);
+	return read_path(path, v, NULL, NULL, NULL, arg, sum, err);
 }
 
 int
@@ -2119,13 +2137,7 @@ pme_samplefile_read_offcpu(const char *path,
     int (*offcpu)(void *, const struct pme_offcpu *), void *arg,
     struct pme_sample_summary *sum, struct pme_error *err)
 {
-	struct pme_reader *r;
-
-	if (err != NULL)
-		err->code = PME_OK;
-	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
-		return -1;
-	return read_all(r, v, NULL, offcpu, NULL, arg, sum, err);
+	return read_path(path, v, NULL, offcpu, NULL, arg, sum, err);
 }
 
 int
@@ -2133,13 +2145,15 @@ pme_samplefile_heap(const char *path, const struct pme_sample_visitor *v,
     const struct pme_heap_visitor *hv, void *arg,
     struct pme_sample_summary *sum, struct pme_error *err)
 {
-	struct pme_reader *r;
+	return read_path(path, v, hv, NULL, NULL, arg, sum, err);
+}
 
-	if (err != NULL)
-		err->code = PME_OK;
-	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
-		return -1;
-	return read_all(r, v, hv, NULL, NULL, arg, sum, err);
+int
+pme_samplefile_read_io(const char *path, const struct pme_sample_visitor *v,
+    int (*io)(void *, const struct pme_io *), void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	return read_path(path, v, NULL, NULL, io, arg, sum, err);
 }
 
 int
@@ -2154,20 +2168,6 @@ pme_samplefile_mem(const void *buf, size_t len, const char *name,
 	if ((r = pme_reader_mem(buf, len, name, PME_KIND_SAMPLE, err)) == NULL)
 		return -1;
 	return read_all(r, v, NULL, NULL, NULL, arg, sum, err);
-}
-
-int
-pme_samplefile_read_io(const char *path, const struct pme_sample_visitor *v,
-    int (*io)(void *, const struct pme_io *), void *arg,
-    struct pme_sample_summary *sum, struct pme_error *err)
-{
-	struct pme_reader *r;
-
-	if (err != NULL)
-		err->code = PME_OK;
-	if ((r = pme_reader_open(path, PME_KIND_SAMPLE, err)) == NULL)
-		return -1;
-	return read_all(r, v, NULL, NULL, io, arg, sum, err);
 }
 
 /* -------------------------------------------------------- copying runs */
