@@ -71,6 +71,8 @@ struct raw {
 	struct xstack	*st;
 	size_t		 nst, capst;
 	int		 addrs;
+	uint32_t	*mods;		/* with addrs: beside the model's pool,
+					   each frame's module (xloc) */
 };
 
 static int
@@ -128,6 +130,31 @@ named_cmp(const void *a, const void *b)
 	return c != 0 ? c : id_cmp(&x->id, &y->id);
 }
 
+/* Frame id's module in the bucket file, or PME_NONE. */
+static uint32_t
+frame_module(const struct tally *t, uint64_t id)
+{
+	const struct pme_unit *units;
+
+	if (t->bf == NULL)
+		return PME_NONE;
+	if ((id & FRAME_TYPE) == FRAME_MODULE)
+		return (uint32_t)id;
+	if ((id & FRAME_TYPE) != FRAME_UNIT)
+		return PME_NONE;
+	pme_bucketfile_units(t->bf, &units);
+	return units[(uint32_t)id].module;
+}
+
+/* Whether frame id is a function --inline found inlined at its address
+ * (named by its file's symbols, a function has its module's path). */
+static int
+frame_inlined(const struct tally *t, uint64_t id)
+{
+	return t->inl != NULL && (id & FRAME_TYPE) == FRAME_INLINE &&
+	    stacks_frame_path(t->stacks, t, id) == NULL;
+}
+
 /* What the bucket file says of frame x->id: its module, and its unit's
  * file, line and address; -1 when out of memory. */
 static int
@@ -137,7 +164,7 @@ frame_facts(const struct tally *t, struct xname *x)
 	const struct pme_range *ranges;
 	const struct pme_module *mods;
 	const char *path = stacks_frame_path(t->stacks, t, x->id);
-	uint32_t i = (uint32_t)x->id, mod = PME_NONE;
+	uint32_t i = (uint32_t)x->id, mod = frame_module(t, x->id);
 	size_t nmods;
 
 	if (path != NULL && (x->path = pme_escape_dup(path)) == NULL)
@@ -148,10 +175,7 @@ frame_facts(const struct tally *t, struct xname *x)
 	pme_bucketfile_units(t->bf, &units);
 	pme_bucketfile_ranges(t->bf, &ranges);
 	nmods = pme_bucketfile_modules(t->bf, &mods);
-	if ((x->id & FRAME_TYPE) == FRAME_MODULE)
-		mod = i;
 	if ((x->id & FRAME_TYPE) == FRAME_UNIT) {
-		mod = units[i].module;
 		x->line = units[i].line;
 		if (units[i].nranges > 0)
 			x->addr = ranges[units[i].range].start;
@@ -230,6 +254,30 @@ stack_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * Each frame's level and module of stack s (raw ids innermost first)
+ * into the pool's order: a function inlined at an address is one level
+ * inside the frame after it, and of its module, up to the frame that
+ * holds the address (frame_inlined()).
+ */
+static void
+levels(struct xmodel *m, struct raw *r, const struct xstack *s)
+{
+	const uint64_t *id = r->ids + s->off;
+	uint32_t j, run = 0, mod = PME_NONE;
+	size_t last = s->off + s->n - 1;
+
+	for (j = 0; j < s->n; j++) {
+		m->level[last - j] = run;
+		run = frame_inlined(m->t, id[j]) ? run + 1 : 0;
+	}
+	for (j = s->n; j-- > 0; ) {
+		if (!frame_inlined(m->t, id[j]))
+			mod = frame_module(m->t, id[j]);
+		r->mods[last - j] = mod;
+	}
+}
+
 /* The stacks by name, outermost first, sorted, equal ones merged. */
 static int
 name_stacks(struct xmodel *m, struct raw *r, const uint64_t *ids,
@@ -238,11 +286,16 @@ name_stacks(struct xmodel *m, struct raw *r, const uint64_t *ids,
 	size_t i, j, k;
 
 	if ((m->pool = calloc(r->nids + 1, sizeof(*m->pool))) == NULL ||
-	    (r->addrs && (m->addr = calloc(r->nids + 1, sizeof(*m->addr))) ==
-	    NULL))
+	    (r->addrs && ((m->addr = calloc(r->nids + 1, sizeof(*m->addr))) ==
+	    NULL || (m->level = calloc(r->nids + 1, sizeof(*m->level))) ==
+	    NULL || (r->mods = calloc(r->nids + 1, sizeof(*r->mods))) ==
+	    NULL)))
 		return -1;
 	for (i = 0; i < r->nst; i++) {
 		struct xstack *s = &r->st[i];
+
+		if (r->addrs)
+			levels(m, r, s);
 
 		for (j = 0; j < s->n; j++) {
 			const uint64_t *p = bsearch(&r->ids[s->off + j], ids,
@@ -286,6 +339,7 @@ xmodel_free(struct xmodel *m)
 	free(m->pool);
 	free(m->addr);
 	free(m->locof);
+	free(m->level);
 	free(m->locs);
 	for (i = 0; i < m->nfiles; i++)
 		free(m->files[i]);
@@ -429,34 +483,55 @@ file_intern(struct xmodel *m, struct strset *set, const char *s)
 	return v[m->nfiles++] = e;
 }
 
+/* The file and line of location x of module mod: the line table's,
+ * or an inlined level's call site; 0 when none says, 1, -1 when out of
+ * memory. */
+static int
+loc_line(const struct xmodel *m, struct ltab *lt, const struct xloc *x,
+    const struct pme_module *mod, const char **file, uint32_t *line)
+{
+	const struct pme_symline *l;
+	struct ltfile *f;
+
+	if (x->level > 0)
+		return inlines_site(m->t->inl, m->t, x->mod, x->addr, x->level,
+		    file, line);
+	if ((f = ltab_file(lt, mod)) == NULL)
+		return -1;
+	if ((l = ltab_find(f, x->addr)) == NULL)
+		return 0;
+	*file = l->file;
+	*line = l->line;
+	return 1;
+}
+
 /* The line of each location; 0, or -1 when out of memory. */
 static int
 locs_lines(struct xmodel *m)
 {
 	struct ltab lt;
 	struct strset files;
-	const struct pme_symline *l;
-	struct ltfile *f;
-	size_t i;
-	int rc = -1;
+	const struct pme_module *mods;
+	const char *file;
+	size_t i, nmods = m->t->bf != NULL ?
+	    pme_bucketfile_modules(m->t->bf, &mods) : 0;
+	int rc = -1, has;
 
 	memset(&lt, 0, sizeof(lt));
 	memset(&files, 0, sizeof(files));
 	for (i = 0; i < m->nlocs; i++) {
 		struct xloc *x = &m->locs[i];
-		const struct xname *nm = &m->names[x->name];
 
 		/* A module of the bucket file only: the samples' build of
 		 * it is known. */
-		if (nm->mod == NULL || nm->mod->path[0] == '\0' || nm->kernel)
+		if (x->mod >= nmods || mods[x->mod].path[0] == '\0' ||
+		    m->names[x->name].kernel)
 			continue;
-		if ((f = ltab_file(&lt, nm->mod)) == NULL)
+		if ((has = loc_line(m, &lt, x, &mods[x->mod], &file,
+		    &x->line)) == -1)
 			goto done;
-		if ((l = ltab_find(f, x->addr)) == NULL)
-			continue;
-		x->line = l->line;
-		if (l->file != NULL &&
-		    (x->file = file_intern(m, &files, l->file)) == NULL)
+		if (has && file != NULL &&
+		    (x->file = file_intern(m, &files, file)) == NULL)
 			goto done;
 	}
 	rc = 0;
@@ -466,6 +541,30 @@ done:
 	return rc;
 }
 
+/* A function inlined at an address (no path of its own) takes the load
+ * module of the routine it is inlined into, the first of its
+ * locations': callgrind's object, pprof's mapping.  0 or -1. */
+static int
+inlined_paths(struct xmodel *m)
+{
+	const struct pme_module *mods;
+	size_t i, nmods = m->t->bf != NULL ?
+	    pme_bucketfile_modules(m->t->bf, &mods) : 0;
+
+	for (i = 0; i < m->nlocs; i++) {
+		struct xname *x = &m->names[m->locs[i].name];
+		uint32_t mod = m->locs[i].mod;
+
+		if (x->path != NULL || x->kernel || mod >= nmods ||
+		    !frame_inlined(m->t, x->id))
+			continue;
+		if ((x->path = pme_escape_dup(mods[mod].path)) == NULL)
+			return -1;
+		x->mod = &mods[mod];
+	}
+	return 0;
+}
+
 static int
 loc_cmp(const void *a, const void *b)
 {
@@ -473,13 +572,18 @@ loc_cmp(const void *a, const void *b)
 
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	return x->mod < y->mod ? -1 : x->mod > y->mod;
 }
 
-/* The distinct locations of m's frames (m->addr), their lines, and
- * each frame's (m->locof); 0, or -1 when out of memory. */
+/* The distinct locations of m's frames (m->addr, m->level, mods),
+ * their lines, and each frame's (m->locof); 0, or -1 when out of
+ * memory. */
 static int
-locate(struct xmodel *m)
+locate(struct xmodel *m, const uint32_t *mods)
 {
 	size_t i, j, k = 0, top = 0;
 	struct xloc key, *p;
@@ -493,7 +597,9 @@ locate(struct xmodel *m)
 	for (i = 0; i < m->nst; i++)
 		for (j = m->st[i].off; j < m->st[i].off + m->st[i].n; j++) {
 			m->locs[k].name = m->pool[j];
-			m->locs[k++].addr = m->addr[j];
+			m->locs[k].addr = m->addr[j];
+			m->locs[k].level = m->level[j];
+			m->locs[k++].mod = mods[j];
 		}
 	qsort(m->locs, k, sizeof(*m->locs), loc_cmp);
 	for (i = 0; i < k; i++)
@@ -504,11 +610,13 @@ locate(struct xmodel *m)
 		for (j = m->st[i].off; j < m->st[i].off + m->st[i].n; j++) {
 			key.name = m->pool[j];
 			key.addr = m->addr[j];
+			key.level = m->level[j];
+			key.mod = mods[j];
 			p = bsearch(&key, m->locs, m->nlocs, sizeof(key),
 			    loc_cmp);
 			m->locof[j] = (uint32_t)(p - m->locs);
 		}
-	return locs_lines(m);
+	return inlined_paths(m) == -1 ? -1 : locs_lines(m);
 }
 
 static int
@@ -541,13 +649,14 @@ xmodel_make(struct xmodel *m, const struct tally *t)
 			ids[k++] = ids[i];
 	if (name_ids(m, ids, k, of) == 0 &&
 	    name_stacks(m, &r, ids, k, of) == 0 &&
-	    (m->addr == NULL || locate(m) == 0))
+	    (m->addr == NULL || locate(m, r.mods) == 0))
 		rc = 0;
 done:
 	free(ids);
 	free(of);
 	free(r.ids);
 	free(r.st);
+	free(r.mods);
 	return rc;
 }
 

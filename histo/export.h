@@ -30,11 +30,18 @@ struct xname {
 
 /* A frame name at an address (t->addrs): the sampled pc, or a call's
  * return address less one, link-time; its line from the DWARF line
- * table of the name's module in the bucket file (that build of it),
- * file NULL and line 0 where none says. */
+ * table of its module in the bucket file (that build of it), file NULL
+ * and line 0 where none says.  With --inline the functions inlined at
+ * an address are frames at that address too, each of a level: 0 the
+ * innermost, whose line is the line table's, each out from it one more
+ * and its line the call site of the one inside it (addr2line -i). */
 struct xloc {
 	uint32_t	 name;
 	uint64_t	 addr;
+	uint32_t	 level;
+	uint32_t	 mod;		/* its module in the bucket file (an
+					   inlined function's: its routine's),
+					   or PME_NONE */
 	const char	*file;		/* escaped; the model owns it */
 	uint32_t	 line;
 };
@@ -57,6 +64,10 @@ struct xmodel {
 					   frame's address; else NULL */
 	uint32_t	*locof;		/* with addr: beside the pool, each
 					   frame's index in locs */
+	uint32_t	*level;		/* with addr: beside the pool, each
+					   frame's level (xloc); a frame whose
+					   outer neighbour is of level 0 is
+					   the outermost at its address */
 	struct xloc	*locs;		/* distinct, by name and address */
 	size_t		 nlocs;
 	char		**files;	/* what locs' files point to */

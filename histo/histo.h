@@ -303,6 +303,17 @@ struct inlines	*inlines_new(const char *prog, int quiet); /* NULL: no memory */
 void		 inlines_free(struct inlines *in);		/* NULL ok */
 int		 inlines_at(struct inlines *in, struct tally *t, uint64_t id,
 		    uint64_t va, const uint64_t **out, const uint64_t **starts);
+/*
+ * Where the frame level levels out from the innermost at link-time va of
+ * module m of t->bf calls the level inside it (level 1 and up; 0 is the
+ * innermost, whose line is the line table's): the DWARF call file and
+ * line of the instance level - 1 in the chain, as addr2line -i prints
+ * them; 1, or 0 with *file NULL and *line 0 where none says.  *file is
+ * owned by in.
+ */
+int		 inlines_site(struct inlines *in, const struct tally *t,
+		    uint32_t m, uint64_t va, uint32_t level, const char **file,
+		    uint32_t *line);
 
 /*
  * The frame id (FRAME_INLINE: a function's name) of the ELF function

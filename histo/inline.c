@@ -203,6 +203,28 @@ found:
 	return (int)in->slot[i].n;
 }
 
+int
+inlines_site(struct inlines *in, const struct tally *t, uint32_t m,
+    uint64_t va, uint32_t level, const char **file, uint32_t *line)
+{
+	const struct pme_syminline *c[MAXDEPTH];
+	const struct pme_module *mods;
+	struct pme_image *img;
+	size_t n;
+
+	*file = NULL;
+	*line = 0;
+	if (t->bf == NULL || level == 0 || level > MAXDEPTH)
+		return 0;
+	n = pme_bucketfile_modules(t->bf, &mods);
+	if ((img = image_of(in, mods, n, m)) == NULL ||
+	    pme_image_inline_chain(img, va, c, MAXDEPTH) < level)
+		return 0;
+	*file = c[level - 1]->call_file;
+	*line = c[level - 1]->call_line;
+	return 1;
+}
+
 /*
  * Frames outside the buckets named by their files' symbols (symnames_at):
  * a return address in the program's _start, which no DWARF routine

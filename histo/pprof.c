@@ -4,11 +4,14 @@
  * pprof reads it.  The protocol buffer encoding is done here, by hand:
  * varints and length-delimited fields are all the message needs.
  *
- * A location per frame name and address (export.h's locations, plus
- * one): the sampled pc, or a call's return address less one, link-time,
- * with the line the DWARF line table gives it; a function per frame name
- * and the source file of its lines; a mapping per load module or mapping
- * path, spanning its locations' addresses.
+ * A location per frame name and address (export.h's locations): the
+ * sampled pc, or a call's return address less one, link-time, with the
+ * line the DWARF line table gives it; with --inline, the functions
+ * inlined at the address are lines of that location, the innermost
+ * first, each with its own function, file and line (addr2line -i's),
+ * as pprof reads inlined frames.  A function per frame name and the
+ * source file of its lines; a mapping per load module or mapping path,
+ * spanning its locations' addresses.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +107,44 @@ struct prof {
 	struct pfunc	*fn;		/* distinct, sorted */
 	size_t		 nfn;
 	uint32_t	*fnof;		/* per location: its function's index */
+	uint32_t	*locid;		/* per location: its id in the profile,
+					   0 for an inlined level (a line of
+					   the location outside it) */
+	size_t		*at;		/* per location with an id: a pool slot
+					   of it, its levels after it */
 };
+
+/* Whether pool slot j of stack s is the outermost frame at its address
+ * (an inlined level's outer neighbour is the level after it). */
+static int
+outermost(const struct xmodel *m, const struct xstack *s, size_t j)
+{
+	return j == s->off || m->level[j - 1] == 0;
+}
+
+/* The profile's locations: those of the frames outermost at their
+ * addresses, numbered in the order of the model's; 0 or -1. */
+static int
+locations_of(struct prof *p)
+{
+	const struct xmodel *m = p->m;
+	size_t i, j;
+	uint32_t next = 0;
+
+	if ((p->locid = calloc(m->nlocs + 1, sizeof(*p->locid))) == NULL ||
+	    (p->at = calloc(m->nlocs + 1, sizeof(*p->at))) == NULL)
+		return -1;
+	for (i = 0; i < m->nst; i++)
+		for (j = m->st[i].off; j < m->st[i].off + m->st[i].n; j++)
+			if (outermost(m, &m->st[i], j)) {
+				p->locid[m->locof[j]] = 1;
+				p->at[m->locof[j]] = j;
+			}
+	for (i = 0; i < m->nlocs; i++)
+		if (p->locid[i])
+			p->locid[i] = ++next;
+	return 0;
+}
 
 static void
 value_type(struct prof *p, unsigned field, uint64_t type, uint64_t unit)
@@ -129,8 +169,9 @@ samples(struct prof *p)
 		const struct xstack *s = &m->st[i];
 
 		/* Location ids, the innermost first, packed. */
-		for (j = s->n; j-- > 0; )
-			pb_varint(&p->sub, m->locof[s->off + j] + 1);
+		for (j = s->off + s->n; j-- > s->off; )
+			if (outermost(m, s, j))
+				pb_varint(&p->sub, p->locid[m->locof[j]]);
 		pb_message(&p->msg, SAMPLE_LOCATION_ID, &p->sub);
 		pb_varint(&p->sub, s->count);
 		pb_varint(&p->sub, s->count * period);
@@ -301,13 +342,20 @@ locations_functions(struct prof *p)
 
 	for (i = 0; i < m->nlocs; i++) {
 		const struct xloc *l = &m->locs[i];
+		size_t j, k;
 
-		pb_uint(&p->msg, LOCATION_ID, i + 1);
+		if (p->locid[i] == 0)
+			continue;
+		pb_uint(&p->msg, LOCATION_ID, p->locid[i]);
 		pb_uint(&p->msg, LOCATION_MAPPING_ID, p->mapping[l->name]);
 		pb_uint(&p->msg, LOCATION_ADDRESS, l->addr);
-		pb_uint(&p->sub, LINE_FUNCTION_ID, p->fnof[i] + 1);
-		pb_uint(&p->sub, LINE_LINE, l->line);
-		pb_message(&p->msg, LOCATION_LINE, &p->sub);
+		/* Its lines, the innermost level first. */
+		for (j = p->at[i] + l->level + 1; j-- > p->at[i]; ) {
+			k = m->locof[j];
+			pb_uint(&p->sub, LINE_FUNCTION_ID, p->fnof[k] + 1);
+			pb_uint(&p->sub, LINE_LINE, m->locs[k].line);
+			pb_message(&p->msg, LOCATION_LINE, &p->sub);
+		}
 		pb_message(&p->out, PROFILE_LOCATION, &p->msg);
 	}
 	for (i = 0; i < p->nfn; i++) {
@@ -368,7 +416,8 @@ profile(struct prof *p)
 	uint64_t *buildid_str;
 	const struct tally *t = p->m->t;
 
-	if (functions_of(p) == -1 || mappings_of(p) == -1 ||
+	if (functions_of(p) == -1 || locations_of(p) == -1 ||
+	    mappings_of(p) == -1 ||
 	    (buildid_str = calloc(p->paths.n + 1, sizeof(*buildid_str))) ==
 	    NULL)
 		return -1;
@@ -437,5 +486,7 @@ pprof_make(const struct xmodel *m, struct export_out *out,
 	free(p.hi);
 	free(p.fn);
 	free(p.fnof);
+	free(p.locid);
+	free(p.at);
 	return rc == -1 ? histo_err(err, PME_ENOMEM, "out of memory") : 0;
 }

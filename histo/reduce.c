@@ -1188,7 +1188,9 @@ add_sites(struct run *r, uint32_t pid, uint32_t tid, uint64_t id,
  * its address (inline.c), innermost first.  The innermost takes the
  * frame's call site; each after it calls the one before where that one's
  * instance starts, and so does the frame: the calls of an inlined
- * instance are one call, whatever pc the samples had.
+ * instance are one call, whatever pc the samples had.  The exports
+ * (t->addrs) keep the frame's address at every level instead: each
+ * level's line is told from it and its depth (export.c).
  */
 static int
 add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
@@ -1212,10 +1214,10 @@ add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 			return nomem(r);
 		for (i = 0; i < m; i++) {
 			ch->ids[n] = c[i];
-			ch->vas[n++] = i == 0 ? va : at[i - 1];
+			ch->vas[n++] = i == 0 || t->addrs ? va : at[i - 1];
 		}
 		ch->ids[n] = id;
-		ch->vas[n++] = m == 0 ? va : at[m - 1];
+		ch->vas[n++] = m == 0 || t->addrs ? va : at[m - 1];
 	}
 	/* A chain the unwinder stopped short of the outermost frame: its
 	 * outermost is "[truncated]", called from nowhere. */
