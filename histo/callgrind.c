@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "export.h"
 #include "util.h"
@@ -240,9 +241,11 @@ cg_cost(struct cg *g, const struct cost *c)
 			return -1;
 		g->file = file;
 	}
+	/* Samples do not count calls, and the format has no unknown
+	 * count: 1, the call was made (callgrind_annotate takes a count
+	 * of 0 for no call and books the cost as the caller's own). */
 	if (c->callee != SELF && (cg_fn(g, c->callee, "c") == -1 ||
-	    fprintf(g->fp, "calls=%llu %u\n", (unsigned long long)c->cost,
-	    cg_line(g, c->callee)) < 0))
+	    fprintf(g->fp, "calls=1 %u\n", cg_line(g, c->callee)) < 0))
 		return -1;
 	return fprintf(g->fp, "%u %llu\n", c->line,
 	    (unsigned long long)c->cost) < 0 ? -1 : 0;
@@ -321,6 +324,254 @@ done:
 	free(g.home);
 	strset_free(&g.ob.set);
 	strset_free(&g.fl.set);
+	free(g.ob.given);
+	free(g.fl.given);
+	free(g.fn.given);
+	return rc;
+}
+
+/* ------------------------------------------------ trace input: counts */
+
+/*
+ * pmehisto -t -T callgrind: a filled bucket file (pmetrace's) as a
+ * callgrind profile.  It holds counts per bucket and, from pmetrace's
+ * pmevg and callgrind engines, the calls into each routine (a second
+ * count, "calls", on the bucket of its entry), but no call stacks: who
+ * called is not known.  So the calls are an event, "Calls", booked to
+ * the called routine at its entry, exact, and there are no calls= lines
+ * at all (they would need a caller).  A bucket is a cost of the routine
+ * unit that holds it (the unit itself where none does), at its unit's
+ * line; the counts in a module outside the buckets are the function
+ * "[module]", as in the stacks.
+ */
+struct tcost {
+	uint32_t	 fn;		/* a unit, or PME_NONE: the outside
+					   counts of module mod */
+	uint32_t	 mod;
+	const char	*file;		/* the bucket unit's, raw, or NULL */
+	uint32_t	 line;
+	uint64_t	 count, calls;
+};
+
+struct tcg {
+	FILE		*fp;
+	struct cgnames	 ob, fl, fn;
+	char		**own;		/* the escaped strings named */
+	size_t		 nown;
+	const struct pme_unit *units;
+	const struct pme_module *mods;
+	size_t		 nmods;
+	int		 calls;		/* a second event */
+};
+
+static int
+tcost_cmp(const void *a, const void *b)
+{
+	const struct tcost *x = a, *y = b;
+	int c;
+
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	if (x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
+	if ((c = str_cmp(x->file, y->file)) != 0)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The routine unit that holds unit u (u when none does). */
+static uint32_t
+routine_of(const struct pme_bucketfile *bf, const struct pme_unit *units,
+    uint32_t u)
+{
+	const char *const *kinds;
+	size_t nk = pme_bucketfile_kinds(bf, &kinds);
+	uint32_t r;
+
+	for (r = u; r != PME_NONE; r = units[r].parent)
+		if (units[r].kind < nk && strcasecmp(kinds[units[r].kind],
+		    "ROUTINE") == 0)
+			return r;
+	return u;
+}
+
+/* Names s (escaped, kept until the end) under key; 0 or -1. */
+static int
+tcg_name(struct tcg *g, const char *key, struct cgnames *k, const char *s)
+{
+	char **v, *e;
+
+	if ((e = pme_escape_dup(s != NULL ? s : "???")) == NULL ||
+	    (v = realloc(g->own, (g->nown + 1) * sizeof(*v))) == NULL) {
+		free(e);
+		return -1;
+	}
+	g->own = v;
+	v[g->nown++] = e;
+	return cg_name(g->fp, key, k, e);
+}
+
+/* The file and object of function c->fn, then its name. */
+static int
+tcg_fn(struct tcg *g, const struct tcost *c, const char **file)
+{
+	const struct pme_unit *u = c->fn != PME_NONE ? &g->units[c->fn] :
+	    NULL;
+	uint32_t mod = u != NULL ? u->module : c->mod;
+	const char *path = mod < g->nmods ? g->mods[mod].path : NULL, *base;
+	char buf[512];
+
+	*file = u != NULL ? u->file : NULL;
+	if (fputc('\n', g->fp) == EOF || tcg_name(g, "ob", &g->ob, path !=
+	    NULL && path[0] != '\0' ? path : NULL) == -1 ||
+	    tcg_name(g, "fl", &g->fl, *file) == -1)
+		return -1;
+	if (u != NULL)
+		return tcg_name(g, "fn", &g->fn, u->name);
+	base = path == NULL ? "unmapped" : strrchr(path, '/') != NULL ?
+	    strrchr(path, '/') + 1 : path;
+	snprintf(buf, sizeof(buf), "[%s]", base);
+	return tcg_name(g, "fn", &g->fn, buf);
+}
+
+/* The cost lines of c[0..n), a function's after another's. */
+static int
+tcg_body(struct tcg *g, const struct tcost *c, size_t n)
+{
+	const char *home = NULL, *file = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i == 0 || c[i].fn != c[i - 1].fn || c[i].mod !=
+		    c[i - 1].mod) {
+			if (tcg_fn(g, &c[i], &home) == -1)
+				return -1;
+			file = home;
+		}
+		if (str_cmp(c[i].file != NULL ? c[i].file : home, file) != 0) {
+			file = c[i].file != NULL ? c[i].file : home;
+			if (tcg_name(g, "fi", &g->fl, file) == -1)
+				return -1;
+		}
+		if (fprintf(g->fp, "%u %llu", c[i].line,
+		    (unsigned long long)c[i].count) < 0 || (g->calls &&
+		    fprintf(g->fp, " %llu", (unsigned long long)c[i].calls) <
+		    0) || fputc('\n', g->fp) == EOF)
+			return -1;
+	}
+	return 0;
+}
+
+/* The costs of bf's buckets and outside counts, sorted; NULL when out
+ * of memory. */
+static struct tcost *
+tcosts(struct pme_bucketfile *bf, const struct tcg *g, size_t *n)
+{
+	struct pme_bucket *bk;
+	uint64_t *c2 = NULL;
+	size_t nb = pme_bucketfile_buckets(bf, &bk), i, k = 0;
+	struct tcost *c = calloc(nb + g->nmods + 2, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	if (g->calls)
+		pme_bucketfile_counts2(bf, &c2);
+	for (i = 0; i < nb; i++) {
+		const struct pme_unit *u = &g->units[bk[i].unit];
+
+		if (bk[i].count == 0 && (c2 == NULL || c2[i] == 0))
+			continue;
+		c[k].fn = routine_of(bf, g->units, bk[i].unit);
+		c[k].mod = u->module;
+		c[k].file = u->file;
+		c[k].line = u->line;
+		c[k].count = bk[i].count;
+		c[k++].calls = c2 != NULL ? c2[i] : 0;
+	}
+	for (i = 0; i < g->nmods; i++)
+		if (g->mods[i].outside != 0) {
+			c[k].fn = PME_NONE;
+			c[k].mod = (uint32_t)i;
+			c[k++].count = g->mods[i].outside;
+		}
+	/* Counts at addresses in no module: "[unmapped]". */
+	if (pme_bucketfile_info(bf)->unmapped != 0) {
+		c[k].fn = c[k].mod = PME_NONE;
+		c[k++].count = pme_bucketfile_info(bf)->unmapped;
+	}
+	qsort(c, k, sizeof(*c), tcost_cmp);
+	*n = k;
+	return c;
+}
+
+/* callgrind's name of the counts of measure m. */
+static const char *
+event_name(uint32_t m)
+{
+	switch (m) {
+	case PME_MEASURE_INSTR:
+		return "Ir";
+	case PME_MEASURE_CLOCK:
+		return "Samples";
+	case PME_MEASURE_PAGEFAULT:
+		return "Faults";
+	case PME_MEASURE_BYTES:
+		return "Bytes";
+	default:
+		return "Events";
+	}
+}
+
+static int
+tcg_header(struct tcg *g, struct pme_bucketfile *bf)
+{
+	const struct pme_info *info = pme_bucketfile_info(bf);
+	const char *ev = event_name(info->measure);
+
+	if (fprintf(g->fp, "# callgrind format\nversion: 1\n"
+	    "creator: pmehisto (pme) %s\npositions: line\n"
+	    "event: %s : %s\n", PME_VERSION_STRING, ev,
+	    report_measure(info->measure)) < 0 || (g->calls &&
+	    fprintf(g->fp, "event: Calls : calls into the routine\n") < 0))
+		return -1;
+	return fprintf(g->fp, "events: %s%s\n", ev, g->calls ? " Calls" :
+	    "") < 0 ? -1 : 0;
+}
+
+int
+callgrind_counts(struct pme_bucketfile *bf, FILE *fp)
+{
+	struct tcg g;
+	struct tcost *c;
+	const char *name;
+	uint64_t total = 0, calls = 0;
+	size_t n, i;
+	int rc = -1;
+
+	memset(&g, 0, sizeof(g));
+	g.fp = fp;
+	pme_bucketfile_units(bf, &g.units);
+	g.nmods = pme_bucketfile_modules(bf, &g.mods);
+	name = pme_bucketfile_counts2(bf, NULL);
+	g.calls = name != NULL && strcmp(name, "calls") == 0;
+	if ((c = tcosts(bf, &g, &n)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		total += c[i].count;
+		calls += c[i].calls;
+	}
+	if (tcg_header(&g, bf) == 0 && tcg_body(&g, c, n) == 0 &&
+	    fprintf(fp, "\ntotals: %llu", (unsigned long long)total) >= 0 &&
+	    (!g.calls || fprintf(fp, " %llu", (unsigned long long)calls) >=
+	    0) && fputc('\n', fp) != EOF)
+		rc = 0;
+	free(c);
+	for (i = 0; i < g.nown; i++)
+		free(g.own[i]);
+	free(g.own);
+	strset_free(&g.ob.set);
+	strset_free(&g.fl.set);
+	strset_free(&g.fn.set);
 	free(g.ob.given);
 	free(g.fl.given);
 	free(g.fn.given);

@@ -662,22 +662,42 @@ done:
 
 /* ------------------------------------------------------------ the entry */
 
+/* The end of an export written to out through fp; failed says whether
+ * the writer failed.  0, or -1 with err filled and no data. */
 static int
-to_memory(const struct xmodel *m, int (*write)(const struct xmodel *,
-    FILE *), struct export_out *out, struct pme_error *err)
+mem_close(FILE *fp, int failed, struct export_out *out,
+    struct pme_error *err)
 {
-	FILE *fp;
-	int failed;
-
-	if ((fp = open_memstream(&out->data, &out->len)) == NULL)
-		return histo_err(err, PME_ENOMEM, "out of memory");
-	failed = write(m, fp) == -1;
 	if (fclose(fp) == EOF || failed) {
 		free(out->data);
 		out->data = NULL;
 		return histo_err(err, PME_ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+static int
+to_memory(const struct xmodel *m, int (*write)(const struct xmodel *,
+    FILE *), struct export_out *out, struct pme_error *err)
+{
+	FILE *fp;
+
+	if ((fp = open_memstream(&out->data, &out->len)) == NULL)
+		return histo_err(err, PME_ENOMEM, "out of memory");
+	return mem_close(fp, write(m, fp) == -1, out, err);
+}
+
+/* -T callgrind of trace input: the filled bucket file's counts. */
+static int
+callgrind_trace(struct pme_bucketfile *bf, struct export_out *out,
+    struct pme_error *err)
+{
+	FILE *fp;
+
+	memset(out, 0, sizeof(*out));
+	if ((fp = open_memstream(&out->data, &out->len)) == NULL)
+		return histo_err(err, PME_ENOMEM, "out of memory");
+	return mem_close(fp, callgrind_counts(bf, fp) == -1, out, err);
 }
 
 static int
@@ -696,11 +716,13 @@ callgrind_make(const struct xmodel *m, struct export_out *out,
 
 /* The registry: -T's word, the help's gloss, -o's default extension,
  * binary, the family, whether the stacks hold addresses, whether it
- * compares with -D's stacks, the writer. */
+ * compares with -D's stacks, the writer, the writer of trace input. */
 const struct export_format export_formats[] = {
-	{ "svg", "a flame graph", ".svg", 0, EXPORT_STACKS, 0, 1, svg_make },
-	{ "callgrind", NULL, "", 0, EXPORT_STACKS, 1, 0, callgrind_make },
-	{ "pprof", NULL, ".pb.gz", 1, EXPORT_STACKS, 1, 0, pprof_make }
+	{ "svg", "a flame graph", ".svg", 0, EXPORT_STACKS, 0, 1, svg_make,
+	    NULL },
+	{ "callgrind", NULL, "", 0, EXPORT_STACKS, 1, 0, callgrind_make,
+	    callgrind_trace },
+	{ "pprof", NULL, ".pb.gz", 1, EXPORT_STACKS, 1, 0, pprof_make, NULL }
 };
 const size_t export_nformats = sizeof(export_formats) /
     sizeof(export_formats[0]);

@@ -97,6 +97,10 @@ void	 strset_free(struct strset *set);
 /* The callgrind file (export.c) and the SVG flame graph (svg.c) of m,
  * written to fp; 0, or -1 when out of memory or a write failed. */
 int	 callgrind_write(const struct xmodel *m, FILE *fp);
+/* The callgrind file of a filled bucket file's counts (trace input:
+ * pmetrace's instructions, and its calls as an event), to fp; 0, or -1
+ * when out of memory or a write failed. */
+int	 callgrind_counts(struct pme_bucketfile *bf, FILE *fp);
 int	 svg_write(const struct xmodel *m, FILE *fp);
 /* The gzipped profile.proto of m (pprof.c); 0, or -1 with err filled. */
 int	 pprof_make(const struct xmodel *m, struct export_out *out,

@@ -557,6 +557,10 @@ struct export_format {
 					   files (export_compare) */
 	int		(*make)(const struct xmodel *, struct export_out *,
 			    struct pme_error *);
+	/* The export of trace input (a filled bucket file's counts), or
+	 * NULL: the format wants call stacks. */
+	int		(*counts)(struct pme_bucketfile *, struct export_out *,
+			    struct pme_error *);
 };
 
 extern const struct export_format export_formats[];

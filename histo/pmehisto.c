@@ -360,6 +360,15 @@ stacks_type(const struct opts *o)
 	    o->export->family == EXPORT_STACKS ? o->export->name : NULL;
 }
 
+/* Whether -T's type needs call stacks, which trace input has not: not
+ * an export with a writer of a filled bucket file's counts. */
+static int
+needs_stacks(const struct opts *o)
+{
+	return stacks_type(o) != NULL && (o->export == NULL ||
+	    o->export->counts == NULL);
+}
+
 static void
 folded_trace(const struct opts *o)
 {
@@ -580,7 +589,7 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->mode == MODE_TRACE && stacks_type(o) != NULL) {
+	if (o->mode == MODE_TRACE && needs_stacks(o)) {
 		folded_trace(o);
 		return -1;
 	}
@@ -1740,12 +1749,19 @@ run(struct opts *o)
 		if (fill != NULL && t.period != 0)
 			pme_bucketfile_info(pme_fill_sum(fill))->period =
 			    t.period;
-	} else if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
-	    !o->quiet)
-		histo_warn(prog, "'%s': no counts yet (an empty bucket "
-		    "file, as pmebuild makes it): give it samples from "
-		    "pmeclock (clock input, -c), or count with pmetrace",
-		    o->bin);
+	} else {
+		if (pme_bucketfile_info(bf)->measure == PME_MEASURE_NONE &&
+		    !o->quiet)
+			histo_warn(prog, "'%s': no counts yet (an empty "
+			    "bucket file, as pmebuild makes it): give it "
+			    "samples from pmeclock (clock input, -c), or count "
+			    "with pmetrace", o->bin);
+		if (o->export != NULL && o->export->counts(bf, &x, &err) ==
+		    -1) {
+			histo_warn(prog, "%s", pme_strerror(&err));
+			goto done;
+		}
+	}
 	memset(&in, 0, sizeof(in));
 	in.bucket_in = o->quick ? "(none: -x)" : o->bin;
 	in.bucket_out = o->mode == MODE_CLOCK ? o->bout : NULL;
@@ -1946,7 +1962,7 @@ main(int argc, char *argv[])
 	o.read = c.bf;
 	if (o.mode == MODE_AUTO)
 		o.mode = c.mode;
-	if (o.mode == MODE_TRACE && stacks_type(&o) != NULL) {
+	if (o.mode == MODE_TRACE && needs_stacks(&o)) {
 		folded_trace(&o);
 		opts_free(&o);
 		return 2;

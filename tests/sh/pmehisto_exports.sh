@@ -10,7 +10,8 @@
 # callgrind_annotate's program total is the samples and its functions'
 # inclusive (--inclusive=yes) and self costs are those of the folded
 # stacks, recursion, a name both outermost and called, and a function
-# whose only call is to a name outer in its stack included; the
+# whose only call is to a name outer in its stack included, each call
+# counted once (samples do not count calls); the
 # pprof profile decoded by the npm package pprof-format has the sample
 # types, the period and the stacks of -T folded, and go tool pprof -top
 # the same flat and cumulative counts.  Then: -o without an extension
@@ -150,6 +151,12 @@ id=$(sed -n 's/^c*fn=(\([0-9]*\)) work\.o$/\1/p' out.callgrind)
 grep -q '^positions: line$' out.callgrind &&
     sed -n "/^fn=($id)/,/^\$/p" out.callgrind | grep -qx '0 12' ||
     fail "out.callgrind: work.o's self cost 12 not at line 0"
+# Samples do not count calls: every call is given one (the format has
+# no unknown count; callgrind_annotate takes 0 for no call), never its
+# samples as "(10x)".
+grep -q '^calls=' out.callgrind && ! grep '^calls=' out.callgrind |
+    grep -qv '^calls=1 ' ||
+    fail "out.callgrind: call counts not 1: $(grep '^calls=' out.callgrind | sort | uniq -c)"
 grep -Eq '^(0x|fi=|fe=)' out.callgrind &&
     fail "out.callgrind: an address or a file of lines where no line is known"
 
