@@ -8,7 +8,9 @@
 # per-function Ir and Calls equal pmehisto -T csv's count and calls of
 # the same file for every routine, the program total is the file's total,
 # and the calls into the fixture's own routines equal valgrind
-# --tool=callgrind's calls= summed per callee on the same program.  A
+# --tool=callgrind's calls= summed per callee on the same program.  With
+# line buckets each line's instructions are at its file and line, as the
+# CSV has them.  A
 # filled bucket file has no callers, so no calls= line.  The call counts
 # of clock input (sampled stacks) are tests/sh/pmehisto_exports.sh's.
 #
@@ -66,6 +68,29 @@ for want in "mid 1" "leaf 5" "libwork 1" "libleaf 5"; do
 	grep -q ":$1 [0-9]* $2\$" cg.fns ||
 	    fail "callgrind_annotate: $1 not called $2 times: $(grep ":$1 " cg.fns)"
 done
+
+# Line buckets (pmebuild -x -b line): each line's instructions under its
+# routine, at its own file and line (fi= where it is another file than
+# the routine's), as the CSV has them.
+"$pmebuild" -q -x ./prog -l ./libwork.so -b line -o line.pme &&
+    "$pmetrace" -q -b line.pme -o lfill.pme -- ./prog calls 5 >/dev/null ||
+    fail "pmetrace with line buckets"
+"$pmehisto" -q -t -b lfill.pme -B /dev/null -T callgrind -o line.cg 2>err ||
+    fail "-t -T callgrind, line buckets: $(cat err)"
+"$pmehisto" -q -t -b lfill.pme -B /dev/null -T csv -o l.HIS >line.csv 2>err ||
+    fail "-t -T csv, line buckets: $(cat err)"
+awk '/^fl=/ || /^fi=/ || /^fe=/ { v = substr($0, 4)
+	if (match(v, /^\([0-9]+\)/)) { id = substr(v, 2, RLENGTH - 2)
+		v = substr(v, RLENGTH + 2); if (v != "") f[id] = v; else v = f[id] }
+	file = v }
+    /^[0-9]+ [0-9]+ [0-9]+$/ && file != "???" && $2 != 0 { n[file ":" $1] += $2 }
+    END { for (k in n) print k, n[k] }' line.cg | LC_ALL=C sort >line.got
+awk -F, 'NR > 1 && $9 != "" && $7 != 0 { n[$9 ":" $10] += $7 }
+    END { for (k in n) print k, n[k] }' line.csv | LC_ALL=C sort >line.want
+[ "$(wc -l <line.want)" -gt 10 ] && diff -u line.want line.got >diff ||
+    { fail "-t -T callgrind's instructions per line against the CSV's:"; cat diff >&2; }
+grep -q '^fi=([0-9]*) /usr/include/' line.cg ||
+    echo "note: no line of a header in another file here (fi=)"
 
 # valgrind's callgrind on the same program: its calls= summed per
 # callee, for the fixture's own routines (those with a source file here).
