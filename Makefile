@@ -187,7 +187,7 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointe
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES) \
-	histo/filter.c histo/warn.c)
+	histo/filter.c histo/warn.c histo/wall.c histo/heap.c)
 # pmetrace's tally and engine readers, for fuzz_cgout, fuzz_pvout and
 # fuzz_maps (lib/maps.c's reader, and the step engine's use of it on
 # x86-64).

@@ -228,6 +228,14 @@ inherit(struct heap *hp, uint32_t ppid, uint32_t pid, uint64_t time)
 		c->cur += b.size;
 		c->curblocks++;
 	}
+	/* Its heap at the fork is its parent's: its peak when it frees
+	 * before it allocates more (nothing of its own live then). */
+	if (hp->pass == 1 && c->cur > c->peak) {
+		c->peak = c->cur;
+		c->peakblocks = c->curblocks;
+		c->peakseq = c->seq;
+		c->peaktime = time;
+	}
 	return hp->curve != NULL && hp->curve(hp->carg, pid, time, c->cur) !=
 	    0 ? -1 : 0;
 }
@@ -269,8 +277,12 @@ on_thread(void *arg, const struct pme_thread *t)
 		if ((p = proc_of(hp, t->pid)) == NULL)
 			return nomem(hp);
 		snprintf(p->comm, sizeof(p->comm), "%s", t->name);
-		if (t->kind == PME_THREAD_EXEC)
+		if (t->kind == PME_THREAD_EXEC) {
 			proc_clear(p, 1);
+			if (hp->curve != NULL && hp->curve(hp->carg, t->pid,
+			    t->time, 0) != 0)
+				return -1;
+		}
 	}
 	return 0;
 }

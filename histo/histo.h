@@ -69,8 +69,8 @@ int	 heap_view(const char *const *paths, size_t n, FILE *fp,
 	    struct pme_error *err);
 /*
  * The heap's curve of the sample file path (heap.c), as -V heap counts
- * it: after each heap event, and at a fork (the child's blocks of its
- * parent), fn is told the process's live bytes then (its peak is
+ * it: after each heap event, at a fork (the child's blocks of its
+ * parent) and at an exec (none), fn is told the process's live bytes then (its peak is
  * the largest, its last what it ended with: its leaks and the parent's
  * blocks it still held).  fn's non-zero stops, with err filled.  0, or
  * -1 with err filled (no heap records, a bad file).

@@ -14,6 +14,9 @@
 # - -T json loads with python3's json and its "heap" counter's series of
 #   each process has the same largest and last values;
 # - -T ps is DSC PostScript that ghostscript renders, when installed;
+# - a child of a fork that frees its parent's blocks before it allocates
+#   (tests/fixtures/heap/forkfree.c) has its peak at the fork, in -V
+#   heap and the curve alike;
 # - a filter with a heap run is an error; a corrupt HEAP chunk is an error
 #   naming the file and offset, and -o's file is not written.
 #
@@ -60,7 +63,8 @@ head -1 csv | grep -qx 'row,time,value' || fail "csv: $(head -1 csv)"
 awk -F, 'NR > 1 { split($1, p, " "); k = p[2]
     if (!(k in first)) { first[k] = $3; max[k] = $3 }
     if ($3 > max[k]) max[k] = $3; last[k] = $3 }
-    END { for (k in first) print k, first[k], max[k], last[k] }' csv >got
+    END { for (k in first) printf "%s %.0f %.0f %.0f\n", k, first[k],
+    max[k], last[k] }' csv >got
 check csv got
 
 "$stats" -f h.PMS -T text -w 60 heap >text 2>err || fail "text: $(cat err)"
@@ -96,6 +100,23 @@ if command -v gs >/dev/null; then
 	gs -q -dSAFER -dBATCH -dNOPAUSE -sDEVICE=nullpage h.ps >gs.out 2>&1 ||
 	    fail "ghostscript: $(cat gs.out)"
 fi
+
+# A child whose heap is largest at the fork (forkfree.c: it frees 5 of
+# its parent's 10 blocks of 1000 bytes, then allocates 16): its peak is
+# the 10000 bytes it had of its parent, in -V heap (which took the
+# largest after an allocation, 5016) and in the curve, whose last point
+# is the 5016 it ended with.
+gcc -O0 -g -o forkfree "$fx/forkfree.c" || fail "cannot build forkfree.c"
+"$pmeclock" -q -e alloc -o ff.PMS ./forkfree || fail "pmeclock forkfree"
+"$pmehisto" -V heap ff.PMS >ff.txt 2>err || fail "-V heap forkfree: $(cat err)"
+"$stats" -f ff.PMS -T csv heap >ff.csv 2>err || fail "forkfree: $(cat err)"
+got=$(awk '/^Heap of process/ { n++ } $1 == "peak" && n == 2 { print $2 }' \
+    ff.txt)
+[ "$got" = 10000 ] || fail "forkfree: the child's peak ${got:-none}, not 10000"
+got=$(awk -F, 'NR > 1 { if ($1 != r) { r = $1; n++ } if (n == 2) {
+    if ($3 > m) m = $3; l = $3 } } END { print m + 0, l + 0 }' ff.csv)
+[ "$got" = "10000 5016" ] ||
+    fail "forkfree: the child's curve's largest and last $got, not 10000 5016"
 
 expect "a filter of a heap run" 1 "$stats" -f h.PMS --tid 1 -T csv
 grep -q "'h.PMS': .*the filters take samples" "$tmp/err" ||

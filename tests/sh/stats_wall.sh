@@ -49,7 +49,7 @@ awk -F, 'NR == 1 { for (i = 4; i <= 12; i++) h[i] = $i; next }
 "$stats" -f w.PMS -T csv states >csv 2>err || fail "stats -T csv: $(cat err)"
 awk -F, 'NR == 1 { next } { split($1, t, " "); l = $5; gsub(/"/, "", l)
     s[t[1] " " l] += $3 - $2; rows[t[1]] = 1 }
-    END { for (k in s) print k, s[k] }' csv | sort >got.csv
+    END { for (k in s) printf "%s %.0f\n", k, s[k] }' csv | sort >got.csv
 awk 'FNR == NR { got[$1 " " $2] = $3; next }
     got[$1 " " $2] + 0 != $3 { print $1, $2, $3, got[$1 " " $2] + 0 }' \
     got.csv want >diff.csv
