@@ -72,6 +72,8 @@ struct heap {
 	const char	*path;
 	struct pme_error *err;
 	int		 any;		/* heap records seen */
+	heap_curve_fn	 curve;		/* heap_curve()'s, or NULL */
+	void		*carg;
 };
 
 static const char *const fnames[NFN] = { "", "malloc", "calloc", "realloc",
@@ -201,7 +203,7 @@ nomem(struct heap *hp)
 
 /* A fork: the child has the parent's blocks, which are not its leaks. */
 static int
-inherit(struct heap *hp, uint32_t ppid, uint32_t pid)
+inherit(struct heap *hp, uint32_t ppid, uint32_t pid, uint64_t time)
 {
 	struct hproc *c, *pp;
 	struct block b;
@@ -226,7 +228,16 @@ inherit(struct heap *hp, uint32_t ppid, uint32_t pid)
 		c->cur += b.size;
 		c->curblocks++;
 	}
-	return 0;
+	/* Its heap at the fork is its parent's: its peak when it frees
+	 * before it allocates more (nothing of its own live then). */
+	if (hp->pass == 1 && c->cur > c->peak) {
+		c->peak = c->cur;
+		c->peakblocks = c->curblocks;
+		c->peakseq = c->seq;
+		c->peaktime = time;
+	}
+	return hp->curve != NULL && hp->curve(hp->carg, pid, time, c->cur) !=
+	    0 ? -1 : 0;
 }
 
 /* ---------------------------------------------------------- visitors */
@@ -260,14 +271,18 @@ on_thread(void *arg, const struct pme_thread *t)
 		return -1;
 	if (t->kind == PME_THREAD_FORK && t->pid == t->tid &&
 	    t->ppid != t->pid)
-		return inherit(hp, t->ppid, t->pid);
+		return inherit(hp, t->ppid, t->pid, t->time);
 	if ((t->kind == PME_THREAD_EXEC || (t->kind == PME_THREAD_COMM &&
 	    t->tid == t->pid)) && t->name != NULL) {
 		if ((p = proc_of(hp, t->pid)) == NULL)
 			return nomem(hp);
 		snprintf(p->comm, sizeof(p->comm), "%s", t->name);
-		if (t->kind == PME_THREAD_EXEC)
+		if (t->kind == PME_THREAD_EXEC) {
 			proc_clear(p, 1);
+			if (hp->curve != NULL && hp->curve(hp->carg, t->pid,
+			    t->time, 0) != 0)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -407,7 +422,8 @@ on_event(void *arg, const struct pme_heap_event *e)
 		return -1;
 	if (hp->pass == 2 && p->seq == p->peakseq && p->peak > 0)
 		snapshot(p);
-	return 0;
+	return hp->curve != NULL && hp->curve(hp->carg, e->pid, e->time,
+	    p->cur) != 0 ? -1 : 0;
 }
 
 /* The leaks: what each process still held at its end (pass 1). */
@@ -743,6 +759,31 @@ heap_free(struct heap *hp)
 	}
 	free(hp->p);
 	pme_addrmap_free(hp->am);
+}
+
+int
+heap_curve(const char *path, heap_curve_fn fn, void *arg,
+    struct pme_error *err)
+{
+	struct heap hp;
+	int rc = -1;
+
+	memset(&hp, 0, sizeof(hp));
+	hp.err = err;
+	hp.curve = fn;
+	hp.carg = arg;
+	if ((hp.am = pme_addrmap_new(err)) == NULL)
+		return -1;
+	hp.pass = 1;
+	if (replay(&hp, path) == -1)
+		;
+	else if (!hp.any)
+		histo_err(err, PME_EINVAL, "'%s': no heap records (record "
+		    "them with pmeclock -e alloc)", path);
+	else
+		rc = 0;
+	heap_free(&hp);
+	return rc;
 }
 
 int

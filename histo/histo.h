@@ -67,6 +67,18 @@ void	 measure_free(struct measure *m);
  */
 int	 heap_view(const char *const *paths, size_t n, FILE *fp,
 	    struct pme_error *err);
+/*
+ * The heap's curve of the sample file path (heap.c), as -V heap counts
+ * it: after each heap event, at a fork (the child's blocks of its
+ * parent) and at an exec (none), fn is told the process's live bytes then (its peak is
+ * the largest, its last what it ended with: its leaks and the parent's
+ * blocks it still held).  fn's non-zero stops, with err filled.  0, or
+ * -1 with err filled (no heap records, a bad file).
+ */
+typedef int (*heap_curve_fn)(void *arg, uint32_t pid, uint64_t time,
+	    uint64_t bytes);
+int	 heap_curve(const char *path, heap_curve_fn fn, void *arg,
+	    struct pme_error *err);
 
 /*
  * pmehisto -V measures (mtable.c): the sample files tallied once per event
@@ -109,6 +121,40 @@ int	 wall_write(const struct wall_input *in, FILE *fp,
 	    struct pme_error *err);
 /* -W's time, "500us", "1ms", "2s" or "0", into *ns; 0, or -1. */
 int	 wall_parse_wait(const char *s, uint64_t *ns);
+
+/*
+ * The timeline of a pmeclock -w run (wall.c), as -V timeline writes it
+ * and stats(1) draws it: each thread, in order of first appearance, with
+ * its states' totals as -V states gives them (st[WALL_NSTATE], in the
+ * order of wall_state_names: user, system, wait-cpu, lock, condition,
+ * io, fault, sleep, other), then its slices in time order: each off-CPU
+ * interval (its state, the innermost routine of its stack, the call site
+ * of a lock or condition, or NULL) and the on-CPU rest of its lifetime,
+ * split into user and system so that each state's slices sum to the
+ * thread's total exactly.  Pointers are valid during the call only.  A
+ * callback returning non-zero (with err filled) stops: -1.  0, or -1
+ * with err filled (a file without wall-time records is an error).
+ */
+#define WALL_NSTATE	9
+extern const char *const *const wall_state_names;
+struct wall_thread {
+	uint32_t	 pid, tid;
+	const char	*name;
+	uint64_t	 start, end;	/* its lifetime, sample clock ns */
+	const uint64_t	*st;		/* ns per state */
+};
+struct wall_slice {
+	uint32_t	 pid, tid;
+	uint64_t	 start, end;
+	int		 state;		/* index of wall_state_names */
+	const char	*where, *site;
+};
+struct wall_visitor {
+	int	(*thread)(void *arg, const struct wall_thread *t);
+	int	(*slice)(void *arg, const struct wall_slice *s);
+};
+int	 wall_timeline(const struct wall_input *in,
+	    const struct wall_visitor *v, void *arg, struct pme_error *err);
 
 /*
  * pmehisto -V io (io.c): the I/O calls of the sample files (pmeclock -e

@@ -46,6 +46,8 @@ enum { S_USER, S_SYSTEM, S_WAITCPU, S_LOCK, S_COND, S_IO, S_FAULT,
 
 static const char *const state_names[NSTATE] = { "user", "system",
     "wait-cpu", "lock", "condition", "io", "fault", "sleep", "other" };
+const char *const *const wall_state_names = state_names;
+_Static_assert(NSTATE == WALL_NSTATE, "histo.h's WALL_NSTATE");
 
 /* A recorded kind (enum pme_wclass) to a state, before the futex's. */
 static const int class_state[PME_WC_MAX] = { S_OTHER, S_WAITCPU, S_OTHER,
@@ -548,7 +550,7 @@ futex_state(const char **names, size_t n, const char **site)
 #define NAMES	256
 
 static int
-add_slice(struct wall *wl, const struct pme_offcpu *o, uint64_t a,
+add_slice(struct wall *wl, uint32_t pid, uint32_t tid, uint64_t a,
     uint64_t b, int state, const char *where, const char *site)
 {
 	struct slice *s;
@@ -564,8 +566,8 @@ add_slice(struct wall *wl, const struct pme_offcpu *o, uint64_t a,
 		wl->capsl = wl->capsl * 2 + 64;
 	}
 	s = &wl->sl[wl->nsl++];
-	s->pid = o->pid;
-	s->tid = o->tid;
+	s->pid = pid;
+	s->tid = tid;
 	s->start = a;
 	s->end = b;
 	s->state = state;
@@ -604,9 +606,10 @@ on_offcpu(void *arg, const struct pme_offcpu *o)
 	    ns);
 	book_line(wl, o->pid, o->start, o->pc, o->frames, o->nframes,
 	    S_WAITCPU, o->end - wake);
-	if (wl->in->timeline && (add_slice(wl, o, o->start, wake, state,
-	    n > 0 ? names[0] : NULL, site) == -1 || add_slice(wl, o, wake,
-	    o->end, S_WAITCPU, n > 0 ? names[0] : NULL, site) == -1))
+	if (wl->in->timeline && (add_slice(wl, o->pid, o->tid, o->start,
+	    wake, state, n > 0 ? names[0] : NULL, site) == -1 ||
+	    add_slice(wl, o->pid, o->tid, wake, o->end, S_WAITCPU,
+	    n > 0 ? names[0] : NULL, site) == -1))
 		return histo_err(wl->err, PME_ENOMEM, "out of memory");
 	book_stack(wl, names, n, S_WAITCPU, o->end - wake);
 	if ((state != S_LOCK && state != S_COND) || ns < wl->in->lockmin)
@@ -737,6 +740,119 @@ finish_threads(struct wall *wl)
 		    (double)(t->usamp + t->ksamp));
 		t->st[S_USER] = cpu - t->st[S_SYSTEM];
 	}
+}
+
+/* ----------------------------------------------------------- timeline */
+
+static int
+cmp_slices(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* n * num / den, den > 0, without overflow. */
+static uint64_t
+share(uint64_t n, uint64_t num, uint64_t den)
+{
+	return (uint64_t)((unsigned __int128)n * num / den);
+}
+
+/*
+ * The on-CPU slices of t, whose off-CPU slices are wl->sl[lo..hi) in
+ * time order: the stretches of its lifetime outside them, each split
+ * into user then system time in proportion to its length, so that the
+ * user and system slices sum to t's user and system states exactly.
+ * Shares are cumulated, then rounded down: a stretch's CPU time is
+ * x(end) - x(start) of x(c) = cpu * c / total, c the stretches' length
+ * so far, never more than the stretch; its system time the same of
+ * the CPU time so far, never more than its CPU time.  Which part of a
+ * stretch was in the kernel is not known: the samples give the split
+ * of the whole thread only.
+ */
+static int
+oncpu_slices(struct wall *wl, const struct wth *t, size_t lo, size_t hi)
+{
+	uint64_t cpu = t->st[S_USER] + t->st[S_SYSTEM], a, b, len, u, total = 0,
+	    cum = 0, x0 = 0, x1, s0 = 0, s1;
+	int pass;
+	size_t i;
+
+	if (cpu == 0)
+		return 0;
+
+	for (pass = 0; pass < 2; pass++)
+		for (a = t->start, i = lo; i <= hi; i++) {
+			b = i < hi && wl->sl[i].start < t->end ?
+			    wl->sl[i].start : t->end;
+			if (b > a) {
+				len = b - a;
+				if (pass == 0)
+					total += len;
+				else {
+					cum += len;
+					x1 = share(cpu, cum, total);
+					s1 = share(t->st[S_SYSTEM], x1, cpu);
+					u = x1 - x0 - (s1 - s0);
+					if (add_slice(wl, t->pid, t->tid, a,
+					    a + u, S_USER, NULL, NULL) == -1 ||
+					    add_slice(wl, t->pid, t->tid,
+					    a + u, a + x1 - x0, S_SYSTEM, NULL,
+					    NULL) == -1)
+						return -1;
+					x0 = x1;
+					s0 = s1;
+				}
+			}
+			if (i < hi && wl->sl[i].end > a)
+				a = wl->sl[i].end;
+		}
+	return 0;
+}
+
+/* The off-CPU slices' range of thread t, of slices sorted by thread:
+ * *lo the first, the return the end. */
+static size_t
+slices_of(const struct wall *wl, const struct wth *t, size_t n, size_t *lo)
+{
+	size_t i = 0, j = n, m;
+
+	while (i < j) {
+		m = (i + j) / 2;
+		if (wl->sl[m].pid < t->pid || (wl->sl[m].pid == t->pid &&
+		    wl->sl[m].tid < t->tid))
+			i = m + 1;
+		else
+			j = m;
+	}
+	for (*lo = i; i < n && wl->sl[i].pid == t->pid &&
+	    wl->sl[i].tid == t->tid; i++)
+		;
+	return i;
+}
+
+/* Every thread's lifetime as slices: its off-CPU intervals and the
+ * on-CPU rest, sorted by thread and time. */
+static int
+all_slices(struct wall *wl)
+{
+	size_t n = wl->nsl, lo, hi, i;
+
+	if (n > 1)
+		qsort(wl->sl, n, sizeof(*wl->sl), cmp_slices);
+	for (i = 0; i < wl->nth; i++) {
+		hi = slices_of(wl, &wl->th[i], n, &lo);
+		if (oncpu_slices(wl, &wl->th[i], lo, hi) == -1)
+			return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	}
+	if (wl->nsl > 1)
+		qsort(wl->sl, wl->nsl, sizeof(*wl->sl), cmp_slices);
+	return 0;
 }
 
 /* ------------------------------------------------------------ reports */
@@ -1039,7 +1155,8 @@ json_str(FILE *fp, const char *s)
 }
 
 /* Chrome's trace event format: thread names, then a complete event
- * ("X") per slice, in microseconds from the first. */
+ * ("X") per slice, in microseconds from the first: off-CPU, with the
+ * innermost routine of its stack and the call site; on-CPU, without. */
 static void
 write_timeline(struct wall *wl, FILE *fp)
 {
@@ -1061,12 +1178,17 @@ write_timeline(struct wall *wl, FILE *fp)
 	for (i = 0; i < wl->nsl; i++, sep = ",\n") {
 		const struct slice *s = &wl->sl[i];
 
-		fprintf(fp, "%s{\"ph\":\"X\",\"cat\":\"off-cpu\",\"name\":"
+		fprintf(fp, "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":"
 		    "\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":"
-		    "%.3f,\"dur\":%.3f,\"args\":{\"routine\":", sep,
-		    state_names[s->state], s->pid, s->tid,
+		    "%.3f,\"dur\":%.3f,\"args\":{", sep, s->state <= S_SYSTEM ?
+		    "on-cpu" : "off-cpu", state_names[s->state], s->pid, s->tid,
 		    (double)(s->start - t0) / 1e3,
 		    (double)(s->end - s->start) / 1e3);
+		if (s->state <= S_SYSTEM) {
+			fputs("}}", fp);
+			continue;
+		}
+		fputs("\"routine\":", fp);
 		json_str(fp, s->where != NULL ? s->where : "[unknown]");
 		if (s->site != NULL) {
 			fputs(",\"site\":", fp);
@@ -1103,31 +1225,80 @@ wall_free(struct wall *wl)
 	pme_addrmap_free(wl->am);
 }
 
-int
-wall_write(const struct wall_input *in, FILE *fp, struct pme_error *err)
+/* The files of in read into wl (to be freed by wall_free()), each
+ * thread's states totalled; with in->timeline, its slices made. */
+static int
+wall_read(struct wall *wl, const struct wall_input *in,
+    struct pme_error *err)
 {
 	static const struct pme_sample_visitor v = {
 		on_header, on_mapping, on_thread, on_samples, NULL
 	};
-	struct wall wl;
 	size_t i;
-	int rc = -1;
 
-	memset(&wl, 0, sizeof(wl));
-	wl.in = in;
-	wl.err = err;
-	if ((wl.am = pme_addrmap_new(err)) == NULL)
+	memset(wl, 0, sizeof(*wl));
+	wl->in = in;
+	wl->err = err;
+	if ((wl->am = pme_addrmap_new(err)) == NULL)
 		return -1;
 	for (i = 0; i < in->nsamples; i++)
 		if (pme_samplefile_read_offcpu(in->samples[i], &v, on_offcpu,
-		    &wl, NULL, err) == -1)
-			goto out;
-	if (!wl.wallrun) {
-		histo_err(err, PME_EINVAL, "'%s': no wall-time records "
+		    wl, NULL, err) == -1)
+			return -1;
+	if (!wl->wallrun)
+		return histo_err(err, PME_EINVAL, "'%s': no wall-time records "
 		    "(record them with pmeclock -w)", in->samples[0]);
+	finish_threads(wl);
+	return in->timeline ? all_slices(wl) : 0;
+}
+
+int
+wall_timeline(const struct wall_input *in, const struct wall_visitor *v,
+    void *arg, struct pme_error *err)
+{
+	struct wall_input tin = *in;
+	struct wall_thread t;
+	struct wall_slice sl;
+	struct wall wl;
+	size_t i, k, lo, hi;
+	int rc = -1;
+
+	tin.timeline = 1;
+	if (wall_read(&wl, &tin, err) == -1)
 		goto out;
+	for (i = 0; i < wl.nth; i++) {
+		t = (struct wall_thread){ wl.th[i].pid, wl.th[i].tid,
+		    wl.th[i].name, wl.th[i].start, wl.th[i].end,
+		    wl.th[i].st };
+		if (v->thread(arg, &t) != 0)
+			goto stop;
+		hi = slices_of(&wl, &wl.th[i], wl.nsl, &lo);
+		for (k = lo; k < hi; k++) {
+			sl = (struct wall_slice){ wl.sl[k].pid, wl.sl[k].tid,
+			    wl.sl[k].start, wl.sl[k].end, wl.sl[k].state,
+			    wl.sl[k].where, wl.sl[k].site };
+			if (v->slice(arg, &sl) != 0)
+				goto stop;
+		}
 	}
-	finish_threads(&wl);
+	rc = 0;
+	goto out;
+stop:
+	if (err->code == PME_OK)
+		histo_err(err, PME_EINVAL, "stopped");
+out:
+	wall_free(&wl);
+	return rc;
+}
+
+int
+wall_write(const struct wall_input *in, FILE *fp, struct pme_error *err)
+{
+	struct wall wl;
+	int rc = -1;
+
+	if (wall_read(&wl, in, err) == -1)
+		goto out;
 	if (in->timeline) {
 		write_timeline(&wl, fp);
 		rc = 0;

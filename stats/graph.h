@@ -23,6 +23,7 @@ enum gkind {
 	G_HISTO,	/* HistoGraph: a histometric's composite and sets */
 	G_HSUMMARY,	/* HistoSummary: every histometric as a table */
 	G_UTIL,		/* UtilGraph: time per state, a bar per row */
+	G_LINE,		/* LineGraph: a value over time, a plot per row */
 	G_NKINDS
 };
 

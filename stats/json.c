@@ -225,6 +225,32 @@ row_of(struct jpass *p, uint32_t proc)
 	return r;
 }
 
+/*
+ * An event of another type than EV_STATE as a counter (ph C) named by
+ * its type, its processor a series of it: "p3" of an event file's; a
+ * heap source's "heap" counter, a series per process ("pid 42"), its
+ * live bytes.
+ */
+static void
+counter(struct jpass *p, const struct pme_ev *e)
+{
+	char buf[128];
+
+	sep(p);
+	fputs("{\"ph\":\"C\",\"pid\":1,\"name\":", p->fp);
+	jstr(p->fp, p->src->heap ? "heap" : e->type < p->ntname &&
+	    p->tname[e->type] != NULL ? p->tname[e->type] : "event");
+	fprintf(p->fp, ",\"ts\":");
+	ts(p->fp, p, e->time);
+	fputs(",\"args\":{", p->fp);
+	if (p->src->heap)
+		jstr(p->fp, src_rowname(p->src, (long)e->proc, buf,
+		    sizeof(buf)));
+	else
+		fprintf(p->fp, "\"p%" PRIu32 "\"", e->proc);
+	fprintf(p->fp, ":%" PRId64 "}}", e->value);
+}
+
 static int
 json_fn(const struct pme_ev *ev, size_t n, void *arg)
 {
@@ -239,15 +265,7 @@ json_fn(const struct pme_ev *ev, size_t n, void *arg)
 		if (e->proc >= p->maxproc)
 			continue;
 		if (e->type != PME_EV_STATE) {
-			sep(p);
-			fputs("{\"ph\":\"C\",\"pid\":1,\"name\":", p->fp);
-			jstr(p->fp, e->type < p->ntname &&
-			    p->tname[e->type] != NULL ? p->tname[e->type] :
-			    "event");
-			fprintf(p->fp, ",\"ts\":");
-			ts(p->fp, p, t);
-			fprintf(p->fp, ",\"args\":{\"p%" PRIu32 "\":%" PRId64
-			    "}}", e->proc, e->value);
+			counter(p, e);
 			continue;
 		}
 		if ((r = row_of(p, e->proc)) == NULL) {

@@ -90,4 +90,6 @@ const struct gkind_ops gkinds[G_NKINDS] = {
 	    hsummary_drawable, hsummary_draw },
 	[G_UTIL] = { "UtilGraph", D_EVENT | GD_NORMALIZE, GK_EVENTS | GK_BARS,
 	    events_drawable, NULL },
+	[G_LINE] = { "LineGraph", (D_ALL | GD_ACTION) & ~GD_PLOTSET, 0,
+	    events_drawable, line_draw },
 };

@@ -319,6 +319,24 @@ no_overlap(struct pme_vec *ev)
 	ev->n = n;
 }
 
+#define RUN_WALL	1	/* pmeclock -w */
+#define RUN_HEAP	2	/* pmeclock -e alloc */
+
+/* What the header says the run recorded (RUN_*) into *(int *)arg, and
+ * stop. */
+static int
+kind_header(void *arg, const struct pme_sample_header *h)
+{
+	int *k = arg;
+
+	*k = (h->flags & PME_SHDR_WALL) != 0 ? RUN_WALL : 0;
+	for (uint32_t i = 0; i < h->nevents; i++)
+		if (h->events[i].name != NULL &&
+		    strcmp(h->events[i].name, "bytes") == 0)
+			*k |= RUN_HEAP;
+	return 1;
+}
+
 static int
 by_count(const void *a, const void *b)
 {
@@ -490,18 +508,148 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------ wall states */
+
+/*
+ * A pmeclock -w run as states (pmehisto's, histo/wall.c): a row per
+ * thread, its whole lifetime in slices of the nine states, each state's
+ * slices summing to the thread's column of pmehisto -V states.  The
+ * colours are Proteus' defaults where a state is one of its: busy gray
+ * (user), getting a lock red, idle black (sleep), in a barrier navy
+ * (condition).
+ */
+static const uint32_t state_rgb[WALL_NSTATE] = { 0xbebebe, 0x8b4513,
+    0xffd700, 0xff0000, 0x000080, 0x0000ff, 0xa020f0, 0x000000,
+    0x008000 };
+
+struct wpass {
+	struct pme_vec	 ev;		/* struct pme_ev */
+	struct pme_vec	 tnames;	/* char *, by row */
+	struct pme_error *err;
+};
+
+static int
+on_wthread(void *arg, const struct wall_thread *t)
+{
+	struct wpass *w = arg;
+	char buf[128], **nm;
+
+	snprintf(buf, sizeof(buf), "%u %s", t->tid, t->name);
+	if ((nm = pme_vec_push(&w->tnames)) == NULL ||
+	    (*nm = strdup(buf)) == NULL)
+		return pme_setnomem(w->err), 1;
+	return 0;
+}
+
+static int
+on_wslice(void *arg, const struct wall_slice *sl)
+{
+	struct wpass *w = arg;
+	uint32_t row = (uint32_t)(w->tnames.n - 1);
+	struct pme_ev *e;
+
+	if ((e = pme_vec_push(&w->ev)) == NULL)
+		return pme_setnomem(w->err), 1;
+	*e = (struct pme_ev){ sl->start, sl->state, PME_EV_STATE, row };
+	if ((e = pme_vec_push(&w->ev)) == NULL)
+		return pme_setnomem(w->err), 1;
+	*e = (struct pme_ev){ sl->end, NOTHING, PME_EV_STATE, row };
+	return 0;
+}
+
+/* What path's run recorded (RUN_*), as its first header says. */
+static int
+run_kind(const char *path)
+{
+	struct pme_sample_visitor v = { NULL, NULL, NULL, NULL, NULL };
+	struct pme_sample_summary sum;
+	struct pme_error err;
+	int kind = 0;
+
+	v.header = kind_header;
+	pme_samplefile_read(path, &v, &kind, &sum, &err);
+	return kind;
+}
+
+int
+src_open_states(struct src *s, const char *path, struct pme_error *err)
+{
+	static const struct wall_visitor v = { on_wthread, on_wslice };
+	const char *paths[1] = { path };
+	struct wall_input in = { paths, 1, 0, 0, 1, 0 };
+	struct wpass w = { .err = err };
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->states = 1;
+	pme_vec_init(&w.ev, sizeof(struct pme_ev));
+	pme_vec_init(&w.tnames, sizeof(char *));
+	if (wall_timeline(&in, &v, &w, err) == -1)
+		goto out;
+	if (w.ev.n > 1) {
+		qsort(w.ev.v, w.ev.n, sizeof(struct pme_ev), by_row_time);
+		no_overlap(&w.ev);
+	}
+	if ((s->names = calloc(WALL_NSTATE + 1, sizeof(*s->names))) == NULL)
+		goto nomem;
+	for (s->nnames = 0; s->nnames < WALL_NSTATE; s->nnames++)
+		if ((s->names[s->nnames] = strdup(
+		    wall_state_names[s->nnames])) == NULL)
+			goto nomem;
+	s->rgb = state_rgb;
+	s->ev = w.ev.v;
+	s->nev = w.ev.n;
+	w.ev.v = NULL;
+	s->nrowname = w.tnames.n;
+	s->rowname = w.tnames.v;
+	w.tnames.v = NULL;
+	w.tnames.n = 0;
+	src_whole_run(s);
+	rc = 0;
+	goto out;
+nomem:
+	pme_setnomem(err);
+out:
+	for (size_t i = 0; i < w.tnames.n; i++)
+		free(PME_VEC_AT(&w.tnames, char *, i));
+	pme_vec_free(&w.tnames);
+	pme_vec_free(&w.ev);
+	if (rc == -1)
+		src_close(s);
+	return rc;
+}
+
 int
 src_open(struct src *s, const char *path, const char *bucketpath,
     const char *by, struct filter *filter, struct pme_error *err)
 {
 	struct pme_reader *r;
 	struct pme_error e;
+	int kind, wall, whole;
 
 	/* A sample file is told by its kind; anything else is read as an
 	 * event file, whose errors are the ones to show. */
 	if (strcmp(path, "-") != 0 &&
 	    (r = pme_reader_open(path, PME_KIND_SAMPLE, &e)) != NULL) {
 		pme_reader_close(r);
+		kind = run_kind(path);
+		wall = (kind & RUN_WALL) != 0;
+		if (by != NULL && strcmp(by, "state") == 0 && !wall)
+			return pme_seterr(err, PME_EINVAL, "'%s': -b state: no "
+			    "wall-time records (record them with pmeclock -w)",
+			    path);
+		whole = wall ? by == NULL || strcmp(by, "state") == 0 :
+		    (kind & RUN_HEAP) && by == NULL;
+		if (whole && filter != NULL && filter->on)
+			return pme_seterr(err, PME_EINVAL, "'%s': %s: the "
+			    "filters take samples: a %s run's %s drawn whole "
+			    "(-b routine draws its samples)", path,
+			    filter->text, wall ? "-w" : "-e alloc", wall ?
+			    "states are" : "heap is");
+		if (whole)
+			return wall ? src_open_states(s, path, err) :
+			    src_open_heap(s, path, err);
 		return src_open_samples(s, path, bucketpath, by, filter, err);
 	}
 	if (filter != NULL && filter->on)

@@ -981,3 +981,87 @@ out_hsummary_ps(FILE *fp, const struct src *s, const struct graph *g,
 		}
 	return page_end(&pg);
 }
+
+/* --------------------------------------------------------- LineGraph */
+
+/* Row r's plot in box b: a bar a column, the largest value the row held
+ * in it, the box's height the row's largest. */
+static void
+line_plot(struct page *pg, const struct line *l, size_t r,
+    const struct box *b, double *col, uint32_t ncols)
+{
+	const struct lrow *row = &l->row[r];
+	char name[256], raw[256], top[64];
+	double h = b->y1 - b->y0, w = (b->x1 - b->x0) / ncols, x;
+	/* A bar is a point wide at least, so that a column's peak shows. */
+	double bw = w < 1 ? 1 : w;
+
+	line_columns(l, r, col, ncols);
+	fprintf(pg->fp, "%.2f %.2f %.2f %.2f BG\n0 0 128 C\n", b->x0, b->y0,
+	    b->x1 - b->x0, h);
+	for (uint32_t c = 0; c < ncols; c++)
+		if (col[c] > 0 && row->max > 0) {
+			x = b->x0 + c * w;
+			fprintf(pg->fp, "%.2f %.2f %.2f %.2f rectfill\n",
+			    x + bw > b->x1 ? b->x1 - bw : x, b->y0, bw, h *
+			    col[c] / (double)row->max);
+		}
+	fprintf(pg->fp, "%.2f %.2f %.2f %.2f FR\n", b->x0, b->y0, b->x1 -
+	    b->x0, h);
+	src_rowname(l->src, (long)r, raw, sizeof(raw));
+	pme_escape(name, sizeof(name), raw);
+	fmt_value(top, sizeof(top), l->g, (double)row->max);
+	text(pg, 7, "Helvetica", b->x0 - 3, b->y1 - 7, top, "RS");
+	text(pg, 0, NULL, b->x0 - 3, b->y0, "0", "RS");
+	text(pg, 0, NULL, b->x0 - 3, (b->y0 + b->y1) / 2, name, "RS");
+}
+
+int
+out_line_ps(FILE *fp, const struct line *l, const struct outopt *o)
+{
+	struct grid axis;
+	struct page pg;
+	struct box b;
+	char sub[512], hi[64], unit[64], xl[128];
+	double *col, top, pitch;
+	uint32_t ncols = 600;
+	size_t n = 0, k = 0;
+
+	memset(&axis, 0, sizeof(axis));
+	axis.g = l->g;
+	axis.src = l->src;
+	axis.w.t1 = l->t1;
+	time_text(hi, sizeof(hi), &axis, l->t1);
+	time_unit(&axis, unit, sizeof(unit));
+	snprintf(sub, sizeof(sub), "%s: %s 0 to %s", l->src->path, unit, hi);
+	for (size_t r = 0; r < l->nrows; r++)
+		n += l->row[r].pt.n > 0;
+	if ((col = calloc(ncols, sizeof(*col))) == NULL)
+		return -1;
+	if (page_begin(&pg, fp, o, o->title != NULL ? o->title :
+	    l->g->name != NULL ? l->g->name : l->g->id, sub, 2 * MARGIN + 200,
+	    2 * MARGIN + HEAD + 40 + 30 * (double)(n > 0 ? n : 1)) == -1) {
+		free(col);
+		return -1;
+	}
+	top = pg.h - MARGIN - HEAD;
+	pitch = (top - MARGIN - 40) / (double)(n > 0 ? n : 1);
+	b.x0 = MARGIN + 90;
+	b.x1 = pg.w - MARGIN;
+	for (size_t r = 0; r < l->nrows; r++) {
+		if (l->row[r].pt.n == 0)
+			continue;
+		b.y1 = top - pitch * (double)k++;
+		b.y0 = b.y1 - pitch + 8;
+		line_plot(&pg, l, r, &b, col, ncols);
+	}
+	free(col);
+	snprintf(xl, sizeof(xl), "%s%s", l->g->x_axis != NULL ? l->g->x_axis :
+	    "Time / ", l->g->x_axis != NULL ? "" : unit);
+	if (n > 0)
+		x_axis(&pg, &b, "0", hi, xl);
+	if (l->g->y_axis != NULL)
+		text(&pg, 8, "Helvetica", MARGIN + 6, (top + MARGIN + 40) / 2,
+		    l->g->y_axis, "VS");
+	return page_end(&pg);
+}

@@ -57,6 +57,26 @@ src_events(struct src *s, pme_ev_fn fn, void *arg, struct pme_error *err)
 	return pme_eventfile_events(s->ef, fn, arg, err);
 }
 
+void
+src_whole_run(struct src *s)
+{
+	for (size_t i = 0; i < s->nev; i++)
+		if (i == 0 || s->ev[i].time < s->run.first)
+			s->run.first = s->ev[i].time;
+	for (size_t i = 0; i < s->nev; i++) {
+		s->ev[i].time -= s->run.first;
+		if (s->ev[i].time > s->run.last)
+			s->run.last = s->ev[i].time;
+	}
+	s->run.first = 0;
+	s->run.nproc = (uint32_t)s->nrowname;
+	s->run.unit = "ns";
+	s->run.command = "";
+	s->run.flags = PME_RUN_CLOCKTIME | PME_RUN_COMPLETE;
+	s->run.lost = -1;
+	s->run.events = s->nev;
+}
+
 const char *
 src_unit(const struct src *s, char *buf, size_t len)
 {
@@ -67,6 +87,8 @@ src_unit(const struct src *s, char *buf, size_t len)
 uint32_t
 src_type(const struct src *s, const char *name)
 {
+	if (s->ef == NULL && s->heap)
+		return strcmp(name, "EV_HEAP") == 0 ? SRC_EV_HEAP : PME_NONE;
 	if (s->ef == NULL)
 		return strcmp(name, "EV_STATE") == 0 ? PME_EV_STATE : PME_NONE;
 	return pme_eventfile_type(s->ef, name);

@@ -76,8 +76,9 @@ usage(FILE *fp)
 	    "WxH (inches), WxHcm\n"
 	    "  -t, -u    title and subtitle\n"
 	    "  -B file   a sample file's bucket file (default PMEFILE.PME)\n"
-	    "  -b kind   a sample file's rows coloured by routine "
-	    "(default) or module\n"
+	    "  -b kind   a sample file's rows coloured by state (a -w "
+	    "run's default),\n"
+	    "            routine (else the default) or module\n"
 	    "  --time, --tid, --pid, --comm, --cpu, --dso, --focus, "
 	    "--ignore, --hide\n"
 	    "            a sample file's samples these keep, as pmehisto's "
@@ -142,9 +143,10 @@ option(struct opts *op, int argc, char **argv)
 		case 'B': op->buckets = optarg; break;
 		case 'b':
 			if (strcmp(optarg, "routine") != 0 &&
-			    strcmp(optarg, "module") != 0) {
-				fprintf(stderr, "%s: -b: 'routine' or "
-				    "'module', not '%s'\n", prog, optarg);
+			    strcmp(optarg, "module") != 0 &&
+			    strcmp(optarg, "state") != 0) {
+				fprintf(stderr, "%s: -b: 'state', 'routine' "
+				    "or 'module', not '%s'\n", prog, optarg);
 				return 2;
 			}
 			op->by = optarg;
@@ -368,6 +370,16 @@ list_graphs(const struct gfile *gf, const struct src *s)
 
 /* ----------------------------------------------------------- output */
 
+/* A -w run's states as Chrome trace JSON: pmehisto -V timeline's. */
+static int
+json_states(FILE *fp, const char *path, struct pme_error *err)
+{
+	const char *paths[1] = { path };
+	struct wall_input in = { paths, 1, 0, 0, 1, 0 };
+
+	return wall_write(&in, fp, err);
+}
+
 static int
 draw_one(FILE *fp, const struct opts *op, const struct graph *g,
     struct src *s, struct pme_error *err)
@@ -504,7 +516,8 @@ run(struct opts *op)
 	}
 	if (op->type == O_JSON) {
 		if (outfile_open(&of, op->out, &err) == -1 ||
-		    out_json(of.fp, &s, &gf, &err) == -1) {
+		    (s.states ? json_states(of.fp, path, &err) :
+		    out_json(of.fp, &s, &gf, &err)) == -1) {
 			outfile_why(&of, &err);
 			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 			goto out;

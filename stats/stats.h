@@ -15,6 +15,7 @@
 #include "pme.h"
 #include "pme_event.h"
 #include "graph.h"
+#include "util.h"
 
 /* ------------------------------------------------------------ sources */
 
@@ -38,7 +39,17 @@ struct src {
 	size_t		 nev;
 	char		**rowname;	/* a sample file's thread names */
 	size_t		 nrowname;
+	/* A pmeclock -w run drawn by state: names are the states, rgb
+	 * their colours (else NULL: a palette's). */
+	int		 states;
+	const uint32_t	*rgb;
+	/* A pmeclock -e alloc run: events SRC_EV_HEAP, a row per
+	 * process, the value its live bytes. */
+	int		 heap;
 };
+
+/* The event type of a heap source's events (EV_HEAP in a graph file). */
+#define SRC_EV_HEAP	2u
 
 int	 src_open_events(struct src *s, const char *path,
 	    struct pme_error *err);
@@ -48,7 +59,19 @@ struct filter;
 int	 src_open_samples(struct src *s, const char *path,
 	    const char *bucketpath, const char *by, struct filter *filter,
 	    struct pme_error *err);
-/* An event file, or a sample file (told by its kind); filter as for
+/* A pmeclock -w run's threads by state (pmehisto's, histo/wall.c). */
+int	 src_open_states(struct src *s, const char *path,
+	    struct pme_error *err);
+/* The run of a sample file read whole into s's ev and rownames (a -w
+ * run's states, a heap): times from the earliest event's, in ns, a row
+ * a rowname, complete. */
+void	 src_whole_run(struct src *s);
+/* A pmeclock -e alloc run's heap over time (heapsrc.c). */
+int	 src_open_heap(struct src *s, const char *path,
+	    struct pme_error *err);
+/* An event file, or a sample file (told by its kind): a -w run by state
+ * unless by is "routine" or "module", a -e alloc run's heap unless by
+ * is one of those; filter as for
  * src_open_samples(), an error with an event file. */
 int	 src_open(struct src *s, const char *path, const char *bucketpath,
 	    const char *by, struct filter *filter, struct pme_error *err);
@@ -240,6 +263,40 @@ struct gkind_ops {
 };
 extern const struct gkind_ops gkinds[G_NKINDS];
 
+/*
+ * A LineGraph (line.c): each row's events of the graph's action types
+ * as points, a row's value from each point's time on; max its largest
+ * (first reached at tmax), cur its last.  line_read() reads them (a
+ * pass over the events, memory per point), 0 or -1 with err;
+ * line_columns() the largest value row r held in each of ncols columns
+ * of the run's time (-1 where it had none yet); line_draw() is the
+ * kind's drawing as text, CSV or PostScript.
+ */
+struct lpoint {
+	uint64_t	 time;
+	int64_t		 value;
+};
+struct lrow {
+	struct pme_vec	 pt;		/* struct lpoint */
+	int64_t		 cur, max;
+	uint64_t	 tmax;
+};
+struct line {
+	const struct graph *g;
+	const struct src *src;
+	uint64_t	 t1;		/* the run's last time */
+	struct lrow	*row;		/* by event processor */
+	size_t		 nrows;
+};
+int	 line_read(struct line *l, const struct graph *g,
+	    const struct src *s, struct pme_error *err);
+void	 line_free(struct line *l);
+void	 line_columns(const struct line *l, size_t r, double *col,
+	    uint32_t ncols);
+struct outopt;
+int	 line_draw(FILE *fp, const struct graph *g, const struct src *s,
+	    enum otype type, const struct outopt *o, struct pme_error *err);
+
 /* ----------------------------------------------------------- backends */
 
 struct outopt {
@@ -276,6 +333,8 @@ int	 out_histo(FILE *fp, const struct pme_histo *h, const struct graph *g,
 int	 out_histo_ps(FILE *fp, const struct pme_histo *h,
 	    const struct graph *g, const struct outopt *o);
 int	 out_ps(FILE *fp, const struct grid *gr, const struct outopt *o);
+/* A LineGraph's page: a plot a row, the value on y. */
+int	 out_line_ps(FILE *fp, const struct line *l, const struct outopt *o);
 int	 out_hsummary_ps(FILE *fp, const struct src *s, const struct graph *g,
 	    const struct outopt *o);
 int	 out_json(FILE *fp, struct src *s, const struct gfile *gf,

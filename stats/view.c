@@ -214,7 +214,8 @@ legend_map(struct grid *gr)
 			return -1;
 		for (size_t i = 0; i < gr->nleg; i++) {
 			gr->leg[i].lo = gr->leg[i].hi = (double)i;
-			gr->leg[i].rgb = palette[i % 16];
+			gr->leg[i].rgb = s->rgb != NULL ? s->rgb[i] :
+			    palette[i % 16];
 			snprintf(gr->leg[i].label, sizeof(gr->leg[i].label),
 			    "%s", s->names[i]);
 		}

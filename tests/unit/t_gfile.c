@@ -253,14 +253,18 @@ test_default(void)
 
 	if (gfile_load("stats/Graphfile", &f, &err) == -1)
 		die("%s", err.msg);
-	CHECK(f.n == 2);
-	if (f.n == 2) {
+	CHECK(f.n == 3);
+	if (f.n == 3) {
 		CHECK(f.g[0].kind == G_STATE && streq(f.g[0].id, "states"));
 		CHECK(streq(f.g[0].menu, "Processor States"));
 		CHECK(f.g[1].kind == G_UTIL && streq(f.g[1].id, "utilization"));
 		check_default_map(&f.g[0]);
 		check_default_map(&f.g[1]);
 		CHECK(streq(f.g[0].file, "stats/Graphfile"));
+		/* A sample file's heap (pmeclock -e alloc). */
+		CHECK(f.g[2].kind == G_LINE && streq(f.g[2].id, "heap"));
+		CHECK(f.g[2].nrules == 1 && streq(f.g[2].rules[0].event,
+		    "EV_HEAP") && f.g[2].nmap == 0);
 	}
 	gfile_free(&f);
 	CHECK(gfile_load("tests/stats/no such file", &f, &err) == -1);
@@ -594,6 +598,7 @@ test_kinds(void)
 		{ "HistoSummary", " menu name x_axis y_axis scale format " },
 		{ "UtilGraph", " menu name x_axis y_axis scale format "
 		    "normalize plotset " },
+		{ "LineGraph", " menu name x_axis y_axis scale format " },
 	};
 	static const char *const dnames[] = { "menu", "name", "x_axis",
 	    "y_axis", "metric", "scale", "format", "bins", "normalize",
