@@ -459,7 +459,7 @@ histo_intervals(uint64_t period, const struct pme_sample *s)
  * shares and its count.
  */
 enum { CAL_THREAD, CAL_PROCESS, CAL_MODULE, CAL_FUNCTION, CAL_LINE,
-	CAL_INSN, CAL_NLEVELS };
+	CAL_INSN, CAL_CPU, CAL_NLEVELS };
 #define CAL_ALL		CAL_NLEVELS	/* every level, and the details */
 #define CAL_NONE	(-1)		/* no Caliper view asked for */
 
@@ -481,6 +481,9 @@ struct caliper_input {
 	size_t		 nsrcdirs;
 	const char	*measure;	/* -M, or NULL */
 	struct filter	*filter;	/* samples kept, or NULL: all */
+	int		 inl;		/* --inline: a statement's function
+					   is the innermost one inlined at
+					   its address (addr2line -f) */
 };
 
 struct caliper;

@@ -177,8 +177,8 @@ help(void)
 	    "file\n"
 	    "  -V view        the report: histogram (the default), or "
 	    "caliper[:LEVEL],\n"
-	    "                 LEVEL thread, process, module, function, line "
-	    "or instruction;\n"
+	    "                 LEVEL thread, process, module, function, line, "
+	    "instruction\n                 or cpu;\n"
 	    "                 from the call chains (pmeclock -g): spy, "
 	    "callgraph or\n"
 	    "                 callers:ROUTINE; measures: a column per "
@@ -465,8 +465,8 @@ option(struct opts *o, int c)
 			return 0;
 		if (mtable_parse(optarg, &o->mlevel) == -1) {
 			histo_warn(prog, "-V %s: not a level: routine, thread, "
-			    "process, module, function, line or instruction",
-			    optarg);
+			    "process, module, function, line, instruction or "
+			    "cpu", optarg);
 			return -1;
 		}
 		if (view_parse(optarg, &o->view) == 0)
@@ -477,7 +477,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph, callers:ROUTINE, measures, "
+		    "instruction, cpu), spy, callgraph, callers:ROUTINE, "
+		    "measures, "
 		    "heap, io, states, locks or timeline",
 		    optarg);
 		return -1;
@@ -1504,6 +1505,7 @@ caliper_view(struct opts *o)
 	in.nsrcdirs = o->nsrcdirs;
 	in.measure = o->measure;
 	in.filter = o->filter.on ? &o->filter : NULL;
+	in.inl = o->inlines;
 	/* Clock input's view needs no bucket file. */
 	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
 		return 1;
