@@ -303,6 +303,15 @@ struct inlines	*inlines_new(const char *prog, int quiet); /* NULL: no memory */
 void		 inlines_free(struct inlines *in);		/* NULL ok */
 int		 inlines_at(struct inlines *in, struct tally *t, uint64_t id,
 		    uint64_t va, const uint64_t **out, const uint64_t **starts);
+/*
+ * The function whose source bucket b of bf's code is when it was inlined
+ * there: the innermost instance at the start of each of the bucket's
+ * ranges (addr2line -i -f's first function), the one of the most bytes;
+ * NULL when most of them are in no instance (the routine's own code), or
+ * the module has none to give.  Owned by in.
+ */
+const char	*inlines_bucket(struct inlines *in, struct pme_bucketfile *bf,
+		    uint32_t b);
 
 /*
  * The frame id (FRAME_INLINE: a function's name) of the ELF function
@@ -591,6 +600,8 @@ struct report_input {
 	const struct tally *tally;	/* NULL for trace input */
 	unsigned	 flags;		/* PME_REPORT_* */
 	double		 cutoff;
+	struct inlines	*inl;		/* --inline: a LINE unit's row names
+					   its function, or NULL */
 };
 
 struct pme_report *report_build(struct pme_bucketfile *bf,

@@ -1689,6 +1689,7 @@ run(struct opts *o)
 
 	tally_init(&t, NULL);
 	tally_init(&bt, NULL);
+	in.inl = NULL;
 	if (o->caliper != CAL_NONE) {
 		rc = caliper_view(o);
 		goto done;
@@ -1754,6 +1755,8 @@ run(struct opts *o)
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
 	in.tally = o->mode == MODE_CLOCK ? &t : NULL;
+	if (o->inlines)
+		in.inl = xmalloc_check(inlines_new(prog, o->quiet));
 	/* The quick path's buckets (pmehisto -x, pmebuild -x) are for
 	 * perf's users: their rows by count, the smallest left out; a
 	 * .PMD's in its statements' order, all of them. */
@@ -1790,6 +1793,7 @@ done:
 	pme_fill_abort(fill);
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
+	inlines_free(in.inl);
 	tally_free(&t);
 	base_free(&bt);
 	if (x.data != o->vtext)
