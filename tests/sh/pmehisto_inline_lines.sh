@@ -49,8 +49,9 @@ a2l() {
 }
 
 # Caliper: the statements against the instructions through addr2line.
-"$pmehisto" -q -V caliper --inline -T csv -o /dev/null inl.PMS >cal.csv \
-    2>err || { fail "-V caliper --inline -T csv: $(cat err)"; finish; }
+# shellcheck disable=SC2086 # PME_VALGRIND may be a command
+${PME_VALGRIND:-} "$pmehisto" -q -V caliper --inline -T csv -o /dev/null \
+    inl.PMS >cal.csv 2>err || { fail "-V caliper --inline -T csv: $(cat err)"; finish; }
 exe=$tmp/inl
 awk -F, -v exe="$exe" '$1 == "instruction" && $7 == exe { print $11, $2 }' \
     cal.csv >insns
@@ -80,7 +81,9 @@ grep -Eq '^ +[0-9.]+ +[0-9]+ +~?2[23]  \*?>\[inner\] ' cal.txt ||
     fail "the function details do not mark inner's statements: $(cat cal.txt)"
 
 # The Spy: each pc's line and procedure against addr2line.
-"$pmehisto" -q -x -V spy --inline -o - inl.PMS >spy 2>err ||
+# shellcheck disable=SC2086 # PME_VALGRIND may be a command
+${PME_VALGRIND:-} "$pmehisto" -q -x -V spy --inline -o - inl.PMS >spy \
+    2>err ||
     fail "-V spy --inline: $(cat err)"
 sed -n '/^Breakdown of highly active/,$p' spy | awk '
 	/^[^ ~]/ { proc = $1 }
@@ -100,8 +103,9 @@ awk 'FNR == NR { fn[$1] = $2; ln[$1] = $3; next }
 # The line histogram: each LINE row's function at its first address.
 "$pmebuild" -q -x ./inl -b line -o line.PME ||
     { fail "pmebuild -x -b line failed"; finish; }
-"$pmehisto" -q -b line.PME -B lf.PME --inline -C 0 -T csv -o /dev/null \
-    inl.PMS >hist.csv 2>err || fail "histogram --inline: $(cat err)"
+# shellcheck disable=SC2086 # PME_VALGRIND may be a command
+${PME_VALGRIND:-} "$pmehisto" -q -b line.PME -B lf.PME --inline -C 0 \
+    -T csv -o /dev/null inl.PMS >hist.csv 2>err || fail "histogram --inline: $(cat err)"
 awk -F, 'NR > 1 && $7 > 0 && $11 ~ /\/inl$/ { print $5, $2 }' hist.csv \
     >hist.rows
 [ -s hist.rows ] || fail "no LINE rows with samples: $(head hist.csv)"
