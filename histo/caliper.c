@@ -52,12 +52,21 @@
 #define RULE_WIDTH	80
 
 static const char *const level_names[CAL_NLEVELS] = {
-	"thread", "process", "module", "function", "line", "instruction"
+	"thread", "process", "module", "function", "line", "instruction",
+	"cpu"
 };
 
 static const char *const level_titles[CAL_NLEVELS] = {
 	"Thread Summary", "Process Summary", "Load Module Summary",
-	"Function Summary", "Statement Summary", "Instruction Summary"
+	"Function Summary", "Statement Summary", "Instruction Summary",
+	"CPU Summary"
+};
+
+/* The order the summaries are printed and written in: the CPUs after
+ * the threads and processes that ran on them. */
+static const int level_order[CAL_NLEVELS] = {
+	CAL_THREAD, CAL_PROCESS, CAL_CPU, CAL_MODULE, CAL_FUNCTION, CAL_LINE,
+	CAL_INSN
 };
 
 int
@@ -101,6 +110,9 @@ struct cmod {
 	size_t		 npieces;
 	size_t		 nrt;		/* image routines: fn < nrt */
 	struct pme_plt	 plt;		/* the others: fn - nrt */
+	const char	**inames;	/* functions inlined (--inline):
+					   fn - nrt - plt.n, owned by img */
+	size_t		 ninames, capinames;
 	int		 kernel;	/* [kernel]: fn is a symbol of
 					   the caliper's kr.k */
 	uint32_t	*lix;		/* line entries by start */
@@ -111,9 +123,9 @@ struct cmod {
 	int		 dirs_tried;
 };
 
-/* The samples of one (run, process, thread, module, address). */
+/* The samples of one (run, process, thread, CPU, module, address). */
 struct cell {
-	uint32_t	 run, pid, tid, mod;
+	uint32_t	 run, pid, tid, cpu, mod;
 	uint64_t	 addr, count;
 };
 
@@ -134,9 +146,11 @@ struct source {
 	size_t		 nlines;
 };
 
-/* A row of a level: the fields its level groups by, and the count. */
+/* A row of a level: the fields its level groups by, and the count.
+ * cpu is UINT32_MAX where the samples did not say; ifn, a statement's
+ * function inlined at its addresses (--inline), PME_NONE if none. */
 struct crow {
-	uint32_t	 run, pid, tid, mod, fn, line;
+	uint32_t	 run, pid, tid, cpu, mod, fn, line, ifn;
 	const char	*file;
 	uint64_t	 addr, count;
 };
@@ -167,6 +181,8 @@ struct caliper {
 	size_t		 nsrcs, capsrcs;
 	struct level	 lv[CAL_NLEVELS];
 	struct level	 bythread;	/* (thread, function) rows */
+	struct level	 bycpu;		/* (CPU, function) rows */
+	struct level	 thcpu;		/* (thread, CPU) rows, by identity */
 	int		 width;		/* of the text's rows; 0: any */
 	char		*command;	/* of the first run */
 	uint64_t	 samples;
@@ -313,7 +329,8 @@ mod_open(struct caliper *c, struct cmod *m)
 	m->opened = 1;
 	if (m->special)
 		return 0;
-	if ((m->img = pme_image_open(m->path, NULL, &err)) == NULL) {
+	if ((m->img = c->in->inl ? pme_image_open_inlines(m->path, NULL,
+	    &err) : pme_image_open(m->path, NULL, &err)) == NULL) {
 		if (err.code == PME_EFORMAT || err.code == PME_ETRUNC ||
 		    err.code == PME_ENOMEM) {
 			*c->err = err;
@@ -355,6 +372,39 @@ routine_of(const struct cmod *m, uint64_t addr)
 	}
 	return lo > 0 && addr < m->pieces[lo - 1].end ?
 	    m->pieces[lo - 1].routine : PME_NONE;
+}
+
+/*
+ * --inline: the function of m whose source the code at addr is, when it
+ * was inlined there: the innermost instance holding addr, as addr2line
+ * -i -f names it first (lib/image.h).  Its fn (after the routines and
+ * the PLT stubs), PME_NONE when no instance holds addr, PME_NONE - 1 when
+ * out of memory.
+ */
+static uint32_t
+inline_fn(struct cmod *m, uint64_t addr)
+{
+	const struct pme_syminline *ch[64], *in;
+	const char **v;
+	size_t i;
+
+	/* The chain is found from the outermost in: all of it, for its
+	 * innermost. */
+	if (m->img == NULL || pme_image_inline_chain(m->img, addr, ch,
+	    sizeof(ch) / sizeof(ch[0])) == 0)
+		return PME_NONE;
+	in = ch[0];
+	for (i = 0; i < m->ninames; i++)
+		if (strcmp(m->inames[i], in->name) == 0)
+			break;
+	if (i == m->ninames) {
+		if ((v = grow(m->inames, &m->capinames, m->ninames,
+		    sizeof(*v))) == NULL)
+			return PME_NONE - 1;
+		m->inames = v;
+		v[m->ninames++] = in->name;
+	}
+	return (uint32_t)(m->nrt + m->plt.n + i);
 }
 
 static const struct pme_symline *lines_of;	/* for cmp_line */
@@ -468,6 +518,7 @@ mod_free(struct cmod *m)
 	free(m->buildid);
 	free(m->why);
 	free(m->pieces);
+	free(m->inames);
 	pme_plt_free(&m->plt);
 	free(m->lix);
 	for (i = 0; i < m->ndirs; i++)
@@ -479,26 +530,27 @@ mod_free(struct cmod *m)
 /* ---------------------------------------------------------- clock input */
 
 static size_t
-cell_hash(uint32_t run, uint32_t pid, uint32_t tid, uint32_t mod,
-    uint64_t addr)
+cell_hash(uint32_t run, uint32_t pid, uint32_t tid, uint32_t cpu,
+    uint32_t mod, uint64_t addr)
 {
 	uint64_t h = addr * 0x9e3779b97f4a7c15u;
 
 	h ^= ((uint64_t)mod << 32 | tid) * 0xc2b2ae3d27d4eb4fu;
 	h ^= ((uint64_t)run << 32 | pid) * 0x165667b19e3779f9u;
+	h ^= cpu * 0x27d4eb2f165667c5u;
 	return (size_t)(h ^ h >> 29);
 }
 
 static struct cell *
 cell_slot(struct cell *v, size_t cap, const struct cell *k)
 {
-	size_t i = cell_hash(k->run, k->pid, k->tid, k->mod, k->addr) &
-	    (cap - 1);
+	size_t i = cell_hash(k->run, k->pid, k->tid, k->cpu, k->mod,
+	    k->addr) & (cap - 1);
 
 	for (; v[i].count != 0; i = (i + 1) & (cap - 1))
 		if (v[i].addr == k->addr && v[i].mod == k->mod &&
 		    v[i].tid == k->tid && v[i].pid == k->pid &&
-		    v[i].run == k->run)
+		    v[i].run == k->run && v[i].cpu == k->cpu)
 			break;
 	return &v[i];
 }
@@ -665,6 +717,7 @@ on_samples(void *arg, const struct pme_sample *s, size_t n)
 		k.run = c->run;
 		k.pid = s->pid;
 		k.tid = s->tid;
+		k.cpu = s->cpu;
 		k.count = histo_intervals(c->period, s);
 		mi = pme_addrmap_lookup(c->am, s->pid, s->time, s->pc, &k.addr);
 		if (mi != PME_NONE)
@@ -727,6 +780,7 @@ cmp_ident(const struct crow *x, const struct crow *y)
 	CMP(run);
 	CMP(pid);
 	CMP(tid);
+	CMP(cpu);
 	CMP(mod);
 	CMP(fn);
 	if (x->file != y->file) {
@@ -736,6 +790,7 @@ cmp_ident(const struct crow *x, const struct crow *y)
 			return strcmp(x->file, y->file);
 	}
 	CMP(line);
+	CMP(ifn);
 	CMP(addr);
 #undef CMP
 	return 0;
@@ -758,9 +813,9 @@ cmp_count(const void *a, const void *b)
 	return cmp_ident(x, y);
 }
 
-/* The rows of l merged by identity, then by count. */
+/* The rows of l merged by identity, in its order. */
 static void
-level_sort(struct level *l)
+level_merge(struct level *l)
 {
 	size_t i, n = 0;
 
@@ -771,6 +826,13 @@ level_sort(struct level *l)
 		else
 			l->rows[n++] = l->rows[i];
 	l->n = n;
+}
+
+/* The rows of l merged by identity, then by count. */
+static void
+level_sort(struct level *l)
+{
+	level_merge(l);
 	qsort(l->rows, l->n, sizeof(*l->rows), cmp_count);
 }
 
@@ -832,7 +894,7 @@ clock_levels(struct caliper *c)
 	struct crow r;
 	size_t i, j, n = 0;
 	int deep = wanted(c, CAL_FUNCTION) || wanted(c, CAL_LINE) ||
-	    wanted(c, CAL_INSN), k;
+	    wanted(c, CAL_INSN) || wanted(c, CAL_CPU), k;
 
 	if (deep && kernel_pieces(c) == -1)
 		return -1;
@@ -841,6 +903,9 @@ clock_levels(struct caliper *c)
 		    sizeof(struct crow))) == NULL)
 			return nomem(c);
 	if ((c->bythread.rows = calloc(c->ncells ? c->ncells : 1,
+	    sizeof(struct crow))) == NULL || (c->bycpu.rows =
+	    calloc(c->ncells ? c->ncells : 1, sizeof(struct crow))) ==
+	    NULL || (c->thcpu.rows = calloc(c->ncells ? c->ncells : 1,
 	    sizeof(struct crow))) == NULL)
 		return nomem(c);
 	for (i = 0; i < c->cap; i++) {
@@ -848,7 +913,7 @@ clock_levels(struct caliper *c)
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.count = c->cells[i].count;
-		r.fn = PME_NONE;
+		r.fn = r.ifn = PME_NONE;
 		r.mod = c->cells[i].mod;
 		m = &c->mods[r.mod];
 		if (deep && (k = mod_open(c, m)) == -1)
@@ -862,32 +927,48 @@ clock_levels(struct caliper *c)
 				r.file = ln->file;
 				r.line = ln->line;
 			}
+			if (c->in->inl && (r.ifn = inline_fn(m,
+			    c->cells[i].addr)) == PME_NONE - 1)
+				return nomem(c);
 		}
 		r.run = c->cells[i].run;
 		r.pid = c->cells[i].pid;
 		r.tid = c->cells[i].tid;
 		r.addr = c->cells[i].addr;
 		/* Each level keeps the fields it groups by. */
+		c->lv[CAL_CPU].rows[n].cpu = c->cells[i].cpu;
+		c->lv[CAL_CPU].rows[n].count = r.count;
+		c->bycpu.rows[n] = c->lv[CAL_CPU].rows[n];
+		c->bycpu.rows[n].mod = r.mod;
+		c->bycpu.rows[n].fn = r.fn;
+		c->bycpu.rows[n].ifn = PME_NONE;
+		r.cpu = 0;
 		c->lv[CAL_THREAD].rows[n] = r;
 		c->lv[CAL_THREAD].rows[n].mod = c->lv[CAL_THREAD].rows[n].fn =
 		    0;
 		c->lv[CAL_THREAD].rows[n].file = NULL;
 		c->lv[CAL_THREAD].rows[n].line = 0;
 		c->lv[CAL_THREAD].rows[n].addr = 0;
+		c->lv[CAL_THREAD].rows[n].ifn = PME_NONE;
+		c->thcpu.rows[n] = c->lv[CAL_THREAD].rows[n];
+		c->thcpu.rows[n].cpu = c->cells[i].cpu;
 		c->lv[CAL_PROCESS].rows[n] = c->lv[CAL_THREAD].rows[n];
 		c->lv[CAL_PROCESS].rows[n].tid = 0;
 		c->bythread.rows[n] = r;
 		c->bythread.rows[n].file = NULL;
 		c->bythread.rows[n].line = 0;
 		c->bythread.rows[n].addr = 0;
+		c->bythread.rows[n].ifn = PME_NONE;
 		r.run = r.pid = r.tid = 0;
 		c->lv[CAL_INSN].rows[n] = r;
 		c->lv[CAL_INSN].rows[n].file = NULL;
 		c->lv[CAL_INSN].rows[n].line = 0;
+		c->lv[CAL_INSN].rows[n].ifn = PME_NONE;
 		r.addr = 0;
 		c->lv[CAL_LINE].rows[n] = r;
 		r.file = NULL;
 		r.line = 0;
+		r.ifn = PME_NONE;
 		c->lv[CAL_FUNCTION].rows[n] = r;
 		r.fn = 0;
 		c->lv[CAL_MODULE].rows[n] = r;
@@ -897,8 +978,10 @@ clock_levels(struct caliper *c)
 		c->lv[j].n = n;
 		level_sort(&c->lv[j]);
 	}
-	c->bythread.n = n;
+	c->bythread.n = c->bycpu.n = c->thcpu.n = n;
 	level_sort(&c->bythread);
+	level_sort(&c->bycpu);
+	level_merge(&c->thcpu);
 	return 0;
 }
 
@@ -945,7 +1028,7 @@ trace_levels(struct caliper *c)
 	nk = pme_bucketfile_kinds(bf, &kinds);
 	c->total = report_total(bf);
 	c->lv[CAL_THREAD].absent = c->lv[CAL_PROCESS].absent =
-	    c->lv[CAL_INSN].absent = 1;
+	    c->lv[CAL_INSN].absent = c->lv[CAL_CPU].absent = 1;
 	for (i = 0; i < nm; i++)
 		if (mod_index(c, pm[i].path[0] != '\0' ? pm[i].path :
 		    "(unknown)", pm[i].buildid, pm[i].buildid_len, 0) ==
@@ -971,6 +1054,7 @@ trace_levels(struct caliper *c)
 			continue;
 		r->mod = mod == PME_NONE ? PME_NONE - 1 : mod;
 		r->fn = bk[i].unit;
+		r->ifn = PME_NONE;
 		r->file = u[bk[i].unit].file;
 		r->line = u[bk[i].unit].line;
 		r->count = bk[i].count;
@@ -1031,6 +1115,9 @@ fn_name(const struct caliper *c, uint32_t mod, uint32_t fn)
 	}
 	if (c->mods[mod].kernel)
 		return c->kr.k.str + c->kr.k.name[fn];
+	if (fn >= c->mods[mod].nrt + c->mods[mod].plt.n)
+		return c->mods[mod].inames[fn - c->mods[mod].nrt -
+		    c->mods[mod].plt.n];
 	if (fn >= c->mods[mod].nrt)
 		return c->mods[mod].plt.names[fn - c->mods[mod].nrt];
 	pme_image_routines(c->mods[mod].img, &rt);
@@ -1047,6 +1134,8 @@ fn_entry(const struct caliper *c, uint32_t mod, uint32_t fn)
 		return 0;
 	if (c->mods[mod].kernel)
 		return c->kr.k.addr[fn];
+	if (fn >= c->mods[mod].nrt + c->mods[mod].plt.n)
+		return 0;
 	if (fn >= c->mods[mod].nrt)
 		return c->mods[mod].plt.ranges[fn - c->mods[mod].nrt].start;
 	pme_image_routines(c->mods[mod].img, &rt);
@@ -1369,7 +1458,7 @@ disassemble(struct caliper *c, uint32_t mod, uint64_t addr)
 /* ------------------------------------------------------------ the text */
 
 /* Text cells of a row, each escaped, that the caller frees. */
-#define NCELLS	3
+#define NCELLS	4
 
 struct cells {
 	char	*s[NCELLS];
@@ -1385,12 +1474,13 @@ cells_free(struct cells *k)
 }
 
 static const char *const headers[CAL_NLEVELS][NCELLS] = {
-	{ "Thread", "Process", "Name" },
-	{ "Process", "Command", NULL },
-	{ "Load Module", NULL, NULL },
-	{ "Function", "Load Module", "File" },
-	{ "Line", "Function", ">Statement" },
-	{ "Address", "Function", "Instruction" },
+	{ "Thread", "Process", "CPUs", "Name" },
+	{ "Process", "Command", NULL, NULL },
+	{ "Load Module", NULL, NULL, NULL },
+	{ "Function", "Load Module", "File", NULL },
+	{ "Line", "Function", ">Statement", NULL },
+	{ "Address", "Function", "Instruction", NULL },
+	{ "CPU", "Top Function", "Load Module", NULL },
 };
 
 /* Sets cell i of k to the escaped fmt; -1 when out of memory. */
@@ -1440,10 +1530,98 @@ run_of(const struct caliper *c, uint32_t run, char *buf, size_t len)
 	return buf;
 }
 
+/* A statement's function: the one inlined at its addresses (--inline),
+ * else the routine holding them. */
+static uint32_t
+stmt_fn(const struct crow *r)
+{
+	return r->ifn != PME_NONE ? r->ifn : r->fn;
+}
+
+/* A CPU's number, or "?" when the samples did not say. */
+static const char *
+cpu_name(uint32_t cpu, char *buf, size_t len)
+{
+	if (cpu == UINT32_MAX)
+		return "?";
+	snprintf(buf, len, "%" PRIu32, cpu);
+	return buf;
+}
+
+/*
+ * The CPUs thread r's samples were taken on, as --cpu and taskset(1)
+ * read a list: ascending, runs of three or more as ranges ("0-3,6"),
+ * those unknown left out; "?" when none is known.  The caller frees it;
+ * NULL when out of memory.
+ */
+/* Writes the run lo..hi of CPUs to fp, after a comma unless first. */
+static void
+cpu_run(FILE *fp, int first, uint32_t lo, uint32_t hi)
+{
+	if (hi - lo >= 2)
+		fprintf(fp, "%s%" PRIu32 "-%" PRIu32, first ? "" : ",", lo, hi);
+	else if (hi > lo)
+		fprintf(fp, "%s%" PRIu32 ",%" PRIu32, first ? "" : ",", lo,
+		    hi);
+	else
+		fprintf(fp, "%s%" PRIu32, first ? "" : ",", lo);
+}
+
+static char *
+thread_cpus(const struct caliper *c, const struct crow *r)
+{
+	const struct level *l = &c->thcpu;
+	const struct crow *x;
+	char *s = NULL;
+	size_t len = 0, i;
+	uint32_t lo = 0, hi = 0;
+	int n = 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&s, &len)) == NULL)
+		return NULL;
+	for (i = 0; i < l->n; i++) {
+		x = &l->rows[i];
+		if (x->run != r->run || x->pid != r->pid || x->tid != r->tid ||
+		    x->cpu == UINT32_MAX)
+			continue;
+		if (n > 0 && x->cpu == hi + 1) {
+			hi = x->cpu;
+			continue;
+		}
+		if (n++ > 0)
+			cpu_run(fp, n == 2, lo, hi);
+		lo = hi = x->cpu;
+	}
+	if (n > 0)
+		cpu_run(fp, n == 1, lo, hi);
+	else
+		fputs("?", fp);
+	if (fclose(fp) == EOF) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The function with the most samples on CPU r->cpu (the first of
+ * c->bycpu's rows, by count, of that CPU). */
+static const struct crow *
+cpu_top(const struct caliper *c, const struct crow *r)
+{
+	size_t i;
+
+	for (i = 0; i < c->bycpu.n; i++)
+		if (c->bycpu.rows[i].cpu == r->cpu)
+			return &c->bycpu.rows[i];
+	return r;
+}
+
 /* The cells of row r of level lv; 0 or -1 (no memory). */
 static int
 row_cells(struct caliper *c, int lv, const struct crow *r, struct cells *k)
 {
+	const struct crow *top;
 	const char *f;
 	char *t, run[32];
 	int rc;
@@ -1451,10 +1629,21 @@ row_cells(struct caliper *c, int lv, const struct crow *r, struct cells *k)
 	memset(k, 0, sizeof(*k));
 	switch (lv) {
 	case CAL_THREAD:
-		return cell_set(k, 0, "%" PRIu32, r->tid) |
+		if ((t = thread_cpus(c, r)) == NULL)
+			return -1;
+		rc = cell_set(k, 0, "%" PRIu32, r->tid) |
 		    cell_set(k, 1, "%" PRIu32, r->pid) |
-		    cell_set(k, 2, "%s%s", thread_name(c, r->run, r->pid,
+		    cell_set(k, 2, "%s", t) |
+		    cell_set(k, 3, "%s%s", thread_name(c, r->run, r->pid,
 		    r->tid), run_of(c, r->run, run, sizeof(run)));
+		free(t);
+		return rc;
+	case CAL_CPU:
+		top = cpu_top(c, r);
+		return cell_set(k, 0, "%s", cpu_name(r->cpu, run,
+		    sizeof(run))) |
+		    cell_set(k, 1, "%s", fn_name(c, top->mod, top->fn)) |
+		    cell_set(k, 2, "%s", base_name(mod_name(c, top->mod)));
 	case CAL_PROCESS:
 		return cell_set(k, 0, "%" PRIu32, r->pid) |
 		    cell_set(k, 1, "%s%s", thread_name(c, r->run, r->pid,
@@ -1471,8 +1660,8 @@ row_cells(struct caliper *c, int lv, const struct crow *r, struct cells *k)
 			return -1;
 		rc = (r->file != NULL ? cell_set(k, 0, "%s:%" PRIu32,
 		    base_name(r->file), r->line) : cell_set(k, 0, "?")) |
-		    cell_set(k, 1, "%s", r->fn != PME_NONE ? fn_name(c, r->mod,
-		    r->fn) : base_name(mod_name(c, r->mod))) |
+		    cell_set(k, 1, "%s", stmt_fn(r) != PME_NONE ? fn_name(c,
+		    r->mod, stmt_fn(r)) : base_name(mod_name(c, r->mod))) |
 		    cell_set(k, 2, ">%s", t);
 		free(t);
 		return rc;
@@ -1575,7 +1764,7 @@ print_cells(FILE *fp, const struct cells *k, const int *w)
 
 /* The room the last column is given: a file name may wrap, a statement
  * or an instruction is what the row is for. */
-static const int min_last[CAL_NLEVELS] = { 10, 10, 10, 10, 24, 24 };
+static const int min_last[CAL_NLEVELS] = { 10, 10, 10, 10, 24, 24, 10 };
 
 /*
  * Narrows the columns w of level lv but the last, the rightmost first
@@ -1599,7 +1788,8 @@ fit_widths(const struct caliper *c, int lv, int sw, int *w)
 			return;
 		for (j = last - 1; j >= 0 && (w[j] <= MIN_CELL ||
 		    w[j] <= (int)strlen(headers[lv][j]) || lv == CAL_THREAD ||
-		    lv == CAL_PROCESS || (lv == CAL_INSN && j == 0)); j--)
+		    lv == CAL_PROCESS || ((lv == CAL_INSN || lv == CAL_CPU) &&
+		    j == 0)); j--)
 			;
 		if (j < 0)
 			return;
@@ -1694,7 +1884,7 @@ print_absent(const struct caliper *c, int lv, FILE *fp)
 	fprintf(fp, "None: trace input ('%s') holds counts per bucket, not "
 	    "per %s;\nsample files (clock input) have them.\n\n",
 	    esc(b, sizeof(b), c->in->bfname), lv == CAL_INSN ? "instruction" :
-	    level_names[lv]);
+	    lv == CAL_CPU ? "CPU" : level_names[lv]);
 }
 
 /* ------------------------------------------------------------ details */
@@ -1820,10 +2010,16 @@ print_function(struct caliper *c, const struct crow *f, uint64_t cumul,
 		/* HP Caliper's marks: "~18", "*>x = y;". */
 		snprintf(num, sizeof(num), "%s%" PRIu32, marks[i] &
 		    STMT_APPROX ? "~" : "", st[i].line);
+		/* --inline: a statement of a function inlined here says
+		 * whose it is, "[inner] x = x * 3;". */
+		b1[0] = '\0';
+		if (st[i].ifn != PME_NONE)
+			snprintf(b1, sizeof(b1), "[%.1000s] ", esc(b2,
+			    sizeof(b2), fn_name(c, f->mod, st[i].ifn)));
 		if (st[i].file != NULL)
-			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8s  %s%s\n",
+			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8s  %s%s%s\n",
 			    pct(st[i].count, c->total), "", sw, st[i].count,
-			    num, marks[i] & STMT_ORDER ? "*>" : ">", e);
+			    num, marks[i] & STMT_ORDER ? "*>" : ">", b1, e);
 		else
 			fprintf(fp, "%8.2f %8s  %*" PRIu64 "  %8s  >%s\n",
 			    pct(st[i].count, c->total), "", sw, st[i].count,
@@ -1964,7 +2160,7 @@ static int
 print_text(struct caliper *c, FILE *fp)
 {
 	char b[4096];
-	int lv;
+	int lv, i;
 
 	fprintf(fp, "Caliper views: %s%s%" PRIu64 " %s%s\n", c->trace ?
 	    esc(b, sizeof(b), c->in->bfname) : "", c->trace ? ": " : "",
@@ -1981,7 +2177,8 @@ print_text(struct caliper *c, FILE *fp)
 		    "capstone, the disassembler)\n");
 #endif
 	fputc('\n', fp);
-	for (lv = 0; lv < CAL_NLEVELS; lv++) {
+	for (i = 0; i < CAL_NLEVELS; i++) {
+		lv = level_order[i];
 		if (!wanted(c, lv) || (c->in->level == CAL_ALL &&
 		    (lv == CAL_LINE || lv == CAL_INSN)))
 			continue;
@@ -2015,12 +2212,14 @@ csv_field(FILE *fp, const char *s, int last)
 }
 
 /* A row of level lv as CSV: level,samples,percent,cumulative,pid,tid,
- * module,function,file,line,address,text. */
+ * module,function,file,line,address,cpu,text (a CPU's top function in
+ * module and function; a thread's CPUs as its CPUs column). */
 static int
 csv_row(struct caliper *c, int lv, const struct crow *r, uint64_t cumul,
     FILE *fp)
 {
 	char num[64], *t = NULL;
+	const struct crow *top;
 	const char *file = lv == CAL_FUNCTION ? fn_file(c, r->mod, r->fn) :
 	    r->file;
 
@@ -2031,6 +2230,10 @@ csv_row(struct caliper *c, int lv, const struct crow *r, uint64_t cumul,
 		if (lv == CAL_THREAD)
 			fprintf(fp, "%" PRIu32, r->tid);
 		fputs(",,,,,,", fp);
+		if (lv == CAL_THREAD && (t = thread_cpus(c, r)) == NULL)
+			return -1;
+		csv_field(fp, t, 0);
+		free(t);
 		if (asprintf(&t, "%s%s", thread_name(c, r->run, r->pid, lv ==
 		    CAL_THREAD ? r->tid : r->pid), run_of(c, r->run, num,
 		    sizeof(num))) == -1)
@@ -2039,14 +2242,26 @@ csv_row(struct caliper *c, int lv, const struct crow *r, uint64_t cumul,
 		free(t);
 		return 0;
 	}
+	if (lv == CAL_CPU) {
+		top = cpu_top(c, r);
+		fputs(",,", fp);
+		csv_field(fp, mod_name(c, top->mod), 0);
+		csv_field(fp, fn_name(c, top->mod, top->fn), 0);
+		fputs(",,,", fp);
+		csv_field(fp, cpu_name(r->cpu, num, sizeof(num)), 0);
+		csv_field(fp, NULL, 1);
+		return 0;
+	}
 	fputs(",,", fp);
 	csv_field(fp, mod_name(c, r->mod), 0);
-	csv_field(fp, lv == CAL_MODULE ? NULL : fn_name(c, r->mod, r->fn), 0);
+	csv_field(fp, lv == CAL_MODULE ? NULL : fn_name(c, r->mod, lv ==
+	    CAL_LINE ? stmt_fn(r) : r->fn), 0);
 	csv_field(fp, lv >= CAL_FUNCTION ? file : NULL, 0);
 	snprintf(num, sizeof(num), "%" PRIu32, r->line);
 	csv_field(fp, lv == CAL_LINE && r->file != NULL ? num : NULL, 0);
 	snprintf(num, sizeof(num), "0x%" PRIx64, r->addr);
 	csv_field(fp, lv == CAL_INSN ? num : NULL, 0);
+	csv_field(fp, NULL, 0);
 	if (lv == CAL_LINE && (t = statement_text(c, r->mod, r->file,
 	    r->line)) == NULL)
 		return -1;
@@ -2062,11 +2277,12 @@ print_csv(struct caliper *c, FILE *fp)
 {
 	uint64_t sum;
 	size_t i;
-	int lv;
+	int lv, j;
 
 	fputs("level,samples,percent,cumulative,pid,tid,module,function,"
-	    "file,line,address,text\n", fp);
-	for (lv = 0; lv < CAL_NLEVELS; lv++) {
+	    "file,line,address,cpu,text\n", fp);
+	for (j = 0; j < CAL_NLEVELS; j++) {
+		lv = level_order[j];
 		if (!wanted(c, lv) || c->lv[lv].absent)
 			continue;
 		for (i = 0, sum = 0; i < c->lv[lv].n; i++) {
@@ -2106,6 +2322,8 @@ caliper_free(struct caliper *c)
 	for (i = 0; i < CAL_NLEVELS; i++)
 		free(c->lv[i].rows);
 	free(c->bythread.rows);
+	free(c->bycpu.rows);
+	free(c->thcpu.rows);
 	free(c->command);
 	free(c->res);
 	pme_quick_kernel_free(&c->kr);
@@ -2130,11 +2348,12 @@ caliper_new(const struct caliper_input *in, struct pme_error *err)
 	c->err = err;
 	c->trace = in->bf != NULL;
 	if (c->trace && (in->level == CAL_THREAD ||
-	    in->level == CAL_PROCESS || in->level == CAL_INSN)) {
+	    in->level == CAL_PROCESS || in->level == CAL_INSN ||
+	    in->level == CAL_CPU)) {
 		histo_err(err, PME_EINVAL, "-V caliper:%s: trace input ('%s') "
 		    "holds counts per bucket, not per %s: sample files (clock "
 		    "input) have them", level_names[in->level], in->bfname,
-		    level_names[in->level]);
+		    in->level == CAL_CPU ? "CPU" : level_names[in->level]);
 		free(c);
 		return NULL;
 	}
@@ -2196,9 +2415,13 @@ caliper_row_key(const struct caliper *c, int lv, size_t i, uint64_t *count)
 		break;
 	case CAL_LINE:
 		n = r->file != NULL ? asprintf(&s, "%s:%" PRIu32 " %s",
-		    base_name(r->file), r->line, fn_name(c, r->mod, r->fn)) :
-		    asprintf(&s, "? %s", r->fn != PME_NONE ? fn_name(c,
-		    r->mod, r->fn) : base_name(mod_name(c, r->mod)));
+		    base_name(r->file), r->line, fn_name(c, r->mod,
+		    stmt_fn(r))) : asprintf(&s, "? %s", stmt_fn(r) !=
+		    PME_NONE ? fn_name(c, r->mod, stmt_fn(r)) :
+		    base_name(mod_name(c, r->mod)));
+		break;
+	case CAL_CPU:
+		n = asprintf(&s, "cpu %s", cpu_name(r->cpu, run, sizeof(run)));
 		break;
 	default:
 		n = asprintf(&s, "0x%" PRIx64 " %s", r->addr,

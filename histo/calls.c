@@ -147,9 +147,10 @@ edge_of(struct calls *c, uint32_t caller, uint64_t site, uint32_t callee)
 }
 
 static int
-add_pc(struct calls *c, uint32_t proc, uint64_t addr, uint64_t n)
+add_pc(struct calls *c, uint32_t proc, uint64_t addr, uint64_t home,
+    uint64_t n)
 {
-	uint64_t key[2] = { proc, addr };
+	uint64_t key[3] = { proc, addr, home };
 	uint32_t i;
 	int added;
 
@@ -160,6 +161,7 @@ add_pc(struct calls *c, uint32_t proc, uint64_t addr, uint64_t n)
 			return -1;
 		c->pc[i].proc = proc;
 		c->pc[i].addr = addr;
+		c->pc[i].home = home;
 		c->pc[i].count = 0;
 		c->npc++;
 	}
@@ -266,16 +268,16 @@ fail:
 	return -1;
 }
 
-/* A pc of t->pcs: frame id, address. */
+/* A pc of t->pcs: frame id, address, home frame. */
 static int
 add_pcs(void *arg, const uint64_t *key, size_t len, uint64_t n)
 {
 	struct calls *c = arg;
 	uint32_t p;
 
-	if (len != 2 || (p = proc_of(c, key[0])) == CALLS_NONE)
+	if (len != 3 || (p = proc_of(c, key[0])) == CALLS_NONE)
 		return -1;
-	return add_pc(c, p, key[1], n);
+	return add_pc(c, p, key[1], key[2], n);
 }
 
 /* A thread's procedure of t->tprocs: pid << 32 | tid, frame id. */
@@ -492,7 +494,7 @@ calls_new(const struct tally *t, struct pme_error *err)
 	c->t = t;
 	c->mp.w = 1;
 	c->me.w = 3;
-	c->mpc.w = 2;
+	c->mpc.w = 3;
 	c->mth.w = 1;
 	c->mtp.w = 2;
 	if ((t->stacks != NULL && stacks_walk(t->stacks, add_stack, c) ==

@@ -43,6 +43,10 @@ struct edge {			/* caller calls callee at site */
 struct pcount {			/* samples at one pc of a procedure */
 	uint32_t	 proc;
 	uint64_t	 addr;		/* link-time */
+	uint64_t	 home;		/* the frame id of the routine or
+					   module holding addr: proc's, or
+					   with --inline the one it is
+					   inlined into */
 	uint64_t	 count;
 };
 

@@ -360,6 +360,15 @@ int		 inlines_at(struct inlines *in, struct tally *t, uint64_t id,
 int		 inlines_site(struct inlines *in, const struct tally *t,
 		    uint32_t m, uint64_t va, uint32_t level, const char **file,
 		    uint32_t *line);
+/*
+ * The function whose source bucket b of bf's code is when it was inlined
+ * there: the innermost instance at the start of each of the bucket's
+ * ranges (addr2line -i -f's first function), the one of the most bytes;
+ * NULL when most of them are in no instance (the routine's own code), or
+ * the module has none to give.  Owned by in.
+ */
+const char	*inlines_bucket(struct inlines *in, struct pme_bucketfile *bf,
+		    uint32_t b);
 
 /*
  * The frame id (FRAME_INLINE: a function's name) of the ELF function
@@ -516,7 +525,7 @@ histo_intervals(uint64_t period, const struct pme_sample *s)
  * shares and its count.
  */
 enum { CAL_THREAD, CAL_PROCESS, CAL_MODULE, CAL_FUNCTION, CAL_LINE,
-	CAL_INSN, CAL_NLEVELS };
+	CAL_INSN, CAL_CPU, CAL_NLEVELS };
 #define CAL_ALL		CAL_NLEVELS	/* every level, and the details */
 #define CAL_NONE	(-1)		/* no Caliper view asked for */
 
@@ -538,6 +547,9 @@ struct caliper_input {
 	size_t		 nsrcdirs;
 	const char	*measure;	/* -M, or NULL */
 	struct filter	*filter;	/* samples kept, or NULL: all */
+	int		 inl;		/* --inline: a statement's function
+					   is the innermost one inlined at
+					   its address (addr2line -f) */
 };
 
 struct caliper;
@@ -649,6 +661,8 @@ struct report_input {
 	const struct tally *tally;	/* NULL for trace input */
 	unsigned	 flags;		/* PME_REPORT_* */
 	double		 cutoff;
+	struct inlines	*inl;		/* --inline: a LINE unit's row names
+					   its function, or NULL */
 };
 
 struct pme_report *report_build(struct pme_bucketfile *bf,

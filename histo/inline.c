@@ -225,6 +225,52 @@ inlines_site(struct inlines *in, const struct tally *t, uint32_t m,
 	return 1;
 }
 
+const char *
+inlines_bucket(struct inlines *in, struct pme_bucketfile *bf, uint32_t b)
+{
+	const struct pme_syminline *c[MAXDEPTH];
+	const struct pme_module *mods;
+	const struct pme_unit *units;
+	const struct pme_range *rng;
+	const struct pme_bucket *bk;
+	struct pme_bucket *v;
+	struct pme_image *img;
+	const char *best = NULL, *name;
+	uint64_t most = 0, own = 0, bytes;
+	size_t nmods = pme_bucketfile_modules(bf, &mods), nb, i, j;
+
+	nb = pme_bucketfile_buckets(bf, &v);
+	pme_bucketfile_units(bf, &units);
+	pme_bucketfile_ranges(bf, &rng);
+	if (b >= nb)
+		return NULL;
+	bk = &v[b];
+	if ((img = image_of(in, mods, nmods, units[bk->unit].module)) == NULL)
+		return NULL;
+	for (i = 0; i < bk->nranges; i++) {
+		const struct pme_range *r = &rng[bk->range + i];
+
+		if (pme_image_inline_chain(img, r->start, c, MAXDEPTH) == 0) {
+			own += r->end - r->start;
+			continue;
+		}
+		/* This range's name, and the bytes of every range of it. */
+		name = c[0]->name;
+		for (bytes = 0, j = 0; j < bk->nranges; j++) {
+			const struct pme_range *q = &rng[bk->range + j];
+
+			if (pme_image_inline_chain(img, q->start, c,
+			    MAXDEPTH) > 0 && strcmp(c[0]->name, name) == 0)
+				bytes += q->end - q->start;
+		}
+		if (bytes > most) {
+			most = bytes;
+			best = name;
+		}
+	}
+	return most > own ? best : NULL;
+}
+
 /*
  * Frames outside the buckets named by their files' symbols (symnames_at):
  * a return address in the program's _start, which no DWARF routine

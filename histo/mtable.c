@@ -38,7 +38,8 @@ struct mtab {
 };
 
 static const char *const level_heads[CAL_NLEVELS] = {
-	"thread", "process", "module", "function", "line", "instruction"
+	"thread", "process", "module", "function", "line", "instruction",
+	"cpu"
 };
 
 /* The events of the first run, then stop. */

@@ -177,8 +177,8 @@ help(void)
 	    "file\n"
 	    "  -V view        the report: histogram (the default), or "
 	    "caliper[:LEVEL],\n"
-	    "                 LEVEL thread, process, module, function, line "
-	    "or instruction;\n"
+	    "                 LEVEL thread, process, module, function, line, "
+	    "instruction\n                 or cpu;\n"
 	    "                 from the call chains (pmeclock -g): spy, "
 	    "callgraph or\n"
 	    "                 callers:ROUTINE; measures: a column per "
@@ -474,8 +474,8 @@ option(struct opts *o, int c)
 			return 0;
 		if (mtable_parse(optarg, &o->mlevel) == -1) {
 			histo_warn(prog, "-V %s: not a level: routine, thread, "
-			    "process, module, function, line or instruction",
-			    optarg);
+			    "process, module, function, line, instruction or "
+			    "cpu", optarg);
 			return -1;
 		}
 		if (view_parse(optarg, &o->view) == 0)
@@ -486,7 +486,8 @@ option(struct opts *o, int c)
 		}
 		histo_warn(prog, "-V: '%s' is not a view: histogram, caliper, "
 		    "caliper:LEVEL (thread, process, module, function, line, "
-		    "instruction), spy, callgraph, callers:ROUTINE, measures, "
+		    "instruction, cpu), spy, callgraph, callers:ROUTINE, "
+		    "measures, "
 		    "heap, io, states, locks or timeline",
 		    optarg);
 		return -1;
@@ -1513,6 +1514,7 @@ caliper_view(struct opts *o)
 	in.nsrcdirs = o->nsrcdirs;
 	in.measure = o->measure;
 	in.filter = o->filter.on ? &o->filter : NULL;
+	in.inl = o->inlines;
 	/* Clock input's view needs no bucket file. */
 	if (o->mode == MODE_TRACE && open_bucketfile(o, &bf) == -1)
 		return 1;
@@ -1696,6 +1698,7 @@ run(struct opts *o)
 
 	tally_init(&t, NULL);
 	tally_init(&bt, NULL);
+	in.inl = NULL;
 	if (o->caliper != CAL_NONE) {
 		rc = caliper_view(o);
 		goto done;
@@ -1768,6 +1771,8 @@ run(struct opts *o)
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->mode == MODE_CLOCK ? o->npms : 0;
 	in.tally = o->mode == MODE_CLOCK ? &t : NULL;
+	if (o->inlines)
+		in.inl = xmalloc_check(inlines_new(prog, o->quiet));
 	/* The quick path's buckets (pmehisto -x, pmebuild -x) are for
 	 * perf's users: their rows by count, the smallest left out; a
 	 * .PMD's in its statements' order, all of them. */
@@ -1804,6 +1809,7 @@ done:
 	pme_fill_abort(fill);
 	pme_report_free(rep);
 	pme_bucketfile_close(bf);
+	inlines_free(in.inl);
 	tally_free(&t);
 	base_free(&bt);
 	if (x.data != o->vtext)

@@ -1140,7 +1140,8 @@ frame_lookup(struct run *r, uint32_t pid, uint64_t time, uint64_t addr,
  * call is the byte before it.  With t->sites (the views, calls.c) the key
  * is longer: the frame ids, then the link-time addresses of the calls (of
  * the frames after the first); and the innermost frame's pc is counted in
- * t->pcs (frame id, link-time address), its thread in t->tprocs (pid <<
+ * t->pcs (frame id, link-time address, home frame: add_sites()), its
+ * thread in t->tprocs (pid <<
  * 32 | tid, frame id).  Two small tables beside, rather than a key that
  * holds them, keep the distinct stacks few and the tables in the cache.
  * With t->addrs (the exports at the resolution of lines) the key is the
@@ -1169,14 +1170,16 @@ inl_room(struct chains *c, size_t n)
 	return 0;
 }
 
-/* The pc's and thread's tables of t->sites (add_chain()). */
+/* The pc's and thread's tables of t->sites (add_chain()); home is the
+ * frame of the routine or module that holds va (id, or with --inline
+ * the one id is inlined into), whose module the Spy's lines are of. */
 static int
 add_sites(struct run *r, uint32_t pid, uint32_t tid, uint64_t id,
-    uint64_t va, uint64_t count)
+    uint64_t va, uint64_t home, uint64_t count)
 {
-	uint64_t key[2] = { id, va };
+	uint64_t key[3] = { id, va, home };
 
-	if (stacks_add(r->t->pcs, key, 2, count) == -1)
+	if (stacks_add(r->t->pcs, key, 3, count) == -1)
 		return nomem(r);
 	key[0] = (uint64_t)pid << 32 | tid;
 	key[1] = id;
@@ -1201,13 +1204,15 @@ add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 	struct tally *t = r->t;
 	struct chains *ch = &r->chains;
 	const uint64_t *c, *at;
-	uint64_t id, va;
+	uint64_t id, va, home = 0;
 	size_t j, n = 0;
 	int m, i;
 
 	for (j = 0; j <= nframes; j++) {
 		id = frame_id(r, pid, time, j == 0 ? pc : frames[j - 1] - 1,
 		    j == 0 ? kernel : PME_KERNEL_ADDR(frames[j - 1]), &va);
+		if (j == 0)
+			home = id;
 		m = t->inl != NULL ? inlines_at(t->inl, t, id, va, &c, &at) :
 		    0;
 		if (m == -1 || inl_room(ch, n + (size_t)m + 2) == -1)
@@ -1229,8 +1234,8 @@ add_chain_inl(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 		ch->vas[n++] = 0;
 	}
 	if (t->sites) {
-		if (add_sites(r, pid, tid, ch->ids[0], ch->vas[0], count) ==
-		    -1)
+		if (add_sites(r, pid, tid, ch->ids[0], ch->vas[0], home,
+		    count) == -1)
 			return -1;
 		memcpy(ch->ids + n, ch->vas + 1, (n - 1) * sizeof(*ch->ids));
 	} else if (t->addrs)	/* each frame's address after the frames */
@@ -1289,8 +1294,8 @@ add_chain(struct run *r, uint32_t pid, uint32_t tid, uint64_t time,
 	r->chains.ids[0] = frame_id(r, pid, time, pc, kernel, &va);
 	if (t->addrs)
 		r->chains.ids[k] = va;
-	if (t->sites && add_sites(r, pid, tid, r->chains.ids[0], va, count) ==
-	    -1)
+	if (t->sites && add_sites(r, pid, tid, r->chains.ids[0], va,
+	    r->chains.ids[0], count) == -1)
 		return -1;
 	for (j = 0; j < nframes; j++) {
 		r->chains.ids[j + 1] = frame_id(r, pid, time, frames[j] - 1,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "histo.h"
 #include "util.h"
@@ -94,14 +95,47 @@ report_row_of(struct pme_bucketfile *bf, uint32_t i,
 		row->module = mods[u->module].path;
 }
 
+/*
+ * --inline: the name of a LINE unit's row with its function, "inl.c:22
+ * inner": the one inlined at its code (inlines_bucket()), else its
+ * ROUTINE parent; into *name, which the caller frees.  0, or -1 when
+ * out of memory.
+ */
+static int
+line_name(const struct report_input *in, struct pme_bucketfile *bf,
+    const struct pme_report_row *row, char **name)
+{
+	const struct pme_unit *units;
+	const char *const *kinds;
+	size_t nk = pme_bucketfile_kinds(bf, &kinds);
+	const char *fn;
+	uint32_t p;
+
+	*name = NULL;
+	if (in->inl == NULL || row->kind == NULL ||
+	    strcasecmp(row->kind, "LINE") != 0)
+		return 0;
+	pme_bucketfile_units(bf, &units);
+	p = units[row->unit].parent;
+	if ((fn = inlines_bucket(in->inl, bf, row->bucket)) == NULL &&
+	    p != PME_NONE && units[p].kind < nk &&
+	    strcasecmp(kinds[units[p].kind], "ROUTINE") == 0)
+		fn = units[p].name;
+	if (fn == NULL)
+		return 0;
+	return asprintf(name, "%s %s", row->name, fn) == -1 ? -1 : 0;
+}
+
 static int
 add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
-    struct pme_error *err)
+    const struct report_input *in, struct pme_error *err)
 {
 	const struct pme_group *grp;
 	size_t ng = pme_bucketfile_groups(bf, &grp), g, i;
 	struct pme_report_row row;
 	uint64_t *counts2 = NULL;
+	char *name;
+	int rc;
 	const char *name2 = pme_bucketfile_counts2(bf, &counts2);
 
 	/* A second measure (pmetrace's calls) gets a column of its own. */
@@ -113,7 +147,14 @@ add_rows(struct pme_report *rep, struct pme_bucketfile *bf,
 		for (i = grp[g].first; i < grp[g].first + grp[g].count; i++) {
 			report_row_of(bf, (uint32_t)i, &row);
 			row.count2 = name2 != NULL ? counts2[i] : 0;
-			if (pme_report_row(rep, &row, err) == -1)
+			if (line_name(in, bf, &row, &name) == -1)
+				return histo_err(err, PME_ENOMEM,
+				    "out of memory");
+			if (name != NULL)
+				row.name = name;
+			rc = pme_report_row(rep, &row, err);
+			free(name);
+			if (rc == -1)
 				return -1;
 		}
 	}
@@ -436,7 +477,7 @@ report_build(struct pme_bucketfile *bf, const struct report_input *in,
 	    PME_REPORT_NOADDR : 0), in->cutoff);
 	/* The quick path's buckets nobody sampled, when it made none of
 	 * them (pmehisto.c, sparse()). */
-	if (add_rows(rep, bf, err) == -1 || (in->tally != NULL &&
+	if (add_rows(rep, bf, in, err) == -1 || (in->tally != NULL &&
 	    in->tally->unmade > 0 && pme_report_zeros(rep,
 	    in->tally->unmade, err) == -1) ||
 	    summary(rep, bf, in, total, inside, err) == -1) {

@@ -616,8 +616,7 @@ by_lines(struct tree *tr, const struct pcount *pc, size_t n)
 	if (v == NULL)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if ((l = line_of(tr, c->p[pc[i].proc].id, pc[i].addr)) ==
-		    NULL)
+		if ((l = line_of(tr, pc[i].home, pc[i].addr)) == NULL)
 			continue;
 		v[k].file = pme_base_name(l->file);
 		v[k].line = l->line;
@@ -670,7 +669,7 @@ active(struct tree *tr)
 			break;
 		for (j = off[v[i]]; j < c->npc && pc[j].proc == v[i]; j++) {
 			const struct pme_symline *l = line_of(tr,
-			    c->p[v[i]].id, pc[j].addr);
+			    pc[j].home, pc[j].addr);
 
 			fprintf(tr->fp, "   (0x%llx", (unsigned long long)
 			    pc[j].addr);

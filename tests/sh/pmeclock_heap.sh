@@ -65,7 +65,7 @@ done
 # Per thread: the two threads' 25 each (Caliper's thread table).
 "$pmehisto" -q -x -V caliper:thread -M allocations h.PMS >threads ||
     fail "pmehisto -V caliper:thread -M allocations failed"
-[ "$(awk '$3 == 25 && $6 == "heapfix"' threads | wc -l)" = 2 ] ||
+[ "$(awk '$3 == 25 && $NF == "heapfix"' threads | wc -l)" = 2 ] ||
     fail "two threads of 25 allocations each: $(cat threads)"
 
 # ------------------------------------------------------------- -V heap

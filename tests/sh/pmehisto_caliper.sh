@@ -140,7 +140,7 @@ else
 	# padding whose spellings differ more (cs nopw), never executed.
 	awk -F, -v exe="$tmp/work" '$1 == "instruction" && $7 == exe &&
 	    $8 ~ /^(hot|cold|worker|main)$/ {
-		t = $0; for (k = 1; k < 12; k++) sub(/^[^,]*,/, "", t)
+		t = $0; for (k = 1; k < 13; k++) sub(/^[^,]*,/, "", t)
 		gsub(/^"|"$/, "", t); print substr($11, 3), t }' all.csv >ours
 	[ -s ours ] || fail "no instruction rows of the executable"
 	awk '

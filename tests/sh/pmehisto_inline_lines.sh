@@ -1,174 +1,144 @@
 #!/bin/bash
 #
-# pmehisto_inline_lines.sh - the exports of lines with --inline: each
-# inlined level carries its own function, file and line, as addr2line -i
-# gives them (the innermost the line table's, each outer level the call
-# site of the one inside it).  tests/fixtures/inline/inl.c built -O2 -g
-# (inner() inlined into middle() into outer() into work()), sampled by
-# pmeclock -g:
-# - -T pprof: each location of the program has the lines (function,
-#   file:line, innermost first) that addr2line -i -f gives its address,
-#   exactly, as go tool pprof -raw reads them; some have all four levels;
-#   go tool pprof -lines puts the flat samples on the innermost lines of
-#   those addresses;
-# - -T callgrind: each function's own cost per (file, line) and each call
-#   per (caller, file, line, callee) equal those of the same stacks
-#   expanded by addr2line -i (a call from middle to inner at middle's
-#   lines 30 and 33, from outer to middle at 49, from work to outer at
-#   58), and callgrind_annotate --auto=yes annotates them without a
-#   warning.
-# The pprof checks are skipped, said, without go tool pprof.
+# pmehisto_inline_lines.sh - with --inline, a line of an inlined function
+# is shown under the function whose source it is (issue 28): the line
+# views name the innermost function inlined at its addresses, as
+# addr2line -i -f names it first.  tests/fixtures/inline/inl.c built -O2
+# -g (inner() inlined into middle() into outer() into work(), side() into
+# outer()) is sampled by pmeclock -g at 4 kHz for a second; then
 #
+#   -V caliper --inline -T csv: the statement rows of the program (line,
+#       function, samples) equal, exactly, the samples of its instruction
+#       rows summed by what addr2line -i -f -e inl ADDR prints first for
+#       each address (its function and file:line); without --inline the
+#       same lines are work()'s;
+#   -V spy --inline: under each highly active procedure, each pc's line
+#       "(0xADDR inl.c:N)" is what addr2line -i -f gives ADDR, and the
+#       procedure is its function: inner's and side's pcs have their
+#       lines (they had none before: the Spy looked the lines up in the
+#       inlined function's frame, which has no module);
+#   the line histogram (pmebuild -x -b line) with --inline: each LINE
+#       row with samples is named "inl.c:N FUNCTION", FUNCTION the one
+#       addr2line -i -f gives at its first address;
+#   perf record --call-graph dwarf and perf script --inline of the same
+#       program: every address both sampled is in the same function and
+#       line in pme's Spy as in perf's first (innermost) frame.
+#
+# The perf part is skipped where perf is missing or cannot record.
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "$PME_TOP/tests/fixtures/clock/common.sh"
 . "$top/tests/sh/lib/unwind.sh"
-. "$top/tests/sh/lib/stacks.sh"
 
 need_unwinding
 command -v addr2line >/dev/null || skip "no addr2line (binutils)"
-command -v callgrind_annotate >/dev/null ||
-    skip "no callgrind_annotate (valgrind)"
 
 $cc -O2 -g -fomit-frame-pointer -o inl "$top/tests/fixtures/inline/inl.c" \
     >build.log 2>&1 || { fail "cannot build inl: $(cat build.log)"; finish; }
-src=$top/tests/fixtures/inline/inl.c
+run 0 "pmeclock -g" -g -F 4000 -o inl -- ./inl 1000
 
-run 0 "pmeclock -g" -g -F 4000 -o inl -- ./inl 500
-# shellcheck disable=SC2086 # PME_VALGRIND may be a command
-histo() { ${PME_VALGRIND:-} "$pmehisto" -q -x -B /dev/null "$@" inl.PMS; }
-histo --inline -T pprof -o inl.pprof 2>herr ||
-    fail "-T pprof --inline: $(cat herr)"
-histo --inline -T callgrind -o inl.cg 2>herr ||
-    fail "-T callgrind --inline: $(cat herr)"
-
-# addr2line -i -f of addresses (hexadecimal, one a line on standard
-# input): "ADDR function file:line" per level, innermost first, as pprof
-# -raw spells them (no discriminator, ":0" where no line is known).
+# a2l ADDR...: "ADDR FUNCTION FILE:LINE" per address, addr2line -i -f's
+# first (innermost) function and line, the file's base name, without a
+# discriminator.
 a2l() {
-	# shellcheck disable=SC2046 # one argument per address
-	addr2line -a -i -f -e inl $(cat) | awk '
-	    /^0x[0-9a-f]+$/ { a = $1; sub(/^0x0*/, "0x", a); next }
-	    fn == "" { fn = $0; next }
-	    { l = $1; if (l ~ /^\?\?:/) l = ":0"; print a, fn, l; fn = "" }'
+	local a
+	for a in "$@"; do
+		addr2line -i -f -e inl "$a" | head -n 2 | tr '\n' ' ' |
+		    awk -v a="$a" '{ sub(/.*\//, "", $2); print a, $1, $2 }'
+	done
 }
 
-# --- pprof
-if [ -n "$pprof" ]; then
-	$pprof -raw -symbolize=none inl.pprof >raw 2>err ||
-	    fail "$pprof -raw: $(cat err)"
-	# The program's mapping; its locations' lines, and each location's
-	# address by id.
-	m=$(awk '/^Mappings/ { go = 1; next }
-	    go && $3 ~ /\/inl$/ { sub(/:$/, "", $1); print $1; exit }' raw)
-	awk -v m="M=$m" '
-	    /^Locations/ { go = 1; next } /^Mappings/ { go = 0 }
-	    !go { next }
-	    $1 ~ /^[0-9]+:$/ { keep = $3 == m; a = $2; id = $1
-		sub(/:$/, "", id); if (keep) print id, a > "locaddr"
-		$1 = $2 = $3 = "" }
-	    keep { print a, $(NF - 2), $(NF - 1) }' raw >pme.lines
-	cut -d' ' -f1 pme.lines | uniq >addrs
-	a2l <addrs >a2l.lines
-	[ -s pme.lines ] || fail "pprof -raw: no location of the program"
-	diff -u a2l.lines pme.lines >diff ||
-	    { fail "pprof locations against addr2line -i:"; head -n 40 diff >&2; }
-	awk '{ n[$1]++ } END { for (a in n) if (n[a] == 4) k++; print k + 0 }' \
-	    pme.lines >four
-	[ "$(cat four)" -gt 0 ] ||
-	    fail "pprof: no location with inner, middle, outer, work"
-	# -lines: the flat samples on the innermost lines of the sampled
-	# addresses (the samples' first locations, by addr2line).
-	awk 'NR == FNR { addr[$1] = $2; next }
-	    /^Samples/ { go = 1; next } /^Locations/ { go = 0 }
-	    go && $3 ~ /^[0-9]+$/ && ($3 in addr) { n[addr[$3]] += $1 }
-	    END { for (a in n) print a, n[a] }' locaddr raw | LC_ALL=C sort >flat.addr
-	cut -d' ' -f1 flat.addr | a2l | awk '!seen[$1]++' >flat.a2l
-	awk 'NR == FNR { n[$1] = $2; next } { s[$2 " " $3] += n[$1] }
-	    END { for (k in s) print k, s[k] }' flat.addr flat.a2l |
-	    grep " $src:" | LC_ALL=C sort >flat.want
-	$pprof -lines -top -sample_index=samples -nodecount=100000 \
-	    -nodefraction=0 -edgefraction=0 -symbolize=none inl.pprof 2>/dev/null |
-	    awk '$1 ~ /^[0-9]+$/ && $1 != 0 && $7 ~ /:[0-9]+$/ { print $6, $7, $1 }' |
-	    grep " $src:" | LC_ALL=C sort >flat.got
-	[ -s flat.want ] && diff -u flat.want flat.got >diff ||
-	    { fail "$pprof -lines, flat per line:"; cat diff >&2; }
-	grep -q "^inner $src:2[23] " flat.got ||
-	    fail "$pprof -lines: no flat samples on inner's lines: $(cat flat.got)"
-else
-	echo "note: no go tool pprof nor pprof here: the pprof profile was not read"
-fi
+# Caliper: the statements against the instructions through addr2line.
+# shellcheck disable=SC2086 # PME_VALGRIND may be a command
+${PME_VALGRIND:-} "$pmehisto" -q -V caliper --inline -T csv -o /dev/null \
+    inl.PMS >cal.csv 2>err || { fail "-V caliper --inline -T csv: $(cat err)"; finish; }
+exe=$tmp/inl
+awk -F, -v exe="$exe" '$1 == "instruction" && $7 == exe { print $11, $2 }' \
+    cal.csv >insns
+[ -s insns ] || { fail "no instruction rows of inl: $(head cal.csv)"; finish; }
+# shellcheck disable=SC2046 # one word per address
+a2l $(awk '{ print $1 }' insns) >a2l.txt
+awk 'FNR == NR { fn[$1] = $2; ln[$1] = $3; next }
+    { n[ln[$1] " " fn[$1]] += $2 }
+    END { for (k in n) print k, n[k] }' a2l.txt insns | sort >want.lines
+awk -F, -v exe="$exe" '$1 == "line" && $7 == exe {
+	f = $9; sub(/.*\//, "", f); print f ":" $10, $8, $2 }' cal.csv |
+    sort >got.lines
+cmp -s got.lines want.lines ||
+    fail "caliper statements (line function samples), pme then addr2line:
+$(cat got.lines)
+--
+$(cat want.lines)"
+grep -q ' inner [0-9]*$' got.lines && grep -q ' side [0-9]*$' got.lines ||
+    fail "no statement of inner or side: $(cat got.lines)"
+"$pmehisto" -q -V caliper:line -T csv -o /dev/null inl.PMS >plain.csv ||
+    fail "-V caliper:line without --inline failed"
+awk -F, '$1 == "line" && $8 ~ /^(inner|middle|outer|side)$/' plain.csv |
+    grep -q . && fail "without --inline, a statement is an inlined function's"
+"$pmehisto" -q -V caliper --inline -I "$top/tests" -o - inl.PMS >cal.txt ||
+    fail "-V caliper --inline failed"
+grep -Eq '^ +[0-9.]+ +[0-9]+ +~?2[23]  \*?>\[inner\] ' cal.txt ||
+    fail "the function details do not mark inner's statements: $(cat cal.txt)"
 
-# --- callgrind: its costs, "self FN FILE LINE N" and "call FN FILE LINE
-# CALLEE N", names uncompressed.
-awk '
-	function nm(kind, s,    id) {
-		if (match(s, /^\([0-9]+\)/)) {
-			id = substr(s, 2, RLENGTH - 2); s = substr(s, RLENGTH + 1)
-			sub(/^ /, "", s)
-			if (s != "") names[kind, id] = s; else s = names[kind, id]
-		}
-		return s
-	}
-	/^fl=/ { file = nm("fl", substr($0, 4)); next }
-	/^(fi|fe)=/ { file = nm("fl", substr($0, 4)); next }
-	/^fn=/ { fn = nm("fn", substr($0, 4)); next }
-	/^cfn=/ { cfn = nm("fn", substr($0, 5)); next }
-	/^(cfi|cfl)=/ { nm("fl", substr($0, 5)); next }
-	/^(ob|cob)=/ { next }
-	/^calls=/ { call = 1; next }
-	/^[0-9]+ [0-9]+$/ {
-		if (call) c["call " fn " " file " " $1 " " cfn] += $2
-		else c["self " fn " " file " " $1] += $2
-		call = 0
-	}
-	END { for (k in c) if (c[k] != 0) print k, c[k] }' inl.cg |
-    grep "^[a-z]* [^ ]* $src " | LC_ALL=C sort >cg.got
-# The same from the stacks of -T folded's samples expanded by addr2line:
-# the sampled pcs and return addresses as the pprof profile holds them
-# (its locations' addresses, checked above), else from -T callgrind's
-# own file where go is missing: then only the callgrind file's lines at
-# the inlined levels are checked against the source.
-if [ -n "$pprof" ]; then
-	# Each location's levels, "ID function file:line": addr2line's of
-	# the program's, the profile's own of the others (the kernel's, the
-	# C library's: not in inl).
-	awk 'NR == FNR { n[$1]++; l[$1, n[$1]] = $2 " " $3; next }
-	    { for (k = 1; k <= n[$2]; k++) print $1, l[$2, k] }' \
-	    a2l.lines locaddr >loc.levels
-	awk -v m="M=$m" '/^Locations/ { go = 1; next } /^Mappings/ { go = 0 }
-	    !go { next }
-	    $1 ~ /^[0-9]+:$/ { id = $1; sub(/:$/, "", id); other = $3 != m }
-	    other && $(NF - 1) ~ /:[0-9]+$/ { print id, $(NF - 2), $(NF - 1) }
-	    other && $(NF - 1) !~ /:[0-9]+$/ { print id, $(NF - 1), ":0" }' \
-	    raw >>loc.levels
-	awk 'FILENAME == ARGV[1] { k = ++n[$1]; fn[$1, k] = $2; fl[$1, k] = $3; next }
-	    /^Samples/ { go = 1; next } /^Locations/ { go = 0 }
-	    go && $3 ~ /^[0-9]+$/ {
-		cnt = $1; m = 0
-		for (i = 3; i <= NF; i++)
-			for (k = 1; k <= n[$i]; k++) {
-				m++; F[m] = fn[$i, k]; L[m] = fl[$i, k]
-			}
-		split(L[1], p, /:/); s["self " F[1] " " p[1] " " p[2]] += cnt
-		for (j = 2; j <= m; j++) {
-			split(L[j], p, /:/)
-			s["call " F[j] " " p[1] " " p[2] " " F[j - 1]] += cnt
-		}
-	    }
-	    END { for (k in s) print k, s[k] }' loc.levels raw |
-	    grep "^[a-z]* [^ ]* $src " | LC_ALL=C sort >cg.want
-	diff -u cg.want cg.got >diff ||
-	    { fail "-T callgrind's costs per line against addr2line -i:"; cat diff >&2; }
+# The Spy: each pc's line and procedure against addr2line.
+# shellcheck disable=SC2086 # PME_VALGRIND may be a command
+${PME_VALGRIND:-} "$pmehisto" -q -x -V spy --inline -o - inl.PMS >spy \
+    2>err ||
+    fail "-V spy --inline: $(cat err)"
+sed -n '/^Breakdown of highly active/,$p' spy | awk '
+	/^[^ ~]/ { proc = $1 }
+	/^   \(0x/ { a = $1; sub(/^\(/, "", a); l = $2; sub(/\)$/, "", l)
+		if ($2 ~ /^=/) l = "-"
+		print a, proc, l }' >spy.pcs
+grep -Eq ' (inner|side) inl\.c:[0-9]+$' spy.pcs ||
+    fail "the Spy's inlined procedures have no lines: $(cat spy.pcs)"
+# shellcheck disable=SC2046 # one word per address
+a2l $(awk '{ print $1 }' spy.pcs) >spy.a2l
+awk 'FNR == NR { fn[$1] = $2; ln[$1] = $3; next }
+    fn[$1] != "" && ($2 != fn[$1] || $3 != ln[$1]) {
+	print $1 ": " $2 " " $3 ", addr2line " fn[$1] " " ln[$1] }' \
+    spy.a2l spy.pcs >msg
+[ -s msg ] && fail "the Spy's pcs: $(head -5 msg)"
+
+# The line histogram: each LINE row's function at its first address.
+"$pmebuild" -q -x ./inl -b line -o line.PME ||
+    { fail "pmebuild -x -b line failed"; finish; }
+# shellcheck disable=SC2086 # PME_VALGRIND may be a command
+${PME_VALGRIND:-} "$pmehisto" -q -b line.PME -B lf.PME --inline -C 0 \
+    -T csv -o /dev/null inl.PMS >hist.csv 2>err || fail "histogram --inline: $(cat err)"
+awk -F, 'NR > 1 && $7 > 0 && $11 ~ /\/inl$/ { print $5, $2 }' hist.csv \
+    >hist.rows
+[ -s hist.rows ] || fail "no LINE rows with samples: $(head hist.csv)"
+while read -r start unit; do
+	want=$(a2l "$start" | awk '{ print $3 " " $2 }')
+	case $want in
+	"??"*) ;;
+	"$unit") ;;
+	*) fail "histogram row '$unit' at $start: addr2line says '$want'" ;;
+	esac
+done <hist.rows
+grep -q 'inl\.c:2[23] inner$' hist.rows ||
+    fail "no histogram row of inner's lines: $(cat hist.rows)"
+
+# perf on the same program: the innermost frame's function and line.
+command -v perf >/dev/null 2>&1 || { echo "perf part skipped: no perf"; finish; }
+if ! perf record -q -e cpu-clock -c 250000 --call-graph dwarf \
+    -o inl.data -- ./inl 1000 >perf.err 2>&1 ||
+    ! perf script --inline -F ip,sym,srcline -i inl.data >perf.txt \
+    2>perf.err; then
+	echo "perf part skipped: $(head -n 1 perf.err)"
+	finish
 fi
-for want in "call middle $src 30 inner" "call middle $src 33 inner" \
-    "call outer $src 49 middle" "call work $src 58 outer" "self inner $src 2[23]"; do
-	grep -q "^$want " cg.got ||
-	    fail "-T callgrind: no '$want' cost: $(cat cg.got)"
-done
-callgrind_annotate --auto=yes --threshold=100 inl.cg >ann 2>err ||
-    fail "callgrind_annotate: $(cat err)"
-grep -q WARNING err && fail "callgrind_annotate warned: $(cat err)"
-grep -q "=> $src:inner (" ann && grep -q "Auto-annotated source: $src" ann ||
-    fail "callgrind_annotate --auto=yes: inl.c's calls to inner not annotated"
+# The first frame of each sample: ip, function, file:line.
+awk 'BEGIN { first = 1 }
+    /^$/ { first = 1; next }
+    first && /^[ \t]+[0-9a-f]+ / { ip = $1; fn = $2; getline
+	sub(/^ +/, ""); print "0x" ip, fn, $1; first = 0 }' perf.txt |
+    sort -u >perf.first
+awk 'FNR == NR { p[$1] = $2 " " $3; next }
+    ($1 in p) { n++; if (p[$1] != $2 " " $3)
+	print $1 ": pme " $2 " " $3 ", perf " p[$1] }
+    END { if (n == 0) print "no address sampled by both" }' \
+    perf.first spy.pcs >msg
+[ -s msg ] && fail "against perf script --inline: $(head -5 msg)"
 finish

@@ -93,6 +93,6 @@ is "-V measures:module -T text: the lines' lengths" \
     "$(awk '{ print length($0) }' module.txt | sort -u | wc -l)" 1
 
 expect "-V measures:bogus" 2 "$pmehisto" -x -V measures:bogus p.PMS
-grep -q "^pmehisto: -V measures:bogus: not a level: routine, thread, process, module, function, line or instruction$" \
+grep -q "^pmehisto: -V measures:bogus: not a level: routine, thread, process, module, function, line, instruction or cpu$" \
     err || fail "-V measures:bogus: $(head -n 1 err)"
 finish

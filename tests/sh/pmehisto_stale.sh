@@ -91,7 +91,7 @@ top_is beta "the file made again"
 ph -V caliper -T none -o -
 grep -q "^None: trace input" out &&
     fail "-V caliper: tables left out: $(grep '^None' out | head -1)"
-grep -A6 "^Thread Summary" out | grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +prog$" ||
+grep -A6 "^Thread Summary" out | grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9,?-]+ +prog$" ||
     { fail "-V caliper: no thread row"; head -20 out >&2; }
 
 # pmebuild -x's file is the quick path's too; -q says nothing.
