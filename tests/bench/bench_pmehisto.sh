@@ -11,13 +11,19 @@
 #    pmehisto reduces it (-T none: the filled bucket file and the .HIS are
 #    written, nothing displayed).  Prints the file's bytes per sample and
 #    the reduction rate in million samples per second (best of RUNS,
-#    default 3, wall time of the whole pmehisto run).
+#    default 3, wall time of the whole pmehisto run); then the same file
+#    reduced under filters (issue 28: a filter is applied as the file
+#    streams and costs no more than the unfiltered reduction): a time
+#    window (--time 0%-50%), a CPU (--cpu 1), a thread (--tid 4243) and
+#    a load module (--dso libc), each with its rate and its time as a
+#    ratio of the unfiltered one.
 # 2. pmsgen writes files of 1000, 1 million and 50 million samples (or
 #    the -m counts given) with the same bucket file, and peakrss.c reports
 #    pmehisto's peak resident set size (ru_maxrss) reducing each.  Printed
 #    per file: its samples and size, and the peak RSS, in MB.  The
 #    1000-sample file is the baseline: what pmehisto needs with almost
-#    nothing to read.  A reader that held the whole file would need the
+#    nothing to read.  "filtered MB" is the peak under --time 0%-50%
+#    --cpu 1 (a filter is applied as the file streams: the same bound).  A reader that held the whole file would need the
 #    file's size above it; one that streams stays near it.  With -b, a
 #    second pmehisto (say, one built before a change) is measured on the
 #    same files, in a column of its own.  The 50 million sample file takes
@@ -63,9 +69,12 @@ gcc -O2 -o "$work/peakrss" "$top/tests/bench/peakrss.c"
 # now, best_ms CMD...: tests/bench/lib.sh
 . "$top/tests/bench/lib.sh"
 
-reduce() {	# DIR: pmehisto on DIR/b.PMS and DIR/b.PME
-	"$pmehisto" -q -T none -b "$1/b.PME" -B "$1/out.PME" -o "$1/out.HIS" \
-	    "$1/b.PMS"
+reduce() {	# DIR [FILTER...]: pmehisto on DIR/b.PMS and DIR/b.PME
+	local d=$1
+
+	shift
+	"$pmehisto" -q -T none -b "$d/b.PME" -B "$d/out.PME" -o "$d/out.HIS" \
+	    "$@" "$d/b.PMS"
 }
 
 # --- 1. the reduction rate ----------------------------------------------------
@@ -78,32 +87,51 @@ ms=$(best_ms reduce "$work/flat")
 awk -v n="$samples" -v b="$bytes" -v ms="$ms" 'BEGIN {
 	printf "pmehisto: %d samples, %.1f MB, %.2f bytes/sample: %.0f ms, " \
 	    "%.1f M samples/s\n", n, b / 1e6, b / n, ms, n / ms / 1000 }'
+for f in "--time 0%-50%" "--cpu 1" "--tid 4243" "--dso libc"; do
+	# shellcheck disable=SC2086 # the filter's option and its value
+	reduce "$work/flat" $f || { echo "pmehisto $f failed" >&2; exit 1; }
+	# shellcheck disable=SC2086
+	fms=$(best_ms reduce "$work/flat" $f)
+	awk -v n="$samples" -v f="$f" -v ms="$fms" -v base="$ms" 'BEGIN {
+		printf "pmehisto %-14s %.0f ms, %.1f M samples/s read, " \
+		    "%.2fx the unfiltered time\n", f ":", ms, n / ms / 1000,
+		    ms / base }'
+done
 
 # --- 2. memory ---------------------------------------------------------------
 
-peak_mb() {	# PMEHISTO: its peak RSS reducing $work/mem/b.PMS, in MB
-	"$work/peakrss" "$work/rss" "$1" -q -T none -b "$work/mem/b.PME" \
-	    -B "$work/mem/out.PME" -o "$work/mem/out.HIS" "$work/mem/b.PMS" ||
+peak_mb() {	# PMEHISTO [FILTER...]: its peak RSS reducing $work/mem/b.PMS,
+		# in MB
+	local h=$1
+
+	shift
+	"$work/peakrss" "$work/rss" "$h" -q -T none -b "$work/mem/b.PME" \
+	    -B "$work/mem/out.PME" -o "$work/mem/out.HIS" "$@" \
+	    "$work/mem/b.PMS" ||
 	    { echo "$1 failed" >&2; exit 1; }
 	awk '{ printf "%.1f", $1 / 1024 }' "$work/rss"
 }
 
 mkdir "$work/mem"
+filt="--time 0%-50% --cpu 1"
 if [ -n "$other" ]; then
-	printf '%12s %10s %14s %14s\n' samples "file MB" "peak RSS MB" \
-	    "-b's peak MB"
+	printf '%12s %10s %14s %14s %14s\n' samples "file MB" "peak RSS MB" \
+	    "filtered MB" "-b's peak MB"
 else
-	printf '%12s %10s %14s\n' samples "file MB" "peak RSS MB"
+	printf '%12s %10s %14s %14s\n' samples "file MB" "peak RSS MB" \
+	    "filtered MB"
 fi
 for n in "${counts[@]}"; do
 	"$work/pmsgen" "$work/mem/b.PMS" "$work/mem/b.PME" "$n"
 	mb=$(awk -v b="$(stat -c %s "$work/mem/b.PMS")" 'BEGIN {
 	    printf "%.1f", b / 1e6 }')
+	# shellcheck disable=SC2086 # the filters' options and values
+	row=$(printf '%12d %10s %14s %14s' "$n" "$mb" \
+	    "$(peak_mb "$pmehisto")" "$(peak_mb "$pmehisto" $filt)")
 	if [ -n "$other" ]; then
-		printf '%12d %10s %14s %14s\n' "$n" "$mb" \
-		    "$(peak_mb "$pmehisto")" "$(peak_mb "$other")"
+		printf '%s %14s\n' "$row" "$(peak_mb "$other")"
 	else
-		printf '%12d %10s %14s\n' "$n" "$mb" "$(peak_mb "$pmehisto")"
+		printf '%s\n' "$row"
 	fi
 done
 rm -rf "$work/mem"
