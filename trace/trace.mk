@@ -56,6 +56,7 @@ endif
 trace/qemu.o: PME_CPPFLAGS += -DPMEVG_LIBDIR='"$(PMEVG_LIBDIR)"'
 
 trace/qemu/pmeqemu.so: trace/qemu/pmeqemu.c trace/qemu/qplugin.h \
+	    trace/qemu/qmark.h \
 	    config.mk trace/trace.mk
 	$(CC) $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) \
 	    $(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) -fPIC -shared \

@@ -9,7 +9,8 @@
 # valgrind's rule (pmetrace_rep's figures); a program that execs is
 # counted up to its exec (the new program runs outside QEMU); one that
 # dies of a signal and one QEMU cannot load are refused with the engine
-# named and another suggested, no file written; a command found in PATH
+# named and another suggested, no file written; the libpmetrace region
+# counts what pmevg and callgrind count; a command found in PATH
 # runs; without qemu-x86_64 pmevg counts, said.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -82,6 +83,41 @@ grep -qx "kloop $((6 * KLOOP))" q.txt || fail "threads 3 2: $(cat q.txt)"
 same prog prog.pme 3 fork 3
 grep -qx "kloop $((4 * KLOOP))" q.txt || fail "fork 3: $(cat q.txt)"
 same prog prog.pme 0 signal 2
+
+# The libpmetrace region (pme_init to pme_exit, marked by the runtime's
+# system call to the plugin): every bucket of the program counts what
+# pmevg's and callgrind's count, in the main thread or in threads made in
+# the region, the runtime shared and static.  The runtime's own routines
+# (pme_init, pme_exit and the syscall stub) differ: its marks differ.
+# region PROG ARGS...
+region() {
+	local p=$1 e
+	shift
+	run qemu "$p.pme" q.pme 0 "./$p" "$@"
+	counts q.pme | grep -Ev '^(pme_init|pme_exit|syscall@plt) ' |
+	    cut -d' ' -f1,2 >q.txt
+	for e in callgrind $(have_pmevg && echo pmevg); do
+		run $e "$p.pme" $e.pme 0 "./$p" "$@"
+		counts $e.pme | grep -Ev '^(pme_init|pme_exit|syscall@plt) ' |
+		    cut -d' ' -f1,2 >$e.txt
+		diff -u $e.txt q.txt >diff.txt ||
+		    fail "region $p $*: qemu differs from $e: $(cat diff.txt)"
+	done
+}
+$cc -g -O1 -I"$top/trace" -o rt "$fx/rt.c" -L"$top/trace" -lpmetrace \
+    -Wl,-rpath,"$top/trace" -pthread &&
+$cc -g -O1 -I"$top/trace" -o rt_static "$fx/rt.c" \
+    "$top/trace/libpmetrace.a" -lz -pthread ||
+    fail "cannot build rt.c with libpmetrace"
+for p in rt rt_static; do
+	$pmebuild -q -x ./$p -o $p.pme || fail "pmebuild $p"
+	region $p 3
+	grep -qx "kloop $((3 * KLOOP))" q.txt && grep -qx "main 6" q.txt ||
+	    fail "region $p 3: not the region's counts: $(cat q.txt)"
+	region $p 2 2
+	grep -qx "kloop $((4 * KLOOP))" q.txt ||
+	    fail "region $p 2 2: $(cat q.txt)"
+done
 
 # A command found in PATH (QEMU does not look there), argv[0] kept.
 PATH=$tmp:$PATH run qemu prog.pme q.pme 0 prog loop 3

@@ -24,6 +24,11 @@
  * QEMU's own /proc/self/maps (read again when an address is in none of
  * the mappings known) and written with guest addresses.
  *
+ * The libpmetrace region.  pme_init() and pme_exit() make the system
+ * call of qmark.h: the first zeroes the counts, the second writes them as
+ * a "region" dump (pmevg's answers to callgrind's client requests), and
+ * each sets the runtime's word to say it was seen.
+ *
  * Processes.  A forked child starts from zero (its copy of the counters
  * is cleared); each process writes DIR/pv.PID.SEQ when it ends and
  * before each execve (then starts from zero again), DIR being PMEQEMU_DIR
@@ -39,6 +44,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "qmark.h"
 #include "qplugin.h"
 
 __attribute__((visibility("default"))) int qemu_plugin_version =
@@ -199,14 +205,21 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	pthread_mutex_unlock(&lock);
 }
 
-/* The forked child's counts start from zero. */
+/* Every count from zero: a forked child's, the region's start. */
 static void
-child(void)
+zero(void)
 {
 	size_t i;
 
 	for (i = 0; i < nslots; i++)
-		chunks[i / CHUNK][i % CHUNK].count = 0;
+		__atomic_store_n(&chunks[i / CHUNK][i % CHUNK].count, 0,
+		    __ATOMIC_RELAXED);
+}
+
+static void
+child(void)
+{
+	zero();
 	nvcpus = 1;
 	seq = 0;
 }
@@ -272,15 +285,35 @@ at_exit(qemu_plugin_id_t id, void *udata)
 	dump("end");
 }
 
-/* Before an execve (or execveat), whose program QEMU does not run. */
+/* The region's marks (qmark.h): req at pme_init or pme_exit, the
+ * runtime's word at guest address word set to say it was seen. */
+static void
+mark(uint64_t req, uint64_t word)
+{
+	pthread_mutex_lock(&lock);
+	if (req == PMEQEMU_ZERO)
+		zero();
+	else if (req == PMEQEMU_REGION)
+		dump("region");
+	pthread_mutex_unlock(&lock);
+	if (have_base && word != 0 && (req == PMEQEMU_ZERO ||
+	    req == PMEQEMU_REGION))
+		__atomic_store_n((uint32_t *)(uintptr_t)(word + guest_base), 1,
+		    __ATOMIC_RELAXED);
+}
+
+/* Before an execve (or execveat), whose program QEMU does not run, and
+ * the region's marks. */
 static void
 on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
     uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
     uint64_t a7, uint64_t a8)
 {
-	(void)id, (void)vcpu, (void)a1, (void)a2, (void)a3, (void)a4;
+	(void)id, (void)vcpu, (void)a3, (void)a4;
 	(void)a5, (void)a6, (void)a7, (void)a8;
-	if (num == 59 || num == 322) {
+	if (num == PMEQEMU_MARK)
+		mark(a1, a2);
+	else if (num == 59 || num == 322) {
 		pthread_mutex_lock(&lock);
 		dump("exec");
 		pthread_mutex_unlock(&lock);
