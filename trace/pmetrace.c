@@ -39,7 +39,7 @@ help(void)
 	    "  -e engine      pmevg (pme's valgrind tool, the default where it "
 	    "runs),\n"
 	    "                 callgrind (the fallback), step (no valgrind) or\n"
-	    "                 qemu (QEMU's user-mode emulator; no calls)\n"
+	    "                 qemu (QEMU's user-mode emulator)\n"
 	    "  -f             count even when the build-ids differ from the "
 	    "bucket file's\n"
 	    "  -P             step engine: do not keep the program on "
@@ -59,7 +59,8 @@ die_nomem(void)
 
 /*
  * The second counts, "calls", are what callgrind and pmevg find beside
- * the instructions.  The step and qemu engines count no calls: without
+ * the instructions, and the qemu engine's plugin by the same rule (its
+ * "j" lines).  The step engine counts no calls: without
  * ACCUMCOUNTS a file it fills has none, with it the calls of earlier
  * runs are kept.
  */
@@ -69,7 +70,7 @@ prepare_calls(struct pme_bucketfile *bf, enum engine e, int accum,
 {
 	const char *name = pme_bucketfile_counts2(bf, NULL);
 
-	if (e == ENG_STEP || e == ENG_QEMU)
+	if (e == ENG_STEP)
 		return accum ? 0 : pme_bucketfile_set_counts2(bf, NULL, err);
 	if (accum && name != NULL && strcmp(name, "calls") == 0)
 		return 0;

@@ -174,6 +174,37 @@ add_calls(struct tr_tally *t, struct pvfile *f, char *s)
 	return 0;
 }
 
+/*
+ * A "j ADDRESS INDEX|- COUNT FROM-INDEX|-" line, the qemu engine's:
+ * jumps and branches taken from code of the mapping FROM-INDEX, which are
+ * calls when pmevg would take them for calls (tr_tally_jumps).
+ */
+static int
+add_jumps(struct tr_tally *t, struct pvfile *f, char *s)
+{
+	const struct pvmap *m, *from = NULL;
+	char *sp, *end;
+	uint64_t a, n;
+	size_t i;
+
+	if ((sp = strrchr(s, ' ')) == NULL)
+		return -1;
+	*sp++ = '\0';
+	if (strcmp(sp, "-") != 0) {
+		i = strtoul(sp, &end, 16);
+		if (*end != '\0' || end == sp || i >= f->nmaps)
+			return -1;
+		from = &f->maps[i];
+	}
+	if (entry(f, s, &a, &m, &n) == -1)
+		return -1;
+	if (m != NULL)
+		tr_tally_jumps(t, m->module, pme_elf_addr(&m->elf, a -
+		    m->start + m->offset), from != NULL ? from->module :
+		    PME_NONE, n);
+	return 0;
+}
+
 /* Reads the counts file name into t; 1 when it was skipped (not a
  * region dump while region is set). */
 static int
@@ -209,6 +240,8 @@ read_file(struct tr_tally *t, const char *name, int region,
 			rc = add_map(t, &f, line + 4);
 		else if (strncmp(line, "c ", 2) == 0)
 			rc = add_calls(t, &f, line + 2);
+		else if (strncmp(line, "j ", 2) == 0)
+			rc = add_jumps(t, &f, line + 2);
 		else if (strncmp(line, "end ", 4) == 0) {
 			if (strtoull(line + 4, NULL, 16) != f.sum)
 				rc = -4;

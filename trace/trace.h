@@ -54,6 +54,14 @@ void		 tr_tally_add(struct tr_tally *t, uint32_t module,
 /* n calls to the routine entered at vaddr of module. */
 void		 tr_tally_calls(struct tr_tally *t, uint32_t module,
 		    uint64_t vaddr, uint64_t n);
+/*
+ * n jumps to vaddr of module from code of module from (PME_NONE: in no
+ * file), counted as calls as pmevg counts them: into another module, or
+ * to an entry of the unit of the bucket holding vaddr (a range's start;
+ * a line's routine's when the unit is of kind LINE).
+ */
+void		 tr_tally_jumps(struct tr_tally *t, uint32_t module,
+		    uint64_t vaddr, uint32_t from, uint64_t n);
 /* 0 when at least one module holding buckets matched an object the
  * program ran (or force); else -1 with a message in err naming the
  * mismatches. */

@@ -19,6 +19,19 @@
  * translated from then on calls count(), an atomic add: no lock per
  * block or instruction.
  *
+ * Calls, the second count, as pmevg counts them (callgrind's rule): a
+ * call, or a jump that pmetrace takes for one (to a routine's entry, into
+ * another object).  Each block's last instruction is decoded when it is
+ * translated: QEMU ends a block at every branch.  A direct call's or
+ * jump's count is its instruction's, at no cost.  A conditional branch's
+ * and an indirect call's or jump's target is the block that runs next on
+ * the same vCPU: every block calls block() as it starts, which books
+ * the arrival to the block that ran before when that one ended in such
+ * a branch and its branch ran (its last instruction's counter moved).
+ * Written as "c ADDRESS INDEX|- COUNT" (calls) and "j ADDRESS INDEX|-
+ * COUNT FROM-INDEX|-" (jumps and branches taken, with the mapping of
+ * the block they leave) before the instruction counts.
+ *
  * Addresses.  The guest's code is at host address vaddr + guest_base
  * (qemu_plugin_insn_haddr); the file mapping that holds it is found in
  * QEMU's own /proc/self/maps (read again when an address is in none of
@@ -64,6 +77,36 @@ struct slot {
 };
 #define NOMAP		UINT32_MAX
 #define CHUNK		65536		/* slots per chunk; chunks never move */
+#define MAXVCPU		4096		/* vCPUs whose last block is known */
+
+/* How a block ends. */
+enum { K_OTHER, K_CALL, K_JMP, K_JCC, K_ICALL, K_IJMP };
+
+/* Where an indirect call or jump went, and how often. */
+struct tgt {
+	struct tgt	*next;
+	uint64_t	 vaddr, n;
+	uint32_t	 map;
+};
+
+/* A translated block. */
+struct tbi {
+	struct tbi	*next;		/* every block, for dump() */
+	uint64_t	 vaddr, target;	/* its start; a direct branch's target */
+	uint32_t	 map, tmap;	/* their mappings */
+	int		 kind;		/* K_* */
+	struct slot	*last;		/* its last instruction's counter */
+	uint64_t	 taken;		/* K_JCC: the branch taken */
+	struct tgt	*tgts;		/* K_ICALL, K_IJMP */
+};
+
+/* The block each vCPU ran last, and its last instruction's count as
+ * the block began. */
+static struct {
+	struct tbi	*tb;
+	uint64_t	 at;
+} vlast[MAXVCPU];
+static struct tbi	*tbis;
 
 static struct slot	**chunks;
 static size_t		 nchunks, nslots;	/* slots used */
@@ -172,11 +215,122 @@ vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 	pthread_mutex_unlock(&lock);
 }
 
+/* How the instruction p[0..n) at vaddr ends a block (K_*); a direct
+ * branch's target in *target. */
+static int
+decode(const uint8_t *p, size_t n, uint64_t vaddr, uint64_t *target)
+{
+	size_t i = 0;
+	int64_t rel = 0;
+	int kind = K_OTHER;
+
+	while (i < n && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 ||
+	    p[i] == 0xf3 || p[i] == 0x2e || p[i] == 0x3e || p[i] == 0x26 ||
+	    p[i] == 0x36 || p[i] == 0x64 || p[i] == 0x65 ||
+	    (p[i] & 0xf0) == 0x40))
+		i++;
+	if (i >= n)
+		return K_OTHER;
+	if ((p[i] == 0xe8 || p[i] == 0xe9) && n - i >= 5) {
+		rel = (int32_t)((uint32_t)p[i + 1] | (uint32_t)p[i + 2] << 8 |
+		    (uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 24);
+		kind = p[i] == 0xe8 ? K_CALL : K_JMP;
+	} else if ((p[i] == 0xeb || (p[i] >= 0x70 && p[i] <= 0x7f) ||
+	    (p[i] >= 0xe0 && p[i] <= 0xe3)) && n - i >= 2) {
+		rel = (int8_t)p[i + 1];
+		kind = p[i] == 0xeb ? K_JMP : K_JCC;
+	} else if (p[i] == 0x0f && n - i >= 6 && p[i + 1] >= 0x80 &&
+	    p[i + 1] <= 0x8f) {
+		rel = (int32_t)((uint32_t)p[i + 2] | (uint32_t)p[i + 3] << 8 |
+		    (uint32_t)p[i + 4] << 16 | (uint32_t)p[i + 5] << 24);
+		kind = K_JCC;
+	} else if (p[i] == 0xff && n - i >= 2 && ((p[i + 1] >> 3) & 7) == 2)
+		return K_ICALL;
+	else if (p[i] == 0xff && n - i >= 2 && ((p[i + 1] >> 3) & 7) == 4)
+		return K_IJMP;
+	*target = vaddr + n + (uint64_t)rel;
+	return kind;
+}
+
+/* Block t reached: where the branch ending the block before went. */
+static void
+arrive(struct tbi *p, const struct tbi *t)
+{
+	struct tgt *g, *head;
+
+	if (p->kind == K_JCC) {
+		if (t->vaddr == p->target)
+			__atomic_fetch_add(&p->taken, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	head = __atomic_load_n(&p->tgts, __ATOMIC_ACQUIRE);
+	for (g = head; g != NULL; g = g->next)
+		if (g->vaddr == t->vaddr) {
+			__atomic_fetch_add(&g->n, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	if ((g = calloc(1, sizeof(*g))) == NULL) {
+		say("out of memory: counts incomplete");
+		return;
+	}
+	g->vaddr = t->vaddr;
+	g->map = t->map;
+	g->n = 1;
+	do
+		g->next = head;
+	while (!__atomic_compare_exchange_n(&p->tgts, &head, g, 0,
+	    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+}
+
+/* Every block as it starts. */
+static void
+block(unsigned int vcpu, void *udata)
+{
+	struct tbi *t = udata, *p;
+
+	if (vcpu >= MAXVCPU)
+		return;
+	p = vlast[vcpu].tb;
+	if (p != NULL && p->kind >= K_JCC &&
+	    __atomic_load_n(&p->last->count, __ATOMIC_RELAXED) !=
+	    vlast[vcpu].at)
+		arrive(p, t);
+	vlast[vcpu].tb = t;
+	vlast[vcpu].at = __atomic_load_n(&t->last->count, __ATOMIC_RELAXED);
+}
+
+/* A block's end: how it leaves. */
+static struct tbi *
+new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
+    struct slot *lastsl)
+{
+	struct tbi *t;
+	uint64_t h;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		return NULL;
+	t->vaddr = qemu_plugin_insn_vaddr(first);
+	h = (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(first);
+	t->map = h != 0 ? find_map(h) : NOMAP;
+	t->last = lastsl;
+	t->kind = decode(qemu_plugin_insn_data(last),
+	    qemu_plugin_insn_size(last), qemu_plugin_insn_vaddr(last),
+	    &t->target);
+	t->tmap = NOMAP;
+	if ((t->kind == K_CALL || t->kind == K_JMP || t->kind == K_JCC) &&
+	    have_base)
+		t->tmap = find_map(t->target + guest_base);
+	t->next = tbis;
+	tbis = t;
+	return t;
+}
+
 static void
 tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	struct qemu_plugin_insn *insn;
-	struct slot *sl;
+	struct slot *sl = NULL;
+	struct tbi *t;
 	uint64_t h;
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 
@@ -202,6 +356,14 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			    QEMU_PLUGIN_INLINE_ADD_U64, &sl->count, 1);
 	}
+	if (i == n && n > 0 && !failed) {
+		if ((t = new_tbi(qemu_plugin_tb_get_insn(tb, 0),
+		    qemu_plugin_tb_get_insn(tb, n - 1), sl)) == NULL)
+			say("out of memory: counts incomplete");
+		else
+			qemu_plugin_register_vcpu_tb_exec_cb(tb, block,
+			    QEMU_PLUGIN_CB_NO_REGS, t);
+	}
 	pthread_mutex_unlock(&lock);
 }
 
@@ -211,9 +373,19 @@ zero(void)
 {
 	size_t i;
 
+	struct tbi *t;
+	struct tgt *g;
+
 	for (i = 0; i < nslots; i++)
 		__atomic_store_n(&chunks[i / CHUNK][i % CHUNK].count, 0,
 		    __ATOMIC_RELAXED);
+	for (t = tbis; t != NULL; t = t->next) {
+		__atomic_store_n(&t->taken, 0, __ATOMIC_RELAXED);
+		for (g = t->tgts; g != NULL; g = g->next)
+			__atomic_store_n(&g->n, 0, __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < MAXVCPU; i++)
+		vlast[i].tb = NULL;
 }
 
 static void
@@ -224,9 +396,51 @@ child(void)
 	seq = 0;
 }
 
+/* "[TAG]ADDRESS INDEX|- COUNT", with the mapping of the block left
+ * when from is not NULL ("j" lines), and the line's end. */
+static void
+put(FILE *fp, const char *tag, uint64_t a, uint32_t map, uint64_t n,
+    const struct tbi *from)
+{
+	if (map == NOMAP || maps[map].path == NULL)
+		fprintf(fp, "%s%llx - %llx", tag, (unsigned long long)a,
+		    (unsigned long long)n);
+	else
+		fprintf(fp, "%s%llx %x %llx", tag, (unsigned long long)a, map,
+		    (unsigned long long)n);
+	if (from != NULL && (from->map == NOMAP || maps[from->map].path ==
+	    NULL))
+		fputs(" -", fp);
+	else if (from != NULL)
+		fprintf(fp, " %x", from->map);
+	fputc('\n', fp);
+}
+
+/* The calls and jumps of every block: "c" and "j" lines. */
+static void
+put_calls(FILE *fp)
+{
+	const struct tbi *t;
+	const struct tgt *g;
+	uint64_t n;
+
+	for (t = tbis; t != NULL; t = t->next) {
+		n = t->kind == K_JCC ? t->taken : t->last->count;
+		if ((t->kind == K_CALL || t->kind == K_JMP ||
+		    t->kind == K_JCC) && n > 0)
+			put(fp, t->kind == K_CALL ? "c " : "j ", t->target,
+			    t->tmap, n, t->kind == K_CALL ? NULL : t);
+		for (g = t->tgts; g != NULL; g = g->next)
+			if (g->n > 0)
+				put(fp, t->kind == K_ICALL ? "c " : "j ",
+				    g->vaddr, g->map, g->n,
+				    t->kind == K_ICALL ? NULL : t);
+	}
+}
+
 /* Writes the counts and clears them: "pmevg 1", pid, exe, trigger, the
- * mappings, one "ADDRESS MAP COUNT" line per instruction counted, their
- * sum. */
+ * mappings, the calls and jumps, one "ADDRESS MAP COUNT" line per
+ * instruction counted, their sum. */
 static void
 dump(const char *trigger)
 {
@@ -255,21 +469,15 @@ dump(const char *trigger)
 		    (unsigned long long)maps[i].end,
 		    (unsigned long long)maps[i].offset,
 		    maps[i].path != NULL ? maps[i].path : "");
+	put_calls(fp);
 	for (i = 0; i < nslots; i++) {
 		sl = &chunks[i / CHUNK][i % CHUNK];
 		if (sl->count == 0)
 			continue;
 		sum += sl->count;
-		if (sl->map == NOMAP || maps[sl->map].path == NULL)
-			fprintf(fp, "%llx - %llx\n",
-			    (unsigned long long)sl->vaddr,
-			    (unsigned long long)sl->count);
-		else
-			fprintf(fp, "%llx %x %llx\n",
-			    (unsigned long long)sl->vaddr, sl->map,
-			    (unsigned long long)sl->count);
-		sl->count = 0;
+		put(fp, "", sl->vaddr, sl->map, sl->count, NULL);
 	}
+	zero();
 	fprintf(fp, "end %llx\n", sum);
 	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
 		snprintf(msg, sizeof(msg), "'%s': %s", path, strerror(errno));

@@ -35,6 +35,9 @@
  *	ADDRESS INDEX|- COUNT		(hexadecimal; one per instruction
  *					 counted, an address may repeat)
  *	c ADDRESS INDEX|- COUNT		calls to the routine at ADDRESS
+ *	j ADDRESS INDEX|- COUNT FROM	jumps to ADDRESS from code of the
+ *					 mapping FROM (INDEX|-); the qemu
+ *					 engine's plugin's only
  *	end TOTAL			the sum of the counts, last
  * A process dumps when it ends, before an execve (valgrind starts over
  * in the new image) and at the client requests of libpmetrace's region
