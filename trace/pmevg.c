@@ -413,14 +413,28 @@ run(struct tr_tally *t, const char *vg, const char *lib,
     const struct tr_opts *o, int *status, struct pme_error *err)
 {
 	char dirarg[PATH_MAX + 32], logarg[PATH_MAX + 32], reason[256], *dir;
+	char startarg[PATH_MAX + 64], stoparg[PATH_MAX + 64];
 	/* valgrind's messages (a fatal signal's) go to its logs, as with
 	 * callgrind: the program's standard error is the program's. */
-	char *args[] = { (char *)"valgrind", (char *)"--tool=pmevg",
+	char *args[9] = { (char *)"valgrind", (char *)"--tool=pmevg",
 	    (char *)"--trace-children=yes", (char *)"--vgdb=no", dirarg,
-	    logarg, (char *)"--" };
+	    logarg };
+	size_t nargs = 6;
 	struct tr_sigsave ss;
 	pid_t pid;
 	int st, rc = -1;
+
+	if (o->startspec != NULL) {
+		snprintf(startarg, sizeof(startarg), "--pmevg-start=%s",
+		    o->startspec);
+		args[nargs++] = startarg;
+	}
+	if (o->stopspec != NULL) {
+		snprintf(stoparg, sizeof(stoparg), "--pmevg-stop=%s",
+		    o->stopspec);
+		args[nargs++] = stoparg;
+	}
+	args[nargs++] = (char *)"--";
 
 	tr_block_signals(&ss);
 	if ((dir = tr_tmpdir(err)) == NULL) {
@@ -429,8 +443,8 @@ run(struct tr_tally *t, const char *vg, const char *lib,
 	}
 	snprintf(dirarg, sizeof(dirarg), "--pmevg-dir=%s", dir);
 	snprintf(logarg, sizeof(logarg), "--log-file=%s/log.%%p", dir);
-	if ((pid = tr_spawn(vg, args, sizeof(args) / sizeof(args[0]), "pmevg",
-	    lib, o, &ss, err)) != -1) {
+	if ((pid = tr_spawn(vg, args, nargs, "pmevg", lib, o, &ss,
+	    err)) != -1) {
 		if (tr_wait_child(pid, &ss, &st) == -1)
 			pme_setsys(err, vg, "cannot wait for");
 		else {

@@ -84,10 +84,16 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	}
 	setenv("PMEQEMU_DIR", dir, 1);
 	setenv("PMEQEMU_EXE", o->exe, 1);
+	if (o->startspec != NULL)
+		setenv("PMEQEMU_START", o->startspec, 1);
+	if (o->stopspec != NULL)
+		setenv("PMEQEMU_STOP", o->stopspec, 1);
 	pid = tr_spawn(qemu, args, sizeof(args) / sizeof(args[0]), "qemu",
 	    NULL, &qo, &ss, err);
 	unsetenv("PMEQEMU_DIR");
 	unsetenv("PMEQEMU_EXE");
+	unsetenv("PMEQEMU_START");
+	unsetenv("PMEQEMU_STOP");
 	if (pid != -1) {
 		if (tr_wait_child(pid, &ss, &st) == -1)
 			pme_setsys(err, qemu, "cannot wait for");

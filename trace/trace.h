@@ -25,6 +25,9 @@ struct tr_opts {
 	int		 quiet;		/* -q given */
 	int		 force;		/* -f: build-ids may differ */
 	int		 nopin;		/* -P: step engine on any CPU */
+	const char	*start, *stop;	/* --start, --stop: routines' names */
+	char		*startspec;	/* their entries, "OFFSET:PATH" */
+	char		*stopspec;	/*   (tr_routine_spec), or NULL */
 };
 
 /*
@@ -118,6 +121,15 @@ struct tr_map {
  * in *out (the caller frees it); how many. */
 size_t		 tr_step_maps(struct tr_tally *t, FILE *fp, const char *exe,
 		    struct tr_map **out);
+
+/*
+ * --start, --stop (startstop.c): the entry of the routine called name in
+ * the objects of bf's load modules as "OFFSET:PATH" (its file offset in
+ * hexadecimal, the object's real path) in out; -1 with err filled when
+ * no object has such a routine.
+ */
+int		 tr_routine_spec(struct pme_bucketfile *bf, const char *name,
+		    char *out, size_t len, struct pme_error *err);
 
 char		*callgrind_find(void);
 /* name as execvp(3) would find it (the caller frees it), or NULL. */

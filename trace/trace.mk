@@ -6,7 +6,8 @@
 # local.
 
 trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c \
-	trace/callgrind.c trace/pmevg.c trace/step.c trace/qemu.c
+	trace/callgrind.c trace/pmevg.c trace/step.c trace/qemu.c \
+	trace/startstop.c
 
 # pme's own valgrind tool (the pmevg engine), built where valgrind's
 # headers and static libraries for tools are (Debian's valgrind package

@@ -32,6 +32,14 @@
  * COUNT FROM-INDEX|-" (jumps and branches taken, with the mapping of
  * the block they leave) before the instruction counts.
  *
+ * --start and --stop (PMEQEMU_START, PMEQEMU_STOP: "OFFSET:PATH", a
+ * routine's entry in its object).  The block starting at either entry
+ * calls toggle() before its instructions count: counting is on while
+ * the starts exceed the stops.  The inline adds cannot be turned off, so
+ * the counts run on: when counting starts they are zeroed, when it
+ * stops they are added to those kept (acc) and zeroed, a pass over every
+ * counter each time, as the libpmetrace region's marks make.
+ *
  * Addresses.  The guest's code is at host address vaddr + guest_base
  * (qemu_plugin_insn_haddr); the file mapping that holds it is found in
  * QEMU's own /proc/self/maps (read again when an address is in none of
@@ -72,6 +80,7 @@ struct qmap {
 /* One instruction's counter. */
 struct slot {
 	uint64_t	 count;
+	uint64_t	 acc;		/* --start: counted while on */
 	uint64_t	 vaddr;
 	uint32_t	 map;		/* index in maps, or NOMAP */
 };
@@ -85,7 +94,7 @@ enum { K_OTHER, K_CALL, K_JMP, K_JCC, K_ICALL, K_IJMP };
 /* Where an indirect call or jump went, and how often. */
 struct tgt {
 	struct tgt	*next;
-	uint64_t	 vaddr, n;
+	uint64_t	 vaddr, n, acc;
 	uint32_t	 map;
 };
 
@@ -95,8 +104,10 @@ struct tbi {
 	uint64_t	 vaddr, target;	/* its start; a direct branch's target */
 	uint32_t	 map, tmap;	/* their mappings */
 	int		 kind;		/* K_* */
+	int		 toggle;	/* 1: --start's entry, -1: --stop's */
 	struct slot	*last;		/* its last instruction's counter */
 	uint64_t	 taken;		/* K_JCC: the branch taken */
+	uint64_t	 takenacc;	/* --start: taken while on */
 	struct tgt	*tgts;		/* K_ICALL, K_IJMP */
 };
 
@@ -107,6 +118,15 @@ static struct {
 	uint64_t	 at;
 } vlast[MAXVCPU];
 static struct tbi	*tbis;
+
+/* --start and --stop: their routines' entries (file offset, object), the
+ * starts less the stops so far. */
+static struct {
+	uint64_t	 offset;
+	const char	*path;
+} marks[2];
+static int		 gated;
+static int64_t		 depth;
 
 static struct slot	**chunks;
 static size_t		 nchunks, nslots;	/* slots used */
@@ -252,6 +272,79 @@ decode(const uint8_t *p, size_t n, uint64_t vaddr, uint64_t *target)
 	return kind;
 }
 
+static void	zero(void);
+
+/* --start: with keep, the count added to those kept (acc) and zeroed;
+ * without, the counts kept made the count again, for dump(). */
+static void
+shift(uint64_t *count, uint64_t *acc, int keep)
+{
+	if (keep)
+		*acc += __atomic_exchange_n(count, 0, __ATOMIC_RELAXED);
+	else {
+		*count = *acc;
+		*acc = 0;
+	}
+}
+
+/* shift() of every count: when counting stops (keep: the counts run
+ * on, and are dropped at the next start), and before a dump. */
+static void
+shift_all(int keep)
+{
+	struct slot *sl;
+	struct tbi *t;
+	struct tgt *g;
+	size_t i;
+
+	for (i = 0; i < nslots; i++) {
+		sl = &chunks[i / CHUNK][i % CHUNK];
+		shift(&sl->count, &sl->acc, keep);
+	}
+	for (t = tbis; t != NULL; t = t->next) {
+		shift(&t->taken, &t->takenacc, keep);
+		for (g = t->tgts; g != NULL; g = g->next)
+			shift(&g->n, &g->acc, keep);
+	}
+}
+
+/* An entry of --start's routine (d 1) or --stop's (-1): counting goes
+ * on while the starts exceed the stops. */
+static void
+toggle(int d)
+{
+	int64_t old;
+
+	pthread_mutex_lock(&lock);
+	old = depth;
+	depth += d;
+	if (old <= 0 && depth > 0)
+		zero();
+	else if (old > 0 && depth <= 0)
+		shift_all(1);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Whether block t starts at --start's routine's entry (1), --stop's
+ * (-1) or neither (0). */
+static int
+mark_of(const struct tbi *t)
+{
+	const struct qmap *m;
+	uint64_t off;
+	int i;
+
+	if (t->map == NOMAP || maps[t->map].path == NULL)
+		return 0;
+	m = &maps[t->map];
+	off = t->vaddr - m->start + m->offset;
+	for (i = 0; i < 2; i++)
+		if (marks[i].path != NULL && off == marks[i].offset &&
+		    strcmp(m->path, marks[i].path) == 0)
+			return i == 0 ? 1 : -1;
+	return 0;
+}
+
 /* Block t reached: where the branch ending the block before went. */
 static void
 arrive(struct tbi *p, const struct tbi *t)
@@ -295,6 +388,8 @@ block(unsigned int vcpu, void *udata)
 	    __atomic_load_n(&p->last->count, __ATOMIC_RELAXED) !=
 	    vlast[vcpu].at)
 		arrive(p, t);
+	if (t->toggle != 0)
+		toggle(t->toggle);
 	vlast[vcpu].tb = t;
 	vlast[vcpu].at = __atomic_load_n(&t->last->count, __ATOMIC_RELAXED);
 }
@@ -320,6 +415,7 @@ new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
 	if ((t->kind == K_CALL || t->kind == K_JMP || t->kind == K_JCC) &&
 	    have_base)
 		t->tmap = find_map(t->target + guest_base);
+	t->toggle = gated ? mark_of(t) : 0;
 	t->next = tbis;
 	tbis = t;
 	return t;
@@ -391,6 +487,7 @@ zero(void)
 static void
 child(void)
 {
+	shift_all(0);
 	zero();
 	nvcpus = 1;
 	seq = 0;
@@ -453,6 +550,10 @@ dump(const char *trigger)
 
 	if (dir == NULL || failed)
 		return;
+	if (gated && depth > 0)
+		shift_all(1);
+	if (gated)
+		shift_all(0);
 	snprintf(path, sizeof(path), "%s/pv.%ld.%u", dir, (long)getpid(),
 	    seq++);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -528,6 +629,23 @@ on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
 	}
 }
 
+/* --start's (i 0) or --stop's (1) "OFFSET:PATH" from the environment
+ * variable name; whether it was there. */
+static int
+read_mark(int i, const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+
+	if (v == NULL)
+		return 0;
+	marks[i].offset = strtoull(v, &end, 16);
+	if (*end != ':')
+		return 0;
+	marks[i].path = end + 1;
+	return 1;
+}
+
 __attribute__((visibility("default"))) int
 qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
     char **argv)
@@ -540,6 +658,8 @@ qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 	}
 	if (pthread_atfork(NULL, NULL, child) != 0)
 		return -1;
+	if ((gated = read_mark(0, "PMEQEMU_START")))
+		read_mark(1, "PMEQEMU_STOP");
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
