@@ -8,7 +8,8 @@
 # three, fork and a signal handler, and the calls of calls.c (recursion,
 # tail calls, pointers, the PLT); rep string instructions count by
 # valgrind's rule (pmetrace_rep's figures); a program that execs is
-# counted up to its exec (the new program runs outside QEMU); one that
+# followed (the new program, or a script's interpreter, runs under QEMU
+# too); one that
 # dies of a signal and one QEMU cannot load are refused with the engine
 # named and another suggested, no file written; the libpmetrace region
 # counts what pmevg and callgrind count; a command found in PATH
@@ -57,14 +58,15 @@ run() {
 same() {
 	local prog=$1 pme=$2 want=$3 e
 	shift 3
-	run qemu "$pme" q.pme "$want" "./$prog" "$@"
+	case $prog in */*) ;; *) prog=./$prog;; esac
+	run qemu "$pme" q.pme "$want" "$prog" "$@"
 	counts q.pme >q3.txt
 	cut -d' ' -f1,2 q3.txt >q.txt
 	[ -s q.txt ] || fail "$prog $*: qemu counted no buckets"
 	awk '$3 == "-" { print; exit 1 }' q3.txt >bad.txt ||
 	    fail "$prog $*: qemu gave no call counts: $(cat bad.txt)"
 	for e in callgrind $(have_pmevg && echo pmevg); do
-		run $e "$pme" $e.pme "$want" "./$prog" "$@"
+		run $e "$pme" $e.pme "$want" "$prog" "$@"
 		counts $e.pme >$e.txt
 		diff -u $e.txt q3.txt >diff.txt ||
 		    fail "$prog $*: qemu differs from $e: $(cat diff.txt)"
@@ -146,10 +148,16 @@ PATH=$tmp:$PATH run qemu prog.pme q.pme 0 prog loop 3
 counts q.pme | grep -qx "kloop $((3 * KLOOP)) 3" ||
     fail "prog in PATH: kloop not 3 x $KLOOP: $(counts q.pme)"
 
-# exec: counted up to the exec; "prog loop 1" runs outside QEMU.
-run qemu prog.pme q.pme 0 ./prog exec 2
-counts q.pme | grep -qx "kloop $((2 * KLOOP)) 2" ||
-    fail "exec 2: kloop not 2 x $KLOOP: $(counts q.pme)"
+# exec: the new program ("prog loop 1") runs under QEMU too, counted; a
+# shell that forks and execs a script that execs.
+same prog prog.pme 0 exec 2
+grep -qx "kloop $((3 * KLOOP)) 3" q3.txt ||
+    fail "exec 2: kloop not 3 x $KLOOP: $(cat q3.txt)"
+printf '#!/bin/sh\n./prog loop 1\nexec ./prog loop 2\n' >s.sh &&
+    chmod +x s.sh || fail "cannot write s.sh"
+same /bin/sh prog.pme 0 -c ./s.sh
+grep -qx "kloop $((3 * KLOOP)) 3" q3.txt ||
+    fail "sh -c ./s.sh: kloop not 3 x $KLOOP: $(cat q3.txt)"
 
 # rep string instructions: valgrind's rule (pmetrace_rep.sh).
 cp "$fx/rep.want" want.txt

@@ -54,8 +54,10 @@
  * is cleared); each process writes DIR/pv.PID.SEQ when it ends and
  * before each execve (then starts from zero again), DIR being PMEQEMU_DIR
  * of the environment.  QEMU 7.2 ends no plugin when the guest dies of a
- * signal: such a process writes nothing after its last execve.  An
- * execve runs the new program outside QEMU: it is not counted.
+ * signal: such a process writes nothing after its last execve.  QEMU
+ * would run an execve's new program natively: the plugin execs QEMU
+ * with itself on the new program instead (follow()), whose plugin
+ * numbers its files on from the first free SEQ.
  */
 #include <errno.h>
 #include <limits.h>
@@ -554,8 +556,11 @@ dump(const char *trigger)
 		shift_all(1);
 	if (gated)
 		shift_all(0);
-	snprintf(path, sizeof(path), "%s/pv.%ld.%u", dir, (long)getpid(),
-	    seq++);
+	/* An exec'ed program's plugin numbers on from the first free. */
+	do
+		snprintf(path, sizeof(path), "%s/pv.%ld.%u", dir,
+		    (long)getpid(), seq++);
+	while (access(path, F_OK) == 0);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if ((fp = fopen(tmp, "we")) == NULL) {
 		snprintf(msg, sizeof(msg), "'%s': %s", tmp, strerror(errno));
@@ -611,20 +616,169 @@ mark(uint64_t req, uint64_t word)
 		    __ATOMIC_RELAXED);
 }
 
-/* Before an execve (or execveat), whose program QEMU does not run, and
- * the region's marks. */
+/* The guest's string at guest address a. */
+static const char *
+gstr(uint64_t a)
+{
+	return (const char *)(uintptr_t)(a + guest_base);
+}
+
+/* How many pointers the guest's NULL-ended array at a holds. */
+static size_t
+gcount(uint64_t a)
+{
+	const uint64_t *v = (const uint64_t *)(uintptr_t)(a + guest_base);
+	size_t n = 0;
+
+	while (a != 0 && v[n] != 0)
+		n++;
+	return n;
+}
+
+/* Whether path is an x86-64 ELF file (e_machine 62). */
+static int
+is_x86_64(const char *path)
+{
+	unsigned char h[20];
+	size_t n = 0;
+	FILE *fp;
+
+	if ((fp = fopen(path, "re")) != NULL) {
+		n = fread(h, 1, sizeof(h), fp);
+		fclose(fp);
+	}
+	return n == sizeof(h) && memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 &&
+	    h[18] == 62 && h[19] == 0;
+}
+
+/* A script's ("#!") interpreter and optional argument ("" when none)
+ * into interp and arg; 0 when path is not a script. */
+static int
+script(const char *path, char *interp, char *arg, size_t len)
+{
+	char line[PATH_MAX], *p, *q;
+	FILE *fp;
+	int ok;
+
+	interp[0] = arg[0] = '\0';
+	if ((fp = fopen(path, "re")) == NULL)
+		return 0;
+	ok = fgets(line, sizeof(line), fp) != NULL &&
+	    strncmp(line, "#!", 2) == 0;
+	fclose(fp);
+	if (!ok)
+		return 0;
+	line[strcspn(line, "\n")] = '\0';
+	p = line + 2 + strspn(line + 2, " \t");
+	q = p + strcspn(p, " \t");
+	if (*q != '\0') {
+		*q++ = '\0';
+		snprintf(arg, len, "%s", q + strspn(q, " \t"));
+	}
+	snprintf(interp, len, "%s", p);
+	return interp[0] != '\0';
+}
+
+/* This run's variables, given to an exec'ed program's QEMU. */
+static const char *const vars[] = { "PMEQEMU_DIR", "PMEQEMU_QEMU",
+    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP" };
+#define NVARS	(sizeof(vars) / sizeof(vars[0]))
+
+/*
+ * The environment of an exec'ed program's QEMU into env: the guest's
+ * genvp without PMEQEMU_ variables, this run's vars, PMEQEMU_EXE=exe;
+ * how many strings it allocated (at env[*n - k], k <= that).
+ */
+static size_t
+environment(char **env, size_t *n, uint64_t genvp, char *exe)
+{
+	const uint64_t *ev = (const uint64_t *)(uintptr_t)(genvp + guest_base);
+	const char *v;
+	size_t i, made = 0;
+
+	for (i = 0; genvp != 0 && ev[i] != 0; i++)
+		if (strncmp(gstr(ev[i]), "PMEQEMU_", 8) != 0)
+			env[(*n)++] = (char *)gstr(ev[i]);
+	for (i = 0; i < NVARS; i++)
+		if ((v = getenv(vars[i])) != NULL &&
+		    asprintf(&env[*n], "%s=%s", vars[i], v) != -1) {
+			(*n)++;
+			made++;
+		}
+	env[(*n)++] = exe;
+	return made;
+}
+
+/*
+ * An execve of the guest: its new program, an x86-64 ELF file or a
+ * script whose interpreter is one, is run under QEMU with this plugin
+ * too (QEMU would run it natively), by this process's own execve of
+ * qemu-x86_64 (PMEQEMU_QEMU, pmetrace's) with the same options, in the
+ * environment the guest gives with this run's variables.  Returns only
+ * when that failed or the program is not one to follow: QEMU then does
+ * the guest's execve.
+ */
+static void
+follow(uint64_t gpath, uint64_t gargv, uint64_t genvp)
+{
+	const char *qemu = getenv("PMEQEMU_QEMU"), *path = gstr(gpath);
+	const uint64_t *av = (const uint64_t *)(uintptr_t)(gargv + guest_base);
+	char interp[PATH_MAX], arg[PATH_MAX], real[PATH_MAX];
+	char exe[PATH_MAX + 16];
+	size_t na = gcount(gargv), n = 0, i, made;
+	char **args, **env;
+	int isscript = script(path, interp, arg, sizeof(interp));
+
+	if (qemu == NULL || getenv("PMEQEMU_PLUGIN") == NULL ||
+	    !is_x86_64(isscript ? interp : path) ||
+	    (args = calloc(na + 12, sizeof(*args))) == NULL)
+		return;
+	if ((env = calloc(gcount(genvp) + NVARS + 2, sizeof(*env))) == NULL) {
+		free(args);
+		return;
+	}
+	args[n++] = (char *)"qemu-x86_64";
+	args[n++] = (char *)"-cpu";
+	args[n++] = (char *)"max";
+	args[n++] = (char *)"-plugin";
+	args[n++] = getenv("PMEQEMU_PLUGIN");
+	args[n++] = (char *)"-0";
+	if (isscript) {
+		args[n++] = interp;
+		args[n++] = interp;
+		if (arg[0] != '\0')
+			args[n++] = arg;
+	} else
+		args[n++] = na > 0 ? (char *)gstr(av[0]) : (char *)path;
+	args[n++] = (char *)path;
+	for (i = 1; i < na; i++)
+		args[n++] = (char *)gstr(av[i]);
+	snprintf(exe, sizeof(exe), "PMEQEMU_EXE=%s", realpath(isscript ?
+	    interp : path, real) != NULL ? real : path);
+	n = 0;
+	made = environment(env, &n, genvp, exe);
+	execve(qemu, args, env);
+	for (i = 0; i < made; i++)
+		free(env[n - 2 - i]);
+	free(args);
+	free(env);
+}
+
+/* Before an execve (or execveat), and the region's marks. */
 static void
 on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
     uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
     uint64_t a7, uint64_t a8)
 {
-	(void)id, (void)vcpu, (void)a3, (void)a4;
+	(void)id, (void)vcpu, (void)a4;
 	(void)a5, (void)a6, (void)a7, (void)a8;
 	if (num == PMEQEMU_MARK)
 		mark(a1, a2);
 	else if (num == 59 || num == 322) {
 		pthread_mutex_lock(&lock);
 		dump("exec");
+		if (num == 59 && have_base)
+			follow(a1, a2, a3);
 		pthread_mutex_unlock(&lock);
 	}
 }
