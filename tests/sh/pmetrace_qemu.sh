@@ -46,7 +46,7 @@ counts() {
 run() {
 	local e=$1 pme=$2 out=$3 want=$4 got
 	shift 4
-	rm -f "$out"
+	command -p rm -f "$out"
 	$pmetrace -e "$e" -b "$pme" -o "$out" -- "$@" >run.out 2>run.err
 	got=$?
 	[ "$got" = "$want" ] ||
