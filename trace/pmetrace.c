@@ -23,8 +23,9 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp, "usage: pmetrace [-fPqv] [-b bucketfile] "
-	    "[-e engine] [-o output] [--]\n"
-	    "                command [argument ...]\n");
+	    "[-e engine] [-o output] [--start routine]\n"
+	    "                [--stop routine] [--] command "
+	    "[argument ...]\n");
 }
 
 static void
@@ -39,11 +40,15 @@ help(void)
 	    "  -e engine      pmevg (pme's valgrind tool, the default where it "
 	    "runs),\n"
 	    "                 callgrind (the fallback), step (no valgrind) or\n"
-	    "                 qemu (QEMU's user-mode emulator; no calls)\n"
+	    "                 qemu (QEMU's user-mode emulator)\n"
 	    "  -f             count even when the build-ids differ from the "
 	    "bucket file's\n"
 	    "  -P             step engine: do not keep the program on "
 	    "pmetrace's CPU\n"
+	    "  --start routine, --stop routine\n"
+	    "                 count only while the entries of the first "
+	    "exceed those\n"
+	    "                 of the second (pmevg and qemu engines)\n"
 	    "  -q             no warnings\n"
 	    "  -v             say which engine ran and what was counted\n"
 	    "  -h, --help     this text;  -V, --version  the version\n",
@@ -59,7 +64,8 @@ die_nomem(void)
 
 /*
  * The second counts, "calls", are what callgrind and pmevg find beside
- * the instructions.  The step and qemu engines count no calls: without
+ * the instructions, and the qemu engine's plugin by the same rule (its
+ * "j" lines).  The step engine counts no calls: without
  * ACCUMCOUNTS a file it fills has none, with it the calls of earlier
  * runs are kept.
  */
@@ -69,7 +75,7 @@ prepare_calls(struct pme_bucketfile *bf, enum engine e, int accum,
 {
 	const char *name = pme_bucketfile_counts2(bf, NULL);
 
-	if (e == ENG_STEP || e == ENG_QEMU)
+	if (e == ENG_STEP)
 		return accum ? 0 : pme_bucketfile_set_counts2(bf, NULL, err);
 	if (accum && name != NULL && strcmp(name, "calls") == 0)
 		return 0;
@@ -109,6 +115,10 @@ run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *
 	if (autopick)
 		e = getenv("PMETRACE_READ") != NULL ? ENG_CALLGRIND : ENG_PMEVG;
 	for (;;) {
+		if (o->start != NULL && (e == ENG_CALLGRIND || e == ENG_STEP))
+			return pme_seterr(err, PME_EINVAL, "--start: the %s "
+			    "engine cannot count from a routine (the pmevg "
+			    "and qemu engines can)", engine_name(e));
 		if (prepare_calls(bf, e, accum, err) == -1)
 			return -1;
 		if (o->verbose)
@@ -230,6 +240,8 @@ parse(int argc, char **argv, struct cmd *c)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "start", required_argument, NULL, 'S' },
+		{ "stop", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char who[128];
@@ -272,6 +284,12 @@ parse(int argc, char **argv, struct cmd *c)
 		case 'P':
 			c->o.nopin = 1;
 			break;
+		case 'S':
+			c->o.start = optarg;
+			break;
+		case 'T':
+			c->o.stop = optarg;
+			break;
 		case 'q':
 			c->o.quiet = 1;
 			c->o.verbose = 0;
@@ -289,6 +307,11 @@ parse(int argc, char **argv, struct cmd *c)
 		}
 	}
 	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (c->o.stop != NULL && c->o.start == NULL) {
+		fprintf(stderr, "%s: --stop needs --start\n", prog);
 		usage(stderr);
 		return 2;
 	}
@@ -314,6 +337,31 @@ parse(int argc, char **argv, struct cmd *c)
 	return -1;
 }
 
+/* --start's and --stop's routines found in bf's objects; -1 when one is
+ * not, said. */
+static int
+find_routines(struct pme_bucketfile *bf, struct tr_opts *o)
+{
+	const char *name[2] = { o->start, o->stop };
+	char **spec[2] = { &o->startspec, &o->stopspec };
+	struct pme_error err;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (name[i] == NULL)
+			continue;
+		if ((*spec[i] = malloc(PATH_MAX + 32)) == NULL)
+			die_nomem();
+		if (tr_routine_spec(bf, name[i], *spec[i], PATH_MAX + 32,
+		    &err) == -1) {
+			fprintf(stderr, "%s: --%s: %s\n", prog, i == 0 ?
+			    "start" : "stop", pme_strerror(&err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Counts the program into the bucket file in (named out when written);
  * the exit status: the program's, or 1 when pmetrace failed, said. */
 static int
@@ -326,6 +374,10 @@ run(struct cmd *c, const char *in, const char *out)
 	int accum, status, rc;
 
 	bf = load(in, &accum);
+	if (find_routines(bf, &c->o) == -1) {
+		pme_bucketfile_close(bf);
+		return 1;
+	}
 	if ((t = tr_tally_new(bf, &c->o, &err)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		pme_bucketfile_close(bf);
@@ -374,5 +426,7 @@ main(int argc, char **argv)
 	free(in);
 	free(out);
 	free((char *)c.o.exe);
+	free(c.o.startspec);
+	free(c.o.stopspec);
 	return rc;
 }

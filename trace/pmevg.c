@@ -174,6 +174,37 @@ add_calls(struct tr_tally *t, struct pvfile *f, char *s)
 	return 0;
 }
 
+/*
+ * A "j ADDRESS INDEX|- COUNT FROM-INDEX|-" line, the qemu engine's:
+ * jumps and branches taken from code of the mapping FROM-INDEX, which are
+ * calls when pmevg would take them for calls (tr_tally_jumps).
+ */
+static int
+add_jumps(struct tr_tally *t, struct pvfile *f, char *s)
+{
+	const struct pvmap *m, *from = NULL;
+	char *sp, *end;
+	uint64_t a, n;
+	size_t i;
+
+	if ((sp = strrchr(s, ' ')) == NULL)
+		return -1;
+	*sp++ = '\0';
+	if (strcmp(sp, "-") != 0) {
+		i = strtoul(sp, &end, 16);
+		if (*end != '\0' || end == sp || i >= f->nmaps)
+			return -1;
+		from = &f->maps[i];
+	}
+	if (entry(f, s, &a, &m, &n) == -1)
+		return -1;
+	if (m != NULL)
+		tr_tally_jumps(t, m->module, pme_elf_addr(&m->elf, a -
+		    m->start + m->offset), from != NULL ? from->module :
+		    PME_NONE, n);
+	return 0;
+}
+
 /* Reads the counts file name into t; 1 when it was skipped (not a
  * region dump while region is set). */
 static int
@@ -209,6 +240,8 @@ read_file(struct tr_tally *t, const char *name, int region,
 			rc = add_map(t, &f, line + 4);
 		else if (strncmp(line, "c ", 2) == 0)
 			rc = add_calls(t, &f, line + 2);
+		else if (strncmp(line, "j ", 2) == 0)
+			rc = add_jumps(t, &f, line + 2);
 		else if (strncmp(line, "end ", 4) == 0) {
 			if (strtoull(line + 4, NULL, 16) != f.sum)
 				rc = -4;
@@ -380,14 +413,28 @@ run(struct tr_tally *t, const char *vg, const char *lib,
     const struct tr_opts *o, int *status, struct pme_error *err)
 {
 	char dirarg[PATH_MAX + 32], logarg[PATH_MAX + 32], reason[256], *dir;
+	char startarg[PATH_MAX + 64], stoparg[PATH_MAX + 64];
 	/* valgrind's messages (a fatal signal's) go to its logs, as with
 	 * callgrind: the program's standard error is the program's. */
-	char *args[] = { (char *)"valgrind", (char *)"--tool=pmevg",
+	char *args[9] = { (char *)"valgrind", (char *)"--tool=pmevg",
 	    (char *)"--trace-children=yes", (char *)"--vgdb=no", dirarg,
-	    logarg, (char *)"--" };
+	    logarg };
+	size_t nargs = 6;
 	struct tr_sigsave ss;
 	pid_t pid;
 	int st, rc = -1;
+
+	if (o->startspec != NULL) {
+		snprintf(startarg, sizeof(startarg), "--pmevg-start=%s",
+		    o->startspec);
+		args[nargs++] = startarg;
+	}
+	if (o->stopspec != NULL) {
+		snprintf(stoparg, sizeof(stoparg), "--pmevg-stop=%s",
+		    o->stopspec);
+		args[nargs++] = stoparg;
+	}
+	args[nargs++] = (char *)"--";
 
 	tr_block_signals(&ss);
 	if ((dir = tr_tmpdir(err)) == NULL) {
@@ -396,8 +443,8 @@ run(struct tr_tally *t, const char *vg, const char *lib,
 	}
 	snprintf(dirarg, sizeof(dirarg), "--pmevg-dir=%s", dir);
 	snprintf(logarg, sizeof(logarg), "--log-file=%s/log.%%p", dir);
-	if ((pid = tr_spawn(vg, args, sizeof(args) / sizeof(args[0]), "pmevg",
-	    lib, o, &ss, err)) != -1) {
+	if ((pid = tr_spawn(vg, args, nargs, "pmevg", lib, o, &ss,
+	    err)) != -1) {
 		if (tr_wait_child(pid, &ss, &st) == -1)
 			pme_setsys(err, vg, "cannot wait for");
 		else {

@@ -10,7 +10,9 @@
  * emulates), so that the C library's ifuncs choose as they would on a
  * recent CPU; the counts of code whose path depends on the CPU (the C
  * library's string routines, the loader's start-up) still differ from
- * those of a run on the host (pmetrace(1)).  QEMU gives no call counts.
+ * those of a run on the host (pmetrace(1)).  qemu-x86_64's and the
+ * plugin's paths are in the environment (PMEQEMU_QEMU, PMEQEMU_PLUGIN)
+ * for the plugin to run an exec'ed program under them too.
  * Programs QEMU cannot run (an instruction it does not emulate ends the
  * program with SIGILL) are said, naming the engine, with another to use.
  */
@@ -84,10 +86,20 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	}
 	setenv("PMEQEMU_DIR", dir, 1);
 	setenv("PMEQEMU_EXE", o->exe, 1);
+	setenv("PMEQEMU_QEMU", qemu, 1);	/* for the execs it follows */
+	setenv("PMEQEMU_PLUGIN", plugin, 1);
+	if (o->startspec != NULL)
+		setenv("PMEQEMU_START", o->startspec, 1);
+	if (o->stopspec != NULL)
+		setenv("PMEQEMU_STOP", o->stopspec, 1);
 	pid = tr_spawn(qemu, args, sizeof(args) / sizeof(args[0]), "qemu",
 	    NULL, &qo, &ss, err);
 	unsetenv("PMEQEMU_DIR");
 	unsetenv("PMEQEMU_EXE");
+	unsetenv("PMEQEMU_START");
+	unsetenv("PMEQEMU_STOP");
+	unsetenv("PMEQEMU_QEMU");
+	unsetenv("PMEQEMU_PLUGIN");
 	if (pid != -1) {
 		if (tr_wait_child(pid, &ss, &st) == -1)
 			pme_setsys(err, qemu, "cannot wait for");

@@ -9,6 +9,9 @@
  *     PMETRACE_ENGINE=pmevg or callgrind in the environment), the region
  *     is marked with callgrind's client requests (pme's valgrind tool
  *     answers them too) and pmetrace does the tallying;
+ *   - under pmetrace's qemu engine (PMETRACE_ENGINE=qemu), the region
+ *     is marked with the system call pme's QEMU plugin watches for
+ *     (qemu/qmark.h), when the plugin says it saw it;
  *   - under pmetrace's step engine the whole program is being counted:
  *     nothing to do;
  *   - otherwise the calling thread steps itself: the x86-64 trap flag
@@ -39,6 +42,7 @@
 
 #include "pmetrace.h"
 #include "prog.h"
+#include "qemu/qmark.h"
 #include "rep.h"
 #include "trace.h"
 #include "util.h"
@@ -47,7 +51,7 @@
 #define MAXOBJS		256
 #define EFLAGS_TF	0x100
 
-enum { OFF, STEPPING, CALLGRIND, INERT };
+enum { OFF, STEPPING, CALLGRIND, QEMU, INERT };
 
 /* Executable segments of the objects loaded at pme_init(). */
 struct robj {
@@ -458,6 +462,16 @@ stop_stepping(void)
 
 #endif
 
+/* Whether pme's QEMU plugin saw the mark req (qemu/qmark.h). */
+static int
+qemu_mark(long req)
+{
+	volatile uint32_t seen = 0;
+
+	syscall(PMEQEMU_MARK, req, &seen);
+	return seen != 0;
+}
+
 PUBLIC void
 pme_init(void)
 {
@@ -479,6 +493,11 @@ pme_init(void)
 		return;
 	}
 #endif
+	if (engine != NULL && strcmp(engine, "qemu") == 0 &&
+	    qemu_mark(PMEQEMU_ZERO)) {
+		rt.on = QEMU;
+		return;
+	}
 	if (engine != NULL && strcmp(engine, "step") == 0) {
 		rt.on = INERT;
 		return;
@@ -494,6 +513,10 @@ pme_exit(void)
 #if defined(HAVE_CALLGRIND)
 		CALLGRIND_DUMP_STATS_AT("pmetrace region");
 #endif
+		rt.on = OFF;
+		break;
+	case QEMU:
+		qemu_mark(PMEQEMU_REGION);
 		rt.on = OFF;
 		break;
 	case INERT:

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "trace.h"
 #include "util.h"
@@ -218,6 +219,45 @@ tr_tally_calls(struct tr_tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
 	if (module == PME_NONE || pme_bucketfile_counts2(t->bf, &c) == NULL)
 		return;
 	if ((b = pme_bucketfile_find(t->bf, module, vaddr, NULL)) != PME_NONE)
+		c[b] += n;
+}
+
+/* Whether vaddr starts a range of the unit of bucket b (of its parent
+ * when the unit is a line). */
+static int
+unit_entry(const struct tr_tally *t, uint32_t b, uint64_t vaddr)
+{
+	const char *const *kinds;
+	const struct pme_unit *u;
+	const struct pme_range *r;
+	size_t nk, nu, i;
+	uint32_t k;
+
+	nk = pme_bucketfile_kinds(t->bf, &kinds);
+	nu = pme_bucketfile_units(t->bf, &u);
+	pme_bucketfile_ranges(t->bf, &r);
+	if ((k = t->bk[b].unit) >= nu)
+		return 0;
+	if (u[k].kind < nk && strcasecmp(kinds[u[k].kind], "LINE") == 0 &&
+	    u[k].parent < nu)
+		k = u[k].parent;
+	for (i = 0; i < u[k].nranges; i++)
+		if (r[u[k].range + i].start == vaddr)
+			return 1;
+	return 0;
+}
+
+void
+tr_tally_jumps(struct tr_tally *t, uint32_t module, uint64_t vaddr,
+    uint32_t from, uint64_t n)
+{
+	uint64_t *c;
+	uint32_t b;
+
+	if (module == PME_NONE || pme_bucketfile_counts2(t->bf, &c) == NULL)
+		return;
+	b = pme_bucketfile_find(t->bf, module, vaddr, NULL);
+	if (b != PME_NONE && (from != module || unit_entry(t, b, vaddr)))
 		c[b] += n;
 }
 

@@ -25,6 +25,9 @@ struct tr_opts {
 	int		 quiet;		/* -q given */
 	int		 force;		/* -f: build-ids may differ */
 	int		 nopin;		/* -P: step engine on any CPU */
+	const char	*start, *stop;	/* --start, --stop: routines' names */
+	char		*startspec;	/* their entries, "OFFSET:PATH" */
+	char		*stopspec;	/*   (tr_routine_spec), or NULL */
 };
 
 /*
@@ -54,6 +57,14 @@ void		 tr_tally_add(struct tr_tally *t, uint32_t module,
 /* n calls to the routine entered at vaddr of module. */
 void		 tr_tally_calls(struct tr_tally *t, uint32_t module,
 		    uint64_t vaddr, uint64_t n);
+/*
+ * n jumps to vaddr of module from code of module from (PME_NONE: in no
+ * file), counted as calls as pmevg counts them: into another module, or
+ * to an entry of the unit of the bucket holding vaddr (a range's start;
+ * a line's routine's when the unit is of kind LINE).
+ */
+void		 tr_tally_jumps(struct tr_tally *t, uint32_t module,
+		    uint64_t vaddr, uint32_t from, uint64_t n);
 /* 0 when at least one module holding buckets matched an object the
  * program ran (or force); else -1 with a message in err naming the
  * mismatches. */
@@ -110,6 +121,15 @@ struct tr_map {
  * in *out (the caller frees it); how many. */
 size_t		 tr_step_maps(struct tr_tally *t, FILE *fp, const char *exe,
 		    struct tr_map **out);
+
+/*
+ * --start, --stop (startstop.c): the entry of the routine called name in
+ * the objects of bf's load modules as "OFFSET:PATH" (its file offset in
+ * hexadecimal, the object's real path) in out; -1 with err filled when
+ * no object has such a routine.
+ */
+int		 tr_routine_spec(struct pme_bucketfile *bf, const char *name,
+		    char *out, size_t len, struct pme_error *err);
 
 char		*callgrind_find(void);
 /* name as execvp(3) would find it (the caller frees it), or NULL. */

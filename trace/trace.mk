@@ -6,7 +6,8 @@
 # local.
 
 trace/pmetrace_SRCS = trace/pmetrace.c trace/tally.c \
-	trace/callgrind.c trace/pmevg.c trace/step.c trace/qemu.c
+	trace/callgrind.c trace/pmevg.c trace/step.c trace/qemu.c \
+	trace/startstop.c
 
 # pme's own valgrind tool (the pmevg engine), built where valgrind's
 # headers and static libraries for tools are (Debian's valgrind package
@@ -56,6 +57,7 @@ endif
 trace/qemu.o: PME_CPPFLAGS += -DPMEVG_LIBDIR='"$(PMEVG_LIBDIR)"'
 
 trace/qemu/pmeqemu.so: trace/qemu/pmeqemu.c trace/qemu/qplugin.h \
+	    trace/qemu/qmark.h \
 	    config.mk trace/trace.mk
 	$(CC) $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) \
 	    $(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) -fPIC -shared \

@@ -19,6 +19,9 @@
 #              is built): its ratios to native (target 20 or less), to
 #              bare callgrind (target 0.33 or less) and to --tool=none
 #              (within 1.5)
+#   qemu       pmetrace's qemu engine (QEMU's user-mode emulator with
+#              pme's TCG plugin, where qemu-x86_64 is installed): its
+#              ratios to native and to bare callgrind
 #   step       pmetrace's step engine on "prog loop LOOPS/1000" (it is
 #              some ten thousand times slower): instructions per second
 #              (target: 80,000 or more)
@@ -80,6 +83,13 @@ pmevg=
     pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b prog.pme -o pv.pme -- \
     ./prog loop "$loops")
 
+qemu_ms() {	# PME ARGS...: the qemu engine's best, "" where it cannot run
+	command -v qemu-x86_64 >/dev/null &&
+	    [ -f "$top/trace/qemu/pmeqemu.so" ] || return 0
+	best_ms "$top/trace/pmetrace" -e qemu -b "$1" -o qm.pme -- "${@:2}"
+}
+qemu=$(qemu_ms prog.pme ./prog loop "$loops")
+
 ratio() {	# A B: A / B to two places
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 }
@@ -91,7 +101,8 @@ row() {	# NAME MS SLOWDOWN NOTE
 	printf '%-10s %10s %10s  %s\n' "$@"
 }
 
-# valgrind_rows NATIVE NONE BARE OURS PMEVG: the rows of valgrind's runs.
+# valgrind_rows NATIVE NONE BARE OURS PMEVG QEMU: the rows of valgrind's
+# runs, and QEMU's.
 valgrind_rows() {
 	row none "$2" "$(ratio "$2" "$1")" "valgrind --tool=none"
 	row callgrind "$3" "$(ratio "$3" "$1")" "bare callgrind"
@@ -103,11 +114,17 @@ callgrind (<= 0.33), $(ratio "$5" "$2") x none (<= 1.5)"
 	else
 		row pmevg - - "not built here"
 	fi
+	if [ -n "$6" ]; then
+		row qemu "$6" "$(ratio "$6" "$1")" \
+		    "$(ratio "$6" "$3") x bare callgrind"
+	else
+		row qemu - - "qemu-x86_64 or the plugin missing"
+	fi
 }
 
 printf '%-10s %10s %10s  %s\n' run ms slowdown note
 row native "$native" 1.00 "prog loop $loops"
-valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg"
+valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu"
 row step "$step" - \
     "$steps instructions, $(persec "$steps" "$step")/s (target >= 80000)"
 row runtime "$rtms" - \
@@ -133,5 +150,6 @@ pmevg=
 [ -x "$top/trace/vgtool/pmevg-amd64-linux" ] &&
     pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b sql.pme -o pv.pme -- \
     ./sqlwork "$rows")
+qemu=$(qemu_ms sql.pme ./sqlwork "$rows")
 row native "$native" 1.00 "sqlwork $rows: $(total cg.pme) instructions"
-valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg"
+valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu"

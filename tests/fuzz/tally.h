@@ -16,8 +16,8 @@
 #include "trace.h"
 
 static char *const fuzz_argv[] = { (char *)"prog", NULL };
-static const struct tr_opts fuzz_opts = { fuzz_argv, "/nonexistent/prog",
-    0, 1, 0, 0 };
+static const struct tr_opts fuzz_opts = { .argv = fuzz_argv,
+    .exe = "/nonexistent/prog", .quiet = 1 };
 
 /* A new bucket file and its tally; NULL when out of memory. */
 static struct tr_tally *

@@ -29,7 +29,8 @@ $pmebuild -q -x ./prog -l ./libtr.so -o prog.pme ||
 
 # Usage.
 expect "--help" 0 $pmetrace --help
-grep -q '^usage: pmetrace \[-fPqv\] \[-b bucketfile\] \[-e engine\] \[-o output\] \[--\]$' \
+grep -q '^usage: pmetrace \[-fPqv\] \[-b bucketfile\] \[-e engine\] \[-o output\] \[--start routine\]$' \
+    "$tmp/out" && grep -q '^ *\[--stop routine\] \[--\] command \[argument \.\.\.\]$' \
     "$tmp/out" || fail "--help: no usage line"
 expect "--version" 0 $pmetrace --version
 grep -q '^pmetrace (pme) [0-9]' "$tmp/out" || fail "--version"

@@ -3,13 +3,16 @@
 # pmetrace_qemu.sh - the qemu engine (QEMU's user-mode emulator with pme's
 # TCG plugin) on the fixture program (tests/fixtures/trace): every bucket
 # (the program's own routines, its PLT stubs, _init and _fini, its shared
-# library's routines) counts exactly what callgrind's and pmevg's count
-# on a PIE and a non-PIE build, one thread or three, fork and a signal
-# handler; the file has no call counts; rep string instructions count by
+# library's routines) counts exactly what callgrind's and pmevg's count,
+# instructions and calls, on a PIE and a non-PIE build, one thread or
+# three, fork and a signal handler, and the calls of calls.c (recursion,
+# tail calls, pointers, the PLT); rep string instructions count by
 # valgrind's rule (pmetrace_rep's figures); a program that execs is
-# counted up to its exec (the new program runs outside QEMU); one that
+# followed (the new program, or a script's interpreter, runs under QEMU
+# too); one that
 # dies of a signal and one QEMU cannot load are refused with the engine
-# named and another suggested, no file written; a command found in PATH
+# named and another suggested, no file written; the libpmetrace region
+# counts what pmevg and callgrind count; a command found in PATH
 # runs; without qemu-x86_64 pmevg counts, said.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -43,7 +46,7 @@ counts() {
 run() {
 	local e=$1 pme=$2 out=$3 want=$4 got
 	shift 4
-	rm -f "$out"
+	command -p rm -f "$out"
 	$pmetrace -e "$e" -b "$pme" -o "$out" -- "$@" >run.out 2>run.err
 	got=$?
 	[ "$got" = "$want" ] ||
@@ -51,20 +54,21 @@ run() {
 }
 
 # same PROG PME WANT-STATUS ARGS...: qemu's counts equal callgrind's and
-# pmevg's in every bucket; qemu gives no calls.
+# pmevg's in every bucket, instructions and calls.
 same() {
 	local prog=$1 pme=$2 want=$3 e
 	shift 3
-	run qemu "$pme" q.pme "$want" "./$prog" "$@"
+	case $prog in */*) ;; *) prog=./$prog;; esac
+	run qemu "$pme" q.pme "$want" "$prog" "$@"
 	counts q.pme >q3.txt
 	cut -d' ' -f1,2 q3.txt >q.txt
 	[ -s q.txt ] || fail "$prog $*: qemu counted no buckets"
-	awk '$3 != "-" { print; exit 1 }' q3.txt >bad.txt ||
-	    fail "$prog $*: qemu gave call counts: $(cat bad.txt)"
+	awk '$3 == "-" { print; exit 1 }' q3.txt >bad.txt ||
+	    fail "$prog $*: qemu gave no call counts: $(cat bad.txt)"
 	for e in callgrind $(have_pmevg && echo pmevg); do
-		run $e "$pme" $e.pme "$want" "./$prog" "$@"
-		counts $e.pme | cut -d' ' -f1,2 >$e.txt
-		diff -u $e.txt q.txt >diff.txt ||
+		run $e "$pme" $e.pme "$want" "$prog" "$@"
+		counts $e.pme >$e.txt
+		diff -u $e.txt q3.txt >diff.txt ||
 		    fail "$prog $*: qemu differs from $e: $(cat diff.txt)"
 	done
 }
@@ -82,16 +86,78 @@ grep -qx "kloop $((6 * KLOOP))" q.txt || fail "threads 3 2: $(cat q.txt)"
 same prog prog.pme 3 fork 3
 grep -qx "kloop $((4 * KLOOP))" q.txt || fail "fork 3: $(cat q.txt)"
 same prog prog.pme 0 signal 2
+grep -qx "on_usr1 [1-9][0-9]* 0" q3.txt ||
+    fail "signal 2: a handler's entry counted as a call: $(cat q3.txt)"
+
+# Calls (tests/fixtures/trace/calls.c): recursion, tail calls by jmp and
+# by a conditional jump to a routine's entry, a call through a pointer,
+# through the PLT and back from the C library, PIE and not.
+$cc -g -O2 -o calls "$fx/calls.c" &&
+$cc -g -O2 -no-pie -fno-pie -o calls_nopie "$fx/calls.c" ||
+    fail "cannot build calls.c"
+for p in calls calls_nopie; do
+	$pmebuild -q -x ./$p -o $p.pme || fail "pmebuild $p"
+	same $p $p.pme 0 12
+	# fib recurses (gcc -O2 makes one of its two calls a loop); leaf:
+	# 12 from tail, 6 from ctail, 6 through apply and 6 from tail
+	# through apply.
+	awk '$1 == "fib" && $3 > 12 { f = 1 } END { exit !f }' q3.txt &&
+	    grep -qx "leaf [0-9]* 30" q3.txt &&
+	    grep -qx "ctail [0-9]* 12" q3.txt &&
+	    grep -qx "qsort@plt [0-9]* 1" q3.txt && grep -q "^cmp [0-9]* [1-9]" q3.txt ||
+	    fail "calls $p: $(cat q3.txt)"
+done
+
+# The libpmetrace region (pme_init to pme_exit, marked by the runtime's
+# system call to the plugin): every bucket of the program counts what
+# pmevg's and callgrind's count, in the main thread or in threads made in
+# the region, the runtime shared and static.  The runtime's own routines
+# (pme_init, pme_exit and the syscall stub) differ: its marks differ.
+# region PROG ARGS...
+region() {
+	local p=$1 e
+	shift
+	run qemu "$p.pme" q.pme 0 "./$p" "$@"
+	counts q.pme | grep -Ev '^(pme_init|pme_exit|syscall@plt) ' >q3.txt
+	cut -d' ' -f1,2 q3.txt >q.txt
+	for e in callgrind $(have_pmevg && echo pmevg); do
+		run $e "$p.pme" $e.pme 0 "./$p" "$@"
+		counts $e.pme | grep -Ev '^(pme_init|pme_exit|syscall@plt) ' \
+		    >$e.txt
+		diff -u $e.txt q3.txt >diff.txt ||
+		    fail "region $p $*: qemu differs from $e: $(cat diff.txt)"
+	done
+}
+$cc -g -O1 -I"$top/trace" -o rt "$fx/rt.c" -L"$top/trace" -lpmetrace \
+    -Wl,-rpath,"$top/trace" -pthread &&
+$cc -g -O1 -I"$top/trace" -o rt_static "$fx/rt.c" \
+    "$top/trace/libpmetrace.a" -lz -pthread ||
+    fail "cannot build rt.c with libpmetrace"
+for p in rt rt_static; do
+	$pmebuild -q -x ./$p -o $p.pme || fail "pmebuild $p"
+	region $p 3
+	grep -qx "kloop $((3 * KLOOP))" q.txt && grep -qx "main 6" q.txt ||
+	    fail "region $p 3: not the region's counts: $(cat q.txt)"
+	region $p 2 2
+	grep -qx "kloop $((4 * KLOOP))" q.txt ||
+	    fail "region $p 2 2: $(cat q.txt)"
+done
 
 # A command found in PATH (QEMU does not look there), argv[0] kept.
 PATH=$tmp:$PATH run qemu prog.pme q.pme 0 prog loop 3
-counts q.pme | grep -qx "kloop $((3 * KLOOP)) -" ||
+counts q.pme | grep -qx "kloop $((3 * KLOOP)) 3" ||
     fail "prog in PATH: kloop not 3 x $KLOOP: $(counts q.pme)"
 
-# exec: counted up to the exec; "prog loop 1" runs outside QEMU.
-run qemu prog.pme q.pme 0 ./prog exec 2
-counts q.pme | grep -qx "kloop $((2 * KLOOP)) -" ||
-    fail "exec 2: kloop not 2 x $KLOOP: $(counts q.pme)"
+# exec: the new program ("prog loop 1") runs under QEMU too, counted; a
+# shell that forks and execs a script that execs.
+same prog prog.pme 0 exec 2
+grep -qx "kloop $((3 * KLOOP)) 3" q3.txt ||
+    fail "exec 2: kloop not 3 x $KLOOP: $(cat q3.txt)"
+printf '#!/bin/sh\n./prog loop 1\nexec ./prog loop 2\n' >s.sh &&
+    chmod +x s.sh || fail "cannot write s.sh"
+same /bin/sh prog.pme 0 -c ./s.sh
+grep -qx "kloop $((3 * KLOOP)) 3" q3.txt ||
+    fail "sh -c ./s.sh: kloop not 3 x $KLOOP: $(cat q3.txt)"
 
 # rep string instructions: valgrind's rule (pmetrace_rep.sh).
 cp "$fx/rep.want" want.txt

@@ -19,17 +19,45 @@
  * translated from then on calls count(), an atomic add: no lock per
  * block or instruction.
  *
+ * Calls, the second count, as pmevg counts them (callgrind's rule): a
+ * call, or a jump that pmetrace takes for one (to a routine's entry, into
+ * another object).  Each block's last instruction is decoded when it is
+ * translated: QEMU ends a block at every branch.  A direct call's or
+ * jump's count is its instruction's, at no cost.  A conditional branch's
+ * and an indirect call's or jump's target is the block that runs next on
+ * the same vCPU: every block calls block() as it starts, which books
+ * the arrival to the block that ran before when that one ended in such
+ * a branch and its branch ran (its last instruction's counter moved).
+ * Written as "c ADDRESS INDEX|- COUNT" (calls) and "j ADDRESS INDEX|-
+ * COUNT FROM-INDEX|-" (jumps and branches taken, with the mapping of
+ * the block they leave) before the instruction counts.
+ *
+ * --start and --stop (PMEQEMU_START, PMEQEMU_STOP: "OFFSET:PATH", a
+ * routine's entry in its object).  The block starting at either entry
+ * calls toggle() before its instructions count: counting is on while
+ * the starts exceed the stops.  The inline adds cannot be turned off, so
+ * the counts run on: when counting starts they are zeroed, when it
+ * stops they are added to those kept (acc) and zeroed, a pass over every
+ * counter each time, as the libpmetrace region's marks make.
+ *
  * Addresses.  The guest's code is at host address vaddr + guest_base
  * (qemu_plugin_insn_haddr); the file mapping that holds it is found in
  * QEMU's own /proc/self/maps (read again when an address is in none of
  * the mappings known) and written with guest addresses.
  *
+ * The libpmetrace region.  pme_init() and pme_exit() make the system
+ * call of qmark.h: the first zeroes the counts, the second writes them as
+ * a "region" dump (pmevg's answers to callgrind's client requests), and
+ * each sets the runtime's word to say it was seen.
+ *
  * Processes.  A forked child starts from zero (its copy of the counters
  * is cleared); each process writes DIR/pv.PID.SEQ when it ends and
  * before each execve (then starts from zero again), DIR being PMEQEMU_DIR
  * of the environment.  QEMU 7.2 ends no plugin when the guest dies of a
- * signal: such a process writes nothing after its last execve.  An
- * execve runs the new program outside QEMU: it is not counted.
+ * signal: such a process writes nothing after its last execve.  QEMU
+ * would run an execve's new program natively: the plugin execs QEMU
+ * with itself on the new program instead (follow()), whose plugin
+ * numbers its files on from the first free SEQ.
  */
 #include <errno.h>
 #include <limits.h>
@@ -39,6 +67,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "qmark.h"
 #include "qplugin.h"
 
 __attribute__((visibility("default"))) int qemu_plugin_version =
@@ -53,11 +82,53 @@ struct qmap {
 /* One instruction's counter. */
 struct slot {
 	uint64_t	 count;
+	uint64_t	 acc;		/* --start: counted while on */
 	uint64_t	 vaddr;
 	uint32_t	 map;		/* index in maps, or NOMAP */
 };
 #define NOMAP		UINT32_MAX
 #define CHUNK		65536		/* slots per chunk; chunks never move */
+#define MAXVCPU		4096		/* vCPUs whose last block is known */
+
+/* How a block ends. */
+enum { K_OTHER, K_CALL, K_JMP, K_JCC, K_ICALL, K_IJMP };
+
+/* Where an indirect call or jump went, and how often. */
+struct tgt {
+	struct tgt	*next;
+	uint64_t	 vaddr, n, acc;
+	uint32_t	 map;
+};
+
+/* A translated block. */
+struct tbi {
+	struct tbi	*next;		/* every block, for dump() */
+	uint64_t	 vaddr, target;	/* its start; a direct branch's target */
+	uint32_t	 map, tmap;	/* their mappings */
+	int		 kind;		/* K_* */
+	int		 toggle;	/* 1: --start's entry, -1: --stop's */
+	struct slot	*last;		/* its last instruction's counter */
+	uint64_t	 taken;		/* K_JCC: the branch taken */
+	uint64_t	 takenacc;	/* --start: taken while on */
+	struct tgt	*tgts;		/* K_ICALL, K_IJMP */
+};
+
+/* The block each vCPU ran last, and its last instruction's count as
+ * the block began. */
+static struct {
+	struct tbi	*tb;
+	uint64_t	 at;
+} vlast[MAXVCPU];
+static struct tbi	*tbis;
+
+/* --start and --stop: their routines' entries (file offset, object), the
+ * starts less the stops so far. */
+static struct {
+	uint64_t	 offset;
+	const char	*path;
+} marks[2];
+static int		 gated;
+static int64_t		 depth;
 
 static struct slot	**chunks;
 static size_t		 nchunks, nslots;	/* slots used */
@@ -166,11 +237,198 @@ vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 	pthread_mutex_unlock(&lock);
 }
 
+/* How the instruction p[0..n) at vaddr ends a block (K_*); a direct
+ * branch's target in *target. */
+static int
+decode(const uint8_t *p, size_t n, uint64_t vaddr, uint64_t *target)
+{
+	size_t i = 0;
+	int64_t rel = 0;
+	int kind = K_OTHER;
+
+	while (i < n && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 ||
+	    p[i] == 0xf3 || p[i] == 0x2e || p[i] == 0x3e || p[i] == 0x26 ||
+	    p[i] == 0x36 || p[i] == 0x64 || p[i] == 0x65 ||
+	    (p[i] & 0xf0) == 0x40))
+		i++;
+	if (i >= n)
+		return K_OTHER;
+	if ((p[i] == 0xe8 || p[i] == 0xe9) && n - i >= 5) {
+		rel = (int32_t)((uint32_t)p[i + 1] | (uint32_t)p[i + 2] << 8 |
+		    (uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 24);
+		kind = p[i] == 0xe8 ? K_CALL : K_JMP;
+	} else if ((p[i] == 0xeb || (p[i] >= 0x70 && p[i] <= 0x7f) ||
+	    (p[i] >= 0xe0 && p[i] <= 0xe3)) && n - i >= 2) {
+		rel = (int8_t)p[i + 1];
+		kind = p[i] == 0xeb ? K_JMP : K_JCC;
+	} else if (p[i] == 0x0f && n - i >= 6 && p[i + 1] >= 0x80 &&
+	    p[i + 1] <= 0x8f) {
+		rel = (int32_t)((uint32_t)p[i + 2] | (uint32_t)p[i + 3] << 8 |
+		    (uint32_t)p[i + 4] << 16 | (uint32_t)p[i + 5] << 24);
+		kind = K_JCC;
+	} else if (p[i] == 0xff && n - i >= 2 && ((p[i + 1] >> 3) & 7) == 2)
+		return K_ICALL;
+	else if (p[i] == 0xff && n - i >= 2 && ((p[i + 1] >> 3) & 7) == 4)
+		return K_IJMP;
+	*target = vaddr + n + (uint64_t)rel;
+	return kind;
+}
+
+static void	zero(void);
+
+/* --start: with keep, the count added to those kept (acc) and zeroed;
+ * without, the counts kept made the count again, for dump(). */
+static void
+shift(uint64_t *count, uint64_t *acc, int keep)
+{
+	if (keep)
+		*acc += __atomic_exchange_n(count, 0, __ATOMIC_RELAXED);
+	else {
+		*count = *acc;
+		*acc = 0;
+	}
+}
+
+/* shift() of every count: when counting stops (keep: the counts run
+ * on, and are dropped at the next start), and before a dump. */
+static void
+shift_all(int keep)
+{
+	struct slot *sl;
+	struct tbi *t;
+	struct tgt *g;
+	size_t i;
+
+	for (i = 0; i < nslots; i++) {
+		sl = &chunks[i / CHUNK][i % CHUNK];
+		shift(&sl->count, &sl->acc, keep);
+	}
+	for (t = tbis; t != NULL; t = t->next) {
+		shift(&t->taken, &t->takenacc, keep);
+		for (g = t->tgts; g != NULL; g = g->next)
+			shift(&g->n, &g->acc, keep);
+	}
+}
+
+/* An entry of --start's routine (d 1) or --stop's (-1): counting goes
+ * on while the starts exceed the stops. */
+static void
+toggle(int d)
+{
+	int64_t old;
+
+	pthread_mutex_lock(&lock);
+	old = depth;
+	depth += d;
+	if (old <= 0 && depth > 0)
+		zero();
+	else if (old > 0 && depth <= 0)
+		shift_all(1);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Whether block t starts at --start's routine's entry (1), --stop's
+ * (-1) or neither (0). */
+static int
+mark_of(const struct tbi *t)
+{
+	const struct qmap *m;
+	uint64_t off;
+	int i;
+
+	if (t->map == NOMAP || maps[t->map].path == NULL)
+		return 0;
+	m = &maps[t->map];
+	off = t->vaddr - m->start + m->offset;
+	for (i = 0; i < 2; i++)
+		if (marks[i].path != NULL && off == marks[i].offset &&
+		    strcmp(m->path, marks[i].path) == 0)
+			return i == 0 ? 1 : -1;
+	return 0;
+}
+
+/* Block t reached: where the branch ending the block before went. */
+static void
+arrive(struct tbi *p, const struct tbi *t)
+{
+	struct tgt *g, *head;
+
+	if (p->kind == K_JCC) {
+		if (t->vaddr == p->target)
+			__atomic_fetch_add(&p->taken, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	head = __atomic_load_n(&p->tgts, __ATOMIC_ACQUIRE);
+	for (g = head; g != NULL; g = g->next)
+		if (g->vaddr == t->vaddr) {
+			__atomic_fetch_add(&g->n, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	if ((g = calloc(1, sizeof(*g))) == NULL) {
+		say("out of memory: counts incomplete");
+		return;
+	}
+	g->vaddr = t->vaddr;
+	g->map = t->map;
+	g->n = 1;
+	do
+		g->next = head;
+	while (!__atomic_compare_exchange_n(&p->tgts, &head, g, 0,
+	    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+}
+
+/* Every block as it starts. */
+static void
+block(unsigned int vcpu, void *udata)
+{
+	struct tbi *t = udata, *p;
+
+	if (vcpu >= MAXVCPU)
+		return;
+	p = vlast[vcpu].tb;
+	if (p != NULL && p->kind >= K_JCC &&
+	    __atomic_load_n(&p->last->count, __ATOMIC_RELAXED) !=
+	    vlast[vcpu].at)
+		arrive(p, t);
+	if (t->toggle != 0)
+		toggle(t->toggle);
+	vlast[vcpu].tb = t;
+	vlast[vcpu].at = __atomic_load_n(&t->last->count, __ATOMIC_RELAXED);
+}
+
+/* A block's end: how it leaves. */
+static struct tbi *
+new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
+    struct slot *lastsl)
+{
+	struct tbi *t;
+	uint64_t h;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		return NULL;
+	t->vaddr = qemu_plugin_insn_vaddr(first);
+	h = (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(first);
+	t->map = h != 0 ? find_map(h) : NOMAP;
+	t->last = lastsl;
+	t->kind = decode(qemu_plugin_insn_data(last),
+	    qemu_plugin_insn_size(last), qemu_plugin_insn_vaddr(last),
+	    &t->target);
+	t->tmap = NOMAP;
+	if ((t->kind == K_CALL || t->kind == K_JMP || t->kind == K_JCC) &&
+	    have_base)
+		t->tmap = find_map(t->target + guest_base);
+	t->toggle = gated ? mark_of(t) : 0;
+	t->next = tbis;
+	tbis = t;
+	return t;
+}
+
 static void
 tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	struct qemu_plugin_insn *insn;
-	struct slot *sl;
+	struct slot *sl = NULL;
+	struct tbi *t;
 	uint64_t h;
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 
@@ -196,24 +454,92 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			    QEMU_PLUGIN_INLINE_ADD_U64, &sl->count, 1);
 	}
+	if (i == n && n > 0 && !failed) {
+		if ((t = new_tbi(qemu_plugin_tb_get_insn(tb, 0),
+		    qemu_plugin_tb_get_insn(tb, n - 1), sl)) == NULL)
+			say("out of memory: counts incomplete");
+		else
+			qemu_plugin_register_vcpu_tb_exec_cb(tb, block,
+			    QEMU_PLUGIN_CB_NO_REGS, t);
+	}
 	pthread_mutex_unlock(&lock);
 }
 
-/* The forked child's counts start from zero. */
+/* Every count from zero: a forked child's, the region's start. */
 static void
-child(void)
+zero(void)
 {
 	size_t i;
 
+	struct tbi *t;
+	struct tgt *g;
+
 	for (i = 0; i < nslots; i++)
-		chunks[i / CHUNK][i % CHUNK].count = 0;
+		__atomic_store_n(&chunks[i / CHUNK][i % CHUNK].count, 0,
+		    __ATOMIC_RELAXED);
+	for (t = tbis; t != NULL; t = t->next) {
+		__atomic_store_n(&t->taken, 0, __ATOMIC_RELAXED);
+		for (g = t->tgts; g != NULL; g = g->next)
+			__atomic_store_n(&g->n, 0, __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < MAXVCPU; i++)
+		vlast[i].tb = NULL;
+}
+
+static void
+child(void)
+{
+	shift_all(0);
+	zero();
 	nvcpus = 1;
 	seq = 0;
 }
 
+/* "[TAG]ADDRESS INDEX|- COUNT", with the mapping of the block left
+ * when from is not NULL ("j" lines), and the line's end. */
+static void
+put(FILE *fp, const char *tag, uint64_t a, uint32_t map, uint64_t n,
+    const struct tbi *from)
+{
+	if (map == NOMAP || maps[map].path == NULL)
+		fprintf(fp, "%s%llx - %llx", tag, (unsigned long long)a,
+		    (unsigned long long)n);
+	else
+		fprintf(fp, "%s%llx %x %llx", tag, (unsigned long long)a, map,
+		    (unsigned long long)n);
+	if (from != NULL && (from->map == NOMAP || maps[from->map].path ==
+	    NULL))
+		fputs(" -", fp);
+	else if (from != NULL)
+		fprintf(fp, " %x", from->map);
+	fputc('\n', fp);
+}
+
+/* The calls and jumps of every block: "c" and "j" lines. */
+static void
+put_calls(FILE *fp)
+{
+	const struct tbi *t;
+	const struct tgt *g;
+	uint64_t n;
+
+	for (t = tbis; t != NULL; t = t->next) {
+		n = t->kind == K_JCC ? t->taken : t->last->count;
+		if ((t->kind == K_CALL || t->kind == K_JMP ||
+		    t->kind == K_JCC) && n > 0)
+			put(fp, t->kind == K_CALL ? "c " : "j ", t->target,
+			    t->tmap, n, t->kind == K_CALL ? NULL : t);
+		for (g = t->tgts; g != NULL; g = g->next)
+			if (g->n > 0)
+				put(fp, t->kind == K_ICALL ? "c " : "j ",
+				    g->vaddr, g->map, g->n,
+				    t->kind == K_ICALL ? NULL : t);
+	}
+}
+
 /* Writes the counts and clears them: "pmevg 1", pid, exe, trigger, the
- * mappings, one "ADDRESS MAP COUNT" line per instruction counted, their
- * sum. */
+ * mappings, the calls and jumps, one "ADDRESS MAP COUNT" line per
+ * instruction counted, their sum. */
 static void
 dump(const char *trigger)
 {
@@ -226,8 +552,15 @@ dump(const char *trigger)
 
 	if (dir == NULL || failed)
 		return;
-	snprintf(path, sizeof(path), "%s/pv.%ld.%u", dir, (long)getpid(),
-	    seq++);
+	if (gated && depth > 0)
+		shift_all(1);
+	if (gated)
+		shift_all(0);
+	/* An exec'ed program's plugin numbers on from the first free. */
+	do
+		snprintf(path, sizeof(path), "%s/pv.%ld.%u", dir,
+		    (long)getpid(), seq++);
+	while (access(path, F_OK) == 0);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if ((fp = fopen(tmp, "we")) == NULL) {
 		snprintf(msg, sizeof(msg), "'%s': %s", tmp, strerror(errno));
@@ -242,21 +575,15 @@ dump(const char *trigger)
 		    (unsigned long long)maps[i].end,
 		    (unsigned long long)maps[i].offset,
 		    maps[i].path != NULL ? maps[i].path : "");
+	put_calls(fp);
 	for (i = 0; i < nslots; i++) {
 		sl = &chunks[i / CHUNK][i % CHUNK];
 		if (sl->count == 0)
 			continue;
 		sum += sl->count;
-		if (sl->map == NOMAP || maps[sl->map].path == NULL)
-			fprintf(fp, "%llx - %llx\n",
-			    (unsigned long long)sl->vaddr,
-			    (unsigned long long)sl->count);
-		else
-			fprintf(fp, "%llx %x %llx\n",
-			    (unsigned long long)sl->vaddr, sl->map,
-			    (unsigned long long)sl->count);
-		sl->count = 0;
+		put(fp, "", sl->vaddr, sl->map, sl->count, NULL);
 	}
+	zero();
 	fprintf(fp, "end %llx\n", sum);
 	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
 		snprintf(msg, sizeof(msg), "'%s': %s", path, strerror(errno));
@@ -272,19 +599,205 @@ at_exit(qemu_plugin_id_t id, void *udata)
 	dump("end");
 }
 
-/* Before an execve (or execveat), whose program QEMU does not run. */
+/* The region's marks (qmark.h): req at pme_init or pme_exit, the
+ * runtime's word at guest address word set to say it was seen. */
+static void
+mark(uint64_t req, uint64_t word)
+{
+	pthread_mutex_lock(&lock);
+	if (req == PMEQEMU_ZERO)
+		zero();
+	else if (req == PMEQEMU_REGION)
+		dump("region");
+	pthread_mutex_unlock(&lock);
+	if (have_base && word != 0 && (req == PMEQEMU_ZERO ||
+	    req == PMEQEMU_REGION))
+		__atomic_store_n((uint32_t *)(uintptr_t)(word + guest_base), 1,
+		    __ATOMIC_RELAXED);
+}
+
+/* The guest's string at guest address a. */
+static const char *
+gstr(uint64_t a)
+{
+	return (const char *)(uintptr_t)(a + guest_base);
+}
+
+/* How many pointers the guest's NULL-ended array at a holds. */
+static size_t
+gcount(uint64_t a)
+{
+	const uint64_t *v = (const uint64_t *)(uintptr_t)(a + guest_base);
+	size_t n = 0;
+
+	while (a != 0 && v[n] != 0)
+		n++;
+	return n;
+}
+
+/* Whether path is an x86-64 ELF file (e_machine 62). */
+static int
+is_x86_64(const char *path)
+{
+	unsigned char h[20];
+	size_t n = 0;
+	FILE *fp;
+
+	if ((fp = fopen(path, "re")) != NULL) {
+		n = fread(h, 1, sizeof(h), fp);
+		fclose(fp);
+	}
+	return n == sizeof(h) && memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 &&
+	    h[18] == 62 && h[19] == 0;
+}
+
+/* A script's ("#!") interpreter and optional argument ("" when none)
+ * into interp and arg; 0 when path is not a script. */
+static int
+script(const char *path, char *interp, char *arg, size_t len)
+{
+	char line[PATH_MAX], *p, *q;
+	FILE *fp;
+	int ok;
+
+	interp[0] = arg[0] = '\0';
+	if ((fp = fopen(path, "re")) == NULL)
+		return 0;
+	ok = fgets(line, sizeof(line), fp) != NULL &&
+	    strncmp(line, "#!", 2) == 0;
+	fclose(fp);
+	if (!ok)
+		return 0;
+	line[strcspn(line, "\n")] = '\0';
+	p = line + 2 + strspn(line + 2, " \t");
+	q = p + strcspn(p, " \t");
+	if (*q != '\0') {
+		*q++ = '\0';
+		snprintf(arg, len, "%s", q + strspn(q, " \t"));
+	}
+	snprintf(interp, len, "%s", p);
+	return interp[0] != '\0';
+}
+
+/* This run's variables, given to an exec'ed program's QEMU. */
+static const char *const vars[] = { "PMEQEMU_DIR", "PMEQEMU_QEMU",
+    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP" };
+#define NVARS	(sizeof(vars) / sizeof(vars[0]))
+
+/*
+ * The environment of an exec'ed program's QEMU into env: the guest's
+ * genvp without PMEQEMU_ variables, this run's vars, PMEQEMU_EXE=exe;
+ * how many strings it allocated (at env[*n - k], k <= that).
+ */
+static size_t
+environment(char **env, size_t *n, uint64_t genvp, char *exe)
+{
+	const uint64_t *ev = (const uint64_t *)(uintptr_t)(genvp + guest_base);
+	const char *v;
+	size_t i, made = 0;
+
+	for (i = 0; genvp != 0 && ev[i] != 0; i++)
+		if (strncmp(gstr(ev[i]), "PMEQEMU_", 8) != 0)
+			env[(*n)++] = (char *)gstr(ev[i]);
+	for (i = 0; i < NVARS; i++)
+		if ((v = getenv(vars[i])) != NULL &&
+		    asprintf(&env[*n], "%s=%s", vars[i], v) != -1) {
+			(*n)++;
+			made++;
+		}
+	env[(*n)++] = exe;
+	return made;
+}
+
+/*
+ * An execve of the guest: its new program, an x86-64 ELF file or a
+ * script whose interpreter is one, is run under QEMU with this plugin
+ * too (QEMU would run it natively), by this process's own execve of
+ * qemu-x86_64 (PMEQEMU_QEMU, pmetrace's) with the same options, in the
+ * environment the guest gives with this run's variables.  Returns only
+ * when that failed or the program is not one to follow: QEMU then does
+ * the guest's execve.
+ */
+static void
+follow(uint64_t gpath, uint64_t gargv, uint64_t genvp)
+{
+	const char *qemu = getenv("PMEQEMU_QEMU"), *path = gstr(gpath);
+	const uint64_t *av = (const uint64_t *)(uintptr_t)(gargv + guest_base);
+	char interp[PATH_MAX], arg[PATH_MAX], real[PATH_MAX];
+	char exe[PATH_MAX + 16];
+	size_t na = gcount(gargv), n = 0, i, made;
+	char **args, **env;
+	int isscript = script(path, interp, arg, sizeof(interp));
+
+	if (qemu == NULL || getenv("PMEQEMU_PLUGIN") == NULL ||
+	    !is_x86_64(isscript ? interp : path) ||
+	    (args = calloc(na + 12, sizeof(*args))) == NULL)
+		return;
+	if ((env = calloc(gcount(genvp) + NVARS + 2, sizeof(*env))) == NULL) {
+		free(args);
+		return;
+	}
+	args[n++] = (char *)"qemu-x86_64";
+	args[n++] = (char *)"-cpu";
+	args[n++] = (char *)"max";
+	args[n++] = (char *)"-plugin";
+	args[n++] = getenv("PMEQEMU_PLUGIN");
+	args[n++] = (char *)"-0";
+	if (isscript) {
+		args[n++] = interp;
+		args[n++] = interp;
+		if (arg[0] != '\0')
+			args[n++] = arg;
+	} else
+		args[n++] = na > 0 ? (char *)gstr(av[0]) : (char *)path;
+	args[n++] = (char *)path;
+	for (i = 1; i < na; i++)
+		args[n++] = (char *)gstr(av[i]);
+	snprintf(exe, sizeof(exe), "PMEQEMU_EXE=%s", realpath(isscript ?
+	    interp : path, real) != NULL ? real : path);
+	n = 0;
+	made = environment(env, &n, genvp, exe);
+	execve(qemu, args, env);
+	for (i = 0; i < made; i++)
+		free(env[n - 2 - i]);
+	free(args);
+	free(env);
+}
+
+/* Before an execve (or execveat), and the region's marks. */
 static void
 on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
     uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
     uint64_t a7, uint64_t a8)
 {
-	(void)id, (void)vcpu, (void)a1, (void)a2, (void)a3, (void)a4;
+	(void)id, (void)vcpu, (void)a4;
 	(void)a5, (void)a6, (void)a7, (void)a8;
-	if (num == 59 || num == 322) {
+	if (num == PMEQEMU_MARK)
+		mark(a1, a2);
+	else if (num == 59 || num == 322) {
 		pthread_mutex_lock(&lock);
 		dump("exec");
+		if (num == 59 && have_base)
+			follow(a1, a2, a3);
 		pthread_mutex_unlock(&lock);
 	}
+}
+
+/* --start's (i 0) or --stop's (1) "OFFSET:PATH" from the environment
+ * variable name; whether it was there. */
+static int
+read_mark(int i, const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+
+	if (v == NULL)
+		return 0;
+	marks[i].offset = strtoull(v, &end, 16);
+	if (*end != ':')
+		return 0;
+	marks[i].path = end + 1;
+	return 1;
 }
 
 __attribute__((visibility("default"))) int
@@ -299,6 +812,8 @@ qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 	}
 	if (pthread_atfork(NULL, NULL, child) != 0)
 		return -1;
+	if ((gated = read_mark(0, "PMEQEMU_START")))
+		read_mark(1, "PMEQEMU_STOP");
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);

@@ -62,6 +62,9 @@ void	qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 void	qemu_plugin_register_vcpu_insn_exec_inline(
 	    struct qemu_plugin_insn *insn, enum qemu_plugin_op op, void *ptr,
 	    uint64_t imm);
+void	qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+	    qemu_plugin_vcpu_udata_cb_t cb, enum qemu_plugin_cb_flags flags,
+	    void *udata);
 void	qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id,
 	    qemu_plugin_vcpu_syscall_cb_t cb);
 void	qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
@@ -72,6 +75,8 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(
 	    const struct qemu_plugin_tb *tb, size_t idx);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 void	*qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t	qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 void	qemu_plugin_outs(const char *string);
 
 #endif /* QPLUGIN_H */

@@ -35,6 +35,9 @@
  *	ADDRESS INDEX|- COUNT		(hexadecimal; one per instruction
  *					 counted, an address may repeat)
  *	c ADDRESS INDEX|- COUNT		calls to the routine at ADDRESS
+ *	j ADDRESS INDEX|- COUNT FROM	jumps to ADDRESS from code of the
+ *					 mapping FROM (INDEX|-); the qemu
+ *					 engine's plugin's only
  *	end TOTAL			the sum of the counts, last
  * A process dumps when it ends, before an execve (valgrind starts over
  * in the new image) and at the client requests of libpmetrace's region
@@ -97,6 +100,17 @@ struct map {
 };
 
 static const HChar *outdir;
+/* --pmevg-start, --pmevg-stop ("OFFSET:PATH", a routine's entry): the
+ * superblock starting at either changes depth, the starts less the
+ * stops, before it counts; every count is weighted by on (0 or 1: depth
+ * above 0) when gated. */
+static struct {
+	ULong		 offset;
+	const HChar	*path;
+} marks[2];
+static Bool gated;
+static Long depth;
+static ULong on = 1;
 static struct sb *sbs;
 /* The superblock entered last; at the end, the one a fault stopped in,
  * and the index of the instruction that faulted. */
@@ -113,6 +127,23 @@ static struct {
 	HChar		 buf[65536];
 } out;
 
+/* Mark i's "OFFSET:PATH" v. */
+static Bool
+read_mark(UInt i, const HChar *v)
+{
+	HChar *end;
+
+	marks[i].offset = VG_(strtoull16)(v, &end);
+	if (*end != ':')
+		return False;
+	marks[i].path = end + 1;
+	if (i == 0) {
+		gated = True;
+		on = 0;
+	}
+	return True;
+}
+
 static Bool
 pv_option(const HChar *arg)
 {
@@ -122,13 +153,20 @@ pv_option(const HChar *arg)
 		outdir = v;
 		return True;
 	}
+	if (VG_STR_CLO(arg, "--pmevg-start", v))
+		return read_mark(0, v);
+	if (VG_STR_CLO(arg, "--pmevg-stop", v))
+		return read_mark(1, v);
 	return False;
 }
 
 static void
 pv_usage(void)
 {
-	VG_(printf)("    --pmevg-dir=DIR           write the counts in DIR\n");
+	VG_(printf)("    --pmevg-dir=DIR           write the counts in DIR\n"
+	    "    --pmevg-start=OFFSET:PATH count from the routine there\n"
+	    "    --pmevg-stop=OFFSET:PATH  (while its entries exceed those of "
+	    "--pmevg-stop's)\n");
 }
 
 static void
@@ -172,6 +210,31 @@ map_of(Addr a)
 	m->offset = (ULong)seg->offset;
 	m->path = VG_(strdup)("pmevg.path", path);
 	return lastmap = nmaps++;
+}
+
+/* An entry of --pmevg-start's routine (d 1) or --pmevg-stop's (-1). */
+static VG_REGPARM(1) void
+pv_toggle(HWord d)
+{
+	depth += d == 1 ? 1 : -1;	/* 1: start, 2: stop */
+	on = depth > 0;
+}
+
+/* Whether code at a is --pmevg-start's routine's entry (1), --pmevg-
+ * stop's (2) or neither (0). */
+static UInt
+mark_of(Addr a)
+{
+	UInt m = map_of(a), i;
+
+	if (m == NOMAP)
+		return 0;
+	for (i = 0; i < 2; i++)
+		if (marks[i].path != NULL && a - maps[m].start +
+		    maps[m].offset == marks[i].offset &&
+		    VG_(strcmp)(maps[m].path, marks[i].path) == 0)
+			return i + 1;
+	return 0;
 }
 
 /* Adds inc (an atom of type I64) to the counter at p. */
@@ -239,6 +302,8 @@ pv_indirect(struct sb *s, Addr target)
 {
 	struct tgt *t, **pp;
 
+	if (!on)
+		return;
 	for (pp = &s->tgts; (t = *pp) != NULL; pp = &t->next)
 		if (t->addr == target) {
 			t->n++;
@@ -303,13 +368,37 @@ count_calls(IRSB *sb, const IRSB *in, struct sb *s)
 	addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+/*
+ * What each count of a superblock starting at a adds: 1, or when gated
+ * the weight on, read after the superblock's entry of --pmevg-start's or
+ * --pmevg-stop's routine has changed it (an atom of type I64).
+ */
+static IRExpr *
+weight(IRSB *sb, Addr a)
+{
+	IRTemp t;
+	UInt m;
+
+	if (!gated)
+		return IRExpr_Const(IRConst_U64(1));
+	if ((m = mark_of(a)) != 0)
+		addStmtToIRSB(sb, IRStmt_Dirty(unsafeIRDirty_0_N(1,
+		    "pv_toggle", VG_(fnptr_to_fnentry)(pv_toggle),
+		    mkIRExprVec_1(mkIRExpr_HWord(m)))));
+	t = newIRTemp(sb->tyenv, Ity_I64);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Load(Iend_LE, Ity_I64,
+	    mkIRExpr_HWord((HWord)&on))));
+	return IRExpr_RdTmp(t);
+}
+
 static IRSB *
 pv_instrument(VgCallbackClosure *closure, IRSB *in,
     const VexGuestLayout *layout, const VexGuestExtents *vge,
     const VexArchInfo *archinfo, IRType gwt, IRType hwt)
 {
 	UInt nins = 0, nexits = 0, k = 0, e = 0;
-	IRTemp g;
+	IRTemp g, gw;
+	IRExpr *w;
 	IRStmt *st;
 	IRSB *sb;
 	struct sb *s;
@@ -328,7 +417,8 @@ pv_instrument(VgCallbackClosure *closure, IRSB *in,
 	/* The preamble (a self-modifying-code check) stays first. */
 	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(sb, in->stmts[i]);
-	add_count(sb, &s->cnt[0], IRExpr_Const(IRConst_U64(1)));
+	w = weight(sb, in->stmts[i]->Ist.IMark.addr);
+	add_count(sb, &s->cnt[0], w);
 	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&cur_sb),
 	    mkIRExpr_HWord((HWord)s)));
 	for (; i < in->stmts_used; i++) {
@@ -342,6 +432,13 @@ pv_instrument(VgCallbackClosure *closure, IRSB *in,
 			addStmtToIRSB(sb, IRStmt_WrTmp(g, IRExpr_Unop(Iop_1Uto64,
 			    st->Ist.Exit.guard)));
 			s->after[e] = k;
+			if (gated) {
+				gw = newIRTemp(sb->tyenv, Ity_I64);
+				addStmtToIRSB(sb, IRStmt_WrTmp(gw,
+				    IRExpr_Binop(Iop_And64, IRExpr_RdTmp(g),
+				    w)));
+				g = gw;
+			}
 			add_count(sb, &s->cnt[1 + e], IRExpr_RdTmp(g));
 			exit_call(s, e, st->Ist.Exit.jk,
 			    (Addr)st->Ist.Exit.dst->Ico.U64);
@@ -580,7 +677,7 @@ find_fault(void)
 	Addr ip;
 	UInt i;
 
-	if (cur_sb == NULL || tid == VG_INVALID_THREADID)
+	if (cur_sb == NULL || tid == VG_INVALID_THREADID || !on)
 		return;
 	ip = VG_(get_IP)(tid);
 	for (i = 1; i < cur_sb->nins; i++)
