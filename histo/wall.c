@@ -1268,18 +1268,17 @@ out:
 enum { M_WALL = NSTATE, M_IOTIME, M_IOBYTES, M_IOCALLS };
 
 #define OFF	"pmeclock -w's off-CPU intervals, exact"
+#define CPU	"each thread's lifetime less those, shared among its clock " \
+		"samples"
 static const struct wmeasure {
 	const char	*name;
 	const char	*unit;
 	int		 what;		/* S_*, or M_* */
 	const char	*says;		/* what the counts are */
 } wmeasures[] = {
-	{ "wall", "ns", M_WALL, "wall time: " OFF ", and the clock's "
-	    "samples on the CPU, each its interval" },
-	{ "user", "ns", S_USER, "on the CPU in user code: the clock's "
-	    "samples, each its interval" },
-	{ "system", "ns", S_SYSTEM, "on the CPU in the kernel: the clock's "
-	    "samples, each its interval" },
+	{ "wall", "ns", M_WALL, "wall time: " OFF ", and " CPU },
+	{ "user", "ns", S_USER, "on a CPU in user code: " CPU },
+	{ "system", "ns", S_SYSTEM, "on a CPU in the kernel: " CPU },
 	{ "wait-cpu", "ns", S_WAITCPU, "runnable, waiting for a CPU: " OFF },
 	{ "lock", "ns", S_LOCK, "lock waits: " OFF },
 	{ "condition", "ns", S_COND, "condition waits: " OFF },

@@ -30,9 +30,9 @@ for m in io-calls:5 io-bytes:7 io-time:8; do
 	c=${m#*:} m=${m%:*}
 	"$pmehisto" -x -M $m -T folded io.PMS >$m.folded 2>err ||
 	    fail "-M $m -T folded: $(cat err)"
-	got=$(awk '{ s += $NF } END { print s + 0 }' $m.folded)
-	want=$(awk -F, -v c=$c '$1 == "call" { s += $c } END { print s + 0 }' \
-	    io.csv)
+	got=$(awk '{ s += $NF } END { printf "%.0f\n", s }' $m.folded)
+	want=$(awk -F, -v c=$c '$1 == "call" { s += $c }
+	    END { printf "%.0f\n", s }' io.csv)
 	[ "$got" = "$want" ] && [ "$want" -gt 0 ] ||
 	    fail "-M $m: folded stacks sum to $got, -V io's calls $want"
 	"$pmehisto" -x -M $m --hide 'libc|ld-linux' -V caliper:line -T csv \

@@ -98,7 +98,7 @@ for t in $(awk -F, '$1 ~ /^[0-9]+$/ { print $1 }' states.csv); do
 	for m in wall:3 user:4; do
 		got=$("$pmehisto" -x -M ${m%:*} --tid "$t" -T folded w.PMS \
 		    2>/dev/null |
-		    awk '{ s += $NF } END { print s + 0 }')
+		    awk '{ s += $NF } END { printf "%.0f\n", s }')
 		want=$(awk -F, -v t="$t" -v c=${m#*:} '$1 == t { print $c }' \
 		    states.csv)
 		[ "$got" = "$want" ] ||
