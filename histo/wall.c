@@ -1304,6 +1304,7 @@ struct wread {
 	struct wall	 times;		/* the threads' (thread_times()) */
 	uint32_t	 ev;		/* the event added, or UINT32_MAX */
 	int		 noio;		/* the file holds no I/O record */
+	int		 rested;	/* wr_rest() done */
 	struct pme_sample_event evs[PME_EVENTS_MAX + 1];
 	struct pme_sample *buf;
 	size_t		 cap;
@@ -1382,6 +1383,35 @@ wr_mapping(void *arg, const struct pme_mapping *m)
 	return wr->v->mapping != NULL ? wr->v->mapping(wr->arg, m) : 0;
 }
 
+static int	wr_emit(struct wread *, uint32_t, uint32_t, uint64_t,
+		    uint64_t, const uint64_t *, uint32_t, uint64_t);
+
+/*
+ * The time on a CPU of the threads that have no clock sample, which no
+ * sample carries: at no address (unmapped), once each, at the thread's
+ * end, so that a thread's wall time adds up to its lifetime.  Given with
+ * the run's first samples or intervals (after its first mappings), so
+ * that a file cut short keeps it; else at the run's close.
+ */
+static int
+wr_rest(struct wread *wr)
+{
+	struct wth *t;
+	size_t i;
+
+	if (wr->rested || wr->wl.times == NULL || (wr->m->what != M_WALL &&
+	    wr->m->what != S_USER))
+		return 0;
+	wr->rested = 1;
+	for (i = 0; i < wr->times.nth; i++) {
+		t = &wr->times.th[i];
+		if (t->usamp + t->ksamp == 0 && wr_emit(wr, t->pid, t->tid,
+		    t->end, 0, NULL, 0, t->st[S_USER]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 wr_thread(void *arg, const struct pme_thread *t)
 {
@@ -1392,28 +1422,13 @@ wr_thread(void *arg, const struct pme_thread *t)
 	return wr->v->thread != NULL ? wr->v->thread(wr->arg, t) : 0;
 }
 
-static int	wr_emit(struct wread *, uint32_t, uint32_t, uint64_t,
-		    uint64_t, const uint64_t *, uint32_t, uint64_t);
-
-/* The time on a CPU of the threads without a clock sample, which no
- * sample carries: at no address (unmapped), once, at the thread's end,
- * so that a thread's wall time adds up to its lifetime. */
 static int
 wr_close(void *arg, const struct pme_sample_close *c)
 {
 	struct wread *wr = arg;
-	struct wth *t;
 
-	for (t = wr->times.th; wr->wl.times != NULL && t != NULL &&
-	    t < wr->times.th + wr->times.nth; t++) {
-		if (t->usamp + t->ksamp > 0 || t->uj > 0 || (wr->m->what !=
-		    M_WALL && wr->m->what != S_USER))
-			continue;
-		t->uj = 1;
-		if (wr_emit(wr, t->pid, t->tid, t->end, 0, NULL, 0,
-		    t->st[S_USER]) != 0)
-			return -1;
-	}
+	if (wr_rest(wr) != 0)
+		return -1;
 	return wr->v->close != NULL ? wr->v->close(wr->arg, c) : 0;
 }
 
@@ -1437,8 +1452,8 @@ wr_samples(void *arg, const struct pme_sample *s, size_t n)
 	size_t i, k = 0;
 	void *p;
 
-	if (wr->v->samples != NULL && n > 0 && wr->v->samples(wr->arg, s,
-	    n) != 0)
+	if (wr_rest(wr) != 0 || (wr->v->samples != NULL && n > 0 &&
+	    wr->v->samples(wr->arg, s, n) != 0))
 		return -1;
 	if (wr->ev == UINT32_MAX || wr_io(wr) || wr->v->samples == NULL)
 		return 0;
@@ -1492,6 +1507,8 @@ wr_offcpu(void *arg, const struct pme_offcpu *o)
 	int state = class_state[o->kclass], what = wr->m->what;
 	size_t n;
 
+	if (wr_rest(wr) != 0)
+		return -1;
 	if ((o->kclass == PME_WC_FUTEX || o->kclass == PME_WC_UNKNOWN) &&
 	    (what == S_LOCK || what == S_COND || what == S_OTHER)) {
 		n = names_of(&wr->wl, o->pid, o->start, o->pc, o->frames,

@@ -12,7 +12,8 @@
 #   hidden (-V caliper:line) are -V states' columns of the program's
 #   lines;
 # - per thread (--tid), -M wall's folded stacks sum to its wall column,
-#   and -M user's to its user column;
+#   and -M user's to its user column; a file cut short, all its threads
+#   to -V states' wall time of what is left;
 # - the histogram's summary, the Spy and the callgrind export name the
 #   unit (ns); pprof's sample type is the measure in nanoseconds;
 # - -D of two runs under -M wall, a gate on it that passes and one that
@@ -105,6 +106,19 @@ for t in $(awk -F, '$1 ~ /^[0-9]+$/ { print $1 }' states.csv); do
 		    fail "thread $t: -M ${m%:*} sums to $got ns, -V states $want"
 	done
 done
+
+# A file cut short: -M wall is still -V states' wall time of what is
+# left, the threads without a clock sample included (their time on a
+# CPU is given with the run's first records, not at its close).
+head -c $(($(wc -c <w.PMS) * 7 / 10)) w.PMS >cut.PMS
+"$pmehisto" -V states -T csv cut.PMS >cut.csv 2>/dev/null ||
+    fail "-V states of a file cut short failed"
+got=$("$pmehisto" -x -M wall -T folded cut.PMS 2>/dev/null |
+    awk '{ s += $NF } END { printf "%.0f\n", s }')
+want=$(awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f\n", s }' \
+    cut.csv)
+[ "$got" = "$want" ] && [ "$want" -gt 0 ] ||
+    fail "cut short: -M wall sums to $got ns, -V states' threads $want"
 
 # Units named: the summary, the Spy, callgrind, pprof.
 "$pmehisto" -x -M lock -T text -o - w.PMS >hist.txt 2>&1
