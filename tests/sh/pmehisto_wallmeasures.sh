@@ -16,8 +16,10 @@
 #   to -V states' wall time of what is left;
 # - the histogram's summary, the Spy and the callgrind export name the
 #   unit (ns); pprof's sample type is the measure in nanoseconds;
-# - -D of two runs under -M wall, a gate on it that passes and one that
-#   fails with exit status 3; -D of two measures is refused;
+# - -D of two runs under -M wall, their totals the threads' (ns, said),
+#   a gate on it that passes and one that fails with exit status 3 (a
+#   run against itself and against one of its threads: no gate between
+#   two runs is certain); -D of two measures is refused;
 # - -M lock of a run without -w is an error that says so.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -170,21 +172,38 @@ for k, v in f:
 	[ "$types" = lock/nanoseconds ] || fail "pprof's sample types: $types"
 fi
 
-# -D and -G of two runs under -M wall; a smaller baseline fails the gate.
-"$pmehisto" -x -M wall -B base.PME -o /dev/null w.PMS 2>err ||
+# -D of two runs under -M wall: their totals are their threads' wall
+# time, exactly (runs differ: no gate between them is certain); gates on
+# one run against itself (growth 0: passes +0%) and against one thread
+# of it (the other threads' time is growth: fails with 3).
+"$pmehisto" -V states -T csv w2.PMS >states2.csv 2>err ||
+    fail "-V states of w2: $(cat err)"
+sum() {	# the threads' wall time in -V states -T csv file $1
+	awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f", s }' "$1"
+}
+"$pmehisto" -x -M wall -B base.PME -o /dev/null w.PMS >/dev/null 2>err ||
     fail "-M wall -B: $(cat err)"
-"$pmehisto" -x -M wall -D base.PME -G total:+50% -o diff.txt w2.PMS 2>err
+"$pmehisto" -x -M wall -D base.PME -T text -o - w2.PMS >diff.txt 2>err
 rc=$?
-[ $rc -eq 0 ] || fail "-D of two runs, -G total:+50%: exit $rc: $(cat err)"
-"$pmehisto" -x -M wall --tid "$(awk -F, '$1 ~ /^[0-9]+$/ { print $1; exit }' \
-    states.csv)" -B small.PME -o /dev/null w.PMS 2>err ||
-    fail "-M wall --tid -B: $(cat err)"
-"$pmehisto" -x -M wall -D small.PME -G total:+10% -o diff2.txt w2.PMS \
-    2>err
+[ $rc -eq 0 ] || fail "-D of two runs: exit $rc: $(cat err)"
+grep -q "^Total: *$(sum states.csv) to $(sum states2.csv) " diff.txt ||
+    fail "-D: $(grep ^Total diff.txt), the threads' $(sum states.csv)" \
+    "and $(sum states2.csv)"
+grep -q "^Counts: *ns of wall (" diff.txt ||
+    fail "-D does not say ns: $(grep ^Counts diff.txt)"
+"$pmehisto" -x -M wall -D base.PME -G total:+0% -o /dev/null w.PMS \
+    >/dev/null 2>err
 rc=$?
-[ $rc -eq 3 ] || fail "-G total:+10% on a wall time 17 threads' larger:" \
-    "exit $rc, not 3: $(cat err)"
-"$pmehisto" -x -M lock -D base.PME -o /dev/null w2.PMS 2>err
+[ $rc -eq 0 ] || fail "-G total:+0% against itself: exit $rc: $(cat err)"
+main=$(awk -F, '$1 ~ /^[0-9]+$/ { print $1; exit }' states.csv)
+"$pmehisto" -x -M wall --tid "$main" -B small.PME -o /dev/null w.PMS \
+    >/dev/null 2>err || fail "-M wall --tid -B: $(cat err)"
+"$pmehisto" -x -M wall -D small.PME -G total:+0% -o /dev/null w.PMS \
+    >/dev/null 2>err
+rc=$?
+[ $rc -eq 3 ] && grep -q "gate 'total:+0%' failed" err ||
+    fail "-G total:+0% against one thread: exit $rc, not 3: $(cat err)"
+"$pmehisto" -x -M lock -D base.PME -o /dev/null w2.PMS >/dev/null 2>err
 rc=$?
 [ $rc -ne 0 ] && grep -q "wall" err && grep -q "lock" err ||
     fail "-D of wall against lock: exit $rc: $(cat err)"
