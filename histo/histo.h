@@ -126,6 +126,10 @@ const char *wall_measure(const char *name);
 /* The i-th measure of a run of pmeclock -w (wall, then the states), or
  * NULL past the last. */
 const char *wall_run_measure(size_t i);
+/* Whether measure name reads a sample file twice (wall, user, system:
+ * the threads' times first; the I/O calls': whether there is one), so
+ * that it cannot be read from standard input. */
+int	 wall_reads_twice(const char *name);
 int	 wall_read(const char *path, const char *want,
 	    const struct pme_sample_visitor *v, void *arg,
 	    struct pme_sample_summary *sum, struct pme_error *err);

@@ -1258,8 +1258,9 @@ out:
  * The measures a run's records make (pmehisto -M, pmehisto(1) Wall
  * time): one row each.  A state's is the time the -V states table books
  * to it, each interval at the stack it was recorded with (on the CPU, the
- * clock's samples, each its interval); wall is every state; the I/O
- * calls' are -V io's time, bytes and calls.  As the heap's measures are
+ * clock's samples, each its share of its thread's time there:
+ * cpu_share()); wall is every state; the I/O calls' are -V io's time,
+ * bytes and calls.  As the heap's measures are
  * samples the reader makes of the heap records, these are samples
  * wall_read() makes of the off-CPU and I/O records, of an event it adds
  * to the run's header: so every view, export, diff and gate counts them
@@ -1305,6 +1306,7 @@ struct wread {
 	uint32_t	 ev;		/* the event added, or UINT32_MAX */
 	int		 noio;		/* the file holds no I/O record */
 	int		 rested;	/* wr_rest() done */
+	int		 without;	/* a run without the records read */
 	struct pme_sample_event evs[PME_EVENTS_MAX + 1];
 	struct pme_sample *buf;
 	size_t		 cap;
@@ -1342,9 +1344,27 @@ wr_io(const struct wread *wr)
 	return wr->m->what >= M_IOTIME;
 }
 
+/* Whether measure m reads a sample file twice: first the threads' times
+ * (on a CPU), or whether it holds an I/O record. */
+static int
+twice(const struct wmeasure *m)
+{
+	return m->what >= M_IOTIME || m->what == M_WALL || m->what == S_USER ||
+	    m->what == S_SYSTEM;
+}
+
+int
+wall_reads_twice(const char *name)
+{
+	const struct wmeasure *m = wmeasure_find(name);
+
+	return m != NULL && twice(m);
+}
+
 /* The run's header, with the measure's event after its own: a run of
- * pmeclock -w for the states, any for the I/O calls (a run without them
- * is refused at its end). */
+ * pmeclock -w for the states, a file with I/O records for the I/O
+ * calls; another's as it is, which the caller then refuses as not
+ * having the measure. */
 static int
 wr_header(void *arg, const struct pme_sample_header *h)
 {
@@ -1354,10 +1374,9 @@ wr_header(void *arg, const struct pme_sample_header *h)
 
 	on_header(&wr->wl, h);
 	wr->ev = UINT32_MAX;
-	/* A run without the records: the measure's is refused as absent. */
-	if ((wr_io(wr) ? wr->noio : !(h->flags & PME_SHDR_WALL)) ||
-	    h->nevents == 0 ||
-	    h->nevents >= PME_EVENTS_MAX)
+	if (wr_io(wr) ? wr->noio : !(h->flags & PME_SHDR_WALL))
+		wr->without = 1;
+	if (wr->without || h->nevents == 0 || h->nevents >= PME_EVENTS_MAX)
 		return wr->v->header != NULL ? wr->v->header(wr->arg, h) : 0;
 	h2 = *h;
 	memcpy(wr->evs, h->events, h->nevents * sizeof(*h->events));
@@ -1566,6 +1585,9 @@ wall_read(const char *path, const char *want,
 	memset(&wr, 0, sizeof(wr));
 	if ((wr.m = wmeasure_find(want)) == NULL)
 		return pme_samplefile_read(path, v, arg, sum, err);
+	if (strcmp(path, "-") == 0 && twice(wr.m))
+		return histo_err(err, PME_EINVAL, "standard input: -M %s "
+		    "reads the sample file twice: give a sample file", want);
 	wr.v = v;
 	wr.arg = arg;
 	wr.path = path;
@@ -1586,12 +1608,11 @@ wall_read(const char *path, const char *want,
 	rc = wr_io(&wr) ? pme_samplefile_read_io(path, &wv, wr_iocall, &wr,
 	    sum, err) : pme_samplefile_read_offcpu(path, &wv, wr_offcpu, &wr,
 	    sum, err);
-	if (rc == -1 && !wr_io(&wr) && !wr.wl.wallrun)
-		histo_err(err, PME_EINVAL, "'%s': -M %s: no wall-time records "
-		    "(record them with pmeclock -w)", path, want);
-	else if (rc == -1 && wr.noio)
-		histo_err(err, PME_EINVAL, "'%s': -M %s: no I/O calls "
-		    "recorded (pmeclock -e io records them)", path, want);
+	if (rc == -1 && wr.without)
+		histo_err(err, PME_EINVAL, wr.noio ? "'%s': -M %s: no I/O "
+		    "calls recorded (pmeclock -e io records them)" : "'%s': -M "
+		    "%s: no wall-time records (record them with pmeclock -w)",
+		    path, want);
 	free(wr.buf);
 	wall_free(&wr.wl);
 	wall_free(&wr.times);

@@ -28,7 +28,7 @@ fi
 # table,call,file,site,calls,errors,bytes,total_ns,max_ns
 for m in io-calls:5 io-bytes:7 io-time:8; do
 	c=${m#*:} m=${m%:*}
-	"$pmehisto" -x -M $m -T folded io.PMS >$m.folded 2>err ||
+	$PME_VALGRIND "$pmehisto" -x -M $m -T folded io.PMS >$m.folded 2>err ||
 	    fail "-M $m -T folded: $(cat err)"
 	got=$(awk '{ s += $NF } END { printf "%.0f\n", s }' $m.folded)
 	want=$(awk -F, -v c=$c '$1 == "call" { s += $c }

@@ -20,7 +20,9 @@
 #   a gate on it that passes and one that fails with exit status 3 (a
 #   run against itself and against one of its threads: no gate between
 #   two runs is certain); -D of two measures is refused;
-# - -M lock of a run without -w is an error that says so.
+# - -M lock of a run without -w is an error that says so, -M wall of
+#   standard input a usage error (it reads the file twice), and a file
+#   cut before its header keeps the reader's message.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -41,7 +43,7 @@ for r in w w2; do
 	"$pmeclock" -w -o $r.PMS ./waits "$tmp" 2>truth.$r ||
 	    { fail "pmeclock -w: $(cat truth.$r)"; finish; }
 done
-"$pmehisto" -V states -T csv w.PMS >states.csv 2>err ||
+$PME_VALGRIND "$pmehisto" -V states -T csv w.PMS >states.csv 2>err ||
     { fail "-V states: $(cat err)"; finish; }
 
 # Per routine: the program's routines, inclusive, every state.
@@ -55,7 +57,7 @@ for m in user system wait-cpu lock condition io fault sleep other; do
 		col=$((col + 1))
 		continue
 	fi
-	"$pmehisto" -x -M $m -T folded w.PMS >$m.folded 2>err ||
+	$PME_VALGRIND "$pmehisto" -x -M $m -T folded w.PMS >$m.folded 2>err ||
 	    fail "-M $m -T folded: $(cat err)"
 	out=$(awk -v c=$col -v list="$routines" '
 	BEGIN { n = split(list, r, " "); for (i = 1; i <= n; i++) want[r[i]] = 1 }
@@ -126,14 +128,14 @@ want=$(awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f\n", s }' \
 "$pmehisto" -x -M lock -T text -o - w.PMS >hist.txt 2>&1
 grep -q "^ *Counts: *ns of lock (lock waits" hist.txt ||
     fail "the histogram's summary does not say ns: $(grep Counts hist.txt)"
-"$pmehisto" -x -M wall -V spy w.PMS >spy.txt 2>&1
+$PME_VALGRIND "$pmehisto" -x -M wall -V spy w.PMS >spy.txt 2>&1
 grep -q "^Samples: [0-9]*; counts are ns of wall" spy.txt ||
     fail "the Spy does not say ns: $(grep Samples spy.txt)"
-"$pmehisto" -x -M lock -T callgrind w.PMS >lock.cg 2>err ||
+$PME_VALGRIND "$pmehisto" -x -M lock -T callgrind w.PMS >lock.cg 2>err ||
     fail "-T callgrind: $(cat err)"
 grep -q "^event: ns : ns of lock" lock.cg && grep -qx "events: ns" lock.cg ||
     fail "callgrind's event: $(grep ^event lock.cg)"
-"$pmehisto" -x -M lock -T pprof w.PMS >lock.pprof 2>err ||
+$PME_VALGRIND "$pmehisto" -x -M lock -T pprof w.PMS >lock.pprof 2>err ||
     fail "-T pprof: $(cat err)"
 # pprof's sample types, read from the profile's protobuf by python3:
 # lock/nanoseconds alone.
@@ -183,7 +185,8 @@ sum() {	# the threads' wall time in -V states -T csv file $1
 }
 "$pmehisto" -x -M wall -B base.PME -o /dev/null w.PMS >/dev/null 2>err ||
     fail "-M wall -B: $(cat err)"
-"$pmehisto" -x -M wall -D base.PME -T text -o - w2.PMS >diff.txt 2>err
+$PME_VALGRIND "$pmehisto" -x -M wall -D base.PME -T text -o - w2.PMS \
+    >diff.txt 2>err
 rc=$?
 [ $rc -eq 0 ] || fail "-D of two runs: exit $rc: $(cat err)"
 grep -q "^Total: *$(sum states.csv) to $(sum states2.csv) " diff.txt ||
@@ -207,6 +210,18 @@ rc=$?
 rc=$?
 [ $rc -ne 0 ] && grep -q "wall" err && grep -q "lock" err ||
     fail "-D of wall against lock: exit $rc: $(cat err)"
+
+# Standard input: -M wall reads the file twice (a usage error, 2); a file
+# cut before its header keeps the reader's words.
+"$pmehisto" -x -M wall -T folded - <w.PMS >stdin.out 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "standard input: -M wall reads the sample file" \
+    stdin.out || fail "-M wall from standard input: exit $rc: $(cat stdin.out)"
+head -c 100 w.PMS >head.PMS
+"$pmehisto" -x -M lock head.PMS >head.out 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "cut short before its header chunk" head.out ||
+    fail "-M lock of a file cut before its header: exit $rc: $(cat head.out)"
 
 # A run without -w.
 "$pmeclock" -o plain.PMS true 2>/dev/null
