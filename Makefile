@@ -54,9 +54,9 @@ histo/pmemerge_SRCS = histo/pmemerge.c histo/warn.c
 histo/pmehisto_SRCS = $(filter-out histo/pmemerge.c,$(wildcard histo/*.c))
 # stats takes pmehisto's sample filters (stats -f run.pms --tid ...).
 # and draws a -w run's states and a -e alloc run's heap as pmehisto -V
-# states and -V heap count them.
+# states and -V heap count them (and wall.c's measures need io.c's bytes).
 stats/stats_SRCS = $(wildcard stats/*.c) histo/filter.c histo/warn.c \
-    histo/wall.c histo/heap.c
+    histo/wall.c histo/heap.c histo/io.c
 # The Caliper view disassembles with capstone when configure found it,
 # loaded when first used (histo/cslazy.c), not linked.
 histo/caliper.o histo/cslazy.o: PME_CPPFLAGS += $(CAPSTONE_CPPFLAGS)
@@ -187,7 +187,7 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fno-omit-frame-pointe
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BUILD_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(BUILD_MODULES))
 FUZZ_STATS_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(STATS_MODULES) \
-	histo/filter.c histo/warn.c histo/wall.c histo/heap.c)
+	histo/filter.c histo/warn.c histo/wall.c histo/heap.c histo/io.c)
 # pmetrace's tally and engine readers, for fuzz_cgout, fuzz_pvout and
 # fuzz_maps (lib/maps.c's reader, and the step engine's use of it on
 # x86-64).

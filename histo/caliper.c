@@ -752,7 +752,7 @@ read_samples(struct caliper *c)
 		memset(&sum, 0, sizeof(sum));
 		if (filter_file(c->in->filter, &c->fr, c->in->samples[i],
 		    c->err) == -1 ||
-		    pme_samplefile_read(c->in->samples[i], &v, c, &sum,
+		    wall_read(c->in->samples[i], c->in->measure, &v, c, &sum,
 		    c->err) == -1)
 			return -1;
 		if (c->in->quiet)

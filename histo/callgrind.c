@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "export.h"
+#include "measure.h"
 #include "util.h"
 
 /*
@@ -294,6 +295,20 @@ cg_body(struct cg *g, const struct cost *c, size_t n)
 	return 0;
 }
 
+/* The event line: a clock's samples, or a weighted measure's unit
+ * (pmehisto's wall time, states and I/O: "ns"). */
+static int
+cg_event(const struct xmodel *m, FILE *fp)
+{
+	const struct measure *ms = &m->t->measure;
+
+	if (ms->kind != PME_EV_WALL)
+		return fprintf(fp, "event: Samples : clock samples\n"
+		    "events: Samples\n");
+	return fprintf(fp, "event: %s : %s of %s (%s)\nevents: %s\n",
+	    ms->unit, ms->unit, ms->name, wall_measure(ms->name), ms->unit);
+}
+
 int
 callgrind_write(const struct xmodel *m, FILE *fp)
 {
@@ -312,8 +327,7 @@ callgrind_write(const struct xmodel *m, FILE *fp)
 	if (fprintf(fp, "# callgrind format\nversion: 1\n"
 	    "creator: pmehisto (pme) %s\n", PME_VERSION_STRING) < 0 ||
 	    (m->command != NULL && fprintf(fp, "cmd: %s\n", m->command) < 0) ||
-	    fprintf(fp, "positions: line\nevent: Samples : clock "
-	    "samples\nevents: Samples\n") < 0)
+	    fprintf(fp, "positions: line\n") < 0 || cg_event(m, fp) < 0)
 		goto done;
 	if (cg_body(&g, c, n) == -1 ||
 	    fprintf(fp, "\ntotals: %llu\n", (unsigned long long)m->total) < 0)

@@ -938,6 +938,23 @@ gate_lines(struct pme_report *rep, const struct diff *d,
 	return rc;
 }
 
+/* What the counts are: pmehisto's wall and I/O measures say their unit
+ * ("ns of wall (...)"), others what the file measures. */
+static int
+counts_line(struct pme_report *rep, struct pme_bucketfile *bf,
+    struct pme_error *err)
+{
+	const char *unit = NULL, *name = NULL;
+
+	if (pme_bucketfile_info(bf)->measure == PME_MEASURE_EVENT)
+		name = pme_bucketfile_event(bf, &unit);
+	if (name != NULL && unit != NULL && wall_measure(name) != NULL)
+		return report_line(rep, "Counts", err, "%s of %s (%s)", unit,
+		    name, wall_measure(name));
+	return report_line(rep, "Counts", err, "%s",
+	    report_measure(pme_bucketfile_info(bf)->measure));
+}
+
 static int
 summary(struct pme_report *rep, const struct diff *d, struct pme_error *err)
 {
@@ -949,8 +966,7 @@ summary(struct pme_report *rep, const struct diff *d, struct pme_error *err)
 	    d->in->base_name, d->runs[0], d->runs[0] == 1 ? "" : "s");
 	rc |= report_line(rep, "New", err, "%s (%" PRIu64 " run%s)",
 	    d->in->new_name, d->runs[1], d->runs[1] == 1 ? "" : "s");
-	rc |= report_line(rep, "Counts", err, "%s", report_measure(
-	    pme_bucketfile_info(d->bf[1])->measure));
+	rc |= counts_line(rep, d->bf[1], err);
 	if (d->runs[0] != d->runs[1])
 		rc |= report_line(rep, "", err, "(the baseline's counts "
 		    "scaled from %" PRIu64 " runs to %" PRIu64 ")",

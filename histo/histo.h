@@ -121,6 +121,30 @@ int	 wall_write(const struct wall_input *in, FILE *fp,
 	    struct pme_error *err);
 /* -W's time, "500us", "1ms", "2s" or "0", into *ns; 0, or -1. */
 int	 wall_parse_wait(const char *s, uint64_t *ns);
+/*
+ * The measures pmehisto makes of pmeclock -w's and -e io's records
+ * (wall.c, pmehisto -M): wall, each state of -V states (user, system,
+ * wait-cpu, lock, condition, io, fault, sleep, other), in ns, and the I/O
+ * calls' io-time (ns), io-bytes and io-calls.  wall_measure(): what
+ * the counts of the one named name are, for people, or NULL when name
+ * is none of them.  wall_read() is pme_samplefile_read(), and when want names
+ * one of them, each run's header lists it as an event after its own,
+ * with samples of it: an off-CPU interval or an I/O call each, at its
+ * stack, weighted by its ns (bytes, 1), and for wall, user and system
+ * the clock's samples again, each its interval.  A run without the
+ * records (-w's; any I/O call in a file) is an error.
+ */
+const char *wall_measure(const char *name);
+/* The i-th measure of a run of pmeclock -w (wall, then the states), or
+ * NULL past the last. */
+const char *wall_run_measure(size_t i);
+/* Whether measure name reads a sample file twice (wall, user, system:
+ * the threads' times first; the I/O calls': whether there is one), so
+ * that it cannot be read from standard input. */
+int	 wall_reads_twice(const char *name);
+int	 wall_read(const char *path, const char *want,
+	    const struct pme_sample_visitor *v, void *arg,
+	    struct pme_sample_summary *sum, struct pme_error *err);
 
 /*
  * The timeline of a pmeclock -w run (wall.c), as -V timeline writes it
@@ -164,6 +188,8 @@ int	 wall_timeline(const struct wall_input *in,
  */
 int	 io_write(const char *const *samples, size_t n, int csv, FILE *fp,
 	    struct pme_error *err);
+/* The bytes io moved: its return value, but an open's or a close's. */
+uint64_t io_bytes(const struct pme_io *io);
 
 /*
  * Sample filters (filter.c, pmehisto --time, --tid, --pid, --comm,

@@ -266,9 +266,8 @@ group_of(struct iorep *r, int t, const char *key, uint32_t call)
 	return g;
 }
 
-/* The bytes io moved: its return value, but an open's or a close's. */
-static uint64_t
-bytes_of(const struct pme_io *io)
+uint64_t
+io_bytes(const struct pme_io *io)
 {
 	if (io->ret < 0 || io->call == PME_IO_OPEN ||
 	    io->call == PME_IO_OPENAT || io->call == PME_IO_CLOSE)
@@ -282,7 +281,7 @@ group_add(struct iogroup *g, const struct pme_io *io)
 	g->calls++;
 	if (io->ret < 0)
 		g->errors++;
-	g->bytes += bytes_of(io);
+	g->bytes += io_bytes(io);
 	g->total += io->duration;
 	if (io->duration > g->max)
 		g->max = io->duration;
@@ -345,7 +344,7 @@ slow_add(struct iorep *r, const struct pme_io *io, const char *file,
 	s->tid = io->tid;
 	s->call = io->call;
 	s->ret = io->ret;
-	s->bytes = bytes_of(io);
+	s->bytes = io_bytes(io);
 	s->file = strdup(file);
 	s->site = strdup(site);
 	s->nfr = 0;

@@ -62,6 +62,14 @@ first_header(void *arg, const struct pme_sample_header *h)
 		snprintf(m->names[0], sizeof(m->names[0]), "cpu-clock");
 		m->clock[0] = 1;
 	}
+	/* A run of pmeclock -w: its wall time and states too, in ns. */
+	for (i = 0; (h->flags & PME_SHDR_WALL) && m->n < PME_EVENTS_MAX &&
+	    wall_run_measure(i) != NULL; i++, m->n++) {
+		snprintf(m->names[m->n], sizeof(m->names[m->n]), "%s",
+		    wall_run_measure(i));
+		snprintf(m->units[m->n], sizeof(m->units[m->n]), "ns");
+		m->period[m->n] = 1;
+	}
 	return 1;
 }
 

@@ -596,6 +596,13 @@ parse(int argc, char *argv[], struct opts *o)
 	}
 	if (view_check(o) == -1)
 		return -1;
+	for (i = optind; i < argc && wall_reads_twice(o->measure); i++)
+		if (strcmp(argv[i], "-") == 0) {
+			histo_warn(prog, "standard input: -M %s reads the "
+			    "sample file twice: give a sample file",
+			    o->measure);
+			return -1;
+		}
 	if (o->measures && (o->mode == MODE_TRACE || o->measure != NULL ||
 	    o->base != NULL || (o->type != TYPE_DEFAULT &&
 	    o->type != TYPE_TEXT && o->type != TYPE_CSV))) {

@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "export.h"
+#include "measure.h"
 #include "util.h"
 #include "varint.h"
 
@@ -154,6 +155,25 @@ value_type(struct prof *p, unsigned field, uint64_t type, uint64_t unit)
 	pb_message(&p->out, field, &p->sub);
 }
 
+/* Whether the counts are a weighted measure's own (pmehisto's wall
+ * time, states and I/O: ns, bytes or calls), of one value a stack, not
+ * samples. */
+static int
+weighted(const struct prof *p)
+{
+	return p->m->t->measure.kind == PME_EV_WALL;
+}
+
+/* The pprof unit of such a measure's counts. */
+static const char *
+weighted_unit(const struct prof *p)
+{
+	const char *u = p->m->t->measure.unit;
+
+	return strcmp(u, "ns") == 0 ? "nanoseconds" : strcmp(u, "calls") ==
+	    0 ? "count" : u;
+}
+
 static void
 samples(struct prof *p)
 {
@@ -173,7 +193,8 @@ samples(struct prof *p)
 			if (outermost(m, s, j))
 				pb_varint(&p->sub, p->locid[m->locof[j]]);
 		pb_message(&p->msg, SAMPLE_LOCATION_ID, &p->sub);
-		pb_varint(&p->sub, s->count);
+		if (!weighted(p))
+			pb_varint(&p->sub, s->count);
 		pb_varint(&p->sub, s->count * period);
 		pb_message(&p->msg, SAMPLE_VALUE, &p->sub);
 		pb_message(&p->out, PROFILE_SAMPLE, &p->msg);
@@ -393,7 +414,8 @@ strings(struct prof *p, uint64_t *buildid_str)
 	for (i = 0; i < S_NAMES; i++)
 		string(p, measure_clock(&p->m->t->measure) ? fixed[i] :
 		    i == S_CPU ? p->m->t->measure.name : i == S_NANOSECONDS ?
-		    (p->m->t->period != 0 ? "events" : "samples") : fixed[i]);
+		    (weighted(p) ? weighted_unit(p) : p->m->t->period != 0 ?
+		    "events" : "samples") : fixed[i]);
 	for (i = 0; i < p->m->nnames; i++)
 		string(p, p->m->names[i].name);
 	for (i = 0; i < p->paths.n; i++)
@@ -421,7 +443,8 @@ profile(struct prof *p)
 	    (buildid_str = calloc(p->paths.n + 1, sizeof(*buildid_str))) ==
 	    NULL)
 		return -1;
-	value_type(p, PROFILE_SAMPLE_TYPE, S_SAMPLES, S_COUNT);
+	if (!weighted(p))
+		value_type(p, PROFILE_SAMPLE_TYPE, S_SAMPLES, S_COUNT);
 	value_type(p, PROFILE_SAMPLE_TYPE, S_CPU, S_NANOSECONDS);
 	samples(p);
 	strings(p, buildid_str);

@@ -1874,7 +1874,7 @@ tally_file(struct tally *t, const char *path, struct pme_error *err)
 	if (filter_file(t->filter, &r.sel.fr, path, err) == -1)
 		goto done;
 	memset(&sum, 0, sizeof(sum));
-	if (pme_samplefile_read(path, &v, &r, &sum, err) == -1) {
+	if (wall_read(path, t->measure.want, &v, &r, &sum, err) == -1) {
 		/* Past the first samples, the scan of two readings would
 		 * have failed first, with the reader's own words. */
 		if (!r.failed && err->code == PME_EINVAL &&

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "histo.h"
+#include "measure.h"
 #include "util.h"
 
 /* An outside-bucket share for the summary. */
@@ -304,7 +305,10 @@ report_every(const struct tally *t, char *buf, size_t len)
 	char name[1100];
 
 	pme_escape(name, sizeof(name), m->name);
-	if (measure_clock(m))
+	if (wall_measure(m->name) != NULL && m->kind == PME_EV_WALL)
+		snprintf(buf, len, "; counts are %s of %s (%s)", m->unit, name,
+		    wall_measure(m->name));
+	else if (measure_clock(m))
 		snprintf(buf, len, ", every %g ms", (double)t->period / 1e6);
 	else if (m->period == 0)
 		snprintf(buf, len, " of %s, the period varied for a rate",
@@ -378,6 +382,11 @@ event_lines(struct pme_report *rep, struct pme_bucketfile *bf,
 	const char *unit, *name = pme_bucketfile_event(bf, &unit);
 	int rc;
 
+	/* pmehisto's own measures of records: the counts are their unit,
+	 * the total the events. */
+	if (t != NULL && t->measure.kind == PME_EV_WALL)
+		return report_line(rep, "Counts", err, "%s of %s (%s)", unit,
+		    name, wall_measure(name));
 	if (info->period == 0)
 		rc = report_line(rep, "Counts", err, "samples of %s (the "
 		    "period varied for a rate)", name);

@@ -38,6 +38,7 @@
 
 #include "histo.h"
 #include "pme_sample.h"
+#include "measure.h"
 #include "pme_symbols.h"
 #include "util.h"
 
@@ -91,6 +92,7 @@ struct wth {
 	uint64_t	 st[NSTATE];
 	uint64_t	 usamp, ksamp;
 	uint64_t	 nint;		/* its off-CPU intervals */
+	uint64_t	 uj, kj;	/* its samples shared out so far */
 };
 
 struct wrow {
@@ -121,6 +123,8 @@ struct slice {
 
 struct wall {
 	const struct wall_input *in;
+	struct wall	*times;		/* the threads' times (thread_times()),
+					   which the on-CPU samples share */
 	struct slice	*sl;
 	size_t		 nsl, capsl;
 	struct pme_addrmap *am;
@@ -657,15 +661,13 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	return pme_addrmap_mapping(wl->am, m, wl->err) == -1 ? -1 : 0;
 }
 
+/* A thread record's name, creation and end. */
 static int
-on_thread(void *arg, const struct pme_thread *r)
+thread_record(struct wall *wl, const struct pme_thread *r)
 {
-	struct wall *wl = arg;
 	struct wth *t;
 	char name[64] = "";
 
-	if (pme_addrmap_thread(wl->am, r, wl->err) == -1)
-		return -1;
 	/* A new thread has its creator's name until it names itself. */
 	if (r->kind == PME_THREAD_FORK && (t = thread_of(wl, r->ppid,
 	    r->ptid)) != NULL)
@@ -688,33 +690,136 @@ on_thread(void *arg, const struct pme_thread *r)
 }
 
 static int
+on_thread(void *arg, const struct pme_thread *r)
+{
+	struct wall *wl = arg;
+
+	if (pme_addrmap_thread(wl->am, r, wl->err) == -1)
+		return -1;
+	return thread_record(wl, r);
+}
+
+/*
+ * The time on a CPU that clock sample s stands for: its thread's, its
+ * lifetime less its off-CPU intervals, in user code or in the kernel
+ * (finish_threads()), shared out among its samples there in equal parts
+ * that add up to it exactly; the sample's interval where the threads'
+ * times are not known.
+ */
+static uint64_t
+cpu_share(struct wall *wl, const struct pme_sample *s)
+{
+	struct wth *t;
+	uint64_t all, n, j;
+	int kern = (s->flags & PME_SAMPLE_KERNEL) != 0;
+
+	if (wl->times == NULL || (t = thread_of(wl->times, s->pid,
+	    s->tid)) == NULL)
+		return s->weight;
+	all = t->st[kern ? S_SYSTEM : S_USER];
+	n = kern ? t->ksamp : t->usamp;
+	j = kern ? t->kj++ : t->uj++;
+	if (j >= n)
+		return 0;
+	return (uint64_t)((unsigned __int128)all * (j + 1) / n -
+	    (unsigned __int128)all * j / n);
+}
+
+/* Clock sample s counted in its thread, user or kernel; its thread, or
+ * NULL when out of memory. */
+static struct wth *
+clock_sample(struct wall *wl, const struct pme_sample *s)
+{
+	struct wth *t;
+
+	if ((t = thread_of(wl, s->pid, s->tid)) == NULL)
+		return NULL;
+	seen(t, s->time, s->time);
+	if (s->flags & PME_SAMPLE_KERNEL)
+		t->ksamp++;
+	else
+		t->usamp++;
+	return t;
+}
+
+static int
 on_samples(void *arg, const struct pme_sample *s, size_t n)
 {
 	struct wall *wl = arg;
 	const char *names[NAMES];
-	struct wth *t;
+	uint64_t w;
 	size_t i, k;
 	int kern;
 
 	for (i = 0; i < n; i++) {
 		if (s[i].event != wl->clock)
 			continue;
-		if ((t = thread_of(wl, s[i].pid, s[i].tid)) == NULL)
+		if (clock_sample(wl, &s[i]) == NULL)
 			return histo_err(wl->err, PME_ENOMEM, "out of memory");
-		seen(t, s[i].time, s[i].time);
 		kern = (s[i].flags & PME_SAMPLE_KERNEL) != 0;
-		if (kern)
-			t->ksamp++;
-		else
-			t->usamp++;
 		k = names_of(wl, s[i].pid, s[i].time, kern ? 0 : s[i].pc,
 		    s[i].frames, s[i].nframes, names, NAMES);
-		book_stack(wl, names, k, kern ? S_SYSTEM : S_USER,
-		    s[i].weight);
+		w = cpu_share(wl, &s[i]);
+		book_stack(wl, names, k, kern ? S_SYSTEM : S_USER, w);
 		book_line(wl, s[i].pid, s[i].time, kern ? 0 : s[i].pc,
-		    s[i].frames, s[i].nframes, kern ? S_SYSTEM : S_USER,
-		    s[i].weight);
+		    s[i].frames, s[i].nframes, kern ? S_SYSTEM : S_USER, w);
 	}
+	return 0;
+}
+
+/* The times pass: the threads' lives, their samples and off-CPU time. */
+static int
+times_thread(void *arg, const struct pme_thread *r)
+{
+	return thread_record(arg, r);
+}
+
+static int
+times_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct wall *wl = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].event == wl->clock && clock_sample(wl, &s[i]) == NULL)
+			return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* An interval's time, all of it in other: only the sum counts here. */
+static int
+times_offcpu(void *arg, const struct pme_offcpu *o)
+{
+	struct wall *wl = arg;
+	struct wth *t;
+
+	if ((t = thread_of(wl, o->pid, o->tid)) == NULL)
+		return histo_err(wl->err, PME_ENOMEM, "out of memory");
+	seen(t, o->start, o->end);
+	t->st[S_OTHER] += o->end - o->start;
+	return 0;
+}
+
+static void	finish_threads(struct wall *);
+
+/* Each thread's time on a CPU, user and system (finish_threads()), of
+ * the sample files, into times: so that its samples share it out. */
+static int
+thread_times(struct wall *times, const char *const *paths, size_t n,
+    struct pme_error *err)
+{
+	static const struct pme_sample_visitor v = {
+		on_header, NULL, times_thread, times_samples, NULL
+	};
+	size_t i;
+
+	memset(times, 0, sizeof(*times));
+	times->err = err;
+	for (i = 0; i < n; i++)
+		if (pme_samplefile_read_offcpu(paths[i], &v, times_offcpu,
+		    times, NULL, err) == -1)
+			return -1;
+	finish_threads(times);
 	return 0;
 }
 
@@ -1225,10 +1330,21 @@ wall_free(struct wall *wl)
 	pme_addrmap_free(wl->am);
 }
 
+/* wall_free() of what wall_load() made, its threads' times with it. */
+static void
+wall_unload(struct wall *wl)
+{
+	if (wl->times != NULL) {
+		wall_free(wl->times);
+		free(wl->times);
+	}
+	wall_free(wl);
+}
+
 /* The files of in read into wl (to be freed by wall_free()), each
  * thread's states totalled; with in->timeline, its slices made. */
 static int
-wall_read(struct wall *wl, const struct wall_input *in,
+wall_load(struct wall *wl, const struct wall_input *in,
     struct pme_error *err)
 {
 	static const struct pme_sample_visitor v = {
@@ -1239,7 +1355,10 @@ wall_read(struct wall *wl, const struct wall_input *in,
 	memset(wl, 0, sizeof(*wl));
 	wl->in = in;
 	wl->err = err;
-	if ((wl->am = pme_addrmap_new(err)) == NULL)
+	if ((wl->times = calloc(1, sizeof(*wl->times))) == NULL)
+		return histo_err(err, PME_ENOMEM, "out of memory");
+	if (thread_times(wl->times, in->samples, in->nsamples, err) == -1 ||
+	    (wl->am = pme_addrmap_new(err)) == NULL)
 		return -1;
 	for (i = 0; i < in->nsamples; i++)
 		if (pme_samplefile_read_offcpu(in->samples[i], &v, on_offcpu,
@@ -1264,7 +1383,7 @@ wall_timeline(const struct wall_input *in, const struct wall_visitor *v,
 	int rc = -1;
 
 	tin.timeline = 1;
-	if (wall_read(&wl, &tin, err) == -1)
+	if (wall_load(&wl, &tin, err) == -1)
 		goto out;
 	for (i = 0; i < wl.nth; i++) {
 		t = (struct wall_thread){ wl.th[i].pid, wl.th[i].tid,
@@ -1287,7 +1406,7 @@ stop:
 	if (err->code == PME_OK)
 		histo_err(err, PME_EINVAL, "stopped");
 out:
-	wall_free(&wl);
+	wall_unload(&wl);
 	return rc;
 }
 
@@ -1297,7 +1416,7 @@ wall_write(const struct wall_input *in, FILE *fp, struct pme_error *err)
 	struct wall wl;
 	int rc = -1;
 
-	if (wall_read(&wl, in, err) == -1)
+	if (wall_load(&wl, in, err) == -1)
 		goto out;
 	if (in->timeline) {
 		write_timeline(&wl, fp);
@@ -1309,6 +1428,373 @@ wall_write(const struct wall_input *in, FILE *fp, struct pme_error *err)
 		rc = 0;
 	}
 out:
-	wall_free(&wl);
+	wall_unload(&wl);
+	return rc;
+}
+
+/* ----------------------------------------------------------- measures */
+
+/*
+ * The measures a run's records make (pmehisto -M, pmehisto(1) Wall
+ * time): one row each.  A state's is the time the -V states table books
+ * to it, each interval at the stack it was recorded with (on the CPU, the
+ * clock's samples, each its share of its thread's time there:
+ * cpu_share()); wall is every state; the I/O calls' are -V io's time,
+ * bytes and calls.  As the heap's measures are
+ * samples the reader makes of the heap records, these are samples
+ * wall_read() makes of the off-CPU and I/O records, of an event it adds
+ * to the run's header: so every view, export, diff and gate counts them
+ * as it counts any measure.
+ */
+enum { M_WALL = NSTATE, M_IOTIME, M_IOBYTES, M_IOCALLS };
+
+#define OFF	"pmeclock -w's off-CPU intervals, exact"
+#define CPU	"each thread's lifetime less those, shared among its clock " \
+		"samples"
+static const struct wmeasure {
+	const char	*name;
+	const char	*unit;
+	int		 what;		/* S_*, or M_* */
+	const char	*says;		/* what the counts are */
+} wmeasures[] = {
+	{ "wall", "ns", M_WALL, "wall time: " OFF ", and " CPU },
+	{ "user", "ns", S_USER, "on a CPU in user code: " CPU },
+	{ "system", "ns", S_SYSTEM, "on a CPU in the kernel: " CPU },
+	{ "wait-cpu", "ns", S_WAITCPU, "runnable, waiting for a CPU: " OFF },
+	{ "lock", "ns", S_LOCK, "lock waits: " OFF },
+	{ "condition", "ns", S_COND, "condition waits: " OFF },
+	{ "io", "ns", S_IO, "I/O waits: " OFF },
+	{ "fault", "ns", S_FAULT, "page fault waits: " OFF },
+	{ "sleep", "ns", S_SLEEP, "sleeps: " OFF },
+	{ "other", "ns", S_OTHER, "other waits: " OFF },
+	{ "io-time", "ns", M_IOTIME, "the I/O calls' time: pmeclock -e io's "
+	    "calls, exact" },
+	{ "io-bytes", "bytes", M_IOBYTES, "the bytes the I/O calls moved: "
+	    "pmeclock -e io's calls, exact" },
+	{ "io-calls", "calls", M_IOCALLS, "the I/O calls: pmeclock -e io's, "
+	    "exact" },
+};
+#define NWMEASURES	(sizeof(wmeasures) / sizeof(wmeasures[0]))
+
+struct wread {
+	const struct pme_sample_visitor *v;
+	void		*arg;
+	const struct wmeasure *m;
+	const char	*path;
+	struct wall	 wl;		/* the routines, for futex waits */
+	struct wall	 times;		/* the threads' (thread_times()) */
+	uint32_t	 ev;		/* the event added, or UINT32_MAX */
+	int		 noio;		/* the file holds no I/O record */
+	int		 rested;	/* wr_rest() done */
+	int		 without;	/* a run without the records read */
+	struct pme_sample_event evs[PME_EVENTS_MAX + 1];
+	struct pme_sample *buf;
+	size_t		 cap;
+};
+
+static const struct wmeasure *
+wmeasure_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < NWMEASURES; i++)
+		if (strcmp(name, wmeasures[i].name) == 0)
+			return &wmeasures[i];
+	return NULL;
+}
+
+const char *
+wall_measure(const char *name)
+{
+	const struct wmeasure *m = wmeasure_find(name);
+
+	return m != NULL ? m->says : NULL;
+}
+
+const char *
+wall_run_measure(size_t i)
+{
+	return i < NWMEASURES && wmeasures[i].what <= M_WALL ?
+	    wmeasures[i].name : NULL;
+}
+
+static int
+wr_io(const struct wread *wr)
+{
+	return wr->m->what >= M_IOTIME;
+}
+
+/* Whether measure m reads a sample file twice: first the threads' times
+ * (on a CPU), or whether it holds an I/O record. */
+static int
+twice(const struct wmeasure *m)
+{
+	return m->what >= M_IOTIME || m->what == M_WALL || m->what == S_USER ||
+	    m->what == S_SYSTEM;
+}
+
+int
+wall_reads_twice(const char *name)
+{
+	const struct wmeasure *m = wmeasure_find(name);
+
+	return m != NULL && twice(m);
+}
+
+/* The run's header, with the measure's event after its own: a run of
+ * pmeclock -w for the states, a file with I/O records for the I/O
+ * calls; another's as it is, which the caller then refuses as not
+ * having the measure. */
+static int
+wr_header(void *arg, const struct pme_sample_header *h)
+{
+	struct wread *wr = arg;
+	struct pme_sample_header h2;
+	struct pme_sample_event *e;
+
+	on_header(&wr->wl, h);
+	wr->ev = UINT32_MAX;
+	if (wr_io(wr) ? wr->noio : !(h->flags & PME_SHDR_WALL))
+		wr->without = 1;
+	if (wr->without || h->nevents == 0 || h->nevents >= PME_EVENTS_MAX)
+		return wr->v->header != NULL ? wr->v->header(wr->arg, h) : 0;
+	h2 = *h;
+	memcpy(wr->evs, h->events, h->nevents * sizeof(*h->events));
+	e = &wr->evs[h->nevents];
+	memset(e, 0, sizeof(*e));
+	e->name = wr->m->name;
+	e->unit = wr->m->unit;
+	e->kind = PME_EV_WALL;
+	e->period = 1;
+	h2.events = wr->evs;
+	h2.nevents = h->nevents + 1;
+	wr->ev = h->nevents;
+	return wr->v->header != NULL ? wr->v->header(wr->arg, &h2) : 0;
+}
+
+static int
+wr_mapping(void *arg, const struct pme_mapping *m)
+{
+	struct wread *wr = arg;
+
+	if (pme_addrmap_mapping(wr->wl.am, m, wr->wl.err) == -1)
+		return -1;
+	return wr->v->mapping != NULL ? wr->v->mapping(wr->arg, m) : 0;
+}
+
+static int	wr_emit(struct wread *, uint32_t, uint32_t, uint64_t,
+		    uint64_t, const uint64_t *, uint32_t, uint64_t);
+
+/*
+ * The time on a CPU of the threads that have no clock sample, which no
+ * sample carries: at no address (unmapped), once each, at the thread's
+ * end, so that a thread's wall time adds up to its lifetime.  Given with
+ * the run's first samples or intervals (after its first mappings), so
+ * that a file cut short keeps it; else at the run's close.
+ */
+static int
+wr_rest(struct wread *wr)
+{
+	struct wth *t;
+	size_t i;
+
+	if (wr->rested || wr->wl.times == NULL || (wr->m->what != M_WALL &&
+	    wr->m->what != S_USER))
+		return 0;
+	wr->rested = 1;
+	for (i = 0; i < wr->times.nth; i++) {
+		t = &wr->times.th[i];
+		if (t->usamp + t->ksamp == 0 && wr_emit(wr, t->pid, t->tid,
+		    t->end, 0, NULL, 0, t->st[S_USER]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+wr_thread(void *arg, const struct pme_thread *t)
+{
+	struct wread *wr = arg;
+
+	if (pme_addrmap_thread(wr->wl.am, t, wr->wl.err) == -1)
+		return -1;
+	return wr->v->thread != NULL ? wr->v->thread(wr->arg, t) : 0;
+}
+
+static int
+wr_close(void *arg, const struct pme_sample_close *c)
+{
+	struct wread *wr = arg;
+
+	if (wr_rest(wr) != 0)
+		return -1;
+	return wr->v->close != NULL ? wr->v->close(wr->arg, c) : 0;
+}
+
+/* Whether the clock's sample s is of the measure: wall, or its state. */
+static int
+on_cpu_of(const struct wread *wr, const struct pme_sample *s)
+{
+	int kern = (s->flags & PME_SAMPLE_KERNEL) != 0;
+
+	if (s->event != wr->wl.clock || s->weight == 0)
+		return 0;
+	return wr->m->what == M_WALL || wr->m->what == (kern ? S_SYSTEM :
+	    S_USER);
+}
+
+/* The batch, then its clock samples again as the measure's. */
+static int
+wr_samples(void *arg, const struct pme_sample *s, size_t n)
+{
+	struct wread *wr = arg;
+	size_t i, k = 0;
+	void *p;
+
+	if (wr_rest(wr) != 0 || (wr->v->samples != NULL && n > 0 &&
+	    wr->v->samples(wr->arg, s, n) != 0))
+		return -1;
+	if (wr->ev == UINT32_MAX || wr_io(wr) || wr->v->samples == NULL)
+		return 0;
+	if (n > wr->cap) {
+		if ((p = realloc(wr->buf, n * sizeof(*wr->buf))) == NULL)
+			return histo_err(wr->wl.err, PME_ENOMEM,
+			    "out of memory");
+		wr->buf = p;
+		wr->cap = n;
+	}
+	for (i = 0; i < n; i++)
+		if (on_cpu_of(wr, &s[i])) {
+			wr->buf[k] = s[i];
+			wr->buf[k].event = wr->ev;
+			if ((wr->buf[k].weight = cpu_share(&wr->wl, &s[i])) > 0)
+				k++;
+		}
+	return k > 0 ? wr->v->samples(wr->arg, wr->buf, k) : 0;
+}
+
+/* A sample of the measure at pc and its callers, weight w (none of 0). */
+static int
+wr_emit(struct wread *wr, uint32_t pid, uint32_t tid, uint64_t time,
+    uint64_t pc, const uint64_t *fr, uint32_t nfr, uint64_t w)
+{
+	struct pme_sample s;
+
+	if (w == 0 || wr->ev == UINT32_MAX || wr->v->samples == NULL)
+		return 0;
+	memset(&s, 0, sizeof(s));
+	s.pc = pc;
+	s.time = time;
+	s.weight = w;
+	s.pid = pid;
+	s.tid = tid;
+	s.cpu = UINT32_MAX;
+	s.event = wr->ev;
+	s.nframes = nfr;
+	s.frames = nfr > 0 ? fr : NULL;
+	return wr->v->samples(wr->arg, &s, 1);
+}
+
+/* An off-CPU interval as -V states books it: [start, wake) to its
+ * state, [wake, end) to wait-cpu. */
+static int
+wr_offcpu(void *arg, const struct pme_offcpu *o)
+{
+	struct wread *wr = arg;
+	const char *names[NAMES], *site;
+	uint64_t wake = o->wake != 0 ? o->wake : o->end, w;
+	int state = class_state[o->kclass], what = wr->m->what;
+	size_t n;
+
+	if (wr_rest(wr) != 0)
+		return -1;
+	if ((o->kclass == PME_WC_FUTEX || o->kclass == PME_WC_UNKNOWN) &&
+	    (what == S_LOCK || what == S_COND || what == S_OTHER)) {
+		n = names_of(&wr->wl, o->pid, o->start, o->pc, o->frames,
+		    o->nframes, names, NAMES);
+		state = futex_state(names, n, &site);
+	}
+	w = what == M_WALL ? o->end - o->start : (state == what ?
+	    wake - o->start : 0) + (what == S_WAITCPU ? o->end - wake : 0);
+	return wr_emit(wr, o->pid, o->tid, o->start, o->pc, o->frames,
+	    o->nframes, w);
+}
+
+static int
+wr_iocall(void *arg, const struct pme_io *io)
+{
+	struct wread *wr = arg;
+	uint64_t w = wr->m->what == M_IOTIME ? io->duration :
+	    wr->m->what == M_IOBYTES ? io_bytes(io) : 1;
+
+	return wr_emit(wr, io->pid, io->tid, io->start, io->pc, io->frames,
+	    io->nframes, w);
+}
+
+static int
+io_found(void *arg, const struct pme_io *io)
+{
+	(void)io;
+	*(int *)arg = 1;
+	return 1;	/* one is enough */
+}
+
+/* Whether the file at path holds an I/O record, read up to the first:
+ * a run without is refused at its header, as it has not the measure. */
+static int
+has_io(const char *path)
+{
+	struct pme_error err;
+	int found = 0;
+
+	pme_samplefile_read_io(path, NULL, io_found, &found, NULL, &err);
+	return found;
+}
+
+int
+wall_read(const char *path, const char *want,
+    const struct pme_sample_visitor *v, void *arg,
+    struct pme_sample_summary *sum, struct pme_error *err)
+{
+	static const struct pme_sample_visitor wv = {
+		wr_header, wr_mapping, wr_thread, wr_samples, wr_close
+	};
+	struct wread wr;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	if ((wr.m = wmeasure_find(want)) == NULL)
+		return pme_samplefile_read(path, v, arg, sum, err);
+	if (strcmp(path, "-") == 0 && twice(wr.m))
+		return histo_err(err, PME_EINVAL, "standard input: -M %s "
+		    "reads the sample file twice: give a sample file", want);
+	wr.v = v;
+	wr.arg = arg;
+	wr.path = path;
+	wr.wl.err = err;
+	if (wr.m->what == M_WALL || wr.m->what == S_USER ||
+	    wr.m->what == S_SYSTEM) {
+		if (thread_times(&wr.times, &path, 1, err) == -1) {
+			wall_free(&wr.times);
+			return -1;
+		}
+		wr.wl.times = &wr.times;
+	}
+	if ((wr.wl.am = pme_addrmap_new(err)) == NULL) {
+		wall_free(&wr.times);
+		return -1;
+	}
+	wr.noio = wr_io(&wr) && !has_io(path);
+	rc = wr_io(&wr) ? pme_samplefile_read_io(path, &wv, wr_iocall, &wr,
+	    sum, err) : pme_samplefile_read_offcpu(path, &wv, wr_offcpu, &wr,
+	    sum, err);
+	if (rc == -1 && wr.without)
+		histo_err(err, PME_EINVAL, wr.noio ? "'%s': -M %s: no I/O "
+		    "calls recorded (pmeclock -e io records them)" : "'%s': -M "
+		    "%s: no wall-time records (record them with pmeclock -w)",
+		    path, want);
+	free(wr.buf);
+	wall_free(&wr.wl);
+	wall_free(&wr.times);
 	return rc;
 }

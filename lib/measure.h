@@ -27,8 +27,11 @@ enum pme_evkind {
 	PME_EV_TRACEPOINT,	/* SUBSYS:NAME from tracefs */
 	PME_EV_BREAK,		/* break:[MODULE:]ROUTINE (u:...): a uprobe
 				   on a routine's entry */
-	PME_EV_HEAP		/* alloc: every call of the allocator, by
+	PME_EV_HEAP,		/* alloc: every call of the allocator, by
 				   the preloaded runtime (no perf event) */
+	PME_EV_WALL		/* wall time, a state, or I/O calls: made
+				   by pmehisto of pmeclock -w's and -e io's
+				   records (never in a file) */
 };
 
 /* A row of the registry. */

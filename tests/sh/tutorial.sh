@@ -10,7 +10,9 @@
 # faults beside the CPU time (a column per measure), where xz's memory
 # goes (bytes allocated, all liblzma's; its peak and leaks), and where
 # the wall-clock time of xz -T2 goes (a row per thread whose states sum
-# to its life; the lock and condition waits).
+# to its life; the lock and condition waits; -M wall's folded stacks,
+# which sum to the threads' wall time exactly, and per thread to each
+# one's).
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -25,8 +27,8 @@ export PATH="$top/build:$top/sample:$top/histo:$top/trace:$PATH"
 cd "$tmp" || exit 1
 cp "$top"/tests/fixtures/tutorial/*.c . || exit 1
 sed -n '/^\.Sh TUTORIAL/,/^\.Sh /p' "$page" | sed -n 's/^\$ //p' >cmds
-[ "$(wc -l <cmds)" = 17 ] ||
-    { fail "$(wc -l <cmds) commands in the tutorial, not 17:"; cat cmds >&2; }
+[ "$(wc -l <cmds)" = 18 ] ||
+    { fail "$(wc -l <cmds) commands in the tutorial, not 18:"; cat cmds >&2; }
 
 # step N: the output of the tutorial's Nth command.
 i=0
@@ -131,4 +133,20 @@ awk '/^THREAD / { t = 1; next } t && NF == 0 { exit } t && $2 == "xz" {
     fail "states: not two threads of xz whose states sum to their life: $(head -n 6 out.16)"
 grep -q "^Lock and condition waits of 1.000 ms or more" out.17 ||
     fail "locks: $(head -n 3 out.17)"
+# 18: -M wall's stacks sum to the threads' wall time (-V states -T csv
+# of the same run), exactly, and per thread (--tid) to each one's.
+pmehisto -V states -T csv waits.PMS >states.csv 2>&1 ||
+    fail "states -T csv: $(cat states.csv)"
+got=$(awk '{ s += $NF } END { printf "%.0f", s }' waits.folded)
+want=$(awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f", s }' \
+    states.csv)
+[ "$got" = "$want" ] && [ "$want" -gt 0 ] ||
+    fail "-M wall: the stacks sum to $got ns, the threads' wall $want"
+for t in $(awk -F, '$1 ~ /^[0-9]+$/ { print $1 }' states.csv); do
+	got=$(pmehisto -x -M wall --tid "$t" -T folded waits.PMS 2>/dev/null |
+	    awk '{ s += $NF } END { printf "%.0f", s }')
+	want=$(awk -F, -v t="$t" '$1 == t { print $3 }' states.csv)
+	[ "$got" = "$want" ] ||
+	    fail "-M wall: thread $t's stacks sum to $got ns, its wall $want"
+done
 finish

@@ -1,0 +1,232 @@
+#!/bin/bash
+#
+# pmehisto_wallmeasures - pmeclock -w's wall time and states as measures
+# (pmehisto -M wall, -M lock, ...), on tests/fixtures/clock/waits.c (the
+# program of sh/pmeclock_wall), against -V states of the same run; all
+# exact, the same intervals and the same shares of the threads' CPU time:
+#
+# - per routine of the program, every state's measure in its folded
+#   stacks (each stack counted once for each routine on it) is -V states'
+#   column of the routine;
+# - per line: -M lock and -M condition with the C library's frames
+#   hidden (-V caliper:line) are -V states' columns of the program's
+#   lines;
+# - per thread (--tid), -M wall's folded stacks sum to its wall column,
+#   and -M user's to its user column; a file cut short, all its threads
+#   to -V states' wall time of what is left;
+# - the histogram's summary, the Spy and the callgrind export name the
+#   unit (ns); pprof's sample type is the measure in nanoseconds;
+# - -D of two runs under -M wall, their totals the threads' (ns, said),
+#   a gate on it that passes and one that fails with exit status 3 (a
+#   run against itself and against one of its threads: no gate between
+#   two runs is certain); -D of two measures is refused;
+# - -M lock of a run without -w is an error that says so, -M wall of
+#   standard input a usage error (it reads the file twice), and a file
+#   cut before its header keeps the reader's message.
+#
+# Exit 0 pass, 77 skip, 1 fail (see tests/run).
+
+. "${PME_TOP:?}/tests/sh/lib/common.sh"
+
+need "$pmeclock" "$pmehisto"
+cd "$tmp" || exit 1
+gcc -O1 -g -pthread -o waits "$top/tests/fixtures/clock/waits.c" ||
+    { fail "cannot build the fixture"; finish; }
+if ! "$pmeclock" -w -o probe.PMS true 2>probe.err; then
+	grep -q "perf_event_open\|perf method" probe.err ||
+	    { fail "pmeclock -w: $(cat probe.err)"; finish; }
+	skip "pmeclock -w cannot run here: $(head -1 probe.err)"
+fi
+grep -q "tracepoints refused\|no tracefs" probe.err &&
+    skip "$(head -1 probe.err)"
+for r in w w2; do
+	"$pmeclock" -w -o $r.PMS ./waits "$tmp" 2>truth.$r ||
+	    { fail "pmeclock -w: $(cat truth.$r)"; finish; }
+done
+$PME_VALGRIND "$pmehisto" -V states -T csv w.PMS >states.csv 2>err ||
+    { fail "-V states: $(cat err)"; finish; }
+
+# Per routine: the program's routines, inclusive, every state.
+routines="main timed holder locker waiter signaler writer reader sleeper"
+routines="$routines computer disk busy"
+col=4
+for m in user system wait-cpu lock condition io fault sleep other; do
+	# A state no thread was in has no samples (-x: an error).
+	if [ "$(awk -F, -v c=$col '$1 ~ /^[0-9]+$/ { s += $c }
+	    END { print s + 0 }' states.csv)" = 0 ]; then
+		col=$((col + 1))
+		continue
+	fi
+	$PME_VALGRIND "$pmehisto" -x -M $m -T folded w.PMS >$m.folded 2>err ||
+	    fail "-M $m -T folded: $(cat err)"
+	out=$(awk -v c=$col -v list="$routines" '
+	BEGIN { n = split(list, r, " "); for (i = 1; i <= n; i++) want[r[i]] = 1 }
+	FNR == NR {
+		k = split($0, w, " "); cnt = w[k]; sub(/ [0-9]+$/, "")
+		split("", once); m = split($0, f, ";")
+		for (i = 1; i <= m; i++)
+			if (f[i] in want && !(f[i] in once)) { once[f[i]] = 1; got[f[i]] += cnt }
+		next
+	}
+	$1 == "routine" && ($2 in want) {
+		if (got[$2] + 0 != $c) printf "%s: %d ns, -V states %d\n", $2, got[$2], $c
+		else ok++
+		delete got[$2]
+	}
+	END { for (x in got) if (got[x] > 0) printf "%s: %d ns, not in -V states\n", x, got[x]
+	      if (ok < 3 && (c == 7 || c == 8 || c == 11)) printf "only %d routines\n", ok }
+	' FS=, "$m.folded" FS=, states.csv)
+	[ -z "$out" ] || fail "-M $m per routine: $out"
+	col=$((col + 1))
+done
+
+# Per line: lock (column 7) and condition (8) at the program's lines.
+for m in lock:7 condition:8; do
+	"$pmehisto" -x -M ${m%:*} --hide 'libc|ld-linux' -V caliper:line \
+	    -T csv -o /dev/null w.PMS >${m%:*}.lines 2>/dev/null ||
+	    fail "-M ${m%:*} -V caliper:line failed"
+	out=$(awk -F, -v c=${m#*:} '
+	FNR == NR && $1 == "line" { n = split($9, p, "/"); got[p[n] ":" $10] += $2; next }
+	FNR != NR && $1 == "line" && $2 != "name" && $c > 0 {
+		if (got[$2] + 0 != $c) printf "%s: %d ns, -V states %d\n", $2, got[$2], $c
+		else ok++
+		delete got[$2]
+	}
+	END { for (l in got) printf "%s: %d ns, not in -V states\n", l, got[l]
+	      if (ok < 1) print "no line" }
+	' ${m%:*}.lines states.csv)
+	[ -z "$out" ] || fail "-M ${m%:*} per line: $out"
+done
+
+# Per thread: wall and user.
+for t in $(awk -F, '$1 ~ /^[0-9]+$/ { print $1 }' states.csv); do
+	for m in wall:3 user:4; do
+		got=$("$pmehisto" -x -M ${m%:*} --tid "$t" -T folded w.PMS \
+		    2>/dev/null |
+		    awk '{ s += $NF } END { printf "%.0f\n", s }')
+		want=$(awk -F, -v t="$t" -v c=${m#*:} '$1 == t { print $c }' \
+		    states.csv)
+		[ "$got" = "$want" ] ||
+		    fail "thread $t: -M ${m%:*} sums to $got ns, -V states $want"
+	done
+done
+
+# A file cut short: -M wall is still -V states' wall time of what is
+# left, the threads without a clock sample included (their time on a
+# CPU is given with the run's first records, not at its close).
+head -c $(($(wc -c <w.PMS) * 7 / 10)) w.PMS >cut.PMS
+"$pmehisto" -V states -T csv cut.PMS >cut.csv 2>/dev/null ||
+    fail "-V states of a file cut short failed"
+got=$("$pmehisto" -x -M wall -T folded cut.PMS 2>/dev/null |
+    awk '{ s += $NF } END { printf "%.0f\n", s }')
+want=$(awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f\n", s }' \
+    cut.csv)
+[ "$got" = "$want" ] && [ "$want" -gt 0 ] ||
+    fail "cut short: -M wall sums to $got ns, -V states' threads $want"
+
+# Units named: the summary, the Spy, callgrind, pprof.
+"$pmehisto" -x -M lock -T text -o - w.PMS >hist.txt 2>&1
+grep -q "^ *Counts: *ns of lock (lock waits" hist.txt ||
+    fail "the histogram's summary does not say ns: $(grep Counts hist.txt)"
+$PME_VALGRIND "$pmehisto" -x -M wall -V spy w.PMS >spy.txt 2>&1
+grep -q "^Samples: [0-9]*; counts are ns of wall" spy.txt ||
+    fail "the Spy does not say ns: $(grep Samples spy.txt)"
+$PME_VALGRIND "$pmehisto" -x -M lock -T callgrind w.PMS >lock.cg 2>err ||
+    fail "-T callgrind: $(cat err)"
+grep -q "^event: ns : ns of lock" lock.cg && grep -qx "events: ns" lock.cg ||
+    fail "callgrind's event: $(grep ^event lock.cg)"
+$PME_VALGRIND "$pmehisto" -x -M lock -T pprof w.PMS >lock.pprof 2>err ||
+    fail "-T pprof: $(cat err)"
+# pprof's sample types, read from the profile's protobuf by python3:
+# lock/nanoseconds alone.
+if command -v python3 >/dev/null; then
+	types=$(zcat lock.pprof | python3 -c '
+import sys
+def fields(b):
+	i = 0
+	while i < len(b):
+		k = v = 0; s = 0
+		while True:
+			c = b[i]; i += 1; k |= (c & 127) << s; s += 7
+			if c < 128: break
+		if k & 7 == 0:
+			s = 0
+			while True:
+				c = b[i]; i += 1; v |= (c & 127) << s; s += 7
+				if c < 128: break
+			yield k >> 3, v
+		elif k & 7 == 2:
+			s = n = 0
+			while True:
+				c = b[i]; i += 1; n |= (c & 127) << s; s += 7
+				if c < 128: break
+			yield k >> 3, b[i:i + n]; i += n
+		else:
+			raise SystemExit("wire type %d" % (k & 7))
+b = sys.stdin.buffer.read()
+f = list(fields(b))
+strs = [v.decode() for k, v in f if k == 6]
+for k, v in f:
+	if k == 1:
+		t = dict(fields(v))
+		print(strs[t.get(1, 0)] + "/" + strs[t.get(2, 0)])
+') || fail "pprof: cannot be read"
+	[ "$types" = lock/nanoseconds ] || fail "pprof's sample types: $types"
+fi
+
+# -D of two runs under -M wall: their totals are their threads' wall
+# time, exactly (runs differ: no gate between them is certain); gates on
+# one run against itself (growth 0: passes +0%) and against one thread
+# of it (the other threads' time is growth: fails with 3).
+"$pmehisto" -V states -T csv w2.PMS >states2.csv 2>err ||
+    fail "-V states of w2: $(cat err)"
+sum() {	# the threads' wall time in -V states -T csv file $1
+	awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f", s }' "$1"
+}
+"$pmehisto" -x -M wall -B base.PME -o /dev/null w.PMS >/dev/null 2>err ||
+    fail "-M wall -B: $(cat err)"
+$PME_VALGRIND "$pmehisto" -x -M wall -D base.PME -T text -o - w2.PMS \
+    >diff.txt 2>err
+rc=$?
+[ $rc -eq 0 ] || fail "-D of two runs: exit $rc: $(cat err)"
+grep -q "^Total: *$(sum states.csv) to $(sum states2.csv) " diff.txt ||
+    fail "-D: $(grep ^Total diff.txt), the threads' $(sum states.csv)" \
+    "and $(sum states2.csv)"
+grep -q "^Counts: *ns of wall (" diff.txt ||
+    fail "-D does not say ns: $(grep ^Counts diff.txt)"
+"$pmehisto" -x -M wall -D base.PME -G total:+0% -o /dev/null w.PMS \
+    >/dev/null 2>err
+rc=$?
+[ $rc -eq 0 ] || fail "-G total:+0% against itself: exit $rc: $(cat err)"
+main=$(awk -F, '$1 ~ /^[0-9]+$/ { print $1; exit }' states.csv)
+"$pmehisto" -x -M wall --tid "$main" -B small.PME -o /dev/null w.PMS \
+    >/dev/null 2>err || fail "-M wall --tid -B: $(cat err)"
+"$pmehisto" -x -M wall -D small.PME -G total:+0% -o /dev/null w.PMS \
+    >/dev/null 2>err
+rc=$?
+[ $rc -eq 3 ] && grep -q "gate 'total:+0%' failed" err ||
+    fail "-G total:+0% against one thread: exit $rc, not 3: $(cat err)"
+"$pmehisto" -x -M lock -D base.PME -o /dev/null w2.PMS >/dev/null 2>err
+rc=$?
+[ $rc -ne 0 ] && grep -q "wall" err && grep -q "lock" err ||
+    fail "-D of wall against lock: exit $rc: $(cat err)"
+
+# Standard input: -M wall reads the file twice (a usage error, 2); a file
+# cut before its header keeps the reader's words.
+"$pmehisto" -x -M wall -T folded - <w.PMS >stdin.out 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "standard input: -M wall reads the sample file" \
+    stdin.out || fail "-M wall from standard input: exit $rc: $(cat stdin.out)"
+head -c 100 w.PMS >head.PMS
+"$pmehisto" -x -M lock head.PMS >head.out 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "cut short before its header chunk" head.out ||
+    fail "-M lock of a file cut before its header: exit $rc: $(cat head.out)"
+
+# A run without -w.
+"$pmeclock" -o plain.PMS true 2>/dev/null
+"$pmehisto" -x -M lock plain.PMS >plain.out 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "no wall-time records (record them with pmeclock -w)" \
+    plain.out || fail "-M lock without -w: exit $rc: $(cat plain.out)"
+finish
