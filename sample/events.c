@@ -305,10 +305,12 @@ events_say(const struct clockopts *o, int pid)
 			fprintf(stderr, "one event in %llu",
 			    (unsigned long long)e->period);
 	}
-	if (o->ngate != 0)
+	if (o->ngate != 0 && o->gateret)
+		fprintf(stderr, "; a thread's samples only in its calls of %s",
+		    o->gatearg[0]);
+	else if (o->ngate != 0)
 		fprintf(stderr, "; a thread's samples only while its calls of "
-		    "%s exceed those of %s%s", o->gatearg[0], o->gatearg[1],
-		    o->gateret ? " (its returns)" : "");
+		    "%s exceed those of %s", o->gatearg[0], o->gatearg[1]);
 	fputc('\n', stderr);
 }
 

@@ -999,8 +999,8 @@ parse(int argc, char *argv[], struct clockopts *o)
 		return rc;
 	if (o->list && (optind < argc || o->attach != 0 || o->evgiven ||
 	    o->ngate != 0)) {
-		fprintf(stderr, "%s: -l lists the events: no command, -p or "
-		    "-e with it\n", prog);
+		fprintf(stderr, "%s: -l lists the events: no command, -p, -e "
+		    "or --start with it\n", prog);
 		return 2;
 	}
 	if (o->list)

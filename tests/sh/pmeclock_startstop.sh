@@ -177,6 +177,10 @@ done
 expect "-w" 2 "$pmeclock" -w --start region --stop region -o no.PMS \
     ./startstop region 1 1
 is "-w: its message" "$(cat err)" "pmeclock: --start/--stop: not with -w"
+expect "-l" 2 "$pmeclock" -l --start region --stop region
+expect "--start twice" 2 "$pmeclock" --start region --start win \
+    --stop region -o no.PMS ./startstop region 1 1
+is "--start twice: its message" "$(cat err)" "pmeclock: --start: given twice"
 [ -e no.PMS ] && fail "refusals: no.PMS written"
 
 finish
