@@ -1188,12 +1188,17 @@ open_events(struct perfstate *ps, struct child *c)
 		free(fds);
 		return -1;
 	}
-	/* The events of -e, then -e io's exits and entries (drain()), or
-	 * --start's and --stop's breaks. */
+	/* The events of -e, then -e io's exits and entries (drain()); or
+	 * --start's and --stop's breaks first: the kernel runs the newest
+	 * handler of a probe first, and gate.c puts the gate's record of a
+	 * hit before a break's sample whatever the order (the tests see it
+	 * work so). */
 	for (j = 0; j < nev + (ps->o->io || ps->gate ? 2 : 0); j++) {
-		k = j < nev ? j : ps->gate != NULL ? (j == nev ?
-		    GATE_EV_START : GATE_EV_STOP) : j == nev ? IO_EV_EXIT :
-		    IO_EV_ENTER;
+		if (ps->gate != NULL)
+			k = j > 1 ? j - 2 : j == 0 ? GATE_EV_START :
+			    GATE_EV_STOP;
+		else
+			k = j < nev ? j : j == nev ? IO_EV_EXIT : IO_EV_ENTER;
 		if (IO_EV(k)) {
 			io_attr(&io, ps->o, k);
 			io.config = io_config(ps, k);
