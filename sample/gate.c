@@ -25,8 +25,8 @@
  * nested calls of it in a thread (MAX_URETPROBE_DEPTH): the deeper
  * calls return unseen.  So with one routine each entry's stack pointer
  * is kept, and a return ends the calls entered at or below its stack
- * pointer, the unseen ones with it; an entry above a call's ends that
- * call too (it was left by longjmp).
+ * pointer, the unseen ones with it; an entry no deeper in the stack
+ * than an open call ends that call too (it was left by longjmp).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +182,6 @@ gate_sample(struct perfstate *ps, uint32_t tid)
 static int
 enter(struct gthread *t, uint64_t sp, uint64_t ret)
 {
-	size_t cap = t->capsp;
 	void *p;
 
 	while (t->nsp > 0 && t->sp[t->nsp - 1] <= sp)
@@ -191,8 +190,8 @@ enter(struct gthread *t, uint64_t sp, uint64_t ret)
 	    NULL)
 		return -1;
 	t->sp = p;
-	if ((p = perf_grow(t->ret, &cap, t->nsp + 1, sizeof(*t->ret))) ==
-	    NULL)
+	if ((p = perf_grow(t->ret, &t->capret, t->nsp + 1,
+	    sizeof(*t->ret))) == NULL)
 		return -1;
 	t->ret = p;
 	t->ret[t->nsp] = ret;
