@@ -52,6 +52,12 @@ struct clockopts {
 	int		 clock;		/* a clock is among the events */
 	int		 wall;		/* -w: off-CPU intervals (wall.c) */
 	int		 io;		/* -e io: I/O calls traced (io.c) */
+	/* --start and --stop (gate.c): breaks, resolved by events_check();
+	 * gate[1] on the return of gate[0]'s routine when both name it. */
+	struct clockevent gate[2];
+	int		 ngate;		/* 0, or 2 once both were given */
+	int		 gateret;	/* the stop is the start's return */
+	const char	*gatearg[2];	/* the routines as given, or NULL */
 };
 
 /*
@@ -73,6 +79,19 @@ void	events_header(const struct clockopts *o, struct pme_sample_event *out);
 /* -v: what the run watches, in one line ("watching './prog' (pid 12):
  * page-faults every event, cpu-clock every 10000us"). */
 void	events_say(const struct clockopts *o, int pid);
+/* --start or --stop (which 0 or 1) ROUTINE into o: 0, or the exit
+ * status (said).  events_gate_finish() after every option: both given,
+ * or neither; not with the options whose records are not gated. */
+int	events_gate(struct clockopts *o, int which, const char *routine);
+int	events_gate_finish(struct clockopts *o);
+/* A break's uprobe made a tracefs event (breaks.c), which new threads
+ * inherit, where pmeclock may make one; ret: on the routine's return.
+ * 0, or -1 (the uprobe PMU's then).  breaks_attr(): a's config1 and
+ * config2 for a break of the uprobe PMU (1); 0 for another event. */
+int	breaks_tracefs(const struct clockopts *o, struct pme_evspec *spec,
+	    int ret);
+struct perf_event_attr;
+int	breaks_attr(const struct pme_evspec *spec, struct perf_event_attr *a);
 /* Whether the run records the heap (-e alloc, sets o->heap), and sets
  * o->clock, whether it has a clock. */
 int	events_heap(struct clockopts *o);

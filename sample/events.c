@@ -250,10 +250,7 @@ events_attr(const struct clockopts *o, int k, struct perf_event_attr *a)
 
 	a->type = e->spec.type;
 	a->config = e->spec.config;
-	if (e->spec.kind == PME_EV_BREAK) {
-		a->config1 = (uint64_t)(uintptr_t)e->spec.path;
-		a->config2 = e->spec.offset;
-	}
+	breaks_attr(&e->spec, a);
 	a->freq = (unsigned)e->freq;
 	a->sample_period = e->period;	/* sample_freq, when freq */
 }
@@ -308,6 +305,12 @@ events_say(const struct clockopts *o, int pid)
 			fprintf(stderr, "one event in %llu",
 			    (unsigned long long)e->period);
 	}
+	if (o->ngate != 0 && o->gateret)
+		fprintf(stderr, "; a thread's samples only in its calls of %s",
+		    o->gatearg[0]);
+	else if (o->ngate != 0)
+		fprintf(stderr, "; a thread's samples only while its calls of "
+		    "%s exceed those of %s", o->gatearg[0], o->gatearg[1]);
 	fputc('\n', stderr);
 }
 
@@ -325,10 +328,7 @@ try_event(const struct pme_evspec *spec)
 		a.size = sizeof(a);
 		a.type = spec->type;
 		a.config = spec->config;
-		if (spec->kind == PME_EV_BREAK) {
-			a.config1 = (uint64_t)(uintptr_t)spec->path;
-			a.config2 = spec->offset;
-		}
+		breaks_attr(spec, &a);
 		a.disabled = 1;
 		a.exclude_kernel = (unsigned)ek;
 		a.exclude_hv = 1;
@@ -381,12 +381,72 @@ why_not(const struct pme_evspec *spec, int e, int brief, char *buf,
 
 static int	resolve_break(const struct clockopts *o, struct clockevent *e);
 
+/* The bit of perf_event_attr.config that makes a uprobe a return probe
+ * (the uprobe PMU's format/retprobe, "config:0"): 0, or -1. */
+static int
+retprobe_bit(unsigned *bit)
+{
+	FILE *fp;
+	int n;
+
+	if ((fp = fopen("/sys/bus/event_source/devices/uprobe/format/"
+	    "retprobe", "re")) == NULL)
+		return -1;
+	n = fscanf(fp, "config:%u", bit);
+	fclose(fp);
+	return n == 1 && *bit < 64 ? 0 : -1;
+}
+
+/* --start and --stop resolved and tried, the stop on the return of the
+ * start's routine when both name one: 0, or -1 said. */
+static int
+gate_check(struct clockopts *o)
+{
+	struct clockevent *e;
+	char why[512];
+	unsigned bit;
+
+	if (o->method != PME_METHOD_PERF) {
+		fprintf(stderr, "%s: --start/--stop: the %s method cannot break "
+		    "on a routine%s%s; breaks need perf_event_open (-m perf)\n",
+		    prog, o->method == PME_METHOD_TIMER ? "timer" : "itimer",
+		    o->note[0] ? ": " : "", o->note);
+		return -1;
+	}
+	for (e = o->gate; e < o->gate + 2; e++)
+		if (resolve_break(o, e) == -1)
+			return -1;
+	o->gateret = strcmp(o->gate[0].spec.path, o->gate[1].spec.path) ==
+	    0 && o->gate[0].spec.offset == o->gate[1].spec.offset;
+	(void)breaks_tracefs(o, &o->gate[0].spec, 0);
+	if (breaks_tracefs(o, &o->gate[1].spec, o->gateret) == -1 &&
+	    o->gateret) {
+		if (retprobe_bit(&bit) == -1) {
+			fprintf(stderr, "%s: %s: this kernel's uprobe PMU has no "
+			    "return probes (no /sys/bus/event_source/devices/"
+			    "uprobe/format/retprobe)\n", prog,
+			    o->gate[1].spec.name);
+			return -1;
+		}
+		o->gate[1].spec.config |= (uint64_t)1 << bit;
+	}
+	for (e = o->gate; e < o->gate + 2; e++)
+		if (try_event(&e->spec) == -1) {
+			why_not(&e->spec, errno, 0, why, sizeof(why));
+			fprintf(stderr, "%s: %s: %s\n", prog, e->spec.name, why);
+			return -1;
+		}
+	return 0;
+}
+
 int
 events_check(struct clockopts *o)
 {
 	struct clockevent *e;
 	char why[512];
 
+	if (o->ngate != 0 && gate_check(o) == -1)
+		return 1;
 	if (o->io && o->method != PME_METHOD_PERF) {
 		fprintf(stderr, "%s: -e io needs perf_event_open (-m perf)%s%s\n",
 		    prog, o->note[0] ? ": " : "", o->note);
@@ -405,8 +465,11 @@ events_check(struct clockopts *o)
 			    o->note[0] ? ": " : "", o->note, e->spec.name);
 			return 1;
 		}
-		if (e->spec.kind == PME_EV_BREAK && resolve_break(o, e) == -1)
-			return 1;
+		if (e->spec.kind == PME_EV_BREAK) {
+			if (resolve_break(o, e) == -1)
+				return 1;
+			(void)breaks_tracefs(o, &e->spec, 0);
+		}
 		if (try_event(&e->spec) == 0)
 			continue;
 		why_not(&e->spec, errno, 0, why, sizeof(why));
@@ -572,6 +635,69 @@ resolve_break(const struct clockopts *o, struct clockevent *e)
 		fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		return -1;
 	}
+	return 0;
+}
+
+int
+events_gate(struct clockopts *o, int which, const char *routine)
+{
+	static const char *const opt[] = { "--start", "--stop" };
+	struct clockevent *e = &o->gate[which];
+	char buf[PME_EVNAME_MAX];
+	struct pme_error err;
+
+	if (o->gatearg[which] != NULL) {
+		fprintf(stderr, "%s: %s: given twice\n", prog, opt[which]);
+		return 2;
+	}
+	if (routine[0] == '\0' || strlen(routine) + 9 >= sizeof(buf)) {
+		fprintf(stderr, "%s: %s: '%.60s' is not a routine "
+		    "([MODULE:]ROUTINE)\n", prog, opt[which], routine);
+		return 2;
+	}
+	snprintf(buf, sizeof(buf), "break:%s", routine);
+	memset(e, 0, sizeof(*e));
+	if (pme_ev_parse(buf, &e->spec, NULL, &err) == -1) {
+		fprintf(stderr, "%s: %s: %s\n", prog, opt[which], err.msg);
+		return err.code == PME_EIO ? 1 : 2;
+	}
+	/* Its errors say "'--start f': no routine 'f' in ...". */
+	snprintf(e->spec.name, sizeof(e->spec.name), "%s %s", opt[which],
+	    routine);
+	e->period = 1;
+	o->gatearg[which] = routine;
+	return 0;
+}
+
+int
+events_gate_finish(struct clockopts *o)
+{
+	const char *bad = NULL;
+	int k, w;
+
+	if (o->gatearg[0] == NULL && o->gatearg[1] == NULL)
+		return 0;
+	if (o->gatearg[0] == NULL || o->gatearg[1] == NULL) {
+		w = o->gatearg[0] == NULL;
+		bad = w ? o->gatearg[1] : o->gatearg[0];
+		fprintf(stderr, "%s: %s %s: no %s (the window is from a call "
+		    "of --start's routine to a call of --stop's; --start f "
+		    "--stop f: to f's return)\n", prog, w ? "--stop" :
+		    "--start", bad != NULL ? bad : "", w ? "--start" :
+		    "--stop");
+		return 2;
+	}
+	for (k = 0; k < o->nev; k++)
+		if (o->ev[k].spec.kind == PME_EV_HEAP)
+			bad = "-e alloc";
+	if (o->count || o->attach != 0 || o->system || o->wall || o->io ||
+	    bad != NULL) {
+		fprintf(stderr, "%s: --start/--stop: not with %s\n", prog,
+		    o->count ? "--count" : o->attach != 0 ? "-p" : o->system ?
+		    "-a" : o->wall ? "-w" : o->io ? "-e io" : bad);
+		return 2;
+	}
+	o->ngate = 2;
 	return 0;
 }
 

@@ -205,7 +205,7 @@ paranoid(void)
 	return v;
 }
 
-/* Opens event k (fill_attr; io: the I/O event of that attr, filtered)
+/* Opens event k (fill_attr; io: that attr instead, -e io's filtered)
  * on pid on every online CPU; -1 with errno. */
 static int
 open_all(const struct clockopts *o, pid_t pid, int ek, int k, int *fds,
@@ -224,7 +224,7 @@ open_all(const struct clockopts *o, pid_t pid, int ek, int k, int *fds,
 	else
 		fill_attr(&a, o, ek, k);
 	for (i = 0; i < ncpu; i++) {
-		if ((fd = perf_open(&a, pid, cpus[i])) < 0 || (io != NULL &&
+		if ((fd = perf_open(&a, pid, cpus[i])) < 0 || (IO_EV(k) &&
 		    io_filter((int)fd) < 0 && close((int)fd) == 0 &&
 		    (fd = -1) < 0)) {
 			e = errno;
@@ -354,6 +354,8 @@ perf_read(struct perfstate *ps, struct batch *b)
 {
 	int r;
 
+	if (b->nrecs == 0)
+		b->start = now_mono();
 	for (r = 0; r < ps->nrings; r++)
 		if (read_ring(ps, b, &ps->rings[r]) < 0)
 			return -1;
@@ -413,8 +415,8 @@ rec_time(const struct perf_event_header *h)
 	return h->size >= sizeof(*h) + 24 ? get64(p + h->size - 16) : 0;
 }
 
-static int
-cmp_rec(const void *a, const void *b)
+int
+perf_cmp_rec(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
 
@@ -547,6 +549,8 @@ conv_stack(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 	dyn = size > 0 ? get64(p + size) : 0;
 	if (dyn > size)
 		dyn = size;
+	if (ps->gate != NULL)	/* the record is ours: stack is writable */
+		gate_fix(ps, s->tid, regs, (uint8_t *)(uintptr_t)stack, dyn);
 	if (unwind_sample(ps->uw, s->pid, s->tid, regs, stack, dyn,
 	    f, 512 - k, &n))
 		s->flags &= ~(uint32_t)PME_SAMPLE_TRUNCATED;
@@ -630,6 +634,9 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	s.time = get64(p + 16);
 	s.cpu = get32(p + 24);
 	s.event = (uint32_t)ps->curev;
+	/* --start/--stop: not in the thread's window, not written. */
+	if (ps->gate != NULL && !gate_sample(ps, s.tid))
+		return;
 	if (!sample_period(ps->o, ps->curev)) {
 		s.weight = ps->o->ev[ps->curev].period;
 		p += 32;
@@ -878,6 +885,8 @@ conv_task(struct perfstate *ps, const struct perf_event_header *h)
 		unwind_task(ps, &t);
 	if (ps->io != NULL)
 		io_task(ps, &t);
+	if (ps->gate != NULL)
+		gate_task(ps, &t);
 	if (pme_samplewriter_thread(ps->w, &t, &err) < 0)
 		perf_werr(ps, &err);
 }
@@ -917,7 +926,20 @@ convert(struct perfstate *ps, const struct perf_event_header *h)
 	}
 }
 
-/* Converts the records of b in time order; b is emptied. */
+void
+perf_convert(struct perfstate *ps, const struct rec *r)
+{
+	ps->curev = r->ev;
+	if (ps->wall != NULL)
+		wall_record(ps, ps->curev, r->h);
+	if (GATE_EV(ps->curev))
+		gate_record(ps, r->h);
+	else if (ps->curev >= 0 || IO_EV(ps->curev))
+		convert(ps, r->h);
+}
+
+/* Converts the records of b in time order (--start/--stop: those due,
+ * gate.c); b is emptied. */
 static void
 convert_batch(struct perfstate *ps, struct batch *b)
 {
@@ -927,13 +949,12 @@ convert_batch(struct perfstate *ps, struct batch *b)
 		b->recs[i].h = (void *)(b->arena + (uintptr_t)b->recs[i].h);
 		b->recs[i].time = rec_time(b->recs[i].h);
 	}
-	qsort(b->recs, b->nrecs, sizeof(*b->recs), cmp_rec);
-	for (i = 0; i < b->nrecs && !ps->failed; i++) {
-		ps->curev = b->recs[i].ev;
-		if (ps->wall != NULL)
-			wall_record(ps, ps->curev, b->recs[i].h);
-		if (ps->curev >= 0 || IO_EV(ps->curev))
-			convert(ps, b->recs[i].h);
+	if (ps->gate != NULL)
+		gate_batch(ps, b);
+	else {
+		qsort(b->recs, b->nrecs, sizeof(*b->recs), perf_cmp_rec);
+		for (i = 0; i < b->nrecs && !ps->failed; i++)
+			perf_convert(ps, &b->recs[i]);
 	}
 	b->nrecs = b->narena = 0;
 }
@@ -991,6 +1012,7 @@ free_state(struct perfstate *ps)
 	free(ps->frames);
 	unwind_free(ps->uw);
 	io_free(ps);
+	gate_end(ps);
 }
 
 /*
@@ -1166,17 +1188,27 @@ open_events(struct perfstate *ps, struct child *c)
 		free(fds);
 		return -1;
 	}
-	/* The events of -e, then -e io's exits and entries (drain()). */
-	for (j = 0; j < nev + (ps->o->io ? 2 : 0); j++) {
-		k = j < nev ? j : j == nev ? IO_EV_EXIT : IO_EV_ENTER;
-		if (k < 0) {
+	/* The events of -e, then -e io's exits and entries (drain()); or
+	 * --start's and --stop's breaks first: the kernel runs the newest
+	 * handler of a probe first, and gate.c puts the gate's record of a
+	 * hit before a break's sample whatever the order (the tests see it
+	 * work so). */
+	for (j = 0; j < nev + (ps->o->io || ps->gate ? 2 : 0); j++) {
+		if (ps->gate != NULL)
+			k = j > 1 ? j - 2 : j == 0 ? GATE_EV_START :
+			    GATE_EV_STOP;
+		else
+			k = j < nev ? j : j == nev ? IO_EV_EXIT : IO_EV_ENTER;
+		if (IO_EV(k)) {
 			io_attr(&io, ps->o, k);
 			io.config = io_config(ps, k);
-		}
+		} else if (GATE_EV(k))
+			gate_attr(&io, ps->o, k, exclude_kernel);
 		if (open_all(ps->o, c->pid, exclude_kernel, k, fds, cpus,
 		    &n, k < 0 ? &io : NULL) < 0) {
 			perf_fail(ps, "perf_event_open: %s: %s",
-			    k >= 0 ? ps->o->ev[k].spec.name : k ==
+			    k >= 0 ? ps->o->ev[k].spec.name : GATE_EV(k) ?
+			    ps->o->gate[k == GATE_EV_STOP].spec.name : k ==
 			    IO_EV_ENTER ? "raw_syscalls:sys_enter" :
 			    "raw_syscalls:sys_exit", strerror(errno));
 			break;
@@ -1195,10 +1227,10 @@ open_events(struct perfstate *ps, struct child *c)
 		}
 	}
 	free(fds);
-	if (j == nev + (ps->o->io ? 2 : 0) && ps->o->wall &&
-	    wall_open(ps, c->pid) < 0)
+	nev += ps->o->io || ps->gate ? 2 : 0;
+	if (j == nev && ps->o->wall && wall_open(ps, c->pid) < 0)
 		return -1;
-	return j == nev + (ps->o->io ? 2 : 0) ? 0 : -1;
+	return j == nev ? 0 : -1;
 }
 
 /* Maps every ring; the large rings of stacks shrink when the locked
@@ -1253,7 +1285,7 @@ map_rings(struct perfstate *ps)
 static int
 setup(struct perfstate *ps, struct child *c)
 {
-	if (open_events(ps, c) < 0 || map_rings(ps) < 0 ||
+	if ((ps->o->ngate != 0 && gate_new(ps) < 0) || open_events(ps, c) < 0 || map_rings(ps) < 0 ||
 	    (ps->wall != NULL && wall_attach(ps) < 0))
 		return -1;
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL ||
@@ -1370,6 +1402,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		return rc;
 	}
 	rc = run_loop(&ps, c);
+	gate_flush(&ps);
 	perf_say(&ps);
 	unwind_report(&ps);
 	cl->samples = ps.samples;

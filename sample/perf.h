@@ -24,6 +24,7 @@
 
 struct unwinder;
 struct iostate;
+struct gate;
 
 struct ring {
 	int		 fd;
@@ -49,6 +50,8 @@ struct batch {
 	size_t		 nrecs, caprecs;
 	uint8_t		*arena;
 	size_t		 narena, caparena;
+	uint64_t	 start;		/* CLOCK_MONOTONIC ns when its reading
+					   of the rings began */
 	struct batch	*next;
 };
 
@@ -114,6 +117,7 @@ struct perfstate {
 	struct jitter	 jit;
 	struct wall	*wall;		/* -w (wall.c), or NULL */
 	struct iostate	*io;		/* -e io (io.c), else NULL */
+	struct gate	*gate;		/* --start/--stop (gate.c), or NULL */
 };
 
 /* A field of a ring's record, unaligned, in the machine's order. */
@@ -216,5 +220,37 @@ void	io_task(struct perfstate *ps, const struct pme_thread *t);
 /* n records of an I/O ring lost (the ring overflowed). */
 void	io_lost(struct perfstate *ps, uint64_t n);
 void	io_free(struct perfstate *ps);
+
+/*
+ * --start/--stop (gate.c): the rings of the two breaks have these event
+ * indices.  gate_new() makes ps->gate (0, or -1 said); gate_attr() is
+ * the attributes of ring k's break.  gate_batch() takes the records of
+ * a reading in place of their conversion and converts, through
+ * perf_convert(), those no later reading can precede; gate_flush()
+ * converts the rest, at the end.  gate_sample() says whether a sample
+ * of thread tid is in its window (counting those that are not);
+ * gate_record() takes the breaks' records, gate_task() a thread's
+ * fork, exec and exit; gate_fix() puts back the return addresses a
+ * return probe replaced in a sample's copy of the stack.  gate_end() says how many samples were left out
+ * and frees ps->gate (NULL ok).
+ */
+#define GATE_EV_START	(-6)
+#define GATE_EV_STOP	(-7)
+#define GATE_EV(k)	((k) == GATE_EV_START || (k) == GATE_EV_STOP)
+int	gate_new(struct perfstate *ps);
+void	gate_attr(struct perf_event_attr *a, const struct clockopts *o, int k,
+	    int ek);
+void	gate_batch(struct perfstate *ps, struct batch *b);
+void	gate_flush(struct perfstate *ps);
+int	gate_sample(struct perfstate *ps, uint32_t tid);
+void	gate_record(struct perfstate *ps, const struct perf_event_header *h);
+void	gate_task(struct perfstate *ps, const struct pme_thread *t);
+void	gate_fix(struct perfstate *ps, uint32_t tid, const uint64_t *regs,
+	    uint8_t *stack, uint64_t len);
+void	gate_end(struct perfstate *ps);
+/* Records by time, then by the order they were read (qsort). */
+int	perf_cmp_rec(const void *a, const void *b);
+/* Converts one record read from the rings (its h a pointer). */
+void	perf_convert(struct perfstate *ps, const struct rec *r);
 
 #endif /* PMECLOCK_PERF_H */

@@ -42,7 +42,8 @@ usage(FILE *fp)
 	    "[-F hz | -i interval]\n"
 	    "                [-G fp | dwarf[,size]] [-j percent] [-m method] "
 	    "[-o output]\n"
-	    "                [--] command [argument ...]\n"
+	    "                [--start routine --stop routine] [--] command "
+	    "[argument ...]\n"
 	    "       pmeclock --count [--per-thread] [-e event[,...]] [--] "
 	    "command\n"
 	    "                [argument ...]\n"
@@ -102,6 +103,11 @@ help(void)
 	    "(timer default 30, perf 0)\n"
 	    "  -m method     perf, timer or itimer (default: perf where "
 	    "the kernel allows)\n"
+	    "  --start routine, --stop routine\n"
+	    "                sample a thread only while its calls of the "
+	    "first exceed\n"
+	    "                those of the second ([module:]routine; the "
+	    "same: its returns)\n"
 	    "  -p pid        attach to running process pid (all its "
 	    "threads; perf method)\n"
 	    "  -a            every process on every CPU, while command "
@@ -808,7 +814,7 @@ count(struct clockopts *o)
 	return count_run(o);
 }
 
-enum { COUNT_OPT = 256, PER_THREAD_OPT };
+enum { COUNT_OPT = 256, PER_THREAD_OPT, START_OPT, STOP_OPT };
 
 /* One option c (with optarg) into o: -1 to go on, else the exit status
  * (0 after --help or --version, 2 for a usage error, said). */
@@ -872,6 +878,9 @@ option(struct clockopts *o, int c, const char **oname)
 	case PER_THREAD_OPT:
 		o->per_thread = 1;
 		return -1;
+	case START_OPT:
+	case STOP_OPT:
+		return (c = events_gate(o, c == STOP_OPT, optarg)) == 0 ? -1 : c;
 	case 'i':
 		if (parse_interval(optarg, &o->period) >= 0)
 			return -1;
@@ -958,6 +967,8 @@ parse(int argc, char *argv[], struct clockopts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ "count", no_argument, NULL, COUNT_OPT },
 		{ "per-thread", no_argument, NULL, PER_THREAD_OPT },
+		{ "start", required_argument, NULL, START_OPT },
+		{ "stop", required_argument, NULL, STOP_OPT },
 		{ NULL, 0, NULL, 0 }
 	};
 	char seen[32] = "";
@@ -982,11 +993,14 @@ parse(int argc, char *argv[], struct clockopts *o)
 		fprintf(stderr, "%s: --per-thread: only with --count\n", prog);
 		return 2;
 	}
+	if ((rc = events_gate_finish(o)) != 0)
+		return rc;
 	if (o->count && (rc = count_options(o, seen)) != -1)
 		return rc;
-	if (o->list && (optind < argc || o->attach != 0 || o->evgiven)) {
-		fprintf(stderr, "%s: -l lists the events: no command, -p or "
-		    "-e with it\n", prog);
+	if (o->list && (optind < argc || o->attach != 0 || o->evgiven ||
+	    o->ngate != 0)) {
+		fprintf(stderr, "%s: -l lists the events: no command, -p, -e "
+		    "or --start with it\n", prog);
 		return 2;
 	}
 	if (o->list)

@@ -19,6 +19,10 @@ sample/pmeclock: LIBS += -pthread
 sample/pmeclock_SRCS += sample/wall.c
 # -e io: the I/O calls traced.
 sample/pmeclock_SRCS += sample/io.c
+# --start/--stop: the samples of the threads' windows.
+sample/pmeclock_SRCS += sample/gate.c
+# Breaks' uprobes made in tracefs, which new threads inherit.
+sample/pmeclock_SRCS += sample/breaks.c
 
 # elfutils' libdw unwinds -g's chains from the CFI when configure found it.
 sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)

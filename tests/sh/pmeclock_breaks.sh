@@ -42,14 +42,7 @@ if ! gcc -O0 -g -shared -fPIC -o libg.so "$fx/lib.c" ||
 	finish
 fi
 ./prog 1 1 1 >/dev/null || skip "the fixture cannot run here"
-[ -r /sys/bus/event_source/devices/uprobe/type ] ||
-    skip "no uprobe PMU here (no /sys/bus/event_source/devices/uprobe)"
-if ! "$pmeclock" -q -e break:f -o probe.PMS ./prog 1 1 1 >/dev/null \
-    2>probe.err; then
-	grep -q perf_event_open probe.err ||
-	    { fail "pmeclock -e break:f: $(cat probe.err)"; finish; }
-	skip "perf_event_open cannot place a uprobe here: $(cat probe.err)"
-fi
+need_uprobes -e break:f ./prog 1 1 1
 
 N=1000 K=30 D=5
 

@@ -291,7 +291,7 @@ grep -q "^pmeclock: page-faults: the itimer method watches only cpu-clock; page-
     grep -q '^Sampling interval: *20 ms (50 Hz)$' ||
     fail "-m itimer -e cpu-clock/20ms: not sampled every 20 ms"
 expect "-l with a command" 2 "$pmeclock" -l ./ev pages 4
-grep -q "^pmeclock: -l lists the events: no command, -p or -e with it$" err ||
+grep -q "^pmeclock: -l lists the events: no command, -p, -e or --start with it$" err ||
     fail "-l with a command: $(cat err)"
 expect "-e bogus" 2 "$pmeclock" -e bogus ./ev pages 4
 grep -q "^pmeclock: -e: 'bogus' is not an event (pmeclock -l lists them)$" \

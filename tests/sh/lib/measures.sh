@@ -17,6 +17,19 @@ is() {
 	[ "$2" = "$3" ] || fail "$1: $2, not $3"
 }
 
+# need_uprobes PMECLOCK-ARGUMENT...: skips unless this kernel has the
+# uprobe PMU and pmeclock with these arguments (a break on a fixture)
+# runs; fail()s and finishes when it fails for another reason.
+need_uprobes() {
+	[ -r /sys/bus/event_source/devices/uprobe/type ] ||
+	    skip "no uprobe PMU here (no /sys/bus/event_source/devices/uprobe)"
+	"$pmeclock" -q -o "$tmp/probe.PMS" "$@" >/dev/null 2>"$tmp/probe.err" &&
+	    return
+	grep -q perf_event_open "$tmp/probe.err" ||
+	    { fail "pmeclock $*: $(cat "$tmp/probe.err")"; finish; }
+	skip "perf_event_open cannot place a uprobe here: $(cat "$tmp/probe.err")"
+}
+
 # build_ev: the events fixture (tests/fixtures/events/events.c) built
 # into ./ev; fail()s and finishes when it cannot be.
 build_ev() {

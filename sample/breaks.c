@@ -1,0 +1,150 @@
+/*
+ * breaks.c - the uprobes of pmeclock's breaks (-e break:ROUTINE,
+ * --start, --stop) made tracefs events where pmeclock may make them.
+ *
+ * The uprobe PMU takes the probed file's path as a pointer
+ * (perf_event_attr.uprobe_path) that the kernel reads again whenever it
+ * makes the event anew: for every thread and process the command
+ * creates, in the command's address space, where the pointer means
+ * nothing.  Linux 6.18 fails those clone()s (pthread_create: Bad
+ * address), so a break on the command would stop it from starting a
+ * thread.  A uprobe made in tracefs (uprobe_events, as perf probe -x
+ * makes its) is a tracepoint, which the kernel copies to new threads by
+ * its id.  Each probe is named pmeclock_PID/bN, removed at pmeclock's
+ * exit; those a killed pmeclock left are removed by the next.  Where
+ * tracefs is not writable (not root) the uprobe PMU is used, and a
+ * command that starts threads or processes is said to fail there.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "clock.h"
+
+#define MAXPROBES	(PME_EVENTS_MAX + 2)
+
+static char tracefs[256];
+static int nprobes;
+
+/* Writes line to tracefs's uprobe_events (appended: never truncated,
+ * which would remove every uprobe of the machine); 0, or -1. */
+static int
+probe_write(const char *line)
+{
+	char path[512];
+	ssize_t n;
+	int fd, e;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracefs);
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, line, strlen(line));
+	e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(line) ? 0 : -1;
+}
+
+/* Removes the probes of group (pmeclock_PID). */
+static void
+remove_group(const char *group)
+{
+	char path[600], line[600];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/events/%s", tracefs, group);
+	if ((dir = opendir(path)) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] == 'b' || d->d_name[0] == 'r') {
+			snprintf(line, sizeof(line), "-:%s/%s\n", group,
+			    d->d_name);
+			(void)probe_write(line);
+		}
+	closedir(dir);
+}
+
+static void
+remove_ours(void)
+{
+	char group[64];
+
+	snprintf(group, sizeof(group), "pmeclock_%d", (int)getpid());
+	remove_group(group);
+}
+
+/* The groups of pmeclocks that are gone (killed before their exit). */
+static void
+remove_stale(void)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dir;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/events", tracefs);
+	if ((dir = opendir(path)) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL)
+		if (strncmp(d->d_name, "pmeclock_", 9) == 0 &&
+		    (pid = strtol(d->d_name + 9, NULL, 10)) > 0 &&
+		    kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+			remove_group(d->d_name);
+	closedir(dir);
+}
+
+int
+breaks_tracefs(const struct clockopts *o, struct pme_evspec *spec, int ret)
+{
+	char line[4400], path[600], id[32];
+	int fd;
+	ssize_t n;
+
+	if (nprobes == MAXPROBES || strpbrk(spec->path, " \t\n") != NULL ||
+	    (tracefs[0] == '\0' && pme_ev_tracefs(NULL, tracefs,
+	    sizeof(tracefs)) == -1))
+		return -1;
+	if (nprobes == 0) {
+		remove_stale();
+		atexit(remove_ours);
+	}
+	snprintf(line, sizeof(line), "%c:pmeclock_%d/b%d %s:0x%llx\n",
+	    ret ? 'r' : 'p', (int)getpid(), nprobes, spec->path,
+	    (unsigned long long)spec->offset);
+	if (probe_write(line) == -1) {
+		if (o->verbose)
+			fprintf(stderr, "%s: %s: no uprobe in tracefs (%s): "
+			    "the uprobe PMU's, which new threads cannot "
+			    "inherit\n", prog, spec->name, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events/pmeclock_%d/b%d/id", tracefs,
+	    (int)getpid(), nprobes++);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, id, sizeof(id) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	id[n] = '\0';
+	spec->type = PERF_TYPE_TRACEPOINT;
+	spec->config = strtoull(id, NULL, 10);
+	return 0;
+}
+
+int
+breaks_attr(const struct pme_evspec *spec, struct perf_event_attr *a)
+{
+	if (spec->kind != PME_EV_BREAK || spec->type == PERF_TYPE_TRACEPOINT)
+		return 0;
+	a->config1 = (uint64_t)(uintptr_t)spec->path;
+	a->config2 = spec->offset;
+	return 1;
+}
