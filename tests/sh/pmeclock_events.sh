@@ -141,14 +141,16 @@ fi
 if [ "$perf_ok" = 1 ]; then
 	# perf records pmeclock too, with call chains, at every event. Its
 	# count in sleeper() fell one short of the M sleeps' switches twice
-	# in about ten loaded runs, with no LOST record (pme's was M, and
-	# equal to sched_switch's, exactly): it is allowed one short, and
-	# short by the samples it says it lost.
+	# in about ten loaded runs, and two short once in CI-like load (38
+	# of 40), with no LOST record (pme's was M, and equal to
+	# sched_switch's, exactly): the peer is allowed short by a tenth of
+	# M (at least one) and by the samples it says it lost, never over.
 	lost=$(perf report -i w.data --stats 2>/dev/null | awk '
 	    /^ *LOST(_SAMPLES)? events:/ { n += $3 } END { print n + 0 }')
 	pcs=$(perf_counts w.data context-switches ev | count sleeper)
-	[ "$pcs" -le "$cs" ] && [ $((cs - pcs)) -le $((lost + 1)) ] ||
-	    fail "perf's context switches in sleeper(): $pcs, not $cs (less at most one and the $lost perf lost)"
+	short=$((M / 10 > 1 ? M / 10 : 1))
+	[ "$pcs" -le "$cs" ] && [ $((cs - pcs)) -le $((lost + short)) ] ||
+	    fail "perf's context switches in sleeper(): $pcs, not $cs (less at most $short and the $lost perf lost)"
 	[ "$events" != context-switches ] &&
 	    is "perf's writes in writer()" "$(perf_counts w.data \
 	    syscalls:sys_enter_write ev | count writer)" $N
