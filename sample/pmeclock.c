@@ -815,6 +815,9 @@ enum { COUNT_OPT = 256, PER_THREAD_OPT };
 static int
 option(struct clockopts *o, int c, const char **oname)
 {
+	struct pme_error err;
+	int rc;
+
 	switch (c) {
 	case 'a':
 		o->system = 1;
@@ -859,7 +862,9 @@ option(struct clockopts *o, int c, const char **oname)
 		return -1;
 	case 'G':
 		o->callchain = 1;
-		return callgraph_option(o, optarg);
+		if ((rc = callgraph_option(o, optarg, &err)) != -1)
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return rc;
 	case 'h':
 		help();
 		return 0;
@@ -1049,6 +1054,7 @@ int
 main(int argc, char *argv[])
 {
 	struct clockopts o;
+	struct pme_error err;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
@@ -1073,7 +1079,8 @@ main(int argc, char *argv[])
 		rc = 1;
 	else {
 		setid_check(&o);
-		callgraph_check(&o);
+		if (callgraph_check(&o, &err) && !o.quiet)
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		rc = run(&o);
 	}
 	pme_guard_end();
