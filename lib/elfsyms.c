@@ -182,15 +182,16 @@ fsym_key(const void *e, uint64_t *k)
  * library's thousands cost n log n calls of cmp_fsym() in qsort()), in
  * place (a copy of libc's 6,800 was 66 pages touched for the first time,
  * a page fault each), then each run at one address, a few aliases, by
- * cmp_fsym(), which makes the order whole.
+ * cmp_fsym(), which makes the order whole.  -1 when memory ran out.
  */
-static void
+static int
 sort_syms(struct pme_image *img)
 {
 	struct fsym *v = img->syms.v, t;
 	size_t n = img->syms.n, i, j;
 
-	pme_radix_sort_inplace(v, n, sizeof(*v), fsym_key);
+	if (pme_radix_sort_inplace(v, n, sizeof(*v), fsym_key) == -1)
+		return -1;
 	for (i = 1; i < n; i++)
 		for (j = i; j > 0 && v[j - 1].addr == v[j].addr &&
 		    cmp_fsym(&v[j - 1], &v[j]) > 0; j--) {
@@ -198,6 +199,7 @@ sort_syms(struct pme_image *img)
 			v[j] = v[j - 1];
 			v[j - 1] = t;
 		}
+	return 0;
 }
 
 /*
@@ -394,7 +396,8 @@ sym_read_syms(struct pme_image *img, Elf64_Word type, struct pme_vec *groups)
 	free(v.name);
 	if (rc == -1)
 		return -1;
-	sort_syms(img);
+	if (sort_syms(img) == -1)
+		return sym_nomem(img);
 	return 1;
 }
 

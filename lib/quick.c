@@ -54,7 +54,10 @@ pieces(const struct pme_image *img, size_t *k)
 	 * 6,800 pieces and a copy for a sort that needs one were 80 pages
 	 * touched for the first time, a page fault each), then the few
 	 * pieces of one start by routine. */
-	pme_radix_sort_inplace(pc, n, sizeof(*pc), start_key);
+	if (pme_radix_sort_inplace(pc, n, sizeof(*pc), start_key) == -1) {
+		free(pc);
+		return NULL;
+	}
 	for (i = 1; i < n; i++)
 		for (j = i; j > 0 && pc[j - 1].start == pc[j].start &&
 		    pc[j - 1].routine > pc[j].routine; j--) {

@@ -597,16 +597,6 @@ pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
 	return a;
 }
 
-/* Byte b of element e's key. */
-static unsigned
-flag_byte(const char *e, void (*key)(const void *, uint64_t *), unsigned b)
-{
-	uint64_t k;
-
-	key(e, &k);
-	return (unsigned)(k >> (8 * b)) & 0xff;
-}
-
 /* Elements e and f (of size bytes) swapped through t. */
 static void
 flag_swap(char *e, char *f, char *t, size_t size)
@@ -639,48 +629,63 @@ flag_insert(char *v, size_t n, size_t size,
 
 /* v[0..n) (n at least FLAG_FEW) sorted in place by key bytes b and
  * below: each element moved to its byte's bucket by swaps, then each
- * bucket by the next byte. */
+ * bucket by the next byte.  d[0..n) holds the elements' bytes b as they
+ * move (a byte an element, not a copy), d the room of the buckets'
+ * bytes below. */
 static void
-flag_sort(char *v, size_t n, size_t size,
+flag_sort(char *v, uint8_t *d, size_t n, size_t size,
     void (*key)(const void *, uint64_t *), unsigned b, char *t)
 {
-	size_t count[256] = { 0 }, next[256], end[256], i, sum = 0;
-	unsigned c, d;
-	char *e;
+	size_t count[256] = { 0 }, next[256], end[256], i, j, sum = 0;
+	uint64_t k;
+	unsigned c;
+	uint8_t x;
 
-	for (i = 0; i < n; i++)
-		count[flag_byte(v + i * size, key, b)]++;
+	for (i = 0; i < n; i++) {
+		key(v + i * size, &k);
+		count[d[i] = (uint8_t)(k >> (8 * b))]++;
+	}
 	for (c = 0; c < 256; c++) {
 		next[c] = sum;
 		end[c] = sum += count[c];
 	}
 	for (c = 0; c < 256; c++)
-		while (next[c] < end[c]) {
-			e = v + next[c] * size;
-			if ((d = flag_byte(e, key, b)) == c)
+		while ((i = next[c]) < end[c]) {
+			if ((x = d[i]) == c) {
 				next[c]++;
-			else
-				flag_swap(e, v + next[d]++ * size, t, size);
+				continue;
+			}
+			j = next[x]++;
+			flag_swap(v + i * size, v + j * size, t, size);
+			d[i] = d[j];
+			d[j] = x;
 		}
 	for (c = 0, sum = 0; b > 0 && c < 256; sum += count[c++])
 		if (count[c] >= FLAG_FEW)
-			flag_sort(v + sum * size, count[c], size, key, b - 1,
-			    t);
+			flag_sort(v + sum * size, d + sum, count[c], size, key,
+			    b - 1, t);
 		else if (count[c] > 1)
 			flag_insert(v + sum * size, count[c], size, key, t);
 }
 
-void
+int
 pme_radix_sort_inplace(void *v, size_t n, size_t size,
     void (*key)(const void *, uint64_t *))
 {
 	char t[PME_SORT_MAXSIZE];
 	uint64_t k0, k, diff = 0;
 	unsigned b = 7;
+	uint8_t *d;
 	size_t i;
 
 	if (n < 2 || size > PME_SORT_MAXSIZE)
-		return;
+		return size > PME_SORT_MAXSIZE ? -1 : 0;
+	if (n < FLAG_FEW) {
+		flag_insert(v, n, size, key, t);
+		return 0;
+	}
+	if ((d = malloc(n)) == NULL)
+		return -1;
 	/* From the highest byte some keys differ in. */
 	key(v, &k0);
 	for (i = 1; i < n; i++) {
@@ -689,10 +694,9 @@ pme_radix_sort_inplace(void *v, size_t n, size_t size,
 	}
 	while (b > 0 && ((diff >> (8 * b)) & 0xff) == 0)
 		b--;
-	if (n < FLAG_FEW)
-		flag_insert(v, n, size, key, t);
-	else
-		flag_sort(v, n, size, key, b, t);
+	flag_sort(v, d, n, size, key, b, t);
+	free(d);
+	return 0;
 }
 
 void

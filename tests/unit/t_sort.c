@@ -99,7 +99,7 @@ inplace(size_t n, uint64_t mask, uint64_t seed)
 	memcpy(want, v, n * sizeof(*v));
 	nwords = 1;
 	qsort(want, n, sizeof(*want), cmp_el);
-	pme_radix_sort_inplace(v, n, sizeof(*v), words);
+	CHECK(pme_radix_sort_inplace(v, n, sizeof(*v), words) == 0);
 	for (i = 1; i < n; i++)
 		if (v[i - 1].k[0] > v[i].k[0]) {
 			fail("in place, n %zu mask %llx: out of order at %zu",
