@@ -342,9 +342,15 @@ read_symbol_modules(struct pme_image *img, const struct pme_vec *groups)
 		k = v[i].group == PME_NONE ? ng : v[i].group;
 		in[first[k]++] = i;
 	}
-	/* first[g] is now the end of group g, the start of g + 1. */
+	/* first[g] is now the end of group g, the start of g + 1.  A
+	 * routine a symbol at most, and a stripped image's rest: their room
+	 * at once, as for the symbols (read_fsyms()). */
 	if (link_symbols(img, join, cold) == -1)
 		goto out;
+	if (pme_vec_reserve(&img->routines, img->routines.n + n + 1) == -1) {
+		sym_nomem(img);
+		goto out;
+	}
 	for (g = 0; g < ng; g++)
 		if (sym_module(img, in + (g ? first[g - 1] : 0), first[g] -
 		    (g ? first[g - 1] : 0), PME_VEC_AT(groups, const char *, g),

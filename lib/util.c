@@ -524,11 +524,11 @@ pme_ranges_merge(struct pme_range *r, size_t n)
 }
 
 /* One pass of pme_radix_sort(): each element of a to its place in t by
- * byte b of its key; sz is the element size. */
+ * byte b of its key, whose counts are count[w]; sz is the element size. */
 #define RADIX_SCATTER(sz)						\
 	for (i = 0; i < n; i++) {					\
 		key(a + i * (sz), k);					\
-		memcpy(t + count[b][(k[b / 8] >> (8 * (b % 8))) &	\
+		memcpy(t + count[w][(k[b / 8] >> (8 * (b % 8))) &	\
 		    0xff]++ * (sz), a + i * (sz), (sz));		\
 	}
 
@@ -542,11 +542,11 @@ pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
 	uint64_t diff[PME_SORT_MAXWORDS] = { 0 };
 	unsigned b, w, nb = 8 * nwords, pass[8 * PME_SORT_MAXWORDS], np = 0;
 
-	if (n < 2 || nwords == 0 || nwords > PME_SORT_MAXWORDS ||
-	    (count = calloc(nb, sizeof(*count))) == NULL)
+	if (n < 2 || nwords == 0 || nwords > PME_SORT_MAXWORDS)
 		return n < 2 ? v : NULL;
 	/* The bytes some keys differ in: those that all keys share cost no
-	 * pass, nor any counting. */
+	 * pass, nor any counting, nor room for their counts (addresses of
+	 * one image differ in three or four of eight). */
 	key(a, k0);
 	for (i = 1; i < n; i++) {
 		key(a + i * size, k);
@@ -556,18 +556,20 @@ pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
 	for (b = 0; b < nb; b++)
 		if ((diff[b / 8] >> (8 * (b % 8))) & 0xff)
 			pass[np++] = b;
-	/* Their counts in one pass. */
+	if ((count = calloc(np ? np : 1, sizeof(*count))) == NULL)
+		return NULL;
+	/* Their counts in one pass: count[w] is byte pass[w]'s. */
 	for (i = 0; i < n; i++) {
 		key(a + i * size, k);
 		for (w = 0; w < np; w++)
-			count[pass[w]][(k[pass[w] / 8] >> (8 *
+			count[w][(k[pass[w] / 8] >> (8 *
 			    (pass[w] % 8))) & 0xff]++;
 	}
 	for (w = 0; w < np; w++) {
 		b = pass[w];
 		for (i = 0, sum = 0; i < 256; i++) {
-			c = count[b][i];
-			count[b][i] = sum;
+			c = count[w][i];
+			count[w][i] = sum;
 			sum += c;
 		}
 		switch (size) {	/* copies of a known size are inlined */
@@ -593,6 +595,108 @@ pme_radix_sort(void *v, void *tmp, size_t n, size_t size, unsigned nwords,
 	}
 	free(count);
 	return a;
+}
+
+/* Elements e and f (of size bytes) swapped through t. */
+static void
+flag_swap(char *e, char *f, char *t, size_t size)
+{
+	memcpy(t, e, size);
+	memcpy(e, f, size);
+	memcpy(f, t, size);
+}
+
+/* v[0..n) sorted by their keys by insertion: for a few elements. */
+static void
+flag_insert(char *v, size_t n, size_t size,
+    void (*key)(const void *, uint64_t *), char *t)
+{
+	uint64_t x, y;
+	size_t i;
+	char *e;
+
+	for (i = 1; i < n; i++)
+		for (e = v + i * size; e > v; e -= size) {
+			key(e - size, &x);
+			key(e, &y);
+			if (x <= y)
+				break;
+			flag_swap(e - size, e, t, size);
+		}
+}
+
+#define FLAG_FEW	32	/* sorted by insertion */
+
+/* v[0..n) (n at least FLAG_FEW) sorted in place by key bytes b and
+ * below: each element moved to its byte's bucket by swaps, then each
+ * bucket by the next byte.  d[0..n) holds the elements' bytes b as they
+ * move (a byte an element, not a copy), d the room of the buckets'
+ * bytes below. */
+static void
+flag_sort(char *v, uint8_t *d, size_t n, size_t size,
+    void (*key)(const void *, uint64_t *), unsigned b, char *t)
+{
+	size_t count[256] = { 0 }, next[256], end[256], i, j, sum = 0;
+	uint64_t k;
+	unsigned c;
+	uint8_t x;
+
+	for (i = 0; i < n; i++) {
+		key(v + i * size, &k);
+		count[d[i] = (uint8_t)(k >> (8 * b))]++;
+	}
+	for (c = 0; c < 256; c++) {
+		next[c] = sum;
+		end[c] = sum += count[c];
+	}
+	for (c = 0; c < 256; c++)
+		while ((i = next[c]) < end[c]) {
+			if ((x = d[i]) == c) {
+				next[c]++;
+				continue;
+			}
+			j = next[x]++;
+			flag_swap(v + i * size, v + j * size, t, size);
+			d[i] = d[j];
+			d[j] = x;
+		}
+	for (c = 0, sum = 0; b > 0 && c < 256; sum += count[c++])
+		if (count[c] >= FLAG_FEW)
+			flag_sort(v + sum * size, d + sum, count[c], size, key,
+			    b - 1, t);
+		else if (count[c] > 1)
+			flag_insert(v + sum * size, count[c], size, key, t);
+}
+
+int
+pme_radix_sort_inplace(void *v, size_t n, size_t size,
+    void (*key)(const void *, uint64_t *))
+{
+	char t[PME_SORT_MAXSIZE];
+	uint64_t k0, k, diff = 0;
+	unsigned b = 7;
+	uint8_t *d;
+	size_t i;
+
+	if (n < 2 || size > PME_SORT_MAXSIZE)
+		return size > PME_SORT_MAXSIZE ? -1 : 0;
+	if (n < FLAG_FEW) {
+		flag_insert(v, n, size, key, t);
+		return 0;
+	}
+	if ((d = malloc(n)) == NULL)
+		return -1;
+	/* From the highest byte some keys differ in. */
+	key(v, &k0);
+	for (i = 1; i < n; i++) {
+		key((char *)v + i * size, &k);
+		diff |= k ^ k0;
+	}
+	while (b > 0 && ((diff >> (8 * b)) & 0xff) == 0)
+		b--;
+	flag_sort(v, d, n, size, key, b, t);
+	free(d);
+	return 0;
 }
 
 void

@@ -290,6 +290,18 @@ size_t		 pme_ranges_merge(struct pme_range *r, size_t n);
 #define PME_SORT_MAXWORDS	4
 void		*pme_radix_sort(void *v, void *tmp, size_t n, size_t size,
 		    unsigned nwords, void (*key)(const void *, uint64_t *));
+/*
+ * Sorts the n elements of size bytes (at most PME_SORT_MAXSIZE) at v by
+ * the one 64-bit word key(e, k) writes, in place: a most-significant-
+ * digit radix sort (American flag sort) that needs no room for a copy,
+ * for arrays large enough that a copy's memory, touched for the first
+ * time, costs more than the sort (a page fault a page): it needs a byte
+ * an element.  Not stable.  0, or -1 when out of memory or size is too
+ * large (v is then unsorted).
+ */
+#define PME_SORT_MAXSIZE	64
+int		 pme_radix_sort_inplace(void *v, size_t n, size_t size,
+		    void (*key)(const void *, uint64_t *));
 
 /* Byte buffer for building little-endian payloads. */
 struct pme_buf {

@@ -31,7 +31,6 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -39,6 +38,7 @@
 #include "clock.h"
 #include "maps.h"
 #include "perf.h"
+#include "unwind.h"
 
 struct perfattach {
 	struct perfstate ps;
@@ -56,23 +56,19 @@ struct perfattach {
 
 #define ATTACH_ROUNDS	1000	/* listings of a process's threads */
 
+/* Ring i, of cpu, is event fd's: its rings as a run's are (perf.c),
+ * those of stacks as large. */
 static int
 attach_ring(struct perfattach *a, int i, int cpu, int fd)
 {
-	long pg = sysconf(_SC_PAGESIZE);
 	struct ring *r = &a->ps.rings[i];
-	void *m;
 
-	m = mmap(NULL, (RING_PAGES + 1) * (size_t)pg, PROT_READ | PROT_WRITE,
-	    MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return -1;
 	r->fd = fd;
 	r->cpu = cpu;
-	r->meta = m;
-	r->data = (uint8_t *)m + pg;
-	r->size = RING_PAGES * (size_t)pg;
-	return 0;
+	if (perf_map_ring(&a->ps, i) == 0)
+		return 0;
+	r->fd = -1;
+	return -1;
 }
 
 /* Opens the events of thread tid: 0, 1 when it has gone, -1 with errno. */
@@ -180,33 +176,85 @@ perf_attach_free(struct perfattach *a)
 	free(a);
 }
 
-/* Says why the events could not be opened on the process. */
+/* Records why the events could not be opened on the process. */
 static void
-attach_refused(const struct perfattach *a, int e)
+attach_refused(struct perfattach *a, int e)
 {
 	char path[64];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)a->pid);
 	if (e == ESRCH || stat(path, &st) < 0)
-		fprintf(stderr, "%s: -p %d: no such process\n", prog,
-		    (int)a->pid);
+		perf_fail(&a->ps, "-p %d: no such process", (int)a->pid);
 	else if ((e == EACCES || e == EPERM) && st.st_uid != geteuid())
-		fprintf(stderr, "%s: -p %d: not permitted: the process is "
+		perf_fail(&a->ps, "-p %d: not permitted: the process is "
 		    "another user's (uid %u), and perf_event_open refuses "
 		    "(%s): attach as its owner, or as root (or with "
-		    "CAP_PERFMON and CAP_SYS_PTRACE)\n", prog, (int)a->pid,
+		    "CAP_PERFMON and CAP_SYS_PTRACE)", (int)a->pid,
 		    (unsigned)st.st_uid, strerror(e));
 	else if (e == EACCES || e == EPERM)
-		fprintf(stderr, "%s: -p %d: not permitted: perf_event_open "
+		perf_fail(&a->ps, "-p %d: not permitted: perf_event_open "
 		    "refuses (%s): the process may not be inspected (a "
 		    "set-user-ID program, or one that made itself not "
 		    "dumpable), or a security module forbids it "
-		    "(perf_event_paranoid is %d)\n", prog, (int)a->pid,
-		    strerror(e), paranoid());
+		    "(perf_event_paranoid is %d)", (int)a->pid, strerror(e),
+		    paranoid());
 	else
-		fprintf(stderr, "%s: -p %d: perf_event_open: %s\n", prog,
-		    (int)a->pid, strerror(e));
+		perf_fail(&a->ps, "-p %d: perf_event_open: %s", (int)a->pid,
+		    strerror(e));
+}
+
+/* An attach (pid, or with system every process) that cannot go on: its
+ * error said, a freed, NULL with errno e. */
+static struct perfattach *
+attach_fail(struct perfattach *a, int e)
+{
+	perf_say(&a->ps);
+	perf_attach_free(a);
+	errno = e;
+	return NULL;
+}
+
+/* A new attach of o's events to pid (the command's with -a), its rings
+ * not open yet; NULL, said, with errno. */
+static struct perfattach *
+attach_new(struct clockopts *o, pid_t pid, int system)
+{
+	struct perfattach *a;
+	int i;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	a->ps.o = o;
+	a->ps.mainpid = (uint32_t)pid;
+	a->pid = pid;
+	a->system = system;
+	a->t0 = now_mono();
+	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) >= 0 &&
+	    a->ncpu * o->nev > MAX_CPUS && !system) {
+		perf_fail(&a->ps, "%d events on %d CPUs: more than %d rings",
+		    o->nev, a->ncpu, MAX_CPUS);
+		return attach_fail(a, EINVAL);
+	}
+	if (a->ncpu < 0 || a->ncpu * o->nev > MAX_CPUS ||
+	    (a->ps.rings = calloc((size_t)(a->ncpu * o->nev),
+	    sizeof(*a->ps.rings))) == NULL ||
+	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL ||
+	    (o->callchain && o->callgraph == CALLGRAPH_DWARF &&
+	    (a->ps.uw = unwind_new()) == NULL)) {
+		if (system)
+			perf_fail(&a->ps, "-a: out of memory, or more than "
+			    "%d events' rings", MAX_CPUS);
+		else
+			perf_fail(&a->ps, "out of memory");
+		return attach_fail(a, ENOMEM);
+	}
+	a->ps.nrings = a->ncpu * o->nev;
+	for (i = 0; i < a->ps.nrings; i++) {
+		a->ps.rings[i].fd = -1;
+		a->ps.rings[i].ev = i / a->ncpu;
+	}
+	return a;
 }
 
 struct perfattach *
@@ -215,33 +263,8 @@ perf_attach_open(struct clockopts *o, pid_t pid)
 	struct perfattach *a;
 	int i, n = 0, e;
 
-	if ((a = calloc(1, sizeof(*a))) == NULL)
+	if ((a = attach_new(o, pid, 0)) == NULL)
 		return NULL;
-	a->ps.o = o;
-	a->ps.mainpid = (uint32_t)pid;
-	a->pid = pid;
-	a->t0 = now_mono();
-	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) >= 0 &&
-	    a->ncpu * o->nev > MAX_CPUS) {
-		fprintf(stderr, "%s: %d events on %d CPUs: more than %d "
-		    "rings\n", prog, o->nev, a->ncpu, MAX_CPUS);
-		perf_attach_free(a);
-		errno = EINVAL;
-		return NULL;
-	}
-	if (a->ncpu < 0 || (a->ps.rings = calloc((size_t)(a->ncpu * o->nev),
-	    sizeof(*a->ps.rings))) == NULL ||
-	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		perf_attach_free(a);
-		errno = ENOMEM;
-		return NULL;
-	}
-	a->ps.nrings = a->ncpu * o->nev;
-	for (i = 0; i < a->ps.nrings; i++) {
-		a->ps.rings[i].fd = -1;
-		a->ps.rings[i].ev = i / a->ncpu;
-	}
 	for (i = 0; i < ATTACH_ROUNDS; i++)
 		if ((n = attach_listing(a)) <= 0)
 			break;
@@ -254,9 +277,7 @@ perf_attach_open(struct clockopts *o, pid_t pid)
 		}
 	if (n < 0) {
 		attach_refused(a, e);
-		perf_attach_free(a);
-		errno = e;
-		return NULL;
+		return attach_fail(a, e);
 	}
 	return a;
 }
@@ -345,10 +366,11 @@ attach_map(struct perfattach *a, pid_t pid, const struct pme_maps_line *ml,
 	m.offset = ml->offset;
 	if (mapping_vaddr(&a->ps, &m, makedev(ml->major, ml->minor),
 	    ml->inode, buildid) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		a->ps.failed = 1;
+		perf_fail(&a->ps, "out of memory");
 		return;
 	}
+	if (a->ps.uw != NULL)
+		perf_unwind_map(&a->ps, &m);
 	if (pme_samplewriter_mapping(a->ps.w, &m, &err) < 0)
 		perf_werr(&a->ps, &err);
 }
@@ -383,8 +405,7 @@ attach_maps(struct perfattach *a, pid_t pid)
 		/* System-wide, a process may end before it is read. */
 		if (a->system)
 			return 0;
-		fprintf(stderr, "%s: '%s': %s\n", prog, path, strerror(errno));
-		return -1;
+		return perf_fail(&a->ps, "'%s': %s", path, strerror(errno));
 	}
 	pme_maps_init(&r, fp, path);
 	while (!a->ps.failed && (rc = pme_maps_next(&r, &ml, NULL)) != 0)
@@ -458,11 +479,8 @@ system_proc(struct perfattach *a, pid_t unused, uint32_t pid)
 static int
 system_procs(struct perfattach *a)
 {
-	if (numbers(a, "/proc", 0, system_proc) == -1) {
-		fprintf(stderr, "%s: -a: '/proc': %s\n", prog,
-		    strerror(errno));
-		return -1;
-	}
+	if (numbers(a, "/proc", 0, system_proc) == -1)
+		return perf_fail(&a->ps, "-a: '/proc': %s", strerror(errno));
 	return a->ps.failed ? -1 : 0;
 }
 
@@ -504,40 +522,74 @@ perf_attach_prepare(struct perfattach *a, struct pme_samplewriter *w)
 	return 0;
 }
 
+/* What the loop of perf_attach_run() polls first into pfd: the reader's
+ * descriptor, or without it the rings; how many. */
+static int
+attach_polls(const struct perfattach *a, struct pollfd *pfd)
+{
+	int r;
+
+	if (a->ps.rd != NULL) {
+		pfd[0].fd = reader_fd(a->ps.rd);
+		pfd[0].events = POLLIN;
+		return 1;
+	}
+	for (r = 0; r < a->ps.nrings; r++) {
+		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
+		    -1;
+		pfd[r].events = POLLIN;
+	}
+	return a->ps.nrings;
+}
+
+/* How long to poll (ms) before the deadline (0: none) passes; -1 when it
+ * has. */
+static int
+attach_wait(uint64_t deadline)
+{
+	uint64_t now = now_mono();
+
+	if (deadline == 0)
+		return 250;
+	if (deadline <= now)
+		return -1;
+	return (deadline - now) / 1000000 < 250 ?
+	    (int)((deadline - now) / 1000000) + 1 : 250;
+}
+
+/*
+ * Samples until the process ends, stopfd is readable or the deadline
+ * passes.  With stacks the reader thread (reader.c) empties the rings
+ * while this loop converts and unwinds, as perf_run()'s does: what it
+ * read by the end is converted after.
+ */
 int
 perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
     int stopfd, uint64_t deadline, struct pme_sample_close *cl)
 {
 	struct pollfd pfd[MAX_CPUS + 2];
 	struct pme_error err;
-	uint64_t last, now;
-	int r, n = a->ps.nrings, pidfd, wait, done = 0;
+	uint64_t last;
+	int r, n, pidfd, wait, done = 0;
 
-	if (!a->prepared && perf_attach_prepare(a, w) < 0) {
+	if (!a->prepared && perf_attach_prepare(a, w) < 0)
 		return -1;
-	}
-	for (r = 0; r < n; r++) {
-		pfd[r].fd = a->ps.rings[r].meta != NULL ? a->ps.rings[r].fd :
-		    -1;
-		pfd[r].events = POLLIN;
-	}
+	attach_jitter(a);
+	reader_begin(&a->ps);
+	/* A poll() that fails leaves revents as they were. */
+	memset(pfd, 0, sizeof(pfd));
+	n = attach_polls(a, pfd);
 	pfd[n].fd = stopfd;
 	pfd[n].events = POLLIN;
-	attach_jitter(a);
 	pfd[n + 1].fd = pidfd = a->pid != 0 ? attach_pidfd(a->pid) : -1;
 	pfd[n + 1].events = POLLIN;
 	last = now_mono();
 	while (!done && !a->ps.failed) {
-		now = now_mono();
-		wait = 250;
-		if (deadline != 0 && deadline <= now)
+		if ((wait = attach_wait(deadline)) < 0)
 			done = 1;
-		else if (deadline != 0 && (deadline - now) / 1000000 < 250)
-			wait = (int)((deadline - now) / 1000000) + 1;
-		if (!done && poll(pfd, (nfds_t)n + 2, wait) < 0 &&
+		else if (poll(pfd, (nfds_t)n + 2, wait) < 0 &&
 		    errno != EINTR) {
-			fprintf(stderr, "%s: poll: %s\n", prog,
-			    strerror(errno));
+			perf_fail(&a->ps, "poll: %s", strerror(errno));
 			done = 1;
 		}
 		/* An event whose task has gone reports POLLHUP for good. */
@@ -548,6 +600,8 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 		    (pfd[n + 1].revents & POLLIN) != 0 :
 		    !pid_alive((uint32_t)a->pid))))
 			done = 1;
+		if (done && reader_stop(a->ps.rd) < 0)
+			perf_fail(&a->ps, "out of memory");
 		if (perf_drain(&a->ps) < 0)
 			break;
 		attach_jitter(a);
@@ -563,22 +617,21 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	cl->lost = a->ps.lost;
 	cl->threads = (uint32_t)a->ps.ntids;
 	perf_say(&a->ps);
+	perf_unwind_report(&a->ps);
 	return a->ps.failed ? -1 : 0;
 }
 
-/* Says why the events could not be opened on every CPU. */
+/* Records why the events could not be opened on every CPU. */
 static void
-system_refused(int e)
+system_refused(struct perfattach *a, int e)
 {
 	if (e == EACCES || e == EPERM)
-		fprintf(stderr, "%s: -a: not permitted: watching every "
+		perf_fail(&a->ps, "-a: not permitted: watching every "
 		    "process needs root, or CAP_PERFMON (CAP_SYS_ADMIN before "
 		    "Linux 5.8), or perf_event_paranoid at 0 or below (it is "
-		    "%d); perf_event_open: %s\n", prog, paranoid(),
-		    strerror(e));
+		    "%d); perf_event_open: %s", paranoid(), strerror(e));
 	else
-		fprintf(stderr, "%s: -a: perf_event_open: %s\n", prog,
-		    strerror(e));
+		perf_fail(&a->ps, "-a: perf_event_open: %s", strerror(e));
 }
 
 struct perfattach *
@@ -586,31 +639,11 @@ perf_system_open(struct clockopts *o, pid_t cmd)
 {
 	struct perf_event_attr attr;
 	struct perfattach *a;
-	int r, i;
+	int r, i, e;
 	long fd;
 
-	if ((a = calloc(1, sizeof(*a))) == NULL)
+	if ((a = attach_new(o, cmd, 1)) == NULL)
 		return NULL;
-	a->ps.o = o;
-	a->ps.mainpid = (uint32_t)cmd;
-	a->pid = cmd;
-	a->system = 1;
-	a->t0 = now_mono();
-	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) < 0 ||
-	    a->ncpu * o->nev > MAX_CPUS ||
-	    (a->ps.rings = calloc((size_t)(a->ncpu * o->nev),
-	    sizeof(*a->ps.rings))) == NULL ||
-	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL) {
-		fprintf(stderr, "%s: -a: out of memory, or more than %d "
-		    "events' rings\n", prog, MAX_CPUS);
-		perf_attach_free(a);
-		return NULL;
-	}
-	a->ps.nrings = a->ncpu * o->nev;
-	for (r = 0; r < a->ps.nrings; r++) {
-		a->ps.rings[r].fd = -1;
-		a->ps.rings[r].ev = r / a->ncpu;
-	}
 	for (r = 0; r < a->ps.nrings; r++) {
 		i = r % a->ncpu;
 		perf_attr(&attr, o, r / a->ncpu);
@@ -619,11 +652,10 @@ perf_system_open(struct clockopts *o, pid_t cmd)
 		attr.enable_on_exec = 0;
 		if ((fd = perf_open(&attr, -1, a->cpus[i])) < 0 ||
 		    attach_ring(a, r, a->cpus[i], (int)fd) < 0) {
-			system_refused(errno);
+			system_refused(a, e = errno);
 			if (fd >= 0)
 				close((int)fd);
-			perf_attach_free(a);
-			return NULL;
+			return attach_fail(a, e);
 		}
 	}
 	return a;

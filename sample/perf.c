@@ -730,8 +730,8 @@ found:
 
 /* Tells the unwinder of a mapping: the file, or while the process lives
  * the mapped one when the file is gone. */
-static void
-unwind_map(struct perfstate *ps, const struct pme_mapping *m)
+void
+perf_unwind_map(struct perfstate *ps, const struct pme_mapping *m)
 {
 	char alt[PATH_MAX];
 	const char *file = m->path;
@@ -792,7 +792,7 @@ conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 		return;
 	}
 	if (ps->uw != NULL)
-		unwind_map(ps, &m);
+		perf_unwind_map(ps, &m);
 	if (pme_samplewriter_mapping(ps->w, &m, &err) < 0)
 		perf_werr(ps, &err);
 }
@@ -1233,6 +1233,32 @@ open_events(struct perfstate *ps, struct child *c)
 	return j == nev ? 0 : -1;
 }
 
+/* Maps ring i (its fd open) with pages data pages; -1 with errno. */
+static int
+map_ring(struct perfstate *ps, int i, size_t pages)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *m;
+
+	m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, ps->rings[i].fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	ps->rings[i].meta = m;
+	ps->rings[i].data = (uint8_t *)m + pg;
+	ps->rings[i].size = pages * (size_t)pg;
+	return 0;
+}
+
+/* Whether the rings of stacks may shrink, as the locked memory they
+ * need was refused (errno). */
+static int
+ring_shrinks(void)
+{
+	return (errno == EPERM || errno == ENOMEM) &&
+	    ring_pages > RING_PAGES_DWARF_LOW;
+}
+
 /* Maps every ring; the large rings of stacks shrink when the locked
  * memory they need is refused.  -e io's entries, each with its stack
  * copy, come faster than samples: larger rings where the kernel allows
@@ -1242,8 +1268,7 @@ map_rings(struct perfstate *ps)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t pages, iopages = IO_RING_PAGES;
-	void *m;
-	int i, nio = 0;
+	int i, nio = 0, rc;
 
 	if (ps->nrings > RING_BIG_MAX)
 		ring_pages = RING_PAGES_DWARF_LOW;
@@ -1255,15 +1280,9 @@ map_rings(struct perfstate *ps)
 	for (i = 0; i < ps->nrings; i++) {
 		pages = ps->rings[i].ev == IO_EV_ENTER && iopages > ring_pages ?
 		    iopages : ring_pages;
-		m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ |
-		    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
-		if (m == MAP_FAILED && pages != ring_pages) {
-			pages = ring_pages;
-			m = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ |
-			    PROT_WRITE, MAP_SHARED, ps->rings[i].fd, 0);
-		}
-		if (m == MAP_FAILED && (errno == EPERM || errno == ENOMEM) &&
-		    ring_pages > RING_PAGES_DWARF_LOW) {
+		if ((rc = map_ring(ps, i, pages)) < 0 && pages != ring_pages)
+			rc = map_ring(ps, i, ring_pages);
+		if (rc < 0 && ring_shrinks()) {
 			while (i-- > 0) {
 				munmap(ps->rings[i].meta, ps->rings[i].size +
 				    (size_t)pg);
@@ -1272,14 +1291,24 @@ map_rings(struct perfstate *ps)
 			ring_pages = RING_PAGES_DWARF_LOW;
 			continue;
 		}
-		if (m == MAP_FAILED)
+		if (rc < 0)
 			return perf_fail(ps, "mmap of the perf ring buffer: %s",
 			    strerror(errno));
-		ps->rings[i].meta = m;
-		ps->rings[i].data = (uint8_t *)m + pg;
-		ps->rings[i].size = pages * (size_t)pg;
 	}
 	return 0;
+}
+
+int
+perf_map_ring(struct perfstate *ps, int i)
+{
+	if (ps->nrings > RING_BIG_MAX && ring_pages > RING_PAGES_DWARF_LOW)
+		ring_pages = RING_PAGES_DWARF_LOW;
+	if (map_ring(ps, i, ring_pages) == 0)
+		return 0;
+	if (!ring_shrinks())
+		return -1;
+	ring_pages = RING_PAGES_DWARF_LOW;
+	return map_ring(ps, i, ring_pages);
 }
 
 static int
@@ -1296,9 +1325,8 @@ setup(struct perfstate *ps, struct child *c)
 	return 0;
 }
 
-/* How many chains were unwound, how many stopped short, and how fast. */
-static void
-unwind_report(struct perfstate *ps)
+void
+perf_unwind_report(struct perfstate *ps)
 {
 	uint64_t chains, trunc, ns;
 
@@ -1393,10 +1421,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	ps.jit.owned = &ps.mainpid;
 	ps.jit.nowned = 1;
 	jitter_rings(&ps, 1);
-	/* Only stacks cost enough to convert to need a reader. */
-	if (ps.uw != NULL && reader_start(&ps) < 0 && o->verbose)
-		fprintf(stderr, "%s: no reader thread (%s): the rings are "
-		    "read between conversions\n", prog, strerror(errno));
+	reader_begin(&ps);
 	if ((rc = child_go(c)) != 0) {
 		free_state(&ps);
 		return rc;
@@ -1404,7 +1429,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 	rc = run_loop(&ps, c);
 	gate_flush(&ps);
 	perf_say(&ps);
-	unwind_report(&ps);
+	perf_unwind_report(&ps);
 	cl->samples = ps.samples;
 	cl->lost = ps.lost;
 	cl->threads = (uint32_t)ps.ntids;

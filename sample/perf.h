@@ -164,6 +164,15 @@ void	perf_say(struct perfstate *ps);
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
 int	mapping_vaddr(struct perfstate *ps, struct pme_mapping *m,
 	    uint64_t dev, uint64_t ino, uint8_t *buildid);
+/* Tells the unwinder (ps->uw) of a mapping. */
+void	perf_unwind_map(struct perfstate *ps, const struct pme_mapping *m);
+/* How many chains were unwound and truncated (-v; else too many
+ * truncated), when ps->uw unwound them. */
+void	perf_unwind_report(struct perfstate *ps);
+/* Maps ring i of ps (its fd open) as large as the run's rings are
+ * (those of stacks shrink, for this ring and the next, where the
+ * locked memory they need is refused); -1 with errno. */
+int	perf_map_ring(struct perfstate *ps, int i);
 /* Converts what was read of the rings, in time order: what the reader
  * thread queued when it runs, else what perf_drain() reads itself. */
 int	perf_drain(struct perfstate *ps);
@@ -180,7 +189,11 @@ void	batch_free(struct batch *b);
  * caller's until reader_give() takes them back; NULL when none.
  * reader_stop(): ends the thread after a last reading; 0, or -1 when it
  * ran out of memory.  reader_free(): NULL ok, stops it first.
+ * reader_begin(): starts it when the run unwinds stacks (ps->uw), the
+ * only records that cost enough to convert to need it; when it cannot
+ * (said with -v), the rings are read between conversions.
  */
+void	reader_begin(struct perfstate *ps);
 int	reader_start(struct perfstate *ps);
 int	reader_fd(const struct reader *rd);
 struct batch	*reader_take(struct reader *rd);

@@ -821,6 +821,9 @@ enum { COUNT_OPT = 256, PER_THREAD_OPT, START_OPT, STOP_OPT };
 static int
 option(struct clockopts *o, int c, const char **oname)
 {
+	struct pme_error err;
+	int rc;
+
 	switch (c) {
 	case 'a':
 		o->system = 1;
@@ -865,7 +868,9 @@ option(struct clockopts *o, int c, const char **oname)
 		return -1;
 	case 'G':
 		o->callchain = 1;
-		return callgraph_option(o, optarg);
+		if ((rc = callgraph_option(o, optarg, &err)) != -1)
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
+		return rc;
 	case 'h':
 		help();
 		return 0;
@@ -1063,6 +1068,7 @@ int
 main(int argc, char *argv[])
 {
 	struct clockopts o;
+	struct pme_error err;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
@@ -1087,7 +1093,8 @@ main(int argc, char *argv[])
 		rc = 1;
 	else {
 		setid_check(&o);
-		callgraph_check(&o);
+		if (callgraph_check(&o, &err) && !o.quiet)
+			fprintf(stderr, "%s: %s\n", prog, pme_strerror(&err));
 		rc = run(&o);
 	}
 	pme_guard_end();

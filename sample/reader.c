@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -178,6 +179,15 @@ reader_start(struct perfstate *ps)
 	rd->running = 1;
 	ps->rd = rd;
 	return 0;
+}
+
+void
+reader_begin(struct perfstate *ps)
+{
+	/* Only stacks cost enough to convert to need a reader. */
+	if (ps->uw != NULL && reader_start(ps) < 0 && ps->o->verbose)
+		fprintf(stderr, "%s: no reader thread (%s): the rings are "
+		    "read between conversions\n", prog, strerror(errno));
 }
 
 int

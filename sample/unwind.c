@@ -14,16 +14,16 @@
  * needs it ends there, counted as truncated.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "clock.h"
 #include "unwind.h"
+#include "util.h"
 
 int
-callgraph_option(struct clockopts *o, const char *arg)
+callgraph_option(struct clockopts *o, const char *arg, struct pme_error *err)
 {
 	unsigned long size = STACKSIZE_DEFAULT;
 	char *end;
@@ -43,9 +43,9 @@ callgraph_option(struct clockopts *o, const char *arg)
 			goto bad;
 	}
 	if (!unwind_available()) {
-		fprintf(stderr, "%s: -G %s: this pmeclock unwinds by frame "
-		    "pointers only (built without elfutils' libdw, or not "
-		    "for x86-64): use -G fp\n", prog, arg);
+		pme_seterr(err, PME_EINVAL, "-G %s: this pmeclock unwinds by "
+		    "frame pointers only (built without elfutils' libdw, or "
+		    "not for x86-64): use -G fp", arg);
 		return 1;
 	}
 	o->callgraph = CALLGRAPH_DWARF;
@@ -53,32 +53,32 @@ callgraph_option(struct clockopts *o, const char *arg)
 	o->stacksize = (uint32_t)(size + 7) / 8 * 8;
 	return -1;
 bad:
-	fprintf(stderr, "%s: -G: '%s' is not fp, dwarf or dwarf,size (size "
-	    "in bytes from 64 to %u)\n", prog, arg, STACKSIZE_MAX);
+	pme_seterr(err, PME_EINVAL, "-G: '%s' is not fp, dwarf or dwarf,size "
+	    "(size in bytes from 64 to %u)", arg, STACKSIZE_MAX);
 	return 2;
 }
 
-void
-callgraph_check(struct clockopts *o)
+int
+callgraph_check(struct clockopts *o, struct pme_error *err)
 {
 	const char *msg = "the in-process methods unwind by frame pointers: "
 	    "code built without them loses callers";
 
 	if (!o->callchain || o->callgraph != CALLGRAPH_DWARF ||
 	    o->method == PME_METHOD_PERF)
-		return;
+		return 0;
 #if defined(HAVE_LIBUNWIND) && defined(__x86_64__)
 	/* The runtime walks the CFI with libunwind (it says so itself
 	 * when libunwind.so.8 cannot be loaded). */
-	return;
+	return 0;
 #endif
 	o->callgraph = CALLGRAPH_FP;
-	if (!o->quiet)
-		fprintf(stderr, "%s: -g with the %s method: %s\n", prog,
-		    o->method == PME_METHOD_ITIMER ? "itimer" : "timer", msg);
+	pme_seterr(err, PME_EINVAL, "-g with the %s method: %s",
+	    o->method == PME_METHOD_ITIMER ? "itimer" : "timer", msg);
 	if (o->note[0] != '\0')
 		strncat(o->note, "; ", sizeof(o->note) - strlen(o->note) - 1);
 	strncat(o->note, msg, sizeof(o->note) - strlen(o->note) - 1);
+	return 1;
 }
 
 #if defined(HAVE_LIBDW) && defined(__x86_64__)

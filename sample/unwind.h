@@ -16,12 +16,17 @@
 struct unwinder;
 struct clockopts;
 
-/* -G's argument into o: -1 to go on, else the exit status, said.
- * callgraph_check(), once the method is chosen: the in-process methods
- * walk frame pointers, which -g with dwarf then falls back to, said
- * (unless -q) and noted in the sample file's header. */
-int	 callgraph_option(struct clockopts *o, const char *arg);
-void	 callgraph_check(struct clockopts *o);
+/*
+ * -G's argument into o: -1 to go on, else the exit status (2 a bad
+ * argument, 1 CFI unwinding not built in) with err, for the caller to
+ * say.  callgraph_check(), once the method is chosen: the in-process
+ * methods walk frame pointers, which -g with dwarf then falls back to,
+ * noted in the sample file's header (o->note); 1 when it did, with err
+ * what the caller says of it (unless -q), else 0.  Nothing here prints.
+ */
+int	 callgraph_option(struct clockopts *o, const char *arg,
+	    struct pme_error *err);
+int	 callgraph_check(struct clockopts *o, struct pme_error *err);
 
 /* Whether CFI unwinding is built in and runs on this architecture. */
 int	 unwind_available(void);

@@ -129,7 +129,7 @@ has "-G fp: flags" "^method perf period 1000000 flags 3"
 # Bad spellings are usage errors.
 for g in dwarf,8 dwarf,x dwarf, lbr dwarf,99999; do
 	run 2 "-G $g" -G "$g" -o bad -- true
-	grep -q "^pmeclock: -G: '$g' is not fp, dwarf or dwarf,size" err ||
+	grep -qx "pmeclock: -G: '$g' is not fp, dwarf or dwarf,size (size in bytes from 64 to 65528)" err ||
 	    fail "-G $g: $(cat err)"
 done
 

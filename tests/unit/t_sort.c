@@ -4,7 +4,8 @@
  * too: keys of one word and of three, keys that differ in few bytes (the
  * case it is for) and in all, equal keys, and the small cases.  And
  * pme_hash(): equal bytes hash equal, and the low bits that pick a table
- * slot spread names that differ in their last characters.
+ * slot spread names that differ in their last characters.  And
+ * pme_radix_sort_inplace() against qsort() likewise, but for stability.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +81,39 @@ one(size_t n, unsigned w, uint64_t mask, uint64_t seed)
 	free(want);
 }
 
+/* pme_radix_sort_inplace() on n elements of one word masked by mask:
+ * keys in order, and the same elements as qsort()'s (sorted with their
+ * positions again, since the sort in place is not stable). */
+static void
+inplace(size_t n, uint64_t mask, uint64_t seed)
+{
+	struct el *v = calloc(n + 1, sizeof(*v)), *want;
+	size_t i;
+
+	if (v == NULL || (want = calloc(n + 1, sizeof(*want))) == NULL)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		v[i].k[0] = rnd(&seed) & mask;
+		v[i].pos = (uint32_t)i;
+	}
+	memcpy(want, v, n * sizeof(*v));
+	nwords = 1;
+	qsort(want, n, sizeof(*want), cmp_el);
+	CHECK(pme_radix_sort_inplace(v, n, sizeof(*v), words) == 0);
+	for (i = 1; i < n; i++)
+		if (v[i - 1].k[0] > v[i].k[0]) {
+			fail("in place, n %zu mask %llx: out of order at %zu",
+			    n, (unsigned long long)mask, i);
+			break;
+		}
+	qsort(v, n, sizeof(*v), cmp_el);
+	if (memcmp(v, want, n * sizeof(*v)) != 0)
+		fail("in place, n %zu mask %llx: not the same elements", n,
+		    (unsigned long long)mask);
+	free(v);
+	free(want);
+}
+
 static void
 hashes(void)
 {
@@ -115,6 +149,13 @@ main(void)
 	one(5000, 3, 0xfff0, 6);	/* few bytes differ */
 	one(5000, 3, ~0ULL, 7);
 	one(300, 2, 0, 8);		/* all equal */
+	inplace(0, ~0ULL, 9);
+	inplace(31, ~0ULL, 10);
+	inplace(5000, ~0ULL, 11);
+	inplace(5000, 0x1fff0, 12);	/* a library's addresses */
+	inplace(5000, 0x3, 13);		/* many equal keys */
+	inplace(300, 0, 14);		/* all equal */
+	inplace(100000, 0xffffffull << 8, 15);
 	hashes();
 	return failures != 0;
 }
