@@ -22,7 +22,8 @@
 # - -D with -G on bytes: a gate that fails when the program allocates
 #   more;
 # - a program that repeats itself (heapbench) makes a file of a few
-#   bytes a millisecond, not a call, its totals exact;
+#   bytes a millisecond, not a call, its totals exact, and reading it
+#   takes memory bounded by its live blocks, not its events;
 # - a killed program keeps what was sent; -m perf and --count refuse
 #   alloc; bad heap records are an error naming the file and offset.
 #
@@ -242,6 +243,24 @@ got=$(awk '/^  (allocations|frees|leaked|temporary) / { sub(/:$/, "", $2)
     print $1, $2 }' rep.txt | tr '\n' ' ')
 [ "$got" = "allocations 400000 frees 400000 leaked 0 temporary 100000 " ] ||
     fail "heapbench: $got"
+
+# Reading it: memory bounded by the live blocks (1000) and the stacks,
+# not by the events: -V heap's peak RSS on these 800000 events at most
+# twice its peak on 80000 (the table of blocks grew with the events,
+# 3 times as much, before).
+if gcc -O2 -o peakrss "$top/tests/bench/peakrss.c"; then
+	"$pmeclock" -q -e alloc -o rep10.PMS ./hb 30000 ||
+	    fail "pmeclock heapbench 30000"
+	./peakrss rss10 "$pmehisto" -V heap rep10.PMS >/dev/null ||
+	    fail "-V heap heapbench 30000"
+	./peakrss rss "$pmehisto" -V heap rep.PMS >/dev/null ||
+	    fail "-V heap heapbench 300000"
+	[ "$(cat rss)" -le $((2 * $(cat rss10))) ] ||
+	    fail "-V heap: peak RSS $(cat rss) KiB on 800000 events," \
+	    "$(cat rss10) KiB on 80000"
+else
+	fail "cannot build peakrss"
+fi
 
 # ---------------------------------------------------- the bad and odd
 
