@@ -46,9 +46,10 @@
 #define MAXFRAMES	PMECLOCK_MAXFRAMES
 #define BOOT_ARENA	(256u << 10)
 #define TABLE0		(1u << 16)	/* stack nodes, at first */
-/* The most a record adds: an allocation's event and its stack's nodes,
- * each varint at its longest, and a REPEAT written before them. */
-#define REC_MAX		(MAXFRAMES * 21 + 96)
+/* The most a call adds: a realloc's release and allocation, each after
+ * a THREAD, a TIME and a REPEAT, and its stack's nodes, each varint at
+ * its longest. */
+#define REC_MAX		(MAXFRAMES * 21 + 128)
 /* Matching: a record's last GRAM records (itself among them) are looked
  * up in a table of HBITS bits, along at most CHAIN earlier places, the
  * place taken whose records before it match longest (up to BACK). */
