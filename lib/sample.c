@@ -960,9 +960,10 @@ struct hproc {
 	struct htok {
 		uint8_t	 tag, fn;
 		uint32_t stack;
-		uint64_t v;	/* ALLOC: size; FREE: age, 0 no block */
+		uint64_t v;	/* ALLOC: size; FREE: age as coded */
 	}		*tok;
 	uint64_t	 ntok, serial;
+	uint64_t	 lastage;	/* of the last release of a block */
 	struct hserial {
 		uint64_t serial;	/* 0: an empty slot */
 		uint32_t block;
@@ -1346,6 +1347,7 @@ heap_forget(struct rd *rd, uint32_t pid)
 			rd->hp[i].n = 0;
 			rd->hp[i].next = rd->hp[i].nfreed = 0;
 			rd->hp[i].ntok = rd->hp[i].serial = 0;
+			rd->hp[i].lastage = 0;
 			rd->hp[i].nbys = 0;
 			if (rd->hp[i].bys != NULL)
 				memset(rd->hp[i].bys, 0, rd->hp[i].capbys *
@@ -1934,7 +1936,7 @@ static int
 heap_tok(struct rd *rd, struct hproc *hp, struct pme_heap_event *e,
     struct htok t)
 {
-	uint64_t s;
+	uint64_t s, age;
 
 	if (hp->tok == NULL && (hp->tok = calloc(PME_HEAP_WINDOW,
 	    sizeof(*hp->tok))) == NULL)
@@ -1948,9 +1950,13 @@ heap_tok(struct rd *rd, struct hproc *hp, struct pme_heap_event *e,
 		e->size = t.v;
 		e->stack = t.stack;
 	} else if (t.v != 0) {
-		s = hp->serial - t.v + 1;
-		if (t.v > hp->serial || (e->block = bys_take(hp, s)) == 0)
+		/* The age less the last's, zigzagged, plus 1. */
+		age = hp->lastage + pme_unzig(t.v - 1);
+		s = hp->serial - age + 1;
+		if (age == 0 || age > hp->serial ||
+		    (e->block = bys_take(hp, s)) == 0)
 			return derr(rd, "bad heap record: no such block");
+		hp->lastage = age;
 	}
 	if (heap_pass(rd, hp, e) == -1)
 		return -1;

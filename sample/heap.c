@@ -16,6 +16,7 @@
  *
  * The allocations and releases are written as HEA2 records (pme(5)): a
  * release names its block by its age, the allocations since its own,
+ * less the age of the release before it,
  * and a run of records that came before, at a distance of fewer than
  * PME_HEAP_WINDOW, is one REPEAT, so that a program that repeats itself
  * makes a small file (matching, below).
@@ -130,6 +131,7 @@ static struct {
 	uint32_t	*freeslots;	/* numbers given back, lcap / 2 room */
 	uint32_t	 nfree, next;
 	uint64_t	 serial;	/* allocations of the process image */
+	uint64_t	 lastage;	/* of its last release of a block */
 	uint64_t	 lastip;
 	uint32_t	 tid;		/* of the last record, 0: none yet */
 	/* Matching: the last WIN records (tok[n % WIN], n < ntok); the
@@ -514,7 +516,8 @@ flush_pend(void)
 	h.pend = 0;
 }
 
-/* An allocation (its stack, size) or a release (0, its age). */
+/* An allocation (its stack, size) or a release (0, its age less the
+ * last's, zigzagged, plus 1; 0: no block). */
 static void
 put_ev(int tag, int fn, uint32_t stack, uint64_t v)
 {
@@ -659,7 +662,7 @@ static void
 put_release(int fn, struct live *e)
 {
 	uint32_t n = e->slot;
-	uint64_t age = h.serial - e->serial + 1;
+	uint64_t age = h.serial - e->serial + 1, d = pme_zig(age - h.lastage);
 
 	live_del(e);
 	if (n == 0) {
@@ -675,7 +678,8 @@ put_release(int fn, struct live *e)
 		return;
 	}
 	h.freeslots[h.nfree++] = n;
-	put_ev(PME_HEAPREC_FREE, fn, 0, age);
+	h.lastage = age;
+	put_ev(PME_HEAPREC_FREE, fn, 0, d + 1);
 }
 
 static void
@@ -1165,6 +1169,7 @@ inherit(void)
 	h.nfree = 0;
 	h.next = 0;
 	h.serial = 0;
+	h.lastage = 0;
 }
 
 /* The child's heap is its own: its records start over, its stacks are

@@ -10,7 +10,8 @@
  * error naming the chunk and its offset, and a stop is honoured.
  * REPEATs replay the events before them, within and across chunks, and
  * forged ones (no dist, too far, empty, too long, a block no longer
- * live) are refused; a release names its block by age in HEA2 and by
+ * live) are refused; a release names its block by age (the last's
+ * taken from it, zigzagged) in HEA2 and by
  * number in the HEAP chunks of files written before it, which are read
  * as they were (a HEA2 chunk's type forged into HEAP).
  */
@@ -185,7 +186,7 @@ good(uint8_t *buf)
 	p = pme_uv_put(p, 12);
 	p = pme_uv_put(p, PME_HEAPREC_FREE);
 	p = pme_uv_put(p, PME_HEAP_FREE);
-	p = pme_uv_put(p, 1);			/* block 1 */
+	p = pme_uv_put(p, 3);			/* age 1: block 1 */
 	return (size_t)(p - buf);
 }
 
@@ -350,8 +351,10 @@ put_alloc(uint8_t *p, uint64_t size)
 	return pme_uv_put(p, 0);
 }
 
-/* A FREE of block v: its age in HEA2, its number in HEAP; or a REPEAT
+/* A FREE of block v: in HEA2 its age less the last FREE's (0 at
+ * first), zigzagged, plus 1 (FREE_AGE), in HEAP its number; or a REPEAT
  * (tag) of dist and len v. */
+#define FREE_AGE(d)	(pme_zig((uint64_t)(d)) + 1)
 static uint8_t *
 put_rec(uint8_t *p, int tag, uint64_t a, uint64_t v)
 {
@@ -360,8 +363,8 @@ put_rec(uint8_t *p, int tag, uint64_t a, uint64_t v)
 	return pme_uv_put(p, v);
 }
 
-/* Two blocks, 1 and 2, then a release of 1 (HEA2: age 1, the last
- * allocated, block 2; HEAP: number 1). */
+/* Five blocks, 1 to 5, then a release of 5 (HEA2: age 2, block 4;
+ * HEAP: number 5). */
 static void
 versions(void)
 {
@@ -370,19 +373,21 @@ versions(void)
 	uint8_t buf[64], *p = begin(buf);
 	const char *path;
 
-	p = put_alloc(p, 8);
-	p = put_alloc(p, 9);
-	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, 1);
+	int i;
+
+	for (i = 0; i < 5; i++)
+		p = put_alloc(p, 8);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(2));
 	path = write_file("age.pms", heap_ev, 3, buf, (size_t)(p - buf));
 	if (readback(path, &g, &err) == -1)
 		die_pme("read", &err);
-	CHECK(g.events == 3 && g.ev[2].kind == PME_HEAPREC_FREE &&
-	    g.ev[2].block == 2);
+	CHECK(g.events == 6 && g.ev[5].kind == PME_HEAPREC_FREE &&
+	    g.ev[5].block == 4);
 	as_heap(path);
 	if (readback(path, &g, &err) == -1)
 		die_pme("read", &err);
-	CHECK(g.events == 3 && g.ev[2].kind == PME_HEAPREC_FREE &&
-	    g.ev[2].block == 1);
+	CHECK(g.events == 6 && g.ev[5].kind == PME_HEAPREC_FREE &&
+	    g.ev[5].block == 5);
 	/* HEAP has no REPEAT. */
 	p = put_rec(p, PME_HEAPREC_REPEAT, 1, 1);
 	path = write_file("oldrep.pms", heap_ev, 3, buf, (size_t)(p - buf));
@@ -393,10 +398,11 @@ versions(void)
 		fail("oldrep: '%s'", err.msg);
 }
 
-/* An allocation and its release, then a REPEAT of them 3 times over
- * and one more with the last dist: 5 blocks of 16 bytes, each number 1;
- * and a window: two blocks, the first released (age 2), all of it
- * replayed: block 1 again (serial 3), block 3, block 1 released. */
+/* An allocation and its release (age 1, then the same age), then a
+ * REPEAT of the second pair twice over and one more with the last dist:
+ * 5 blocks of 16 bytes, each number 1; and a window: two blocks, the
+ * first released (age 2), twice, the second time replayed: blocks 1 and
+ * 4, block 1 released. */
 static void
 repeats(void)
 {
@@ -406,8 +412,10 @@ repeats(void)
 	uint32_t i;
 
 	p = put_alloc(p, 16);
-	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, 1);
-	p = put_rec(p, PME_HEAPREC_REPEAT, 2, 6);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(1));
+	p = put_alloc(p, 16);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(0));
+	p = put_rec(p, PME_HEAPREC_REPEAT, 2, 4);
 	p = put_rec(p, PME_HEAPREC_REPEAT, 0, 2);
 	if (readback(write_file("rep.pms", heap_ev, 3, buf,
 	    (size_t)(p - buf)), &g, &err) == -1)
@@ -422,15 +430,19 @@ repeats(void)
 	p = begin(buf);
 	p = put_alloc(p, 1);
 	p = put_alloc(p, 2);
-	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, 2);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(2));
+	p = put_alloc(p, 1);
+	p = put_alloc(p, 2);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(0));
 	p = put_rec(p, PME_HEAPREC_REPEAT, 3, 3);
 	if (readback(write_file("win.pms", heap_ev, 3, buf,
 	    (size_t)(p - buf)), &g, &err) == -1)
 		die_pme("read", &err);
-	CHECK(g.events == 6);
+	CHECK(g.events == 9);
 	CHECK(g.ev[2].block == 1 && g.ev[3].block == 1 &&
 	    g.ev[3].size == 1 && g.ev[4].block == 3 && g.ev[4].size == 2 &&
-	    g.ev[5].kind == PME_HEAPREC_FREE && g.ev[5].block == 1);
+	    g.ev[5].kind == PME_HEAPREC_FREE && g.ev[5].block == 1 &&
+	    g.ev[6].block == 1 && g.ev[6].size == 1 && g.ev[7].block == 4);
 }
 
 /* A second chunk replays the first's events; its dist is its own. */
@@ -444,14 +456,16 @@ across(void)
 	size_t len[2];
 
 	p = put_alloc(p, 5);
-	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, 1);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(1));
+	p = put_alloc(p, 5);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(0));
 	q = put_rec(q, PME_HEAPREC_REPEAT, 2, 2);
 	len[0] = (size_t)(p - a);
 	len[1] = (size_t)(q - b);
 	if (readback(write_chunks("across.pms", heap_ev, 3, pp, len, 2),
 	    &g, &err) == -1)
 		die_pme("read", &err);
-	CHECK(g.events == 4 && g.ev[2].size == 5 && g.ev[3].block == 1);
+	CHECK(g.events == 6 && g.ev[4].size == 5 && g.ev[5].block == 1);
 	q = begin(b);
 	q = put_rec(q, PME_HEAPREC_REPEAT, 0, 2);
 	len[1] = (size_t)(q - b);
@@ -471,7 +485,7 @@ bad_repeat(const char *name, uint64_t dist, uint64_t len,
 	uint8_t buf[64], *p = begin(buf);
 
 	p = put_alloc(p, 16);
-	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, 1);
+	p = put_rec(p, PME_HEAPREC_FREE, PME_HEAP_FREE, FREE_AGE(1));
 	p = put_rec(p, PME_HEAPREC_REPEAT, dist, len);
 	refused(name, buf, (size_t)(p - buf), what);
 }
@@ -489,7 +503,7 @@ main(void)
 	bad_repeat("window.pms", PME_HEAP_WINDOW, 1, "bad repeat");
 	bad_repeat("len0.pms", 2, 0, "bad repeat");
 	bad_repeat("long.pms", 2, PME_HEAP_CHUNK_EVENTS - 1, "bad repeat");
-	/* The release again: its block is no longer live. */
+	/* The release again, of age 2 now: no block of it. */
 	bad_repeat("dead.pms", 1, 1, "no such block");
 	/* Byte offsets in good()'s payload: pid 0, time 1-2, first node
 	 * 3-6, second 7-10, thread 11-12, alloc 13-16 (its stack 16),
