@@ -49,20 +49,23 @@ read_one() {
 	    ($2 + $3) / 1e6, $4 / 1e6 }' out
 }
 
-printf "%-11s %-16s %10s %9s %9s %12s\n" events reader "peak KiB" \
-    "cpu s" "wall s" "record B"
+row() { printf "%-11s %-16s %10s %9s %9s %12s\n" "$@"; }
+
+row events reader "peak KiB" "cpu s" "wall s" "record B"
 for n in $counts; do
 	rounds=$((n * 3 / 8))
 	"$top/sample/pmeclock" -q -e alloc -o hb.PMS ./hb "$rounds" ||
 	    exit 1
 	pme=$(read_one pme "$top/histo/pmehisto" -V heap hb.PMS)
-	printf "%-11s %-16s %10s %9s %9s %12s\n" "$n" "pmehisto -V heap" \
-	    $(echo "$pme" | cut -d' ' -f2-) "$(stat -c %s hb.PMS)"
+	read -r _ rss cpu wall <<<"$pme"
+	row "$n" "pmehisto -V heap" "$rss" "$cpu" "$wall" \
+	    "$(stat -c %s hb.PMS)"
 	[ "$have_ht" = 1 ] || continue
 	heaptrack -o ht ./hb "$rounds" >/dev/null 2>&1 || exit 1
 	ht=$(read_one ht heaptrack_print -f ht.zst)
-	printf "%-11s %-16s %10s %9s %9s %12s\n" "$n" "heaptrack_print" \
-	    $(echo "$ht" | cut -d' ' -f2-) "$(stat -c %s ht.zst)"
+	read -r _ rss cpu wall <<<"$ht"
+	row "$n" "heaptrack_print" "$rss" "$cpu" "$wall" \
+	    "$(stat -c %s ht.zst)"
 	echo "$pme $ht" | awk '{ printf "%-11s %-16s %10.2f %9.2f %9.2f\n",
 	    "", "pme / ht", $2 / $6, $3 / ($7 > 0 ? $7 : 0.01),
 	    $4 / ($8 > 0 ? $8 : 0.01) }'

@@ -34,9 +34,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_heap_sqlite.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 if [ -z "$src" ]; then
-	npm pack better-sqlite3 >npm.log 2>&1 &&
-	    tar xzf better-sqlite3-*.tgz ||
-	    { echo "bench_heap_sqlite.sh: npm pack failed" >&2; exit 1; }
+	if ! npm pack better-sqlite3 >npm.log 2>&1 ||
+	    ! tar xzf better-sqlite3-*.tgz; then
+		echo "bench_heap_sqlite.sh: npm pack failed" >&2
+		exit 1
+	fi
 	src=$tmp/package/deps/sqlite3/sqlite3.c
 fi
 dl=$(dirname "$(dirname "$src")")/download.sh
