@@ -125,12 +125,15 @@ bfind(struct hproc *p, uint64_t addr)
 	return NULL;
 }
 
-/* Removes b, moving back the entries after it (linear probing). */
+/* Removes b, moving back the entries after it (linear probing); the
+ * table's count goes down, lest it grow with the events, not the live
+ * blocks. */
 static void
 bremove(struct hproc *p, struct block *b)
 {
 	size_t i = (size_t)(b - p->b), j = i, k;
 
+	p->nb--;
 	for (;;) {
 		p->b[i].addr = 0;
 		for (;;) {

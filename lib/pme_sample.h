@@ -242,7 +242,7 @@ int		 pme_samplewriter_sample(struct pme_samplewriter *w,
 int		 pme_samplewriter_flush(struct pme_samplewriter *w,
 		    struct pme_error *err);
 /*
- * Writes a HEAP chunk (pme(5)) whose payload, len bytes at p, a recorder
+ * Writes a HEA2 chunk (pme(5)) whose payload, len bytes at p, a recorder
  * made (pmeclock's runtime): its pid, and records that refer to the
  * mappings and threads written before it, so those pending are written
  * first.  0, or -1 with err filled.
@@ -329,10 +329,10 @@ int		 pme_samplefile_mem(const void *buf, size_t len,
 		    struct pme_error *err);
 
 /*
- * Heap records (pme(5), HEAP chunks; pmeclock -e alloc): every call of
- * the allocator a process made, in the order its heap changed.  What was
- * called (enum pme_heap_fn), then, by the reader, an allocation or a
- * release of a block.  A stack is the id of its innermost node in the
+ * Heap records (pme(5), HEAP and HEA2 chunks; pmeclock -e alloc): every
+ * call of the allocator a process made, in the order its heap changed.
+ * What was called (enum pme_heap_fn), then, by the reader, an allocation
+ * or a release of a block.  A stack is the id of its innermost node in the
  * process's tree of call sites (pme_heap_visitor.stack): 0 for none.
  */
 enum pme_heap_fn {
@@ -346,9 +346,16 @@ enum pme_heap_fn {
 };
 #define PME_HEAP_FNMAX	PME_HEAP_UNSEEN
 
-/* The records' tags in a HEAP chunk (pme(5)). */
+/* The records' tags in a HEAP or HEA2 chunk (pme(5)); REPEAT is HEA2's
+ * only. */
 enum { PME_HEAPREC_STACK = 1, PME_HEAPREC_THREAD, PME_HEAPREC_ALLOC,
-    PME_HEAPREC_FREE, PME_HEAPREC_TIME, PME_HEAPREC_FREE_PARENT };
+    PME_HEAPREC_FREE, PME_HEAPREC_TIME, PME_HEAPREC_FREE_PARENT,
+    PME_HEAPREC_REPEAT };
+/* HEA2: a REPEAT's distance is less than PME_HEAP_WINDOW; a chunk holds
+ * at most PME_HEAP_CHUNK_EVENTS allocations and releases, those its
+ * REPEATs give counted. */
+#define PME_HEAP_WINDOW		(1u << 18)
+#define PME_HEAP_CHUNK_EVENTS	(1u << 22)
 /* A block of the parent process at the fork, in pme_heap_event.block. */
 #define PME_HEAP_PARENT	(1ull << 63)
 

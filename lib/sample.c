@@ -33,6 +33,9 @@
 /* Format 1.1: heap records (pmeclock -e alloc), one process's each. */
 #define T_HEAP	PME_FOURCC('H', 'E', 'A', 'P')
 #define HEAP_MAX	(1u << 20)
+/* HEAP's successor, which a reader that knows it not passes over: its
+ * releases name blocks by age, and REPEATs replay earlier records. */
+#define T_HEA2	PME_FOURCC('H', 'E', 'A', '2')
 /* The names of the events a run's heap records make samples of. */
 #define EV_ALLOCS	"allocations"
 #define EV_BYTES	"bytes"
@@ -862,7 +865,7 @@ pme_samplewriter_heap(struct pme_samplewriter *sw, const void *p,
 		return -1;
 	sw->used -= sw->metan;
 	sw->metan = 0;
-	return put_chunk(sw, T_HEAP, p, len, 1, err);
+	return put_chunk(sw, T_HEA2, p, len, 1, err);
 }
 
 int
@@ -939,7 +942,10 @@ struct tidr {
 
 /* A process's stack nodes, from its HEAP chunks: [1..n]; and its live
  * blocks' numbers as the recorder gives them (pme(5)): live[1..next],
- * those given back in freed[0..nfreed), the last the next given. */
+ * those given back in freed[0..nfreed), the last the next given.  From
+ * HEA2 chunks, its last events for REPEATs to replay, tok[k % WINDOW]
+ * for k < ntok, and the numbers of its live blocks by their
+ * allocations' serials, serial the last's. */
 struct hproc {
 	uint32_t	 pid;
 	struct hnode {
@@ -951,6 +957,18 @@ struct hproc {
 	size_t		 next, caplive;
 	uint32_t	*freed;
 	size_t		 nfreed, capfreed;
+	struct htok {
+		uint8_t	 tag, fn;
+		uint32_t stack;
+		uint64_t v;	/* ALLOC: size; FREE: age as coded */
+	}		*tok;
+	uint64_t	 ntok, serial;
+	uint64_t	 lastage;	/* of the last release of a block */
+	struct hserial {
+		uint64_t serial;	/* 0: an empty slot */
+		uint32_t block;
+	}		*bys;		/* open addressing */
+	size_t		 nbys, capbys;
 };
 
 struct rd {
@@ -1187,6 +1205,8 @@ heap_events(struct rd *rd)
 		free(rd->hp[rd->nhp].node);
 		free(rd->hp[rd->nhp].live);
 		free(rd->hp[rd->nhp].freed);
+		free(rd->hp[rd->nhp].tok);
+		free(rd->hp[rd->nhp].bys);
 	}
 }
 
@@ -1326,6 +1346,12 @@ heap_forget(struct rd *rd, uint32_t pid)
 		if (rd->hp[i].pid == pid) {
 			rd->hp[i].n = 0;
 			rd->hp[i].next = rd->hp[i].nfreed = 0;
+			rd->hp[i].ntok = rd->hp[i].serial = 0;
+			rd->hp[i].lastage = 0;
+			rd->hp[i].nbys = 0;
+			if (rd->hp[i].bys != NULL)
+				memset(rd->hp[i].bys, 0, rd->hp[i].capbys *
+				    sizeof(*rd->hp[i].bys));
 		}
 }
 
@@ -1796,6 +1822,24 @@ heap_number(struct rd *rd, struct hproc *hp, struct pme_heap_event *e)
 	return 0;
 }
 
+/* Event e, its block as HEAP numbers it, checked and passed on. */
+static int
+heap_pass(struct rd *rd, struct hproc *hp, struct pme_heap_event *e)
+{
+	if (e->fn == 0 || e->fn > PME_HEAP_FNMAX || e->stack > hp->n ||
+	    e->tid == 0)
+		return derr(rd, "bad heap record");
+	if (e->kind == PME_HEAPREC_FREE_PARENT) {
+		e->kind = PME_HEAPREC_FREE;
+		e->block |= PME_HEAP_PARENT;
+	} else if (heap_number(rd, hp, e) == -1)
+		return -1;
+	if (rd->hv != NULL && rd->hv->event != NULL &&
+	    rd->hv->event(rd->arg, e) != 0)
+		return stopped(rd);
+	return e->kind == PME_HEAPREC_ALLOC ? heap_samples(rd, hp, e) : 0;
+}
+
 /* An allocation or a release of the chunk, its fields after the tag. */
 static int
 heap_event(struct rd *rd, struct dc *d, struct hproc *hp,
@@ -1810,26 +1854,172 @@ heap_event(struct rd *rd, struct dc *d, struct hproc *hp,
 		e->stack = dc_u32v(d);
 	} else
 		e->block = dc_u32v(d);
-	if (d->bad || e->fn == 0 || e->fn > PME_HEAP_FNMAX ||
-	    e->stack > hp->n || e->tid == 0)
+	if (d->bad)
 		return derr(rd, "bad heap record");
-	if (e->kind == PME_HEAPREC_FREE_PARENT) {
-		e->kind = PME_HEAPREC_FREE;
-		e->block |= PME_HEAP_PARENT;
-	} else if (heap_number(rd, hp, e) == -1)
-		return -1;
-	if (rd->hv != NULL && rd->hv->event != NULL &&
-	    rd->hv->event(rd->arg, e) != 0)
-		return stopped(rd);
-	return e->kind == PME_HEAPREC_ALLOC ? heap_samples(rd, hp, e) : 0;
+	return heap_pass(rd, hp, e);
 }
 
+/* ------------------------------------------------------------- HEA2 */
+
+static size_t
+bys_slot(uint64_t serial, size_t cap)
+{
+	return (size_t)(serial * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+}
+
+/* Block number b of the allocation of serial s, among the live. */
 static int
-rd_heap(struct rd *rd, struct dc *d)
+bys_put(struct rd *rd, struct hproc *hp, uint64_t s, uint32_t b)
+{
+	struct hserial *t = hp->bys;
+	size_t cap = hp->capbys, i, k;
+
+	if ((hp->nbys + 1) * 2 > cap) {
+		cap = cap ? cap * 2 : 1024;
+		if ((t = calloc(cap, sizeof(*t))) == NULL)
+			return pme_setnomem(rd->err);
+		for (i = 0; i < hp->capbys; i++) {
+			if (hp->bys[i].serial == 0)
+				continue;
+			for (k = bys_slot(hp->bys[i].serial, cap);
+			    t[k].serial != 0; k = (k + 1) & (cap - 1))
+				continue;
+			t[k] = hp->bys[i];
+		}
+		free(hp->bys);
+		hp->bys = t;
+		hp->capbys = cap;
+	}
+	for (k = bys_slot(s, cap); t[k].serial != 0; k = (k + 1) & (cap - 1))
+		continue;
+	t[k].serial = s;
+	t[k].block = b;
+	hp->nbys++;
+	return 0;
+}
+
+/* The number of the live block of serial s, taken out; 0: none. */
+static uint32_t
+bys_take(struct hproc *hp, uint64_t s)
+{
+	size_t i, j, k, cap = hp->capbys;
+	uint32_t b;
+
+	if (cap == 0)
+		return 0;
+	for (i = bys_slot(s, cap); hp->bys[i].serial != s; i = (i + 1) &
+	    (cap - 1))
+		if (hp->bys[i].serial == 0)
+			return 0;
+	b = hp->bys[i].block;
+	hp->nbys--;
+	/* Moves back the entries after it (linear probing). */
+	for (j = i;;) {
+		hp->bys[i].serial = 0;
+		for (;;) {
+			j = (j + 1) & (cap - 1);
+			if (hp->bys[j].serial == 0)
+				return b;
+			k = bys_slot(hp->bys[j].serial, cap);
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		hp->bys[i] = hp->bys[j];
+		i = j;
+	}
+}
+
+/* HEA2's event t, at e's pid, thread and time: kept for REPEATs, its
+ * block named, passed on. */
+static int
+heap_tok(struct rd *rd, struct hproc *hp, struct pme_heap_event *e,
+    struct htok t)
+{
+	uint64_t s, age;
+
+	if (hp->tok == NULL && (hp->tok = calloc(PME_HEAP_WINDOW,
+	    sizeof(*hp->tok))) == NULL)
+		return pme_setnomem(rd->err);
+	hp->tok[hp->ntok++ & (PME_HEAP_WINDOW - 1)] = t;
+	e->kind = t.tag;
+	e->fn = t.fn;
+	e->size = e->block = 0;
+	e->stack = 0;
+	if (t.tag == PME_HEAPREC_ALLOC) {
+		e->size = t.v;
+		e->stack = t.stack;
+	} else if (t.v != 0) {
+		/* The age less the last's, zigzagged, plus 1. */
+		age = hp->lastage + pme_unzig(t.v - 1);
+		s = hp->serial - age + 1;
+		if (age == 0 || age > hp->serial ||
+		    (e->block = bys_take(hp, s)) == 0)
+			return derr(rd, "bad heap record: no such block");
+		hp->lastage = age;
+	}
+	if (heap_pass(rd, hp, e) == -1)
+		return -1;
+	if (t.tag != PME_HEAPREC_ALLOC)
+		return 0;
+	return bys_put(rd, hp, ++hp->serial, (uint32_t)e->block);
+}
+
+/* A REPEAT of HEA2: its events replayed; *last the chunk's last dist,
+ * *events the events the chunk has had. */
+static int
+heap_repeat(struct rd *rd, struct dc *d, struct hproc *hp,
+    struct pme_heap_event *e, uint64_t *last, uint64_t *events)
+{
+	uint64_t dist = dc_uv(d), len = dc_uv(d), i;
+
+	if (dist == 0)
+		dist = *last;
+	if (d->bad || dist == 0 || dist >= PME_HEAP_WINDOW ||
+	    dist > hp->ntok || len == 0 ||
+	    len > PME_HEAP_CHUNK_EVENTS - *events)
+		return derr(rd, "bad heap record: bad repeat");
+	*last = dist;
+	*events += len;
+	for (i = 0; i < len; i++)
+		if (heap_tok(rd, hp, e, hp->tok[(hp->ntok - dist) &
+		    (PME_HEAP_WINDOW - 1)]) == -1)
+			return -1;
+	return 0;
+}
+
+/* A whole ALLOC or FREE of HEA2, its fields after the tag. */
+static int
+heap_lit(struct rd *rd, struct dc *d, struct hproc *hp,
+    struct pme_heap_event *e, uint32_t tag, uint64_t *events)
+{
+	struct htok t;
+	uint32_t fn = dc_u32v(d);
+
+	memset(&t, 0, sizeof(t));
+	t.tag = (uint8_t)tag;
+	t.fn = (uint8_t)fn;
+	t.v = dc_uv(d);
+	if (tag == PME_HEAPREC_ALLOC)
+		t.stack = dc_u32v(d);
+	if (d->bad || fn == 0 || fn > PME_HEAP_FNMAX ||
+	    *events >= PME_HEAP_CHUNK_EVENTS)
+		return derr(rd, "bad heap record");
+	++*events;
+	return heap_tok(rd, hp, e, t);
+}
+
+/*
+ * A HEAP or HEA2 chunk (version 1 or 2): its records in turn; the
+ * REPEATs and ages of HEA2 and the events that REPEATs replay are its
+ * process image's, from chunk to chunk.
+ */
+static int
+rd_heapv(struct rd *rd, struct dc *d, int version)
 {
 	struct pme_heap_event e;
 	struct hproc *hp;
-	uint64_t ip = 0, tag;
+	uint64_t ip = 0, tag, last = 0, events = 0;
 	uint32_t parent;
 
 	memset(&e, 0, sizeof(e));
@@ -1858,16 +2048,43 @@ rd_heap(struct rd *rd, struct dc *d)
 			break;
 		case PME_HEAPREC_ALLOC:
 		case PME_HEAPREC_FREE:
+			if (version == 2) {
+				if (heap_lit(rd, d, hp, &e, (uint32_t)tag,
+				    &events) == -1)
+					return -1;
+				break;
+			}
+			/* FALLTHROUGH */
 		case PME_HEAPREC_FREE_PARENT:
 			e.kind = (uint32_t)tag;
 			if (heap_event(rd, d, hp, &e) == -1)
 				return -1;
 			break;
+		case PME_HEAPREC_REPEAT:
+			if (version == 2) {
+				if (heap_repeat(rd, d, hp, &e, &last,
+				    &events) == -1)
+					return -1;
+				break;
+			}
+			/* FALLTHROUGH */
 		default:
 			return derr(rd, "bad heap record");
 		}
 	}
 	return 0;
+}
+
+static int
+rd_heap(struct rd *rd, struct dc *d)
+{
+	return rd_heapv(rd, d, 1);
+}
+
+static int
+rd_hea2(struct rd *rd, struct dc *d)
+{
+	return rd_heapv(rd, d, 2);
 }
 
 /* An IOCL chunk: its I/O records (pme(5)). */
@@ -2000,6 +2217,7 @@ static const struct rdkind {
 	{ T_EVTS, "EVTS", EVTS_MAX, rd_evts },
 	{ T_SMPX, "SMPX", RECS_MAX, rd_smpx },
 	{ T_HEAP, "HEAP", HEAP_MAX, rd_heap },
+	{ T_HEA2, "HEA2", HEAP_MAX, rd_hea2 },
 	{ T_OFFC, "OFFC", RECS_MAX, rd_offc },
 	{ T_IOCL, "IOCL", RECS_MAX, rd_iocl },
 };

@@ -14,6 +14,13 @@
  * and a realloc with the lock held across it.  The buffer is sent when
  * full, by the writer thread every 100 ms, and at exit and exec.
  *
+ * The allocations and releases are written as HEA2 records (pme(5)): a
+ * release names its block by its age, the allocations since its own,
+ * less the age of the release before it,
+ * and a run of records that came before, at a distance of fewer than
+ * PME_HEAP_WINDOW, is one REPEAT, so that a program that repeats itself
+ * makes a small file (matching, below).
+ *
  * The real functions come from dlsym(RTLD_NEXT), whose own allocations
  * (and any before it answered) are served from a static arena that free
  * and realloc know.  A thread inside the recording, or inside the
@@ -40,9 +47,18 @@
 #define MAXFRAMES	PMECLOCK_MAXFRAMES
 #define BOOT_ARENA	(256u << 10)
 #define TABLE0		(1u << 16)	/* stack nodes, at first */
-/* The most a record adds: an allocation's event and its stack's nodes,
- * each varint at its longest. */
-#define REC_MAX		(MAXFRAMES * 21 + 64)
+/* The most a call adds: a realloc's release and allocation, each after
+ * a THREAD, a TIME and a REPEAT, and its stack's nodes, each varint at
+ * its longest. */
+#define REC_MAX		(MAXFRAMES * 21 + 128)
+/* Matching: a record's last GRAM records (itself among them) are looked
+ * up in a table of HBITS bits, along at most CHAIN earlier places, the
+ * place taken whose records before it match longest (up to BACK). */
+#define GRAM		4
+#define HBITS		16
+#define CHAIN		8
+#define BACK		64
+#define WIN		PME_HEAP_WINDOW
 
 typedef void *(*malloc_fn)(size_t);
 typedef void *(*calloc_fn)(size_t, size_t);
@@ -80,6 +96,15 @@ struct node {
 	uint64_t	 ip;
 };
 
+/* An allocation or release as HEA2 writes it: tag, function, and the
+ * stack and size of an ALLOC, the age (0: no block) of a FREE. */
+struct tok {
+	uint8_t		 tag, fn;
+	uint16_t	 pad;
+	uint32_t	 stack;
+	uint64_t	 v;
+};
+
 static struct {
 	pthread_mutex_t	 lock;
 	_Atomic int	 on;
@@ -98,14 +123,26 @@ static struct {
 	uint64_t	 time;		/* of the last TIME record */
 	struct live {
 		uint64_t ptr;		/* 0: an empty slot of the table */
+		uint64_t serial;	/* its allocation's, from 1 */
 		uint32_t slot;		/* the block's number; INHERITED:
 					   the parent's, at the fork */
 	}		*live;		/* the live blocks, by address */
 	uint32_t	 lcap, lused;
 	uint32_t	*freeslots;	/* numbers given back, lcap / 2 room */
 	uint32_t	 nfree, next;
+	uint64_t	 serial;	/* allocations of the process image */
+	uint64_t	 lastage;	/* of its last release of a block */
 	uint64_t	 lastip;
 	uint32_t	 tid;		/* of the last record, 0: none yet */
+	/* Matching: the last WIN records (tok[n % WIN], n < ntok); the
+	 * place after the last of each gram's hash (0: none) and of the
+	 * one before it; the run of records that match those dist before
+	 * them, pend long, not written yet; the chunk's last REPEAT's
+	 * dist and its records. */
+	struct tok	*tok;
+	uint32_t	*head, *prev;
+	uint64_t	 ntok;
+	uint32_t	 dist, pend, lastdist, events;
 } h = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* ---------------------------------------------------------- real ones */
@@ -168,7 +205,11 @@ put_begin(void)
 	h.len = (size_t)(p - h.msg);
 	h.tid = 0;
 	h.lastip = 0;
+	h.lastdist = 0;
+	h.events = 0;
 }
+
+static void	flush_pend(void);
 
 /* Sends the records buffered (lock held). */
 static void
@@ -177,7 +218,10 @@ send_all(void)
 	struct pmeclock_msg *m = (void *)h.msg;
 	size_t empty = sizeof(*m) + pme_uv_len(h.pid) + pme_uv_len(h.time);
 
-	if (h.msg == NULL || h.len <= empty)
+	if (h.msg == NULL)
+		return;
+	flush_pend();
+	if (h.len <= empty)
 		return;
 	m->size = (uint32_t)h.len;
 	m->type = PMECLOCK_MSG_HEAP;
@@ -338,9 +382,9 @@ unwind(uint64_t *frames)
 /* ---------------------------------------------------------- recording */
 
 /*
- * A record's tag and function, after a THREAD record when its thread is
- * not the last record's, and a TIME record when the clock has moved on
- * by TIME_STEP since the last (lock held).  Times to the step, as
+ * Before an event, a THREAD record when its thread is not the last
+ * record's, and a TIME record when the clock has moved on by TIME_STEP
+ * since the last, the run pending written first (lock held).  Times to the step, as
  * heaptrack keeps them: a time in every record would be noise that no
  * compression takes out of a file of millions.
  */
@@ -357,11 +401,13 @@ coarse_now(void)
 }
 
 static void
-put_head(int tag, int fn)
+stamp(void)
 {
 	uint32_t tid = my_tid != 0 ? my_tid : (my_tid = rt_gettid());
 	uint64_t t = coarse_now();
 
+	if (tid != h.tid || t >= h.time + TIME_STEP)
+		flush_pend();
 	if (tid != h.tid) {
 		put(PME_HEAPREC_THREAD);
 		put(tid);
@@ -372,8 +418,137 @@ put_head(int tag, int fn)
 		put(t - h.time);
 		h.time = t;
 	}
-	put((uint64_t)tag);
-	put((uint64_t)fn);
+}
+
+/* ----------------------------------------------------------- matching */
+
+/*
+ * Each allocation and release is a tok, kept in a ring of the last WIN.
+ * One equal to the tok dist before it (a program doing again what it
+ * did) lengthens the run pending, written as one REPEAT when a tok does
+ * not match, before a THREAD, TIME or FREE_PARENT record and at the
+ * chunk's end.  Else the places where its last GRAM toks came before
+ * are tried, and the one whose toks before match longest starts a run:
+ * in a program that repeats itself every P records, P back, not a
+ * nearer place that matches for a while.  A tok that starts no run is
+ * written whole and dist kept, for the next may match there again (a
+ * repetition with a difference).  Toks are compared whole, so a REPEAT
+ * stands for exactly the records it replaces.
+ */
+static struct tok *
+tok_at(uint64_t n)
+{
+	return &h.tok[n & (WIN - 1)];
+}
+
+static int
+tok_eq(const struct tok *a, const struct tok *b)
+{
+	return a->v == b->v && a->stack == b->stack && a->tag == b->tag &&
+	    a->fn == b->fn;
+}
+
+/* The hash of toks n - GRAM + 1 to n. */
+static uint32_t
+gram(uint64_t n)
+{
+	const struct tok *t;
+	uint64_t x = 0;
+	int i;
+
+	for (i = 0; i < GRAM; i++) {
+		t = tok_at(n - (uint64_t)i);
+		x = (x ^ t->v ^ (uint64_t)t->stack << 24 ^
+		    (uint64_t)t->fn << 8 ^ t->tag) * 0x9e3779b97f4a7c15ull;
+	}
+	return (uint32_t)(x >> (64 - HBITS));
+}
+
+/* The dist of the earlier place with the same hash as tok n's gram g
+ * whose toks up to it match those up to n longest, GRAM at least; 0
+ * for none. */
+static uint32_t
+search(uint64_t n, uint32_t g)
+{
+	uint32_t c = h.head[g], d, last = 0, best = 0, most = GRAM - 1, j,
+	    k;
+
+	for (k = 0; c != 0 && k < CHAIN; k++) {
+		d = (uint32_t)n + 1 - c;	/* modulo 2^32 */
+		if (d <= last || d >= WIN || d > n)
+			break;
+		for (j = 0; j < BACK && d + j < WIN && d + j <= n &&
+		    tok_eq(tok_at(n - j), tok_at(n - d - j)); j++)
+			continue;
+		if (j > most) {
+			best = d;
+			most = j;
+		}
+		last = d;
+		c = h.prev[(n - d) & (WIN - 1)];
+	}
+	return best;
+}
+
+static void
+put_tok(const struct tok *t)
+{
+	put(t->tag);
+	put(t->fn);
+	put(t->v);
+	if (t->tag == PME_HEAPREC_ALLOC)
+		put(t->stack);
+}
+
+/* The run pending, as a REPEAT (dist 0: the chunk's last REPEAT's), or
+ * its one tok whole. */
+static void
+flush_pend(void)
+{
+	if (h.pend == 1)
+		put_tok(tok_at(h.ntok - 1));
+	else if (h.pend > 1) {
+		put(PME_HEAPREC_REPEAT);
+		put(h.dist == h.lastdist ? 0 : h.dist);
+		put(h.pend);
+		h.lastdist = h.dist;
+	}
+	h.pend = 0;
+}
+
+/* An allocation (its stack, size) or a release (0, its age less the
+ * last's, zigzagged, plus 1; 0: no block). */
+static void
+put_ev(int tag, int fn, uint32_t stack, uint64_t v)
+{
+	uint64_t n = h.ntok;
+	struct tok *t = tok_at(n);
+	uint32_t g = 0, d;
+
+	stamp();
+	t->tag = (uint8_t)tag;
+	t->fn = (uint8_t)fn;
+	t->pad = 0;
+	t->stack = stack;
+	t->v = v;
+	if (n >= GRAM - 1)
+		g = gram(n);
+	if (h.dist != 0 && h.dist <= n && tok_eq(t, tok_at(n - h.dist)))
+		h.pend++;
+	else {
+		flush_pend();
+		if (n >= GRAM - 1 && (d = search(n, g)) != 0) {
+			h.dist = d;
+			h.pend = 1;
+		} else
+			put_tok(t);
+	}
+	if (n >= GRAM - 1) {
+		h.prev[n & (WIN - 1)] = h.head[g];
+		h.head[g] = (uint32_t)n + 1;
+	}
+	h.ntok = n + 1;
+	h.events++;
 }
 
 /*
@@ -475,6 +650,7 @@ live_add(uint64_t ptr)
 	    k = (k + 1) & (h.lcap - 1))
 		continue;
 	h.live[k].ptr = ptr;
+	h.live[k].serial = ++h.serial;
 	h.live[k].slot = n;
 	h.lused++;
 	return n;
@@ -486,21 +662,24 @@ static void
 put_release(int fn, struct live *e)
 {
 	uint32_t n = e->slot;
+	uint64_t age = h.serial - e->serial + 1, d = pme_zig(age - h.lastage);
 
 	live_del(e);
 	if (n == 0) {
-		put_head(PME_HEAPREC_FREE, fn);
-		put(0);
+		put_ev(PME_HEAPREC_FREE, fn, 0, 0);
 		return;
 	}
 	if (n & INHERITED) {
-		put_head(PME_HEAPREC_FREE_PARENT, fn);
+		stamp();
+		flush_pend();
+		put(PME_HEAPREC_FREE_PARENT);
+		put((uint64_t)fn);
 		put(n & ~INHERITED);
 		return;
 	}
 	h.freeslots[h.nfree++] = n;
-	put_head(PME_HEAPREC_FREE, fn);
-	put(n);
+	h.lastage = age;
+	put_ev(PME_HEAPREC_FREE, fn, 0, d + 1);
 }
 
 static void
@@ -512,8 +691,7 @@ put_free(int fn, const void *p)
 		put_release(fn, e);
 	else {
 		/* Not a block of the record's. */
-		put_head(PME_HEAPREC_FREE, fn);
-		put(0);
+		put_ev(PME_HEAPREC_FREE, fn, 0, 0);
 	}
 }
 
@@ -536,9 +714,7 @@ put_alloc(int fn, const void *p, size_t size, const uint64_t *frames,
 		atomic_store(&h.on, 0);	/* out of memory: no more */
 		return;
 	}
-	put_head(PME_HEAPREC_ALLOC, fn);
-	put(size);
-	put(id);
+	put_ev(PME_HEAPREC_ALLOC, fn, id, size);
 }
 
 /*
@@ -552,7 +728,11 @@ static void
 begin(void)
 {
 	if ((h.msg == NULL && (h.msg = map(PMECLOCK_HEAP_MAX)) == NULL) ||
-	    (h.cap == 0 && grow() == -1))
+	    (h.cap == 0 && grow() == -1) ||
+	    (h.tok == NULL && (h.tok = map(WIN * sizeof(*h.tok))) == NULL) ||
+	    (h.prev == NULL && (h.prev = map(WIN * sizeof(*h.prev))) ==
+	    NULL) || (h.head == NULL && (h.head = map(sizeof(*h.head) <<
+	    HBITS)) == NULL))
 		return;
 	h.pid = (uint32_t)getpid();
 	h.time = coarse_now();
@@ -605,6 +785,15 @@ leave(void)
 	hold--;
 }
 
+/* Whether the buffer has no room for a call's records (a realloc's two
+ * events at most). */
+static int
+full(void)
+{
+	return h.len + REC_MAX > PMECLOCK_HEAP_MAX ||
+	    h.events + 2 > PME_HEAP_CHUNK_EVENTS;
+}
+
 /* Whether this call is recorded: then the lock is held. */
 static int
 enter(void)
@@ -618,9 +807,9 @@ enter(void)
 		hold--;
 		return 0;
 	}
-	if (h.len + REC_MAX > PMECLOCK_HEAP_MAX && h.ready)
+	if (full() && h.ready)
 		send_all();
-	if (h.len + REC_MAX > PMECLOCK_HEAP_MAX) {
+	if (full()) {
 		h.lost++;
 		leave();
 		return 0;
@@ -979,6 +1168,8 @@ inherit(void)
 		    h.live[i].slot | INHERITED;
 	h.nfree = 0;
 	h.next = 0;
+	h.serial = 0;
+	h.lastage = 0;
 }
 
 /* The child's heap is its own: its records start over, its stacks are
@@ -995,6 +1186,9 @@ on_child(void)
 	h.pid = (uint32_t)getpid();
 	memset(h.table, 0, h.cap * sizeof(*h.table));
 	h.nnodes = 0;
+	memset(h.head, 0, sizeof(*h.head) << HBITS);
+	h.ntok = 0;
+	h.dist = h.pend = 0;
 	inherit();
 	put_begin();
 }

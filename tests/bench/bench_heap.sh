@@ -99,8 +99,9 @@ if [ "$have_ht" = 1 ]; then
 fi
 
 # A real program's file: Debian's python3 on a JSON workload, whose
-# heap does not repeat itself as heapbench's does (zstd's long window
-# finds heapbench's period, 3000 rounds, where zlib's 32 KiB does not).
+# heap does not repeat itself as heapbench's does (heapbench's period,
+# 4800 rounds, is one REPEAT of pme(5)'s HEA2, as it is a match of
+# zstd's window for heaptrack).
 if [ -x /usr/bin/python3 ] && [ "$have_ht" = 1 ]; then
 	cat >work.py <<'EOF'
 import json, re

@@ -21,6 +21,9 @@
 #   equal DHAT's;
 # - -D with -G on bytes: a gate that fails when the program allocates
 #   more;
+# - a program that repeats itself (heapbench) makes a file of a few
+#   bytes a millisecond, not a call, its totals exact, and reading it
+#   takes memory bounded by its live blocks, not its events;
 # - a killed program keeps what was sent; -m perf and --count refuse
 #   alloc; bad heap records are an error naming the file and offset.
 #
@@ -222,6 +225,42 @@ awk '$1 == "round_" && $2 == 400000 { ok = 1 } END { exit !ok }' mix.txt ||
     fail "-V measures: round_ not 400000: $(grep round_ mix.txt)"
 awk 'NR > 1 { n += $4 } END { exit !(n > 0) }' mix.txt ||
     fail "-V measures: no CPU samples"
+
+# The record's size (HEA2 in pme(5)): heapbench alone repeats itself, and
+# its 800000 calls cost a few bytes a millisecond of the run (a TIME
+# record and the REPEAT it cuts), not bytes a call (1.8 each, 1.4 MB,
+# before HEA2): at most 16 KiB and 16 bytes a millisecond.  Its totals
+# are still exact: 300000 mallocs and 100000 callocs, 100000 of the
+# mallocs' blocks freed at once (temporaries), everything freed.
+t0=$(date +%s%N)
+"$pmeclock" -q -e alloc -o rep.PMS ./hb 300000 || fail "pmeclock heapbench"
+ms=$((($(date +%s%N) - t0) / 1000000))
+size=$(stat -c %s rep.PMS)
+[ "$size" -le $((16384 + 16 * ms)) ] ||
+    fail "heapbench: a file of $size bytes for a run of $ms ms"
+"$pmehisto" -V heap rep.PMS >rep.txt || fail "-V heap heapbench"
+got=$(awk '/^  (allocations|frees|leaked|temporary) / { sub(/:$/, "", $2)
+    print $1, $2 }' rep.txt | tr '\n' ' ')
+[ "$got" = "allocations 400000 frees 400000 leaked 0 temporary 100000 " ] ||
+    fail "heapbench: $got"
+
+# Reading it: memory bounded by the live blocks (1000) and the stacks,
+# not by the events: -V heap's peak RSS on these 800000 events at most
+# twice its peak on 80000 (the table of blocks grew with the events,
+# 3 times as much, before).
+if gcc -O2 -o peakrss "$top/tests/bench/peakrss.c"; then
+	"$pmeclock" -q -e alloc -o rep10.PMS ./hb 30000 ||
+	    fail "pmeclock heapbench 30000"
+	./peakrss rss10 "$pmehisto" -V heap rep10.PMS >/dev/null ||
+	    fail "-V heap heapbench 30000"
+	./peakrss rss "$pmehisto" -V heap rep.PMS >/dev/null ||
+	    fail "-V heap heapbench 300000"
+	[ "$(cat rss)" -le $((2 * $(cat rss10))) ] ||
+	    fail "-V heap: peak RSS $(cat rss) KiB on 800000 events," \
+	    "$(cat rss10) KiB on 80000"
+else
+	fail "cannot build peakrss"
+fi
 
 # ---------------------------------------------------- the bad and odd
 
