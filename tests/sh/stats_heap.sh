@@ -17,7 +17,7 @@
 # - a child of a fork that frees its parent's blocks before it allocates
 #   (tests/fixtures/heap/forkfree.c) has its peak at the fork, in -V
 #   heap and the curve alike;
-# - a filter with a heap run is an error; a corrupt HEAP chunk is an error
+# - a filter with a heap run is an error; a corrupt HEA2 chunk is an error
 #   naming the file and offset, and -o's file is not written.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -122,5 +122,5 @@ expect "a filter of a heap run" 1 "$stats" -f h.PMS --tid 1 -T csv
 grep -q "'h.PMS': .*the filters take samples" "$tmp/err" ||
     fail "filter: $(cat "$tmp/err")"
 
-refuses_chunk h.PMS HEAP
+refuses_chunk h.PMS HEA2
 finish
