@@ -11,7 +11,8 @@
 # tests/bench/sqlitedrv.c, a workload of ROWS rows (default 200000).
 # Printed: each tool's allocations, bytes, peak (bytes and blocks at
 # DHAT's t-gmax) and leaked bytes, which should be equal (heaptrack's
-# peak as it rounds it; its leaks in its own words), each tool's CPU
+# peak as it rounds it; its leaks in its own words; massif's peak is its
+# largest snapshot's, which need not be taken at the peak itself), each tool's CPU
 # time (its own processes included) as a ratio to the program alone, and
 # the recorded files' sizes.
 #
@@ -80,6 +81,16 @@ if command -v valgrind >/dev/null; then
 		$3 == "t-end:" { l = $4 }
 		END { printf "%-18s %11s %12s %10s %7s %10s %7.1f %10s\n",
 		    "valgrind dhat", a, by, p, k, l, c / b, f }'
+fi
+if command -v valgrind >/dev/null; then
+	# massif: its peak snapshot's heap bytes (without its extra-heap
+	# admin bytes, --heap-admin=0), the issue's third peer for overhead
+	c=$(cpu valgrind --tool=massif --heap-admin=0 --massif-out-file=ms.out \
+	    ./drv "$rows")
+	awk -F= -v c="$c" -v b="$base" -v f="$(stat -c %s ms.out)" '
+		$1 == "mem_heap_B" && $2 + 0 > p { p = $2 + 0 }
+		END { printf "%-18s %11s %12s %10s %7s %10s %7.1f %10s\n",
+		    "valgrind massif", "-", "-", p, "-", "-", c / b, f }' ms.out
 fi
 if command -v heaptrack >/dev/null; then
 	c=$(cpu heaptrack -o ht ./drv "$rows")
