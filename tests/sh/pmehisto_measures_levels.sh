@@ -14,6 +14,9 @@
 #   the rows of those two source lines are K and K/4, beside the clock;
 # - as text, the table's lines all as long as its heading (a path
 #   longer than the 32 columns of a routine's name widens the column);
+# - a measure of the run without a sample (alignment-faults, which x86
+#   user code does not make) is a column of zeros beside the others, at
+#   every level (it was an error, "no samples of alignment-faults");
 # - a level that is none is refused, naming the levels, status 2.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -91,6 +94,16 @@ grep -q "^LINE  *page-faults (page faults)  *cpu-clock (samples)$" \
     fail "-V measures:module -T text failed"
 is "-V measures:module -T text: the lines' lengths" \
     "$(awk '{ print length($0) }' module.txt | sort -u | wc -l)" 1
+
+"$pmeclock" -q -e syscalls:sys_enter_write/1,alignment-faults/1 -o z.PMS \
+    ./ev threads 1 $N || fail "pmeclock of alignment-faults failed"
+for lv in routine thread module line; do
+	"$pmehisto" -q -x -V measures:$lv -T csv z.PMS >z$lv.csv 2>zerr ||
+	    fail "-V measures:$lv of a measure without samples: $(cat zerr)"
+	is "-V measures:$lv: writes beside alignment-faults" \
+	    "$(sum z$lv.csv 2)" "$N"
+	is "-V measures:$lv: alignment-faults" "$(sum z$lv.csv 3)" 0
+done
 
 expect "-V measures:bogus" 2 "$pmehisto" -x -V measures:bogus p.PMS
 grep -q "^pmehisto: -V measures:bogus: not a level: routine, thread, process, module, function, line, instruction or cpu$" \
