@@ -15,7 +15,8 @@
 # alone, the switches a second, and the size of the file each wrote,
 # with pmeclock's file against each of perf's as a ratio.  The target
 # (issue 26): less overhead than perf's and a file at most a tenth of
-# perf.data.
+# perf.data.  pmeclock -w -G fp (frame pointer chains, as perf's -g,
+# no stack copied) is timed too.
 #
 # Run from the top directory (or set PME_TOP) after make; perf must be
 # able to record tracepoints (root or CAP_PERFMON).
@@ -101,6 +102,11 @@ switches=$(perf stat -x, -e context-switches -- "$tmp/pingpong" "$rounds" \
 best pme "$top/sample/pmeclock" -q -w -o "$tmp/out.pms" -- \
     "$tmp/pingpong" "$rounds"
 spme=$(size "$tmp/out.pms")
+# With frame pointer chains (the program is built without them: the
+# stacks stop short; the cost of copying and unwinding the stack, apart)
+best pfp "$top/sample/pmeclock" -q -w -G fp -o "$tmp/out.pms" -- \
+    "$tmp/pingpong" "$rounds"
+sfp=$(size "$tmp/out.pms")
 best ptp perf record -q -e sched:sched_switch -g -o "$tmp/out.tp" -- \
     "$tmp/pingpong" "$rounds"
 stp=$(size "$tmp/out.tp")
@@ -108,7 +114,7 @@ best psched perf sched record -q -o "$tmp/out.sched" -- \
     "$tmp/pingpong" "$rounds"
 ssched=$(size "$tmp/out.sched")
 
-awk -v bare="$bare" -v pme="$pme" -v ptp="$ptp" -v psched="$psched" \
+awk -v bare="$bare" -v pme="$pme" -v pfp="$pfp" -v sfp="$sfp" -v ptp="$ptp" -v psched="$psched" \
     -v sw="$switches" -v spme="$spme" -v stp="$stp" -v ssched="$ssched" \
     -v rounds="$rounds" 'BEGIN {
 	printf "pingpong, %d rounds: %d context switches, %.0f a second alone\n",
@@ -116,6 +122,8 @@ awk -v bare="$bare" -v pme="$pme" -v ptp="$ptp" -v psched="$psched" \
 	printf "%-40s %8s %9s %12s\n", "", "seconds", "slowdown", "file bytes"
 	printf "%-40s %8.3f %9s %12s\n", "alone", bare, "1.00", "-"
 	printf "%-40s %8.3f %9.2f %12d\n", "pmeclock -w", pme, pme / bare, spme
+	printf "%-40s %8.3f %9.2f %12d\n", "pmeclock -w -G fp", pfp, pfp / bare,
+	    sfp
 	printf "%-40s %8.3f %9.2f %12d\n", "perf record -e sched:sched_switch -g",
 	    ptp, ptp / bare, stp
 	printf "%-40s %8.3f %9.2f %12d\n", "perf sched record", psched,
