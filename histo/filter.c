@@ -364,6 +364,7 @@ struct lens {
 	struct filter_run *fr;
 	uint64_t	 start, mono, last;
 	int		 open;		/* a run without its closing record */
+	int		 unclosed;	/* a run ended so */
 };
 
 static int
@@ -389,6 +390,7 @@ lens_cut(struct lens *l)
 	if (!l->open)
 		return 0;
 	l->open = 0;
+	l->unclosed = 1;
 	return lens_add(l, l->last > l->mono ? l->last - l->mono : 0);
 }
 
@@ -430,7 +432,12 @@ int
 filter_file(const struct filter *f, struct filter_run *fr, const char *path,
     struct pme_error *err)
 {
-	static const struct pme_sample_visitor v = {
+	/* The closing records say the lengths: the sample chunks are
+	 * passed over unread (a visitor without samples and no summary),
+	 * and read only when a run has none, to its last sample. */
+	static const struct pme_sample_visitor quick = {
+		lens_header, NULL, NULL, NULL, lens_close
+	}, v = {
 		lens_header, NULL, NULL, lens_samples, lens_close
 	};
 	struct lens l;
@@ -442,6 +449,14 @@ filter_file(const struct filter *f, struct filter_run *fr, const char *path,
 		return histo_err(err, PME_EINVAL, "standard input: --time in "
 		    "percent of the run reads the runs' lengths first: give "
 		    "a sample file");
+	memset(&l, 0, sizeof(l));
+	l.fr = fr;
+	if (pme_samplefile_read(path, &quick, &l, NULL, err) == -1 ||
+	    lens_cut(&l) == -1)
+		return -1;
+	if (!l.unclosed)
+		return 0;
+	fr->nlens = 0;
 	memset(&l, 0, sizeof(l));
 	l.fr = fr;
 	if (pme_samplefile_read(path, &v, &l, NULL, err) == -1 ||
@@ -684,7 +699,11 @@ image_get(const struct filter *f, struct fstacks *st, const char *path,
 		return NULL;
 	st->nimg++;
 	im->modbits = re_bits(f, path) | (is_dso(f, path) ? FB_DSO : 0);
-	if (kernel || path[0] == '[' || path[0] == '\0')
+	/* Routines are read only for a regular expression to match them:
+	 * --dso alone takes the file. */
+	if (kernel || path[0] == '[' || path[0] == '\0' ||
+	    !(f->hasre[FRE_FOCUS] || f->hasre[FRE_IGNORE] ||
+	    f->hasre[FRE_HIDE]))
 		return im;
 	if ((im->img = pme_image_open_symbols(path, NULL, &err)) != NULL &&
 	    image_syms(im) == -1)

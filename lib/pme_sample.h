@@ -309,7 +309,9 @@ struct pme_sample_summary {
 
 /* Reads path ("-": standard input).  Returns 0 (*sum filled) or -1.
  * err->code is set to PME_OK first, so that a stop can tell whether the
- * callback filled err. */
+ * callback filled err.  With neither v->samples nor sum (a reader of the
+ * runs' headers, mappings, threads and closing records), the chunks of
+ * samples are passed over unread, their checksums unchecked. */
 int		 pme_samplefile_read(const char *path,
 		    const struct pme_sample_visitor *v, void *arg,
 		    struct pme_sample_summary *sum, struct pme_error *err);

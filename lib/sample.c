@@ -974,6 +974,7 @@ struct hproc {
 struct rd {
 	const char	*name;
 	const struct pme_sample_visitor *v;
+	int		 nosamples;	/* SMPL and SMPX chunks passed over */
 	const struct pme_heap_visitor *hv;
 	struct hproc	*hp;		/* the run's processes with stacks */
 	size_t		 nhp, caphp;
@@ -2240,6 +2241,8 @@ rd_chunk(struct rd *rd, struct pme_reader *r, struct pme_chunk *c)
 			break;
 	if (k == rdkinds + NRDKINDS)
 		return 1;	/* a later minor version's: skipped */
+	if ((c->type == T_SMPL || c->type == T_SMPX) && rd->nosamples)
+		return 1;	/* nobody to read them for: passed over */
 	rd->off = c->offset;
 	rd->tag = k->tag;
 	if (c->type != T_SHDR && !before_header(c->type) && !rd->header)
@@ -2301,6 +2304,11 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
 	rd->io = io;
 	rd->err = err;
 	rd->offcpu = offcpu;
+	/* A visitor of the runs alone (no samples, heap, off-CPU or I/O
+	 * records, no summary) has the sample chunks passed over unread:
+	 * their samples counted nowhere, their checksums not checked. */
+	rd->nosamples = rd->v->samples == NULL && hv == NULL &&
+	    offcpu == NULL && io == NULL && sum == NULL;
 	while ((rc = pme_reader_next(r, &c, err)) == 1)
 		if ((rc = rd_chunk(rd, r, &c)) != 1)
 			break;

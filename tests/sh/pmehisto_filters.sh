@@ -56,8 +56,9 @@ grep -q '^method perf period 10000000 ' raw && perf=1
 # variables (t0, t1 in ns, "" for none; tid, pid, cpu, comm), by routine
 # ("name count"), then "kept K" and "intervals I".  A t0 of
 # "pct:LO-HI,..." is windows in percent of each run's length (its close
-# line's, read in a first pass): from int(length * LO / 100) to
-# int(length * HI / 100), not included unless HI is 100.
+# line's, read in a first pass, or where a run has none, its last
+# sample's time): from int(length * LO / 100) to int(length * HI / 100),
+# not included unless HI is 100.
 reference() {
 	awk -v t0="$1" -v t1="$2" -v tid="$3" -v pid="$4" -v cpu="$5" \
 	    -v comm="$6" '
@@ -66,7 +67,10 @@ reference() {
 		for (i = 1; i <= nw; i++) { split(w[i], b, "-")
 			lo[i] = b[1]; hi[i] = b[2] }
 		t0 = "" } }
-	FNR == NR { if ($1 == "close") len[++nr] = $NF; next }
+	FNR == NR { if ($1 == "method") r++
+		if ($1 == "s" && $2 > mx[r]) mx[r] = $2
+		if ($1 == "close") len[++nr] = $NF; next }
+	$1 == "method" && !((run + 1) in len) { len[run + 1] = mx[run + 1] }
 	$1 == "method" { run++ }
 	$1 == "thread" && ($2 == "exec" || $2 == "comm") { c[$4] = $5 }
 	$1 == "thread" && $2 == "fork" { c[$4] = c[$5] }
@@ -197,6 +201,22 @@ if [ -n "$pin" ]; then
 else
 	echo "the CPU filter not checked against pinned threads: one CPU"
 fi
+
+# A run cut short before its closing record (a killed pmeclock): its
+# length in percent is its last sample's time (pmehisto reads the
+# closing records first, passing the samples over, and the samples only
+# for a run without one).
+off=$(grep -obUa CLOS run.PMS | tail -n 1 | cut -d: -f1)
+mv run.PMS whole.PMS && head -c "${off:-0}" whole.PMS >run.PMS
+./pmsstat -s run.PMS >raw || fail "pmsstat -s of the cut run: exit $?"
+total=$(grep -c '^s ' raw)
+! grep -q '^close' raw && [ "$total" -gt 0 ] ||
+    fail "the run cut at offset $off still closed, or without samples"
+check "cut short --time 25%/2" pct:25-50 "" "" "" "" "" -- --time 25%/2
+check "cut short --time 50%-100%" pct:50-100 "" "" "" "" "" -- \
+    --time 50%-100%
+mv whole.PMS run.PMS && ./pmsstat -s run.PMS >raw
+total=$(grep -c '^s ' raw)
 
 # A joined file of two runs: --time from each run's own start.
 "$pmeclock" -q $g -o run2.PMS -- ./phases $pin || fail "pmeclock: exit $?"
