@@ -524,25 +524,47 @@ zero(void)
 }
 
 /*
- * A forked child: an arena of its own at the same address (a copy, its
- * counts zeroed), without a guard; the parent's guard pipe and
- * pmetrace's PMEQEMU_WAIT closed here, so that they end with the parent.
+ * A fork: the child gets an arena of its own at the same address, a
+ * copy made by the parent before the fork (prepare(), QEMU's other
+ * vCPUs stopped; a copy made in the child would race with the parent
+ * running on), its counts zeroed, and no guard; the parent's guard pipe
+ * and pmetrace's PMEQEMU_WAIT are closed in it, so that they end with
+ * the parent.
  */
+static void	*forkcopy = MAP_FAILED;
+static int	 orphan;
+
+static void
+prepare(void)
+{
+	pthread_mutex_lock(&lock);
+	if ((forkcopy = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) != MAP_FAILED)
+		memcpy(forkcopy, S, S->used);
+}
+
+static void
+parent(void)
+{
+	if (forkcopy != MAP_FAILED)
+		munmap(forkcopy, ARENA);
+	forkcopy = MAP_FAILED;
+	pthread_mutex_unlock(&lock);
+}
+
 static void
 child(void)
 {
 	const char *w = getenv("PMEQEMU_WAIT");
-	void *a;
 
-	if ((a = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED |
-	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) != MAP_FAILED) {
-		memcpy(a, S, S->used);
-		a = mremap(a, ARENA, ARENA, MREMAP_MAYMOVE | MREMAP_FIXED, S);
-	}
-	if (a == MAP_FAILED) {
-		S->failed = 1;	/* the parent's arena: write nothing */
+	if (forkcopy == MAP_FAILED || mremap(forkcopy, ARENA, ARENA,
+	    MREMAP_MAYMOVE | MREMAP_FIXED, S) == MAP_FAILED) {
+		orphan = 1;	/* counts in the parent's arena: write none */
+		forkcopy = MAP_FAILED;
+		pthread_mutex_unlock(&lock);
 		return;
 	}
+	forkcopy = MAP_FAILED;
 	if (guard_fd != -1)
 		close(guard_fd);
 	guard_fd = -1;
@@ -555,6 +577,7 @@ child(void)
 	S->seq = 0;
 	S->pid = (long)getpid();
 	S->done = 1;
+	pthread_mutex_unlock(&lock);
 }
 
 /* Whether pmetrace still waits for the counts (it holds PMEQEMU_WAIT's
@@ -666,7 +689,7 @@ dump(const char *trigger)
 	size_t i;
 	FILE *fp;
 
-	if (dir == NULL || S->failed)
+	if (dir == NULL || S->failed || orphan)
 		return;
 	if (gated && S->depth > 0)
 		shift_all(1);
@@ -949,7 +972,7 @@ qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 		qemu_plugin_outs("pmeqemu: cannot start its guard\n");
 		return -1;
 	}
-	if (pthread_atfork(NULL, NULL, child) != 0)
+	if (pthread_atfork(prepare, parent, child) != 0)
 		return -1;
 	if ((gated = read_mark(0, "PMEQEMU_START")))
 		read_mark(1, "PMEQEMU_STOP");
