@@ -821,7 +821,7 @@ script(const char *path, char *interp, char *arg, size_t len)
 
 /* This run's variables, given to an exec'ed program's QEMU. */
 static const char *const vars[] = { "PMEQEMU_DIR", "PMEQEMU_QEMU",
-    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP" };
+    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP", "PMEQEMU_WAIT" };
 #define NVARS	(sizeof(vars) / sizeof(vars[0]))
 
 /*
