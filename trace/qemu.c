@@ -15,7 +15,12 @@
  * for the plugin to run an exec'ed program under them too.
  * Programs QEMU cannot run (an instruction it does not emulate ends the
  * program with SIGILL) are said, naming the engine, with another to use.
+ * A program that dies of a signal keeps its counts: the plugin's guard
+ * writes them (pmeqemu.c), and holds the pipe PMEQEMU_WAIT names until
+ * it has; run() reads the counts once that pipe is closed.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,7 +71,8 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	    (char *)"--" };
 	struct tr_opts qo = *o;
 	struct tr_sigsave ss;
-	char **argv, *dir;
+	char **argv, *dir, fd[16];
+	int wp[2] = { -1, -1 };
 	size_t argc;
 	pid_t pid;
 	int st, rc = -1;
@@ -84,6 +90,14 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 		free(argv);
 		return -1;
 	}
+	/* The plugin's guard holds wp[1] until it has written what QEMU
+	 * could not (the program died of a signal). */
+	if (pipe2(wp, O_CLOEXEC) == -1 || fcntl(wp[1], F_SETFD, 0) == -1) {
+		pme_setsys(err, "pipe", "cannot make");
+		goto out;
+	}
+	snprintf(fd, sizeof(fd), "%d", wp[1]);
+	setenv("PMEQEMU_WAIT", fd, 1);
 	setenv("PMEQEMU_DIR", dir, 1);
 	setenv("PMEQEMU_EXE", o->exe, 1);
 	setenv("PMEQEMU_QEMU", qemu, 1);	/* for the execs it follows */
@@ -94,6 +108,8 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 		setenv("PMEQEMU_STOP", o->stopspec, 1);
 	pid = tr_spawn(qemu, args, sizeof(args) / sizeof(args[0]), "qemu",
 	    NULL, &qo, &ss, err);
+	close(wp[1]);
+	unsetenv("PMEQEMU_WAIT");
 	unsetenv("PMEQEMU_DIR");
 	unsetenv("PMEQEMU_EXE");
 	unsetenv("PMEQEMU_START");
@@ -105,6 +121,8 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 			pme_setsys(err, qemu, "cannot wait for");
 		else {
 			*status = pme_exit_status(st);
+			while (read(wp[0], fd, 1) == -1 && errno == EINTR)
+				continue;
 			rc = tr_pvdir_read(t, o, dir, "qemu", err);
 			if (rc == 0 && *status == 128 + SIGILL && !o->quiet)
 				fprintf(stderr, "pmetrace: the program died "
@@ -113,9 +131,8 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 				    "(try -e pmevg)\n");
 			if (rc == -1 && *status > 128)
 				pme_seterr(err, PME_EIO, "the program died of "
-				    "signal %d%s under the qemu engine, whose "
-				    "QEMU (7.2) writes no counts then: use "
-				    "-e pmevg", *status - 128, *status == 128 +
+				    "signal %d%s under the qemu engine, which "
+				    "wrote no counts: use -e pmevg", *status - 128, *status == 128 +
 				    SIGILL ? " (an instruction QEMU does not "
 				    "emulate?)" : "");
 			else if (rc == -1) {
@@ -128,6 +145,8 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 			}
 		}
 	}
+	close(wp[0]);
+out:
 	if (getenv("PMETRACE_KEEP") != NULL)
 		fprintf(stderr, "pmetrace: qemu output kept in '%s'\n", dir);
 	else

@@ -10,8 +10,9 @@
 # valgrind's rule (pmetrace_rep's figures); a program that execs is
 # followed (the new program, or a script's interpreter, runs under QEMU
 # too); one that
-# dies of a signal and one QEMU cannot load are refused with the engine
-# named and another suggested, no file written; the libpmetrace region
+# dies of a signal (SIGTERM, SIGSEGV, SIGKILL, SIGILL) keeps its counts
+# and its status; one QEMU cannot load is refused with the engine named
+# and another suggested, no file written; the libpmetrace region
 # counts what pmevg and callgrind count; a command found in PATH
 # runs; without qemu-x86_64 pmevg counts, said.
 #
@@ -167,19 +168,54 @@ counts q.pme | awk '$1 != "main" && $1 != "on_alarm" && $1 !~ /@plt$/ &&
 diff -u want.txt q.txt >diff.txt ||
     fail "rep: qemu's counts differ from the rule: $(cat diff.txt)"
 
-# A program that dies of a signal: QEMU 7.2 ends no plugin then.
-run qemu prog.pme q.pme 1 ./prog crash 2
-grep -q "^pmetrace: the program died of signal 11 under the qemu engine.*use -e pmevg" \
-    run.err || fail "crash: $(cat run.err)"
-[ ! -e q.pme ] || fail "crash: a file written"
-# SIGILL (here ud2, which is one natively too): a word on instructions
-# QEMU does not emulate.
+# A program that dies of a signal keeps its counts (QEMU 7.2 ends no
+# plugin then: the plugin's guard writes them), its status passed
+# through: SIGTERM from itself, every bucket what pmevg and callgrind
+# count; SIGSEGV, what pmevg counts but for the faulting instruction,
+# which QEMU counts begun (main, one more).
+same prog prog.pme 143 kill 2
+grep -qx "kloop $((2 * KLOOP))" q.txt || fail "kill 2: $(cat q.txt)"
+run qemu prog.pme q.pme 139 ./prog crash 2
+counts q.pme >q3.txt
+if have_pmevg; then
+	run pmevg prog.pme pmevg.pme 139 ./prog crash 2
+	counts pmevg.pme | awk '$1 == "main" { $2++ } { print }' >pmevg.txt
+	diff -u pmevg.txt q3.txt >diff.txt ||
+	    fail "crash 2: qemu differs from pmevg (main + 1): $(cat diff.txt)"
+fi
+grep -qx "kloop $((2 * KLOOP)) 2" q3.txt || fail "crash 2: $(cat q3.txt)"
+# SIGKILL, which QEMU cannot catch (pmevg writes nothing then): work's
+# bucket counts what a run that ends by _exit counts.
+cat >k.c <<'EOF'
+#include <signal.h>
+#include <unistd.h>
+volatile int sink;
+void work(int n) { for (int i = 0; i < n; i++) sink += i; }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	work(1000);
+	if (argc > 1)
+		kill(getpid(), SIGKILL);
+	_exit(0);
+}
+EOF
+$cc -g -O1 -o k k.c && $pmebuild -q -x ./k -o k.pme || fail "cannot build k.c"
+run qemu k.pme q.pme 0 ./k
+counts q.pme | grep '^work ' >want.txt
+run qemu k.pme q.pme 137 ./k kill
+counts q.pme | grep '^work ' >got.txt
+grep -q '^work [1-9][0-9]* 1$' want.txt && diff -u want.txt got.txt >diff.txt ||
+    fail "SIGKILL: work's counts differ from _exit's: $(cat want.txt diff.txt)"
+# SIGILL (here ud2, which is one natively too): counted, with a word on
+# instructions QEMU does not emulate.
 printf 'int main(void) { __asm__ volatile("ud2"); return 0; }\n' >ill.c &&
-    $cc -o ill ill.c || fail "cannot build ill.c"
-run qemu prog.pme q.pme 1 ./ill
-grep -q "^pmetrace: the program died of signal 4 (an instruction QEMU does not emulate?) under the qemu engine.*use -e pmevg" \
+    $cc -g -o ill ill.c && $pmebuild -q -x ./ill -o ill.pme ||
+    fail "cannot build ill.c"
+run qemu ill.pme q.pme 132 ./ill
+grep -q "^pmetrace: the program died of SIGILL under the qemu engine: QEMU may not emulate one of its instructions (try -e pmevg)" \
     run.err || fail "ill: $(cat run.err)"
-[ ! -e q.pme ] || fail "ill: a file written"
+counts q.pme | grep -q '^main [1-9]' || fail "ill: main not counted"
 # A program QEMU cannot load (a script: QEMU loads ELF files only).
 printf '#!/bin/sh\nexit 0\n' >script && chmod +x script
 run qemu prog.pme q.pme 1 ./script

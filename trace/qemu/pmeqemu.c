@@ -54,17 +54,25 @@
  * is cleared); each process writes DIR/pv.PID.SEQ when it ends and
  * before each execve (then starts from zero again), DIR being PMEQEMU_DIR
  * of the environment.  QEMU 7.2 ends no plugin when the guest dies of a
- * signal: such a process writes nothing after its last execve.  QEMU
+ * signal: the counters and what dump() reads are kept in a shared
+ * mapping (the arena), which the guard, a fork of QEMU, writes when QEMU
+ * ended without writing them (start_guard()).  A forked child gets an
+ * arena of its own and no guard: it writes nothing when it dies of a
+ * signal.  QEMU
  * would run an execve's new program natively: the plugin execs QEMU
  * with itself on the new program instead (follow()), whose plugin
  * numbers its files on from the first free SEQ.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "qmark.h"
@@ -119,7 +127,6 @@ static struct {
 	struct tbi	*tb;
 	uint64_t	 at;
 } vlast[MAXVCPU];
-static struct tbi	*tbis;
 
 /* --start and --stop: their routines' entries (file offset, object), the
  * starts less the stops so far. */
@@ -128,15 +135,32 @@ static struct {
 	const char	*path;
 } marks[2];
 static int		 gated;
-static int64_t		 depth;
 
-static struct slot	**chunks;
-static size_t		 nchunks, nslots;	/* slots used */
-static struct qmap	*maps;
-static size_t		 nmaps;
+/*
+ * What dump() reads, in the arena: a MAP_SHARED mapping that the guard
+ * (start_guard()), a fork of QEMU made before the guest runs, shares at
+ * the same address, so that its pointers hold there too.
+ */
+#define ARENA		((size_t)64 << 30)	/* reserved, not committed */
+#define MAXCHUNKS	65536
+struct shared {
+	size_t		 used;			/* bytes of the arena */
+	size_t		 nchunks, nslots;	/* slots used */
+	size_t		 nmaps;
+	struct slot	*chunks[MAXCHUNKS];
+	struct qmap	*maps;
+	struct tbi	*tbis;
+	int64_t		 depth;
+	long		 pid;
+	unsigned	 seq;
+	int		 failed;
+	int		 done;		/* 1: nothing for the guard to write */
+};
+static struct shared	*S;
 static int64_t		 guest_base;
-static int		 have_base, parallel, failed;
-static unsigned		 nvcpus, seq;
+static int		 have_base, parallel;
+static int		 guard_fd = -1;	/* the guard's pipe, QEMU's end */
+static unsigned		 nvcpus;
 static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
@@ -146,25 +170,34 @@ say(const char *what)
 
 	snprintf(msg, sizeof(msg), "pmeqemu: %.*s\n", PATH_MAX + 100, what);
 	qemu_plugin_outs(msg);
-	failed = 1;
+	S->failed = 1;
+}
+
+/* n bytes of the arena, zeroed, or NULL when it is full. */
+static void *
+salloc(size_t n)
+{
+	size_t at;
+
+	n = (n + 15) & ~(size_t)15;
+	at = __atomic_fetch_add(&S->used, n, __ATOMIC_RELAXED);
+	if (at + n > ARENA)
+		return NULL;
+	return (char *)S + at;
 }
 
 /* A new slot, or NULL when out of memory. */
 static struct slot *
 new_slot(void)
 {
-	struct slot **c;
-
-	if (nslots == nchunks * CHUNK) {
-		if ((c = realloc(chunks, (nchunks + 1) * sizeof(*c))) == NULL)
+	if (S->nslots == S->nchunks * CHUNK) {
+		if (S->nchunks == MAXCHUNKS || (S->chunks[S->nchunks] = salloc(CHUNK *
+		    sizeof(struct slot))) == NULL)
 			return NULL;
-		chunks = c;
-		if ((chunks[nchunks] = calloc(CHUNK, sizeof(**c))) == NULL)
-			return NULL;
-		nchunks++;
+		S->nchunks++;
 	}
-	nslots++;
-	return &chunks[(nslots - 1) / CHUNK][(nslots - 1) % CHUNK];
+	S->nslots++;
+	return &S->chunks[(S->nslots - 1) / CHUNK][(S->nslots - 1) % CHUNK];
 }
 
 /* The index of the known mapping holding host address h, or NOMAP. */
@@ -173,9 +206,9 @@ known_map(uint64_t h)
 {
 	size_t i;
 
-	for (i = nmaps; i-- > 0;)
-		if (h - guest_base >= maps[i].start && h - guest_base <
-		    maps[i].end)
+	for (i = S->nmaps; i-- > 0;)
+		if (h - guest_base >= S->maps[i].start && h - guest_base <
+		    S->maps[i].end)
 			return (uint32_t)i;
 	return NOMAP;
 }
@@ -201,16 +234,19 @@ find_map(uint64_t h)
 		if (sscanf(line, "%llx-%llx %*s %llx", &s, &e, &off) != 3 ||
 		    h < s || h >= e)
 			continue;
-		if ((m = realloc(maps, (nmaps + 1) * sizeof(*m))) == NULL)
+		if ((m = salloc((S->nmaps + 1) * sizeof(*m))) == NULL)
 			break;
-		maps = m;
-		m += nmaps;
+		if (S->nmaps > 0)
+			memcpy(m, S->maps, S->nmaps * sizeof(*m));
+		S->maps = m;
+		m += S->nmaps;
 		m->start = s - guest_base;
 		m->end = e - guest_base;
 		m->offset = off;
 		p = strchr(line, '/');
-		m->path = p != NULL ? strdup(p) : NULL;
-		i = (uint32_t)nmaps++;
+		if (p != NULL && (m->path = salloc(strlen(p) + 1)) != NULL)
+			strcpy(m->path, p);
+		i = (uint32_t)S->nmaps++;
 	}
 	free(line);
 	fclose(fp);
@@ -274,6 +310,7 @@ decode(const uint8_t *p, size_t n, uint64_t vaddr, uint64_t *target)
 	return kind;
 }
 
+static void	dump(const char *);
 static void	zero(void);
 
 /* --start: with keep, the count added to those kept (acc) and zeroed;
@@ -299,11 +336,11 @@ shift_all(int keep)
 	struct tgt *g;
 	size_t i;
 
-	for (i = 0; i < nslots; i++) {
-		sl = &chunks[i / CHUNK][i % CHUNK];
+	for (i = 0; i < S->nslots; i++) {
+		sl = &S->chunks[i / CHUNK][i % CHUNK];
 		shift(&sl->count, &sl->acc, keep);
 	}
-	for (t = tbis; t != NULL; t = t->next) {
+	for (t = S->tbis; t != NULL; t = t->next) {
 		shift(&t->taken, &t->takenacc, keep);
 		for (g = t->tgts; g != NULL; g = g->next)
 			shift(&g->n, &g->acc, keep);
@@ -318,11 +355,11 @@ toggle(int d)
 	int64_t old;
 
 	pthread_mutex_lock(&lock);
-	old = depth;
-	depth += d;
-	if (old <= 0 && depth > 0)
+	old = S->depth;
+	S->depth += d;
+	if (old <= 0 && S->depth > 0)
 		zero();
-	else if (old > 0 && depth <= 0)
+	else if (old > 0 && S->depth <= 0)
 		shift_all(1);
 	pthread_mutex_unlock(&lock);
 }
@@ -336,9 +373,9 @@ mark_of(const struct tbi *t)
 	uint64_t off;
 	int i;
 
-	if (t->map == NOMAP || maps[t->map].path == NULL)
+	if (t->map == NOMAP || S->maps[t->map].path == NULL)
 		return 0;
-	m = &maps[t->map];
+	m = &S->maps[t->map];
 	off = t->vaddr - m->start + m->offset;
 	for (i = 0; i < 2; i++)
 		if (marks[i].path != NULL && off == marks[i].offset &&
@@ -364,7 +401,7 @@ arrive(struct tbi *p, const struct tbi *t)
 			__atomic_fetch_add(&g->n, 1, __ATOMIC_RELAXED);
 			return;
 		}
-	if ((g = calloc(1, sizeof(*g))) == NULL) {
+	if ((g = salloc(sizeof(*g))) == NULL) {
 		say("out of memory: counts incomplete");
 		return;
 	}
@@ -404,7 +441,7 @@ new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
 	struct tbi *t;
 	uint64_t h;
 
-	if ((t = calloc(1, sizeof(*t))) == NULL)
+	if ((t = salloc(sizeof(*t))) == NULL)
 		return NULL;
 	t->vaddr = qemu_plugin_insn_vaddr(first);
 	h = (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(first);
@@ -418,8 +455,8 @@ new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
 	    have_base)
 		t->tmap = find_map(t->target + guest_base);
 	t->toggle = gated ? mark_of(t) : 0;
-	t->next = tbis;
-	tbis = t;
+	t->next = S->tbis;
+	S->tbis = t;
 	return t;
 }
 
@@ -434,7 +471,7 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	(void)id;
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < n && !failed; i++) {
+	for (i = 0; i < n && !S->failed; i++) {
 		insn = qemu_plugin_tb_get_insn(tb, i);
 		if ((sl = new_slot()) == NULL) {
 			say("out of memory: counts incomplete");
@@ -454,7 +491,7 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			    QEMU_PLUGIN_INLINE_ADD_U64, &sl->count, 1);
 	}
-	if (i == n && n > 0 && !failed) {
+	if (i == n && n > 0 && !S->failed) {
 		if ((t = new_tbi(qemu_plugin_tb_get_insn(tb, 0),
 		    qemu_plugin_tb_get_insn(tb, n - 1), sl)) == NULL)
 			say("out of memory: counts incomplete");
@@ -474,10 +511,10 @@ zero(void)
 	struct tbi *t;
 	struct tgt *g;
 
-	for (i = 0; i < nslots; i++)
-		__atomic_store_n(&chunks[i / CHUNK][i % CHUNK].count, 0,
+	for (i = 0; i < S->nslots; i++)
+		__atomic_store_n(&S->chunks[i / CHUNK][i % CHUNK].count, 0,
 		    __ATOMIC_RELAXED);
-	for (t = tbis; t != NULL; t = t->next) {
+	for (t = S->tbis; t != NULL; t = t->next) {
 		__atomic_store_n(&t->taken, 0, __ATOMIC_RELAXED);
 		for (g = t->tgts; g != NULL; g = g->next)
 			__atomic_store_n(&g->n, 0, __ATOMIC_RELAXED);
@@ -486,13 +523,115 @@ zero(void)
 		vlast[i].tb = NULL;
 }
 
+/*
+ * A fork: the child gets an arena of its own at the same address, a
+ * copy made by the parent before the fork (prepare(), QEMU's other
+ * vCPUs stopped; a copy made in the child would race with the parent
+ * running on), its counts zeroed, and no guard; the parent's guard pipe
+ * and pmetrace's PMEQEMU_WAIT are closed in it, so that they end with
+ * the parent.
+ */
+static void	*forkcopy = MAP_FAILED;
+static int	 orphan;
+
+static void
+prepare(void)
+{
+	pthread_mutex_lock(&lock);
+	if ((forkcopy = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) != MAP_FAILED)
+		memcpy(forkcopy, S, S->used);
+}
+
+static void
+parent(void)
+{
+	if (forkcopy != MAP_FAILED)
+		munmap(forkcopy, ARENA);
+	forkcopy = MAP_FAILED;
+	pthread_mutex_unlock(&lock);
+}
+
 static void
 child(void)
 {
+	const char *w = getenv("PMEQEMU_WAIT");
+
+	if (forkcopy == MAP_FAILED || mremap(forkcopy, ARENA, ARENA,
+	    MREMAP_MAYMOVE | MREMAP_FIXED, S) == MAP_FAILED) {
+		orphan = 1;	/* counts in the parent's arena: write none */
+		forkcopy = MAP_FAILED;
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	forkcopy = MAP_FAILED;
+	if (guard_fd != -1)
+		close(guard_fd);
+	guard_fd = -1;
+	if (w != NULL)
+		close(atoi(w));
+	unsetenv("PMEQEMU_WAIT");
 	shift_all(0);
 	zero();
 	nvcpus = 1;
-	seq = 0;
+	S->seq = 0;
+	S->pid = (long)getpid();
+	S->done = 1;
+	pthread_mutex_unlock(&lock);
+}
+
+/* Whether pmetrace still waits for the counts (it holds PMEQEMU_WAIT's
+ * other end): killed, its own guard removes the directory. */
+static int
+waited(void)
+{
+	const char *w = getenv("PMEQEMU_WAIT");
+	struct pollfd pf;
+
+	if (w == NULL)
+		return 1;
+	pf.fd = atoi(w);
+	pf.events = 0;
+	return poll(&pf, 1, 0) != 1 || !(pf.revents & (POLLERR | POLLNVAL));
+}
+
+/*
+ * The guard: a fork of QEMU that waits for QEMU's end (its pipe's end
+ * closed) and, when QEMU wrote no counts (it died of a signal, which
+ * QEMU 7.2 ends no plugin for), writes those the arena holds.  It keeps
+ * pmetrace's PMEQEMU_WAIT open until then.  Started before the guest
+ * runs and before pthread_atfork's handlers are set.
+ */
+static int
+start_guard(void)
+{
+	int p[2];
+	char c;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	switch (fork()) {
+	case -1:
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	case 0:
+		close(p[1]);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		while ((n = read(p[0], &c, 1)) != 0 && (n > 0 ||
+		    errno == EINTR))
+			continue;
+		if (!S->done && S->nslots > 0 && waited())
+			dump("signal");
+		_exit(0);
+	}
+	close(p[0]);
+	guard_fd = p[1];
+	return 0;
 }
 
 /* "[TAG]ADDRESS INDEX|- COUNT", with the mapping of the block left
@@ -501,13 +640,13 @@ static void
 put(FILE *fp, const char *tag, uint64_t a, uint32_t map, uint64_t n,
     const struct tbi *from)
 {
-	if (map == NOMAP || maps[map].path == NULL)
+	if (map == NOMAP || S->maps[map].path == NULL)
 		fprintf(fp, "%s%llx - %llx", tag, (unsigned long long)a,
 		    (unsigned long long)n);
 	else
 		fprintf(fp, "%s%llx %x %llx", tag, (unsigned long long)a, map,
 		    (unsigned long long)n);
-	if (from != NULL && (from->map == NOMAP || maps[from->map].path ==
+	if (from != NULL && (from->map == NOMAP || S->maps[from->map].path ==
 	    NULL))
 		fputs(" -", fp);
 	else if (from != NULL)
@@ -523,7 +662,7 @@ put_calls(FILE *fp)
 	const struct tgt *g;
 	uint64_t n;
 
-	for (t = tbis; t != NULL; t = t->next) {
+	for (t = S->tbis; t != NULL; t = t->next) {
 		n = t->kind == K_JCC ? t->taken : t->last->count;
 		if ((t->kind == K_CALL || t->kind == K_JMP ||
 		    t->kind == K_JCC) && n > 0)
@@ -550,16 +689,16 @@ dump(const char *trigger)
 	size_t i;
 	FILE *fp;
 
-	if (dir == NULL || failed)
+	if (dir == NULL || S->failed || orphan)
 		return;
-	if (gated && depth > 0)
+	if (gated && S->depth > 0)
 		shift_all(1);
 	if (gated)
 		shift_all(0);
 	/* An exec'ed program's plugin numbers on from the first free. */
 	do
-		snprintf(path, sizeof(path), "%s/pv.%ld.%u", dir,
-		    (long)getpid(), seq++);
+		snprintf(path, sizeof(path), "%s/pv.%ld.%u", dir, S->pid,
+		    S->seq++);
 	while (access(path, F_OK) == 0);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if ((fp = fopen(tmp, "we")) == NULL) {
@@ -567,17 +706,17 @@ dump(const char *trigger)
 		say(msg);
 		return;
 	}
-	fprintf(fp, "pmevg 1\npid %ld\nexe %s\ntrigger %s\n", (long)getpid(),
+	fprintf(fp, "pmevg 1\npid %ld\nexe %s\ntrigger %s\n", S->pid,
 	    exe != NULL ? exe : "", trigger);
-	for (i = 0; i < nmaps; i++)
+	for (i = 0; i < S->nmaps; i++)
 		fprintf(fp, "map %zx %llx %llx %llx %s\n", i,
-		    (unsigned long long)maps[i].start,
-		    (unsigned long long)maps[i].end,
-		    (unsigned long long)maps[i].offset,
-		    maps[i].path != NULL ? maps[i].path : "");
+		    (unsigned long long)S->maps[i].start,
+		    (unsigned long long)S->maps[i].end,
+		    (unsigned long long)S->maps[i].offset,
+		    S->maps[i].path != NULL ? S->maps[i].path : "");
 	put_calls(fp);
-	for (i = 0; i < nslots; i++) {
-		sl = &chunks[i / CHUNK][i % CHUNK];
+	for (i = 0; i < S->nslots; i++) {
+		sl = &S->chunks[i / CHUNK][i % CHUNK];
 		if (sl->count == 0)
 			continue;
 		sum += sl->count;
@@ -597,6 +736,7 @@ at_exit(qemu_plugin_id_t id, void *udata)
 	(void)id;
 	(void)udata;
 	dump("end");
+	S->done = 1;
 }
 
 /* The region's marks (qmark.h): req at pme_init or pme_exit, the
@@ -681,7 +821,7 @@ script(const char *path, char *interp, char *arg, size_t len)
 
 /* This run's variables, given to an exec'ed program's QEMU. */
 static const char *const vars[] = { "PMEQEMU_DIR", "PMEQEMU_QEMU",
-    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP" };
+    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP", "PMEQEMU_WAIT" };
 #define NVARS	(sizeof(vars) / sizeof(vars[0]))
 
 /*
@@ -777,10 +917,21 @@ on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
 	else if (num == 59 || num == 322) {
 		pthread_mutex_lock(&lock);
 		dump("exec");
+		S->done = 1;	/* QEMU or the new program ends the guard */
 		if (num == 59 && have_base)
 			follow(a1, a2, a3);
 		pthread_mutex_unlock(&lock);
 	}
+}
+
+/* An execve that returned (it failed): the guard writes again. */
+static void
+on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
+    int64_t ret)
+{
+	(void)id, (void)vcpu, (void)ret;
+	if (num == 59 || num == 322)
+		S->done = 0;
 }
 
 /* --start's (i 0) or --stop's (1) "OFFSET:PATH" from the environment
@@ -810,13 +961,25 @@ qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 		qemu_plugin_outs("pmeqemu: for the user-mode emulator only\n");
 		return -1;
 	}
-	if (pthread_atfork(NULL, NULL, child) != 0)
+	if ((S = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) == MAP_FAILED) {
+		qemu_plugin_outs("pmeqemu: cannot map its counters\n");
+		return -1;
+	}
+	S->used = sizeof(*S);
+	S->pid = (long)getpid();
+	if (start_guard() == -1) {
+		qemu_plugin_outs("pmeqemu: cannot start its guard\n");
+		return -1;
+	}
+	if (pthread_atfork(prepare, parent, child) != 0)
 		return -1;
 	if ((gated = read_mark(0, "PMEQEMU_START")))
 		read_mark(1, "PMEQEMU_STOP");
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+	qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;
 }

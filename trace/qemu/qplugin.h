@@ -51,6 +51,8 @@ typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id,
     unsigned int vcpu, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
     uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+typedef void (*qemu_plugin_vcpu_syscall_ret_cb_t)(qemu_plugin_id_t id,
+    unsigned int vcpu, int64_t num, int64_t ret);
 
 void	qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id,
 	    qemu_plugin_vcpu_simple_cb_t cb);
@@ -67,6 +69,8 @@ void	qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
 	    void *udata);
 void	qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id,
 	    qemu_plugin_vcpu_syscall_cb_t cb);
+void	qemu_plugin_register_vcpu_syscall_ret_cb(qemu_plugin_id_t id,
+	    qemu_plugin_vcpu_syscall_ret_cb_t cb);
 void	qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 	    qemu_plugin_udata_cb_t cb, void *udata);
 size_t	qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
