@@ -226,6 +226,8 @@ add_program(struct quick *q, const char *base, int several)
 	size_t nm = pme_image_modules(q->img, &m), i, n = 0;
 
 	for (i = 0; i < nm && !several; i++) {
+		if (m[i].nranges == 0)
+			continue;	/* and its ranges may be NULL */
 		memcpy(q->scratch + n, m[i].ranges, m[i].nranges *
 		    sizeof(*m[i].ranges));
 		n += m[i].nranges;
@@ -344,7 +346,9 @@ buckets:
 		const struct pme_unit *u = &units[q->buckets[i]];
 
 		/* A copy: adding may move the file's ranges. */
-		memcpy(q->scratch, &r[u->range], u->nranges * sizeof(*r));
+		if (u->nranges > 0)
+			memcpy(q->scratch, &r[u->range],
+			    u->nranges * sizeof(*r));
 		if (pme_bucketfile_add_bucket(q->bf, q->buckets[i],
 		    q->scratch, u->nranges, q->err) == PME_NONE)
 			return -1;
