@@ -135,6 +135,7 @@ struct wall {
 	struct wthread	**th;		/* open-addressed by tid */
 	size_t		 nth, capth;
 	uint64_t	 intervals, unended;
+	uint64_t	 unmatched;	/* switch-outs without their sample */
 	uint64_t	 lost;		/* records the kernel could not write */
 	int		 csfd[MAX_CPUS];	/* the dummy event per CPU */
 	int		 cscpu[MAX_CPUS];
@@ -704,6 +705,8 @@ on_switch(struct perfstate *ps, const struct perf_event_header *h)
 		t->said = 0;
 	} else if (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
 		t->o.kclass = PME_WC_CPU;
+	else if (wl->tp)
+		wl->unmatched++;	/* its sched_switch lost, or late */
 	t->o.pid = t->pid;
 	t->o.tid = t->tid;
 	t->o.frames = t->fr;
@@ -770,6 +773,12 @@ wall_end(struct perfstate *ps)
 		fprintf(stderr, "%s: -w: %" PRIu64 " scheduler records lost "
 		    "(the kernel's buffer was full): some intervals have no "
 		    "kind or stack, or hold two\n", prog, wl->lost);
+	if (wl->unmatched > 0 && !ps->o->quiet)
+		fprintf(stderr, "%s: -w: %" PRIu64 " of %" PRIu64 " off-CPU "
+		    "intervals without the scheduler's sample of their "
+		    "switch-out (not written, or read too late): their kind "
+		    "and stack unknown, booked to other\n", prog,
+		    wl->unmatched, wl->intervals);
 	for (i = 0; i < (size_t)wl->ncs; i++)
 		close(wl->csfd[i]);
 	free(wl->th);
