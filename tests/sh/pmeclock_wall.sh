@@ -46,19 +46,11 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
+. "$top/tests/sh/lib/wall.sh"
 
 need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
-gcc -O1 -g -pthread -o waits "$top/tests/fixtures/clock/waits.c" ||
-    { fail "cannot build the fixture"; finish; }
-if ! "$pmeclock" -w -o probe.PMS true 2>probe.err; then
-	grep -q "perf_event_open\|perf method" probe.err ||
-	    { fail "pmeclock -w: $(cat probe.err)"; finish; }
-	skip "pmeclock -w cannot run here: $(head -1 probe.err)"
-fi
-if grep -q "tracepoints refused\|no tracefs" probe.err; then
-	skip "$(head -1 probe.err)"
-fi
+waits_fixture
 
 # What -w does not go with: usage errors (2), the timer methods (1),
 # nothing written.

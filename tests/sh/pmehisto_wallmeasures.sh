@@ -27,18 +27,11 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
+. "$top/tests/sh/lib/wall.sh"
 
 need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
-gcc -O1 -g -pthread -o waits "$top/tests/fixtures/clock/waits.c" ||
-    { fail "cannot build the fixture"; finish; }
-if ! "$pmeclock" -w -o probe.PMS true 2>probe.err; then
-	grep -q "perf_event_open\|perf method" probe.err ||
-	    { fail "pmeclock -w: $(cat probe.err)"; finish; }
-	skip "pmeclock -w cannot run here: $(head -1 probe.err)"
-fi
-grep -q "tracepoints refused\|no tracefs" probe.err &&
-    skip "$(head -1 probe.err)"
+waits_fixture
 for r in w w2; do
 	"$pmeclock" -w -o $r.PMS ./waits "$tmp" 2>truth.$r ||
 	    { fail "pmeclock -w: $(cat truth.$r)"; finish; }

@@ -22,18 +22,12 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
+. "$top/tests/sh/lib/wall.sh"
 . "$top/tests/sh/lib/stats.sh"
 
 need "$stats" "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
-gcc -O1 -g -pthread -o waits "$top/tests/fixtures/clock/waits.c" ||
-    { fail "cannot build the fixture"; finish; }
-if ! "$pmeclock" -w -o probe.PMS true 2>probe.err; then
-	grep -q "perf_event_open\|perf method" probe.err ||
-	    { fail "pmeclock -w: $(cat probe.err)"; finish; }
-	skip "pmeclock -w cannot run here: $(head -1 probe.err)"
-fi
-grep -q "tracepoints refused\|no tracefs" probe.err && skip "$(head -1 probe.err)"
+waits_fixture
 "$pmeclock" -w -o w.PMS ./waits "$tmp" 2>truth.txt ||
     { fail "pmeclock -w: $(cat truth.txt)"; finish; }
 "$pmehisto" -V states -T csv w.PMS >states.csv 2>err ||
