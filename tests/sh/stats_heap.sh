@@ -23,17 +23,12 @@
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
+. "$top/tests/sh/lib/heap.sh"
 . "$top/tests/sh/lib/stats.sh"
 
 need "$stats" "$pmeclock" "$pmehisto"
-[ -e "$top/sample/libpmeclock.so" ] || skip "sample/libpmeclock.so is not built"
-command -v g++ >/dev/null || skip "no g++ for the fixture's C++ part"
 cd "$tmp" || exit 1
-fx=$top/tests/fixtures/heap
-gcc -O0 -g -c -o heap.o "$fx/heap.c" && g++ -O0 -g -c -o heapcxx.o \
-    "$fx/heapcxx.cc" && g++ -o heapfix heap.o heapcxx.o -pthread ||
-    { fail "cannot build the fixture"; finish; }
-./heapfix || skip "the fixture cannot run here"
+heap_fixture
 "$pmeclock" -q -e alloc -o h.PMS ./heapfix || fail "pmeclock -e alloc failed"
 "$pmehisto" -V heap h.PMS >heap.txt 2>err ||
     { fail "pmehisto -V heap: $(cat err)"; finish; }
