@@ -484,6 +484,26 @@ add_image(struct quick *q, const struct pme_quick_image *v,
 	return rc;
 }
 
+/* The PROGRAM unit, of no ranges, of a run none of whose programs could
+ * be read (each run from a memfd, say): its samples are outside, under
+ * their programs' names, and the kernel's rows go below it. */
+static int
+empty_program(struct quick *q, const char *program)
+{
+	struct pme_unit u;
+
+	memset(&u, 0, sizeof(u));
+	u.name = program;
+	u.kind = q->kind[0];
+	u.parent = PME_NONE;
+	u.flags = PME_UNIT_DERIVED;
+	u.module = PME_NONE;
+	q->nbuckets = 0;
+	if (pme_bucketfile_add_unit(q->bf, &u, NULL, 0, q->err) == PME_NONE)
+		return -1;
+	return add_group(q, program, 1);
+}
+
 struct pme_bucketfile *
 pme_quick_build_images(const struct pme_quick_image *v, size_t n,
     const char *program, struct pme_error *err)
@@ -529,12 +549,16 @@ pme_quick_build_sampled(const struct pme_quick_image *v, size_t n,
 		}
 		made += rc == 1;
 	}
-	if (rc != -1 && made == 0 && failed > 0) {
+	if (rc != -1 && made == 0 && failed > 0 && mains <= 1 &&
+	    strncmp(v[0].path, "/memfd:", 7) != 0) {
 		if (err != NULL)
 			*err = first;
 		rc = -1;
 	}
-	if (rc != -1 && made == 0)
+	if (rc != -1 && made == 0 && failed > 0 && empty_program(&q,
+	    program) == -1)
+		rc = -1;
+	if (rc != -1 && made == 0 && failed == 0)
 		rc = pme_seterr(err, PME_EFORMAT, "'%s': no routines in .text: "
 		    "no buckets to make", v[0].path);
 	free(q.scratch);

@@ -16,7 +16,8 @@
 #   no path opens, beside another run from its file (both spin in their
 #   own code): pmehisto -x reports the run, says the program was not
 #   read (or, when another's buckets are read, not of them) and counts
-#   its samples outside buckets under its name;
+#   its samples outside buckets under its name; the same when it is the
+#   run's only program;
 # - refused: -a with -p, -j, -m timer and --count (status 2); run as an
 #   unprivileged user where perf_event_paranoid is above 0, exit 1 with
 #   what it takes, no file written.
@@ -118,6 +119,16 @@ if gcc -O2 -o memfdexec "$top/tests/fixtures/clock/memfdexec.c" &&
 	    fail "-a: the memfd program not said: $(cat mf.err)"
 	grep -q " memfd:pme-test [0-9.]*% ([1-9][0-9]*)\$" mf.txt || fail \
 	    "-a: the memfd program's samples not under its name: $(grep -A 3 '^Outside' mf.txt)"
+	# A run whose only program is one run from a memfd (an -a run
+	# on a machine where only such a sandbox ran, as the CI's was):
+	# reported, not an error.
+	expect "memfdexec alone" 0 "$pmeclock" -q -o mo.PMS -- ./memfdexec 300
+	"$pmehisto" -x -T text -o - -B /dev/null mo.PMS >mo.txt 2>mo.err ||
+	    fail "a run of a program run from a memfd alone: $(cat mo.err)"
+	grep -q "^pmehisto: '/memfd:pme-test': " mo.err ||
+	    fail "the memfd program alone not said: $(cat mo.err)"
+	grep -q " memfd:pme-test 100.0% ([1-9][0-9]*)\$" mo.txt || fail \
+	    "the memfd program alone: samples not under its name: $(grep -A 3 '^Outside' mo.txt)"
 else
 	fail "cannot build memfdexec"
 fi
