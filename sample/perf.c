@@ -93,6 +93,15 @@ kernel_chain(const struct clockopts *o, int k)
 	return k >= 0 && !events_clock(o, k);
 }
 
+/* Whether event k's samples carry a call chain of the kernel's, before
+ * the user registers of -g's unwinding (fill_attr()). */
+static int
+has_chain(const struct clockopts *o, int k)
+{
+	return kernel_chain(o, k) || (o->callchain &&
+	    o->callgraph == CALLGRAPH_DWARF && !exclude_kernel);
+}
+
 /* Whether event k's samples carry their period: a clock's (which -j
  * varies), or the kernel's for a rate (-F). */
 static int
@@ -385,8 +394,18 @@ trim_stack(const struct clockopts *o, int ev, struct perf_event_header *h)
 	size_t off = sizeof(*h) + (sample_period(o, ev) ? 40 : 32);
 	uint64_t size, dyn, keep;
 
-	if (h->type != PERF_RECORD_SAMPLE || off + 8 > h->size ||
-	    get64(p + off) == PERF_SAMPLE_REGS_ABI_NONE)
+	if (h->type != PERF_RECORD_SAMPLE || off + 8 > h->size)
+		return;
+	/* past the kernel's chain that precedes the user registers */
+	if (has_chain(o, ev)) {
+		size = get64(p + off);
+		if (size > (h->size - off - 8) / 8)
+			return;
+		off += 8 + 8 * (size_t)size;
+		if (off + 8 > h->size)
+			return;
+	}
+	if (get64(p + off) == PERF_SAMPLE_REGS_ABI_NONE)
 		return;
 	off += 8 + 8 * (size_t)__builtin_popcountll(unwind_regs_mask());
 	if (off + 8 > h->size)
@@ -649,8 +668,7 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL)
 		s.flags |= PME_SAMPLE_KERNEL;
-	if (kernel_chain(ps->o, ps->curev) || (ps->uw != NULL &&
-	    ps->o->callchain && !exclude_kernel))
+	if (has_chain(ps->o, ps->curev))
 		conv_chain(ps, &s, &p, end);
 	if (ps->uw != NULL && ps->o->callchain)
 		conv_stack(ps, &s, p, end);
