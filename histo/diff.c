@@ -1007,7 +1007,8 @@ diff_report(const struct diff *d, struct pme_error *err)
 		return NULL;
 	pme_report_options(rep, (d->in->flags & ~PME_REPORT_SORT) |
 	    (quick ? PME_REPORT_NOADDR : 0), d->in->cutoff);
-	if (pme_report_diff(rep, err) == -1)
+	if (pme_report_diff(rep, err) == -1 ||
+	    report_unit(rep, d->bf[1], err) == -1)
 		goto fail;
 	for (g = 0, i = 0; g < d->ngroups; g++) {
 		/* A group none of whose rows is shown is left out too. */

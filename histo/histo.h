@@ -58,6 +58,13 @@ size_t	 measure_pick(struct measure *m, const struct pme_sample *s,
 	    size_t n, const struct pme_sample **out);
 int	 measure_clock(const struct measure *m);	/* counts time */
 void	 measure_free(struct measure *m);
+/*
+ * The unit of the counts of measure name (of unit unit) when they are
+ * amounts, not numbers of samples or events: pmehisto's measures of
+ * records in ns or bytes (wall, the states, io-time, io-bytes) and the
+ * heap's bytes; NULL for the others (samples, calls, allocations).
+ */
+const char *measure_amount(const char *name, const char *unit);
 
 /*
  * pmehisto -V heap (heap.c): the heap records of the sample file paths[0]
@@ -714,6 +721,10 @@ const char	*report_watched(const struct tally *t);
 const char	*report_every(const struct tally *t, char *buf, size_t len);
 /* What counts of measure m (enum pme_measure) are, for people. */
 const char	*report_measure(uint32_t m);
+/* Gives rep the unit of bf's counts when they are amounts
+ * (measure_amount()): 0, or -1 (no memory). */
+int	 report_unit(struct pme_report *rep, struct pme_bucketfile *bf,
+	    struct pme_error *err);
 /* What percentages are of: all counts of bf, in buckets or not. */
 uint64_t report_total(struct pme_bucketfile *bf);
 

@@ -469,6 +469,17 @@ report_total(struct pme_bucketfile *bf)
 	return info->total > known ? info->total : known;
 }
 
+int
+report_unit(struct pme_report *rep, struct pme_bucketfile *bf,
+    struct pme_error *err)
+{
+	const char *unit = NULL, *name = NULL;
+
+	if (pme_bucketfile_info(bf)->measure == PME_MEASURE_EVENT)
+		name = pme_bucketfile_event(bf, &unit);
+	return pme_report_unit(rep, measure_amount(name, unit), err);
+}
+
 struct pme_report *
 report_build(struct pme_bucketfile *bf, const struct report_input *in,
     struct pme_error *err)
@@ -486,7 +497,8 @@ report_build(struct pme_bucketfile *bf, const struct report_input *in,
 	    PME_REPORT_NOADDR : 0), in->cutoff);
 	/* The quick path's buckets nobody sampled, when it made none of
 	 * them (pmehisto.c, sparse()). */
-	if (add_rows(rep, bf, in, err) == -1 || (in->tally != NULL &&
+	if (report_unit(rep, bf, err) == -1 ||
+	    add_rows(rep, bf, in, err) == -1 || (in->tally != NULL &&
 	    in->tally->unmade > 0 && pme_report_zeros(rep,
 	    in->tally->unmade, err) == -1) ||
 	    summary(rep, bf, in, total, inside, err) == -1) {
