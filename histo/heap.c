@@ -239,8 +239,8 @@ inherit(struct heap *hp, uint32_t ppid, uint32_t pid, uint64_t time)
 		c->peakseq = c->seq;
 		c->peaktime = time;
 	}
-	return hp->curve != NULL && hp->curve(hp->carg, pid, time, c->cur) !=
-	    0 ? -1 : 0;
+	return hp->curve != NULL && hp->curve(hp->carg, pid, c->comm, time,
+	    c->cur) != 0 ? -1 : 0;
 }
 
 /* ---------------------------------------------------------- visitors */
@@ -283,7 +283,7 @@ on_thread(void *arg, const struct pme_thread *t)
 		if (t->kind == PME_THREAD_EXEC) {
 			proc_clear(p, 1);
 			if (hp->curve != NULL && hp->curve(hp->carg, t->pid,
-			    t->time, 0) != 0)
+			    p->comm, t->time, 0) != 0)
 				return -1;
 		}
 	}
@@ -425,8 +425,8 @@ on_event(void *arg, const struct pme_heap_event *e)
 		return -1;
 	if (hp->pass == 2 && p->seq == p->peakseq && p->peak > 0)
 		snapshot(p);
-	return hp->curve != NULL && hp->curve(hp->carg, e->pid, e->time,
-	    p->cur) != 0 ? -1 : 0;
+	return hp->curve != NULL && hp->curve(hp->carg, e->pid, p->comm,
+	    e->time, p->cur) != 0 ? -1 : 0;
 }
 
 /* The leaks: what each process still held at its end (pass 1). */

@@ -79,11 +79,12 @@ int	 heap_view(const char *const *paths, size_t n, FILE *fp,
  * it: after each heap event, at a fork (the child's blocks of its
  * parent) and at an exec (none), fn is told the process's live bytes then (its peak is
  * the largest, its last what it ended with: its leaks and the parent's
- * blocks it still held).  fn's non-zero stops, with err filled.  0, or
- * -1 with err filled (no heap records, a bad file).
+ * blocks it still held), and its name then ("" before the record names
+ * it; an exec's new one from the exec on).  fn's non-zero stops, with
+ * err filled.  0, or -1 with err filled (no heap records, a bad file).
  */
-typedef int (*heap_curve_fn)(void *arg, uint32_t pid, uint64_t time,
-	    uint64_t bytes);
+typedef int (*heap_curve_fn)(void *arg, uint32_t pid, const char *comm,
+	    uint64_t time, uint64_t bytes);
 int	 heap_curve(const char *path, heap_curve_fn fn, void *arg,
 	    struct pme_error *err);
 
