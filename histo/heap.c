@@ -14,6 +14,7 @@
  * bounded by the blocks live at once and the stacks, never by events.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,29 +132,15 @@ bfind(struct hproc *p, uint64_t addr)
 	return NULL;
 }
 
-/* Removes b, moving back the entries after it (linear probing); the
+/* Removes b (linear probing: the entries after it moved back); the
  * table's count goes down, lest it grow with the events, not the live
  * blocks. */
 static void
 bremove(struct hproc *p, struct block *b)
 {
-	size_t i = (size_t)(b - p->b), j = i, k;
-
 	p->nb--;
-	for (;;) {
-		p->b[i].addr = 0;
-		for (;;) {
-			j = (j + 1) & (p->bcap - 1);
-			if (p->b[j].addr == 0)
-				return;
-			k = bslot(p->b[j].addr, p->bcap);
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
-			break;
-		}
-		p->b[i] = p->b[j];
-		i = j;
-	}
+	pme_probe_remove(p->b, sizeof(*p->b), offsetof(struct block, addr),
+	    p->bcap, (size_t)(b - p->b), bslot);
 }
 
 static int
