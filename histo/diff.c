@@ -948,9 +948,10 @@ counts_line(struct pme_report *rep, struct pme_bucketfile *bf,
 
 	if (pme_bucketfile_info(bf)->measure == PME_MEASURE_EVENT)
 		name = pme_bucketfile_event(bf, &unit);
-	if (name != NULL && unit != NULL && wall_measure(name) != NULL)
+	if (name != NULL && unit != NULL && (wall_measure(name) != NULL ||
+	    measure_amount(name, unit) != NULL))
 		return report_line(rep, "Counts", err, "%s of %s (%s)", unit,
-		    name, wall_measure(name));
+		    name, measure_says(name));
 	return report_line(rep, "Counts", err, "%s",
 	    report_measure(pme_bucketfile_info(bf)->measure));
 }

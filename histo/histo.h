@@ -65,6 +65,10 @@ void	 measure_free(struct measure *m);
  * heap's bytes; NULL for the others (samples, calls, allocations).
  */
 const char *measure_amount(const char *name, const char *unit);
+/* What measure name is, of pmehisto's records or the heap's
+ * ("lock waits: ...", "bytes the allocations asked for: -e alloc"), or
+ * NULL. */
+const char *measure_says(const char *name);
 
 /*
  * pmehisto -V heap (heap.c): the heap records of the sample file paths[0]

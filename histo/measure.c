@@ -150,6 +150,19 @@ measure_clock(const struct measure *m)
 }
 
 const char *
+measure_says(const char *name)
+{
+	const struct pme_evdef *d;
+
+	if (name == NULL)
+		return NULL;
+	if (wall_measure(name) != NULL)
+		return wall_measure(name);
+	d = pme_ev_find(name);
+	return d != NULL && d->kind == PME_EV_HEAP ? d->what : NULL;
+}
+
+const char *
 measure_amount(const char *name, const char *unit)
 {
 	const struct pme_evdef *d;

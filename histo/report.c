@@ -382,11 +382,12 @@ event_lines(struct pme_report *rep, struct pme_bucketfile *bf,
 	const char *unit, *name = pme_bucketfile_event(bf, &unit);
 	int rc;
 
-	/* pmehisto's own measures of records: the counts are their unit,
-	 * the total the events. */
-	if (t != NULL && t->measure.kind == PME_EV_WALL)
+	/* pmehisto's own measures of records and the heap's bytes: the
+	 * counts are their unit, the total the events. */
+	if ((t != NULL && t->measure.kind == PME_EV_WALL) ||
+	    measure_amount(name, unit) != NULL)
 		return report_line(rep, "Counts", err, "%s of %s (%s)", unit,
-		    name, wall_measure(name));
+		    name, measure_says(name));
 	if (info->period == 0)
 		rc = report_line(rep, "Counts", err, "samples of %s (the "
 		    "period varied for a rate)", name);

@@ -9,6 +9,8 @@
 #   column (-n) "bytes"; CSV heads its count column "bytes"; PostScript's
 #   scale says the longest bar's bytes; a filled bucket file of bytes
 #   read again (-t) and a differential report (-D: bytes/character) too;
+#   the summary's Counts says "bytes of bytes", with no Events line
+#   (a sample per allocation, of its size: not "a sample every 1 event");
 # - the allocations, a number of calls, keep "counts/asterisk" and
 #   "count", as clock samples do (golden/ keeps their pages byte for
 #   byte; sh/pmehisto_wallmeasures and sh/pmehisto_iomeasures check ns).
@@ -44,6 +46,10 @@ grep -q '^ *+[-+]*  *% *bytes$' bytes.txt ||
     fail "-M bytes -n: the column is not headed bytes: $(grep -m1 '^ *+' bytes.txt)"
 grep -q "^peak_d .* 100000$" bytes.txt ||
     fail "-M bytes -n: no peak_d 100000: $(grep peak_d bytes.txt)"
+# The summary: counts of bytes, not samples (one an allocation).
+grep -q "^Counts: *bytes of bytes (bytes the allocations asked for" bytes.txt &&
+    ! grep -q "^Events:" bytes.txt ||
+    fail "-M bytes: the summary: $(grep -A1 ^Counts bytes.txt | tr '\n' ' ')"
 
 # CSV: the column headed bytes, peak_d's 100000 in it.
 $PME_VALGRIND "$pmehisto" -q -x -M bytes -T csv -B base.PME h.PMS \
@@ -73,6 +79,8 @@ set -- $(scaling again.txt)
     fail "-M bytes -D: $(cat err)"
 grep -q "^Scaling: [0-9.]* bytes/character$" diff.txt ||
     fail "-M bytes -D: $(grep -m1 ^Scaling diff.txt)"
+grep -q "^Counts: *bytes of bytes (" diff.txt ||
+    fail "-M bytes -D: $(grep -m1 ^Counts diff.txt)"
 
 # The allocations are a number: counts, as before.
 "$pmehisto" -q -x -M allocations -n -T text -o - h.PMS >allocs.txt 2>err ||
@@ -81,6 +89,8 @@ grep -q "^Scaling: [0-9.]* counts/asterisk$" allocs.txt ||
     fail "-M allocations: $(grep -m1 ^Scaling allocs.txt)"
 grep -q '^ *+[-+]*  *% *count$' allocs.txt ||
     fail "-M allocations -n: $(grep -m1 '^ *+' allocs.txt)"
+grep -q "^Counts: *samples of allocations (period 1" allocs.txt ||
+    fail "-M allocations: the summary: $(grep -m1 ^Counts allocs.txt)"
 "$pmehisto" -q -x -M allocations -T csv h.PMS 2>/dev/null | head -n 1 |
     grep -q ",end,count,percent," ||
     fail "-M allocations -T csv: the column is not headed count"
