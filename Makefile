@@ -244,7 +244,10 @@ tests/fuzz/fuzz_cgout tests/fuzz/fuzz_pvout tests/fuzz/fuzz_maps: \
 # Seeds: the golden .PMD files for fuzz_pmd; for fuzz_bucket, the bucket
 # files pmebuild makes from them (when it is built) and any the tests left;
 # for fuzz_sample, the sample files t_sample writes from pmehisto's golden
-# sample texts; for fuzz_gfile, stats' Graphfile and the bad graph files;
+# sample texts and runs of pmeclock: clock samples with call chains, I/O
+# calls (-e io) and the heap fixture's allocations (-e alloc, HEA2
+# chunks; tests/sh/lib/heap.sh's heap_fixture builds it); for fuzz_gfile,
+# stats' Graphfile and the bad graph files;
 # for fuzz_event and fuzz_event_rt, the event files of stats' test
 # programs (sim.c: types, metrics, parameters, names; psevents.c: states
 # and a histometric).
@@ -292,6 +295,11 @@ fuzz-corpus:
 	@[ -x sample/pmeclock ] && \
 	    sample/pmeclock -q -e io -o $(FUZZ_DIR)/corpus_sample/io.pms -- \
 	    sh -c 'echo x >/dev/null' >/dev/null 2>&1 </dev/null; true
+	@[ -x sample/pmeclock ] && (cd $(FUZZ_DIR) && PME_TOP=$(CURDIR) \
+	    TMPDIR=$$PWD bash -c '. "$$PME_TOP/tests/sh/lib/common.sh" && \
+	    . "$$PME_TOP/tests/sh/lib/heap.sh" && heap_fixture && \
+	    "$$PME_TOP/sample/pmeclock" -q -e alloc -o corpus_sample/heap.pms \
+	    ./heapfix') >/dev/null 2>&1 </dev/null; true
 	@mkdir -p $(FUZZ_DIR)/corpus_sample_rt $(FUZZ_DIR)/corpus_event_rt
 	@cp $(FUZZ_DIR)/corpus_sample/* $(FUZZ_DIR)/corpus_sample_rt/; true
 	@cp $(FUZZ_DIR)/corpus_event/* $(FUZZ_DIR)/corpus_event_rt/; true

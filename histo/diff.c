@@ -948,9 +948,10 @@ counts_line(struct pme_report *rep, struct pme_bucketfile *bf,
 
 	if (pme_bucketfile_info(bf)->measure == PME_MEASURE_EVENT)
 		name = pme_bucketfile_event(bf, &unit);
-	if (name != NULL && unit != NULL && wall_measure(name) != NULL)
+	if (name != NULL && unit != NULL && (wall_measure(name) != NULL ||
+	    measure_amount(name, unit) != NULL))
 		return report_line(rep, "Counts", err, "%s of %s (%s)", unit,
-		    name, wall_measure(name));
+		    name, measure_says(name));
 	return report_line(rep, "Counts", err, "%s",
 	    report_measure(pme_bucketfile_info(bf)->measure));
 }
@@ -1007,7 +1008,8 @@ diff_report(const struct diff *d, struct pme_error *err)
 		return NULL;
 	pme_report_options(rep, (d->in->flags & ~PME_REPORT_SORT) |
 	    (quick ? PME_REPORT_NOADDR : 0), d->in->cutoff);
-	if (pme_report_diff(rep, err) == -1)
+	if (pme_report_diff(rep, err) == -1 ||
+	    report_unit(rep, d->bf[1], err) == -1)
 		goto fail;
 	for (g = 0, i = 0; g < d->ngroups; g++) {
 		/* A group none of whose rows is shown is left out too. */

@@ -14,6 +14,7 @@
  * bounded by the blocks live at once and the stacks, never by events.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,9 @@ struct hproc {
 	struct hnode {
 		uint32_t parent;
 		uint64_t ip;
+		uint32_t mi;	/* an image's before its exec: ip's
+				   mapping then (PME_NONE: none), */
+		uint64_t vaddr;	/* its link-time address */
 	}		*node;		/* [1..nnode] */
 	struct site	*site;		/* [0..nnode] */
 	size_t		 nnode, cap;
@@ -61,6 +65,9 @@ struct hproc {
 	uint64_t	 freefn[NFN];	/* releases by function */
 	uint64_t	 last;		/* address of the last event when it
 					   was an allocation, else 0 */
+	int		 gone;		/* an image an exec replaced */
+	int		 after;		/* an image an exec started */
+	uint64_t	 atexec, atexecblocks;	/* its live blocks then */
 };
 
 struct heap {
@@ -125,29 +132,15 @@ bfind(struct hproc *p, uint64_t addr)
 	return NULL;
 }
 
-/* Removes b, moving back the entries after it (linear probing); the
+/* Removes b (linear probing: the entries after it moved back); the
  * table's count goes down, lest it grow with the events, not the live
  * blocks. */
 static void
 bremove(struct hproc *p, struct block *b)
 {
-	size_t i = (size_t)(b - p->b), j = i, k;
-
 	p->nb--;
-	for (;;) {
-		p->b[i].addr = 0;
-		for (;;) {
-			j = (j + 1) & (p->bcap - 1);
-			if (p->b[j].addr == 0)
-				return;
-			k = bslot(p->b[j].addr, p->bcap);
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
-			break;
-		}
-		p->b[i] = p->b[j];
-		i = j;
-	}
+	pme_probe_remove(p->b, sizeof(*p->b), offsetof(struct block, addr),
+	    p->bcap, (size_t)(b - p->b), bslot);
 }
 
 static int
@@ -174,7 +167,7 @@ proc_of(struct heap *hp, uint32_t pid)
 	size_t i;
 
 	for (i = 0; i < hp->np; i++)
-		if (hp->p[i].pid == pid)
+		if (hp->p[i].pid == pid && !hp->p[i].gone)
 			return &hp->p[i];
 	if ((p = realloc(hp->p, (hp->np + 1) * sizeof(*p))) == NULL)
 		return NULL;
@@ -239,8 +232,8 @@ inherit(struct heap *hp, uint32_t ppid, uint32_t pid, uint64_t time)
 		c->peakseq = c->seq;
 		c->peaktime = time;
 	}
-	return hp->curve != NULL && hp->curve(hp->carg, pid, time, c->cur) !=
-	    0 ? -1 : 0;
+	return hp->curve != NULL && hp->curve(hp->carg, pid, c->comm, time,
+	    c->cur) != 0 ? -1 : 0;
 }
 
 /* ---------------------------------------------------------- visitors */
@@ -264,12 +257,52 @@ on_mapping(void *arg, const struct pme_mapping *m)
 	    -1 ? -1 : 0;
 }
 
+/*
+ * An exec of t->pid, before the address map forgets the old image.  An
+ * image that had a heap of its own is reported as it was, with what was
+ * live at the exec (the exec released it: not leaks; its stacks named by
+ * the mappings then), and the new image is a process report of its own,
+ * as memcheck has them.  One that had none (the start, or a fork child
+ * that execs before it allocates or frees) is reset, its peak too: its
+ * parent's blocks are not the new image's.
+ */
+static int
+exec_ends(struct heap *hp, const struct pme_thread *t)
+{
+	struct hproc *p = proc_of(hp, t->pid);
+	size_t i;
+
+	if (p == NULL)
+		return nomem(hp);
+	if (p->seq == 0) {
+		proc_clear(p, 1);
+		if (hp->pass == 1)
+			p->peak = p->peakblocks = p->peakseq = p->peaktime = 0;
+		return 0;
+	}
+	if (hp->pass == 1) {
+		p->atexec = p->cur;
+		p->atexecblocks = p->curblocks;
+		for (i = 1; i <= p->nnode; i++)
+			p->node[i].mi = pme_addrmap_lookup(hp->am, p->pid,
+			    t->time, p->node[i].ip - 1, &p->node[i].vaddr);
+	}
+	proc_clear(p, 0);
+	p->gone = 1;
+	if ((p = proc_of(hp, t->pid)) == NULL)
+		return nomem(hp);
+	p->after = 1;
+	return 0;
+}
+
 static int
 on_thread(void *arg, const struct pme_thread *t)
 {
 	struct heap *hp = arg;
 	struct hproc *p;
 
+	if (t->kind == PME_THREAD_EXEC && exec_ends(hp, t) == -1)
+		return -1;
 	if (hp->pass == 1 && pme_addrmap_thread(hp->am, t, hp->err) == -1)
 		return -1;
 	if (t->kind == PME_THREAD_FORK && t->pid == t->tid &&
@@ -281,9 +314,8 @@ on_thread(void *arg, const struct pme_thread *t)
 			return nomem(hp);
 		snprintf(p->comm, sizeof(p->comm), "%s", t->name);
 		if (t->kind == PME_THREAD_EXEC) {
-			proc_clear(p, 1);
 			if (hp->curve != NULL && hp->curve(hp->carg, t->pid,
-			    t->time, 0) != 0)
+			    p->comm, t->time, 0) != 0)
 				return -1;
 		}
 	}
@@ -425,8 +457,8 @@ on_event(void *arg, const struct pme_heap_event *e)
 		return -1;
 	if (hp->pass == 2 && p->seq == p->peakseq && p->peak > 0)
 		snapshot(p);
-	return hp->curve != NULL && hp->curve(hp->carg, e->pid, e->time,
-	    p->cur) != 0 ? -1 : 0;
+	return hp->curve != NULL && hp->curve(hp->carg, e->pid, p->comm,
+	    e->time, p->cur) != 0 ? -1 : 0;
 }
 
 /* The leaks: what each process still held at its end (pass 1). */
@@ -459,6 +491,7 @@ replay(struct heap *hp, const char *path)
 	for (p = hp->p; p < hp->p + hp->np; p++) {
 		proc_clear(p, 1);
 		p->seq = 0;
+		p->gone = 0;
 	}
 	hp->path = path;
 	return pme_samplefile_heap(path, &v, &hv, hp, NULL, hp->err);
@@ -544,18 +577,21 @@ routine_at(const struct img *g, uint64_t addr)
 	return NULL;
 }
 
-/* The name of the routine holding return address ip of pid. */
+/* The name of the routine holding return address ip of node n of p: in
+ * its mapping at the end, or before the exec for an image one replaced. */
 static void
-frame_name(struct heap *hp, struct names *nm, uint32_t pid, uint64_t ip,
-    char *buf, size_t len)
+frame_name(struct heap *hp, struct names *nm, const struct hproc *p,
+    const struct hnode *n, char *buf, size_t len)
 {
 	const struct pme_mapping *maps;
 	const char *name = NULL, *base;
 	struct img *g;
-	uint64_t vaddr;
-	uint32_t mi;
+	uint64_t vaddr = n->vaddr, ip = n->ip;
+	uint32_t mi = n->mi;
 
-	mi = pme_addrmap_lookup(hp->am, pid, UINT64_MAX, ip - 1, &vaddr);
+	if (!p->gone)
+		mi = pme_addrmap_lookup(hp->am, p->pid, UINT64_MAX, ip - 1,
+		    &vaddr);
 	if (mi == PME_NONE) {
 		snprintf(buf, len, "0x%" PRIx64, ip);
 		return;
@@ -593,7 +629,7 @@ stack_put(struct heap *hp, struct names *nm, const struct hproc *p,
 		return;
 	}
 	for (d = 0; id != 0 && d < DEPTH; d++, id = p->node[id].parent) {
-		frame_name(hp, nm, p->pid, p->node[id].ip, buf, sizeof(buf));
+		frame_name(hp, nm, p, &p->node[id], buf, sizeof(buf));
 		fprintf(fp, "%s", d > 0 ? " < " : "");
 		put_escaped(fp, buf);
 	}
@@ -693,7 +729,7 @@ summary(const struct heap *hp, const struct hproc *p, FILE *fp)
 	}
 	fprintf(fp, "Heap of process %u ('", p->pid);
 	put_escaped(fp, p->comm);
-	fprintf(fp, "')\n");
+	fprintf(fp, "')%s\n", p->after ? ", after an exec" : "");
 	fprintf(fp, "  allocations    %" PRIu64 " (%" PRIu64 " bytes):",
 	    p->allocs, p->bytes);
 	by_fn(p->fn, fp);
@@ -703,6 +739,10 @@ summary(const struct heap *hp, const struct hproc *p, FILE *fp)
 	fprintf(fp, "  peak           %" PRIu64 " bytes in %" PRIu64
 	    " blocks, at %.6f s\n", p->peak, p->peakblocks, p->peaktime >
 	    hp->start ? (double)(p->peaktime - hp->start) / 1e9 : 0.0);
+	if (p->gone)
+		fprintf(fp, "  at the exec    %" PRIu64 " bytes in %" PRIu64
+		    " blocks live, released by the exec (not leaks)\n",
+		    p->atexec, p->atexecblocks);
 	fprintf(fp, "  leaked         %" PRIu64 " bytes in %" PRIu64
 	    " blocks (not freed at the end)\n", leakbytes, leaks);
 	fprintf(fp, "  temporary      %" PRIu64 " allocations (%.1f%%)\n",

@@ -58,6 +58,17 @@ size_t	 measure_pick(struct measure *m, const struct pme_sample *s,
 	    size_t n, const struct pme_sample **out);
 int	 measure_clock(const struct measure *m);	/* counts time */
 void	 measure_free(struct measure *m);
+/*
+ * The unit of the counts of measure name (of unit unit) when they are
+ * amounts, not numbers of samples or events: pmehisto's measures of
+ * records in ns or bytes (wall, the states, io-time, io-bytes) and the
+ * heap's bytes; NULL for the others (samples, calls, allocations).
+ */
+const char *measure_amount(const char *name, const char *unit);
+/* What measure name is, of pmehisto's records or the heap's
+ * ("lock waits: ...", "bytes the allocations asked for: -e alloc"), or
+ * NULL. */
+const char *measure_says(const char *name);
 
 /*
  * pmehisto -V heap (heap.c): the heap records of the sample file paths[0]
@@ -72,11 +83,12 @@ int	 heap_view(const char *const *paths, size_t n, FILE *fp,
  * it: after each heap event, at a fork (the child's blocks of its
  * parent) and at an exec (none), fn is told the process's live bytes then (its peak is
  * the largest, its last what it ended with: its leaks and the parent's
- * blocks it still held).  fn's non-zero stops, with err filled.  0, or
- * -1 with err filled (no heap records, a bad file).
+ * blocks it still held), and its name then ("" before the record names
+ * it; an exec's new one from the exec on).  fn's non-zero stops, with
+ * err filled.  0, or -1 with err filled (no heap records, a bad file).
  */
-typedef int (*heap_curve_fn)(void *arg, uint32_t pid, uint64_t time,
-	    uint64_t bytes);
+typedef int (*heap_curve_fn)(void *arg, uint32_t pid, const char *comm,
+	    uint64_t time, uint64_t bytes);
 int	 heap_curve(const char *path, heap_curve_fn fn, void *arg,
 	    struct pme_error *err);
 
@@ -714,6 +726,10 @@ const char	*report_watched(const struct tally *t);
 const char	*report_every(const struct tally *t, char *buf, size_t len);
 /* What counts of measure m (enum pme_measure) are, for people. */
 const char	*report_measure(uint32_t m);
+/* Gives rep the unit of bf's counts when they are amounts
+ * (measure_amount()): 0, or -1 (no memory). */
+int	 report_unit(struct pme_report *rep, struct pme_bucketfile *bf,
+	    struct pme_error *err);
 /* What percentages are of: all counts of bf, in buckets or not. */
 uint64_t report_total(struct pme_bucketfile *bf);
 

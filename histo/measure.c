@@ -149,6 +149,31 @@ measure_clock(const struct measure *m)
 	return m->name[0] == '\0' || m->kind == PME_EV_CLOCK;
 }
 
+const char *
+measure_says(const char *name)
+{
+	const struct pme_evdef *d;
+
+	if (name == NULL)
+		return NULL;
+	if (wall_measure(name) != NULL)
+		return wall_measure(name);
+	d = pme_ev_find(name);
+	return d != NULL && d->kind == PME_EV_HEAP ? d->what : NULL;
+}
+
+const char *
+measure_amount(const char *name, const char *unit)
+{
+	const struct pme_evdef *d;
+
+	if (name == NULL || unit == NULL || (wall_measure(name) == NULL &&
+	    ((d = pme_ev_find(name)) == NULL || d->kind != PME_EV_HEAP)))
+		return NULL;
+	return strcmp(unit, "ns") == 0 || strcmp(unit, "bytes") == 0 ? unit :
+	    NULL;
+}
+
 void
 measure_free(struct measure *m)
 {

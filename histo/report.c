@@ -382,11 +382,12 @@ event_lines(struct pme_report *rep, struct pme_bucketfile *bf,
 	const char *unit, *name = pme_bucketfile_event(bf, &unit);
 	int rc;
 
-	/* pmehisto's own measures of records: the counts are their unit,
-	 * the total the events. */
-	if (t != NULL && t->measure.kind == PME_EV_WALL)
+	/* pmehisto's own measures of records and the heap's bytes: the
+	 * counts are their unit, the total the events. */
+	if ((t != NULL && t->measure.kind == PME_EV_WALL) ||
+	    measure_amount(name, unit) != NULL)
 		return report_line(rep, "Counts", err, "%s of %s (%s)", unit,
-		    name, wall_measure(name));
+		    name, measure_says(name));
 	if (info->period == 0)
 		rc = report_line(rep, "Counts", err, "samples of %s (the "
 		    "period varied for a rate)", name);
@@ -469,6 +470,17 @@ report_total(struct pme_bucketfile *bf)
 	return info->total > known ? info->total : known;
 }
 
+int
+report_unit(struct pme_report *rep, struct pme_bucketfile *bf,
+    struct pme_error *err)
+{
+	const char *unit = NULL, *name = NULL;
+
+	if (pme_bucketfile_info(bf)->measure == PME_MEASURE_EVENT)
+		name = pme_bucketfile_event(bf, &unit);
+	return pme_report_unit(rep, measure_amount(name, unit), err);
+}
+
 struct pme_report *
 report_build(struct pme_bucketfile *bf, const struct report_input *in,
     struct pme_error *err)
@@ -486,7 +498,8 @@ report_build(struct pme_bucketfile *bf, const struct report_input *in,
 	    PME_REPORT_NOADDR : 0), in->cutoff);
 	/* The quick path's buckets nobody sampled, when it made none of
 	 * them (pmehisto.c, sparse()). */
-	if (add_rows(rep, bf, in, err) == -1 || (in->tally != NULL &&
+	if (report_unit(rep, bf, err) == -1 ||
+	    add_rows(rep, bf, in, err) == -1 || (in->tally != NULL &&
 	    in->tally->unmade > 0 && pme_report_zeros(rep,
 	    in->tally->unmade, err) == -1) ||
 	    summary(rep, bf, in, total, inside, err) == -1) {

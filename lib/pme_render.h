@@ -80,6 +80,14 @@ void		 pme_report_options(struct pme_report *r, unsigned flags,
  */
 int		 pme_report_count2(struct pme_report *r, const char *name,
 		    struct pme_error *err);
+/*
+ * The unit of the counts when they are amounts, not numbers of samples
+ * or events ("ns", "bytes"): the pages scale the bars in it ("Scaling:
+ * 3238546 ns/asterisk") and head the counts column with it, and so does
+ * CSV its count column; NULL: counts (the default).
+ */
+int		 pme_report_unit(struct pme_report *r, const char *unit,
+		    struct pme_error *err);
 /* Starts a group (the statement that made it); rows added next are its. */
 int		 pme_report_group(struct pme_report *r, const char *title,
 		    struct pme_error *err);

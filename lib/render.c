@@ -63,6 +63,8 @@ struct pme_report {
 	unsigned	 flags;
 	double		 cutoff;
 	const char	*count2;	/* the second measure's name, or NULL */
+	const char	*unit;		/* the counts' unit ("ns"), or NULL:
+					   counts */
 	struct lastdup	 lastfile, lastmod;	/* of the rows' files, modules */
 	int		 diff;		/* a differential report */
 	struct pme_vec	 rows;		/* struct pme_report_row */
@@ -141,17 +143,39 @@ pme_report_options(struct pme_report *r, unsigned flags, double cutoff)
 	r->cutoff = cutoff > 0 ? cutoff : 0;
 }
 
+/* *field = s escaped, or NULL. */
+static int
+set_name(struct pme_report *r, const char **field, const char *s,
+    struct pme_error *err)
+{
+	if (s == NULL) {
+		*field = NULL;
+		return 0;
+	}
+	if ((*field = esc_dup(&r->arena, s)) == NULL)
+		return pme_setnomem(err);
+	return 0;
+}
+
 int
 pme_report_count2(struct pme_report *r, const char *name,
     struct pme_error *err)
 {
-	if (name == NULL) {
-		r->count2 = NULL;
-		return 0;
-	}
-	if ((r->count2 = esc_dup(&r->arena, name)) == NULL)
-		return pme_setnomem(err);
-	return 0;
+	return set_name(r, &r->count2, name, err);
+}
+
+int
+pme_report_unit(struct pme_report *r, const char *unit,
+    struct pme_error *err)
+{
+	return set_name(r, &r->unit, unit, err);
+}
+
+/* What the counts are: "counts", or their unit. */
+static const char *
+counts_word(const struct pme_report *r)
+{
+	return r->unit != NULL ? r->unit : "counts";
 }
 
 int
@@ -633,6 +657,8 @@ geometry(const struct pme_report *r, const struct view *v,
 		}
 	if (g->nw < NAME_MIN_TEXT)
 		g->nw = NAME_MIN_TEXT;
+	if (r->unit != NULL && g->cw < width(r->unit))
+		g->cw = width(r->unit);
 	if (r->diff)
 		extra = diff_widths(r, v, g) - 7;
 	else if (r->flags & PME_REPORT_COUNTS)
@@ -703,7 +729,7 @@ scale_line(const struct pme_report *r, const struct geom *g, struct doc *d,
 
 		if (r->flags & PME_REPORT_COUNTS)
 			m += snprintf(lab + m, sizeof(lab) - m, "  %*s",
-			    g->cw, "count");
+			    g->cw, r->unit != NULL ? r->unit : "count");
 		if (r->flags & PME_REPORT_CUMUL)
 			m += snprintf(lab + m, sizeof(lab) - m, "  %6s",
 			    "cum %");
@@ -801,9 +827,9 @@ group_close(const struct pme_report *r, const struct geom *g,
 	char s[64];
 
 	scale_line(r, g, d, 0);
-	doc_add(d, "Scaling: %s counts/%s",
-	    scaling_text(g->cpa, s, sizeof(s)), r->diff ? "character" :
-	    "asterisk");
+	doc_add(d, "Scaling: %s %s/%s",
+	    scaling_text(g->cpa, s, sizeof(s)), counts_word(r), r->diff ?
+	    "character" : "asterisk");
 	*avail -= 2;
 }
 
@@ -1645,7 +1671,7 @@ static void
 ps_group(struct psout *o, const struct pme_report *r, const struct view *v,
     const struct psgeom *p, const struct vgroup *g)
 {
-	char buf[160];
+	char buf[320];
 	uint64_t cum = 0;
 	size_t j;
 
@@ -1671,10 +1697,11 @@ ps_group(struct psout *o, const struct pme_report *r, const struct view *v,
 	ps_need(o, PS_ROW * 2);
 	if (r->diff)
 		snprintf(buf, sizeof(buf), "Scaling: the longest bar is a "
-		    "difference of %" PRIu64 " counts", v->max);
+		    "difference of %" PRIu64 " %s", v->max, counts_word(r));
 	else
 		snprintf(buf, sizeof(buf), "Scaling: the longest bar is %"
-		    PRIu64 " counts (%.1f%%)", v->max, pct(v, v->max));
+		    PRIu64 " %s (%.1f%%)", v->max, counts_word(r),
+		    pct(v, v->max));
 	if (g->omitted)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 		    "; %zu bucket%s below %.1f%% not shown (%.1f%%)",
@@ -1825,8 +1852,9 @@ pme_report_csv(const struct pme_report *r, FILE *fp, struct pme_error *err)
 		view_free(&v);
 		return write_failed(fp, err);
 	}
-	fputs("bucket,unit,kind,group,start,end,count,percent,file,line,"
-	    "module", fp);
+	fputs("bucket,unit,kind,group,start,end,", fp);
+	pme_csv_field(fp, r->unit != NULL ? r->unit : "count");
+	fputs(",percent,file,line,module", fp);
 	if (r->count2 != NULL) {
 		fputc(',', fp);
 		pme_csv_field(fp, r->count2);

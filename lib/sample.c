@@ -9,6 +9,7 @@
  * A writer is not locked: its caller serialises the calls on it.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1903,7 +1904,7 @@ bys_put(struct rd *rd, struct hproc *hp, uint64_t s, uint32_t b)
 static uint32_t
 bys_take(struct hproc *hp, uint64_t s)
 {
-	size_t i, j, k, cap = hp->capbys;
+	size_t i, cap = hp->capbys;
 	uint32_t b;
 
 	if (cap == 0)
@@ -1914,21 +1915,9 @@ bys_take(struct hproc *hp, uint64_t s)
 			return 0;
 	b = hp->bys[i].block;
 	hp->nbys--;
-	/* Moves back the entries after it (linear probing). */
-	for (j = i;;) {
-		hp->bys[i].serial = 0;
-		for (;;) {
-			j = (j + 1) & (cap - 1);
-			if (hp->bys[j].serial == 0)
-				return b;
-			k = bys_slot(hp->bys[j].serial, cap);
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
-			break;
-		}
-		hp->bys[i] = hp->bys[j];
-		i = j;
-	}
+	pme_probe_remove(hp->bys, sizeof(*hp->bys), offsetof(struct hserial,
+	    serial), cap, i, bys_slot);
+	return b;
 }
 
 /* HEA2's event t, at e's pid, thread and time: kept for REPEATs, its

@@ -213,6 +213,41 @@ pme_hash(const void *p, size_t n)
 	return h;
 }
 
+static uint64_t
+probe_key(const unsigned char *t, size_t size, size_t off, size_t i)
+{
+	uint64_t k;
+
+	memcpy(&k, t + i * size + off, sizeof(k));
+	return k;
+}
+
+void
+pme_probe_remove(void *table, size_t size, size_t off, size_t cap,
+    size_t i, size_t (*home)(uint64_t, size_t))
+{
+	unsigned char *t = table;
+	size_t j = i, k;
+	uint64_t key, zero = 0;
+
+	for (;;) {
+		memcpy(t + i * size + off, &zero, sizeof(zero));
+		/* The next entry of the run that may move to i: one whose
+		 * home is not cyclically in (i, j]. */
+		for (;;) {
+			j = (j + 1) & (cap - 1);
+			if ((key = probe_key(t, size, off, j)) == 0)
+				return;
+			k = home(key, cap);
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		memcpy(t + i * size, t + j * size, size);
+		i = j;
+	}
+}
+
 /*
  * The descriptor a name stands for: /dev/stdout (1), /dev/stderr (2),
  * /dev/fd/N and /proc/self/fd/N (N, bash's >(...) among them); else -1.

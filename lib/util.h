@@ -70,6 +70,17 @@ void		 pme_intern_free(struct pme_intern *in);
 uint64_t	 pme_hash(const void *p, size_t n);	/* FNV-1a, 64-bit */
 
 /*
+ * Removal from an open-addressing table with linear probing: t holds cap
+ * entries (a power of two) of size bytes, each keyed by the uint64_t at
+ * offset off (0: an empty slot), its first probe home(key, cap).  Empties
+ * slot i, moving back into it in turn each later entry of the run whose
+ * home allows, so that every entry stays reachable from its home with no
+ * tombstones.  The caller keeps its own count of entries.
+ */
+void		 pme_probe_remove(void *t, size_t size, size_t off,
+		    size_t cap, size_t i, size_t (*home)(uint64_t, size_t));
+
+/*
  * The seed's rule for file names: name as given, or name with ext (".PME")
  * added when its last path component has no extension; "-" stays "-", and
  * so does a name of a descriptor (/dev/stdout, /dev/fd/N: bash's <(...))

@@ -32,6 +32,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@
 #include "pme_sample.h"
 #include "proto.h"
 #include "runtime.h"
+#include "util.h"
 #include "varint.h"
 
 #define MAXFRAMES	PMECLOCK_MAXFRAMES
@@ -614,27 +616,19 @@ live_find(uint64_t ptr)
 	return NULL;
 }
 
-/* Removes e, moving back the entries after it (linear probing). */
+static size_t
+live_home(uint64_t ptr, size_t cap)
+{
+	return live_slot(ptr, (uint32_t)cap);
+}
+
+/* Removes e (linear probing: the entries after it moved back). */
 static void
 live_del(struct live *e)
 {
-	uint32_t i = (uint32_t)(e - h.live), j = i, k;
-
 	h.lused--;
-	for (;;) {
-		h.live[i].ptr = 0;
-		for (;;) {
-			j = (j + 1) & (h.lcap - 1);
-			if (h.live[j].ptr == 0)
-				return;
-			k = live_slot(h.live[j].ptr, h.lcap);
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
-			break;
-		}
-		h.live[i] = h.live[j];
-		i = j;
-	}
+	pme_probe_remove(h.live, sizeof(*h.live), offsetof(struct live, ptr),
+	    h.lcap, (size_t)(e - h.live), live_home);
 }
 
 /* A new block at ptr: its number, or 0 when out of memory. */

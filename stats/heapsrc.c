@@ -13,29 +13,40 @@
 #include "util.h"
 #include "../histo/histo.h"	/* heap_curve() */
 
+/* A row: a process, named as it was last. */
+struct hrow {
+	uint32_t	 pid;
+	char		 comm[64];
+};
+
 struct hpass {
 	struct pme_vec	 ev;		/* struct pme_ev */
-	struct pme_vec	 pids;		/* uint32_t, by row */
+	struct pme_vec	 rows;		/* struct hrow */
 	struct pme_error *err;
 };
 
 static int
-on_bytes(void *arg, uint32_t pid, uint64_t time, uint64_t bytes)
+on_bytes(void *arg, uint32_t pid, const char *comm, uint64_t time,
+    uint64_t bytes)
 {
 	struct hpass *h = arg;
 	struct pme_ev *e;
-	uint32_t *p;
+	struct hrow *p;
 	size_t r;
 
-	for (r = h->pids.n; r-- > 0;)
-		if (PME_VEC_AT(&h->pids, uint32_t, r) == pid)
+	for (r = h->rows.n; r-- > 0;)
+		if (PME_VEC_AT(&h->rows, struct hrow, r).pid == pid)
 			break;
 	if (r == (size_t)-1) {
-		if ((p = pme_vec_push(&h->pids)) == NULL)
+		if ((p = pme_vec_push(&h->rows)) == NULL)
 			return pme_setnomem(h->err), 1;
-		*p = pid;
-		r = h->pids.n - 1;
+		p->pid = pid;
+		p->comm[0] = '\0';
+		r = h->rows.n - 1;
 	}
+	p = &PME_VEC_AT(&h->rows, struct hrow, r);
+	if (comm[0] != '\0')
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	if ((e = pme_vec_push(&h->ev)) == NULL)
 		return pme_setnomem(h->err), 1;
 	*e = (struct pme_ev){ time, (int64_t)bytes, SRC_EV_HEAP,
@@ -52,7 +63,7 @@ on_bytes(void *arg, uint32_t pid, uint64_t time, uint64_t bytes)
 static int
 by_row(struct src *s, struct hpass *h)
 {
-	size_t nr = h->pids.n, *at;
+	size_t nr = h->rows.n, *at;
 	struct pme_ev *v = h->ev.v;
 
 	if ((at = calloc(nr + 1, sizeof(*at))) == NULL ||
@@ -78,18 +89,22 @@ by_row(struct src *s, struct hpass *h)
 	return 0;
 }
 
-/* Rows named "pid N", the events by row. */
+/* Rows named "NAME pid N" as pmehisto's processes (the name the
+ * process had last; "pid N" when the record names none), the events by
+ * row. */
 static int
 finish(struct src *s, struct hpass *h)
 {
-	char buf[64];
+	char buf[128];
 
-	s->nrowname = h->pids.n;
-	if ((s->rowname = calloc(h->pids.n + 1, sizeof(*s->rowname))) == NULL)
+	s->nrowname = h->rows.n;
+	if ((s->rowname = calloc(h->rows.n + 1, sizeof(*s->rowname))) == NULL)
 		return -1;
-	for (size_t i = 0; i < h->pids.n; i++) {
-		snprintf(buf, sizeof(buf), "pid %u",
-		    PME_VEC_AT(&h->pids, uint32_t, i));
+	for (size_t i = 0; i < h->rows.n; i++) {
+		const struct hrow *w = &PME_VEC_AT(&h->rows, struct hrow, i);
+
+		snprintf(buf, sizeof(buf), "%s%spid %u", w->comm,
+		    w->comm[0] != '\0' ? " " : "", w->pid);
 		if ((s->rowname[i] = strdup(buf)) == NULL)
 			return -1;
 	}
@@ -106,7 +121,7 @@ src_open_heap(struct src *s, const char *path, struct pme_error *err)
 	s->path = path;
 	s->heap = 1;
 	pme_vec_init(&h.ev, sizeof(struct pme_ev));
-	pme_vec_init(&h.pids, sizeof(uint32_t));
+	pme_vec_init(&h.rows, sizeof(struct hrow));
 	if (heap_curve(path, on_bytes, &h, err) == -1)
 		goto out;
 	if (finish(s, &h) == -1) {
@@ -117,7 +132,7 @@ src_open_heap(struct src *s, const char *path, struct pme_error *err)
 	rc = 0;
 out:
 	pme_vec_free(&h.ev);
-	pme_vec_free(&h.pids);
+	pme_vec_free(&h.rows);
 	if (rc == -1)
 		src_close(s);
 	return rc;

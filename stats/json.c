@@ -228,7 +228,7 @@ row_of(struct jpass *p, uint32_t proc)
 /*
  * An event of another type than EV_STATE as a counter (ph C) named by
  * its type, its processor a series of it: "p3" of an event file's; a
- * heap source's "heap" counter, a series per process ("pid 42"), its
+ * heap source's "heap" counter, a series per process ("prog pid 42"), its
  * live bytes.
  */
 static void

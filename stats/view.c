@@ -349,7 +349,10 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 	snprintf(gr->title, sizeof(gr->title), "%s", g->name != NULL ?
 	    g->name : g->menu != NULL ? g->menu : g->id);
 	gr->xlabel = g->x_axis != NULL ? g->x_axis : NULL;
-	gr->ylabel = g->y_axis != NULL ? g->y_axis : "Processor";
+	/* Rows are an event file's processors, a sample file's threads
+	 * or a heap's processes. */
+	gr->ylabel = g->y_axis != NULL ? g->y_axis : s->heap ? "Process" :
+	    s->rowname != NULL ? "Thread" : "Processor";
 	gr->occ_time = !(gkinds[g->kind].flags & GK_COUNTS);
 	if (rules(gr, err) == -1)
 		goto out;

@@ -239,6 +239,26 @@ got=$(awk '/^  (allocations|frees|leaked|temporary) / { sub(/:$/, "", $2)
 [ "$got" = "allocations 400000 frees 400000 leaked 0 temporary 100000 " ] ||
     fail "heapbench: $got"
 
+# heaptrack on the same program: its recorder's summary counts pme's
+# 100000 temporaries (by block); heaptrack_print counts a free as
+# temporary when the freed block has the last allocation's size and
+# stack, any block: in rounds i = 2 (mod 3), i >= 1000, heapbench frees
+# the block of round i - 1000, of the size and stack of the one just
+# allocated, 99667 more at round_ (pmehisto(1), The heap).
+if command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null
+then
+	heaptrack -o htb ./hb 300000 >htb.log 2>&1 ||
+	    fail "heaptrack heapbench failed"
+	got=$(awk '/temporary allocations:/ { print $NF }' htb.log)
+	[ "$got" = 100000 ] ||
+	    fail "heaptrack's summary: ${got:-no} temporaries, pme 100000"
+	got=$(heaptrack_print -f htb.zst 2>/dev/null | awk '
+	    /temporary allocations of .* from$/ { n = $1; getline
+	    if ($1 == "round_") { print n; exit } }')
+	[ "$got" = $((100000 + (299999 - 1001) / 3 + 1)) ] ||
+	    fail "heaptrack_print: ${got:-no} temporaries at round_," 	    "not pme's 100000 and 99667 frees of like blocks"
+fi
+
 # Reading it: memory bounded by the live blocks (1000) and the stacks,
 # not by the events: -V heap's peak RSS on these 800000 events at most
 # twice its peak on 80000 (the table of blocks grew with the events,

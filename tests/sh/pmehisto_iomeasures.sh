@@ -5,8 +5,9 @@
 # -V io of the same run, exactly (the same records): the folded stacks'
 # total is the calls' total time, bytes and count; per line of the
 # program, with the C library's frames hidden (-V caliper:line), each is
-# -V io's call sites' at that line; the histogram's summary names the
-# unit; a run without I/O records is refused with -M io-time.
+# -V io's call sites' at that line; the histogram's summary and scale
+# and CSV's count column name the unit (bytes, ns); a run without I/O
+# records is refused with -M io-time.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -55,6 +56,10 @@ done
 "$pmehisto" -x -M io-bytes -T text -o - io.PMS >hist.txt 2>&1
 grep -q "^ *Counts: *bytes of io-bytes (the bytes the I/O calls moved" \
     hist.txt || fail "the summary does not say bytes: $(grep Counts hist.txt)"
+grep -q "^Scaling: [0-9.]* bytes/asterisk$" hist.txt ||
+    fail "the scale is not in bytes: $(grep -m1 ^Scaling hist.txt)"
+"$pmehisto" -x -M io-time -T csv io.PMS 2>/dev/null | head -n 1 |
+    grep -q ",end,ns,percent," || fail "-M io-time: CSV's column not headed ns"
 
 "$pmeclock" -o plain.PMS true 2>/dev/null
 "$pmehisto" -x -M io-time plain.PMS >plain.out 2>&1

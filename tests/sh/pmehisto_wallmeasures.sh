@@ -14,8 +14,9 @@
 # - per thread (--tid), -M wall's folded stacks sum to its wall column,
 #   and -M user's to its user column; a file cut short, all its threads
 #   to -V states' wall time of what is left;
-# - the histogram's summary, the Spy and the callgrind export name the
-#   unit (ns); pprof's sample type is the measure in nanoseconds;
+# - the histogram's summary and scale ("ns/asterisk"), CSV's count
+#   column, the Spy and the callgrind export name the unit (ns); pprof's
+#   sample type is the measure in nanoseconds;
 # - -D of two runs under -M wall, their totals the threads' (ns, said),
 #   a gate on it that passes and one that fails with exit status 3 (a
 #   run against itself and against one of its threads: no gate between
@@ -121,6 +122,10 @@ want=$(awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f\n", s }' \
 "$pmehisto" -x -M lock -T text -o - w.PMS >hist.txt 2>&1
 grep -q "^ *Counts: *ns of lock (lock waits" hist.txt ||
     fail "the histogram's summary does not say ns: $(grep Counts hist.txt)"
+grep -q "^Scaling: [0-9.]* ns/asterisk$" hist.txt ||
+    fail "the histogram's scale is not in ns: $(grep -m1 ^Scaling hist.txt)"
+"$pmehisto" -x -M lock -T csv w.PMS 2>/dev/null | head -n 1 |
+    grep -q ",end,ns,percent," || fail "CSV's count column is not headed ns"
 $PME_VALGRIND "$pmehisto" -x -M wall -V spy w.PMS >spy.txt 2>&1
 grep -q "^Samples: [0-9]*; counts are ns of wall" spy.txt ||
     fail "the Spy does not say ns: $(grep Samples spy.txt)"
@@ -187,6 +192,8 @@ grep -q "^Total: *$(sum states.csv) to $(sum states2.csv) " diff.txt ||
     "and $(sum states2.csv)"
 grep -q "^Counts: *ns of wall (" diff.txt ||
     fail "-D does not say ns: $(grep ^Counts diff.txt)"
+grep -q "^Scaling: [0-9.]* ns/character$" diff.txt ||
+    fail "-D's scale is not in ns: $(grep -m1 ^Scaling diff.txt)"
 "$pmehisto" -x -M wall -D base.PME -G total:+0% -o /dev/null w.PMS \
     >/dev/null 2>err
 rc=$?

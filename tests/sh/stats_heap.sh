@@ -6,6 +6,8 @@
 # (tests/fixtures/heap/heap.c, whose child of a fork ends holding its
 # parent's blocks besides its own leaks):
 #
+# - the rows are named as pmehisto's processes, "heapfix pid PID", in
+#   the CSV, the text chart and the JSON's series;
 # - in the CSV (a point per heap event), each process's largest value is
 #   its peak of pmehisto -V heap, exactly; the main process's last is its
 #   leaked bytes, the child's its leaked bytes and what it had of its
@@ -55,7 +57,8 @@ check() {
 
 "$stats" -f h.PMS -T csv heap >csv 2>err || fail "stats -T csv: $(cat err)"
 head -1 csv | grep -qx 'row,time,value' || fail "csv: $(head -1 csv)"
-awk -F, 'NR > 1 { split($1, p, " "); k = p[2]
+awk -F, 'NR > 1 { k = $1
+    if (sub(/^heapfix pid /, "", k) != 1 || k !~ /^[0-9]+$/) k = "(" $1 ")"
     if (!(k in first)) { first[k] = $3; max[k] = $3 }
     if ($3 > max[k]) max[k] = $3; last[k] = $3 }
     END { for (k in first) printf "%s %.0f %.0f %.0f\n", k, first[k],
@@ -63,7 +66,7 @@ awk -F, 'NR > 1 { split($1, p, " "); k = p[2]
 check csv got
 
 "$stats" -f h.PMS -T text -w 60 heap >text 2>err || fail "text: $(cat err)"
-sed -n 's/^pid \([0-9]*\): largest \([0-9,]*\) at [0-9]*, last \([0-9,]*\)$/\1 \2 \3/p' \
+sed -n 's/^heapfix pid \([0-9]*\): largest \([0-9,]*\) at [0-9]*, last \([0-9,]*\)$/\1 \2 \3/p' \
     text | tr -d , | while read -r pid max last; do
 	echo "$pid $(awk -v p="$pid" '$1 == p { print $2 }' got) $max $last"
 done >gottext
@@ -79,7 +82,8 @@ for e in d["traceEvents"]:
     if e["ph"] != "C" or e["name"] != "heap":
         continue
     for k, v in e["args"].items():
-        pid = k.split()[1]
+        w = k.split()
+        pid = w[2] if len(w) == 3 and w[:2] == ["heapfix", "pid"] else k
         first.setdefault(pid, v)
         top[pid] = max(top.get(pid, v), v)
         last[pid] = v

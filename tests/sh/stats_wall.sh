@@ -12,7 +12,8 @@
 #   with python3's json, and its slices of each state of each thread sum
 #   to the same columns (to the nanosecond its microseconds print);
 #   every off-CPU slice names a routine, no on-CPU one does;
-# - -T ps is DSC PostScript that ghostscript renders, when installed;
+# - -T ps is DSC PostScript that ghostscript renders, when installed, its
+#   rows' axis labelled Thread (the rows are threads, not processors);
 # - -b routine draws the samples by routine (module without a bucket
 #   file) as before, no state among them; -b state of a run
 #   without -w and a filter with a -w run's states are errors;
@@ -86,6 +87,11 @@ fi
 
 "$stats" -f w.PMS -T ps -o w.ps states 2>err || fail "ps: $(cat err)"
 head -1 w.ps | grep -q '^%!PS-Adobe-3.0' || fail "ps: $(head -1 w.ps)"
+grep -aq ' (Thread) VS$' w.ps ||
+    fail "ps: the rows' axis: $(grep -a ' VS$' w.ps | head -n 1)"
+"$stats" -f w.PMS -b routine -T ps -o r.ps states 2>err &&
+    grep -aq ' (Thread) VS$' r.ps ||
+    fail "ps -b routine: the rows' axis: $(grep -a ' VS$' r.ps | head -n 1)"
 if command -v gs >/dev/null; then
 	gs -q -dSAFER -dBATCH -dNOPAUSE -sDEVICE=nullpage w.ps >gs.out 2>&1 ||
 	    fail "ghostscript: $(cat gs.out)"

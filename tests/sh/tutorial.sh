@@ -116,7 +116,7 @@ if [ "$fails" != 0 ]; then
 	cut -c1-150 transcript | sed 's/^/    /' >&2
 fi
 # 13, 14: xz's heap: bytes by routine, the peak and the leaks.
-grep -Eq "^Counts: +samples of bytes" out.13 ||
+grep -Eq "^Counts: +bytes of bytes \(" out.13 ||
     fail "heap: not counting bytes: $(grep ^Counts out.13)"
 grep -q "liblzma" out.13 || fail "heap: no liblzma row: $(head -n 8 out.13)"
 grep -q "^Heap of process [0-9]* ('xz')" out.14 ||

@@ -17,7 +17,8 @@
 #	skip REASON...	exits 77, the first line of standard output REASON
 #	need FILE...	skips unless each FILE is an executable
 #	csv_counts	pmehisto -T csv on standard input as "name count"
-#			lines (the count column found by its heading)
+#			lines (the count column found by its heading:
+#			count, or the unit of amounts, ns or bytes)
 #	expect WHAT STATUS COMMAND...
 #			runs COMMAND (stdin /dev/null, output in $tmp/out
 #			and $tmp/err) and fails WHAT unless it exits STATUS;
@@ -70,8 +71,8 @@ expect() {
 }
 
 csv_counts() {
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "count")
-		c = i; next } { print $2, $c }'
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "count" ||
+		$i == "ns" || $i == "bytes") c = i; next } { print $2, $c }'
 }
 
 # near WHAT PME_N PME_TOTAL PERF_N PERF_TOTAL: pme's share and perf's of
