@@ -377,7 +377,8 @@ release(struct perfstate *ps, uint64_t limit)
 	struct rec r;
 	size_t i;
 
-	qsort(b->recs, b->nrecs, sizeof(*b->recs), perf_cmp_rec);
+	if (b->nrecs > 1)	/* recs is NULL before the first */
+		qsort(b->recs, b->nrecs, sizeof(*b->recs), perf_cmp_rec);
 	gate_first(b);
 	for (i = 0; i < b->nrecs && b->recs[i].time < limit &&
 	    !ps->failed; i++) {
