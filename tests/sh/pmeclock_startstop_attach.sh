@@ -30,6 +30,10 @@
 #   their root) through the start routine's calls;
 # - -j 20 (the clock's period changed as pmeclock reads): the windows,
 #   none of out_work() written (the breaks' period stays 1);
+# - -p with the uprobe PMU's breaks (tracefs hidden in a mount
+#   namespace; skipped where it cannot be): the process makes its
+#   threads, which are outside (not inherited), the windows of the one
+#   there at the attach counted;
 # - -a, the routines named by the program's file, the fixture started
 #   before pmeclock: the same exact checks, and every sample written is
 #   of the fixture's process (the other processes are outside any
@@ -121,6 +125,37 @@ if start pair; then
 		is "-p -j: windows" "$(windows j.err)" $(((T + 1) * R))
 		is "-p -j: samples of out_work()" \
 		    "$(counts j.PMS cpu-clock | count out_work)" 0
+	fi
+fi
+
+# -p where tracefs cannot be written (hidden in a mount namespace of its
+# own): the breaks are the uprobe PMU's, which the threads the process
+# makes later do not inherit (inherited, they failed its pthread_create:
+# "Bad address"): it runs on, and only the windows of the thread that
+# was there at the attach are counted (3 calls of in_work() each).
+hide='mount -t tmpfs none /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs none /sys/kernel/debug 2>/dev/null
+[ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]'
+if ! unshare -m sh -c "$hide" 2>/dev/null; then
+	echo "-p with the uprobe PMU: not checked (tracefs cannot be hidden here)"
+elif start pair; then
+	unshare -m sh -c "$hide && exec \"\$@\"" sh "$pmeclock" -v \
+	    -e cpu-clock/1ms,break:tick --start begin --stop end -d 250s \
+	    -p $fpid -o pmu.PMS 2>pmu.err &
+	cp=$!
+	if ! waitfor pmu.err "attached to" $cp "-p, PMU: pmeclock did not attach"
+	then
+		kill $fpid
+		wait $fpid
+	else
+		kill -USR1 $fpid
+		wait $fpid || fail "-p, PMU: the fixture failed: $(cat pair.ready)"
+		wait $cp || fail "-p, PMU: pmeclock failed: $(cat pmu.err)"
+		is "-p, PMU: windows" "$(windows pmu.err)" $R
+		is "-p, PMU: calls of tick() in the windows" \
+		    "$(counts pmu.PMS break:tick | count tick)" $((3 * R))
+		is "-p, PMU: samples of out_work()" \
+		    "$(counts pmu.PMS cpu-clock | count out_work)" 0
 	fi
 fi
 
