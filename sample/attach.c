@@ -12,7 +12,9 @@
  * them; threads the process creates later inherit them.  Inheritance covers only the threads created after an
  * event opened, so the threads are listed again until a listing finds
  * none new: a thread created in between was made by one whose events
- * were not open yet, and the next listing has it.
+ * were not open yet, and the next listing has it.  --start's and
+ * --stop's breaks (gate.c) are events of their own, their rings first,
+ * opened on each thread before its others.
  *
  * System-wide (-a, perf_system_open()): the events are opened once per
  * CPU for every task (pid -1, not inherited: the kernel refuses that for
@@ -48,6 +50,8 @@ struct perfattach {
 	int		 ncpu;
 	int		*fds;		/* events writing into another's ring */
 	size_t		 nfds, capfds;
+	int		*gfds;		/* those of --start's and --stop's */
+	size_t		 ngfds, capgfds;
 	uint32_t	*seen;		/* threads listed */
 	size_t		 nseen, capseen;
 	int		 system;	/* -a: every process */
@@ -55,6 +59,56 @@ struct perfattach {
 };
 
 #define ATTACH_ROUNDS	1000	/* listings of a process's threads */
+
+/* How many events each CPU has a ring of: --start's and --stop's breaks
+ * too. */
+static int
+attach_nev(const struct clockopts *o)
+{
+	return o->nev + (o->ngate != 0 ? 2 : 0);
+}
+
+/* The event of ring r: --start's and --stop's breaks first, as a
+ * command's (perf.c, open_events()), then those of -e. */
+static int
+ring_ev(const struct perfattach *a, int r)
+{
+	int j = r / a->ncpu;
+
+	if (a->ps.o->ngate == 0)
+		return j;
+	return j == 0 ? GATE_EV_START : j == 1 ? GATE_EV_STOP : j - 2;
+}
+
+/*
+ * Whether event k (ring_ev()) is a break of the uprobe PMU's: the kernel
+ * reads its file's name again, in the process's memory, for each thread
+ * the process creates, which fails the process's clone() (breaks.c).
+ * Such an event is not inherited: the process's later threads are not
+ * counted, but are made.
+ */
+static int
+pmu_break(const struct clockopts *o, int k)
+{
+	const struct pme_evspec *spec = GATE_EV(k) ?
+	    &o->gate[k == GATE_EV_STOP].spec : &o->ev[k].spec;
+
+	return spec->kind == PME_EV_BREAK && spec->type !=
+	    PERF_TYPE_TRACEPOINT;
+}
+
+/* Keeps fd, which writes into another's ring, in *fds (of n, cap). */
+static int
+keep_fd(int **fds, size_t *n, size_t *cap, int fd)
+{
+	void *p;
+
+	if ((p = perf_grow(*fds, cap, *n + 1, sizeof(**fds))) == NULL)
+		return -1;
+	*fds = p;
+	(*fds)[(*n)++] = fd;
+	return 0;
+}
 
 /* Ring i, of cpu, is event fd's: its rings as a run's are (perf.c),
  * those of stacks as large. */
@@ -76,35 +130,39 @@ static int
 attach_thread(struct perfattach *a, pid_t tid)
 {
 	struct perf_event_attr attr;
-	int i, e, k, r;
+	int i, e, k, r, gate;
+	int **fds;
+	size_t *n;
 	long fd;
-	void *p;
 
 	for (r = 0; r < a->ps.nrings; r++) {
-		k = r / a->ncpu;
+		k = ring_ev(a, r);
 		i = r % a->ncpu;
 		if (i == 0) {
 			perf_attr(&attr, a->ps.o, k);
 			attr.disabled = 0;
 			attr.enable_on_exec = 0;
+			attr.inherit = !pmu_break(a->ps.o, k);
 		}
 		if ((fd = perf_open(&attr, tid, a->cpus[i])) < 0)
 			return errno == ESRCH ? 1 : -1;
+		/* --start's apart: -j changes the others' periods. */
+		gate = GATE_EV(k);
+		fds = gate ? &a->gfds : &a->fds;
+		n = gate ? &a->ngfds : &a->nfds;
 		if (a->ps.rings[r].meta == NULL) {
 			if (attach_ring(a, r, a->cpus[i], (int)fd) == 0)
 				continue;
-		} else if ((p = perf_grow(a->fds, &a->capfds, a->nfds + 1,
-		    sizeof(*a->fds))) != NULL) {
-			a->fds = p;
-			a->fds[a->nfds++] = (int)fd;
+		} else if (keep_fd(fds, n, gate ? &a->capgfds : &a->capfds,
+		    (int)fd) == 0) {
 			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
 			    a->ps.rings[r].fd) == 0)
 				continue;
 		}
 		e = errno;
 		close((int)fd);
-		if (a->nfds > 0 && a->fds[a->nfds - 1] == (int)fd)
-			a->nfds--;
+		if (*n > 0 && (*fds)[*n - 1] == (int)fd)
+			(*n)--;
 		errno = e;
 		return -1;
 	}
@@ -170,6 +228,9 @@ perf_attach_free(struct perfattach *a)
 	for (i = 0; i < a->nfds; i++)
 		close(a->fds[i]);
 	free(a->fds);
+	for (i = 0; i < a->ngfds; i++)
+		close(a->gfds[i]);
+	free(a->gfds);
 	free(a->seen);
 	free_state(&a->ps);
 	jitter_end(&a->ps.jit);
@@ -221,7 +282,7 @@ static struct perfattach *
 attach_new(struct clockopts *o, pid_t pid, int system)
 {
 	struct perfattach *a;
-	int i;
+	int i, nev = attach_nev(o);
 
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
@@ -231,13 +292,13 @@ attach_new(struct clockopts *o, pid_t pid, int system)
 	a->system = system;
 	a->t0 = now_mono();
 	if ((a->ncpu = online_cpus(a->cpus, MAX_CPUS)) >= 0 &&
-	    a->ncpu * o->nev > MAX_CPUS && !system) {
+	    a->ncpu * nev > MAX_CPUS && !system) {
 		perf_fail(&a->ps, "%d events on %d CPUs: more than %d rings",
-		    o->nev, a->ncpu, MAX_CPUS);
+		    nev, a->ncpu, MAX_CPUS);
 		return attach_fail(a, EINVAL);
 	}
-	if (a->ncpu < 0 || a->ncpu * o->nev > MAX_CPUS ||
-	    (a->ps.rings = calloc((size_t)(a->ncpu * o->nev),
+	if (a->ncpu < 0 || a->ncpu * nev > MAX_CPUS ||
+	    (a->ps.rings = calloc((size_t)(a->ncpu * nev),
 	    sizeof(*a->ps.rings))) == NULL ||
 	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL ||
 	    (o->callchain && o->callgraph == CALLGRAPH_DWARF &&
@@ -249,11 +310,13 @@ attach_new(struct clockopts *o, pid_t pid, int system)
 			perf_fail(&a->ps, "out of memory");
 		return attach_fail(a, ENOMEM);
 	}
-	a->ps.nrings = a->ncpu * o->nev;
+	a->ps.nrings = a->ncpu * nev;
 	for (i = 0; i < a->ps.nrings; i++) {
 		a->ps.rings[i].fd = -1;
-		a->ps.rings[i].ev = i / a->ncpu;
+		a->ps.rings[i].ev = ring_ev(a, i);
 	}
+	if (o->ngate != 0 && gate_new(&a->ps) < 0)
+		return attach_fail(a, ENOMEM);
 	return a;
 }
 
@@ -613,6 +676,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	}
 	if (pidfd >= 0)
 		close(pidfd);
+	gate_flush(&a->ps);
 	cl->samples = a->ps.samples;
 	cl->lost = a->ps.lost;
 	cl->threads = (uint32_t)a->ps.ntids;
@@ -646,7 +710,7 @@ perf_system_open(struct clockopts *o, pid_t cmd)
 		return NULL;
 	for (r = 0; r < a->ps.nrings; r++) {
 		i = r % a->ncpu;
-		perf_attr(&attr, o, r / a->ncpu);
+		perf_attr(&attr, o, a->ps.rings[r].ev);
 		attr.inherit = 0;
 		attr.disabled = 0;
 		attr.enable_on_exec = 0;

@@ -601,6 +601,15 @@ resolve_break(const struct clockopts *o, struct clockevent *e)
 	struct pme_error err;
 	ssize_t n;
 
+	/* -a with no command: the file is named. */
+	if (o->system && o->argc == 0 && strchr(e->spec.module, '/') ==
+	    NULL) {
+		fprintf(stderr, "%s: '%s': -a with no command: no program "
+		    "to break in; name its file (%s/path/to/program:%s)\n",
+		    prog, e->spec.name, e == &o->gate[0] ? "--start " :
+		    e == &o->gate[1] ? "--stop " : "break:", e->spec.routine);
+		return -1;
+	}
 	/* Attached (-p): the process's program, as /proc has it. */
 	if (o->attach != 0) {
 		snprintf(lib, sizeof(lib), "/proc/%d/exe", (int)o->attach);
@@ -690,11 +699,10 @@ events_gate_finish(struct clockopts *o)
 	for (k = 0; k < o->nev; k++)
 		if (o->ev[k].spec.kind == PME_EV_HEAP)
 			bad = "-e alloc";
-	if (o->count || o->attach != 0 || o->system || o->wall || o->io ||
-	    bad != NULL) {
+	if (o->count || o->wall || o->io || bad != NULL) {
 		fprintf(stderr, "%s: --start/--stop: not with %s\n", prog,
-		    o->count ? "--count" : o->attach != 0 ? "-p" : o->system ?
-		    "-a" : o->wall ? "-w" : o->io ? "-e io" : bad);
+		    o->count ? "--count" : o->wall ? "-w" : o->io ? "-e io" :
+		    bad);
 		return 2;
 	}
 	o->ngate = 2;

@@ -13,6 +13,15 @@
  * the same calls: the kernel copies its return probes); a new thread
  * starts outside, and an exec or an exit ends a thread's window.
  *
+ * Attached (-p, attach.c) or watching every process (-a) the same, for
+ * each thread: one that pmeclock did not see start begins outside,
+ * whatever calls it made before, as they cannot be known; a stop at a
+ * count of 0 does nothing (the count does not go below zero), and the
+ * return of a call entered before the attach is not seen at all (the
+ * kernel places a return probe at an entry it sees).  With -a the breaks
+ * fire in every process running the routines' file; a thread of any
+ * other process never has a window, so its samples are not written.
+ *
  * The breaks' records arrive in rings of their own, read one after the
  * other, while the program runs on: a reading can hold a sample taken
  * after a start that the next reading holds.  So the records are held
@@ -368,7 +377,8 @@ release(struct perfstate *ps, uint64_t limit)
 	struct rec r;
 	size_t i;
 
-	qsort(b->recs, b->nrecs, sizeof(*b->recs), perf_cmp_rec);
+	if (b->nrecs > 1)	/* recs is NULL before the first */
+		qsort(b->recs, b->nrecs, sizeof(*b->recs), perf_cmp_rec);
 	gate_first(b);
 	for (i = 0; i < b->nrecs && b->recs[i].time < limit &&
 	    !ps->failed; i++) {

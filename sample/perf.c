@@ -1179,14 +1179,18 @@ jitter_rings(struct perfstate *ps, uint64_t threads)
 	if (!jitter_due(&ps->jit, ps->o, ps->samples, threads))
 		return 0;
 	for (r = 0; r < ps->nrings; r++)
-		jitter_fd(&ps->jit, ps->rings[r].fd);
+		if (ps->rings[r].ev >= 0)	/* not --start's, -e io's */
+			jitter_fd(&ps->jit, ps->rings[r].fd);
 	return 1;
 }
 
 void
 perf_attr(struct perf_event_attr *a, const struct clockopts *o, int k)
 {
-	fill_attr(a, o, exclude_kernel, k);
+	if (GATE_EV(k))
+		gate_attr(a, o, k, exclude_kernel);
+	else
+		fill_attr(a, o, exclude_kernel, k);
 }
 
 /* Opens every event on the child, event k's ring for CPU cpus[i] at

@@ -141,8 +141,8 @@ get32(const void *p)
 
 /* perf_event_open(2) of attr on pid for cpu, close-on-exec. */
 long	perf_open(struct perf_event_attr *a, pid_t pid, int cpu);
-/* The attributes of event k of o->ev, the kernel's part excluded when
- * perf_probe() found it must be. */
+/* The attributes of event k of o->ev (or GATE_EV_START, GATE_EV_STOP),
+ * the kernel's part excluded when perf_probe() found it must be. */
 void	perf_attr(struct perf_event_attr *a, const struct clockopts *o,
 	    int k);
 /* The online CPUs into cpus (at most max): how many, or -1. */

@@ -52,12 +52,14 @@ usage(FILE *fp)
 	    "[-F hz | -i interval]\n"
 	    "                [-G fp | dwarf[,size]] [-j percent] "
 	    "[-d duration] [-m perf]\n"
-	    "                [-o output] -p pid\n"
+	    "                [-o output] [--start routine --stop routine] "
+	    "-p pid\n"
 	    "       pmeclock -a [-gqv] [-e event[/period][,...]] "
 	    "[-F hz | -i interval]\n"
 	    "                [-G fp | dwarf[,size]] [-d duration] [-m perf] "
 	    "[-o output]\n"
-	    "                [[--] command [argument ...]]\n");
+	    "                [--start routine --stop routine] "
+	    "[[--] command [argument ...]]\n");
 }
 
 static void

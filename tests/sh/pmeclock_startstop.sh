@@ -30,6 +30,8 @@
 #   window), one on the stop routine its calls that do not close it;
 # - a window opened and closed 20,000 times in each thread, sampled
 #   every 20 us: none of the routine outside it is written (exact);
+# - -j 20: a window a thread, none of out_work() written (the clock's
+#   period changes, the breaks' stays at every call);
 # - without --start, out_work() has samples (the checks can fail);
 # - refusals, exit status and nothing written: an unknown routine (with
 #   the nearest name), --start without --stop and --stop without
@@ -39,24 +41,13 @@
 
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 . "$top/tests/sh/lib/measures.sh"
+. "$top/tests/sh/lib/startstop.sh"
 
 need "$pmeclock" "$pmehisto"
-fx=$top/tests/fixtures/clock
 cd "$tmp" || exit 1
-# Frame pointers for -G fp.
-gcc -O1 -g -shared -fPIC -o libstartlib.so "$fx/startlib.c" &&
-    gcc -O1 -g -fno-omit-frame-pointer -pthread -I"$fx" -o startstop \
-    "$fx/startstop.c" -L. -lstartlib -Wl,-rpath,'$ORIGIN' ||
-    { fail "cannot build the fixture"; finish; }
-./startstop region 1 1 >/dev/null || skip "the fixture cannot run here"
-need_uprobes --start region --stop region ./startstop region 1 1
+startstop_fixture
 
 T=2 MS=200
-
-# truth FILE WORD: the fixture's figure.
-truth() {
-	awk -v w="$2" '$1 == w { print $2 }' "$1"
-}
 
 # check MODE START STOP [OPTION...]: a run of MODE and its checks.
 check() {
@@ -67,36 +58,11 @@ check() {
 	    --stop "$stop" -o "$mode.PMS" ./startstop "$mode" $T $MS \
 	    >"$mode.truth" 2>"$mode.err" ||
 	    { fail "$what: pmeclock failed: $(cat "$mode.err")"; return; }
-	counts "$mode.PMS" cpu-clock >"$mode.clock"
-	is "$what: samples of out_work()" "$(count out_work <"$mode.clock")" 0
-	is "$what: calls of tick() in the windows" \
-	    "$(counts "$mode.PMS" break:tick | count tick)" \
-	    "$(truth "$mode.truth" in_calls)"
-	# pmeclock: --start R --stop R: W windows, N samples in them
-	# written, M outside left out
-	sed -n 's/.*: \([0-9]*\) windows, \([0-9]*\) samples in them '`
-	    `'written, \([0-9]*\) outside left out$/\1 \2 \3/p' \
-	    "$mode.err" >"$mode.sum"
-	[ -s "$mode.sum" ] ||
-	    { fail "$what: no summary: $(cat "$mode.err")"; return; }
-	is "$what: windows" "$(cut -d' ' -f1 "$mode.sum")" $T
+	gated "$mode" "$what" $T break:tick || return
 	# The clock's samples: written, and left out (less tick()'s).
-	awk -v in_ns="$(truth "$mode.truth" inside)" \
-	    -v out_ns="$(truth "$mode.truth" outside)" \
-	    -v ticks="$(truth "$mode.truth" out_calls)" \
-	    -v what="$what" '
-	    NR == FNR { c += $2; next }
-	    { o = $3 - ticks }
-	    END {
-		n = c + o; p = in_ns / (in_ns + out_ns)
-		if (n < 300) { printf "%s: too few samples (%d)\n", what, n; exit 1 }
-		tol = 1 + 450 * sqrt(p * (1 - p) / n)
-		d = 100 * (c / n - p)
-		printf "%s: %d of %d samples inside, %.1f%%; CPU time %.1f%% (within %.1f)\n",
-		    what, c, n, 100 * c / n, 100 * p, tol
-		exit (d > tol || -d > tol)
-	    }' "$mode.clock" "$mode.sum" ||
-	    fail "$what: the share inside is not the CPU time's"
+	share "$what" "$(truth "$mode.truth" inside)" \
+	    "$(truth "$mode.truth" outside)" \
+	    "$(truth "$mode.truth" out_calls)" "$mode.clock" "$mode.sum"
 }
 
 check region region region -g
@@ -145,6 +111,14 @@ counts many.PMS cpu-clock >many.clock
 is "many windows: samples of spin_out()" "$(count spin_out <many.clock)" 0
 [ "$(count spin_in <many.clock)" -gt 1000 ] ||
     fail "many windows: $(count spin_in <many.clock) samples of spin_in()"
+
+# -j changes the clock's period as pmeclock reads, not the breaks' (once
+# it gave them the clock's: 0 windows).
+"$pmeclock" -j 20 --start region --stop region -o j.PMS \
+    ./startstop region $T 50 >/dev/null 2>j.err ||
+    fail "-j: pmeclock failed: $(cat j.err)"
+is "-j: windows" "$(windows j.err)" $T
+is "-j: samples of out_work()" "$(counts j.PMS cpu-clock | count out_work)" 0
 
 # Without --start the same run has samples of out_work().
 "$pmeclock" -q -e cpu-clock/1ms -o all.PMS ./startstop region $T 50 \
