@@ -1328,18 +1328,30 @@ setup(struct perfstate *ps, struct child *c)
 void
 perf_unwind_report(struct perfstate *ps)
 {
-	uint64_t chains, trunc, ns;
+	uint64_t chains, trunc, ns, hits, checked, differ;
 
 	if (ps->uw == NULL)
 		return;
 	unwind_counts(ps->uw, &chains, &trunc, &ns);
-	if (ps->o->verbose)
+	unwind_cache_counts(ps->uw, &hits, &checked, &differ);
+	/* A hidden check (unwind.c): said whatever -q and -v. */
+	if (checked != UINT64_MAX)
+		fprintf(stderr, "%s: PME_UNWIND_CHECK: %llu of %llu chains "
+		    "from the table of recent chains, %llu of them unwound "
+		    "again, %llu differ\n", prog, (unsigned long long)hits,
+		    (unsigned long long)chains, (unsigned long long)checked,
+		    (unsigned long long)differ);
+	if (ps->o->verbose) {
 		fprintf(stderr, "%s: %llu call chains unwound from the CFI in "
 		    "%.3f s (%.0f per second), %llu truncated\n", prog,
 		    (unsigned long long)chains, (double)ns / 1e9, ns > 0 ?
 		    (double)chains * 1e9 / (double)ns : 0.0,
 		    (unsigned long long)trunc);
-	else if (!ps->o->quiet && trunc * 10 > chains)
+		fprintf(stderr, "%s: %llu of the chains were those of earlier "
+		    "samples (the same registers and stack words)\n", prog,
+		    (unsigned long long)hits);
+	}
+	if (!ps->o->verbose && !ps->o->quiet && trunc * 10 > chains)
 		fprintf(stderr, "%s: %llu of %llu call chains truncated (see "
 		    "pmeclock(1), -G)\n", prog, (unsigned long long)trunc,
 		    (unsigned long long)chains);
