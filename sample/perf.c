@@ -1259,27 +1259,44 @@ ring_shrinks(void)
 	    ring_pages > RING_PAGES_DWARF_LOW;
 }
 
+/* Pages for each of n rings of max pages, 2 * max in all at most, a
+ * power of two. */
+static size_t
+big_pages(size_t max, int n)
+{
+	size_t pages = max;
+
+	while (n > 0 && pages > ring_pages && pages * (size_t)n > 2 * max)
+		pages /= 2;
+	return pages;
+}
+
 /* Maps every ring; the large rings of stacks shrink when the locked
  * memory they need is refused.  -e io's entries, each with its stack
  * copy, come faster than samples: larger rings where the kernel allows
- * them, IO_RING_PAGES in all at most (a power of two each). */
+ * them, IO_RING_PAGES in all at most (a power of two each).  So do -w's
+ * switch-outs (WALL_RING_PAGES). */
 static int
 map_rings(struct perfstate *ps)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	size_t pages, iopages = IO_RING_PAGES;
-	int i, nio = 0, rc;
+	size_t pages, iopages, wpages;
+	int i, nio = 0, nw = 0, rc;
 
 	if (ps->nrings > RING_BIG_MAX)
 		ring_pages = RING_PAGES_DWARF_LOW;
-	for (i = 0; i < ps->nrings; i++)
-		nio += ps->rings[i].ev == IO_EV_ENTER;
-	while (nio > 0 && iopages > ring_pages && iopages * (size_t)nio >
-	    2 * IO_RING_PAGES)
-		iopages /= 2;
 	for (i = 0; i < ps->nrings; i++) {
-		pages = ps->rings[i].ev == IO_EV_ENTER && iopages > ring_pages ?
-		    iopages : ring_pages;
+		nio += ps->rings[i].ev == IO_EV_ENTER;
+		nw += ps->rings[i].ev == WALL_EV_SCHED;
+	}
+	iopages = big_pages(IO_RING_PAGES, nio);
+	wpages = big_pages(WALL_RING_PAGES, nw);
+	for (i = 0; i < ps->nrings; i++) {
+		pages = ring_pages;
+		if (ps->rings[i].ev == IO_EV_ENTER && iopages > ring_pages)
+			pages = iopages;
+		if (ps->rings[i].ev == WALL_EV_SCHED && wpages > ring_pages)
+			pages = wpages;
 		if ((rc = map_ring(ps, i, pages)) < 0 && pages != ring_pages)
 			rc = map_ring(ps, i, ring_pages);
 		if (rc < 0 && ring_shrinks()) {

@@ -84,6 +84,7 @@ callgraph_option(struct clockopts *o, const char *arg, struct pme_error *err)
 	o->callgraph = CALLGRAPH_DWARF;
 	/* The kernel copies whole words. */
 	o->stacksize = (uint32_t)(size + 7) / 8 * 8;
+	o->stackgiven = arg[5] == ',';
 	return -1;
 bad:
 	pme_seterr(err, PME_EINVAL, "-G: '%s' is not fp, dwarf or dwarf,size "

@@ -34,10 +34,7 @@
 need "$pmeclock"
 cd "$tmp" || exit 1
 waits_fixture
-"$pmeclock" -G dwarf -o probe.PMS true 2>/dev/null ||
-    skip "pmeclock cannot unwind from the CFI here (-G dwarf refused)"
-gcc -O1 -g -pthread -o samesp "$top/tests/fixtures/clock/samesp.c" ||
-    { fail "cannot build samesp.c"; finish; }
+cfi_fixture samesp -pthread
 
 # checked WHAT MIN MISSES PMECLOCK-ARGS...: runs pmeclock with the
 # check and compares what it says: MIN chains or more from the table,
