@@ -662,7 +662,8 @@ cache_put(struct unwinder *u, struct uproc *p, const uint64_t *regs,
 	e->frames = (uint64_t *)(e + 1);
 	e->reads = (struct uread *)(e->frames + n);
 	memcpy(e->frames, frames, n * sizeof(*frames));
-	memcpy(e->reads, u->cur.reads, nr * sizeof(*u->cur.reads));
+	if (nr > 0)	/* u->cur.reads may be NULL */
+		memcpy(e->reads, u->cur.reads, nr * sizeof(*u->cur.reads));
 	k = cache_set(regs);
 	slot = &p->cache->e[k][p->cache->next[k]];
 	p->cache->next[k] = (uint8_t)((p->cache->next[k] + 1) % CACHE_WAYS);
@@ -695,7 +696,7 @@ narrow(struct unwinder *u, struct uproc *p, uint32_t tid,
 	    MASK_PLACE);
 	same = !u->cur.nomem && (rc == 0) == (rc2 == 0) && n == n2 &&
 	    memcmp(frames, f, n * sizeof(*f)) == 0 && u->cur.nreads == nr &&
-	    memcmp(r, u->cur.reads, nr * sizeof(*r)) == 0;
+	    (nr == 0 || memcmp(r, u->cur.reads, nr * sizeof(*r)) == 0);
 	u->alt = u->cur.reads;
 	u->capalt = u->cur.capreads;
 	u->cur.reads = r;
