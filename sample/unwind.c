@@ -38,11 +38,20 @@
  * needed one is not read.  When the second chain, its end and its reads
  * are those of the first, nothing that made the chain came from the
  * other registers, and the chain is kept as depending on pc, sp and rbp
- * alone.  (One thing in DWARF could still depend on a register's value
- * without reading memory or changing a frame: an expression that fails
- * for a value, DW_OP_div or DW_OP_mod by zero, in a register rule whose
- * result is used only where that expression succeeds; compilers do not
- * emit such CFI.)  With PME_UNWIND_CHECK set in the environment, every
+ * alone.  The words read are the same case: a callee-saved register's
+ * saved value (the caller's loop counter again) is read to restore it,
+ * and a chain that does not need it should not miss on it.  So the
+ * second unwinding is first tried with every word read that is not a
+ * return address of the chain made unknown as well (the read fails
+ * without counting as one beyond the copy), on complete chains only
+ * (one cut short may have stopped where an unknown value made libdwfl
+ * give up): with the same frames, end and reads, those words need only
+ * be inside the copy, whatever their values.  (One thing in DWARF
+ * could still depend on a value without reading memory or changing a
+ * frame: an expression that fails for a value, DW_OP_div or DW_OP_mod
+ * by zero, in a register rule whose result is used only where that
+ * expression succeeds; compilers do not emit such CFI.)  With
+ * PME_UNWIND_CHECK set in the environment, every
  * chain the table gives is unwound again by libdwfl with all registers
  * and compared (unwind_cache_counts(); sh/pmeclock_wall_cache).
  */
@@ -140,12 +149,16 @@ static const int dwarf_of[NREGS] = {
 #define MASK_ALL	((1u << NREGS) - 1)
 #define MASK_PLACE	((1u << PERF_IP) | (1u << PERF_SP) | (1u << PERF_BP))
 
-/* A word the unwinder read at addr: val, or ok 0 when it was outside the
- * copy of the stack. */
+/* A word the unwinder read at addr: val (READ_VAL), or only inside the
+ * copy of the stack, its value not used by the chain (READ_ANY), or
+ * outside the copy (READ_OUT). */
 struct uread {
 	uint64_t	 addr, val;
 	uint64_t	 ok;
 };
+#define READ_OUT	0
+#define READ_VAL	1
+#define READ_ANY	2
 
 /* A chain of the table, with what it was unwound from: the registers of
  * mask, frames[n], then reads[nreads], in the same allocation. */
@@ -189,6 +202,8 @@ struct cursample {
 	uint32_t	 mask;		/* the registers libdwfl is given */
 	struct uread	*reads;		/* what it read, for the table */
 	size_t		 nreads, capreads;
+	const struct uread *ref;	/* reads READ_ANY here fail */
+	size_t		 nref;
 	int		 nomem;		/* reads not all kept */
 };
 
@@ -444,12 +459,18 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct unwinder *u = arg;
 	struct cursample *c = &u->cur;
-	uint64_t v = 0;
-	int ok;
+	uint64_t v = 0, ok = READ_VAL;
 
 	(void)dwfl;
-	if (!(ok = stack_word(c->sp, c->stack, c->len, addr, &v)))
+	if (!stack_word(c->sp, c->stack, c->len, addr, &v)) {
 		c->short_read = 1;
+		ok = READ_OUT;
+	} else if (c->nreads < c->nref && c->ref[c->nreads].addr == addr &&
+	    c->ref[c->nreads].ok == READ_ANY) {
+		/* As if unknown: what is computed from it is unset. */
+		ok = READ_ANY;
+		v = 0;
+	}
 	*result = v;
 	if (c->nreads == c->capreads && !c->nomem) {
 		void *q = realloc(c->reads, (c->capreads ? c->capreads * 2 :
@@ -465,9 +486,9 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 	if (!c->nomem) {
 		c->reads[c->nreads].addr = addr;
 		c->reads[c->nreads].val = v;
-		c->reads[c->nreads++].ok = (uint64_t)ok;
+		c->reads[c->nreads++].ok = ok;
 	}
-	return ok;
+	return ok == READ_VAL;
 }
 
 static bool
@@ -604,7 +625,7 @@ regs_equal(const uint64_t *a, const uint64_t *b, uint32_t mask)
 }
 
 /* The chain of the table that this sample has too, or NULL; *near when
- * one of them differs from it only in registers outside MASK_PLACE. */
+ * one of them has its registers of MASK_PLACE. */
 static const struct uentry *
 cache_find(const struct uproc *p, const uint64_t *regs,
     const uint8_t *stack, uint64_t len, uint32_t max, int *near)
@@ -622,14 +643,14 @@ cache_find(const struct uproc *p, const uint64_t *regs,
 		if (e == NULL || e->max != max ||
 		    !regs_equal(e->regs, regs, MASK_PLACE))
 			continue;
-		if (!regs_equal(e->regs, regs, e->mask)) {
-			*near = 1;
+		*near = 1;
+		if (!regs_equal(e->regs, regs, e->mask))
 			continue;
-		}
 		for (i = 0; i < e->nreads; i++)
 			if (stack_word(regs[PERF_SP], stack, len,
-			    e->reads[i].addr, &v) != (int)e->reads[i].ok ||
-			    (e->reads[i].ok && v != e->reads[i].val))
+			    e->reads[i].addr, &v) != (e->reads[i].ok !=
+			    READ_OUT) || (e->reads[i].ok == READ_VAL &&
+			    v != e->reads[i].val))
 				break;
 		if (i == e->nreads)
 			return e;
@@ -672,31 +693,37 @@ cache_put(struct unwinder *u, struct uproc *p, const uint64_t *regs,
 }
 
 /*
- * Whether the chain frames[0..n) (complete or not) just unwound with all
- * registers, its reads in u->cur, is what pc, sp and rbp alone give
- * (the comment at the top): the same frames, end and reads.  u->cur's
- * reads are left those of the first unwinding.
+ * Whether the chain frames[0..n) just unwound with all registers, its
+ * reads in u->cur, is what libdwfl gives with pc, sp and rbp alone, and
+ * without the values of the reads of u->cur marked READ_ANY (the comment
+ * at the top): the same frames, end and reads.  u->cur's reads are left
+ * those of the first unwinding.
  */
 static int
-narrow(struct unwinder *u, struct uproc *p, uint32_t tid,
+same_without(struct unwinder *u, struct uproc *p, uint32_t tid,
     const uint64_t *regs, const uint8_t *stack, uint64_t len,
     const uint64_t *frames, uint32_t n, uint32_t max, int rc)
 {
 	struct uread *r = u->cur.reads;
-	size_t nr = u->cur.nreads, capr = u->cur.capreads;
+	size_t nr = u->cur.nreads, capr = u->cur.capreads, i;
 	uint64_t f[512];
 	uint32_t n2;
 	int rc2, same;
 
-	if (u->cur.nomem || max > 512)
-		return 0;
 	u->cur.reads = u->alt;
 	u->cur.capreads = u->capalt;
+	u->cur.ref = r;
+	u->cur.nref = nr;
 	rc2 = unwind_dwfl(u, p, tid, regs, stack, len, f, max, &n2,
 	    MASK_PLACE);
 	same = !u->cur.nomem && (rc == 0) == (rc2 == 0) && n == n2 &&
-	    memcmp(frames, f, n * sizeof(*f)) == 0 && u->cur.nreads == nr &&
-	    (nr == 0 || memcmp(r, u->cur.reads, nr * sizeof(*r)) == 0);
+	    memcmp(frames, f, n * sizeof(*f)) == 0 && u->cur.nreads == nr;
+	for (i = 0; same && i < nr; i++)
+		same = r[i].addr == u->cur.reads[i].addr &&
+		    r[i].ok == u->cur.reads[i].ok &&
+		    (r[i].ok != READ_VAL || r[i].val == u->cur.reads[i].val);
+	u->cur.ref = NULL;
+	u->cur.nref = 0;
 	u->alt = u->cur.reads;
 	u->capalt = u->cur.capreads;
 	u->cur.reads = r;
@@ -704,6 +731,43 @@ narrow(struct unwinder *u, struct uproc *p, uint32_t tid,
 	u->cur.capreads = capr;
 	u->cur.nomem = 0;
 	return same;
+}
+
+/*
+ * The registers the chain frames[0..n) just unwound depends on (the
+ * comment at the top): MASK_PLACE when pc, sp and rbp alone give it,
+ * and then the words read that are not return addresses (a callee-saved
+ * register's saved value, a loop's counter) marked READ_ANY in u->cur
+ * when it does not need them either; else MASK_ALL.
+ */
+static uint32_t
+narrow(struct unwinder *u, struct uproc *p, uint32_t tid,
+    const uint64_t *regs, const uint8_t *stack, uint64_t len,
+    const uint64_t *frames, uint32_t n, uint32_t max, int rc)
+{
+	size_t i, any = 0;
+	uint32_t k;
+
+	if (u->cur.nomem || max > 512)
+		return MASK_ALL;
+	/* Only a complete chain: one cut short may have ended where an
+	 * unknown value made libdwfl give up, not where a known one did. */
+	for (i = 0; rc == 0 && i < u->cur.nreads; i++) {
+		for (k = 0; k < n && frames[k] != u->cur.reads[i].val; k++)
+			;
+		if (u->cur.reads[i].ok == READ_VAL && k == n) {
+			u->cur.reads[i].ok = READ_ANY;
+			any++;
+		}
+	}
+	if (any > 0 && same_without(u, p, tid, regs, stack, len, frames, n,
+	    max, rc))
+		return MASK_PLACE;
+	for (i = 0; i < u->cur.nreads; i++)
+		if (u->cur.reads[i].ok == READ_ANY)
+			u->cur.reads[i].ok = READ_VAL;
+	return same_without(u, p, tid, regs, stack, len, frames, n, max,
+	    rc) ? MASK_PLACE : MASK_ALL;
 }
 
 /* PME_UNWIND_CHECK: the chain e gave, unwound again by libdwfl. */
@@ -749,9 +813,9 @@ unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
 		/* A process whose modules could not be reported is not
 		 * kept: its next sample tries again. */
 		if (p != NULL && p->attached)
-			cache_put(u, p, regs, near && narrow(u, p, tid, regs,
-			    stack, len, frames, *n, max, rc) ? MASK_PLACE :
-			    MASK_ALL, frames, *n, max, rc == 0);
+			cache_put(u, p, regs, near ? narrow(u, p, tid, regs,
+			    stack, len, frames, *n, max, rc) : MASK_ALL,
+			    frames, *n, max, rc == 0);
 	}
 	u->chains++;
 	u->truncated += rc != 0;
