@@ -175,6 +175,10 @@ struct ucache {
 	uint8_t		 next[CACHE_SETS];	/* the way to replace */
 };
 
+/* The chains of all processes together: a system-wide run's hundreds of
+ * processes would each keep up to a thousand chains of deep stacks. */
+#define CACHE_BYTES	(64u << 20)
+
 struct umap {
 	uint64_t	 start, end, bias;
 	char		*file;
@@ -213,6 +217,7 @@ struct unwinder {
 	struct cursample cur;
 	uint64_t	 chains, truncated, ns;
 	uint64_t	 hits;		/* chains from the table */
+	size_t		 cachebytes;	/* of the chains kept */
 	struct uread	*alt;		/* the reads of a second unwinding */
 	size_t		 capalt;
 	int		 check;		/* PME_UNWIND_CHECK: unwind hits again */
@@ -278,27 +283,36 @@ unwind_new(void)
 	return u;
 }
 
+static size_t
+entry_bytes(const struct uentry *e)
+{
+	return e == NULL ? 0 : sizeof(*e) + e->n * sizeof(*e->frames) +
+	    e->nreads * sizeof(*e->reads);
+}
+
 /* Forgets the chains of p: its modules changed. */
 static void
-cache_clear(struct uproc *p)
+cache_clear(struct unwinder *u, struct uproc *p)
 {
 	size_t i, j;
 
 	if (p->cache == NULL)
 		return;
 	for (i = 0; i < CACHE_SETS; i++)
-		for (j = 0; j < CACHE_WAYS; j++)
+		for (j = 0; j < CACHE_WAYS; j++) {
+			u->cachebytes -= entry_bytes(p->cache->e[i][j]);
 			free(p->cache->e[i][j]);
+		}
 	free(p->cache);
 	p->cache = NULL;
 }
 
 static void
-proc_clear(struct uproc *p)
+proc_clear(struct unwinder *u, struct uproc *p)
 {
 	size_t i;
 
-	cache_clear(p);
+	cache_clear(u, p);
 	if (p->dwfl != NULL)
 		dwfl_end(p->dwfl);
 	for (i = 0; i < p->nmaps; i++)
@@ -315,7 +329,7 @@ unwind_free(struct unwinder *u)
 	if (u == NULL)
 		return;
 	for (i = 0; i < u->nprocs; i++)
-		proc_clear(&u->procs[i]);
+		proc_clear(u, &u->procs[i]);
 	free(u->procs);
 	free(u->cur.reads);
 	free(u->alt);
@@ -352,7 +366,6 @@ add_map(struct uproc *p, uint64_t start, uint64_t end, uint64_t bias,
 	size_t i, j;
 	void *q;
 
-	cache_clear(p);
 	/* A mapping over the addresses of earlier ones hides them. */
 	for (i = j = 0; i < p->nmaps; i++) {
 		if (p->maps[i].start < end && start < p->maps[i].end) {
@@ -388,6 +401,7 @@ unwind_mapping(struct unwinder *u, const struct pme_mapping *m,
 
 	if ((p = find_proc(u, m->pid, 1)) == NULL)
 		return -1;
+	cache_clear(u, p);
 	return add_map(p, m->start, m->end, m->start - m->vaddr, file);
 }
 
@@ -418,7 +432,7 @@ unwind_forget(struct unwinder *u, uint32_t pid)
 
 	if ((p = find_proc(u, pid, 0)) == NULL)
 		return;
-	proc_clear(p);
+	proc_clear(u, p);
 	*p = u->procs[--u->nprocs];
 }
 
@@ -659,20 +673,24 @@ cache_find(const struct uproc *p, const uint64_t *regs,
 }
 
 /* Keeps the chain just unwound by libdwfl (its reads in u->cur) in p's
- * table, depending on the registers of mask. */
+ * table, depending on the registers of mask, in place of the oldest of
+ * its set; not when all the tables would hold more than CACHE_BYTES. */
 static void
 cache_put(struct unwinder *u, struct uproc *p, const uint64_t *regs,
     uint32_t mask, const uint64_t *frames, uint32_t n, uint32_t max,
     int complete)
 {
 	struct uentry *e, **slot;
-	size_t k, nr = u->cur.nreads;
+	size_t k = cache_set(regs), nr = u->cur.nreads;
+	size_t size = sizeof(*e) + n * sizeof(*frames) +
+	    nr * sizeof(*u->cur.reads);
 
 	if (u->cur.nomem || (p->cache == NULL && (p->cache =
 	    calloc(1, sizeof(*p->cache))) == NULL))
 		return;
-	if ((e = malloc(sizeof(*e) + n * sizeof(*frames) +
-	    nr * sizeof(*u->cur.reads))) == NULL)
+	slot = &p->cache->e[k][p->cache->next[k]];
+	if (u->cachebytes - entry_bytes(*slot) + size > CACHE_BYTES ||
+	    (e = malloc(size)) == NULL)
 		return;
 	memcpy(e->regs, regs, sizeof(e->regs));
 	e->mask = mask;
@@ -685,9 +703,8 @@ cache_put(struct unwinder *u, struct uproc *p, const uint64_t *regs,
 	memcpy(e->frames, frames, n * sizeof(*frames));
 	if (nr > 0)	/* u->cur.reads may be NULL */
 		memcpy(e->reads, u->cur.reads, nr * sizeof(*u->cur.reads));
-	k = cache_set(regs);
-	slot = &p->cache->e[k][p->cache->next[k]];
 	p->cache->next[k] = (uint8_t)((p->cache->next[k] + 1) % CACHE_WAYS);
+	u->cachebytes += size - entry_bytes(*slot);
 	free(*slot);
 	*slot = e;
 }
