@@ -32,6 +32,7 @@ struct clockopts {
 	int		 callgraph;	/* CALLGRAPH_*: how -g unwinds */
 	uint32_t	 stacksize;	/* bytes of user stack per sample for
 					   CALLGRAPH_DWARF */
+	int		 stackgiven;	/* -G dwarf,SIZE named it */
 	int		 quiet, verbose;
 	char		**argv;		/* the command */
 	int		 argc;

@@ -1281,27 +1281,44 @@ ring_shrinks(void)
 	    ring_pages > RING_PAGES_DWARF_LOW;
 }
 
+/* Pages for each of n rings of max pages, 2 * max in all at most, a
+ * power of two. */
+static size_t
+big_pages(size_t max, int n)
+{
+	size_t pages = max;
+
+	while (n > 0 && pages > ring_pages && pages * (size_t)n > 2 * max)
+		pages /= 2;
+	return pages;
+}
+
 /* Maps every ring; the large rings of stacks shrink when the locked
  * memory they need is refused.  -e io's entries, each with its stack
  * copy, come faster than samples: larger rings where the kernel allows
- * them, IO_RING_PAGES in all at most (a power of two each). */
+ * them, IO_RING_PAGES in all at most (a power of two each).  So do -w's
+ * switch-outs (WALL_RING_PAGES). */
 static int
 map_rings(struct perfstate *ps)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	size_t pages, iopages = IO_RING_PAGES;
-	int i, nio = 0, rc;
+	size_t pages, iopages, wpages;
+	int i, nio = 0, nw = 0, rc;
 
 	if (ps->nrings > RING_BIG_MAX)
 		ring_pages = RING_PAGES_DWARF_LOW;
-	for (i = 0; i < ps->nrings; i++)
-		nio += ps->rings[i].ev == IO_EV_ENTER;
-	while (nio > 0 && iopages > ring_pages && iopages * (size_t)nio >
-	    2 * IO_RING_PAGES)
-		iopages /= 2;
 	for (i = 0; i < ps->nrings; i++) {
-		pages = ps->rings[i].ev == IO_EV_ENTER && iopages > ring_pages ?
-		    iopages : ring_pages;
+		nio += ps->rings[i].ev == IO_EV_ENTER;
+		nw += ps->rings[i].ev == WALL_EV_SCHED;
+	}
+	iopages = big_pages(IO_RING_PAGES, nio);
+	wpages = big_pages(WALL_RING_PAGES, nw);
+	for (i = 0; i < ps->nrings; i++) {
+		pages = ring_pages;
+		if (ps->rings[i].ev == IO_EV_ENTER && iopages > ring_pages)
+			pages = iopages;
+		if (ps->rings[i].ev == WALL_EV_SCHED && wpages > ring_pages)
+			pages = wpages;
 		if ((rc = map_ring(ps, i, pages)) < 0 && pages != ring_pages)
 			rc = map_ring(ps, i, ring_pages);
 		if (rc < 0 && ring_shrinks()) {
@@ -1350,18 +1367,30 @@ setup(struct perfstate *ps, struct child *c)
 void
 perf_unwind_report(struct perfstate *ps)
 {
-	uint64_t chains, trunc, ns;
+	uint64_t chains, trunc, ns, hits, checked, differ;
 
 	if (ps->uw == NULL)
 		return;
 	unwind_counts(ps->uw, &chains, &trunc, &ns);
-	if (ps->o->verbose)
+	unwind_cache_counts(ps->uw, &hits, &checked, &differ);
+	/* A hidden check (unwind.c): said whatever -q and -v. */
+	if (checked != UINT64_MAX)
+		fprintf(stderr, "%s: PME_UNWIND_CHECK: %llu of %llu chains "
+		    "from the table of recent chains, %llu of them unwound "
+		    "again, %llu differ\n", prog, (unsigned long long)hits,
+		    (unsigned long long)chains, (unsigned long long)checked,
+		    (unsigned long long)differ);
+	if (ps->o->verbose) {
 		fprintf(stderr, "%s: %llu call chains unwound from the CFI in "
 		    "%.3f s (%.0f per second), %llu truncated\n", prog,
 		    (unsigned long long)chains, (double)ns / 1e9, ns > 0 ?
 		    (double)chains * 1e9 / (double)ns : 0.0,
 		    (unsigned long long)trunc);
-	else if (!ps->o->quiet && trunc * 10 > chains)
+		fprintf(stderr, "%s: %llu of the chains were those of earlier "
+		    "samples (the same registers and stack words)\n", prog,
+		    (unsigned long long)hits);
+	}
+	if (!ps->o->verbose && !ps->o->quiet && trunc * 10 > chains)
 		fprintf(stderr, "%s: %llu of %llu call chains truncated (see "
 		    "pmeclock(1), -G)\n", prog, (unsigned long long)trunc,
 		    (unsigned long long)chains);

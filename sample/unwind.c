@@ -12,6 +12,48 @@
  * so a module's files are opened and its CFI read once per process, not
  * per sample.  Memory outside the copied stack is not read: a chain that
  * needs it ends there, counted as truncated.
+ *
+ * libdwfl unwinds some 70,000 to 240,000 chains a second here, and a
+ * program that switches 100,000 times a second under -w brings as many
+ * stacks, mostly the same ones: a thread waits in the same call again
+ * and again.  The chain libdwfl computes is a function of what it is
+ * given and reads, and nothing else: the registers it reads, the words
+ * of the copied stack it reads (and which of its reads fall outside the
+ * copy), and the process's modules.  So each process keeps its recent
+ * chains, each with the registers it depends on and every word read,
+ * the failed reads included; a sample whose registers are the same and
+ * whose copy holds the same words at those addresses (and has none
+ * where those failed) has that chain, without libdwfl.  A new mapping
+ * of the process, its exec or its end empties its table.
+ *
+ * Which registers a chain depends on: all of them, as a chain is first
+ * kept.  A loop's counter in a callee-saved register differs at every
+ * wait, though, and the CFI of x86-64 code computes the frames from the
+ * stack pointer (and rbp where the CFI is missing, by frame pointers):
+ * when a sample misses only on its other registers (same pc and stack
+ * pointer as a kept chain), it is unwound a second time with the pc,
+ * sp and rbp alone given to libdwfl.  A register libdwfl is not given
+ * is unset for it, and so is everything computed from it: a frame whose
+ * pc needed one ends the chain there, a saved register's address that
+ * needed one is not read.  When the second chain, its end and its reads
+ * are those of the first, nothing that made the chain came from the
+ * other registers, and the chain is kept as depending on pc, sp and rbp
+ * alone.  The words read are the same case: a callee-saved register's
+ * saved value (the caller's loop counter again) is read to restore it,
+ * and a chain that does not need it should not miss on it.  So the
+ * second unwinding is first tried with every word read that is not a
+ * return address of the chain made unknown as well (the read fails
+ * without counting as one beyond the copy), on complete chains only
+ * (one cut short may have stopped where an unknown value made libdwfl
+ * give up): with the same frames, end and reads, those words need only
+ * be inside the copy, whatever their values.  (One thing in DWARF
+ * could still depend on a value without reading memory or changing a
+ * frame: an expression that fails for a value, DW_OP_div or DW_OP_mod
+ * by zero, in a register rule whose result is used only where that
+ * expression succeeds; compilers do not emit such CFI.)  With
+ * PME_UNWIND_CHECK set in the environment, every
+ * chain the table gives is unwound again by libdwfl with all registers
+ * and compared (unwind_cache_counts(); sh/pmeclock_wall_cache).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,6 +93,7 @@ callgraph_option(struct clockopts *o, const char *arg, struct pme_error *err)
 	o->callgraph = CALLGRAPH_DWARF;
 	/* The kernel copies whole words. */
 	o->stacksize = (uint32_t)(size + 7) / 8 * 8;
+	o->stackgiven = arg[5] == ',';
 	return -1;
 bad:
 	pme_seterr(err, PME_EINVAL, "-G: '%s' is not fp, dwarf or dwarf,size "
@@ -95,8 +138,46 @@ callgraph_check(struct clockopts *o, struct pme_error *err)
 static const int dwarf_of[NREGS] = {
 	0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
 };
+#define PERF_BP		6
 #define PERF_SP		7
 #define PERF_IP		8
+
+/* The table of recent chains of a process: sets by pc and sp (a power
+ * of two), of a few chains each, the oldest replaced. */
+#define CACHE_SETS	256
+#define CACHE_WAYS	4
+#define MASK_ALL	((1u << NREGS) - 1)
+#define MASK_PLACE	((1u << PERF_IP) | (1u << PERF_SP) | (1u << PERF_BP))
+
+/* A word the unwinder read at addr: val (READ_VAL), or only inside the
+ * copy of the stack, its value not used by the chain (READ_ANY), or
+ * outside the copy (READ_OUT). */
+struct uread {
+	uint64_t	 addr, val;
+	uint64_t	 ok;
+};
+#define READ_OUT	0
+#define READ_VAL	1
+#define READ_ANY	2
+
+/* A chain of the table, with what it was unwound from: the registers of
+ * mask, frames[n], then reads[nreads], in the same allocation. */
+struct uentry {
+	uint64_t	 regs[NREGS];
+	uint32_t	 mask, max, n, nreads;
+	int		 complete;
+	uint64_t	*frames;
+	struct uread	*reads;
+};
+
+struct ucache {
+	struct uentry	*e[CACHE_SETS][CACHE_WAYS];
+	uint8_t		 next[CACHE_SETS];	/* the way to replace */
+};
+
+/* The chains of all processes together: a system-wide run's hundreds of
+ * processes would each keep up to a thousand chains of deep stacks. */
+#define CACHE_BYTES	(64u << 20)
 
 struct umap {
 	uint64_t	 start, end, bias;
@@ -111,6 +192,7 @@ struct uproc {
 	int		 rebuild;	/* a reported module was forgotten */
 	struct umap	*maps;
 	size_t		 nmaps, capmaps;
+	struct ucache	*cache;		/* or NULL */
 };
 
 /* What the callbacks see of the sample being unwound. */
@@ -121,6 +203,12 @@ struct cursample {
 	uint64_t	*frames;
 	uint32_t	 max, n;
 	int		 short_read;	/* memory beyond the copy was wanted */
+	uint32_t	 mask;		/* the registers libdwfl is given */
+	struct uread	*reads;		/* what it read, for the table */
+	size_t		 nreads, capreads;
+	const struct uread *ref;	/* reads READ_ANY here fail */
+	size_t		 nref;
+	int		 nomem;		/* reads not all kept */
 };
 
 struct unwinder {
@@ -128,6 +216,12 @@ struct unwinder {
 	size_t		 nprocs, capprocs;
 	struct cursample cur;
 	uint64_t	 chains, truncated, ns;
+	uint64_t	 hits;		/* chains from the table */
+	size_t		 cachebytes;	/* of the chains kept */
+	struct uread	*alt;		/* the reads of a second unwinding */
+	size_t		 capalt;
+	int		 check;		/* PME_UNWIND_CHECK: unwind hits again */
+	uint64_t	 checked, differ;
 };
 
 /*
@@ -181,14 +275,44 @@ unwind_regs_mask(void)
 struct unwinder *
 unwind_new(void)
 {
-	return calloc(1, sizeof(struct unwinder));
+	struct unwinder *u;
+	const char *e = getenv("PME_UNWIND_CHECK");
+
+	if ((u = calloc(1, sizeof(*u))) != NULL)
+		u->check = e != NULL && *e != '\0';
+	return u;
+}
+
+static size_t
+entry_bytes(const struct uentry *e)
+{
+	return e == NULL ? 0 : sizeof(*e) + e->n * sizeof(*e->frames) +
+	    e->nreads * sizeof(*e->reads);
+}
+
+/* Forgets the chains of p: its modules changed. */
+static void
+cache_clear(struct unwinder *u, struct uproc *p)
+{
+	size_t i, j;
+
+	if (p->cache == NULL)
+		return;
+	for (i = 0; i < CACHE_SETS; i++)
+		for (j = 0; j < CACHE_WAYS; j++) {
+			u->cachebytes -= entry_bytes(p->cache->e[i][j]);
+			free(p->cache->e[i][j]);
+		}
+	free(p->cache);
+	p->cache = NULL;
 }
 
 static void
-proc_clear(struct uproc *p)
+proc_clear(struct unwinder *u, struct uproc *p)
 {
 	size_t i;
 
+	cache_clear(u, p);
 	if (p->dwfl != NULL)
 		dwfl_end(p->dwfl);
 	for (i = 0; i < p->nmaps; i++)
@@ -205,8 +329,10 @@ unwind_free(struct unwinder *u)
 	if (u == NULL)
 		return;
 	for (i = 0; i < u->nprocs; i++)
-		proc_clear(&u->procs[i]);
+		proc_clear(u, &u->procs[i]);
 	free(u->procs);
+	free(u->cur.reads);
+	free(u->alt);
 	free(u);
 }
 
@@ -275,6 +401,7 @@ unwind_mapping(struct unwinder *u, const struct pme_mapping *m,
 
 	if ((p = find_proc(u, m->pid, 1)) == NULL)
 		return -1;
+	cache_clear(u, p);
 	return add_map(p, m->start, m->end, m->start - m->vaddr, file);
 }
 
@@ -305,7 +432,7 @@ unwind_forget(struct unwinder *u, uint32_t pid)
 
 	if ((p = find_proc(u, pid, 0)) == NULL)
 		return;
-	proc_clear(p);
+	proc_clear(u, p);
 	*p = u->procs[--u->nprocs];
 }
 
@@ -330,19 +457,52 @@ get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
 	return true;
 }
 
+/* The word at addr of the copy of len bytes from sp; 0 when outside. */
+static int
+stack_word(uint64_t sp, const uint8_t *stack, uint64_t len, uint64_t addr,
+    uint64_t *val)
+{
+	if (addr < sp || addr - sp > len || len - (addr - sp) < sizeof(*val))
+		return 0;
+	memcpy(val, stack + (addr - sp), sizeof(*val));
+	return 1;
+}
+
 static bool
 memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct unwinder *u = arg;
+	struct cursample *c = &u->cur;
+	uint64_t v = 0, ok = READ_VAL;
 
 	(void)dwfl;
-	if (addr < u->cur.sp || addr - u->cur.sp > u->cur.len ||
-	    u->cur.len - (addr - u->cur.sp) < sizeof(*result)) {
-		u->cur.short_read = 1;
-		return false;
+	if (!stack_word(c->sp, c->stack, c->len, addr, &v)) {
+		c->short_read = 1;
+		ok = READ_OUT;
+	} else if (c->nreads < c->nref && c->ref[c->nreads].addr == addr &&
+	    c->ref[c->nreads].ok == READ_ANY) {
+		/* As if unknown: what is computed from it is unset. */
+		ok = READ_ANY;
+		v = 0;
 	}
-	memcpy(result, u->cur.stack + (addr - u->cur.sp), sizeof(*result));
-	return true;
+	*result = v;
+	if (c->nreads == c->capreads && !c->nomem) {
+		void *q = realloc(c->reads, (c->capreads ? c->capreads * 2 :
+		    64) * sizeof(*c->reads));
+
+		if (q == NULL)
+			c->nomem = 1;
+		else {
+			c->reads = q;
+			c->capreads = c->capreads ? c->capreads * 2 : 64;
+		}
+	}
+	if (!c->nomem) {
+		c->reads[c->nreads].addr = addr;
+		c->reads[c->nreads].val = v;
+		c->reads[c->nreads++].ok = ok;
+	}
+	return ok == READ_VAL;
 }
 
 static bool
@@ -352,9 +512,16 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 	Dwarf_Word dw[NREGS];
 	int i;
 
+	if (u->cur.mask == MASK_ALL) {
+		for (i = 0; i < NREGS; i++)
+			dw[dwarf_of[i]] = u->cur.regs[i];
+		return dwfl_thread_state_registers(thread, 0, NREGS, dw);
+	}
 	for (i = 0; i < NREGS; i++)
-		dw[dwarf_of[i]] = u->cur.regs[i];
-	return dwfl_thread_state_registers(thread, 0, NREGS, dw);
+		if ((u->cur.mask >> i & 1) && !dwfl_thread_state_registers(
+		    thread, dwarf_of[i], 1, &u->cur.regs[i]))
+			return false;
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -418,17 +585,18 @@ frame(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-int
-unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
+/* The chain of the sample by libdwfl into frames[0..n), given the
+ * registers of mask, its reads in u->cur.reads; 0 when it reached the
+ * outermost frame. */
+static int
+unwind_dwfl(struct unwinder *u, struct uproc *p, uint32_t tid,
     const uint64_t *regs, const uint8_t *stack, uint64_t len,
-    uint64_t *frames, uint32_t max, uint32_t *n)
+    uint64_t *frames, uint32_t max, uint32_t *n, uint32_t mask)
 {
-	struct timespec t0, t1;
-	struct uproc *p;
 	int rc = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	u->cur.regs = regs;
+	u->cur.mask = mask;
 	u->cur.stack = stack;
 	u->cur.sp = regs[PERF_SP];
 	u->cur.len = len;
@@ -436,7 +604,9 @@ unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
 	u->cur.max = max;
 	u->cur.n = 0;
 	u->cur.short_read = 0;
-	if ((p = find_proc(u, pid, 0)) != NULL && report(u, p) == 0)
+	u->cur.nreads = 0;
+	u->cur.nomem = 0;
+	if (p != NULL && report(u, p) == 0)
 		rc = dwfl_getthread_frames(p->dwfl, (pid_t)tid, frame,
 		    &u->cur);
 	if (u->cur.n == 0 && max > 0)
@@ -444,14 +614,241 @@ unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
 	*n = u->cur.n;
 	/* libdwfl ends a chain without an error where a register it
 	 * needed could not be read: that is a chain cut short too. */
-	if (u->cur.short_read)
-		rc = -1;
+	return u->cur.short_read ? -1 : rc;
+}
+
+static size_t
+cache_set(const uint64_t *regs)
+{
+	uint64_t h;
+
+	h = (regs[PERF_IP] * 0x9e3779b97f4a7c15ull) ^ regs[PERF_SP];
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 40) & (CACHE_SETS - 1);
+}
+
+static int
+regs_equal(const uint64_t *a, const uint64_t *b, uint32_t mask)
+{
+	int i;
+
+	for (i = 0; i < NREGS; i++)
+		if ((mask >> i & 1) && a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/* The chain of the table that this sample has too, or NULL; *near when
+ * one of them has its registers of MASK_PLACE. */
+static const struct uentry *
+cache_find(const struct uproc *p, const uint64_t *regs,
+    const uint8_t *stack, uint64_t len, uint32_t max, int *near)
+{
+	const struct uentry *e;
+	uint64_t v = 0;
+	uint32_t i;
+	size_t w;
+
+	*near = 0;
+	if (p->cache == NULL)
+		return NULL;
+	for (w = 0; w < CACHE_WAYS; w++) {
+		e = p->cache->e[cache_set(regs)][w];
+		if (e == NULL || e->max != max ||
+		    !regs_equal(e->regs, regs, MASK_PLACE))
+			continue;
+		*near = 1;
+		if (!regs_equal(e->regs, regs, e->mask))
+			continue;
+		for (i = 0; i < e->nreads; i++)
+			if (stack_word(regs[PERF_SP], stack, len,
+			    e->reads[i].addr, &v) != (e->reads[i].ok !=
+			    READ_OUT) || (e->reads[i].ok == READ_VAL &&
+			    v != e->reads[i].val))
+				break;
+		if (i == e->nreads)
+			return e;
+	}
+	return NULL;
+}
+
+/* Keeps the chain just unwound by libdwfl (its reads in u->cur) in p's
+ * table, depending on the registers of mask, in place of the oldest of
+ * its set; not when all the tables would hold more than CACHE_BYTES. */
+static void
+cache_put(struct unwinder *u, struct uproc *p, const uint64_t *regs,
+    uint32_t mask, const uint64_t *frames, uint32_t n, uint32_t max,
+    int complete)
+{
+	struct uentry *e, **slot;
+	size_t k = cache_set(regs), nr = u->cur.nreads;
+	size_t size = sizeof(*e) + n * sizeof(*frames) +
+	    nr * sizeof(*u->cur.reads);
+
+	if (u->cur.nomem || (p->cache == NULL && (p->cache =
+	    calloc(1, sizeof(*p->cache))) == NULL))
+		return;
+	slot = &p->cache->e[k][p->cache->next[k]];
+	if (u->cachebytes - entry_bytes(*slot) + size > CACHE_BYTES ||
+	    (e = malloc(size)) == NULL)
+		return;
+	memcpy(e->regs, regs, sizeof(e->regs));
+	e->mask = mask;
+	e->max = max;
+	e->n = n;
+	e->nreads = (uint32_t)nr;
+	e->complete = complete;
+	e->frames = (uint64_t *)(e + 1);
+	e->reads = (struct uread *)(e->frames + n);
+	memcpy(e->frames, frames, n * sizeof(*frames));
+	if (nr > 0)	/* u->cur.reads may be NULL */
+		memcpy(e->reads, u->cur.reads, nr * sizeof(*u->cur.reads));
+	p->cache->next[k] = (uint8_t)((p->cache->next[k] + 1) % CACHE_WAYS);
+	u->cachebytes += size - entry_bytes(*slot);
+	free(*slot);
+	*slot = e;
+}
+
+/*
+ * Whether the chain frames[0..n) just unwound with all registers, its
+ * reads in u->cur, is what libdwfl gives with pc, sp and rbp alone, and
+ * without the values of the reads of u->cur marked READ_ANY (the comment
+ * at the top): the same frames, end and reads.  u->cur's reads are left
+ * those of the first unwinding.
+ */
+static int
+same_without(struct unwinder *u, struct uproc *p, uint32_t tid,
+    const uint64_t *regs, const uint8_t *stack, uint64_t len,
+    const uint64_t *frames, uint32_t n, uint32_t max, int rc)
+{
+	struct uread *r = u->cur.reads;
+	size_t nr = u->cur.nreads, capr = u->cur.capreads, i;
+	uint64_t f[512];
+	uint32_t n2;
+	int rc2, same;
+
+	u->cur.reads = u->alt;
+	u->cur.capreads = u->capalt;
+	u->cur.ref = r;
+	u->cur.nref = nr;
+	rc2 = unwind_dwfl(u, p, tid, regs, stack, len, f, max, &n2,
+	    MASK_PLACE);
+	same = !u->cur.nomem && (rc == 0) == (rc2 == 0) && n == n2 &&
+	    memcmp(frames, f, n * sizeof(*f)) == 0 && u->cur.nreads == nr;
+	for (i = 0; same && i < nr; i++)
+		same = r[i].addr == u->cur.reads[i].addr &&
+		    r[i].ok == u->cur.reads[i].ok &&
+		    (r[i].ok != READ_VAL || r[i].val == u->cur.reads[i].val);
+	u->cur.ref = NULL;
+	u->cur.nref = 0;
+	u->alt = u->cur.reads;
+	u->capalt = u->cur.capreads;
+	u->cur.reads = r;
+	u->cur.nreads = nr;
+	u->cur.capreads = capr;
+	u->cur.nomem = 0;
+	return same;
+}
+
+/*
+ * The registers the chain frames[0..n) just unwound depends on (the
+ * comment at the top): MASK_PLACE when pc, sp and rbp alone give it,
+ * and then the words read that are not return addresses (a callee-saved
+ * register's saved value, a loop's counter) marked READ_ANY in u->cur
+ * when it does not need them either; else MASK_ALL.
+ */
+static uint32_t
+narrow(struct unwinder *u, struct uproc *p, uint32_t tid,
+    const uint64_t *regs, const uint8_t *stack, uint64_t len,
+    const uint64_t *frames, uint32_t n, uint32_t max, int rc)
+{
+	size_t i, any = 0;
+	uint32_t k;
+
+	if (u->cur.nomem || max > 512)
+		return MASK_ALL;
+	/* Only a complete chain: one cut short may have ended where an
+	 * unknown value made libdwfl give up, not where a known one did. */
+	for (i = 0; rc == 0 && i < u->cur.nreads; i++) {
+		for (k = 0; k < n && frames[k] != u->cur.reads[i].val; k++)
+			;
+		if (u->cur.reads[i].ok == READ_VAL && k == n) {
+			u->cur.reads[i].ok = READ_ANY;
+			any++;
+		}
+	}
+	if (any > 0 && same_without(u, p, tid, regs, stack, len, frames, n,
+	    max, rc))
+		return MASK_PLACE;
+	for (i = 0; i < u->cur.nreads; i++)
+		if (u->cur.reads[i].ok == READ_ANY)
+			u->cur.reads[i].ok = READ_VAL;
+	return same_without(u, p, tid, regs, stack, len, frames, n, max,
+	    rc) ? MASK_PLACE : MASK_ALL;
+}
+
+/* PME_UNWIND_CHECK: the chain e gave, unwound again by libdwfl. */
+static void
+cache_check(struct unwinder *u, struct uproc *p, uint32_t tid,
+    const uint64_t *regs, const uint8_t *stack, uint64_t len,
+    const struct uentry *e)
+{
+	uint64_t f[512];
+	uint32_t n, max = e->max < 512 ? e->max : 512;
+	int rc;
+
+	rc = unwind_dwfl(u, p, tid, regs, stack, len, f, max, &n, MASK_ALL);
+	u->checked++;
+	if (max != e->max || n != e->n || (rc == 0) != e->complete ||
+	    memcmp(f, e->frames, n * sizeof(*f)) != 0)
+		u->differ++;
+}
+
+int
+unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
+    const uint64_t *regs, const uint8_t *stack, uint64_t len,
+    uint64_t *frames, uint32_t max, uint32_t *n)
+{
+	struct timespec t0, t1;
+	const struct uentry *e = NULL;
+	struct uproc *p;
+	int rc, near = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	p = find_proc(u, pid, 0);
+	if (p != NULL && (e = cache_find(p, regs, stack, len, max, &near)) !=
+	    NULL) {
+		memcpy(frames, e->frames, e->n * sizeof(*frames));
+		*n = e->n;
+		rc = e->complete ? 0 : -1;
+		u->hits++;
+		if (u->check)
+			cache_check(u, p, tid, regs, stack, len, e);
+	} else {
+		rc = unwind_dwfl(u, p, tid, regs, stack, len, frames, max, n,
+		    MASK_ALL);
+		/* A process whose modules could not be reported is not
+		 * kept: its next sample tries again. */
+		if (p != NULL && p->attached)
+			cache_put(u, p, regs, near ? narrow(u, p, tid, regs,
+			    stack, len, frames, *n, max, rc) : MASK_ALL,
+			    frames, *n, max, rc == 0);
+	}
 	u->chains++;
 	u->truncated += rc != 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	u->ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
 	    (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
 	return rc == 0;
+}
+
+void
+unwind_cache_counts(const struct unwinder *u, uint64_t *hits,
+    uint64_t *checked, uint64_t *differ)
+{
+	*hits = u->hits;
+	*checked = u->check ? u->checked : UINT64_MAX;
+	*differ = u->differ;
 }
 
 void
@@ -538,6 +935,15 @@ unwind_counts(const struct unwinder *u, uint64_t *chains,
 {
 	(void)u;
 	*chains = *truncated = *ns = 0;
+}
+
+void
+unwind_cache_counts(const struct unwinder *u, uint64_t *hits,
+    uint64_t *checked, uint64_t *differ)
+{
+	(void)u;
+	*hits = *differ = 0;
+	*checked = UINT64_MAX;
 }
 
 #endif

@@ -67,5 +67,11 @@ int	 unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
 /* Chains unwound, of which truncated, and the nanoseconds spent. */
 void	 unwind_counts(const struct unwinder *u, uint64_t *chains,
 	    uint64_t *truncated, uint64_t *ns);
+/* Of the chains, those the table of recent chains gave (unwind.c); with
+ * PME_UNWIND_CHECK in the environment, those of them unwound again by
+ * libdwfl to compare, and how many of these differed (checked
+ * UINT64_MAX without it). */
+void	 unwind_cache_counts(const struct unwinder *u, uint64_t *hits,
+	    uint64_t *checked, uint64_t *differ);
 
 #endif /* PMECLOCK_UNWIND_H */

@@ -15,6 +15,14 @@ struct clockopts;
  * apart from the events of -e and from -e io's (IO_EV_*, perf.h). */
 #define WALL_EV_SCHED	(-4)	/* sched:sched_switch: state and stack */
 #define WALL_EV_WAKE	(-5)	/* sched:sched_wakeup: wake time, waker */
+/* The rings of sched_switch: a program switching 200,000 times a second
+ * fills 16 MiB of 4 KiB stacks in 20 ms on one CPU, and a loaded machine
+ * leaves the reader thread off its CPU for longer (100 to 200 ms seen);
+ * 64 MiB a CPU, 128 MiB in all at most (perf.c's map_rings()). */
+#define WALL_RING_PAGES	16384
+/* With stacks the reader is woken every 1 MiB of them: 256 switch-outs,
+ * not 30. */
+#define WALL_WAKEUP	(1024 * 1024)
 
 /*
  * wall_open() opens wall mode's events on pid: the tracepoints with a

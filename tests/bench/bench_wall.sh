@@ -6,9 +6,9 @@
 #
 # The program: two threads passing a byte back and forth over two pipes
 # ROUNDS times (default 200000), some 100,000 context switches a second
-# or more here.  Run alone, under pmeclock -w (off-CPU intervals, their
-# kinds and stacks unwound from the CFI, with the cpu-clock samples),
-# under perf record -e sched:sched_switch -g (the switches with frame
+# or more here (tests/fixtures/clock/samesp.c).  Run alone, under
+# pmeclock -w (off-CPU intervals, their kinds and stacks unwound from
+# the CFI, with the cpu-clock samples), under perf record -e sched:sched_switch -g (the switches with frame
 # pointer chains, per thread, inherited) and under perf sched record
 # (system-wide: every CPU's scheduler events).  Best wall time of RUNS
 # (default 3) each.  Printed: seconds, the slowdown against the program
@@ -34,46 +34,10 @@ while [ $# -gt 0 ]; do
 done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_wall.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/pingpong.c" <<'EOF'
-#include <pthread.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-static int ab[2], ba[2];
-static long rounds;
-
-static void *
-echo(void *arg)
-{
-	char c;
-	long i;
-
-	(void)arg;
-	for (i = 0; i < rounds; i++)
-		if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
-			abort();
-	return NULL;
-}
-
-int
-main(int argc, char *argv[])
-{
-	pthread_t t;
-	char c = 'x';
-	long i;
-
-	rounds = argc > 1 ? atol(argv[1]) : 200000;
-	if (pipe(ab) < 0 || pipe(ba) < 0 ||
-	    pthread_create(&t, NULL, echo, NULL) != 0)
-		return 1;
-	for (i = 0; i < rounds; i++)
-		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
-			return 1;
-	pthread_join(t, NULL);
-	return 0;
-}
-EOF
-${CC:-cc} -O2 -pthread -o "$tmp/pingpong" "$tmp/pingpong.c"
+# The program is the fixture of sh/pmeclock_wall_cache: its second
+# thread takes each byte in a function called alternately from two
+# others.
+${CC:-cc} -O2 -pthread -o "$tmp/pingpong" "$top/tests/fixtures/clock/samesp.c"
 
 now() { date +%s.%N; }
 

@@ -18,3 +18,15 @@ waits_fixture() {
 		skip "$(head -1 probe.err)"
 	fi
 }
+
+# cfi_fixture NAME [GCC-ARGUMENT...]: skips the test where pmeclock cannot
+# unwind from the CFI (-G dwarf refused), else builds
+# tests/fixtures/clock/NAME.c into ./NAME (-O1 -g and the arguments).
+cfi_fixture() {
+	local f=$1
+	shift
+	"$pmeclock" -G dwarf -o probe.PMS true 2>/dev/null ||
+	    skip "pmeclock cannot unwind from the CFI here (-G dwarf refused)"
+	gcc -O1 -g "$@" -o "$f" "$top/tests/fixtures/clock/$f.c" ||
+	    { fail "cannot build $f.c"; finish; }
+}
