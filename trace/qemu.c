@@ -26,9 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "trace.h"
+#include "pme_sample.h"
 #include "prog.h"
 #include "util.h"
 
@@ -37,6 +39,22 @@
 #endif
 #define QEMU_PLUGIN	"pmeqemu.so"
 #define QEMU_CMD	"qemu-x86_64"
+
+/* The file offset of link-time address a in the segments of elf, into
+ * *off; -1 when no segment's file bytes hold it. */
+static int
+elf_offset(const struct pme_elf *elf, uint64_t a, uint64_t *off)
+{
+	uint32_t i;
+
+	for (i = 0; i < elf->nload; i++)
+		if (a >= elf->load[i].vaddr && a - elf->load[i].vaddr <
+		    elf->load[i].filesz) {
+			*off = a - elf->load[i].vaddr + elf->load[i].offset;
+			return 0;
+		}
+	return -1;
+}
 
 /* The plugin's path, or NULL (the caller frees it). */
 static char *
@@ -60,6 +78,69 @@ plugin_path(void)
 	return NULL;
 }
 
+/*
+ * The entries of the bucket file's routines (and other units; a line's
+ * are its routine's), as "OFFSET PATH" lines (the file offset in the
+ * object at its real path) in dir/entries, for the plugin: only the
+ * blocks that start at one of them, or end in an indirect branch or a
+ * conditional one to one, call it back (pmeqemu.c).  -1 when it cannot
+ * be written, said in err.
+ */
+static int
+write_entries(const struct pme_bucketfile *bf, const char *path,
+    struct pme_error *err)
+{
+	const struct pme_module *m;
+	const struct pme_unit *u;
+	const struct pme_range *r;
+	const char *const *kinds;
+	char real[PATH_MAX];
+	struct pme_elf elf;
+	struct pme_error e;
+	uint8_t *done;
+	size_t nm, nu, nk, i, j, k, s;
+	uint64_t a;
+	FILE *fp;
+	int rc = 0;
+
+	nm = pme_bucketfile_modules(bf, &m);
+	nu = pme_bucketfile_units(bf, &u);
+	nk = pme_bucketfile_kinds(bf, &kinds);
+	pme_bucketfile_ranges(bf, &r);
+	if ((done = calloc(nu + 1, 1)) == NULL)
+		return pme_setnomem(err);
+	if ((fp = fopen(path, "we")) == NULL) {
+		free(done);
+		return pme_setsys(err, path, "cannot write");
+	}
+	for (i = 0; i < nm; i++) {
+		if (m[i].path[0] == '\0' || realpath(m[i].path, real) == NULL ||
+		    pme_elf_read(real, &elf, &e) == -1)
+			continue;
+		for (j = 0; j < nu; j++) {
+			k = j;
+			if (u[k].module != i)
+				continue;
+			if (u[k].kind < nk && strcasecmp(kinds[u[k].kind],
+			    "LINE") == 0 && u[k].parent < nu)
+				k = u[k].parent;
+			if (done[k])
+				continue;
+			done[k] = 1;
+			for (s = 0; s < u[k].nranges; s++) {
+				a = r[u[k].range + s].start;
+				if (elf_offset(&elf, a, &a) == 0)
+					fprintf(fp, "%llx %s\n",
+					    (unsigned long long)a, real);
+			}
+		}
+	}
+	free(done);
+	if (ferror(fp) | (fclose(fp) != 0))
+		rc = pme_setsys(err, path, "cannot write");
+	return rc;
+}
+
 static int
 run(struct tr_tally *t, const char *qemu, const char *plugin,
     const struct tr_opts *o, int *status, struct pme_error *err)
@@ -71,7 +152,7 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	    (char *)"--" };
 	struct tr_opts qo = *o;
 	struct tr_sigsave ss;
-	char **argv, *dir, fd[16];
+	char **argv, *dir, fd[16], entries[PATH_MAX];
 	int wp[2] = { -1, -1 };
 	size_t argc;
 	pid_t pid;
@@ -96,6 +177,12 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 		pme_setsys(err, "pipe", "cannot make");
 		goto out;
 	}
+	if (o->bf != NULL) {
+		snprintf(entries, sizeof(entries), "%s/entries", dir);
+		if (write_entries(o->bf, entries, err) == -1)
+			goto out;
+		setenv("PMEQEMU_ENTRIES", entries, 1);
+	}
 	snprintf(fd, sizeof(fd), "%d", wp[1]);
 	setenv("PMEQEMU_WAIT", fd, 1);
 	setenv("PMEQEMU_DIR", dir, 1);
@@ -116,6 +203,7 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	unsetenv("PMEQEMU_STOP");
 	unsetenv("PMEQEMU_QEMU");
 	unsetenv("PMEQEMU_PLUGIN");
+	unsetenv("PMEQEMU_ENTRIES");
 	if (pid != -1) {
 		if (tr_wait_child(pid, &ss, &st) == -1)
 			pme_setsys(err, qemu, "cannot wait for");
