@@ -79,10 +79,12 @@ plugin_path(void)
 }
 
 /*
- * The entries of the bucket file's routines (and other units; a line's
- * are its routine's), as "OFFSET PATH" lines (the file offset in the
- * object at its real path) in dir/entries, for the plugin: only the
- * blocks that start at one of them, or end in an indirect branch or a
+ * The entries of the bucket file's routines (a line's are its
+ * routine's), as "OFFSET PATH" lines (the file offset in the object at
+ * its real path), and the ranges of its other units (a module's rest, a
+ * .PMD's ranges), in which a call may go to any address, as "r START END
+ * PATH" lines, in path, for the plugin: only the blocks that start at an
+ * entry or in such a range, or end in an indirect branch or a
  * conditional one to one, call it back (pmeqemu.c).  -1 when it cannot
  * be written, said in err.
  */
@@ -99,9 +101,9 @@ write_entries(const struct pme_bucketfile *bf, const char *path,
 	struct pme_error e;
 	uint8_t *done;
 	size_t nm, nu, nk, i, j, k, s;
-	uint64_t a;
+	uint64_t a, b;
 	FILE *fp;
-	int rc = 0;
+	int rc = 0, routine;
 
 	nm = pme_bucketfile_modules(bf, &m);
 	nu = pme_bucketfile_units(bf, &u);
@@ -127,11 +129,20 @@ write_entries(const struct pme_bucketfile *bf, const char *path,
 			if (done[k])
 				continue;
 			done[k] = 1;
+			routine = u[k].kind < nk &&
+			    strcasecmp(kinds[u[k].kind], "ROUTINE") == 0;
 			for (s = 0; s < u[k].nranges; s++) {
 				a = r[u[k].range + s].start;
-				if (elf_offset(&elf, a, &a) == 0)
+				b = r[u[k].range + s].end;
+				if (routine && elf_offset(&elf, a, &a) == 0)
 					fprintf(fp, "%llx %s\n",
 					    (unsigned long long)a, real);
+				else if (!routine && b > a &&
+				    elf_offset(&elf, a, &a) == 0 &&
+				    elf_offset(&elf, b - 1, &b) == 0)
+					fprintf(fp, "r %llx %llx %s\n",
+					    (unsigned long long)a,
+					    (unsigned long long)b + 1, real);
 			}
 		}
 	}

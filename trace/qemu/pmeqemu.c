@@ -144,8 +144,9 @@ static struct {
 
 /*
  * The routines' entries (PMEQEMU_ENTRIES: pmetrace's "OFFSET PATH"
- * lines): a hash set of (path index, file offset).  While the guest has
- * one thread and they are known (sparse()), only the blocks that must be
+ * lines): a hash set of (path index, file offset); the ranges of other
+ * units ("r START END PATH"), dense.  While the guest has one thread and
+ * they are known (sees()), only the blocks that must be
  * seen call block(); seq counts every block begun (an inline add), so
  * that block() knows whether the block it saw last ran just before.
  */
@@ -156,6 +157,11 @@ static struct ent {
 	int32_t		 path;		/* -1: free */
 }			*ents;
 static size_t		 entmask;
+static struct dense {
+	uint64_t	 start, end;	/* file offsets */
+	int32_t		 path;
+}			*dense;		/* ranges whose every block is one */
+static size_t		 ndense;
 static uint64_t		 seq;
 static int		 have_entries;
 
@@ -267,7 +273,52 @@ is_entry(uint64_t vaddr, uint32_t map)
 	    h = (h + 1) & entmask)
 		if (ents[h].offset == off && ents[h].path == m->epath)
 			return 1;
+	for (h = 0; h < ndense; h++)
+		if (dense[h].path == m->epath && off >= dense[h].start &&
+		    off < dense[h].end)
+			return 1;
 	return 0;
+}
+
+/* The index in epaths of path, added when new; -1 when out of memory. */
+static int32_t
+epath_add(const char *path)
+{
+	int32_t pi;
+	char **np;
+
+	if ((pi = epath_of(path)) != -1)
+		return pi;
+	if ((np = realloc(epaths, (nepaths + 1) * sizeof(*np))) == NULL)
+		return -1;
+	epaths = np;
+	if ((np[nepaths] = strdup(path)) == NULL)
+		return -1;
+	return (int32_t)nepaths++;
+}
+
+/* An "r START END PATH" line: a range whose every block is an entry. */
+static int
+add_dense(const char *s)
+{
+	unsigned long long a, b;
+	struct dense *nd;
+	char *p;
+
+	a = strtoull(s, &p, 16);
+	if (*p++ != ' ')
+		return 0;
+	b = strtoull(p, &p, 16);
+	if (*p++ != ' ' || (nd = realloc(dense, (ndense + 1) *
+	    sizeof(*nd))) == NULL)
+		return 0;
+	dense = nd;
+	nd[ndense].start = a;
+	nd[ndense].end = b;
+	if ((nd[ndense].path = epath_add(p)) == -1)
+		return 0;
+	ndense++;
+	return 1;
 }
 
 /* Reads PMEQEMU_ENTRIES; whether it was read (have_entries). */
@@ -279,7 +330,6 @@ read_entries(void)
 	char *line = NULL, *p;
 	size_t cap = 0, n = 0, h, i;
 	int32_t pi;
-	char **np;
 	FILE *fp;
 	int ok = 1;
 
@@ -299,21 +349,15 @@ read_entries(void)
 	rewind(fp);
 	while (getline(&line, &cap, fp) > 0) {
 		line[strcspn(line, "\n")] = '\0';
-		off = strtoull(line, &p, 16);
-		if (*p++ != ' ')
+		if (strncmp(line, "r ", 2) == 0) {
+			if (!(ok = add_dense(line + 2)))
+				break;
 			continue;
-		if ((pi = epath_of(p)) == -1) {
-			if ((np = realloc(epaths, (nepaths + 1) *
-			    sizeof(*np))) == NULL) {
-				ok = 0;
-				break;
-			}
-			epaths = np;
-			if ((np[nepaths] = strdup(p)) == NULL) {
-				ok = 0;
-				break;
-			}
-			pi = (int32_t)nepaths++;
+		}
+		off = strtoull(line, &p, 16);
+		if (*p++ != ' ' || (pi = epath_add(p)) == -1) {
+			ok = 0;
+			break;
 		}
 		for (h = ent_hash(off, pi); ents[h].path != -1;
 		    h = (h + 1) & entmask)
@@ -624,10 +668,11 @@ arrive(struct tbi *p, const struct tbi *t)
  * known; else only those that start at a routine's entry (or --start's
  * or --stop's), and those that end in an indirect call or jump, or in a
  * conditional branch to an entry or into another mapping, whose
- * destination block() books when it is an entry.  Not seen then: an
- * indirect call or jump to an address no routine starts at (a call into
- * a routine's middle), and a conditional branch into another object
- * that starts no routine there, which compiled code does not have.
+ * destination block() books when it is an entry (a routine's, or any
+ * block in the ranges of a unit that is not a routine: a stripped
+ * object's rest).  Not seen then: an indirect call or jump into a
+ * routine's middle, and a conditional branch into another object that
+ * starts no routine there, which compiled code does not have.
  */
 static int
 sees(const struct tbi *t)
