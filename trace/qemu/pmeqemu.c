@@ -257,6 +257,35 @@ ent_hash(uint64_t offset, int32_t path)
 	return (size_t)(h >> 20) & entmask;
 }
 
+static int
+dense_cmp(const void *a, const void *b)
+{
+	const struct dense *x = a, *y = b;
+
+	if (x->path != y->path)
+		return x->path < y->path ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether file offset off of epaths[path] is in a dense range (sorted
+ * by dense_cmp, disjoint). */
+static int
+in_dense(int32_t path, uint64_t off)
+{
+	size_t lo = 0, hi = ndense, mid;
+
+	while (lo < hi) {	/* the first range after (path, off) */
+		mid = lo + (hi - lo) / 2;
+		if (dense[mid].path < path || (dense[mid].path == path &&
+		    dense[mid].start <= off))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && dense[lo - 1].path == path &&
+	    off < dense[lo - 1].end;
+}
+
 /* Whether vaddr in mapping map is a routine's entry. */
 static int
 is_entry(uint64_t vaddr, uint32_t map)
@@ -273,11 +302,7 @@ is_entry(uint64_t vaddr, uint32_t map)
 	    h = (h + 1) & entmask)
 		if (ents[h].offset == off && ents[h].path == m->epath)
 			return 1;
-	for (h = 0; h < ndense; h++)
-		if (dense[h].path == m->epath && off >= dense[h].start &&
-		    off < dense[h].end)
-			return 1;
-	return 0;
+	return in_dense(m->epath, off);
 }
 
 /* The index in epaths of path, added when new; -1 when out of memory. */
@@ -367,6 +392,17 @@ read_entries(void)
 	}
 	free(line);
 	fclose(fp);
+	if (ndense > 0) {	/* sorted and merged: in_dense() */
+		qsort(dense, ndense, sizeof(*dense), dense_cmp);
+		for (i = 1, n = 1; i < ndense; i++)
+			if (dense[i].path == dense[n - 1].path &&
+			    dense[i].start <= dense[n - 1].end) {
+				if (dense[i].end > dense[n - 1].end)
+					dense[n - 1].end = dense[i].end;
+			} else
+				dense[n++] = dense[i];
+		ndense = n;
+	}
 	return ok;	/* else blocks() all the time: no entry missed */
 }
 
