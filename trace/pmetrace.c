@@ -37,10 +37,10 @@ help(void)
 	    "buckets of a\nbucket file (pme(5)).\n\n"
 	    "  -b bucketfile  the empty (or filled) bucket file, default %s\n"
 	    "  -o output      the filled bucket file, default %s\n"
-	    "  -e engine      qemu (QEMU's user-mode emulator, the default "
-	    "where it runs),\n"
-	    "                 pmevg (pme's valgrind tool, the default else),\n"
-	    "                 callgrind (the fallback) or step (no valgrind)\n"
+	    "  -e engine      pmevg (pme's valgrind tool, the default where it "
+	    "runs),\n"
+	    "                 callgrind (the fallback), step (no valgrind) or\n"
+	    "                 qemu (QEMU's user-mode emulator)\n"
 	    "  -f             count even when the build-ids differ from the "
 	    "bucket file's\n"
 	    "  -P             step engine: do not keep the program on "
@@ -101,9 +101,7 @@ next_engine(enum engine e)
 
 /*
  * Runs the engine chosen, or the next when it is missing here.  The
- * default (ENG_AUTO) is qemu where qemu-x86_64 and the plugin are
- * installed and the command is an x86-64 ELF file (QEMU loads no
- * script), else pmevg; the absence of either (where its tool was not
+ * default (ENG_AUTO) is pmevg, whose absence (where its tool was not
  * built) is not worth a warning.
  */
 static int
@@ -115,8 +113,7 @@ run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *
 
 	/* Output PMETRACE_READ names is callgrind's to read. */
 	if (autopick)
-		e = getenv("PMETRACE_READ") != NULL ? ENG_CALLGRIND :
-		    engine_qemu_default(o) ? ENG_QEMU : ENG_PMEVG;
+		e = getenv("PMETRACE_READ") != NULL ? ENG_CALLGRIND : ENG_PMEVG;
 	for (;;) {
 		if (o->start != NULL && (e == ENG_CALLGRIND || e == ENG_STEP))
 			return pme_seterr(err, PME_EINVAL, "--start: the %s "
@@ -140,8 +137,7 @@ run_engine(struct pme_bucketfile *bf, struct tr_tally *t, const struct tr_opts *
 		tried |= 1u << e;
 		if (tried & 1u << next_engine(e))
 			break;
-		if (!o->quiet && !(autopick && (e == ENG_PMEVG ||
-		    e == ENG_QEMU)))
+		if (!o->quiet && !(autopick && e == ENG_PMEVG))
 			fprintf(stderr, "%s: %s: using the %s engine\n",
 			    prog, pme_strerror(err),
 			    engine_name(next_engine(e)));

@@ -333,30 +333,6 @@ out:
 }
 
 int
-engine_qemu_default(const struct tr_opts *o)
-{
-	unsigned char h[20];
-	char *qemu, *plugin;
-	size_t n = 0;
-	FILE *fp;
-
-	if ((plugin = plugin_path()) == NULL)
-		return 0;
-	free(plugin);
-	if ((qemu = tr_find_in_path(QEMU_CMD)) == NULL)
-		return 0;
-	free(qemu);
-	if ((fp = fopen(o->exe, "re")) != NULL) {
-		n = fread(h, 1, sizeof(h), fp);
-		fclose(fp);
-	}
-	/* ELF, 64-bit, e_machine 62 (EM_X86_64); QEMU cannot load a
-	 * script, which valgrind runs. */
-	return n == sizeof(h) && memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 &&
-	    h[18] == 62 && h[19] == 0;
-}
-
-int
 engine_qemu(struct tr_tally *t, const struct tr_opts *o, int *status,
     struct pme_error *err)
 {

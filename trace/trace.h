@@ -94,9 +94,6 @@ int		 engine_pmevg(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
 int		 engine_qemu(struct tr_tally *t, const struct tr_opts *o,
 		    int *status, struct pme_error *err);
-/* Whether the qemu engine is the default for o's command: qemu-x86_64
- * and the plugin installed, the command an x86-64 ELF file. */
-int		 engine_qemu_default(const struct tr_opts *o);
 /* Every counts file in pmevg's format (pv.*) in dir, written by engine's
  * tool (pmevg.c; the qemu engine's plugin writes the same), read into t;
  * the tool's messages name engine. */

@@ -111,12 +111,8 @@ if command -v valgrind >/dev/null; then
 	    fail "ACCUMCOUNTS: leaf not 8 + 12 in 2 + 3 calls"
 	grep -q ' runs 2 ' <(./pmecounts acc.pme) || fail "ACCUMCOUNTS: runs"
 	expect "-v" 0 $pmetrace -v -b prog.pme -o v.pme -- ./prog exit 0
-	# The default engine: qemu where qemu-x86_64 and pme's plugin are
-	# (pmetrace_qemu), else pme's valgrind tool where it was built.
-	if command -v qemu-x86_64 >/dev/null &&
-	    [ -f "$top/trace/qemu/pmeqemu.so" ]; then
-		grep_err "-v" "^pmetrace: engine qemu$"
-	elif [ -x "$top/trace/vgtool/pmevg-amd64-linux" ]; then
+	# The default engine: pme's valgrind tool where it was built.
+	if [ -x "$top/trace/vgtool/pmevg-amd64-linux" ]; then
 		grep_err "-v" "^pmetrace: engine pmevg$"
 	else
 		grep_err "-v" "^pmetrace: engine callgrind$"

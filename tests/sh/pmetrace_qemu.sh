@@ -9,8 +9,7 @@
 # tail calls, pointers, the PLT), a stripped program's too; rep string
 # instructions count by valgrind's rule (pmetrace_rep's figures); a
 # program that execs is followed (the new program, or a script's
-# interpreter, runs under QEMU too); the default engine (qemu for a
-# program, pmevg for a script and without qemu-x86_64); one that
+# interpreter, runs under QEMU too); one that
 # dies of a signal (SIGTERM, SIGSEGV, SIGKILL, SIGILL) keeps its counts
 # and its status; one QEMU cannot load is refused with the engine named
 # and another suggested, no file written; the libpmetrace region
@@ -235,25 +234,6 @@ grep -q "^pmetrace: qemu wrote no counts.*QEMU cannot run this program? try -e p
     run.err || fail "script: $(cat run.err)"
 [ ! -e q.pme ] || fail "script: a file written"
 
-# The default engine (no -e): qemu for an x86-64 ELF program, counting
-# what -e qemu counts; pmevg (where built) for a script, which QEMU
-# cannot load, and silently for a program when qemu-x86_64 is missing.
-command -p rm -f q.pme
-$pmetrace -v -b prog.pme -o q.pme -- ./prog calls 7 >run.out 2>run.err ||
-    fail "default: exit status $?: $(cat run.err)"
-grep -qx "pmetrace: engine qemu" run.err || fail "default: $(cat run.err)"
-counts q.pme >d.txt
-run qemu prog.pme q.pme 0 ./prog calls 7
-counts q.pme | diff -u - d.txt >diff.txt ||
-    fail "default: not -e qemu's counts: $(cat diff.txt)"
-if have_pmevg; then
-	printf '#!/bin/sh\nexec ./prog calls 7\n' >calls.sh && chmod +x calls.sh
-	$pmetrace -v -b prog.pme -o q.pme -- ./calls.sh >run.out 2>run.err ||
-	    fail "default, a script: exit status $?: $(cat run.err)"
-	grep -qx "pmetrace: engine pmevg" run.err ||
-	    fail "default, a script: $(cat run.err)"
-fi
-
 # qemu-x86_64 not in PATH: said, and pmevg counts instead.
 if have_pmevg; then
 	mkdir -p noqemu
@@ -264,11 +244,6 @@ if have_pmevg; then
 	    run.err || fail "no qemu: $(cat run.err)"
 	counts q.pme | grep -qx "kloop $KLOOP 1" ||
 	    fail "no qemu: pmevg did not count: $(counts q.pme)"
-	# and the default then is pmevg, without a word.
-	PATH=$tmp/noqemu $pmetrace -v -b prog.pme -o q.pme -- ./prog loop 1 \
-	    >run.out 2>run.err || fail "default, no qemu: $(cat run.err)"
-	[ "$(grep -v '^pmetrace: \(pmevg: \|wrote \)' run.err)" = \
-	    "pmetrace: engine pmevg" ] || fail "default, no qemu: $(cat run.err)"
 fi
 
 finish
