@@ -374,6 +374,7 @@ run(struct cmd *c, const char *in, const char *out)
 	int accum, status, rc;
 
 	bf = load(in, &accum);
+	c->o.bf = bf;
 	if (find_routines(bf, &c->o) == -1) {
 		pme_bucketfile_close(bf);
 		return 1;

@@ -26,9 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "trace.h"
+#include "pme_sample.h"
 #include "prog.h"
 #include "util.h"
 
@@ -37,6 +39,22 @@
 #endif
 #define QEMU_PLUGIN	"pmeqemu.so"
 #define QEMU_CMD	"qemu-x86_64"
+
+/* The file offset of link-time address a in the segments of elf, into
+ * *off; -1 when no segment's file bytes hold it. */
+static int
+elf_offset(const struct pme_elf *elf, uint64_t a, uint64_t *off)
+{
+	uint32_t i;
+
+	for (i = 0; i < elf->nload; i++)
+		if (a >= elf->load[i].vaddr && a - elf->load[i].vaddr <
+		    elf->load[i].filesz) {
+			*off = a - elf->load[i].vaddr + elf->load[i].offset;
+			return 0;
+		}
+	return -1;
+}
 
 /* The plugin's path, or NULL (the caller frees it). */
 static char *
@@ -60,6 +78,154 @@ plugin_path(void)
 	return NULL;
 }
 
+/* A range of link-time addresses. */
+struct span {
+	uint64_t	 start, end;
+};
+
+static int
+span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sorts v[0..n) and merges those that overlap or touch; their count. */
+static size_t
+span_merge(struct span *v, size_t n)
+{
+	size_t i, o = 0;
+
+	qsort(v, n, sizeof(*v), span_cmp);
+	for (i = 0; i < n; i++)
+		if (o > 0 && v[i].start <= v[o - 1].end) {
+			if (v[i].end > v[o - 1].end)
+				v[o - 1].end = v[i].end;
+		} else
+			v[o++] = v[i];
+	return o;
+}
+
+/* Writes "r START END PATH" for [a, b), as file offsets in elf. */
+static void
+put_dense(FILE *fp, const struct pme_elf *elf, uint64_t a, uint64_t b,
+    const char *real)
+{
+	if (b > a && elf_offset(elf, a, &a) == 0 &&
+	    elf_offset(elf, b - 1, &b) == 0)
+		fprintf(fp, "r %llx %llx %s\n", (unsigned long long)a,
+		    (unsigned long long)b + 1, real);
+}
+
+/*
+ * The entries of module i's routines (a line's are its routine's) as
+ * "OFFSET PATH" lines (the file offset in the object at its real path),
+ * and the code of its other buckets that no such routine covers (a
+ * stripped object's rest, pmebuild's "[name]" routine, a .PMD's ranges),
+ * where a call may go to any address, as "r START END PATH" lines:
+ * without them, a call through a pointer into a stripped object's rest
+ * would not be seen.  rs and ds: room for every range of the file.
+ */
+static void
+module_entries(FILE *fp, const struct pme_bucketfile *bf, uint32_t i,
+    const char *real, const struct pme_elf *elf, struct span *rs,
+    struct span *ds)
+{
+	const struct pme_unit *u;
+	const struct pme_range *r;
+	const char *const *kinds;
+	size_t nu, nk, nr = 0, nd = 0, j, k, s, x;
+	uint64_t a, b;
+
+	nu = pme_bucketfile_units(bf, &u);
+	nk = pme_bucketfile_kinds(bf, &kinds);
+	pme_bucketfile_ranges(bf, &r);
+	for (j = 0; j < nu; j++) {
+		k = j;
+		if (u[k].module != i)
+			continue;
+		if (u[k].kind < nk && strcasecmp(kinds[u[k].kind], "LINE") ==
+		    0 && u[k].parent < nu)
+			k = u[k].parent;
+		if (k != j)
+			continue;	/* its routine's are its own */
+		for (s = 0; s < u[k].nranges; s++) {
+			if (u[k].kind < nk && strcasecmp(kinds[u[k].kind],
+			    "ROUTINE") == 0 && u[k].name[0] != '[')
+				rs[nr++] = (struct span){ r[u[k].range + s].start,
+				    r[u[k].range + s].end };
+			else
+				ds[nd++] = (struct span){ r[u[k].range + s].start,
+				    r[u[k].range + s].end };
+		}
+	}
+	for (s = 0; s < nr; s++)
+		if (elf_offset(elf, rs[s].start, &a) == 0)
+			fprintf(fp, "%llx %s\n", (unsigned long long)a, real);
+	nr = span_merge(rs, nr);
+	nd = span_merge(ds, nd);
+	for (s = 0, x = 0; s < nd; s++) {
+		a = ds[s].start;
+		while (x < nr && rs[x].end <= a)
+			x++;
+		for (k = x; k < nr && rs[k].start < ds[s].end; k++) {
+			put_dense(fp, elf, a, rs[k].start, real);
+			if (rs[k].end > a)
+				a = rs[k].end;
+		}
+		b = ds[s].end;
+		put_dense(fp, elf, a, b, real);
+	}
+}
+
+/*
+ * The plugin's entries (module_entries()) of every module of the bucket
+ * file, in path: only the blocks that start at an entry or in such a
+ * range, or end in an indirect branch or a conditional one to an entry,
+ * call it back (pmeqemu.c).  -1 when it cannot be written, said in err.
+ */
+static int
+write_entries(const struct pme_bucketfile *bf, const char *path,
+    struct pme_error *err)
+{
+	const struct pme_module *m;
+	const struct pme_unit *u;
+	char real[PATH_MAX];
+	struct pme_elf elf;
+	struct pme_error e;
+	struct span *rs, *ds;
+	size_t nm, nu, n = 0, i;
+	FILE *fp;
+	int rc = 0;
+
+	nm = pme_bucketfile_modules(bf, &m);
+	nu = pme_bucketfile_units(bf, &u);
+	for (i = 0; i < nu; i++)
+		n += u[i].nranges;
+	rs = calloc(n + 1, sizeof(*rs));
+	ds = calloc(n + 1, sizeof(*ds));
+	if (rs == NULL || ds == NULL) {
+		free(rs);
+		free(ds);
+		return pme_setnomem(err);
+	}
+	if ((fp = fopen(path, "we")) == NULL) {
+		free(rs);
+		free(ds);
+		return pme_setsys(err, path, "cannot write");
+	}
+	for (i = 0; i < nm; i++)
+		if (m[i].path[0] != '\0' && realpath(m[i].path, real) != NULL &&
+		    pme_elf_read(real, &elf, &e) == 0)
+			module_entries(fp, bf, (uint32_t)i, real, &elf, rs, ds);
+	free(rs);
+	free(ds);
+	if (ferror(fp) | (fclose(fp) != 0))
+		rc = pme_setsys(err, path, "cannot write");
+	return rc;
+}
+
 static int
 run(struct tr_tally *t, const char *qemu, const char *plugin,
     const struct tr_opts *o, int *status, struct pme_error *err)
@@ -71,7 +237,7 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	    (char *)"--" };
 	struct tr_opts qo = *o;
 	struct tr_sigsave ss;
-	char **argv, *dir, fd[16];
+	char **argv, *dir, fd[16], entries[PATH_MAX];
 	int wp[2] = { -1, -1 };
 	size_t argc;
 	pid_t pid;
@@ -89,6 +255,12 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 		tr_restore_signals(&ss);
 		free(argv);
 		return -1;
+	}
+	if (o->bf != NULL) {
+		snprintf(entries, sizeof(entries), "%s/entries", dir);
+		if (write_entries(o->bf, entries, err) == -1)
+			goto out;
+		setenv("PMEQEMU_ENTRIES", entries, 1);
 	}
 	/* The plugin's guard holds wp[1] until it has written what QEMU
 	 * could not (the program died of a signal). */
@@ -116,6 +288,7 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	unsetenv("PMEQEMU_STOP");
 	unsetenv("PMEQEMU_QEMU");
 	unsetenv("PMEQEMU_PLUGIN");
+	unsetenv("PMEQEMU_ENTRIES");
 	if (pid != -1) {
 		if (tr_wait_child(pid, &ss, &st) == -1)
 			pme_setsys(err, qemu, "cannot wait for");
@@ -147,6 +320,7 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	}
 	close(wp[0]);
 out:
+	unsetenv("PMEQEMU_ENTRIES");
 	if (getenv("PMETRACE_KEEP") != NULL)
 		fprintf(stderr, "pmetrace: qemu output kept in '%s'\n", dir);
 	else

@@ -28,6 +28,7 @@ struct tr_opts {
 	const char	*start, *stop;	/* --start, --stop: routines' names */
 	char		*startspec;	/* their entries, "OFFSET:PATH" */
 	char		*stopspec;	/*   (tr_routine_spec), or NULL */
+	const struct pme_bucketfile *bf; /* the bucket file being filled */
 };
 
 /*

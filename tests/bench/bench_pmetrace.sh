@@ -21,7 +21,11 @@
 #              (within 1.5)
 #   qemu       pmetrace's qemu engine (QEMU's user-mode emulator with
 #              pme's TCG plugin, where qemu-x86_64 is installed): its
-#              ratios to native and to bare callgrind
+#              ratios to native (target 12 or less), to bare callgrind
+#              (target 0.2 or less) and to pmevg
+#   before     with BEFORE=PLUGIN in the environment: the qemu engine
+#              again with that plugin (pmeqemu.so of an earlier build),
+#              for a change's figures before and after in one run
 #   step       pmetrace's step engine on "prog loop LOOPS/1000" (it is
 #              some ten thousand times slower): instructions per second
 #              (target: 80,000 or more)
@@ -83,12 +87,24 @@ pmevg=
     pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b prog.pme -o pv.pme -- \
     ./prog loop "$loops")
 
-qemu_ms() {	# PME ARGS...: the qemu engine's best, "" where it cannot run
+# pmetrace beside an earlier plugin (BEFORE): pmetrace finds its plugin
+# in the folder qemu beside it.
+if [ -n "${BEFORE:-}" ]; then
+	mkdir -p before/qemu
+	cp "$top/trace/pmetrace" before/ &&
+	    cp "$BEFORE" before/qemu/pmeqemu.so ||
+	    { echo "BEFORE: cannot copy '$BEFORE'"; exit 1; }
+fi
+
+qemu_ms() {	# DIR PME ARGS...: the qemu engine's best with DIR's
+		# pmetrace, "" where it cannot run
 	command -v qemu-x86_64 >/dev/null &&
-	    [ -f "$top/trace/qemu/pmeqemu.so" ] || return 0
-	best_ms "$top/trace/pmetrace" -e qemu -b "$1" -o qm.pme -- "${@:2}"
+	    [ -f "$1/qemu/pmeqemu.so" ] || return 0
+	best_ms "$1/pmetrace" -e qemu -b "$2" -o qm.pme -- "${@:3}"
 }
-qemu=$(qemu_ms prog.pme ./prog loop "$loops")
+qemu=$(qemu_ms "$top/trace" prog.pme ./prog loop "$loops")
+before=
+[ -n "${BEFORE:-}" ] && before=$(qemu_ms before prog.pme ./prog loop "$loops")
 
 ratio() {	# A B: A / B to two places
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
@@ -101,8 +117,8 @@ row() {	# NAME MS SLOWDOWN NOTE
 	printf '%-10s %10s %10s  %s\n' "$@"
 }
 
-# valgrind_rows NATIVE NONE BARE OURS PMEVG QEMU: the rows of valgrind's
-# runs, and QEMU's.
+# valgrind_rows NATIVE NONE BARE OURS PMEVG QEMU BEFORE: the rows of
+# valgrind's runs, and QEMU's.
 valgrind_rows() {
 	row none "$2" "$(ratio "$2" "$1")" "valgrind --tool=none"
 	row callgrind "$3" "$(ratio "$3" "$1")" "bare callgrind"
@@ -115,16 +131,18 @@ callgrind (<= 0.33), $(ratio "$5" "$2") x none (<= 1.5)"
 		row pmevg - - "not built here"
 	fi
 	if [ -n "$6" ]; then
-		row qemu "$6" "$(ratio "$6" "$1")" \
-		    "$(ratio "$6" "$3") x bare callgrind"
+		row qemu "$6" "$(ratio "$6" "$1")" "$(ratio "$6" "$3") x bare \
+callgrind (<= 0.2)${5:+, $(ratio "$6" "$5") x pmevg}"
 	else
 		row qemu - - "qemu-x86_64 or the plugin missing"
 	fi
+	[ -z "$7" ] || row before "$7" "$(ratio "$7" "$1")" "$(ratio "$7" "$3") \
+x bare callgrind: the qemu engine with $BEFORE"
 }
 
 printf '%-10s %10s %10s  %s\n' run ms slowdown note
 row native "$native" 1.00 "prog loop $loops"
-valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu"
+valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu" "$before"
 row step "$step" - \
     "$steps instructions, $(persec "$steps" "$step")/s (target >= 80000)"
 row runtime "$rtms" - \
@@ -150,6 +168,7 @@ pmevg=
 [ -x "$top/trace/vgtool/pmevg-amd64-linux" ] &&
     pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b sql.pme -o pv.pme -- \
     ./sqlwork "$rows")
-qemu=$(qemu_ms sql.pme ./sqlwork "$rows")
+qemu=$(qemu_ms "$top/trace" sql.pme ./sqlwork "$rows")
+[ -n "${BEFORE:-}" ] && before=$(qemu_ms before sql.pme ./sqlwork "$rows")
 row native "$native" 1.00 "sqlwork $rows: $(total cg.pme) instructions"
-valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu"
+valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu" "$before"

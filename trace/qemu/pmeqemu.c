@@ -5,19 +5,23 @@
  * address, and writes the counts in pmevg's counts format (see
  * trace/vgtool/pmevg.c), so that the engine reads them as pmevg's.
  *
- * Counting.  Each instruction of a translated block gets a counter of its
- * own, added to before the instruction runs.  A block left early (a
- * fault, a system call or an exception mid-block) has counted exactly
- * the instructions it began, which a count per block could not say
- * (measured on SQLite, sqlwork 300000: adding each block's length as it
- * starts counted 3,816,102,222 where adding per instruction counted
- * 3,815,794,996, whose buckets equal callgrind's; per instruction took
- * about 1.3 times the per-block run time).
+ * Counting.  The instructions of a translated block are counted in
+ * groups: a group begins at the block's first instruction and after
+ * each instruction that may leave the block (one that may fault: a
+ * memory operand, a division, anything stays() does not know), and its
+ * counter, added to before its first instruction runs, is the count of
+ * each of its instructions.  A block left early (a fault, a system call
+ * or an exception mid-block) has counted exactly the instructions it
+ * began, which a count per block could not say (measured on SQLite,
+ * sqlwork 300000: adding each block's length as it starts counted
+ * 3,816,102,222 where adding per instruction counted 3,815,794,996,
+ * whose buckets equal callgrind's).  On SQLite (sqlwork 20000) the
+ * groups make 142 M adds for 232 M instructions.
  * While the guest has one thread the add is QEMU's inline add (no call);
  * when a second vCPU (thread) starts, QEMU flushes its translations
  * (it then translates for parallel execution), and every block
- * translated from then on calls count(), an atomic add: no lock per
- * block or instruction.
+ * translated from then on calls count() per group, an atomic add: no
+ * lock per block or instruction.
  *
  * Calls, the second count, as pmevg counts them (callgrind's rule): a
  * call, or a jump that pmetrace takes for one (to a routine's entry, into
@@ -25,9 +29,15 @@
  * translated: QEMU ends a block at every branch.  A direct call's or
  * jump's count is its instruction's, at no cost.  A conditional branch's
  * and an indirect call's or jump's target is the block that runs next on
- * the same vCPU: every block calls block() as it starts, which books
- * the arrival to the block that ran before when that one ended in such
- * a branch and its branch ran (its last instruction's counter moved).
+ * the same vCPU: block(), called as a block starts, books the arrival
+ * to the block seen before when that one ended in such a branch, its
+ * branch ran (its last instruction's counter moved) and, while sparse,
+ * no block ran between (seq).  With one thread and pmetrace's list of
+ * the routines' entries (PMEQEMU_ENTRIES), only the blocks sees() names
+ * call block(): those at an entry and those ending in an indirect
+ * branch or a conditional one to an entry (SQLite, sqlwork 20000: 6.3 M
+ * callbacks for 48 M blocks, the switch of its interpreter's loop most
+ * of them); else every block.
  * Written as "c ADDRESS INDEX|- COUNT" (calls) and "j ADDRESS INDEX|-
  * COUNT FROM-INDEX|-" (jumps and branches taken, with the mapping of
  * the block they leave) before the instruction counts.
@@ -85,13 +95,15 @@ __attribute__((visibility("default"))) int qemu_plugin_version =
 struct qmap {
 	uint64_t	 start, end, offset;
 	char		*path;		/* NULL: in no file */
+	int32_t		 epath;		/* its index in epaths, or -1 */
 };
 
-/* One instruction's counter. */
+/* One instruction's counter: that of its group's first (lead). */
 struct slot {
-	uint64_t	 count;
+	uint64_t	 count;		/* lead's only: the group's */
 	uint64_t	 acc;		/* --start: counted while on */
 	uint64_t	 vaddr;
+	struct slot	*lead;		/* itself, or the group's first */
 	uint32_t	 map;		/* index in maps, or NOMAP */
 };
 #define NOMAP		UINT32_MAX
@@ -115,6 +127,7 @@ struct tbi {
 	uint32_t	 map, tmap;	/* their mappings */
 	int		 kind;		/* K_* */
 	int		 toggle;	/* 1: --start's entry, -1: --stop's */
+	int		 sparse;	/* translated while blocks() held */
 	struct slot	*last;		/* its last instruction's counter */
 	uint64_t	 taken;		/* K_JCC: the branch taken */
 	uint64_t	 takenacc;	/* --start: taken while on */
@@ -126,7 +139,31 @@ struct tbi {
 static struct {
 	struct tbi	*tb;
 	uint64_t	 at;
+	uint64_t	 seq;		/* blocks begun before it (sparse) */
 } vlast[MAXVCPU];
+
+/*
+ * The routines' entries (PMEQEMU_ENTRIES: pmetrace's "OFFSET PATH"
+ * lines): a hash set of (path index, file offset); the ranges of other
+ * units ("r START END PATH"), dense.  While the guest has one thread and
+ * they are known (sees()), only the blocks that must be
+ * seen call block(); seq counts every block begun (an inline add), so
+ * that block() knows whether the block it saw last ran just before.
+ */
+static char		**epaths;
+static size_t		 nepaths;
+static struct ent {
+	uint64_t	 offset;
+	int32_t		 path;		/* -1: free */
+}			*ents;
+static size_t		 entmask;
+static struct dense {
+	uint64_t	 start, end;	/* file offsets */
+	int32_t		 path;
+}			*dense;		/* ranges whose every block is one */
+static size_t		 ndense;
+static uint64_t		 seq;
+static int		 have_entries;
 
 /* --start and --stop: their routines' entries (file offset, object), the
  * starts less the stops so far. */
@@ -200,6 +237,175 @@ new_slot(void)
 	return &S->chunks[(S->nslots - 1) / CHUNK][(S->nslots - 1) % CHUNK];
 }
 
+/* The index of path in epaths, or -1. */
+static int32_t
+epath_of(const char *path)
+{
+	size_t i;
+
+	for (i = 0; path != NULL && i < nepaths; i++)
+		if (strcmp(epaths[i], path) == 0)
+			return (int32_t)i;
+	return -1;
+}
+
+static size_t
+ent_hash(uint64_t offset, int32_t path)
+{
+	uint64_t h = (offset ^ (uint64_t)path << 40) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 20) & entmask;
+}
+
+static int
+dense_cmp(const void *a, const void *b)
+{
+	const struct dense *x = a, *y = b;
+
+	if (x->path != y->path)
+		return x->path < y->path ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether file offset off of epaths[path] is in a dense range (sorted
+ * by dense_cmp, disjoint). */
+static int
+in_dense(int32_t path, uint64_t off)
+{
+	size_t lo = 0, hi = ndense, mid;
+
+	while (lo < hi) {	/* the first range after (path, off) */
+		mid = lo + (hi - lo) / 2;
+		if (dense[mid].path < path || (dense[mid].path == path &&
+		    dense[mid].start <= off))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && dense[lo - 1].path == path &&
+	    off < dense[lo - 1].end;
+}
+
+/* Whether vaddr in mapping map is a routine's entry. */
+static int
+is_entry(uint64_t vaddr, uint32_t map)
+{
+	const struct qmap *m;
+	uint64_t off;
+	size_t h;
+
+	if (map == NOMAP || S->maps[map].epath < 0)
+		return 0;
+	m = &S->maps[map];
+	off = vaddr - m->start + m->offset;
+	for (h = ent_hash(off, m->epath); ents[h].path != -1;
+	    h = (h + 1) & entmask)
+		if (ents[h].offset == off && ents[h].path == m->epath)
+			return 1;
+	return in_dense(m->epath, off);
+}
+
+/* The index in epaths of path, added when new; -1 when out of memory. */
+static int32_t
+epath_add(const char *path)
+{
+	int32_t pi;
+	char **np;
+
+	if ((pi = epath_of(path)) != -1)
+		return pi;
+	if ((np = realloc(epaths, (nepaths + 1) * sizeof(*np))) == NULL)
+		return -1;
+	epaths = np;
+	if ((np[nepaths] = strdup(path)) == NULL)
+		return -1;
+	return (int32_t)nepaths++;
+}
+
+/* An "r START END PATH" line: a range whose every block is an entry. */
+static int
+add_dense(const char *s)
+{
+	unsigned long long a, b;
+	struct dense *nd;
+	char *p;
+
+	a = strtoull(s, &p, 16);
+	if (*p++ != ' ')
+		return 0;
+	b = strtoull(p, &p, 16);
+	if (*p++ != ' ' || (nd = realloc(dense, (ndense + 1) *
+	    sizeof(*nd))) == NULL)
+		return 0;
+	dense = nd;
+	nd[ndense].start = a;
+	nd[ndense].end = b;
+	if ((nd[ndense].path = epath_add(p)) == -1)
+		return 0;
+	ndense++;
+	return 1;
+}
+
+/* Reads PMEQEMU_ENTRIES; whether it was read (have_entries). */
+static int
+read_entries(void)
+{
+	const char *name = getenv("PMEQEMU_ENTRIES");
+	unsigned long long off;
+	char *line = NULL, *p;
+	size_t cap = 0, n = 0, h, i;
+	int32_t pi;
+	FILE *fp;
+	int ok = 1;
+
+	if (name == NULL || (fp = fopen(name, "re")) == NULL)
+		return 0;
+	while (getline(&line, &cap, fp) > 0)
+		n++;
+	for (entmask = 1023; entmask < 2 * n; entmask = entmask * 2 + 1)
+		continue;
+	if ((ents = malloc((entmask + 1) * sizeof(*ents))) == NULL) {
+		fclose(fp);
+		free(line);
+		return 0;
+	}
+	for (i = 0; i <= entmask; i++)
+		ents[i].path = -1;
+	rewind(fp);
+	while (getline(&line, &cap, fp) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "r ", 2) == 0) {
+			if (!(ok = add_dense(line + 2)))
+				break;
+			continue;
+		}
+		off = strtoull(line, &p, 16);
+		if (*p++ != ' ' || (pi = epath_add(p)) == -1) {
+			ok = 0;
+			break;
+		}
+		for (h = ent_hash(off, pi); ents[h].path != -1;
+		    h = (h + 1) & entmask)
+			continue;
+		ents[h].offset = off;
+		ents[h].path = pi;
+	}
+	free(line);
+	fclose(fp);
+	if (ndense > 0) {	/* sorted and merged: in_dense() */
+		qsort(dense, ndense, sizeof(*dense), dense_cmp);
+		for (i = 1, n = 1; i < ndense; i++)
+			if (dense[i].path == dense[n - 1].path &&
+			    dense[i].start <= dense[n - 1].end) {
+				if (dense[i].end > dense[n - 1].end)
+					dense[n - 1].end = dense[i].end;
+			} else
+				dense[n++] = dense[i];
+		ndense = n;
+	}
+	return ok;	/* else blocks() all the time: no entry missed */
+}
+
 /* The index of the known mapping holding host address h, or NOMAP. */
 static uint32_t
 known_map(uint64_t h)
@@ -246,6 +452,7 @@ find_map(uint64_t h)
 		p = strchr(line, '/');
 		if (p != NULL && (m->path = salloc(strlen(p) + 1)) != NULL)
 			strcpy(m->path, p);
+		m->epath = epath_of(m->path);
 		i = (uint32_t)S->nmaps++;
 	}
 	free(line);
@@ -268,8 +475,13 @@ vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 	(void)id;
 	(void)vcpu;
 	pthread_mutex_lock(&lock);
-	if (++nvcpus > 1)
+	if (++nvcpus > 1 && !parallel) {
+		/* QEMU translates again: every block calls block(), which
+		 * must not take the last block seen while sparse for the
+		 * one before. */
 		parallel = 1;
+		memset(vlast, 0, sizeof(vlast));
+	}
 	pthread_mutex_unlock(&lock);
 }
 
@@ -308,6 +520,78 @@ decode(const uint8_t *p, size_t n, uint64_t vaddr, uint64_t *target)
 		return K_IJMP;
 	*target = vaddr + n + (uint64_t)rel;
 	return kind;
+}
+
+/*
+ * Whether the instruction p[0..n) always goes on to the next: integer
+ * operations on registers and immediates only, which raise no exception
+ * (no memory operand, no division, no prefix but the operand size and
+ * REX), so that QEMU cannot leave its block there.  The instruction
+ * after one that stays shares its counter; any other instruction, a
+ * block's first and the one after an instruction that may fault begin
+ * a group with a counter of its own.  What is not known here does not
+ * stay: it only costs a counter.
+ */
+static int
+stays(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	uint8_t op, m = 0, mod, reg;
+
+	while (i < n && p[i] == 0x66)
+		i++;
+	if (i < n && (p[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= n)
+		return 0;
+	op = p[i++];
+	if (op == 0x0f) {
+		if (i >= n)
+			return 0;
+		op = p[i++];
+		if (op == 0x1f)				/* nop r/m */
+			return 1;
+		if (op >= 0xc8 && op <= 0xcf)		/* bswap */
+			return i == n;
+		if (i >= n)
+			return 0;
+		m = p[i];
+		mod = m >> 6;
+		reg = (m >> 3) & 7;
+		if (mod != 3)
+			return 0;
+		return (op >= 0x40 && op <= 0x4f) ||	/* cmovcc */
+		    (op >= 0x90 && op <= 0x9f) ||	/* setcc */
+		    op == 0xaf ||			/* imul */
+		    op == 0xb6 || op == 0xb7 || op == 0xbe || op == 0xbf ||
+		    op == 0xa3 || op == 0xab || op == 0xb3 || op == 0xbb ||
+		    (op == 0xba && reg >= 4) ||		/* bt* */
+		    op == 0xa4 || op == 0xa5 || op == 0xac || op == 0xad ||
+		    op == 0xbc || op == 0xbd;		/* bsf, bsr */
+	}
+	if ((op < 0x40 && (op & 7) >= 4 && (op & 7) <= 5) ||	/* al, imm */
+	    (op >= 0x90 && op <= 0x99) ||	/* xchg eax, nop, cbw, cwd */
+	    (op >= 0xb0 && op <= 0xbf) ||	/* mov r, imm */
+	    op == 0xa8 || op == 0xa9)		/* test eax, imm */
+		return 1;
+	if (i >= n)
+		return 0;
+	m = p[i];
+	mod = m >> 6;
+	reg = (m >> 3) & 7;
+	if (op == 0x8d)				/* lea: no access */
+		return mod != 3;
+	if (mod != 3)
+		return 0;
+	return (op < 0x40 && (op & 7) <= 3) ||	/* add ... cmp */
+	    op == 0x63 || op == 0x69 || op == 0x6b ||
+	    (op >= 0x84 && op <= 0x8b) ||	/* test, xchg, mov */
+	    op == 0x80 || op == 0x81 || op == 0x83 ||
+	    ((op == 0xc0 || op == 0xc1 || (op >= 0xd0 && op <= 0xd3)) &&
+	    reg != 6) ||			/* shifts, not the alias */
+	    ((op == 0xc6 || op == 0xc7) && reg == 0) ||
+	    ((op == 0xf6 || op == 0xf7) && reg != 6 && reg != 7) ||
+	    ((op == 0xfe || op == 0xff) && reg <= 1);
 }
 
 static void	dump(const char *);
@@ -414,7 +698,29 @@ arrive(struct tbi *p, const struct tbi *t)
 	    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
 }
 
-/* Every block as it starts. */
+/*
+ * The blocks that call block() as they start: every block while the
+ * guest has more than one thread (seq would race) or the entries are not
+ * known; else only those that start at a routine's entry (or --start's
+ * or --stop's), and those that end in an indirect call or jump, or in a
+ * conditional branch to an entry or into another mapping, whose
+ * destination block() books when it is an entry (a routine's, or any
+ * block in the ranges of a unit that is not a routine: a stripped
+ * object's rest).  Not seen then: an indirect call or jump into a
+ * routine's middle, and a conditional branch into another object that
+ * starts no routine there, which compiled code does not have.
+ */
+static int
+sees(const struct tbi *t)
+{
+	if (!t->sparse)
+		return 1;
+	return t->toggle != 0 || is_entry(t->vaddr, t->map) ||
+	    t->kind == K_ICALL || t->kind == K_IJMP || (t->kind == K_JCC &&
+	    (t->tmap != t->map || is_entry(t->target, t->tmap)));
+}
+
+/* Every block that sees() as it starts. */
 static void
 block(unsigned int vcpu, void *udata)
 {
@@ -424,13 +730,16 @@ block(unsigned int vcpu, void *udata)
 		return;
 	p = vlast[vcpu].tb;
 	if (p != NULL && p->kind >= K_JCC &&
-	    __atomic_load_n(&p->last->count, __ATOMIC_RELAXED) !=
+	    (!t->sparse || seq == vlast[vcpu].seq + 1) &&
+	    __atomic_load_n(&p->last->lead->count, __ATOMIC_RELAXED) !=
 	    vlast[vcpu].at)
 		arrive(p, t);
 	if (t->toggle != 0)
 		toggle(t->toggle);
 	vlast[vcpu].tb = t;
-	vlast[vcpu].at = __atomic_load_n(&t->last->count, __ATOMIC_RELAXED);
+	vlast[vcpu].seq = seq;
+	vlast[vcpu].at = __atomic_load_n(&t->last->lead->count,
+	    __ATOMIC_RELAXED);
 }
 
 /* A block's end: how it leaves. */
@@ -455,6 +764,7 @@ new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
 	    have_base)
 		t->tmap = find_map(t->target + guest_base);
 	t->toggle = gated ? mark_of(t) : 0;
+	t->sparse = have_entries && !parallel;
 	t->next = S->tbis;
 	S->tbis = t;
 	return t;
@@ -464,7 +774,7 @@ static void
 tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	struct qemu_plugin_insn *insn;
-	struct slot *sl = NULL;
+	struct slot *sl = NULL, *lead = NULL;
 	struct tbi *t;
 	uint64_t h;
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
@@ -484,20 +794,45 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			have_base = 1;
 		}
 		sl->map = h != 0 ? find_map(h) : NOMAP;
-		if (parallel)
+		/*
+		 * QEMU 7.2 drops from a block an instruction, after its
+		 * first, that would end on another page (i386's advance_pc()),
+		 * with its instrumentation, but still lists it, cut at the
+		 * bytes it read: it runs as the next block's first.  A last
+		 * instruction that may be one (it ends less than 15 bytes,
+		 * an instruction's longest, before its page's end) gets a
+		 * counter of its own, which then stays 0.
+		 */
+		if (i > 0 && i == n - 1 && ((sl->vaddr | 0xfff) + 1) -
+		    (sl->vaddr + qemu_plugin_insn_size(insn)) < 15)
+			lead = NULL;
+		if (lead != NULL) {
+			sl->lead = lead;	/* begun when lead began */
+		} else if (parallel) {
+			sl->lead = sl;
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, count,
 			    QEMU_PLUGIN_CB_NO_REGS, sl);
-		else
+		} else {
+			sl->lead = sl;
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			    QEMU_PLUGIN_INLINE_ADD_U64, &sl->count, 1);
+		}
+		lead = stays(qemu_plugin_insn_data(insn),
+		    qemu_plugin_insn_size(insn)) ? sl->lead : NULL;
 	}
 	if (i == n && n > 0 && !S->failed) {
 		if ((t = new_tbi(qemu_plugin_tb_get_insn(tb, 0),
 		    qemu_plugin_tb_get_insn(tb, n - 1), sl)) == NULL)
 			say("out of memory: counts incomplete");
-		else
-			qemu_plugin_register_vcpu_tb_exec_cb(tb, block,
-			    QEMU_PLUGIN_CB_NO_REGS, t);
+		else {
+			if (sees(t))
+				qemu_plugin_register_vcpu_tb_exec_cb(tb, block,
+				    QEMU_PLUGIN_CB_NO_REGS, t);
+			if (t->sparse)
+				qemu_plugin_register_vcpu_insn_exec_inline(
+				    qemu_plugin_tb_get_insn(tb, 0),
+				    QEMU_PLUGIN_INLINE_ADD_U64, &seq, 1);
+		}
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -663,7 +998,7 @@ put_calls(FILE *fp)
 	uint64_t n;
 
 	for (t = S->tbis; t != NULL; t = t->next) {
-		n = t->kind == K_JCC ? t->taken : t->last->count;
+		n = t->kind == K_JCC ? t->taken : t->last->lead->count;
 		if ((t->kind == K_CALL || t->kind == K_JMP ||
 		    t->kind == K_JCC) && n > 0)
 			put(fp, t->kind == K_CALL ? "c " : "j ", t->target,
@@ -717,10 +1052,10 @@ dump(const char *trigger)
 	put_calls(fp);
 	for (i = 0; i < S->nslots; i++) {
 		sl = &S->chunks[i / CHUNK][i % CHUNK];
-		if (sl->count == 0)
+		if (sl->lead->count == 0)
 			continue;
-		sum += sl->count;
-		put(fp, "", sl->vaddr, sl->map, sl->count, NULL);
+		sum += sl->lead->count;
+		put(fp, "", sl->vaddr, sl->map, sl->lead->count, NULL);
 	}
 	zero();
 	fprintf(fp, "end %llx\n", sum);
@@ -821,7 +1156,8 @@ script(const char *path, char *interp, char *arg, size_t len)
 
 /* This run's variables, given to an exec'ed program's QEMU. */
 static const char *const vars[] = { "PMEQEMU_DIR", "PMEQEMU_QEMU",
-    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP", "PMEQEMU_WAIT" };
+    "PMEQEMU_PLUGIN", "PMEQEMU_START", "PMEQEMU_STOP", "PMEQEMU_WAIT",
+    "PMEQEMU_ENTRIES" };
 #define NVARS	(sizeof(vars) / sizeof(vars[0]))
 
 /*
@@ -974,6 +1310,7 @@ qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 	}
 	if (pthread_atfork(prepare, parent, child) != 0)
 		return -1;
+	have_entries = read_entries();
 	if ((gated = read_mark(0, "PMEQEMU_START")))
 		read_mark(1, "PMEQEMU_STOP");
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
