@@ -970,7 +970,9 @@ convert_batch(struct perfstate *ps, struct batch *b)
 	if (ps->gate != NULL)
 		gate_batch(ps, b);
 	else {
-		qsort(b->recs, b->nrecs, sizeof(*b->recs), perf_cmp_rec);
+		if (b->nrecs > 1)	/* recs may be NULL when empty */
+			qsort(b->recs, b->nrecs, sizeof(*b->recs),
+			    perf_cmp_rec);
 		for (i = 0; i < b->nrecs && !ps->failed; i++)
 			perf_convert(ps, &b->recs[i]);
 	}

@@ -266,6 +266,10 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 	 * could not (the program died of a signal). */
 	if (pipe2(wp, O_CLOEXEC) == -1 || fcntl(wp[1], F_SETFD, 0) == -1) {
 		pme_setsys(err, "pipe", "cannot make");
+		if (wp[0] != -1) {
+			close(wp[0]);
+			close(wp[1]);
+		}
 		goto out;
 	}
 	snprintf(fd, sizeof(fd), "%d", wp[1]);
