@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "histo.h"
+#include "measure.h"
 #include "pme_symbols.h"
 #include "util.h"
 
@@ -79,6 +80,7 @@ struct heap {
 	const char	*path;
 	struct pme_error *err;
 	int		 any;		/* heap records seen */
+	int		 watched;	/* the run watched the allocator */
 	heap_curve_fn	 curve;		/* heap_curve()'s, or NULL */
 	void		*carg;
 };
@@ -242,9 +244,13 @@ static int
 on_header(void *arg, const struct pme_sample_header *h)
 {
 	struct heap *hp = arg;
+	uint32_t i;
 
 	if (hp->start == 0)
 		hp->start = h->start_mono;
+	for (i = 0; i < h->nevents; i++)
+		if (h->events[i].kind == PME_EV_HEAP)
+			hp->watched = 1;
 	return 0;
 }
 
@@ -820,6 +826,10 @@ heap_curve(const char *path, heap_curve_fn fn, void *arg,
 	hp.pass = 1;
 	if (replay(&hp, path) == -1)
 		;
+	else if (!hp.any && hp.watched)
+		histo_err(err, PME_EINVAL, "'%s': no call of the allocator "
+		    "(pmeclock -e alloc watched the run): no heap to draw",
+		    path);
 	else if (!hp.any)
 		histo_err(err, PME_EINVAL, "'%s': no heap records (record "
 		    "them with pmeclock -e alloc)", path);
@@ -846,6 +856,14 @@ heap_view(const char *const *paths, size_t n, FILE *fp,
 	hp.pass = 1;
 	if (replay(&hp, paths[0]) == -1)
 		goto out;
+	if (!hp.any && hp.watched) {
+		/* a program that allocated nothing: a report of nothing */
+		fprintf(fp, "Heap: no call of the allocator (pmeclock -e "
+		    "alloc watched the run)\n");
+		rc = fflush(fp) == 0 ? 0 : histo_err(err, PME_EIO,
+		    "standard output: write failed");
+		goto out;
+	}
 	if (!hp.any) {
 		histo_err(err, PME_EINVAL, "'%s': no heap records (record "
 		    "them with pmeclock -e alloc)", paths[0]);

@@ -284,6 +284,18 @@ expect "-V heap of a clock run" 1 "$pmehisto" -V heap clock.PMS
 grep -q "no heap records (record them with pmeclock -e alloc)" "$tmp/err" ||
     fail "-V heap of a clock run: $(cat "$tmp/err")"
 expect "-V heap of two files" 1 "$pmehisto" -V heap h.PMS h2.PMS
+# A program that calls no allocator, watched: a report of nothing, not
+# an error.
+printf 'int main(void) { return 0; }\n' >none.c
+if gcc -o none none.c; then
+	"$pmeclock" -q -e alloc -o none.PMS ./none ||
+	    fail "pmeclock -e alloc of a program that allocates nothing"
+	expect "-V heap of no allocation" 0 "$pmehisto" -V heap none.PMS
+	is "-V heap of no allocation" "$(cat "$tmp/out")" \
+	    "Heap: no call of the allocator (pmeclock -e alloc watched the run)"
+else
+	fail "cannot build none.c"
+fi
 
 expect "-m perf -e alloc" 2 "$pmeclock" -q -m perf -e alloc -o x.PMS \
     ./heapfix
