@@ -620,6 +620,17 @@ parse(int argc, char *argv[], struct opts *o)
 		usage(stderr);
 		return -1;
 	}
+	if (o->filter.on && (o->wall || o->io || o->heap)) {
+		histo_warn(prog, "%s: the filters narrow samples, not the "
+		    "records of -V %s: the measures (%s) show them filtered",
+		    o->filter.text, o->heap ? "heap" : o->io ? "io" :
+		    o->wall == 2 ? "locks" : o->wall == 3 ? "timeline" :
+		    "states", o->heap ? "-M bytes, -M allocations" : o->io ?
+		    "-M io-time, io-bytes, io-calls" : "-M wall, or a state: "
+		    "-M lock, ...");
+		usage(stderr);
+		return -1;
+	}
 	if ((o->ngates > 0 || o->zeros) && o->base == NULL) {
 		histo_warn(prog, "%s", o->ngates > 0 ? "-G: a gate needs a "
 		    "baseline to compare with (-D)" : "-z: the rows zero in "

@@ -284,6 +284,9 @@ expect "-V heap of a clock run" 1 "$pmehisto" -V heap clock.PMS
 grep -q "no heap records (record them with pmeclock -e alloc)" "$tmp/err" ||
     fail "-V heap of a clock run: $(cat "$tmp/err")"
 expect "-V heap of two files" 1 "$pmehisto" -V heap h.PMS h2.PMS
+expect "-V heap with a filter" 2 "$pmehisto" --time 0%-50% -V heap h.PMS
+grep -q "^pmehisto: --time 0%-50%: the filters narrow samples, not the records of -V heap: the measures (-M bytes, -M allocations) show them filtered$" \
+    "$tmp/err" || fail "-V heap with a filter: $(head -n 1 "$tmp/err")"
 # A program that calls no allocator, watched: a report of nothing, not
 # an error.
 printf 'int main(void) { return 0; }\n' >none.c

@@ -23,7 +23,8 @@
 #   two runs is certain); -D of two measures is refused;
 # - -M lock of a run without -w is an error that says so, -M wall of
 #   standard input a usage error (it reads the file twice), and a file
-#   cut before its header keeps the reader's message.
+#   cut before its header keeps the reader's message; -V states and
+#   locks with a filter are usage errors naming the measures.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -210,6 +211,15 @@ rc=$?
 rc=$?
 [ $rc -ne 0 ] && grep -q "wall" err && grep -q "lock" err ||
     fail "-D of wall against lock: exit $rc: $(cat err)"
+
+# The filters narrow samples: -V states and -V locks with one are usage
+# errors that name the measures, which -M wall --tid above shows filtered.
+for v in states locks; do
+	"$pmehisto" --tid 1 -V $v w.PMS >filt.out 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "^pmehisto: --tid 1: the filters narrow samples, not the records of -V $v: the measures (-M wall, or a state: -M lock, ...) show them filtered\$" \
+	    filt.out || fail "-V $v --tid 1: exit $rc: $(head -n 1 filt.out)"
+done
 
 # Standard input: -M wall reads the file twice (a usage error, 2); a file
 # cut before its header keeps the reader's words.
