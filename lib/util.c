@@ -797,7 +797,7 @@ buf_room(struct pme_buf *b, size_t n)
 	size_t cap;
 	uint8_t *p;
 
-	if (b->failed)
+	if (b->failed || n == 0)	/* nothing to place: b->p may be NULL */
 		return NULL;
 	if (b->cap - b->n < n) {
 		cap = b->cap ? b->cap : 256;
@@ -893,6 +893,8 @@ pme_cur_bytes(struct pme_cur *c, size_t n)
 		c->bad = 1;
 		return NULL;
 	}
+	if (n == 0)		/* an empty read of a payload that may be NULL */
+		return (const uint8_t *)"";
 	p = c->p;
 	c->p += n;
 	c->n -= n;
