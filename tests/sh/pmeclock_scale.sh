@@ -59,7 +59,10 @@ for m in $methods; do
 		[ "$(field samples)" -ge 1 ] || fail "$m: 100 forks: no samples"
 	else
 		[ "$np" -ge 90 ] || fail "$m: 100 forks: samples of $np processes"
-		expected "$m: 100 forks" "$(weight)" "${c:-0}" 100 $period
+		x=0
+		[ "$m" = perf ] && x=$(perf_extra)
+		expected "$m: 100 forks" "$(weight)" "${c:-0}" 100 $period \
+		    0.5 "$x"
 	fi
 
 	# ------------------------------------------------- 16 threads
