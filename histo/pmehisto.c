@@ -329,6 +329,13 @@ parse_percent(const char *s, double *v)
 	    -1 : 0;
 }
 
+/* The -V name of a wall-time view (o->wall 1, 2 or 3). */
+static const char *
+wall_name(const struct opts *o)
+{
+	return o->wall == 2 ? "locks" : o->wall == 3 ? "timeline" : "states";
+}
+
 /* Whether the view -V chose fits the other options; -1, said, if not. */
 static int
 view_check(const struct opts *o)
@@ -624,8 +631,7 @@ parse(int argc, char *argv[], struct opts *o)
 		histo_warn(prog, "%s: the filters narrow samples, not the "
 		    "records of -V %s: the measures (%s) show them filtered",
 		    o->filter.text, o->heap ? "heap" : o->io ? "io" :
-		    o->wall == 2 ? "locks" : o->wall == 3 ? "timeline" :
-		    "states", o->heap ? "-M bytes, -M allocations" : o->io ?
+		    wall_name(o), o->heap ? "-M bytes, -M allocations" : o->io ?
 		    "-M io-time, io-bytes, io-calls" : "-M wall, or a state: "
 		    "-M lock, ...");
 		usage(stderr);
@@ -1677,8 +1683,7 @@ wall_view(struct opts *o)
 	in.lockmin = o->lockmin;
 	if (o->npms == 0) {
 		histo_warn(prog, "-V %s: a sample file of pmeclock -w is "
-		    "needed", o->wall == 2 ? "locks" : o->wall == 3 ?
-		    "timeline" : "states");
+		    "needed", wall_name(o));
 		return 1;
 	}
 	if (wall_write(&in, stdout, &err) == -1) {
