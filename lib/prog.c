@@ -348,6 +348,27 @@ pme_remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+int
+pme_pid_alive(long pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) state ...": the comm may hold anything. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return 0;
+	return p[2] != 'Z' && p[2] != 'X';
+}
+
 void
 pme_prog_writes(void)
 {

@@ -118,6 +118,9 @@ void		 pme_guard_end(void);
 /* Removes the directory dir and the files in it (not directories). */
 void		 pme_remove_dir(const char *dir);
 
+/* Whether pid is a process that has not ended (not even a zombie). */
+int		 pme_pid_alive(long pid);
+
 /*
  * A text report laid out already (pmehisto -V caliper) on a terminal:
  * text, its lines escaped, in pages of rows - 1 terminal rows (a line

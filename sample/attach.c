@@ -40,6 +40,7 @@
 #include "clock.h"
 #include "maps.h"
 #include "perf.h"
+#include "prog.h"
 #include "unwind.h"
 
 struct perfattach {
@@ -661,7 +662,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 				pfd[r].fd = -1;
 		if ((pfd[n].revents & POLLIN) || (a->pid != 0 && (pidfd >= 0 ?
 		    (pfd[n + 1].revents & POLLIN) != 0 :
-		    !pid_alive((uint32_t)a->pid))))
+		    !pme_pid_alive((uint32_t)a->pid))))
 			done = 1;
 		if (done && reader_stop(a->ps.rd) < 0)
 			perf_fail(&a->ps, "out of memory");

@@ -44,26 +44,6 @@ now_real(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
-int
-pid_alive(uint32_t pid)
-{
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* "pid (comm) state ...": the comm may hold anything. */
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return 0;
-	return p[2] != 'Z' && p[2] != 'X';
-}
 static void
 on_chld(int sig)
 {

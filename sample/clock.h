@@ -137,8 +137,6 @@ void	child_keep_xfsz(void);
 int	child_go(struct child *c);
 /* Reaps the child if it has ended; returns 1 when it has. */
 int	child_poll(struct child *c);
-/* Whether pid is a process that has not ended (not even a zombie). */
-int	pid_alive(uint32_t pid);
 /* Nanoseconds of CLOCK_MONOTONIC / CLOCK_REALTIME. */
 uint64_t now_mono(void);
 uint64_t now_real(void);

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "clock.h"
+#include "prog.h"
 #include "proto.h"
 #include "setid.h"
 #include "util.h"
@@ -611,7 +612,7 @@ report_execs(struct collector *co)
 	for (i = 0; i < co->nprocs; i++) {
 		pr = &co->procs[i];
 		/* Still running: recorded no further, as documented. */
-		if (pr->exec == NULL || pid_alive(pr->pid))
+		if (pr->exec == NULL || pme_pid_alive(pr->pid))
 			continue;
 		if (pr->exec_kind == SETID_UID || pr->exec_kind == SETID_GID)
 			fprintf(stderr, "%s: process %u exec'd '%s', a "
@@ -645,7 +646,7 @@ report_unended(struct collector *co)
 	for (i = 0; i < co->nprocs; i++) {
 		pr = &co->procs[i];
 		if (!pr->started || pr->ended || pr->exec != NULL ||
-		    pid_alive(pr->pid))
+		    pme_pid_alive(pr->pid))
 			continue;
 		fprintf(stderr, "%s: process %u ('%s') ended without its "
 		    "runtime's last records: killed by SIGKILL (the samples "

@@ -646,7 +646,7 @@ attach_status(const struct clockopts *o, struct child *c)
 	}
 	if (o->system)
 		return 0;
-	return pid_alive((uint32_t)o->attach) ? PME_STATUS_RUNNING :
+	return pme_pid_alive((uint32_t)o->attach) ? PME_STATUS_RUNNING :
 	    PME_STATUS_UNKNOWN;
 }
 

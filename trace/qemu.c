@@ -17,8 +17,10 @@
  * program with SIGILL) are said, naming the engine, with another to use.
  * A program that dies of a signal keeps its counts: the plugin's guard
  * writes them (pmeqemu.c), and holds the pipe PMEQEMU_WAIT names until
- * it has; run() reads the counts once that pipe is closed.
+ * it has; run() reads the counts once that pipe is closed, and the
+ * guards of forked children that have ended have written (wait_guards).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/file.h>
 
 #include "trace.h"
 #include "pme_sample.h"
@@ -226,6 +229,39 @@ write_entries(const struct pme_bucketfile *bf, const char *path,
 	return rc;
 }
 
+/*
+ * The guards of the program's forked children (pmeqemu.c), each holding
+ * the lock of its file dir/guard.PID.N until it has written the counts
+ * of a child that died of a signal: for each child that has ended,
+ * wait for that lock.  A child still running when the program has
+ * ended is not waited for (its counts are those it wrote).
+ */
+static void
+wait_guards(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	unsigned n;
+	long pid;
+	DIR *d;
+	int fd;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (sscanf(e->d_name, "guard.%ld.%u", &pid, &n) != 2 ||
+		    pme_pid_alive(pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;	/* its guard is done */
+		while (flock(fd, LOCK_EX) == -1 && errno == EINTR)
+			continue;
+		close(fd);
+	}
+	closedir(d);
+}
+
 static int
 run(struct tr_tally *t, const char *qemu, const char *plugin,
     const struct tr_opts *o, int *status, struct pme_error *err)
@@ -300,6 +336,7 @@ run(struct tr_tally *t, const char *qemu, const char *plugin,
 			*status = pme_exit_status(st);
 			while (read(wp[0], fd, 1) == -1 && errno == EINTR)
 				continue;
+			wait_guards(dir);
 			rc = tr_pvdir_read(t, o, dir, "qemu", err);
 			if (rc == 0 && *status == 128 + SIGILL && !o->quiet)
 				fprintf(stderr, "pmetrace: the program died "

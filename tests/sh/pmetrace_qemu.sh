@@ -10,7 +10,8 @@
 # instructions count by valgrind's rule (pmetrace_rep's figures); a
 # program that execs is followed (the new program, or a script's
 # interpreter, runs under QEMU too); one that
-# dies of a signal (SIGTERM, SIGSEGV, SIGKILL, SIGILL) keeps its counts
+# dies of a signal (SIGTERM, SIGSEGV, SIGKILL, SIGILL) keeps its counts,
+# a forked child that does too
 # and its status; one QEMU cannot load is refused with the engine named
 # and another suggested, no file written; the libpmetrace region
 # counts what pmevg and callgrind count; a command found in PATH
@@ -186,6 +187,10 @@ diff -u want.txt q.txt >diff.txt ||
 # which QEMU counts begun (main, one more).
 same prog prog.pme 143 kill 2
 grep -qx "kloop $((2 * KLOOP))" q.txt || fail "kill 2: $(cat q.txt)"
+# A forked child that dies of SIGTERM, waited for by its parent, which
+# ends at once: the child's guard has written before pmetrace reads.
+same prog prog.pme 0 forkkill 3
+grep -qx "kloop $((4 * KLOOP))" q.txt || fail "forkkill 3: $(cat q.txt)"
 run qemu prog.pme q.pme 139 ./prog crash 2
 counts q.pme >q3.txt
 if have_pmevg; then

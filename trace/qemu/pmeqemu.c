@@ -67,8 +67,11 @@
  * signal: the counters and what dump() reads are kept in a shared
  * mapping (the arena), which the guard, a fork of QEMU, writes when QEMU
  * ended without writing them (start_guard()).  A forked child gets an
- * arena of its own and no guard: it writes nothing when it dies of a
- * signal.  QEMU
+ * arena of its own and a guard of its own, which pmetrace does not wait
+ * for as it waits for the first (a child may outlive the program): the
+ * guard holds the lock of a file DIR/guard.PID.N, and pmetrace, once the
+ * program has ended, waits for the lock of each whose process has ended
+ * too.  QEMU
  * would run an execve's new program natively: the plugin execs QEMU
  * with itself on the new program instead (follow()), whose plugin
  * numbers its files on from the first free SEQ.
@@ -82,6 +85,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -197,6 +201,7 @@ static struct shared	*S;
 static int64_t		 guest_base;
 static int		 have_base, parallel;
 static int		 guard_fd = -1;	/* the guard's pipe, QEMU's end */
+static char		 guard_lock[PATH_MAX];	/* a child's guard's file */
 static unsigned		 nvcpus;
 static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -858,6 +863,108 @@ zero(void)
 		vlast[i].tb = NULL;
 }
 
+/* Whether pmetrace still waits for the counts (it holds PMEQEMU_WAIT's
+ * other end): killed, its own guard removes the directory. */
+static int
+waited(void)
+{
+	const char *w = getenv("PMEQEMU_WAIT");
+	struct pollfd pf;
+
+	if (w == NULL)
+		return 1;
+	pf.fd = atoi(w);
+	pf.events = 0;
+	return poll(&pf, 1, 0) != 1 || !(pf.revents & (POLLERR | POLLNVAL));
+}
+
+/*
+ * A forked child's guard's file, DIR/guard.PID.N, made and locked
+ * (flock) by QEMU before its guard is forked, which shares the lock
+ * (one open file description) and keeps it until it has written; -1
+ * when there is no directory or the file cannot be made.
+ */
+static int
+lock_guard(void)
+{
+	const char *dir = getenv("PMEQEMU_DIR");
+	unsigned n;
+	int fd = -1;
+
+	for (n = 0; dir != NULL && fd == -1 && n < 1000; n++) {
+		snprintf(guard_lock, sizeof(guard_lock), "%s/guard.%ld.%u",
+		    dir, (long)getpid(), n);
+		fd = open(guard_lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600);
+		if (fd == -1 && errno != EEXIST)
+			break;
+	}
+	if (fd != -1 && flock(fd, LOCK_EX) == -1) {
+		unlink(guard_lock);
+		close(fd);
+		fd = -1;
+	}
+	if (fd == -1)
+		guard_lock[0] = '\0';
+	return fd;
+}
+
+/*
+ * The guard: a fork of QEMU that waits for QEMU's end (its pipe's end
+ * closed) and, when QEMU wrote no counts (it died of a signal, which
+ * QEMU 7.2 ends no plugin for), writes those the arena holds.  The
+ * first process's keeps pmetrace's PMEQEMU_WAIT open until then; a
+ * forked child's (no PMEQEMU_WAIT) its file's lock (lock_guard()), and
+ * writes nothing once pmetrace has removed the directory.  Forked by
+ * _Fork, which runs no pthread_atfork handler: a child's is started
+ * from one (child(), the lock held).
+ */
+static int
+start_guard(void)
+{
+	int p[2], lk = -1;
+	char c;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	if (getenv("PMEQEMU_WAIT") == NULL && (lk = lock_guard()) == -1) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	switch (_Fork()) {
+	case -1:
+		close(p[0]);
+		close(p[1]);
+		if (lk != -1) {
+			unlink(guard_lock);
+			close(lk);
+		}
+		return -1;
+	case 0:
+		close(p[1]);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		while ((n = read(p[0], &c, 1)) != 0 && (n > 0 ||
+		    errno == EINTR))
+			continue;
+		if (!S->done && S->nslots > 0 && waited() &&
+		    (lk == -1 || access(guard_lock, F_OK) == 0))
+			dump("signal");
+		if (lk != -1)
+			unlink(guard_lock);
+		_exit(0);
+	}
+	close(p[0]);
+	if (lk != -1)
+		close(lk);	/* the guard's copy holds the lock */
+	guard_fd = p[1];
+	return 0;
+}
+
 /*
  * A fork: the child gets an arena of its own at the same address, a
  * copy made by the parent before the fork (prepare(), QEMU's other
@@ -911,63 +1018,10 @@ child(void)
 	nvcpus = 1;
 	S->seq = 0;
 	S->pid = (long)getpid();
-	S->done = 1;
+	S->done = start_guard() == -1;	/* none: it writes at its end only */
 	pthread_mutex_unlock(&lock);
 }
 
-/* Whether pmetrace still waits for the counts (it holds PMEQEMU_WAIT's
- * other end): killed, its own guard removes the directory. */
-static int
-waited(void)
-{
-	const char *w = getenv("PMEQEMU_WAIT");
-	struct pollfd pf;
-
-	if (w == NULL)
-		return 1;
-	pf.fd = atoi(w);
-	pf.events = 0;
-	return poll(&pf, 1, 0) != 1 || !(pf.revents & (POLLERR | POLLNVAL));
-}
-
-/*
- * The guard: a fork of QEMU that waits for QEMU's end (its pipe's end
- * closed) and, when QEMU wrote no counts (it died of a signal, which
- * QEMU 7.2 ends no plugin for), writes those the arena holds.  It keeps
- * pmetrace's PMEQEMU_WAIT open until then.  Started before the guest
- * runs and before pthread_atfork's handlers are set.
- */
-static int
-start_guard(void)
-{
-	int p[2];
-	char c;
-	ssize_t n;
-
-	if (pipe2(p, O_CLOEXEC) == -1)
-		return -1;
-	switch (fork()) {
-	case -1:
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	case 0:
-		close(p[1]);
-		signal(SIGINT, SIG_IGN);
-		signal(SIGTERM, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		signal(SIGQUIT, SIG_IGN);
-		while ((n = read(p[0], &c, 1)) != 0 && (n > 0 ||
-		    errno == EINTR))
-			continue;
-		if (!S->done && S->nslots > 0 && waited())
-			dump("signal");
-		_exit(0);
-	}
-	close(p[0]);
-	guard_fd = p[1];
-	return 0;
-}
 
 /* "[TAG]ADDRESS INDEX|- COUNT", with the mapping of the block left
  * when from is not NULL ("j" lines), and the line's end. */
