@@ -7,8 +7,7 @@
 # copy passed memcpy a null pointer (UBSan: "null pointer passed as
 # argument 2" at lib/quick.c, found by a system-wide run in CI; this
 # fixture makes it every time): the run reduces with nothing said on
-# standard error, every sample of the program in main, its total the
-# run's.
+# standard error, every sample of the program's own code in main.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
 
@@ -27,6 +26,13 @@ gcc -g -O1 -o prog "$src/loop.c" "$src/table.c" ||
 total=$("$pmehisto" -q -x -T text -o - -B /dev/null r.PMS 2>/dev/null |
     awk '$1 == "Total:" { print $2; exit }')
 main=$(awk -F, '$2 == "main" { print $7 }' r.csv)
-[ -n "$total" ] && [ "$total" -gt 0 ] && [ "$main" = "$total" ] ||
-    fail "main counts '$main' of the run's '$total' samples"
+# The program's own samples, every row of its module (a busy machine may
+# put one of the run's in the loader, libc or the kernel: 26 of 27 in a
+# loaded run).
+own=$(awk -F, -v m="$tmp/prog" '$NF == m { n += $7 } END { print n + 0 }' \
+    r.csv)
+[ -n "$main" ] && [ "$main" -gt 0 ] && [ "$main" = "$own" ] ||
+    fail "main counts '$main' of the program's '$own' samples"
+[ -n "$total" ] && [ "$total" -ge "$own" ] ||
+    fail "the run's total '$total' is below the program's '$own' samples"
 finish
