@@ -100,6 +100,8 @@ struct perfstate {
 	struct batch	 now;		/* read by perf_drain() itself */
 	struct reader	*rd;		/* or by a thread (reader.c) */
 	uint64_t	 seq;
+	struct rec	*sorttmp;	/* room for a batch's sort */
+	size_t		 capsort;
 	struct vcache	*vc;
 	size_t		 nvc;
 	struct execwait	*ew;
