@@ -1029,6 +1029,13 @@ parse(int argc, char *argv[], struct clockopts *o)
 		    "-p" : o->system ? "-a" : "-j");
 		return 2;
 	}
+	if (o->wall && (o->method == PME_METHOD_TIMER ||
+	    o->method == PME_METHOD_ITIMER)) {
+		fprintf(stderr, "%s: -w: not with -m %s: it reads the perf "
+		    "method's scheduler records\n", prog,
+		    method_name(o->method));
+		return 2;
+	}
 	if (o->attach == 0 && !o->system && o->duration != 0) {
 		fprintf(stderr, "%s: -d: only with -p (a command runs to its "
 		    "end)\n", prog);
@@ -1055,7 +1062,8 @@ parse(int argc, char *argv[], struct clockopts *o)
 	return -1;
 }
 
-/* -w needs the perf method, whose scheduler records it reads. */
+/* -w needs the perf method, whose scheduler records it reads: when
+ * perf_event_open refuses it (-m timer is a usage error, parse()). */
 static int
 wall_check(const struct clockopts *o)
 {

@@ -52,14 +52,15 @@ need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
 waits_fixture
 
-# What -w does not go with: usage errors (2), the timer methods (1),
-# nothing written.
+# What -w does not go with: usage errors (2), nothing written.
 "$pmeclock" -w -j 5 -o x.PMS true 2>err.txt
 [ $? -eq 2 ] && grep -q -- "-w: not with -j" err.txt ||
     fail "-w -j: $(cat err.txt)"
-"$pmeclock" -w -m timer -o x.PMS true 2>err.txt
-[ $? -eq 1 ] && grep -q -- "-w: needs the perf method" err.txt ||
-    fail "-w -m timer: $(cat err.txt)"
+for m in timer itimer; do
+	"$pmeclock" -w -m $m -o x.PMS true 2>err.txt
+	[ $? -eq 2 ] && grep -q -- "-w: not with -m $m: it reads the perf" \
+	    err.txt || fail "-w -m $m: $(cat err.txt)"
+done
 [ ! -e x.PMS ] || fail "-w refused, but x.PMS written"
 "$pmeclock" -e wall -j 5 -o x.PMS true 2>err.txt
 [ $? -eq 2 ] && grep -q -- "-w: not with -j" err.txt ||
