@@ -91,6 +91,19 @@ near() {
 	    'BEGIN { printf "%.1f%%", 100 * a / b }')), perf $4 of $5"
 }
 
+# steal: the time in ns the hypervisor took from this machine's CPUs, all
+# of them, since it booted (/proc/stat, in the clock ticks of CLK_TCK).
+# A clock of the machine's time while a task is on a CPU (perf's
+# cpu-clock, an interval between its switches) counts it; the task's CPU
+# time (getrusage, CLOCK_*_CPUTIME_ID) does not, with
+# CONFIG_PARAVIRT_TIME_ACCOUNTING (Debian's): no more can have been
+# stolen from one task meanwhile than from all the CPUs.
+clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
+steal() {
+	awk -v t="$clk_tck" '$1 == "cpu" { printf "%.0f\n", $9 * 1e9 / t }' \
+	    /proc/stat 2>/dev/null || echo 0
+}
+
 # cc_libpme OUT SOURCE: builds SOURCE, a program of libpme's APIs (the
 # event API of tests/fixtures/stats/sim.c), into OUT, linked with
 # lib/libpme.a and sanitized as the tree is; fail()s when it cannot.
