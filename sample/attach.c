@@ -303,7 +303,7 @@ attach_new(struct clockopts *o, pid_t pid, int system)
 	    sizeof(*a->ps.rings))) == NULL ||
 	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL ||
 	    (o->callchain && o->callgraph == CALLGRAPH_DWARF &&
-	    (a->ps.uw = unwind_new()) == NULL)) {
+	    (a->ps.uw = unwind_new(o->verbose)) == NULL)) {
 		if (system)
 			perf_fail(&a->ps, "-a: out of memory, or more than "
 			    "%d events' rings", MAX_CPUS);

@@ -1398,7 +1398,7 @@ setup(struct perfstate *ps, struct child *c)
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL ||
 	    ((ps->o->callchain || ps->o->io) &&
 	    ps->o->callgraph == CALLGRAPH_DWARF &&
-	    (ps->uw = unwind_new()) == NULL))
+	    (ps->uw = unwind_new(ps->o->verbose)) == NULL))
 		return perf_fail(ps, "out of memory");
 	return 0;
 }

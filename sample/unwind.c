@@ -216,6 +216,7 @@ struct unwinder {
 	size_t		 nprocs, capprocs;
 	struct cursample cur;
 	uint64_t	 chains, truncated, ns;
+	int		 timed;		/* ns kept (-v): two clock reads a chain */
 	uint64_t	 hits;		/* chains from the table */
 	size_t		 cachebytes;	/* of the chains kept */
 	struct uread	*alt;		/* the reads of a second unwinding */
@@ -273,13 +274,15 @@ unwind_regs_mask(void)
 }
 
 struct unwinder *
-unwind_new(void)
+unwind_new(int timed)
 {
 	struct unwinder *u;
 	const char *e = getenv("PME_UNWIND_CHECK");
 
-	if ((u = calloc(1, sizeof(*u))) != NULL)
+	if ((u = calloc(1, sizeof(*u))) != NULL) {
 		u->check = e != NULL && *e != '\0';
+		u->timed = timed;
+	}
 	return u;
 }
 
@@ -814,7 +817,8 @@ unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
 	struct uproc *p;
 	int rc, near = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (u->timed)
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 	p = find_proc(u, pid, 0);
 	if (p != NULL && (e = cache_find(p, regs, stack, len, max, &near)) !=
 	    NULL) {
@@ -836,9 +840,11 @@ unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
 	}
 	u->chains++;
 	u->truncated += rc != 0;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	u->ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
-	    (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+	if (u->timed) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		u->ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
+		    (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+	}
 	return rc == 0;
 }
 
@@ -875,8 +881,9 @@ unwind_regs_mask(void)
 }
 
 struct unwinder *
-unwind_new(void)
+unwind_new(int timed)
 {
+	(void)timed;
 	return NULL;
 }
 

@@ -33,9 +33,10 @@ int	 unwind_available(void);
 /* The perf_event_attr sample_regs_user mask unwind_sample() wants. */
 uint64_t unwind_regs_mask(void);
 
-/* A new unwinder (NULL when out of memory or not available); free: NULL
+/* A new unwinder (NULL when out of memory or not available), timing its
+ * chains when timed is not 0 (unwind_counts()); free: NULL
  * ok.  Nothing it does prints. */
-struct unwinder *unwind_new(void);
+struct unwinder *unwind_new(int timed);
 void	 unwind_free(struct unwinder *u);
 
 /*
@@ -64,7 +65,8 @@ int	 unwind_sample(struct unwinder *u, uint32_t pid, uint32_t tid,
 	    const uint64_t *regs, const uint8_t *stack, uint64_t len,
 	    uint64_t *frames, uint32_t max, uint32_t *n);
 
-/* Chains unwound, of which truncated, and the nanoseconds spent. */
+/* Chains unwound, of which truncated, and the nanoseconds spent (0
+ * unless unwind_new() was told to time them). */
 void	 unwind_counts(const struct unwinder *u, uint64_t *chains,
 	    uint64_t *truncated, uint64_t *ns);
 /* Of the chains, those the table of recent chains gave (unwind.c); with
