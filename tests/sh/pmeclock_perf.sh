@@ -33,10 +33,13 @@ expected "perf: samples of 0.5 s at 10 kHz" \
     "$(awk '$1 == "samples" { print $4 }' "$tmp/stat")" \
     "$(spincpu 500000000)" 1 100000 0.85 "$(perf_extra)"
 
-# Call chains: hot's caller is main.
-run 0 "perf: -g" -m perf -j 0 -g -o chain -- ./spin cpu 300
+# Call chains: every sample has its frames, their count as the CPU time
+# spin used asks.
+SPIN_SAY_CPU=1 run 0 "perf: -g" -m perf -j 0 -g -o chain -- ./spin cpu 300
 stat chain.PMS
 has "perf: -g: flags" "^method perf period 10000000 flags 3"
-between "perf: -g: samples with frames" "$(field frames)" 25 35
+count_ok "perf: -g: samples" perf "$(spincpu 300000000)" 1
+between "perf: -g: samples with frames" "$(field frames)" \
+    "$(field samples)" "$(field samples)"
 
 finish
