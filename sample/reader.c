@@ -184,8 +184,11 @@ reader_start(struct perfstate *ps)
 void
 reader_begin(struct perfstate *ps)
 {
-	/* Only stacks cost enough to convert to need a reader. */
-	if (ps->uw != NULL && reader_start(ps) < 0 && ps->o->verbose)
+	/* Stacks cost enough to convert to need a reader, and wall mode's
+	 * switches come fast enough (-w -G fp lost records without it at
+	 * 100,000 switches a second). */
+	if ((ps->uw != NULL || ps->wall != NULL) && reader_start(ps) < 0 &&
+	    ps->o->verbose)
 		fprintf(stderr, "%s: no reader thread (%s): the rings are "
 		    "read between conversions\n", prog, strerror(errno));
 }
