@@ -102,6 +102,9 @@ struct gfile {
 	size_t		 n;
 };
 
+/* The name gfile_parse() is given for the graph file stats ships. */
+#define GFILE_SHIPPED	"(default Graphfile)"
+
 /*
  * Parses text[0..len) (need not be NUL-terminated) named name into *out
  * (zeroed first).  Returns 0, or -1 with err holding "name:line: what"

@@ -246,7 +246,7 @@ load_graphs(const struct opts *op, struct gfile *gf, struct pme_error *err)
 	if (access("Graphfile", F_OK) == 0)
 		return gfile_load("Graphfile", gf, err);
 	return gfile_parse(default_graphfile, strlen(default_graphfile),
-	    "(default Graphfile)", gf, err);
+	    GFILE_SHIPPED, gf, err);
 }
 
 static int

@@ -311,6 +311,7 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
     struct pme_error *err)
 {
 	struct pass p = { .gr = gr };
+	const char *rows, *title;
 	double lo, hi;
 	struct pme_error why;
 	int rc = -1;
@@ -346,13 +347,20 @@ grid_prepare(struct grid *gr, const struct graph *g, const struct src *s,
 		gr->rlo = (long)lo;
 		gr->rhi = (long)hi;
 	}
-	snprintf(gr->title, sizeof(gr->title), "%s", g->name != NULL ?
-	    g->name : g->menu != NULL ? g->menu : g->id);
-	gr->xlabel = g->x_axis != NULL ? g->x_axis : NULL;
 	/* Rows are an event file's processors, a sample file's threads
-	 * or a heap's processes. */
-	gr->ylabel = g->y_axis != NULL ? g->y_axis : s->heap ? "Process" :
-	    s->rowname != NULL ? "Thread" : "Processor";
+	 * or a heap's processes: the shipped graph file's titles say
+	 * "Processor" for event files, and the rows' word for the others. */
+	rows = s->heap ? "Process" : s->rowname != NULL ? "Thread" :
+	    "Processor";
+	title = g->name != NULL ? g->name : g->menu != NULL ? g->menu : g->id;
+	if (g->file != NULL && strcmp(g->file, GFILE_SHIPPED) == 0 &&
+	    strncmp(title, "Processor ", 10) == 0)
+		snprintf(gr->title, sizeof(gr->title), "%s %s", rows,
+		    title + 10);
+	else
+		snprintf(gr->title, sizeof(gr->title), "%s", title);
+	gr->xlabel = g->x_axis != NULL ? g->x_axis : NULL;
+	gr->ylabel = g->y_axis != NULL ? g->y_axis : rows;
 	gr->occ_time = !(gkinds[g->kind].flags & GK_COUNTS);
 	if (rules(gr, err) == -1)
 		goto out;

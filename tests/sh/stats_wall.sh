@@ -13,7 +13,9 @@
 #   to the same columns (to the nanosecond its microseconds print);
 #   every off-CPU slice names a routine, no on-CPU one does;
 # - -T ps is DSC PostScript that ghostscript renders, when installed, its
-#   rows' axis labelled Thread (the rows are threads, not processors);
+#   rows' axis labelled Thread (the rows are threads, not processors),
+#   the shipped graph's title "Thread States" (an event file's "Processor
+#   States");
 # - -b routine draws the samples by routine (module without a bucket
 #   file) as before, no state among them; -b state of a run
 #   without -w and a filter with a -w run's states are errors;
@@ -89,6 +91,8 @@ fi
 head -1 w.ps | grep -q '^%!PS-Adobe-3.0' || fail "ps: $(head -1 w.ps)"
 grep -aq ' (Thread) VS$' w.ps ||
     fail "ps: the rows' axis: $(grep -a ' VS$' w.ps | head -n 1)"
+grep -aq '^(Thread States) (w.PMS: ' w.ps ||
+    fail "ps: the title: $(grep -a ') H$' w.ps | head -n 1)"
 "$stats" -f w.PMS -b routine -T ps -o r.ps states 2>err &&
     grep -aq ' (Thread) VS$' r.ps ||
     fail "ps -b routine: the rows' axis: $(grep -a ' VS$' r.ps | head -n 1)"
