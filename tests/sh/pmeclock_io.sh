@@ -10,7 +10,8 @@
 # clock_gettime figure around the same calls and within 2% or 2 ms of it
 # (the calls' kernel time is inside the program's); the counts per system
 # call equal strace -c -f's and perf trace -s's of the same program (its
-# calls are the same in every run); a file of two runs joined reported as
+# calls are the same in every run); with -j (randomized clock periods)
+# every site's calls and bytes the same; a file of two runs joined reported as
 # the two files; the same as CSV (-T csv); -V io refused with -T ps,
 # and on a run without I/O records.  Programs nobody here wrote, counts per system call equal to
 # strace -f's: Debian's gzip compressing a file, xz with two threads, a
@@ -188,6 +189,19 @@ row=$(awk -F, '$1 == "site" && $2 == "write" && $4 ~ /^writer / {
     print $5, $7 }' rep.csv)
 [ "$row" = "$N $((N * B))" ] || fail "-V io -T csv: writer's write '$row'"
 [ "$(grep -c '^slowest,' rep.csv)" -eq 10 ] || fail "-V io -T csv: slowest"
+
+# With the clock's periods randomized (-j): every call site's calls,
+# errors and bytes as without.
+sites() {	# the site rows' call, site, calls, errors, bytes
+	awk -F, '$1 == "site" { print $2, $4, $5, $6, $7 }' "$1" | sort
+}
+"$pmeclock" -q -e io -j 20 -o ioj.PMS ./io "$tmp/d" $N $B $P 2>ioj.err ||
+    fail "pmeclock -e io -j 20: $(cat ioj.err)"
+"$pmehisto" -V io -T csv ioj.PMS >repj.csv || fail "-V io -T csv of -j"
+sites rep.csv >sites.txt
+sites repj.csv >sitesj.txt
+[ -s sites.txt ] && diff -u sites.txt sitesj.txt >sites.diff ||
+    fail "-e io -j 20: the call sites differ: $(head -20 sites.diff)"
 
 # A run without I/O records: -V io says so, exit status 1.
 "$pmeclock" -q -o none.PMS ./io "$tmp/d" 1 1 0 2>/dev/null
