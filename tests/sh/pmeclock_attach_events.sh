@@ -41,6 +41,12 @@ watch() {
 	rm -f "$1.go"
 	./ev go "$1.go" $K $N &
 	evp=$!
+	# Attached before the shell's child has exec'd, pmeclock would look
+	# for the routines of break: in bash (seen on a loaded machine).
+	for i in $(seq 600); do
+		[ "$(readlink "/proc/$evp/exe")" = "$(readlink -f ev)" ] && break
+		sleep 0.1
+	done
 	"$pmeclock" -v -e "$2" -p $evp -o "$1.PMS" 2>"$1.err" &
 	cp=$!
 	for i in $(seq 600); do
