@@ -412,10 +412,19 @@ attach_map(struct perfattach *a, pid_t pid, const struct pme_maps_line *ml,
 	struct pme_mapping m;
 	struct pme_error err;
 	uint8_t buildid[64];
+	char vdso[PATH_MAX];
+	uint64_t dev = makedev(ml->major, ml->minor), ino = ml->inode;
 
-	if (strchr(ml->perms, 'x') == NULL || ml->path[0] != '/')
-		return;
 	memset(&m, 0, sizeof(m));
+	m.start = ml->start;
+	m.end = ml->end;
+	if (strchr(ml->perms, 'x') != NULL &&
+	    strcmp(ml->path, "[vdso]") == 0 && vdso_map(&m, vdso, &dev, &ino))
+		m.path = vdso;
+	else if (strchr(ml->perms, 'x') == NULL || ml->path[0] != '/')
+		return;
+	else
+		m.path = ml->path;
 	m.pid = (uint32_t)pid;
 	m.flags = PME_MAP_EXEC;
 	if (exe != NULL && strcmp(ml->path, exe) == 0 &&
@@ -423,13 +432,9 @@ attach_map(struct perfattach *a, pid_t pid, const struct pme_maps_line *ml,
 		m.flags |= PME_MAP_MAIN;
 	if (ml->deleted)
 		m.flags |= PME_MAP_DELETED;
-	m.path = ml->path;
 	m.time = a->t0;
-	m.start = ml->start;
-	m.end = ml->end;
 	m.offset = ml->offset;
-	if (mapping_vaddr(&a->ps, &m, makedev(ml->major, ml->minor),
-	    ml->inode, buildid) < 0) {
+	if (mapping_vaddr(&a->ps, &m, dev, ino, buildid) < 0) {
 		perf_fail(&a->ps, "out of memory");
 		return;
 	}

@@ -137,6 +137,9 @@ void	child_keep_xfsz(void);
 int	child_go(struct child *c);
 /* Reaps the child if it has ended; returns 1 when it has. */
 int	child_poll(struct child *c);
+/* The file of the vDSO's image (vdso.c) for a [vdso] mapping of len
+ * bytes, made once; NULL when there is none or len is not its own. */
+const char *vdso_file(uint64_t len);
 /* Nanoseconds of CLOCK_MONOTONIC / CLOCK_REALTIME. */
 uint64_t now_mono(void);
 uint64_t now_real(void);

@@ -681,6 +681,23 @@ conv_sample(struct perfstate *ps, const struct perf_event_header *h)
 		perf_werr(ps, &err);
 }
 
+/* A [vdso] mapping m given the file of the image (vdso.c): its path
+ * into path (PATH_MAX), its device and inode; 0 when there is none. */
+int
+vdso_map(const struct pme_mapping *m, char *path, uint64_t *dev,
+    uint64_t *ino)
+{
+	const char *f = vdso_file(m->end - m->start);
+	struct stat st;
+
+	if (f == NULL || strlen(f) >= PATH_MAX || stat(f, &st) < 0)
+		return 0;
+	strcpy(path, f);
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 1;
+}
+
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
 int
 mapping_vaddr(struct perfstate *ps, struct pme_mapping *m, uint64_t dev,
@@ -790,11 +807,16 @@ conv_mmap2(struct perfstate *ps, const struct perf_event_header *h)
 	ino = get64(p + 40);
 	prot = get32(p + 56);
 	len = strnlen((const char *)p + 64, (size_t)(end - p - 64));
-	if (!(prot & PROT_EXEC) || len == 0 || len >= sizeof(path) ||
+	if ((prot & PROT_EXEC) && len == 6 && memcmp(p + 64, "[vdso]", 6) == 0 &&
+	    vdso_map(&m, path, &dev, &ino))
+		len = strlen(path);
+	else if (!(prot & PROT_EXEC) || len == 0 || len >= sizeof(path) ||
 	    p[64] != '/')
-		return;		/* anonymous memory, [vdso], ... */
-	memcpy(path, p + 64, len);
-	path[len] = '\0';
+		return;		/* anonymous memory, [vsyscall], ... */
+	else {
+		memcpy(path, p + 64, len);
+		path[len] = '\0';
+	}
 	m.flags = PME_MAP_EXEC;
 	if (len > sl && strcmp(path + len - sl, DELETED_SUFFIX) == 0) {
 		path[len - sl] = '\0';

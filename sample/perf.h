@@ -163,6 +163,10 @@ void	perf_werr(struct perfstate *ps, const struct pme_error *err);
 int	perf_fail(struct perfstate *ps, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	perf_say(struct perfstate *ps);
+/* Gives a [vdso] mapping m the file of the vDSO's image (vdso.c): its
+ * path into path (PATH_MAX bytes), device and inode; 0 when none. */
+int	vdso_map(const struct pme_mapping *m, char *path, uint64_t *dev,
+	    uint64_t *ino);
 /* Finds the link-time address of a mapping; 0, or -1 if unreadable. */
 int	mapping_vaddr(struct perfstate *ps, struct pme_mapping *m,
 	    uint64_t dev, uint64_t ino, uint8_t *buildid);

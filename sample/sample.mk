@@ -23,6 +23,8 @@ sample/pmeclock_SRCS += sample/io.c
 sample/pmeclock_SRCS += sample/gate.c
 # Breaks' uprobes made in tracefs, which new threads inherit.
 sample/pmeclock_SRCS += sample/breaks.c
+# The vDSO's image as a file, for its mappings.
+sample/pmeclock_SRCS += sample/vdso.c
 
 # elfutils' libdw unwinds -g's chains from the CFI when configure found it.
 sample/unwind.o: PME_CPPFLAGS += $(DW_CPPFLAGS) $(UNW_CPPFLAGS)
