@@ -140,6 +140,8 @@ int	child_poll(struct child *c);
 /* The file of the vDSO's image (vdso.c) for a [vdso] mapping of len
  * bytes, made once; NULL when there is none or len is not its own. */
 const char *vdso_file(uint64_t len);
+/* The same for a [vdso] of the build-id id (len bytes). */
+const char *vdso_file_id(const uint8_t *id, size_t len);
 /* Nanoseconds of CLOCK_MONOTONIC / CLOCK_REALTIME. */
 uint64_t now_mono(void);
 uint64_t now_real(void);

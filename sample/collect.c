@@ -296,6 +296,10 @@ on_map(struct collector *co, const struct pmeclock_map *mm, size_t len)
 	m.path = path;
 	m.buildid = mm->idlen ? mm->buildid : NULL;
 	m.buildid_len = mm->idlen;
+	/* The runtime names the vDSO "[vdso]": its image's file (vdso.c). */
+	if (strcmp(path, "[vdso]") == 0 &&
+	    (m.path = vdso_file_id(mm->buildid, mm->idlen)) == NULL)
+		return;
 	if (pme_samplewriter_mapping(co->w, &m, &err) < 0)
 		cerr(co, &err);
 }

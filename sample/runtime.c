@@ -43,6 +43,7 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -1155,6 +1156,21 @@ known(uint64_t start, uint64_t end)
 	return 0;
 }
 
+/* Whether info is the vDSO's: its first load segment at the address
+ * the kernel gave the process in its auxiliary vector. */
+static int
+is_vdso(const struct dl_phdr_info *info)
+{
+	unsigned long at = getauxval(AT_SYSINFO_EHDR);
+	int i;
+
+	for (i = 0; at != 0 && i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			return info->dlpi_addr + info->dlpi_phdr[i].p_vaddr -
+			    info->dlpi_phdr[i].p_offset == at;
+	return 0;
+}
+
 /* The GNU build-id note of a loaded object, from its PT_NOTE segments. */
 static uint32_t
 buildid(const struct dl_phdr_info *info, const uint8_t **id)
@@ -1224,8 +1240,11 @@ scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 			snprintf(path, sizeof(path), "%s", info->dlpi_name);
 		if (stat(path, &st) < 0)
 			m.flags |= PME_MAP_DELETED;
-	} else
-		return 0;	/* the vdso */
+	} else if (rt.sink == SINK_SOCK && info->dlpi_phnum > 0 &&
+	    is_vdso(info))	/* pmeclock gives it its file: collect.c */
+		snprintf(path, sizeof(path), "[vdso]");
+	else
+		return 0;
 	m.path = path;
 	m.pid = rt.pid;
 	m.time = sc->time;

@@ -10,10 +10,13 @@
  *
  * where the symbols and CFI are read as any library's (perf keeps its
  * copy in ~/.debug/[vdso]/BUILD-ID/ likewise).  A mapping whose length
- * is not that of pmeclock's own vDSO (a 32-bit process's) is not given
- * the file, nor is any without a cache directory to write.
+ * (perf's records, /proc/PID/maps) or build-id (the preload runtime's,
+ * which finds the vDSO among the objects dl_iterate_phdr lists) is not
+ * that of pmeclock's own vDSO (a 32-bit process's) is not given the
+ * file, nor is any without a cache directory to write.
  */
 #include <elf.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -29,6 +32,8 @@
 static int	 tried;
 static char	 path[PATH_MAX];	/* "" when there is none */
 static size_t	 maplen;		/* of the vDSO's mapping */
+static uint8_t	 rawid[64];		/* its build-id */
+static size_t	 rawlen;
 
 /* The bytes of the image at e: its program headers' and sections' end. */
 static size_t
@@ -86,9 +91,12 @@ build_id(const Elf64_Ehdr *e, char *id, size_t idsize)
 			if (nh->n_type == NT_GNU_BUILD_ID &&
 			    nh->n_namesz == 4 && memcmp(p + sizeof(*nh),
 			    "GNU", 4) == 0 && d + nh->n_descsz <= end &&
-			    nh->n_descsz * 2 < idsize) {
+			    nh->n_descsz * 2 < idsize &&
+			    nh->n_descsz <= sizeof(rawid)) {
 				for (k = 0; k < nh->n_descsz; k++)
 					snprintf(id + 2 * k, 3, "%02x", d[k]);
+				memcpy(rawid, d, nh->n_descsz);
+				rawlen = nh->n_descsz;
 				return nh->n_descsz > 0;
 			}
 			p = d + ((nh->n_descsz + 3) & ~3u);
@@ -179,4 +187,13 @@ vdso_file(uint64_t len)
 	if (!tried)
 		make();
 	return path[0] != '\0' && len == maplen ? path : NULL;
+}
+
+const char *
+vdso_file_id(const uint8_t *id, size_t len)
+{
+	if (!tried)
+		make();
+	return path[0] != '\0' && len == rawlen && len > 0 &&
+	    memcmp(id, rawid, len) == 0 ? path : NULL;
 }

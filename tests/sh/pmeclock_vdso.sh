@@ -7,7 +7,8 @@
 # $XDG_CACHE_HOME/pme/vdso/BUILD-ID/[vdso] (sample/vdso.c), and gives the
 # program's [vdso] mapping that file.  Checked on
 # tests/fixtures/clock/vdsoloop.c, run by pmeclock under perf record, the
-# same run sampled by both: the file's build-id is readelf's, and that of
+# same run sampled by both (and by the preload methods, whose runtime
+# finds the vDSO by dl_iterate_phdr): the file's build-id is readelf's, and that of
 # the mapping perf reports (perf buildid-list); no sample unmapped;
 # __vdso_clock_gettime's share of the program's samples within five
 # standard deviations of the difference from perf's; with -g its
@@ -85,6 +86,20 @@ kill $pid
 wait $pid 2>/dev/null
 stat p.PMS
 has "-p: mapping" "^map $pid \[vdso\] x$"
+
+# The preload methods: the runtime finds the vDSO among the objects
+# dl_iterate_phdr lists, pmeclock gives it the file by its build-id.
+for m in timer itimer; do
+	run 0 "-m $m" -q -m $m -o t.PMS -- ./vdsoloop 10
+	stat t.PMS
+	has "-m $m: mapping" "^map [0-9]* \[vdso\] x$"
+	[ "$(field unmapped)" = 0 ] ||
+	    fail "-m $m: $(field unmapped) samples unmapped"
+	# (pmsstat names the routine by either of its two symbols.)
+	[ "$(awk '$1 == "sym" && $2 == "[vdso]" && $3 ~ /clock_gettime$/ {
+	    n += $4 } END { print n + 0 }' "$tmp/stat")" -gt 0 ] ||
+	    fail "-m $m: no sample in the vDSO's clock_gettime"
+done
 
 # No cache directory: as before, and nothing said.
 env -u HOME -u XDG_CACHE_HOME $pmeclock -o n.PMS -- ./vdsoloop 5 \
