@@ -191,9 +191,11 @@ row=$(awk -F, '$1 == "site" && $2 == "write" && $4 ~ /^writer / {
 [ "$(grep -c '^slowest,' rep.csv)" -eq 10 ] || fail "-V io -T csv: slowest"
 
 # With the clock's periods randomized (-j): every call site's calls,
-# errors and bytes as without.
+# errors and bytes as without (but the bytes of main's write of the
+# fixture's own figures, whose length varies: 150 and 149).
 sites() {	# the site rows' call, site, calls, errors, bytes
-	awk -F, '$1 == "site" { print $2, $4, $5, $6, $7 }' "$1" | sort
+	awk -F, '$1 == "site" { print $2, $4, $5, $6,
+	    $4 ~ /^main / ? "-" : $7 }' "$1" | sort
 }
 "$pmeclock" -q -e io -j 20 -o ioj.PMS ./io "$tmp/d" $N $B $P 2>ioj.err ||
     fail "pmeclock -e io -j 20: $(cat ioj.err)"
