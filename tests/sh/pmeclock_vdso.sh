@@ -12,7 +12,8 @@
 # the mapping perf reports (perf buildid-list); no sample unmapped;
 # __vdso_clock_gettime's share of the program's samples within five
 # standard deviations of the difference from perf's; with -g its
-# stacks unwound through the vDSO to main (its CFI, as a library's); a
+# stacks unwound through the vDSO to main (its CFI, as a library's), and
+# callgrind_annotate of the callgrind export agreeing; a
 # process attached to (-p) the same; and without a cache directory to
 # write (HOME and XDG_CACHE_HOME unset), nothing said, the samples
 # unmapped as before.  Skipped where perf_event_open is refused or perf
@@ -76,6 +77,21 @@ run 0 "-g" -q -g -o g.PMS -- ./vdsoloop 10
 awk '$1 ~ /__vdso_clock_gettime$/ { v += $2; if ($1 ~ /;main;reads;/) m += $2 }
     END { exit !(v > 0 && v == m) }' g.folded ||
     fail "-g: the vDSO's stacks do not all reach main: $(grep vdso g.folded | head -5)"
+
+# The callgrind export of the same run: the vDSO's routine with its
+# callees, as callgrind_annotate reads it (the object's path ends in
+# "[vdso]", brackets in brackets), inclusive as the folded stacks say.
+if command -v callgrind_annotate >/dev/null; then
+	. "$top/tests/sh/lib/stacks.sh"
+	"$pmehisto" -q -x -T callgrind -B /dev/null -o g.callgrind g.PMS \
+	    2>g.err || fail "-T callgrind: $(cat g.err)"
+	sed 's/_\[k\]//g' g.folded >g.plain
+	want=$(inclusive g.plain | awk '$1 == "__vdso_clock_gettime"')
+	got=$(cg_functions --inclusive=yes g.callgrind |
+	    awk '$1 == "__vdso_clock_gettime"')
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+	    fail "-T callgrind: callgrind_annotate '$got', folded '$want'"
+fi
 
 # -p: the mapping found in /proc/PID/maps.
 ./vdsoloop forever >ready.txt &

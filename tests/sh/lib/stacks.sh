@@ -99,7 +99,7 @@ self() {
 # Lines "26 (100.0%)  file:function [object]" after the header.
 cg_functions() {
 	callgrind_annotate --threshold=100 "$@" | sed -n \
-	    's/^ *\([0-9,][0-9,]*\) ([^)]*)  [^:]*:\(.*\) \[[^]]*\]$/\2 \1/p' |
+	    's/^ *\([0-9,][0-9,]*\) ([^)]*)  [^:]*:\(.*\) \[.*\]$/\2 \1/p' |
 	    tr -d , | awk '$NF != 0' | LC_ALL=C sort
 }
 
