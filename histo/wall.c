@@ -1583,7 +1583,7 @@ wr_mapping(void *arg, const struct pme_mapping *m)
 }
 
 static int	wr_emit(struct wread *, uint32_t, uint32_t, uint64_t,
-		    uint64_t, const uint64_t *, uint32_t, uint64_t);
+		    uint64_t, const uint64_t *, uint32_t, int, uint64_t);
 
 /*
  * The time on a CPU of the threads that have no clock sample, which no
@@ -1605,7 +1605,7 @@ wr_rest(struct wread *wr)
 	for (i = 0; i < wr->times.nth; i++) {
 		t = &wr->times.th[i];
 		if (t->usamp + t->ksamp == 0 && wr_emit(wr, t->pid, t->tid,
-		    t->end, 0, NULL, 0, t->st[S_USER]) != 0)
+		    t->end, 0, NULL, 0, 0, t->st[S_USER]) != 0)
 			return -1;
 	}
 	return 0;
@@ -1673,10 +1673,12 @@ wr_samples(void *arg, const struct pme_sample *s, size_t n)
 	return k > 0 ? wr->v->samples(wr->arg, wr->buf, k) : 0;
 }
 
-/* A sample of the measure at pc and its callers, weight w (none of 0). */
+/* A sample of the measure at pc and its callers, weight w (none of 0);
+ * its chain flagged as cut short when truncated, as a sample's is. */
 static int
 wr_emit(struct wread *wr, uint32_t pid, uint32_t tid, uint64_t time,
-    uint64_t pc, const uint64_t *fr, uint32_t nfr, uint64_t w)
+    uint64_t pc, const uint64_t *fr, uint32_t nfr, int truncated,
+    uint64_t w)
 {
 	struct pme_sample s;
 
@@ -1692,6 +1694,8 @@ wr_emit(struct wread *wr, uint32_t pid, uint32_t tid, uint64_t time,
 	s.event = wr->ev;
 	s.nframes = nfr;
 	s.frames = nfr > 0 ? fr : NULL;
+	if (truncated)
+		s.flags |= PME_SAMPLE_TRUNCATED;
 	return wr->v->samples(wr->arg, &s, 1);
 }
 
@@ -1717,7 +1721,7 @@ wr_offcpu(void *arg, const struct pme_offcpu *o)
 	w = what == M_WALL ? o->end - o->start : (state == what ?
 	    wake - o->start : 0) + (what == S_WAITCPU ? o->end - wake : 0);
 	return wr_emit(wr, o->pid, o->tid, o->start, o->pc, o->frames,
-	    o->nframes, w);
+	    o->nframes, (o->flags & PME_OFF_TRUNCATED) != 0, w);
 }
 
 static int
@@ -1728,7 +1732,7 @@ wr_iocall(void *arg, const struct pme_io *io)
 	    wr->m->what == M_IOBYTES ? io_bytes(io) : 1;
 
 	return wr_emit(wr, io->pid, io->tid, io->start, io->pc, io->frames,
-	    io->nframes, w);
+	    io->nframes, (io->flags & PME_IO_TRUNCATED) != 0, w);
 }
 
 static int

@@ -7,8 +7,9 @@
 # need less than 2 KiB).  tests/fixtures/clock/deepwait.c sleeps 200
 # times under BYTES of its own stack.  Under 3,000 bytes: with -w alone
 # every wait's chain is cut short (pmeclock -v: at least 190 chains, all
-# of them truncated but 2), with -w -G dwarf,4096 none is (2 at most:
-# the clock's samples).  Under 5,000 bytes with -w -G dwarf,8192, none
+# of them truncated but 2; pmehisto -M sleep puts every sleep's stack
+# under "[truncated]", as a sample's), with -w -G dwarf,4096 none is (2
+# at most: the clock's samples; no sleep's stack under "[truncated]").  Under 5,000 bytes with -w -G dwarf,8192, none
 # is.  Before, -w copied 4 KiB (none of the 3,000-byte waits cut short)
 # and -G dwarf,8192 4 KiB too (all 200 of the 5,000-byte ones).
 #
@@ -18,7 +19,7 @@
 . "${PME_TOP:?}/tests/sh/lib/common.sh"
 . "$top/tests/sh/lib/wall.sh"
 
-need "$pmeclock"
+need "$pmeclock" "$pmehisto"
 cd "$tmp" || exit 1
 waits_fixture
 cfi_fixture deepwait
@@ -44,12 +45,24 @@ whole() {
 	unwound "$what" "$@"
 	[ -n "$trunc" ] || return
 	[ "$chains" -ge 190 ] || fail "$what: $chains chains, not 190 or more"
+	# The sleeps' stacks in the reports: nanosleep's under
+	# "[truncated]" where the chains were cut, as a sample's are.
+	"$pmehisto" -q -x -M sleep -T folded -B /dev/null out.PMS \
+	    >sleep.folded 2>sleep.err ||
+	    fail "$what: pmehisto -M sleep: $(cat sleep.err)"
+	read -r cut whole <<<"$(awk '$1 ~ /nanosleep/ { n++
+	    if ($1 ~ /^\[truncated\];/) t++ } END { print t + 0, n + 0 }' \
+	    sleep.folded)"
 	if [ "$want" = all ]; then
 		[ "$trunc" -ge $((chains - 2)) ] ||
 		    fail "$what: $trunc of $chains chains truncated, not all"
+		[ "$whole" -gt 0 ] && [ "$cut" = "$whole" ] ||
+		    fail "$what: $cut of $whole sleep stacks under [truncated]"
 	else
 		[ "$trunc" -le 2 ] ||
 		    fail "$what: $trunc of $chains chains truncated"
+		[ "$whole" -gt 0 ] && [ "$cut" = 0 ] ||
+		    fail "$what: $cut of $whole sleep stacks under [truncated]"
 	fi
 }
 
