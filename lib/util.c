@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1439,5 +1440,31 @@ pme_first_line(const char *path, char *buf, size_t len)
 		return -1;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+uint32_t
+pme_note_buildid(const void *notes, size_t len, size_t max,
+    const uint8_t **id)
+{
+	const uint8_t *p = notes, *end = p + len;
+	Elf64_Nhdr nh;		/* Elf32_Nhdr's too: three 32-bit words */
+	size_t name, desc;
+
+	while ((size_t)(end - p) >= sizeof(nh)) {
+		memcpy(&nh, p, sizeof(nh));
+		name = ((size_t)nh.n_namesz + 3) & ~(size_t)3;
+		desc = ((size_t)nh.n_descsz + 3) & ~(size_t)3;
+		p += sizeof(nh);
+		if ((size_t)(end - p) < name || (size_t)(end - p) - name < desc)
+			break;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(p, "GNU", 4) == 0 && nh.n_descsz > 0 &&
+		    nh.n_descsz <= max) {
+			*id = p + name;
+			return nh.n_descsz;
+		}
+		p += name + desc;
+	}
 	return 0;
 }

@@ -363,4 +363,13 @@ pme_get32(const uint8_t *p)
 	    (uint32_t)p[3] << 24;
 }
 
+/*
+ * The GNU build-id of a note segment or section in memory, [p, p + len)
+ * in the notes' 4-byte alignment: its length (*id set to its bytes), or
+ * 0 when the notes have none of 1 to max bytes.  No libelf: the runtimes
+ * read their loaded objects' notes and pmeclock its own vDSO's.
+ */
+uint32_t pme_note_buildid(const void *p, size_t len, size_t max,
+	    const uint8_t **id);
+
 #endif /* PME_UTIL_H */

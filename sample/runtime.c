@@ -1176,34 +1176,16 @@ static uint32_t
 buildid(const struct dl_phdr_info *info, const uint8_t **id)
 {
 	const ElfW(Phdr) *ph;
-	const uint8_t *p, *end;
-	const ElfW(Nhdr) *nh;
-	size_t nsz, dsz;
+	uint32_t n = 0;
 	int i;
 
-	for (i = 0; i < info->dlpi_phnum; i++) {
+	for (i = 0; i < info->dlpi_phnum && n == 0; i++) {
 		ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(*nh)) {
-			nh = (const void *)p;
-			nsz = (nh->n_namesz + 3) & ~(size_t)3;
-			dsz = (nh->n_descsz + 3) & ~(size_t)3;
-			p += sizeof(*nh);
-			if ((size_t)(end - p) < nsz + dsz)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID &&
-			    nh->n_namesz == 4 && memcmp(p, "GNU", 4) == 0 &&
-			    nh->n_descsz <= 64) {
-				*id = p + nsz;
-				return nh->n_descsz;
-			}
-			p += nsz + dsz;
-		}
+		if (ph->p_type == PT_NOTE)
+			n = pme_note_buildid((const void *)(info->dlpi_addr +
+			    ph->p_vaddr), ph->p_memsz, 64, id);
 	}
-	return 0;
+	return n;
 }
 
 static int

@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 
 #include "clock.h"
+#include "maps.h"
+#include "util.h"
 
 static int	 tried;
 static char	 path[PATH_MAX];	/* "" when there is none */
@@ -54,17 +56,18 @@ image_size(const Elf64_Ehdr *e)
 static size_t
 own_maplen(void)
 {
-	unsigned long long a, b;
-	char line[512];
+	struct pme_maps_line ml;
+	struct pme_maps r;
 	size_t n = 0;
 	FILE *fp;
 
 	if ((fp = fopen("/proc/self/maps", "re")) == NULL)
 		return 0;
-	while (n == 0 && fgets(line, sizeof(line), fp) != NULL)
-		if (strstr(line, " [vdso]") != NULL &&
-		    sscanf(line, "%llx-%llx", &a, &b) == 2 && b > a)
-			n = (size_t)(b - a);
+	pme_maps_init(&r, fp, "/proc/self/maps");
+	while (n == 0 && pme_maps_next(&r, &ml, NULL) > 0)
+		if (strcmp(ml.path, "[vdso]") == 0 && ml.end > ml.start)
+			n = (size_t)(ml.end - ml.start);
+	pme_maps_end(&r);
 	fclose(fp);
 	return n;
 }
@@ -75,34 +78,20 @@ build_id(const Elf64_Ehdr *e, char *id, size_t idsize)
 {
 	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)e +
 	    e->e_phoff);
-	const unsigned char *p, *end, *d;
-	const Elf64_Nhdr *nh;
-	size_t k;
+	const uint8_t *d = NULL;
+	uint32_t k;
 	int i;
 
-	for (i = 0; i < e->e_phnum; i++) {
-		if (ph[i].p_type != PT_NOTE)
-			continue;
-		p = (const unsigned char *)e + ph[i].p_offset;
-		end = p + ph[i].p_filesz;
-		while (p + sizeof(*nh) <= end) {
-			nh = (const Elf64_Nhdr *)p;
-			d = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
-			if (nh->n_type == NT_GNU_BUILD_ID &&
-			    nh->n_namesz == 4 && memcmp(p + sizeof(*nh),
-			    "GNU", 4) == 0 && d + nh->n_descsz <= end &&
-			    nh->n_descsz * 2 < idsize &&
-			    nh->n_descsz <= sizeof(rawid)) {
-				for (k = 0; k < nh->n_descsz; k++)
-					snprintf(id + 2 * k, 3, "%02x", d[k]);
-				memcpy(rawid, d, nh->n_descsz);
-				rawlen = nh->n_descsz;
-				return nh->n_descsz > 0;
-			}
-			p = d + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-	return 0;
+	for (i = 0; i < e->e_phnum && rawlen == 0; i++)
+		if (ph[i].p_type == PT_NOTE)
+			rawlen = pme_note_buildid((const char *)e +
+			    ph[i].p_offset, ph[i].p_filesz, (idsize - 1) / 2,
+			    &d);
+	for (k = 0; k < rawlen; k++)
+		snprintf(id + 2 * k, 3, "%02x", d[k]);
+	if (rawlen > 0)
+		memcpy(rawid, d, rawlen);
+	return rawlen > 0;
 }
 
 /* mkdir -p of dir's every part; 0, or -1. */

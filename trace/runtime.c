@@ -271,32 +271,6 @@ on_trap(int sig, siginfo_t *si, void *ucv)
 	count_at(pc);
 }
 
-/* The GNU build-id of a loaded object, from its notes in memory. */
-static void
-buildid(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
-    const uint8_t **id, uint32_t *idlen)
-{
-	const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-	const uint8_t *end = p + ph->p_memsz;
-	const ElfW(Nhdr) *nh;
-	size_t name, desc;
-
-	while (p + sizeof(*nh) <= end) {
-		nh = (const ElfW(Nhdr) *)p;
-		name = (nh->n_namesz + 3) & ~(size_t)3;
-		desc = (nh->n_descsz + 3) & ~(size_t)3;
-		if ((size_t)(end - p) < sizeof(*nh) + name + desc)
-			return;
-		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-		    memcmp(p + sizeof(*nh), "GNU", 4) == 0) {
-			*id = p + sizeof(*nh) + name;
-			*idlen = nh->n_descsz;
-			return;
-		}
-		p += sizeof(*nh) + name + desc;
-	}
-}
-
 static int
 add_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -316,9 +290,11 @@ add_object(struct dl_phdr_info *info, size_t size, void *arg)
 		exe[n] = '\0';
 		path = exe;
 	}
-	for (i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_NOTE && id == NULL)
-			buildid(info, &info->dlpi_phdr[i], &id, &idlen);
+	for (i = 0; i < info->dlpi_phnum && idlen == 0; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE)
+			idlen = pme_note_buildid((const void *)(info->dlpi_addr +
+			    info->dlpi_phdr[i].p_vaddr),
+			    info->dlpi_phdr[i].p_memsz, 64, &id);
 	mod = tr_tally_module(rt.t, path ? path : "", id, idlen, ismain);
 	for (i = 0; i < info->dlpi_phnum && rt.nobjs < MAXOBJS; i++) {
 		if (info->dlpi_phdr[i].p_type != PT_LOAD ||
