@@ -982,32 +982,53 @@ put_name(FILE *fp, const char *name, int width)
 	fprintf(fp, "%-*s", width, buf);
 }
 
-/* The states, and in CSV the off-CPU intervals (n). */
+/*
+ * A row of a state table: in CSV "key,name,wall,STATES,intervals"; as
+ * text the thread id (key, when tid is set), the wall time and the
+ * states in ms, the name last, where a long one shifts no column (the
+ * Analyzer's function list, perf report's symbol).
+ */
 static void
-put_states(FILE *fp, const uint64_t *st, int csv, uint64_t n)
+put_row(FILE *fp, int csv, int tid, const char *key, const char *name,
+    const uint64_t *st, uint64_t n)
 {
 	int s;
 
-	for (s = 0; s < NSTATE; s++)
-		if (csv)
+	if (csv) {
+		fprintf(fp, "%s,", key);
+		put_name(fp, name, 0);
+		fprintf(fp, ",%" PRIu64, wall_of(st));
+		for (s = 0; s < NSTATE; s++)
 			fprintf(fp, ",%" PRIu64, st[s]);
-		else
-			fprintf(fp, " %10.3f", (double)st[s] / 1e6);
-	if (csv)
-		fprintf(fp, ",%" PRIu64, n);
+		fprintf(fp, ",%" PRIu64 "\n", n);
+		return;
+	}
+	if (tid)
+		fprintf(fp, "%-8s ", key);
+	fprintf(fp, "%10.3f", (double)wall_of(st) / 1e6);
+	for (s = 0; s < NSTATE; s++)
+		fprintf(fp, " %10.3f", (double)st[s] / 1e6);
+	fputs("  ", fp);
+	put_name(fp, name, 0);
 	fputc('\n', fp);
 }
 
+/* The heading of a state table: first names the rows' kind. */
 static void
-put_heading(FILE *fp, const char *first, int csv)
+put_heading(FILE *fp, const char *first, int tid, int csv)
 {
 	int s;
 
-	fprintf(fp, csv ? "%s,name,wall" : "%-24s %10s", first, csv ? "" :
-	    "WALL");
+	if (csv)
+		fprintf(fp, "%s,name,wall", first);
+	else
+		fprintf(fp, "%s%10s", tid ? "TID      " : "", "WALL");
 	for (s = 0; s < NSTATE; s++)
 		fprintf(fp, csv ? ",%s" : " %10s", state_names[s]);
-	fputs(csv ? ",intervals\n" : "\n", fp);
+	if (csv)
+		fputs(",intervals\n", fp);
+	else
+		fprintf(fp, "  %s\n", first);
 }
 
 static int
@@ -1033,21 +1054,13 @@ write_lines(struct wall *wl, FILE *fp)
 	if (!csv)
 		fprintf(fp, "\nWall time by state per line of the program, "
 		    "exclusive (ms; on CPU from the samples)\n\n");
-	put_heading(fp, csv ? "line" : "LINE", csv);
+	put_heading(fp, csv ? "line" : "LINE", 0, csv);
 	for (i = 0; i < wl->nln; i++) {
 		f = strrchr(wl->ln[i].file, '/');
 		snprintf(name, sizeof(name), "%s:%" PRIu32, f != NULL ? f + 1 :
 		    wl->ln[i].file, wl->ln[i].line);
-		if (csv) {
-			fprintf(fp, "line,");
-			put_name(fp, name, 0);
-			fprintf(fp, ",%" PRIu64, wall_of(wl->ln[i].st));
-		} else {
-			put_name(fp, name, 24);
-			fprintf(fp, " %10.3f", (double)wall_of(wl->ln[i].st) /
-			    1e6);
-		}
-		put_states(fp, wl->ln[i].st, csv, wl->ln[i].count);
+		put_row(fp, csv, 0, "line", name, wl->ln[i].st,
+		    wl->ln[i].count);
 	}
 }
 
@@ -1062,39 +1075,21 @@ write_states(struct wall *wl, FILE *fp)
 		fprintf(fp, "Wall time by state per thread (ms): %zu threads, "
 		    "%" PRIu64 " off-CPU intervals\n\n", wl->nth,
 		    wl->nintervals);
-	put_heading(fp, csv ? "thread" : "THREAD", csv);
+	put_heading(fp, csv ? "thread" : "NAME", !csv, csv);
 	for (i = 0; i < wl->nth; i++) {
 		snprintf(id, sizeof(id), "%" PRIu32, wl->th[i].tid);
-		if (csv) {
-			fprintf(fp, "%s,", id);
-			put_name(fp, wl->th[i].name, 0);
-			fprintf(fp, ",%" PRIu64, wall_of(wl->th[i].st));
-		} else {
-			fprintf(fp, "%-8s", id);
-			put_name(fp, wl->th[i].name, 16);
-			fprintf(fp, " %10.3f", (double)wall_of(wl->th[i].st) /
-			    1e6);
-		}
-		put_states(fp, wl->th[i].st, csv, wl->th[i].nint);
+		put_row(fp, csv, 1, id, wl->th[i].name, wl->th[i].st,
+		    wl->th[i].nint);
 	}
 	if (wl->nrt > 1)
 		qsort(wl->rt, wl->nrt, sizeof(*wl->rt), cmp_rows);
 	if (!csv)
 		fprintf(fp, "\nWall time by state per routine, inclusive "
 		    "(ms; on CPU from the samples)\n\n");
-	put_heading(fp, csv ? "routine" : "ROUTINE", csv);
-	for (i = 0; i < wl->nrt; i++) {
-		if (csv) {
-			fprintf(fp, "routine,");
-			put_name(fp, wl->rt[i].name, 0);
-			fprintf(fp, ",%" PRIu64, wall_of(wl->rt[i].st));
-		} else {
-			put_name(fp, wl->rt[i].name, 24);
-			fprintf(fp, " %10.3f", (double)wall_of(wl->rt[i].st) /
-			    1e6);
-		}
-		put_states(fp, wl->rt[i].st, csv, wl->rt[i].count);
-	}
+	put_heading(fp, csv ? "routine" : "ROUTINE", 0, csv);
+	for (i = 0; i < wl->nrt; i++)
+		put_row(fp, csv, 0, "routine", wl->rt[i].name, wl->rt[i].st,
+		    wl->rt[i].count);
 	write_lines(wl, fp);
 }
 
@@ -1128,8 +1123,8 @@ put_lock_rows(FILE *fp, struct wrow *rows, size_t n, const char *what,
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (!csv)
-		fprintf(fp, "%-32s %8s %12s %12s %12s\n", what, "COUNT",
-		    "TOTAL(ms)", "MEAN(ms)", "MAX(ms)");
+		fprintf(fp, "%8s %12s %12s %12s  %s\n", "COUNT", "TOTAL(ms)",
+		    "MEAN(ms)", "MAX(ms)", what);
 	for (i = 0; i < n; i++) {
 		uint64_t tot = rows[i].st[S_LOCK] + rows[i].st[S_COND];
 
@@ -1141,10 +1136,11 @@ put_lock_rows(FILE *fp, struct wrow *rows, size_t n, const char *what,
 			    tot / rows[i].count, rows[i].max);
 			continue;
 		}
-		put_name(fp, rows[i].name, 32);
-		fprintf(fp, " %8" PRIu64 " %12.3f %12.3f %12.3f\n",
+		fprintf(fp, "%8" PRIu64 " %12.3f %12.3f %12.3f  ",
 		    rows[i].count, (double)tot / 1e6, (double)tot / 1e6 /
 		    (double)rows[i].count, (double)rows[i].max / 1e6);
+		put_name(fp, rows[i].name, 0);
+		fputc('\n', fp);
 	}
 }
 
@@ -1164,7 +1160,7 @@ write_locks(struct wall *wl, FILE *fp)
 {
 	struct wrow *obj = NULL, *site = NULL;
 	size_t nobj = 0, nsite = 0, i;
-	char buf[256], *names = NULL;
+	char buf[256], waker[16], *names = NULL;
 	int csv = wl->in->csv;
 
 	/* Object names are kept as long as the rows. */
@@ -1185,9 +1181,9 @@ write_locks(struct wall *wl, FILE *fp)
 	if (wl->nlw > 1)
 		qsort(wl->lw, wl->nlw, sizeof(*wl->lw), cmp_waits);
 	if (!csv)
-		fprintf(fp, "\nLongest waits\n%12s %-10s %-8s %-24s %-20s "
-		    "%s\n", "TIME(ms)", "KIND", "TID", "OBJECT", "CALL SITE",
-		    "WOKEN BY");
+		fprintf(fp, "\nLongest waits\n%12s %-10s %-8s %-8s %-24s "
+		    "%s\n", "TIME(ms)", "KIND", "TID", "WOKEN BY", "OBJECT",
+		    "CALL SITE");
 	for (i = 0; i < wl->nlw && i < 10; i++) {
 		const struct lwait *w = &wl->lw[i];
 
@@ -1200,13 +1196,13 @@ write_locks(struct wall *wl, FILE *fp)
 			    0);
 			continue;
 		}
-		fprintf(fp, "%12.3f %-10s %-8" PRIu32 " %-24s ",
-		    (double)w->ns / 1e6, state_names[w->state], w->tid, buf);
-		put_name(fp, w->site, 20);
-		if (w->haswaker)
-			fprintf(fp, " %" PRIu32 "\n", w->waker);
-		else
-			fprintf(fp, " -\n");
+		snprintf(waker, sizeof(waker), w->haswaker ? "%" PRIu32 :
+		    "-", w->waker);
+		fprintf(fp, "%12.3f %-10s %-8" PRIu32 " %-8s %-24s ",
+		    (double)w->ns / 1e6, state_names[w->state], w->tid, waker,
+		    buf);
+		put_name(fp, w->site, 0);
+		fputc('\n', fp);
 	}
 	free(obj);
 	free(site);
