@@ -177,10 +177,11 @@ add_calls(struct tr_tally *t, struct pvfile *f, char *s)
 /*
  * A "j ADDRESS INDEX|- COUNT FROM-INDEX|-" line, the qemu engine's:
  * jumps and branches taken from code of the mapping FROM-INDEX, which are
- * calls when pmevg would take them for calls (tr_tally_jumps).
+ * calls when pmevg would take them for calls (tr_tally_jumps); "J", the
+ * same after a move into the stack pointer (switched).
  */
 static int
-add_jumps(struct tr_tally *t, struct pvfile *f, char *s)
+add_jumps(struct tr_tally *t, struct pvfile *f, char *s, int switched)
 {
 	const struct pvmap *m, *from = NULL;
 	char *sp, *end;
@@ -201,7 +202,7 @@ add_jumps(struct tr_tally *t, struct pvfile *f, char *s)
 	if (m != NULL)
 		tr_tally_jumps(t, m->module, pme_elf_addr(&m->elf, a -
 		    m->start + m->offset), from != NULL ? from->module :
-		    PME_NONE, n);
+		    PME_NONE, switched, n);
 	return 0;
 }
 
@@ -240,8 +241,9 @@ read_file(struct tr_tally *t, const char *name, int region,
 			rc = add_map(t, &f, line + 4);
 		else if (strncmp(line, "c ", 2) == 0)
 			rc = add_calls(t, &f, line + 2);
-		else if (strncmp(line, "j ", 2) == 0)
-			rc = add_jumps(t, &f, line + 2);
+		else if (strncmp(line, "j ", 2) == 0 ||
+		    strncmp(line, "J ", 2) == 0)
+			rc = add_jumps(t, &f, line + 2, line[0] == 'J');
 		else if (strncmp(line, "end ", 4) == 0) {
 			if (strtoull(line + 4, NULL, 16) != f.sum)
 				rc = -4;

@@ -223,9 +223,11 @@ tr_tally_calls(struct tr_tally *t, uint32_t module, uint64_t vaddr, uint64_t n)
 }
 
 /* Whether vaddr starts a range of the unit of bucket b (of its parent
- * when the unit is a line). */
+ * when the unit is a line); *routine set when that unit is a routine of
+ * a symbol (not pmebuild's "[name]", a stripped object's rest). */
 static int
-unit_entry(const struct tr_tally *t, uint32_t b, uint64_t vaddr)
+unit_entry(const struct tr_tally *t, uint32_t b, uint64_t vaddr,
+    int *routine)
 {
 	const char *const *kinds;
 	const struct pme_unit *u;
@@ -236,11 +238,15 @@ unit_entry(const struct tr_tally *t, uint32_t b, uint64_t vaddr)
 	nk = pme_bucketfile_kinds(t->bf, &kinds);
 	nu = pme_bucketfile_units(t->bf, &u);
 	pme_bucketfile_ranges(t->bf, &r);
+	*routine = 0;
 	if ((k = t->bk[b].unit) >= nu)
 		return 0;
 	if (u[k].kind < nk && strcasecmp(kinds[u[k].kind], "LINE") == 0 &&
 	    u[k].parent < nu)
 		k = u[k].parent;
+	*routine = u[k].kind < nk &&
+	    strcasecmp(kinds[u[k].kind], "ROUTINE") == 0 &&
+	    u[k].name[0] != '[';	/* not a stripped object's rest */
 	for (i = 0; i < u[k].nranges; i++)
 		if (r[u[k].range + i].start == vaddr)
 			return 1;
@@ -249,15 +255,17 @@ unit_entry(const struct tr_tally *t, uint32_t b, uint64_t vaddr)
 
 void
 tr_tally_jumps(struct tr_tally *t, uint32_t module, uint64_t vaddr,
-    uint32_t from, uint64_t n)
+    uint32_t from, int switched, uint64_t n)
 {
 	uint64_t *c;
 	uint32_t b;
+	int routine;
 
-	if (module == PME_NONE || pme_bucketfile_counts2(t->bf, &c) == NULL)
+	if (module == PME_NONE || pme_bucketfile_counts2(t->bf, &c) == NULL ||
+	    (b = pme_bucketfile_find(t->bf, module, vaddr, NULL)) == PME_NONE)
 		return;
-	b = pme_bucketfile_find(t->bf, module, vaddr, NULL);
-	if (b != PME_NONE && (from != module || unit_entry(t, b, vaddr)))
+	if (unit_entry(t, b, vaddr, &routine) ||
+	    (from != module && !(switched && routine)))
 		c[b] += n;
 }
 

@@ -62,10 +62,13 @@ void		 tr_tally_calls(struct tr_tally *t, uint32_t module,
  * n jumps to vaddr of module from code of module from (PME_NONE: in no
  * file), counted as calls as pmevg counts them: into another module, or
  * to an entry of the unit of the bucket holding vaddr (a range's start;
- * a line's routine's when the unit is of kind LINE).
+ * a line's routine's when the unit is of kind LINE).  A jump after a
+ * move into the stack pointer (switched: longjmp, an exception's
+ * landing, trace/x86sp.h) returns into an older frame: into a routine
+ * (or its line) it is a call only at the entry, wherever it comes from.
  */
 void		 tr_tally_jumps(struct tr_tally *t, uint32_t module,
-		    uint64_t vaddr, uint32_t from, uint64_t n);
+		    uint64_t vaddr, uint32_t from, int switched, uint64_t n);
 /* 0 when at least one module holding buckets matched an object the
  * program ran (or force); else -1 with a message in err naming the
  * mismatches. */

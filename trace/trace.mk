@@ -36,7 +36,7 @@ PMEVG_CFLAGS = -std=gnu99 -O2 -g -gdwarf-4 $(WARN_CFLAGS) -Wno-unused-parameter 
 	-fno-pie -fno-pic -I$(VG_INCDIR) -DVGA_amd64=1 -DVGO_linux=1 \
 	-DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1
 
-trace/vgtool/pmevg.o: trace/vgtool/pmevg.c trace/trace.mk
+trace/vgtool/pmevg.o: trace/vgtool/pmevg.c trace/x86sp.h trace/trace.mk
 	$(CC) $(PMEVG_CFLAGS) -c -o $@ $<
 
 trace/vgtool/pmevg-amd64-linux: trace/vgtool/pmevg.o
@@ -57,7 +57,7 @@ endif
 trace/qemu.o: PME_CPPFLAGS += -DPMEVG_LIBDIR='"$(PMEVG_LIBDIR)"'
 
 trace/qemu/pmeqemu.so: trace/qemu/pmeqemu.c trace/qemu/qplugin.h \
-	    trace/qemu/qmark.h \
+	    trace/qemu/qmark.h trace/x86sp.h \
 	    config.mk trace/trace.mk
 	$(CC) $(STD_CFLAGS) $(WARN_CFLAGS) $(WERROR) \
 	    $(filter-out $(SANITIZE_FLAGS),$(CFLAGS)) -fPIC -shared \

@@ -6,7 +6,8 @@
 # library's routines) counts exactly what callgrind's and pmevg's count,
 # instructions and calls, on a PIE and a non-PIE build, one thread or
 # three, fork and a signal handler, and the calls of calls.c (recursion,
-# tail calls, pointers, the PLT), a stripped program's too; rep string
+# tail calls, pointers, the PLT), a stripped program's too, longjmp and
+# C++ exceptions (tests/fixtures/trace/cxxwork.cc); rep string
 # instructions count by valgrind's rule (pmetrace_rep's figures); a
 # program that execs is followed (the new program, or a script's
 # interpreter, runs under QEMU too); one that
@@ -120,6 +121,28 @@ cp calls calls_strip && strip calls_strip &&
 same calls_strip calls_strip.pme 0 12
 awk '$3 > 30 { f = 1 } END { exit !f }' q3.txt ||
     fail "calls_strip: no bucket with the calls: $(cat q3.txt)"
+
+# Jumps that return into an older frame after moving the stack pointer
+# (x86sp.h): longjmp back to main's setjmp from the C library, and C++
+# exceptions landing in a catch from libgcc.  callgrind counts no call
+# of main for them; before, qemu counted main's 23 landings of cxxwork
+# as calls, pmevg the 10 longjmps of longjmp.
+$cc -g -O1 -o longjmp "$fx/longjmp.c" &&
+    $pmebuild -q -x ./longjmp -o longjmp.pme ||
+    fail "cannot build longjmp.c"
+same longjmp longjmp.pme 0 30
+grep -qx "main [0-9]* 1" q3.txt && grep -qx "work [0-9]* 30" q3.txt ||
+    fail "longjmp 30: $(cat q3.txt)"
+if command -v g++ >/dev/null; then
+	g++ -g -O1 -o cxxwork "$fx/cxxwork.cc" &&
+	    $pmebuild -q -x ./cxxwork -o cxxwork.pme ||
+	    fail "cannot build cxxwork.cc"
+	same cxxwork cxxwork.pme 0 50
+	grep -qx "main [0-9]* 1" q3.txt ||
+	    fail "cxxwork 50: main not called once: $(grep ^main q3.txt)"
+else
+	echo "pmetrace_qemu: no g++: the C++ program not run"
+fi
 
 # The libpmetrace region (pme_init to pme_exit, marked by the runtime's
 # system call to the plugin): every bucket of the program counts what

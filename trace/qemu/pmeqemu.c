@@ -91,6 +91,7 @@
 
 #include "qmark.h"
 #include "qplugin.h"
+#include "../x86sp.h"
 
 __attribute__((visibility("default"))) int qemu_plugin_version =
     QPLUGIN_VERSION;
@@ -130,6 +131,7 @@ struct tbi {
 	uint64_t	 vaddr, target;	/* its start; a direct branch's target */
 	uint32_t	 map, tmap;	/* their mappings */
 	int		 kind;		/* K_* */
+	int		 switched;	/* K_IJMP after a move into %rsp */
 	int		 toggle;	/* 1: --start's entry, -1: --stop's */
 	int		 sparse;	/* translated while blocks() held */
 	struct slot	*last;		/* its last instruction's counter */
@@ -750,7 +752,7 @@ block(unsigned int vcpu, void *udata)
 /* A block's end: how it leaves. */
 static struct tbi *
 new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
-    struct slot *lastsl)
+    struct slot *lastsl, int switched)
 {
 	struct tbi *t;
 	uint64_t h;
@@ -764,6 +766,7 @@ new_tbi(struct qemu_plugin_insn *first, struct qemu_plugin_insn *last,
 	t->kind = decode(qemu_plugin_insn_data(last),
 	    qemu_plugin_insn_size(last), qemu_plugin_insn_vaddr(last),
 	    &t->target);
+	t->switched = t->kind == K_IJMP && switched;
 	t->tmap = NOMAP;
 	if ((t->kind == K_CALL || t->kind == K_JMP || t->kind == K_JCC) &&
 	    have_base)
@@ -783,6 +786,7 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	struct tbi *t;
 	uint64_t h;
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
+	int switched = 0;
 
 	(void)id;
 	pthread_mutex_lock(&lock);
@@ -824,10 +828,12 @@ tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		}
 		lead = stays(qemu_plugin_insn_data(insn),
 		    qemu_plugin_insn_size(insn)) ? sl->lead : NULL;
+		switched |= x86_moves_sp(qemu_plugin_insn_data(insn),
+		    qemu_plugin_insn_size(insn));
 	}
 	if (i == n && n > 0 && !S->failed) {
 		if ((t = new_tbi(qemu_plugin_tb_get_insn(tb, 0),
-		    qemu_plugin_tb_get_insn(tb, n - 1), sl)) == NULL)
+		    qemu_plugin_tb_get_insn(tb, n - 1), sl, switched)) == NULL)
 			say("out of memory: counts incomplete");
 		else {
 			if (sees(t))
@@ -1024,22 +1030,24 @@ child(void)
 
 
 /* "[TAG]ADDRESS INDEX|- COUNT", with the mapping of the block left
- * when from is not NULL ("j" lines), and the line's end. */
+ * when from is not NULL ("j" lines, "J" after a move into %rsp:
+ * x86sp.h), and the line's end. */
 static void
 put(FILE *fp, const char *tag, uint64_t a, uint32_t map, uint64_t n,
     const struct tbi *from)
 {
+	uint32_t fm = from == NULL ? NOMAP : from->map;
+
 	if (map == NOMAP || S->maps[map].path == NULL)
 		fprintf(fp, "%s%llx - %llx", tag, (unsigned long long)a,
 		    (unsigned long long)n);
 	else
 		fprintf(fp, "%s%llx %x %llx", tag, (unsigned long long)a, map,
 		    (unsigned long long)n);
-	if (from != NULL && (from->map == NOMAP || S->maps[from->map].path ==
-	    NULL))
+	if (from != NULL && (fm == NOMAP || S->maps[fm].path == NULL))
 		fputs(" -", fp);
 	else if (from != NULL)
-		fprintf(fp, " %x", from->map);
+		fprintf(fp, " %x", fm);
 	fputc('\n', fp);
 }
 
@@ -1059,7 +1067,8 @@ put_calls(FILE *fp)
 			    t->tmap, n, t->kind == K_CALL ? NULL : t);
 		for (g = t->tgts; g != NULL; g = g->next)
 			if (g->n > 0)
-				put(fp, t->kind == K_ICALL ? "c " : "j ",
+				put(fp, t->kind == K_ICALL ? "c " :
+				    t->switched ? "J " : "j ",
 				    g->vaddr, g->map, g->n,
 				    t->kind == K_ICALL ? NULL : t);
 	}

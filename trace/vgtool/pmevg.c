@@ -62,6 +62,7 @@
 #include "pub_tool_vkiscnums.h"
 #include "valgrind.h"
 #include "callgrind.h"
+#include "../x86sp.h"
 
 #define NOMAP	0xffffffffU
 
@@ -80,6 +81,7 @@ struct sb {
 	UInt		 nins, nexits;
 	Bool		 call;		/* ends in a call to calladdr */
 	Bool		 isjump;	/* ends in an indirect jump */
+	Bool		 switched;	/* after a move into %rsp (x86sp.h) */
 	Addr		 calladdr;
 	UInt		 callmap;
 	struct tgt	*tgts;		/* ends in an indirect call or jump */
@@ -264,7 +266,7 @@ new_sb(UInt nins, UInt nexits)
 	s->after = VG_(malloc)("pmevg.after", (nexits + 1) * sizeof(UInt));
 	s->addr = VG_(malloc)("pmevg.addr", nins * sizeof(Addr));
 	s->map = VG_(malloc)("pmevg.map", nins * sizeof(UInt));
-	s->call = s->isjump = False;
+	s->call = s->isjump = s->switched = False;
 	s->tgts = NULL;
 	s->xaddr = VG_(malloc)("pmevg.xaddr", (nexits + 1) * sizeof(Addr));
 	s->xmap = VG_(malloc)("pmevg.xmap", (nexits + 1) * sizeof(UInt));
@@ -272,6 +274,24 @@ new_sb(UInt nins, UInt nexits)
 	s->next = sbs;
 	sbs = s;
 	return s;
+}
+
+/* Whether a is in a routine the debug information knows. */
+static Bool
+in_routine(Addr a)
+{
+	const HChar *name;
+
+	return VG_(get_fnname)(VG_(current_DiEpoch)(), a, &name);
+}
+
+/* Whether a is the first instruction of a routine. */
+static Bool
+is_entry(Addr a)
+{
+	const HChar *name;
+
+	return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name);
 }
 
 /*
@@ -286,9 +306,8 @@ static Bool
 is_call(Addr from, Addr to)
 {
 	DiEpoch ep = VG_(current_DiEpoch)();
-	const HChar *name;
 
-	if (VG_(get_fnname_if_entry)(ep, to, &name))
+	if (is_entry(to))
 		return True;
 	if (VG_(DebugInfo_sect_kind)(NULL, from) !=
 	    VG_(DebugInfo_sect_kind)(NULL, to))
@@ -317,7 +336,8 @@ pv_indirect(struct sb *s, Addr target)
 	t = VG_(malloc)("pmevg.tgt", sizeof(*t));
 	t->addr = target;
 	t->map = map_of(target);
-	t->call = !s->isjump || is_call(s->addr[0], target);
+	t->call = !s->isjump || (s->switched && in_routine(target) ?
+	    is_entry(target) : is_call(s->addr[0], target));
 	t->n = 1;
 	t->next = s->tgts;
 	s->tgts = t;
@@ -348,6 +368,7 @@ count_calls(IRSB *sb, const IRSB *in, struct sb *s)
 {
 	IRDirty *d;
 	Addr target;
+	Int i;
 
 	if (in->jumpkind == Ijk_Ret)
 		return;
@@ -362,6 +383,14 @@ count_calls(IRSB *sb, const IRSB *in, struct sb *s)
 		return;
 	}
 	s->isjump = in->jumpkind != Ijk_Call;
+	/* A jump after a move into %rsp (longjmp, an exception's landing)
+	 * returns into an older frame: into a routine, a call only to its
+	 * entry (ld.so's jump to a stripped program's _start stays one). */
+	for (i = 0; s->isjump && i < in->stmts_used; i++)
+		if (in->stmts[i]->tag == Ist_IMark &&
+		    x86_moves_sp((const unsigned char *)(Addr)
+		    in->stmts[i]->Ist.IMark.addr, in->stmts[i]->Ist.IMark.len))
+			s->switched = True;
 	d = unsafeIRDirty_0_N(2, "pv_indirect",
 	    VG_(fnptr_to_fnentry)(pv_indirect),
 	    mkIRExprVec_2(mkIRExpr_HWord((HWord)s), in->next));
