@@ -513,6 +513,17 @@ emit(struct perfstate *ps, struct wthread *t, uint64_t end)
 {
 	struct pme_error err;
 
+	/* Records of two CPUs' rings in two drains come out of order: a
+	 * wake-up made on one CPU while the thread was still switching out
+	 * on the other (runnable again before it had left: a wait for a
+	 * CPU) can be read after the switch-out it came before.  Such an
+	 * interval is not refused by the writer, which would end the run:
+	 * the wake is its start; a switch-in read before the switch-out
+	 * ends it where it began. */
+	if (end < t->o.start)
+		end = t->o.start;
+	if (t->o.wake != 0 && t->o.wake < t->o.start)
+		t->o.wake = t->o.start;
 	t->o.end = end;
 	t->out = 0;
 	if (t->o.wake > end)
