@@ -32,7 +32,10 @@
 #   runtime    libpmetrace stepping its own region (rt LOOPS/1000):
 #              instructions per second
 #
-# The same rows (but step and runtime) follow for a large real program,
+# The same rows (but step and runtime) follow for a C++ program of many
+# small functions (tests/fixtures/trace/cxxwork.cc, CXXROUNDS rounds,
+# default 10000), with two more: the qemu and pmevg engines counting its
+# line buckets (pmebuild -b line), and for a large real program,
 # SQLite (tests/fixtures/trace/sqlwork.c with the amalgamation from the
 # npm package better-sqlite3, built -O2; SQLROWS rows, default 20000,
 # some 230 million instructions), when npm can fetch it.
@@ -71,21 +74,11 @@ total() {	# FILE: the instructions a filled bucket file counted
 	./pmecounts "$1" | awk '$1 == "info" { print $7 }'
 }
 
-native=$(best_ms ./prog loop "$loops")
-none=$(best_ms valgrind --tool=none ./prog loop "$loops")
-bare=$(best_ms valgrind --tool=callgrind --callgrind-out-file=bare.out \
-    ./prog loop "$loops")
-ours=$(best_ms "$top/trace/pmetrace" -e callgrind -b prog.pme -o cg.pme -- \
-    ./prog loop "$loops")
 step=$(best_ms "$top/trace/pmetrace" -e step -b prog.pme -o st.pme -- \
     ./prog loop "$small")
 steps=$(total st.pme)
 rtms=$(best_ms ./rt "$small")
 rtsteps=$(total rtout.PME)
-pmevg=
-[ -x "$top/trace/vgtool/pmevg-amd64-linux" ] &&
-    pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b prog.pme -o pv.pme -- \
-    ./prog loop "$loops")
 
 # pmetrace beside an earlier plugin (BEFORE): pmetrace finds its plugin
 # in the folder qemu beside it.
@@ -102,9 +95,28 @@ qemu_ms() {	# DIR PME ARGS...: the qemu engine's best with DIR's
 	    [ -f "$1/qemu/pmeqemu.so" ] || return 0
 	best_ms "$1/pmetrace" -e qemu -b "$2" -o qm.pme -- "${@:3}"
 }
-qemu=$(qemu_ms "$top/trace" prog.pme ./prog loop "$loops")
-before=
-[ -n "${BEFORE:-}" ] && before=$(qemu_ms before prog.pme ./prog loop "$loops")
+
+# measure PME COMMAND...: sets native, none, bare, ours, pmevg, qemu and
+# before, the best of each run of COMMAND (cg.pme: the callgrind
+# engine's counts).
+measure() {
+	local pme=$1
+	shift
+	native=$(best_ms "$@")
+	none=$(best_ms valgrind --tool=none "$@")
+	bare=$(best_ms valgrind --tool=callgrind --callgrind-out-file=bare.out \
+	    "$@")
+	ours=$(best_ms "$top/trace/pmetrace" -e callgrind -b "$pme" -o cg.pme \
+	    -- "$@")
+	pmevg=
+	[ -x "$top/trace/vgtool/pmevg-amd64-linux" ] &&
+	    pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b "$pme" \
+	    -o pv.pme -- "$@")
+	qemu=$(qemu_ms "$top/trace" "$pme" "$@")
+	before=
+	[ -z "${BEFORE:-}" ] || before=$(qemu_ms before "$pme" "$@")
+}
+measure prog.pme ./prog loop "$loops"
 
 ratio() {	# A B: A / B to two places
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
@@ -148,6 +160,30 @@ row step "$step" - \
 row runtime "$rtms" - \
     "$rtsteps instructions, $(persec "$rtsteps" "$rtms")/s (in-process)"
 
+# A C++ program of many small functions (virtual calls, templates,
+# std::sort, std::map, exceptions): routine buckets, then line buckets.
+if command -v g++ >/dev/null; then
+	echo
+	g++ -g -O1 -o cxxwork "$fx/cxxwork.cc"
+	"$top/build/pmebuild" -q -x ./cxxwork -o cxx.pme
+	"$top/build/pmebuild" -q -x ./cxxwork -b line -o cxxline.pme
+	measure cxx.pme ./cxxwork "${CXXROUNDS:-10000}"
+	row native "$native" 1.00 \
+	    "cxxwork ${CXXROUNDS:-10000}: $(total cg.pme) instructions"
+	valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu" \
+	    "$before"
+	lq=$(qemu_ms "$top/trace" cxxline.pme ./cxxwork "${CXXROUNDS:-10000}")
+	lv=
+	[ -z "$pmevg" ] || lv=$(best_ms "$top/trace/pmetrace" -e pmevg \
+	    -b cxxline.pme -o pv.pme -- ./cxxwork "${CXXROUNDS:-10000}")
+	row "qemu -L" "${lq:--}" "$(ratio "${lq:-0}" "$native")" \
+	    "line buckets: $(ratio "${lq:-0}" "$bare") x bare callgrind"
+	row "pmevg -L" "${lv:--}" "$(ratio "${lv:-0}" "$native")" \
+	    "line buckets: $(ratio "${lv:-0}" "$bare") x bare callgrind"
+else
+	echo "cxxwork: skipped: no g++"
+fi
+
 # A large real program: SQLite.
 rows=${SQLROWS:-20000}
 echo
@@ -158,17 +194,6 @@ fi
 gcc -O2 -g -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -I. \
     -o sqlwork "$fx/sqlwork.c" sqlite3.c -lm
 "$top/build/pmebuild" -q -x ./sqlwork -o sql.pme
-native=$(best_ms ./sqlwork "$rows")
-none=$(best_ms valgrind --tool=none ./sqlwork "$rows")
-bare=$(best_ms valgrind --tool=callgrind --callgrind-out-file=bare.out \
-    ./sqlwork "$rows")
-ours=$(best_ms "$top/trace/pmetrace" -e callgrind -b sql.pme -o cg.pme -- \
-    ./sqlwork "$rows")
-pmevg=
-[ -x "$top/trace/vgtool/pmevg-amd64-linux" ] &&
-    pmevg=$(best_ms "$top/trace/pmetrace" -e pmevg -b sql.pme -o pv.pme -- \
-    ./sqlwork "$rows")
-qemu=$(qemu_ms "$top/trace" sql.pme ./sqlwork "$rows")
-[ -n "${BEFORE:-}" ] && before=$(qemu_ms before sql.pme ./sqlwork "$rows")
+measure sql.pme ./sqlwork "$rows"
 row native "$native" 1.00 "sqlwork $rows: $(total cg.pme) instructions"
 valgrind_rows "$native" "$none" "$bare" "$ours" "$pmevg" "$qemu" "$before"
