@@ -1024,6 +1024,13 @@ parse(int argc, char *argv[], struct clockopts *o)
 		    "command with it\n", prog);
 		return 2;
 	}
+	/* Traced only on a command the events are opened on as it starts
+	 * (perf.c): attached, the I/O calls were silently not recorded. */
+	if (o->io && (o->attach != 0 || o->system)) {
+		fprintf(stderr, "%s: -e io traces a command's calls: not with "
+		    "%s\n", prog, o->attach ? "-p" : "-a");
+		return 2;
+	}
 	if (o->wall && (o->attach != 0 || o->jitter > 0 || o->system)) {
 		fprintf(stderr, "%s: -w: not with %s\n", prog, o->attach ?
 		    "-p" : o->system ? "-a" : "-j");

@@ -205,6 +205,16 @@ sites repj.csv >sitesj.txt
 [ -s sites.txt ] && diff -u sites.txt sitesj.txt >sites.diff ||
     fail "-e io -j 20: the call sites differ: $(head -20 sites.diff)"
 
+# Attached (-p) or system-wide (-a), the calls are not traced: a usage
+# error, the file left as it was (they were silently not recorded).
+echo keep >att.PMS
+for o in "-p $$ -d 1" "-a -d 1"; do
+	expect "-e io $o" 2 "$pmeclock" -e io $o -o att.PMS
+	grep -qx "pmeclock: -e io traces a command's calls: not with ${o%% *}" \
+	    err || fail "-e io $o: $(cat err)"
+done
+[ "$(cat att.PMS)" = keep ] || fail "-e io -p or -a wrote att.PMS"
+
 # A run without I/O records: -V io says so, exit status 1.
 "$pmeclock" -q -o none.PMS ./io "$tmp/d" 1 1 0 2>/dev/null
 expect "-V io of a run without -e io" 1 "$pmehisto" -V io none.PMS
