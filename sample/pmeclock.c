@@ -1031,6 +1031,14 @@ parse(int argc, char *argv[], struct clockopts *o)
 		    "%s\n", prog, o->attach ? "-p" : "-a");
 		return 2;
 	}
+	/* (-p's message was perf_event_open's "No such file or
+	 * directory" for the heap's pseudo-event) */
+	if (events_heap(o) && (o->attach != 0 || o->system)) {
+		fprintf(stderr, "%s: -e alloc: the heap is recorded by the "
+		    "runtime preloaded into a command as it starts: not with "
+		    "%s\n", prog, o->attach ? "-p" : "-a");
+		return 2;
+	}
 	if (o->wall && (o->attach != 0 || o->jitter > 0 || o->system)) {
 		fprintf(stderr, "%s: -w: not with %s\n", prog, o->attach ?
 		    "-p" : o->system ? "-a" : "-j");

@@ -304,6 +304,13 @@ expect "-m perf -e alloc" 2 "$pmeclock" -q -m perf -e alloc -o x.PMS \
     ./heapfix
 grep -q "not with -m perf" "$tmp/err" || fail "-m perf: $(cat "$tmp/err")"
 expect "--count -e alloc" 2 "$pmeclock" --count -e alloc ./heapfix
+# Attached or system-wide: a usage error naming it (-p said
+# perf_event_open's "No such file or directory", exit 1).
+for o in "-p $$" "-a"; do
+	expect "-e alloc $o" 2 "$pmeclock" -e alloc $o -d 1 -o x.PMS
+	grep -q "^pmeclock: -e alloc: .*not with ${o%% *}$" "$tmp/err" ||
+	    fail "-e alloc $o: $(cat "$tmp/err")"
+done
 expect "-e alloc/10" 2 "$pmeclock" -e alloc/10 ./heapfix
 
 # Killed: what was sent before is read, the file cut short said.
