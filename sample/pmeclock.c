@@ -1039,6 +1039,14 @@ parse(int argc, char *argv[], struct clockopts *o)
 		    "%s\n", prog, o->attach ? "-p" : "-a");
 		return 2;
 	}
+	/* (they said "needs the perf method" or "needs perf_event_open",
+	 * exit 1, where the run's method was the heap's) */
+	if (events_heap(o) && (o->wall || o->io)) {
+		fprintf(stderr, "%s: -e alloc: its runtime samples with the "
+		    "timer method; %s reads the perf method's records: not "
+		    "both\n", prog, o->wall ? "-w" : "-e io");
+		return 2;
+	}
 	if (o->wall && (o->attach != 0 || o->jitter > 0 || o->system)) {
 		fprintf(stderr, "%s: -w: not with %s\n", prog, o->attach ?
 		    "-p" : o->system ? "-a" : "-j");

@@ -311,6 +311,13 @@ for o in "-p $$" "-a"; do
 	grep -q "^pmeclock: -e alloc: .*not with ${o%% *}$" "$tmp/err" ||
 	    fail "-e alloc $o: $(cat "$tmp/err")"
 done
+# Beside -w or -e io, which need the perf method: a usage error (it was
+# exit 1, "-w: needs the perf method").
+for o in "-w" "-e io"; do
+	expect "-e alloc $o" 2 "$pmeclock" -e alloc $o -o x.PMS ./heapfix
+	grep -q "^pmeclock: -e alloc: .*; $o reads the perf method's records: not both$" \
+	    "$tmp/err" || fail "-e alloc $o: $(cat "$tmp/err")"
+done
 expect "-e alloc/10" 2 "$pmeclock" -e alloc/10 ./heapfix
 
 # Killed: what was sent before is read, the file cut short said.
