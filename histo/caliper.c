@@ -742,6 +742,7 @@ read_samples(struct caliper *c)
 		on_header, on_mapping, on_thread, on_samples, NULL
 	};
 	struct pme_sample_summary sum;
+	char shows[64];
 	size_t i;
 
 	uint64_t before;
@@ -757,14 +758,13 @@ read_samples(struct caliper *c)
 			return -1;
 		if (c->in->quiet)
 			continue;
-		if (sum.lost_bytes >= 0 || !sum.closed)
-			histo_warn(c->in->prog, "'%s': cut short%s: %lld bytes "
-			    "after the last whole chunk lost; the view shows "
-			    "the %llu samples read", c->in->samples[i],
-			    sum.closed ? "" : " (no closing record)",
-			    (long long)(sum.lost_bytes > 0 ? sum.lost_bytes :
-			    0), (unsigned long long)(c->samples - before));
-		else if (c->samples == before)
+		if (sum.lost_bytes >= 0 || !sum.closed) {
+			snprintf(shows, sizeof(shows), "the view shows the "
+			    "%llu samples read",
+			    (unsigned long long)(c->samples - before));
+			histo_warn_cut(c->in->prog, c->in->samples[i], &sum,
+			    shows);
+		} else if (c->samples == before)
 			histo_warn(c->in->prog, "'%s': no samples",
 			    c->in->samples[i]);
 	}

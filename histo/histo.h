@@ -122,6 +122,7 @@ int	 mtable_write(const struct mtable_input *in, int csv, FILE *fp,
  * with err filled.
  */
 struct wall_input {
+	const char	*prog;		/* for a file cut short; NULL: quiet */
 	const char *const *samples;
 	size_t		 nsamples;
 	int		 csv;
@@ -198,8 +199,8 @@ int	 wall_timeline(const struct wall_input *in,
  * (csv) one CSV table to fp.  0, or -1 with err filled (no I/O records
  * is an error).
  */
-int	 io_write(const char *const *samples, size_t n, int csv, FILE *fp,
-	    struct pme_error *err);
+int	 io_write(const char *prog, const char *const *samples, size_t n,
+	    int csv, FILE *fp, struct pme_error *err);
 /* The bytes io moved: its return value, but an open's or a close's. */
 uint64_t io_bytes(const struct pme_io *io);
 
@@ -681,6 +682,10 @@ int		 export_compare(const struct export_format *f,
  * reports' names are (pme_escape): names from files reach a terminal. */
 void	 histo_warn(const char *prog, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/* "'path': cut short ..." when sum says the file was (then what the
+ * view shows: shows), as pmehisto's views say it; prog NULL: nothing. */
+void	 histo_warn_cut(const char *prog, const char *path,
+	    const struct pme_sample_summary *sum, const char *shows);
 
 /* What to add to err's message when it says that the file name is of
  * another kind (PME_EKIND): where that kind is given, or "". */

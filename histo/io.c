@@ -523,9 +523,10 @@ iorep_free(struct iorep *r)
 }
 
 int
-io_write(const char *const *samples, size_t n, int csv, FILE *fp,
-    struct pme_error *err)
+io_write(const char *prog, const char *const *samples, size_t n, int csv,
+    FILE *fp, struct pme_error *err)
 {
+	struct pme_sample_summary sum;
 	static const struct pme_sample_visitor v = {
 		io_header, io_mapping, io_thread, NULL, NULL
 	};
@@ -535,9 +536,13 @@ io_write(const char *const *samples, size_t n, int csv, FILE *fp,
 
 	memset(&r, 0, sizeof(r));
 	r.err = err;
-	for (i = 0; i < n && rc == 0; i++)
-		rc = pme_samplefile_read_io(samples[i], &v, io_record, &r,
-		    NULL, err);
+	for (i = 0; i < n && rc == 0; i++) {
+		memset(&sum, 0, sizeof(sum));
+		if ((rc = pme_samplefile_read_io(samples[i], &v, io_record, &r,
+		    &sum, err)) == 0)
+			histo_warn_cut(prog, samples[i], &sum, "the report "
+			    "shows the calls read");
+	}
 	if (rc == 0 && r.calls == 0)
 		rc = pme_seterr(err, PME_EINVAL, "'%s': no I/O calls recorded "
 		    "(pmeclock -e io records them)", samples[0]);

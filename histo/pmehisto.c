@@ -1675,6 +1675,7 @@ wall_view(struct opts *o)
 	struct wall_input in;
 	struct pme_error err;
 
+	in.prog = o->quiet ? NULL : prog;
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->npms;
 	in.csv = o->type == TYPE_CSV;
@@ -1699,8 +1700,8 @@ io_view(struct opts *o)
 {
 	struct pme_error err;
 
-	if (io_write((const char *const *)o->pms, o->npms,
-	    o->type == TYPE_CSV, stdout, &err) == -1) {
+	if (io_write(o->quiet ? NULL : prog, (const char *const *)o->pms,
+	    o->npms, o->type == TYPE_CSV, stdout, &err) == -1) {
 		histo_warn(prog, "%s", pme_strerror(&err));
 		return 1;
 	}

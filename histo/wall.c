@@ -1346,6 +1346,7 @@ wall_load(struct wall *wl, const struct wall_input *in,
 	static const struct pme_sample_visitor v = {
 		on_header, on_mapping, on_thread, on_samples, NULL
 	};
+	struct pme_sample_summary sum;
 	size_t i;
 
 	memset(wl, 0, sizeof(*wl));
@@ -1356,10 +1357,14 @@ wall_load(struct wall *wl, const struct wall_input *in,
 	if (thread_times(wl->times, in->samples, in->nsamples, err) == -1 ||
 	    (wl->am = pme_addrmap_new(err)) == NULL)
 		return -1;
-	for (i = 0; i < in->nsamples; i++)
+	for (i = 0; i < in->nsamples; i++) {
+		memset(&sum, 0, sizeof(sum));
 		if (pme_samplefile_read_offcpu(in->samples[i], &v, on_offcpu,
-		    wl, NULL, err) == -1)
+		    wl, &sum, err) == -1)
 			return -1;
+		histo_warn_cut(in->prog, in->samples[i], &sum, "the view "
+		    "shows the threads' time up to the last record read");
+	}
 	if (!wl->wallrun)
 		return histo_err(err, PME_EINVAL, "'%s': no wall-time records "
 		    "(record them with pmeclock -w)", in->samples[0]);

@@ -23,6 +23,17 @@ histo_warn(const char *prog, const char *fmt, ...)
 	fprintf(stderr, "%s: %s\n", prog, out);
 }
 
+void
+histo_warn_cut(const char *prog, const char *path,
+    const struct pme_sample_summary *sum, const char *shows)
+{
+	if (prog != NULL && (sum->lost_bytes >= 0 || !sum->closed))
+		histo_warn(prog, "'%s': cut short%s: %lld bytes after the "
+		    "last whole chunk lost; %s", path, sum->closed ? "" :
+		    " (no closing record)", (long long)(sum->lost_bytes > 0 ?
+		    sum->lost_bytes : 0), shows);
+}
+
 int
 histo_err(struct pme_error *err, enum pme_errcode code, const char *fmt, ...)
 {

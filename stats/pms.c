@@ -576,7 +576,7 @@ src_open_states(struct src *s, const char *path, struct pme_error *err)
 {
 	static const struct wall_visitor v = { on_wthread, on_wslice };
 	const char *paths[1] = { path };
-	struct wall_input in = { paths, 1, 0, 0, 1, 0 };
+	struct wall_input in = { NULL, paths, 1, 0, 0, 1, 0 };
 	struct wpass w = { .err = err };
 	int rc = -1;
 

@@ -205,6 +205,13 @@ sites repj.csv >sitesj.txt
 [ -s sites.txt ] && diff -u sites.txt sitesj.txt >sites.diff ||
     fail "-e io -j 20: the call sites differ: $(head -20 sites.diff)"
 
+# A file cut short: -V io reports the calls read and says so (it said
+# nothing).
+head -c $(($(wc -c <io.PMS) * 7 / 10)) io.PMS >cut.PMS
+"$pmehisto" -V io cut.PMS >/dev/null 2>cut.err
+grep -q "^pmehisto: 'cut.PMS': cut short.*; the report shows the calls read$" \
+    cut.err || fail "-V io of a file cut short: said '$(cat cut.err)'"
+
 # Attached (-p) or system-wide (-a), the calls are not traced: a usage
 # error, the file left as it was (they were silently not recorded).
 echo keep >att.PMS

@@ -149,8 +149,18 @@ done
 # left, the threads without a clock sample included (their time on a
 # CPU is given with the run's first records, not at its close).
 head -c $(($(wc -c <w.PMS) * 7 / 10)) w.PMS >cut.PMS
-"$pmehisto" -V states -T csv cut.PMS >cut.csv 2>/dev/null ||
+"$pmehisto" -V states -T csv cut.PMS >cut.csv 2>cut.err ||
     fail "-V states of a file cut short failed"
+# ... and says so, as the histogram does (-V states, locks and timeline
+# said nothing); -q not.
+for v in states locks timeline; do
+	"$pmehisto" -V $v cut.PMS >/dev/null 2>cut.err ||
+	    fail "-V $v of a file cut short: $(cat cut.err)"
+	grep -q "^pmehisto: 'cut.PMS': cut short.* bytes after the last whole chunk lost; the view shows" \
+	    cut.err || fail "-V $v of a file cut short: said '$(cat cut.err)'"
+done
+"$pmehisto" -q -V states cut.PMS >/dev/null 2>cut.err && ! [ -s cut.err ] ||
+    fail "-q -V states of a file cut short: $(cat cut.err)"
 got=$("$pmehisto" -x -M wall -T folded cut.PMS 2>/dev/null |
     awk '{ s += $NF } END { printf "%.0f\n", s }')
 want=$(awk -F, '$1 ~ /^[0-9]+$/ { s += $3 } END { printf "%.0f\n", s }' \
