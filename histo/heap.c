@@ -486,7 +486,7 @@ leaks(struct heap *hp)
 }
 
 static int
-replay(struct heap *hp, const char *path)
+replay(struct heap *hp, const char *path, struct pme_sample_summary *sum)
 {
 	static const struct pme_sample_visitor v = {
 		on_header, on_mapping, on_thread, NULL, NULL
@@ -500,7 +500,7 @@ replay(struct heap *hp, const char *path)
 		p->gone = 0;
 	}
 	hp->path = path;
-	return pme_samplefile_heap(path, &v, &hv, hp, NULL, hp->err);
+	return pme_samplefile_heap(path, &v, &hv, hp, sum, hp->err);
 }
 
 /* ------------------------------------------------------------ names */
@@ -824,7 +824,7 @@ heap_curve(const char *path, heap_curve_fn fn, void *arg,
 	if ((hp.am = pme_addrmap_new(err)) == NULL)
 		return -1;
 	hp.pass = 1;
-	if (replay(&hp, path) == -1)
+	if (replay(&hp, path, NULL) == -1)
 		;
 	else if (!hp.any && hp.watched)
 		histo_err(err, PME_EINVAL, "'%s': no call of the allocator "
@@ -840,9 +840,10 @@ heap_curve(const char *path, heap_curve_fn fn, void *arg,
 }
 
 int
-heap_view(const char *const *paths, size_t n, FILE *fp,
+heap_view(const char *prog, const char *const *paths, size_t n, FILE *fp,
     struct pme_error *err)
 {
+	struct pme_sample_summary sum;
 	struct heap hp;
 	int rc = -1;
 
@@ -854,8 +855,11 @@ heap_view(const char *const *paths, size_t n, FILE *fp,
 	if ((hp.am = pme_addrmap_new(err)) == NULL)
 		return -1;
 	hp.pass = 1;
-	if (replay(&hp, paths[0]) == -1)
+	memset(&sum, 0, sizeof(sum));
+	if (replay(&hp, paths[0], &sum) == -1)
 		goto out;
+	histo_warn_cut(prog, paths[0], &sum, "the report shows the events "
+	    "read: blocks freed after them count as leaks");
 	if (!hp.any && hp.watched) {
 		/* a program that allocated nothing: a report of nothing */
 		fprintf(fp, "Heap: no call of the allocator (pmeclock -e "
@@ -871,7 +875,7 @@ heap_view(const char *const *paths, size_t n, FILE *fp,
 	}
 	leaks(&hp);
 	hp.pass = 2;
-	if (replay(&hp, paths[0]) == -1)
+	if (replay(&hp, paths[0], NULL) == -1)
 		goto out;
 	report(&hp, fp);
 	rc = fflush(fp) == 0 ? 0 : histo_err(err, PME_EIO, "standard output: "

@@ -73,11 +73,12 @@ const char *measure_says(const char *name);
 /*
  * pmehisto -V heap (heap.c): the heap records of the sample file paths[0]
  * (n must be 1): per process its totals, peak, leaks and temporary
- * allocations, by stack, as text to fp.  0, or -1 with err filled (no
+ * allocations, by stack, as text to fp; a file cut short said (prog,
+ * unless NULL).  0, or -1 with err filled (no
  * heap records, a bad file, out of memory).
  */
-int	 heap_view(const char *const *paths, size_t n, FILE *fp,
-	    struct pme_error *err);
+int	 heap_view(const char *prog, const char *const *paths, size_t n,
+	    FILE *fp, struct pme_error *err);
 /*
  * The heap's curve of the sample file path (heap.c), as -V heap counts
  * it: after each heap event, at a fork (the child's blocks of its

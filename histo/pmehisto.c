@@ -1732,8 +1732,8 @@ run(struct opts *o)
 		goto done;
 	}
 	if (o->heap) {
-		if (heap_view((const char *const *)o->pms, o->npms, stdout,
-		    &err) == 0)
+		if (heap_view(o->quiet ? NULL : prog,
+		    (const char *const *)o->pms, o->npms, stdout, &err) == 0)
 			rc = 0;
 		else
 			histo_warn(prog, "%s", pme_strerror(&err));

@@ -352,5 +352,13 @@ wait $pmepid 2>/dev/null
 "$pmehisto" -x -M allocations -T csv k.PMS 2>k.err | csv_counts |
     grep -q "^main 1000$" || fail "killed: the 1000 allocations not read"
 grep -q "cut short" k.err || fail "killed: not said cut short: $(cat k.err)"
+# -V heap of it says so too, its 1000 blocks leaks of what was read (it
+# said nothing); -q not.
+"$pmehisto" -V heap k.PMS >kheap.txt 2>k.err ||
+    fail "killed: -V heap: $(cat k.err)"
+grep -q "^pmehisto: 'k.PMS': cut short.*; the report shows the events read: blocks freed after them count as leaks$" \
+    k.err || fail "killed: -V heap did not say cut short: '$(cat k.err)'"
+"$pmehisto" -q -V heap k.PMS >/dev/null 2>k.err && ! [ -s k.err ] ||
+    fail "killed: -q -V heap: $(cat k.err)"
 
 finish
