@@ -130,6 +130,7 @@ struct wall_input {
 	int		 locks;		/* -V locks, else -V states */
 	int		 timeline;	/* -V timeline: Chrome trace JSON */
 	uint64_t	 lockmin;	/* -W, ns */
+	struct pme_sample_summary *sum;	/* not NULL: the last file's */
 };
 int	 wall_write(const struct wall_input *in, FILE *fp,
 	    struct pme_error *err);

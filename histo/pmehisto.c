@@ -1676,6 +1676,7 @@ wall_view(struct opts *o)
 	struct pme_error err;
 
 	in.prog = o->quiet ? NULL : prog;
+	in.sum = NULL;
 	in.samples = (const char *const *)o->pms;
 	in.nsamples = o->npms;
 	in.csv = o->type == TYPE_CSV;

@@ -1364,6 +1364,8 @@ wall_load(struct wall *wl, const struct wall_input *in,
 			return -1;
 		histo_warn_cut(in->prog, in->samples[i], &sum, "the view "
 		    "shows the threads' time up to the last record read");
+		if (in->sum != NULL)
+			*in->sum = sum;
 	}
 	if (!wl->wallrun)
 		return histo_err(err, PME_EINVAL, "'%s': no wall-time records "

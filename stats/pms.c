@@ -576,7 +576,8 @@ src_open_states(struct src *s, const char *path, struct pme_error *err)
 {
 	static const struct wall_visitor v = { on_wthread, on_wslice };
 	const char *paths[1] = { path };
-	struct wall_input in = { NULL, paths, 1, 0, 0, 1, 0 };
+	struct pme_sample_summary sum;
+	struct wall_input in = { NULL, paths, 1, 0, 0, 1, 0, &sum };
 	struct wpass w = { .err = err };
 	int rc = -1;
 
@@ -606,6 +607,7 @@ src_open_states(struct src *s, const char *path, struct pme_error *err)
 	w.tnames.v = NULL;
 	w.tnames.n = 0;
 	src_whole_run(s);
+	s->run.lost = sum.lost_bytes;	/* a file cut short, said */
 	rc = 0;
 	goto out;
 nomem:

@@ -375,7 +375,7 @@ static int
 json_states(FILE *fp, const char *path, struct pme_error *err)
 {
 	const char *paths[1] = { path };
-	struct wall_input in = { NULL, paths, 1, 0, 0, 1, 0 };
+	struct wall_input in = { NULL, paths, 1, 0, 0, 1, 0, NULL };
 
 	return wall_write(&in, fp, err);
 }

@@ -118,4 +118,10 @@ grep -q "'w.PMS': .*the filters take samples" "$tmp/err" ||
     fail "filter: $(cat "$tmp/err")"
 
 refuses_chunk w.PMS OFFC
+# A file cut short: its states drawn, and said (they were not).
+head -c $(($(wc -c <w.PMS) * 7 / 10)) w.PMS >cut.PMS
+"$stats" -f cut.PMS -T csv states >/dev/null 2>err ||
+    fail "a file cut short: $(cat err)"
+grep -q "^stats: 'cut.PMS': the file was cut short: [0-9]* bytes after its last whole chunk lost$" \
+    err || fail "a file cut short: said '$(cat err)'"
 finish
