@@ -62,20 +62,23 @@ struct perfattach {
 #define ATTACH_ROUNDS	1000	/* listings of a process's threads */
 
 /* How many events each CPU has a ring of: --start's and --stop's breaks
- * too. */
+ * too, or -e io's entries and exits. */
 static int
 attach_nev(const struct clockopts *o)
 {
-	return o->nev + (o->ngate != 0 ? 2 : 0);
+	return o->nev + (o->ngate != 0 || o->io ? 2 : 0);
 }
 
-/* The event of ring r: --start's and --stop's breaks first, as a
- * command's (perf.c, open_events()), then those of -e. */
+/* The event of ring r: --start's and --stop's breaks first, then those
+ * of -e; or those of -e, then -e io's exits and entries: as a command's
+ * (perf.c, open_events()). */
 static int
 ring_ev(const struct perfattach *a, int r)
 {
-	int j = r / a->ncpu;
+	int j = r / a->ncpu, nev = a->ps.o->nev;
 
+	if (a->ps.o->io)
+		return j < nev ? j : j == nev ? IO_EV_EXIT : IO_EV_ENTER;
 	if (a->ps.o->ngate == 0)
 		return j;
 	return j == 0 ? GATE_EV_START : j == 1 ? GATE_EV_STOP : j - 2;
@@ -139,16 +142,27 @@ attach_thread(struct perfattach *a, pid_t tid)
 	for (r = 0; r < a->ps.nrings; r++) {
 		k = ring_ev(a, r);
 		i = r % a->ncpu;
-		if (i == 0) {
+		if (i == 0 && IO_EV(k)) {
+			io_attr(&attr, a->ps.o, k);
+			attr.config = io_config(&a->ps, k);
+		} else if (i == 0)
 			perf_attr(&attr, a->ps.o, k);
+		if (i == 0) {
 			attr.disabled = 0;
 			attr.enable_on_exec = 0;
-			attr.inherit = !pmu_break(a->ps.o, k);
+			attr.inherit = IO_EV(k) || !pmu_break(a->ps.o, k);
 		}
 		if ((fd = perf_open(&attr, tid, a->cpus[i])) < 0)
 			return errno == ESRCH ? 1 : -1;
-		/* --start's apart: -j changes the others' periods. */
-		gate = GATE_EV(k);
+		if (IO_EV(k) && io_filter((int)fd) < 0) {
+			e = errno;
+			close((int)fd);
+			errno = e;
+			return -1;
+		}
+		/* --start's and -e io's apart: -j changes the others'
+		 * periods. */
+		gate = GATE_EV(k) || IO_EV(k);
 		fds = gate ? &a->gfds : &a->fds;
 		n = gate ? &a->ngfds : &a->nfds;
 		if (a->ps.rings[r].meta == NULL) {
@@ -302,7 +316,7 @@ attach_new(struct clockopts *o, pid_t pid, int system)
 	    (a->ps.rings = calloc((size_t)(a->ncpu * nev),
 	    sizeof(*a->ps.rings))) == NULL ||
 	    (a->ps.frames = malloc(512 * sizeof(*a->ps.frames))) == NULL ||
-	    (o->callchain && o->callgraph == CALLGRAPH_DWARF &&
+	    ((o->callchain || o->io) && o->callgraph == CALLGRAPH_DWARF &&
 	    (a->ps.uw = unwind_new(o->verbose)) == NULL)) {
 		if (system)
 			perf_fail(&a->ps, "-a: out of memory, or more than "
@@ -318,6 +332,8 @@ attach_new(struct clockopts *o, pid_t pid, int system)
 	}
 	if (o->ngate != 0 && gate_new(&a->ps) < 0)
 		return attach_fail(a, ENOMEM);
+	if (o->io && io_new(&a->ps) < 0)
+		return attach_fail(a, EINVAL);
 	return a;
 }
 

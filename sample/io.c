@@ -39,6 +39,7 @@
 #include "measure.h"
 #include "perf.h"
 #include "unwind.h"
+#include "util.h"
 
 #ifdef __x86_64__
 #include <asm/perf_regs.h>
@@ -448,6 +449,24 @@ stack_name(struct iopend *e, uint64_t addr, const uint8_t *p,
 #endif
 }
 
+/*
+ * Whether name, read from the process's memory after the call, can be
+ * the one it gave: printable, valid UTF-8 (pme_escape() leaves it as it
+ * is, but for its backslashes).  The memory may have been freed and used
+ * again by then: python3's open() of a file named in a bytes object
+ * freed as the call returned was read as "\xe4tmp/pro", "\x09", "\x02".
+ */
+static int
+plausible(const char *name)
+{
+	size_t n = 0;
+	const char *s;
+
+	for (s = name; *s != '\0'; s++)
+		n += 1 + (*s == '\\');
+	return name[0] != '\0' && pme_escape(NULL, 0, name) == n;
+}
+
 /* The name an open of pid gave (known, or read at addr), dfd its
  * directory, fd what it returned, into out. */
 static void
@@ -463,7 +482,8 @@ open_name(struct iostate *io, uint32_t pid, long dfd, const char *known,
 	nl = proc_link(pid, what, link, sizeof(link));
 	if (known[0] != '\0')
 		snprintf(name, sizeof(name), "%s", known);
-	else if (peek_str(pid, addr, name, sizeof(name)) == -1)
+	else if (peek_str(pid, addr, name, sizeof(name)) == -1 ||
+	    !plausible(name))
 		name[0] = '\0';
 	if (name[0] == '\0') {
 		snprintf(out, len, "%s", nl > 0 ? link : "");

@@ -1024,11 +1024,10 @@ parse(int argc, char *argv[], struct clockopts *o)
 		    "command with it\n", prog);
 		return 2;
 	}
-	/* Traced only on a command the events are opened on as it starts
-	 * (perf.c): attached, the I/O calls were silently not recorded. */
-	if (o->io && (o->attach != 0 || o->system)) {
-		fprintf(stderr, "%s: -e io traces a command's calls: not with "
-		    "%s\n", prog, o->attach ? "-p" : "-a");
+	/* System-wide, the I/O calls were silently not recorded. */
+	if (o->io && o->system) {
+		fprintf(stderr, "%s: -e io traces a command's or a process's "
+		    "calls: not with -a\n", prog);
 		return 2;
 	}
 	/* (-p's message was perf_event_open's "No such file or

@@ -170,6 +170,13 @@ fi
 if command -v strace >/dev/null && [ -x /usr/bin/python3 ]; then
 	real python3 /usr/bin/python3 -S -c 'f = open("input", "rb")
 while f.read(65536): pass'
+	# Names python3 frees as the call returns, read after it: its
+	# buffers, used again, were named "\xd0\xday...", "\x02"; such bytes
+	# are no name (the descriptor's number is shown).
+	"$pmehisto" -V io -T csv python3.PMS >python3.csv 2>/dev/null
+	awk -F, '$1 == "file" && $3 ~ /\\x/ { print $3 }' python3.csv >bad.txt
+	[ -s python3.csv ] && ! [ -s bad.txt ] ||
+	    fail "python3: files named with bytes read after the call: $(head -3 bad.txt)"
 fi
 
 # Two runs joined (pmemerge): each run's own mappings; the report of the
@@ -212,15 +219,85 @@ head -c $(($(wc -c <io.PMS) * 7 / 10)) io.PMS >cut.PMS
 grep -q "^pmehisto: 'cut.PMS': cut short.*; the report shows the calls read$" \
     cut.err || fail "-V io of a file cut short: said '$(cat cut.err)'"
 
-# Attached (-p) or system-wide (-a), the calls are not traced: a usage
-# error, the file left as it was (they were silently not recorded).
-echo keep >att.PMS
-for o in "-p $$ -d 1" "-a -d 1"; do
-	expect "-e io $o" 2 "$pmeclock" -e io $o -o att.PMS
-	grep -qx "pmeclock: -e io traces a command's calls: not with ${o%% *}" \
-	    err || fail "-e io $o: $(cat err)"
-done
-[ "$(cat att.PMS)" = keep ] || fail "-e io -p or -a wrote att.PMS"
+# Attached (-p, for 3 s): a process waiting for SIGUSR1, then reading a
+# file in 16 reads of 4096 bytes: exactly those calls, that file, the
+# reader's call site, as a command's.  (Before, -e io with -p recorded nothing
+# and said nothing.)  System-wide (-a): a usage error, nothing written.
+cat >attio.c <<'EOF'
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t go;
+
+static void on_usr1(int s) { (void)s; go = 1; }
+
+static void __attribute__((noinline))
+reader(const char *path, int k, int b)
+{
+	char *buf = malloc((size_t)b);
+	int fd = open(path, O_RDONLY), i;
+
+	for (i = 0; fd >= 0 && buf != NULL && i < k; i++)
+		if (read(fd, buf, (size_t)b) != b)
+			exit(1);
+	close(fd);
+	free(buf);
+}
+
+int
+main(int argc, char **argv)
+{
+	FILE *fp;
+
+	if (argc != 5)
+		return 2;
+	signal(SIGUSR1, on_usr1);
+	if ((fp = fopen(argv[4], "w")) == NULL)
+		return 1;
+	fprintf(fp, "ready\n");
+	fclose(fp);
+	while (!go)
+		pause();
+	reader(argv[1], atoi(argv[2]), atoi(argv[3]));
+	for (;;)	/* alive while pmeclock names the file */
+		pause();
+}
+EOF
+if gcc -O1 -g -o attio attio.c; then
+	head -c 65536 "$pmehisto" >att.in
+	./attio "$tmp/att.in" 16 4096 att.ready &
+	apid=$!
+	for i in $(seq 100); do [ -s att.ready ] && break; sleep 0.1; done
+	# Three seconds: the name is read from the process's memory as the
+	# record is converted, while it lives (pmeclock(1), I/O).
+	"$pmeclock" -v -e io -d 3 -p $apid -o att.PMS 2>att.err &
+	ppid=$!
+	for i in $(seq 100); do grep -q "attached to" att.err && break
+	    sleep 0.1; done
+	kill -USR1 $apid
+	wait $ppid || fail "-e io -p: $(cat att.err)"
+	kill $apid
+	wait $apid 2>/dev/null
+	"$pmehisto" -V io -T csv att.PMS >att.csv 2>err ||
+	    fail "-e io -p: -V io: $(cat err)"
+	# table,call,file,site,calls,errors,bytes,total_ns,max_ns
+	got=$(awk -F, -v f="$tmp/att.in" '$1 == "file" && $3 == f {
+	    print $5, $7 }' att.csv)
+	[ "$got" = "18 65536" ] ||
+	    fail "-e io -p: att.in's calls and bytes '$got', not '18 65536' (an open, 16 reads, a close): $(head -c 600 att.csv)"
+	grep -q "^site,read,[^,]*,reader (attio\.c:[0-9]*),16,0,65536," \
+	    att.csv || fail "-e io -p: the reads' site: $(grep ^site att.csv)"
+else
+	fail "cannot build attio.c"
+fi
+echo keep >sys.PMS
+expect "-e io -a" 2 "$pmeclock" -e io -a -d 1 -o sys.PMS
+grep -qx "pmeclock: -e io traces a command's or a process's calls: not with -a" \
+    err || fail "-e io -a: $(cat err)"
+[ "$(cat sys.PMS)" = keep ] || fail "-e io -a wrote sys.PMS"
 
 # A run without I/O records: -V io says so, exit status 1.
 "$pmeclock" -q -o none.PMS ./io "$tmp/d" 1 1 0 2>/dev/null
