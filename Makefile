@@ -295,6 +295,10 @@ fuzz-corpus:
 	@[ -x sample/pmeclock ] && \
 	    sample/pmeclock -q -e io -o $(FUZZ_DIR)/corpus_sample/io.pms -- \
 	    sh -c 'echo x >/dev/null' >/dev/null 2>&1 </dev/null; true
+	@[ -x sample/pmeclock ] && \
+	    sample/pmeclock -q -w -o $(FUZZ_DIR)/corpus_sample/wall.pms -- \
+	    sh -c 'sleep 0.01; echo x | cat >/dev/null' >/dev/null 2>&1 \
+	    </dev/null; true
 	@[ -x sample/pmeclock ] && (cd $(FUZZ_DIR) && PME_TOP=$(CURDIR) \
 	    TMPDIR=$$PWD bash -c '. "$$PME_TOP/tests/sh/lib/common.sh" && \
 	    . "$$PME_TOP/tests/sh/lib/heap.sh" && heap_fixture && \

@@ -45,6 +45,23 @@
 #define T_OFFC	PME_FOURCC('O', 'F', 'F', 'C')
 /* The longest OFFC record: its fixed fields and FRAMES_MAX frames. */
 #define OFFC_BOUND	(14 * VARINT_MAX + FRAMES_MAX * VARINT_MAX)
+/* OFFC's successor, which a reader that knows it not passes over: an
+ * interval's chain may be a chain of an earlier interval of the chunk,
+ * by its number (pmeclock -w's waits repeat a few chains: the chains
+ * were two thirds of OFFC's bytes, and compressing them a sixth of the
+ * collector's CPU at 100,000 switches a second). */
+#define T_OFF2	PME_FOURCC('O', 'F', 'F', '2')
+/* An OFF2 record's fields that it has (after kclass, in bits 0-2). */
+#define OFF2_WAKE	0x08u
+#define OFF2_KSTATE	0x10u
+#define OFF2_WAKER	0x20u
+#define OFF2_FLAGS	0x40u
+#define OFF2_FUTEX_OP	0x80u
+#define OFF2_OBJECT	0x100u
+#define OFF2_HAS	0x1f8u
+/* The chains of a chunk the writer looks up (a slot each in a table of
+ * twice as many); later ones are written out each time. */
+#define CHAINS_MAX	2048
 /* Format 1.1 too: I/O calls (pmeclock -e io), passed over by a reader
  * that knows them not. */
 #define T_IOCL	PME_FOURCC('I', 'O', 'C', 'L')
@@ -119,6 +136,15 @@ struct tidw {
 /* A mapping or thread record waiting in the meta buffer: tag, length. */
 #define META_HLEN	3
 
+/* A chain written out in the pending OFF2 records: its bytes, at
+ * off[at .. at + len), are the chain's number-th. */
+struct chainw {
+	uint64_t	 hash;
+	size_t		 at;
+	uint32_t	 len, number;
+	uint32_t	 gen;		/* not the writer's: an empty slot */
+};
+
 struct pme_samplewriter {
 	struct pme_writer *w;
 	char		*path;
@@ -141,9 +167,15 @@ struct pme_samplewriter {
 	uint64_t	 total;		/* samples written */
 	uint32_t	 nevents;	/* of the header, at least 1 */
 	int		 failed;
-	uint8_t		*off;		/* OFFC records pending */
+	uint8_t		*off;		/* OFF2 records pending */
 	size_t		 offn, offcap, noff;
 	uint64_t	 offtime;	/* the last record's start */
+	uint32_t	 offpid;	/* and its pid */
+	size_t		 chainn;	/* bytes of chains written out */
+	struct chainw	*chains;	/* 2 * CHAINS_MAX slots, or NULL */
+	uint32_t	 chaingen;	/* the chunk's slots have it */
+	uint32_t	 nchains;	/* chains written out in the chunk */
+	uint32_t	 nlooked;	/* of them in chains[] */
 };
 
 static uint64_t
@@ -780,12 +812,20 @@ pme_samplewriter_sample(struct pme_samplewriter *sw,
 }
 
 /*
- * OFFC: a count, then each interval: pid, tid - pid (zigzag), start -
- * the previous record's start (zigzag; the first's from 0), end - start,
- * wake (0: none, else wake - start + 1), kclass, kstate, waker, flags,
- * futex_op, object, pc, nframes, and each frame as the difference from
- * the address before it (pc for the first, zigzag).  Compressed: stacks
- * repeat.
+ * OFF2: a count, then each interval: pid less the previous record's
+ * (zigzag; the first's less 0), tid - pid (zigzag), start - the previous
+ * record's start (zigzag; the first's from 0), end - start, then what
+ * it has: kclass in bits 0-2, and a bit for each field not 0 that
+ * follows, in this order: 0x08 wake (wake - start), 0x10 kstate, 0x20
+ * waker, 0x40 flags, 0x80 futex_op, 0x100 object; then its chain: 0 and
+ * the chain written out (pc, nframes, and each frame as the difference
+ * from the address before it, pc for the first, zigzag), which is the
+ * chunk's next chain (the first is 1), or the number of an earlier one,
+ * the same.  Some 9 bytes an interval whose chain repeats, stored as
+ * they are (zlib level 1 on them took a sixth of pmeclock -w's CPU at
+ * 100,000 switches a second), unless the chains written out are most of
+ * the chunk: compressed then.  OFFC, before it, wrote every field and
+ * every chain out, compressed.
  */
 static int
 flush_offcpu(struct pme_samplewriter *sw, struct pme_error *err)
@@ -799,11 +839,66 @@ flush_offcpu(struct pme_samplewriter *sw, struct pme_error *err)
 		return pme_setnomem(err);
 	memcpy(p, head, hl);
 	memcpy(p + hl, sw->off, sw->offn);
-	rc = put_chunk(sw, T_OFFC, p, hl + sw->offn, 1, err);
+	rc = put_chunk(sw, T_OFF2, p, hl + sw->offn, sw->chainn * 2 >
+	    sw->offn, err);
 	free(p);
 	sw->offn = sw->noff = 0;
 	sw->offtime = 0;
+	sw->offpid = 0;
+	sw->chainn = 0;
+	sw->nchains = sw->nlooked = 0;
+	if (++sw->chaingen == 0 && sw->chains != NULL) {	/* wrapped */
+		memset(sw->chains, 0, 2 * CHAINS_MAX * sizeof(*sw->chains));
+		sw->chaingen = 1;
+	}
 	return rc;
+}
+
+static uint64_t
+chain_hash(const uint8_t *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len-- > 0)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The chain written out at p + 1 .. q as an OFF2 record has it: the
+ * number of the same chain earlier in the chunk in its place, or 0
+ * before it, and it is the chunk's next (looked up later while there is
+ * room).  Returns the record's end.
+ */
+static uint8_t *
+put_chain(struct pme_samplewriter *sw, uint8_t *p, uint8_t *q)
+{
+	size_t len = (size_t)(q - p - 1), k, mask = 2 * CHAINS_MAX - 1;
+	uint64_t h = chain_hash(p + 1, len);
+	struct chainw *c;
+
+	k = (size_t)h & mask;
+	if (sw->chains == NULL && (sw->chains = calloc(2 * CHAINS_MAX,
+	    sizeof(*sw->chains))) != NULL)
+		sw->chaingen = 1;
+	for (; sw->chains != NULL && (c = &sw->chains[k])->gen ==
+	    sw->chaingen; k = (k + 1) & mask)
+		if (c->hash == h && c->len == len &&
+		    memcmp(sw->off + c->at, p + 1, len) == 0)
+			return pme_uv_put(p, c->number);
+	*p = 0;
+	sw->nchains++;
+	sw->chainn += len;
+	if (sw->chains != NULL && sw->nlooked < CHAINS_MAX) {
+		c = &sw->chains[k];	/* the empty slot the search ended at */
+		c->hash = h;
+		c->at = (size_t)(p + 1 - sw->off);
+		c->len = (uint32_t)len;
+		c->number = sw->nchains;
+		c->gen = sw->chaingen;
+		sw->nlooked++;
+	}
+	return q;
 }
 
 int
@@ -812,8 +907,8 @@ pme_samplewriter_offcpu(struct pme_samplewriter *sw,
 {
 	uint32_t i, n;
 	uint64_t prev;
-	uint8_t *p;
-	void *q;
+	uint8_t *p, *q;
+	void *v;
 
 	if (writable(sw, o, "pme_samplewriter_offcpu", err) == -1)
 		return -1;
@@ -825,30 +920,41 @@ pme_samplewriter_offcpu(struct pme_samplewriter *sw,
 	    pme_samplewriter_flush(sw, err) == -1)
 		return -1;
 	if (sw->offcap < sw->offn + OFFC_BOUND) {
-		if ((q = realloc(sw->off, sw->offn + OFFC_BOUND)) == NULL)
+		if ((v = realloc(sw->off, sw->offn + OFFC_BOUND)) == NULL)
 			return pme_setnomem(err);
-		sw->off = q;
+		sw->off = v;
 		sw->offcap = sw->offn + OFFC_BOUND;
 	}
 	n = o->nframes < FRAMES_MAX ? o->nframes : FRAMES_MAX;
 	p = sw->off + sw->offn;
-	p = pme_uv_put(p, o->pid);
+	p = pme_uv_put(p, pme_zig((uint64_t)o->pid - sw->offpid));
 	p = pme_uv_put(p, pme_zig((uint64_t)o->tid - o->pid));
 	p = pme_uv_put(p, pme_zig(o->start - sw->offtime));
 	p = pme_uv_put(p, o->end - o->start);
-	p = pme_uv_put(p, o->wake == 0 ? 0 : o->wake - o->start + 1);
-	p = pme_uv_put(p, o->kclass);
-	p = pme_uv_put(p, o->kstate);
-	p = pme_uv_put(p, o->waker);
-	p = pme_uv_put(p, o->flags);
-	p = pme_uv_put(p, o->futex_op);
-	p = pme_uv_put(p, o->object);
-	p = pme_uv_put(p, o->pc);
-	p = pme_uv_put(p, n);
+	p = pme_uv_put(p, o->kclass | (o->wake ? OFF2_WAKE : 0) |
+	    (o->kstate ? OFF2_KSTATE : 0) | (o->waker ? OFF2_WAKER : 0) |
+	    (o->flags ? OFF2_FLAGS : 0) | (o->futex_op ? OFF2_FUTEX_OP : 0) |
+	    (o->object ? OFF2_OBJECT : 0));
+	if (o->wake)
+		p = pme_uv_put(p, o->wake - o->start);
+	if (o->kstate)
+		p = pme_uv_put(p, o->kstate);
+	if (o->waker)
+		p = pme_uv_put(p, o->waker);
+	if (o->flags)
+		p = pme_uv_put(p, o->flags);
+	if (o->futex_op)
+		p = pme_uv_put(p, o->futex_op);
+	if (o->object)
+		p = pme_uv_put(p, o->object);
+	q = pme_uv_put(p + 1, o->pc);
+	q = pme_uv_put(q, n);
 	for (prev = o->pc, i = 0; i < n; prev = o->frames[i++])
-		p = pme_uv_put(p, pme_zig(o->frames[i] - prev));
+		q = pme_uv_put(q, pme_zig(o->frames[i] - prev));
+	p = put_chain(sw, p, q);
 	sw->offn = (size_t)(p - sw->off);
 	sw->offtime = o->start;
+	sw->offpid = o->pid;
 	sw->noff++;
 	return 0;
 }
@@ -902,6 +1008,7 @@ static void
 sw_free(struct pme_samplewriter *sw)
 {
 	free(sw->off);
+	free(sw->chains);
 	free(sw->mem);
 	free(sw->path);
 	free(sw);
@@ -1004,6 +1111,8 @@ struct rd {
 	char		 str[STR_MAX + 1];
 	int		(*offcpu)(void *, const struct pme_offcpu *);
 	int		(*io)(void *, const struct pme_io *);
+	const uint8_t	**chain;	/* an OFF2 chunk's chains */
+	size_t		 chcap;
 };
 
 /* A cursor over a payload: the first failed get sets bad, and every get
@@ -2137,48 +2246,106 @@ rd_close(struct rd *rd, struct dc *d)
 	return 0;
 }
 
-/* An OFFC chunk's intervals, each passed to the visitor at once. */
+/* An interval's chain (pc, nframes, frames) at d into o and rd->fr. */
 static int
-rd_offc(struct rd *rd, struct dc *d)
+rd_chain(struct rd *rd, struct dc *d, struct pme_offcpu *o)
+{
+	uint64_t k, prev;
+
+	o->pc = dc_uv(d);
+	o->nframes = dc_u32v(d);
+	if (d->bad || o->nframes > FRAMES_MAX)
+		return derr(rd, "bad off-CPU record");
+	if (grow(&rd->fr, &rd->fcap, o->nframes + 1, sizeof(*rd->fr),
+	    rd) == -1)
+		return -1;
+	for (prev = o->pc, k = 0; k < o->nframes; k++)
+		prev = rd->fr[k] = prev + pme_unzig(dc_uv(d));
+	if (d->bad)
+		return derr(rd, "bad off-CPU record");
+	o->frames = rd->fr;
+	return 0;
+}
+
+/* An OFFC or OFF2 chunk's intervals, each passed to the visitor at
+ * once.  An OFF2 chain that refers to an earlier one is decoded again
+ * where that one was written out. */
+static int
+rd_offcpu(struct rd *rd, struct dc *d, int two)
 {
 	struct pme_offcpu o;
-	uint64_t n = dc_uv(d), i, k, w, prev, t = 0;
+	uint64_t n = dc_uv(d), i, w, c = 0, nch = 0, t = 0, pid = 0, has;
+	struct dc at;
 
-	if (!fits(d, n, 13))
+	if (!fits(d, n, two ? 6 : 13))
 		return derr(rd, "bad record count");
 	for (i = 0; i < n; i++) {
 		memset(&o, 0, sizeof(o));
-		o.pid = dc_u32v(d);
+		pid = two ? pid + pme_unzig(dc_uv(d)) : dc_uv(d);
+		o.pid = (uint32_t)pid;
 		o.tid = (uint32_t)(o.pid + pme_unzig(dc_uv(d)));
 		o.start = t += pme_unzig(dc_uv(d));
 		o.end = o.start + dc_uv(d);
-		w = dc_uv(d);
-		o.kclass = dc_u32v(d);
-		o.kstate = dc_u32v(d);
-		o.waker = dc_u32v(d);
-		o.flags = dc_u32v(d);
-		o.futex_op = dc_u32v(d);
-		o.object = dc_uv(d);
-		o.pc = dc_uv(d);
-		o.nframes = dc_u32v(d);
-		if (d->bad || o.end < o.start || w > o.end - o.start + 1 ||
-		    o.kclass >= PME_WC_MAX || o.nframes > FRAMES_MAX)
+		if (two) {
+			has = dc_uv(d);
+			o.kclass = (uint32_t)(has & 7);
+			/* wake - start, or none: as OFFC's, 0 for none */
+			w = has & OFF2_WAKE ? dc_uv(d) + 1 : 0;
+			o.kstate = has & OFF2_KSTATE ? dc_u32v(d) : 0;
+			o.waker = has & OFF2_WAKER ? dc_u32v(d) : 0;
+			o.flags = has & OFF2_FLAGS ? dc_u32v(d) : 0;
+			o.futex_op = has & OFF2_FUTEX_OP ? dc_u32v(d) : 0;
+			o.object = has & OFF2_OBJECT ? dc_uv(d) : 0;
+			c = dc_uv(d);
+			if ((has & ~(uint64_t)(OFF2_HAS | 7)) != 0 ||
+			    ((has & OFF2_WAKE) && w == 0))	/* 2^64 */
+				d->bad = 1;
+		} else {
+			w = dc_uv(d);
+			o.kclass = dc_u32v(d);
+			o.kstate = dc_u32v(d);
+			o.waker = dc_u32v(d);
+			o.flags = dc_u32v(d);
+			o.futex_op = dc_u32v(d);
+			o.object = dc_uv(d);
+		}
+		if (d->bad || pid > UINT32_MAX || o.end < o.start ||
+		    w > o.end - o.start + 1 || o.kclass >= PME_WC_MAX ||
+		    c > nch)
 			return derr(rd, "bad off-CPU record");
 		o.wake = w == 0 ? 0 : o.start + w - 1;
-		if (grow(&rd->fr, &rd->fcap, o.nframes + 1, sizeof(*rd->fr),
-		    rd) == -1)
+		if (c == 0 && two) {
+			/* the chunk's next chain: its records are fewer */
+			if (grow(&rd->chain, &rd->chcap, nch + 1,
+			    sizeof(*rd->chain), rd) == -1)
+				return -1;
+			rd->chain[nch++] = d->p;
+		}
+		at.p = c == 0 ? d->p : rd->chain[c - 1];
+		at.end = d->end;
+		at.bad = 0;
+		if (rd_chain(rd, &at, &o) == -1)
 			return -1;
-		for (prev = o.pc, k = 0; k < o.nframes; k++)
-			prev = rd->fr[k] = prev + pme_unzig(dc_uv(d));
-		if (d->bad)
-			return derr(rd, "bad off-CPU record");
-		o.frames = rd->fr;
+		if (c == 0)
+			d->p = at.p;
 		if (rd->offcpu != NULL && rd->offcpu(rd->arg, &o) != 0)
 			return stopped(rd);
 	}
 	if (d->p != d->end)
 		return derr(rd, "bytes after the last record");
 	return 0;
+}
+
+static int
+rd_offc(struct rd *rd, struct dc *d)
+{
+	return rd_offcpu(rd, d, 0);
+}
+
+static int
+rd_off2(struct rd *rd, struct dc *d)
+{
+	return rd_offcpu(rd, d, 1);
 }
 
 /* Whether a chunk of type belongs to the header after it: it may come
@@ -2209,6 +2376,7 @@ static const struct rdkind {
 	{ T_HEAP, "HEAP", HEAP_MAX, rd_heap },
 	{ T_HEA2, "HEA2", HEAP_MAX, rd_hea2 },
 	{ T_OFFC, "OFFC", RECS_MAX, rd_offc },
+	{ T_OFF2, "OFF2", RECS_MAX, rd_off2 },
 	{ T_IOCL, "IOCL", RECS_MAX, rd_iocl },
 };
 #define NRDKINDS (sizeof(rdkinds) / sizeof(rdkinds[0]))
@@ -2310,6 +2478,7 @@ read_all(struct pme_reader *r, const struct pme_sample_visitor *v,
 	}
 	free(rd->s);
 	free(rd->fr);
+	free(rd->chain);
 	free(rd->t);
 	free(rd->argbuf);
 	free(rd->ev);

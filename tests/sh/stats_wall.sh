@@ -19,7 +19,7 @@
 # - -b routine draws the samples by routine (module without a bucket
 #   file) as before, no state among them; -b state of a run
 #   without -w and a filter with a -w run's states are errors;
-# - a corrupt OFFC chunk is an error naming the file and offset, and
+# - a corrupt OFF2 chunk is an error naming the file and offset, and
 #   -o's file is not written.
 #
 # Exit 0 pass, 77 skip, 1 fail (see tests/run).
@@ -117,7 +117,7 @@ expect "a filter of a -w run's states" 1 "$stats" -f w.PMS --tid 1 -T csv
 grep -q "'w.PMS': .*the filters take samples" "$tmp/err" ||
     fail "filter: $(cat "$tmp/err")"
 
-refuses_chunk w.PMS OFFC
+refuses_chunk w.PMS OFF2
 # A file cut short: its states drawn, and said (they were not).
 head -c $(($(wc -c <w.PMS) * 7 / 10)) w.PMS >cut.PMS
 "$stats" -f cut.PMS -T csv states >/dev/null 2>err ||

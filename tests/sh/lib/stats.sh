@@ -4,7 +4,7 @@
 #	stats		stats/stats
 #	refuses_chunk FILE TYPE
 #			a copy of FILE (bad.PMS) whose first chunk of TYPE
-#			("OFFC", "HEAP") has bytes of its payload changed:
+#			("OFF2", "HEAP") has bytes of its payload changed:
 #			stats -T csv, json and ps each exit 1 naming the file
 #			and the chunk's offset, and write no -o file
 
