@@ -126,9 +126,9 @@ awk '$1 == "peak" && $2 > 60000000 { ok = 1 } END { exit !ok }' out.14 ||
 grep -q "^Leaks, by stack:" out.14 || fail "heap: no leaks table"
 # 15, 16, 17: xz -T2's wall time: two threads or more, each row's states
 # summing to its WALL (to the rounding of the columns); the waits' report.
-awk '/^THREAD / { t = 1; next } t && NF == 0 { exit } t && $2 == "xz" {
-	n++; s = 0; for (i = 4; i <= NF; i++) s += $i
-	if (s - $3 > 0.02 || $3 - s > 0.02) bad = bad " " $1 }
+awk '/^TID / { t = 1; next } t && NF == 0 { exit } t && NF == 12 && $12 == "xz" {
+	n++; s = 0; for (i = 3; i <= 11; i++) s += $i
+	if (s - $2 > 0.02 || $2 - s > 0.02) bad = bad " " $1 }
     END { exit !(n >= 2 && bad == "") }' out.16 ||
     fail "states: not two threads of xz whose states sum to their life: $(head -n 6 out.16)"
 grep -q "^Lock and condition waits of 1.000 ms or more" out.17 ||
