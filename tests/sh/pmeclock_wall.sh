@@ -150,7 +150,9 @@ END {
 			printf "thread %s: on CPU %d ns, its CPU clock %d ns\n", t, oncpu[t], cpu[t]
 		if (wall[t] < life[t] || wall[t] - life[t] > life[t] * 0.01 + wcpu[t] + 2e6)
 			printf "thread %s: wall %d ns, its life %d ns\n", t, wall[t], life[t]
-		if ((t in busy) && abs(wcpu[t] - (life[t] - cpu[t])) > tol(life[t] - cpu[t]) + (wall[t] - life[t]) + stolen)
+		# (an interval whose records were lost or came unmatched
+		# may be in other, as for the phases)
+		if ((t in busy) && abs(wcpu[t] - (life[t] - cpu[t])) > tol(life[t] - cpu[t]) + (wall[t] - life[t]) + stolen + (lost > 0 ? other[t] : 0))
 			printf "busy thread %s: wait-cpu %d ns, life - cpu %d ns\n", t, wcpu[t], life[t] - cpu[t]
 		n++
 	}
