@@ -77,7 +77,7 @@ out=$(awk '
     fail "-V locks -T text: $(cat err)"
 grep -q "^ *COUNT *TOTAL(ms) *MEAN(ms) *MAX(ms)  OBJECT$" locks.txt &&
     grep -q "^ *[0-9]* *[0-9.]* *[0-9.]* *[0-9.]*  queue_lock$" locks.txt &&
-    grep -q "^ *[0-9.]* lock *[0-9]* *[0-9]* *queue_lock *locker$" locks.txt ||
+    grep -q "^ *[0-9.]* lock *[0-9]* *[0-9-]* *queue_lock *locker$" locks.txt ||
     fail "-V locks as text: $(head -c 600 locks.txt)"
 
 # Per routine: the program's routines, inclusive, every state.
