@@ -974,12 +974,12 @@ wall_of(const uint64_t *st)
 }
 
 static void
-put_name(FILE *fp, const char *name, int width)
+put_name(FILE *fp, const char *name)
 {
 	char buf[256];
 
 	pme_escape(buf, sizeof(buf), name != NULL ? name : "[unknown]");
-	fprintf(fp, "%-*s", width, buf);
+	fputs(buf, fp);
 }
 
 /*
@@ -996,7 +996,7 @@ put_row(FILE *fp, int csv, int tid, const char *key, const char *name,
 
 	if (csv) {
 		fprintf(fp, "%s,", key);
-		put_name(fp, name, 0);
+		put_name(fp, name);
 		fprintf(fp, ",%" PRIu64, wall_of(st));
 		for (s = 0; s < NSTATE; s++)
 			fprintf(fp, ",%" PRIu64, st[s]);
@@ -1009,7 +1009,7 @@ put_row(FILE *fp, int csv, int tid, const char *key, const char *name,
 	for (s = 0; s < NSTATE; s++)
 		fprintf(fp, " %10.3f", (double)st[s] / 1e6);
 	fputs("  ", fp);
-	put_name(fp, name, 0);
+	put_name(fp, name);
 	fputc('\n', fp);
 }
 
@@ -1130,7 +1130,7 @@ put_lock_rows(FILE *fp, struct wrow *rows, size_t n, const char *what,
 
 		if (csv) {
 			fprintf(fp, "%s,", what[0] == 'O' ? "object" : "site");
-			put_name(fp, rows[i].name, 0);
+			put_name(fp, rows[i].name);
 			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			    PRIu64 "\n", rows[i].count, tot,
 			    tot / rows[i].count, rows[i].max);
@@ -1139,7 +1139,7 @@ put_lock_rows(FILE *fp, struct wrow *rows, size_t n, const char *what,
 		fprintf(fp, "%8" PRIu64 " %12.3f %12.3f %12.3f  ",
 		    rows[i].count, (double)tot / 1e6, (double)tot / 1e6 /
 		    (double)rows[i].count, (double)rows[i].max / 1e6);
-		put_name(fp, rows[i].name, 0);
+		put_name(fp, rows[i].name);
 		fputc('\n', fp);
 	}
 }
@@ -1191,7 +1191,7 @@ write_locks(struct wall *wl, FILE *fp)
 		if (csv) {
 			fprintf(fp, "wait,%s,%" PRIu64 ",%s,%" PRIu32 ",",
 			    buf, w->ns, state_names[w->state], w->tid);
-			put_name(fp, w->site, 0);
+			put_name(fp, w->site);
 			fprintf(fp, ",%" PRIu32 "\n", w->haswaker ? w->waker :
 			    0);
 			continue;
@@ -1201,7 +1201,7 @@ write_locks(struct wall *wl, FILE *fp)
 		fprintf(fp, "%12.3f %-10s %-8" PRIu32 " %-8s %-24s ",
 		    (double)w->ns / 1e6, state_names[w->state], w->tid, waker,
 		    buf);
-		put_name(fp, w->site, 0);
+		put_name(fp, w->site);
 		fputc('\n', fp);
 	}
 	free(obj);

@@ -142,12 +142,12 @@ attach_thread(struct perfattach *a, pid_t tid)
 	for (r = 0; r < a->ps.nrings; r++) {
 		k = ring_ev(a, r);
 		i = r % a->ncpu;
-		if (i == 0 && IO_EV(k)) {
-			io_attr(&attr, a->ps.o, k);
-			attr.config = io_config(&a->ps, k);
-		} else if (i == 0)
-			perf_attr(&attr, a->ps.o, k);
 		if (i == 0) {
+			if (IO_EV(k)) {
+				io_attr(&attr, a->ps.o, k);
+				attr.config = io_config(&a->ps, k);
+			} else
+				perf_attr(&attr, a->ps.o, k);
 			attr.disabled = 0;
 			attr.enable_on_exec = 0;
 			attr.inherit = IO_EV(k) || !pmu_break(a->ps.o, k);

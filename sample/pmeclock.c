@@ -981,7 +981,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 	char seen[32] = "";
 	const char *oname = PME_DEFAULT_PMS;
 	struct pme_error err;
-	int c, rc;
+	int c, rc, heap;
 
 	o->period = 10000000;
 	o->callgraph = unwind_available() ? CALLGRAPH_DWARF : CALLGRAPH_FP;
@@ -1032,7 +1032,8 @@ parse(int argc, char *argv[], struct clockopts *o)
 	}
 	/* (-p's message was perf_event_open's "No such file or
 	 * directory" for the heap's pseudo-event) */
-	if (events_heap(o) && (o->attach != 0 || o->system)) {
+	heap = events_heap(o);
+	if (heap && (o->attach != 0 || o->system)) {
 		fprintf(stderr, "%s: -e alloc: the heap is recorded by the "
 		    "runtime preloaded into a command as it starts: not with "
 		    "%s\n", prog, o->attach ? "-p" : "-a");
@@ -1040,7 +1041,7 @@ parse(int argc, char *argv[], struct clockopts *o)
 	}
 	/* (they said "needs the perf method" or "needs perf_event_open",
 	 * exit 1, where the run's method was the heap's) */
-	if (events_heap(o) && (o->wall || o->io)) {
+	if (heap && (o->wall || o->io)) {
 		fprintf(stderr, "%s: -e alloc: its runtime samples with the "
 		    "timer method; %s reads the perf method's records: not "
 		    "both\n", prog, o->wall ? "-w" : "-e io");

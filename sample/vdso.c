@@ -85,8 +85,8 @@ build_id(const Elf64_Ehdr *e, char *id, size_t idsize)
 	for (i = 0; i < e->e_phnum && rawlen == 0; i++)
 		if (ph[i].p_type == PT_NOTE)
 			rawlen = pme_note_buildid((const char *)e +
-			    ph[i].p_offset, ph[i].p_filesz, (idsize - 1) / 2,
-			    &d);
+			    ph[i].p_offset, ph[i].p_filesz, (idsize - 1) / 2 <
+			    sizeof(rawid) ? (idsize - 1) / 2 : sizeof(rawid), &d);
 	for (k = 0; k < rawlen; k++)
 		snprintf(id + 2 * k, 3, "%02x", d[k]);
 	if (rawlen > 0)

@@ -1036,18 +1036,17 @@ static void
 put(FILE *fp, const char *tag, uint64_t a, uint32_t map, uint64_t n,
     const struct tbi *from)
 {
-	uint32_t fm = from == NULL ? NOMAP : from->map;
-
 	if (map == NOMAP || S->maps[map].path == NULL)
 		fprintf(fp, "%s%llx - %llx", tag, (unsigned long long)a,
 		    (unsigned long long)n);
 	else
 		fprintf(fp, "%s%llx %x %llx", tag, (unsigned long long)a, map,
 		    (unsigned long long)n);
-	if (from != NULL && (fm == NOMAP || S->maps[fm].path == NULL))
+	if (from != NULL && (from->map == NOMAP || S->maps[from->map].path ==
+	    NULL))
 		fputs(" -", fp);
 	else if (from != NULL)
-		fprintf(fp, " %x", fm);
+		fprintf(fp, " %x", from->map);
 	fputc('\n', fp);
 }
 
