@@ -698,7 +698,7 @@ perf_attach_run(struct perfattach *a, struct pme_samplewriter *w,
 	}
 	if (pidfd >= 0)
 		close(pidfd);
-	gate_flush(&a->ps);
+	perf_flush(&a->ps);
 	cl->samples = a->ps.samples;
 	cl->lost = a->ps.lost;
 	cl->threads = (uint32_t)a->ps.ntids;

@@ -359,16 +359,40 @@ read_ring(struct perfstate *ps, struct batch *b, struct ring *r)
 	return 0;
 }
 
+/* PME_READ_GAP: microseconds to wait after reading each ring, so that
+ * a test can see the records of a reading come out of order (perf_
+ * drain()); 0 unset. */
+static unsigned long
+read_gap(void)
+{
+	static int known;
+	static unsigned long us;
+	const char *s;
+
+	if (!known) {
+		known = 1;
+		if ((s = getenv("PME_READ_GAP")) != NULL)
+			us = strtoul(s, NULL, 10);
+		if (us > 1000000)
+			us = 1000000;
+	}
+	return us;
+}
+
 int
 perf_read(struct perfstate *ps, struct batch *b)
 {
+	unsigned long gap = read_gap();
 	int r;
 
 	if (b->nrecs == 0)
 		b->start = now_mono();
-	for (r = 0; r < ps->nrings; r++)
+	for (r = 0; r < ps->nrings; r++) {
 		if (read_ring(ps, b, &ps->rings[r]) < 0)
 			return -1;
+		if (gap > 0)
+			usleep((useconds_t)gap);
+	}
 	return 0;
 }
 
@@ -1065,25 +1089,120 @@ sort_batch(struct perfstate *ps, struct batch *b)
 		memcpy(b->recs, sorted, b->nrecs * sizeof(*b->recs));
 }
 
-/* Converts the records of b in time order (--start/--stop: those due,
- * gate.c); b is emptied. */
+/*
+ * The rings are read one after the other while the program runs on, so
+ * a reading can hold a record of one ring and miss an older one that
+ * another ring got after it was read: the next reading has it.  Wall
+ * mode lost an interval's kind and stack so, and -e io unwound an
+ * entry with the mapping of its library not yet known (the site was a
+ * word of the caller's frame).  The kernel writes each record in the
+ * microseconds after its time, so every ring holds the records older
+ * than a reading's start when it is read: the records older than that,
+ * less HOLD_NS (a virtual CPU can stall in between), are converted, in
+ * time order, and the others are held for the next reading with their
+ * batch.  --start/--stop hold their records in gate.c.
+ */
+#define HOLD_NS		50000000ull	/* 50 ms */
+
+/* b, converted, for the next reading. */
+static void
+give_back(struct perfstate *ps, struct batch *b)
+{
+	b->nrecs = b->narena = 0;
+	if (ps->rd != NULL)
+		reader_give(ps->rd, b);
+	else {
+		b->next = ps->spare;
+		ps->spare = b;
+	}
+}
+
+/* The held records older than limit converted, then the batches that
+ * hold no other given back. */
+static void
+release_due(struct perfstate *ps, uint64_t limit)
+{
+	struct batch *b, **pp;
+	size_t i;
+
+	if (limit > ps->limit)
+		ps->limit = limit;
+	for (i = 0; i < ps->ndue && ps->due[i].time < ps->limit &&
+	    !ps->failed; i++)
+		perf_convert(ps, &ps->due[i]);
+	if (ps->failed)
+		i = ps->ndue;
+	memmove(ps->due, ps->due + i, (ps->ndue - i) * sizeof(*ps->due));
+	ps->ndue -= i;
+	for (pp = &ps->held; (b = *pp) != NULL; )
+		if (ps->ndue == 0 || b->last < ps->limit) {
+			*pp = b->next;
+			give_back(ps, b);
+		} else
+			pp = &b->next;
+}
+
+/* b's records (in time order) merged into the held ones; -1 out of
+ * memory. */
+static int
+hold_batch(struct perfstate *ps, struct batch *b)
+{
+	size_t n = ps->ndue + b->nrecs, i = 0, j = 0, k = 0, cap;
+	struct batch **pp;
+	struct rec *t;
+
+	if (n > ps->capdue) {
+		cap = n + n / 2;
+		if ((t = realloc(ps->due, cap * sizeof(*t))) == NULL)
+			return -1;
+		ps->due = t;
+		if ((t = realloc(ps->duetmp, cap * sizeof(*t))) == NULL)
+			return -1;
+		ps->duetmp = t;
+		ps->capdue = cap;
+	}
+	/* Ties go to the held records: read first, they come first. */
+	while (i < ps->ndue || j < b->nrecs)
+		ps->duetmp[k++] = j == b->nrecs || (i < ps->ndue &&
+		    ps->due[i].time <= b->recs[j].time) ? ps->due[i++] :
+		    b->recs[j++];
+	t = ps->due;
+	ps->due = ps->duetmp;
+	ps->duetmp = t;
+	ps->ndue = n;
+	for (pp = &ps->held; *pp != NULL; pp = &(*pp)->next)
+		;
+	b->next = NULL;
+	*pp = b;
+	return 0;
+}
+
+/* Converts the records of b in time order, those due (--start/--stop:
+ * gate.c); b is given back once none of its records waits. */
 static void
 convert_batch(struct perfstate *ps, struct batch *b)
 {
 	size_t i;
 
+	b->last = 0;
 	for (i = 0; i < b->nrecs; i++) {
 		b->recs[i].h = (void *)(b->arena + (uintptr_t)b->recs[i].h);
 		b->recs[i].time = rec_time(b->recs[i].h);
+		if (b->recs[i].time > b->last)
+			b->last = b->recs[i].time;
 	}
-	if (ps->gate != NULL)
+	if (ps->gate != NULL) {
 		gate_batch(ps, b);
-	else {
-		sort_batch(ps, b);
-		for (i = 0; i < b->nrecs && !ps->failed; i++)
-			perf_convert(ps, &b->recs[i]);
+		give_back(ps, b);
+		return;
 	}
-	b->nrecs = b->narena = 0;
+	sort_batch(ps, b);
+	if (hold_batch(ps, b) < 0) {
+		perf_fail(ps, "out of memory");
+		give_back(ps, b);
+		return;
+	}
+	release_due(ps, b->start > HOLD_NS ? b->start - HOLD_NS : 0);
 }
 
 int
@@ -1092,17 +1211,30 @@ perf_drain(struct perfstate *ps)
 	struct batch *b, *next;
 
 	if (ps->rd == NULL) {
-		if (perf_read(ps, &ps->now) < 0)
+		if ((b = ps->spare) != NULL)
+			ps->spare = b->next;
+		else if ((b = calloc(1, sizeof(*b))) == NULL)
 			return perf_fail(ps, "out of memory");
-		convert_batch(ps, &ps->now);
+		b->nrecs = b->narena = 0;
+		if (perf_read(ps, b) < 0) {
+			give_back(ps, b);
+			return perf_fail(ps, "out of memory");
+		}
+		convert_batch(ps, b);
 		return ps->failed ? -1 : 0;
 	}
 	for (b = reader_take(ps->rd); b != NULL; b = next) {
 		next = b->next;
 		convert_batch(ps, b);
-		reader_give(ps->rd, b);
 	}
 	return ps->failed ? -1 : 0;
+}
+
+void
+perf_flush(struct perfstate *ps)
+{
+	release_due(ps, UINT64_MAX);
+	gate_flush(ps);
 }
 
 static void
@@ -1123,8 +1255,11 @@ close_rings(struct perfstate *ps)
 void
 free_state(struct perfstate *ps)
 {
+	struct batch *b;
 	size_t i;
 
+	ps->ndue = 0;
+	release_due(ps, 0);
 	/* The thread reads the rings until it ends. */
 	reader_free(ps->rd);
 	ps->rd = NULL;
@@ -1133,7 +1268,13 @@ free_state(struct perfstate *ps)
 	for (i = 0; i < ps->nvc; i++)
 		free(ps->vc[i].path);
 	free(ps->vc);
-	batch_free(&ps->now);
+	while ((b = ps->spare) != NULL) {
+		ps->spare = b->next;
+		batch_free(b);
+		free(b);
+	}
+	free(ps->due);
+	free(ps->duetmp);
 	free(ps->sorttmp);
 	free(ps->ew);
 	free(ps->tids);
@@ -1199,26 +1340,33 @@ jitter_due(struct jitter *j, const struct clockopts *o, uint64_t samples,
 	j->mark = samples;
 	j->odd = !j->odd;
 	j->u = j->odd ? jitter_uniform(j) : 1 - j->u;
-	j->prev = j->cur;
 	j->cur = (uint64_t)((double)o->period / (1 + o->jitter / 100.0 *
 	    (2 * j->u - 1)) + 0.5);
 	/* The kernel's shortest hrtimer period. */
 	if (j->cur < 10000)
 		j->cur = 10000;
-	j->when = now_mono();
+	j->when[j->nch % JITTER_HIST] = now_mono();
+	j->per[j->nch++ % JITTER_HIST] = j->cur;
 	return 1;
 }
 
-/* The period of thread tid's events at time; 0 when not known here. */
+/* The period of thread tid's events at time; 0 when not known here.
+ * The records are converted some time after they were taken (perf_
+ * drain() holds the latest), so the periods of the latest changes are
+ * kept: a sample older than all of them has the oldest's. */
 static uint64_t
 jitter_period(const struct jitter *j, uint32_t tid, uint64_t time)
 {
+	unsigned k, n = j->nch < JITTER_HIST ? j->nch : JITTER_HIST;
 	size_t i;
 
-	for (i = 0; i < j->nowned; i++)
-		if (j->owned[i] == tid)
-			return time >= j->when || j->prev == 0 ?
-			    j->cur : j->prev;
+	for (i = 0; i < j->nowned && n > 0; i++)
+		if (j->owned[i] == tid) {
+			for (k = 1; k < n && j->when[(j->nch - k) %
+			    JITTER_HIST] > time; k++)
+				;
+			return j->per[(j->nch - k) % JITTER_HIST];
+		}
 	for (i = j->ninh; i-- > 0; )
 		if (j->inh[i].tid == tid)
 			return j->inh[i].period;
@@ -1588,7 +1736,7 @@ perf_run(struct clockopts *o, struct child *c, struct pme_samplewriter *w,
 		return rc;
 	}
 	rc = run_loop(&ps, c);
-	gate_flush(&ps);
+	perf_flush(&ps);
 	perf_say(&ps);
 	perf_unwind_report(&ps);
 	cl->samples = ps.samples;

@@ -52,6 +52,7 @@ struct batch {
 	size_t		 narena, caparena;
 	uint64_t	 start;		/* CLOCK_MONOTONIC ns when its reading
 					   of the rings began */
+	uint64_t	 last;		/* its latest record's time */
 	struct batch	*next;
 };
 
@@ -81,9 +82,13 @@ struct jitinh {
 	uint64_t	 period;
 };
 
+#define JITTER_HIST	64
+
 struct jitter {
-	uint64_t	 state, mark, cur, prev;
-	uint64_t	 when;		/* of the last change */
+	uint64_t	 state, mark, cur;
+	uint64_t	 when[JITTER_HIST];	/* the latest changes, */
+	uint64_t	 per[JITTER_HIST];	/* the period from each */
+	unsigned	 nch;		/* changes made (when[nch % ...]) */
 	double		 u;
 	int		 odd;
 	const uint32_t	*owned;		/* threads whose events are ours */
@@ -97,11 +102,15 @@ struct perfstate {
 	struct pme_samplewriter *w;
 	struct ring	*rings;
 	int		 nrings;
-	struct batch	 now;		/* read by perf_drain() itself */
+	struct batch	*spare;		/* to read into, without reader */
 	struct reader	*rd;		/* or by a thread (reader.c) */
 	uint64_t	 seq;
 	struct rec	*sorttmp;	/* room for a batch's sort */
 	size_t		 capsort;
+	struct batch	*held;		/* with records not yet converted */
+	struct rec	*due, *duetmp;	/* those records, in time order */
+	size_t		 ndue, capdue;
+	uint64_t	 limit;		/* converted: the records before */
 	struct vcache	*vc;
 	size_t		 nvc;
 	struct execwait	*ew;
@@ -180,8 +189,11 @@ void	perf_unwind_report(struct perfstate *ps);
  * locked memory they need is refused); -1 with errno. */
 int	perf_map_ring(struct perfstate *ps, int i);
 /* Converts what was read of the rings, in time order: what the reader
- * thread queued when it runs, else what perf_drain() reads itself. */
+ * thread queued when it runs, else what perf_drain() reads itself; the
+ * records of the last HOLD_NS before a reading wait for the next.
+ * perf_flush(): at the end, converts those that wait (and gate.c's). */
 int	perf_drain(struct perfstate *ps);
+void	perf_flush(struct perfstate *ps);
 /* Copies the records of every ring into b (after what it holds); -1
  * when out of memory.  Alone of these functions, the reader thread's. */
 int	perf_read(struct perfstate *ps, struct batch *b);
