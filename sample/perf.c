@@ -448,7 +448,8 @@ trim_stack(const struct clockopts *o, int ev, struct perf_event_header *h)
 	h->size = (uint16_t)(off + 8 + keep + 8);
 }
 
-/* A record's time: in the body of a sample, else in its sample_id. */
+/* A record's time: in the body of a sample (every event's samples begin
+ * with IP, TID, TIME), else in its sample_id (TID, TIME, CPU last). */
 static uint64_t
 rec_time(const struct perf_event_header *h)
 {
@@ -1132,7 +1133,9 @@ release_due(struct perfstate *ps, uint64_t limit)
 		perf_convert(ps, &ps->due[i]);
 	if (ps->failed)
 		i = ps->ndue;
-	memmove(ps->due, ps->due + i, (ps->ndue - i) * sizeof(*ps->due));
+	if (i > 0 && i < ps->ndue)
+		memmove(ps->due, ps->due + i, (ps->ndue - i) *
+		    sizeof(*ps->due));
 	ps->ndue -= i;
 	for (pp = &ps->held; (b = *pp) != NULL; )
 		if (ps->ndue == 0 || b->last < ps->limit) {

@@ -142,6 +142,8 @@ struct wall {
 	uint64_t	 intervals, unended;
 	uint64_t	 unmatched;	/* switch-outs without their sample */
 	uint64_t	 lost;		/* records the kernel could not write */
+	uint64_t	 tpseen;	/* sched_switch's samples read */
+	uint64_t	 tplost;	/* and lost, its rings' LOST records */
 	int		 csfd[MAX_CPUS];	/* the dummy event per CPU */
 	int		 cscpu[MAX_CPUS];
 	int		 ncs;
@@ -359,10 +361,12 @@ open_tracepoints(struct perfstate *ps, struct wall *wl, int pid)
 	a.sample_regs_user = wl->regsmask;
 	if (open_rings(ps, &a, pid, WALL_EV_SCHED) < 0)
 		goto refused;
+	/* The ip too, that the time is where perf.c's rec_time() reads a
+	 * sample's (without, a wake-up was sorted by its CPU's number). */
 	base_attr(&a);
 	a.type = PERF_TYPE_TRACEPOINT;
 	a.config = idw;
-	a.sample_type |= PERF_SAMPLE_RAW;
+	a.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_RAW;
 	if (open_rings(ps, &a, pid, WALL_EV_WAKE) < 0)
 		goto refused;
 	return 0;
@@ -675,7 +679,10 @@ on_wake(struct perfstate *ps, const struct perf_event_header *h)
 	struct wthread *t;
 	uint32_t raw, wpid, wtid;
 
-	if (end - p < 28 || (raw = get32(p + 24)) > (uint64_t)(end - p - 28) ||
+	if (end - p < 36)
+		return;
+	p += 8;		/* the ip */
+	if ((raw = get32(p + 24)) > (uint64_t)(end - p - 28) ||
 	    wl->off_wpid + 4 > raw)
 		return;
 	wpid = get32(p);
@@ -759,14 +766,46 @@ wall_record(struct perfstate *ps, int ev, const struct perf_event_header *h)
 	if (ev >= 0 && h->type == PERF_RECORD_FORK)
 		on_fork(ps, h);
 	else if (ev < 0 && h->type == PERF_RECORD_LOST &&
-	    h->size >= sizeof(*h) + 16)
-		ps->wall->lost += get64((const uint8_t *)(h + 1) + 8);
-	else if (h->type == PERF_RECORD_SWITCH)
+	    h->size >= sizeof(*h) + 16) {
+		if (ev == WALL_EV_SCHED)
+			ps->wall->tplost += get64((const uint8_t *)(h + 1) + 8);
+		else
+			ps->wall->lost += get64((const uint8_t *)(h + 1) + 8);
+	} else if (h->type == PERF_RECORD_SWITCH)
 		on_switch(ps, h);
-	else if (ev == WALL_EV_SCHED && h->type == PERF_RECORD_SAMPLE)
+	else if (ev == WALL_EV_SCHED && h->type == PERF_RECORD_SAMPLE) {
+		ps->wall->tpseen++;
 		on_sched(ps, h);
-	else if (ev == WALL_EV_WAKE && h->type == PERF_RECORD_SAMPLE)
+	} else if (ev == WALL_EV_WAKE && h->type == PERF_RECORD_SAMPLE)
 		on_wake(ps, h);
+}
+
+/*
+ * The sched_switch samples the kernel could not write: a LOST record
+ * says how many only once a later record fits in the ring, so a ring
+ * that filled in the run's last moments (the reader starved on a busy
+ * machine) lost them without a word.  The event counts its every hit,
+ * written or not (period 1), its threads' counts summed into it once
+ * they have ended: the count less the samples read.  (sched_wakeup's
+ * count is not its samples': it counts a wake-up of one of the
+ * program's threads for the waker's event and the woken's.)
+ */
+static uint64_t
+tp_lost(struct perfstate *ps)
+{
+	struct wall *wl = ps->wall;
+	uint64_t count = 0, v;
+	int r;
+
+	for (r = 0; r < ps->nrings; r++)
+		if (ps->rings[r].ev == WALL_EV_SCHED) {
+			if (read(ps->rings[r].fd, &v, sizeof(v)) !=
+			    (ssize_t)sizeof(v))
+				return wl->tplost;
+			count += v;
+		}
+	return count > wl->tpseen && count - wl->tpseen > wl->tplost ?
+	    count - wl->tpseen : wl->tplost;
 }
 
 void
@@ -777,6 +816,7 @@ wall_end(struct perfstate *ps)
 
 	if (wl == NULL)
 		return;
+	wl->lost += tp_lost(ps);
 	for (i = 0; i < wl->capth; i++) {
 		if (wl->th[i] != NULL && wl->th[i]->out)
 			wl->unended++;
