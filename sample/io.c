@@ -126,6 +126,7 @@ struct iostate {
 	struct iofd	*fds;
 	size_t		 nfds, capfds;
 	uint64_t	 records, unpaired, lost;
+	uint64_t	 seen;		/* entries and exits read */
 };
 
 static uint32_t
@@ -745,6 +746,7 @@ io_sample(struct perfstate *ps, const struct perf_event_header *h)
 	const uint8_t *end = (const uint8_t *)h + h->size;
 	struct pme_sample s;
 
+	ps->io->seen++;
 	if (end - p < 32)
 		return;
 	memset(&s, 0, sizeof(s));
@@ -764,6 +766,24 @@ io_lost(struct perfstate *ps, uint64_t n)
 	ps->io->lost += n;
 }
 
+/*
+ * The entries and exits the kernel could not write: a LOST record says
+ * how many only once a later record fits in the ring, so those lost as
+ * the run ended went unsaid.  Each event counts its every hit that
+ * passes its filter, written or not (period 1), its threads' counts
+ * folded into it once they have ended: the count less the records read.
+ */
+static void
+count_lost(struct perfstate *ps)
+{
+	struct iostate *io = ps->io;
+	uint64_t count;
+
+	if (perf_count(ps, IO_EV_ENTER, IO_EV_EXIT, &count) == 0 &&
+	    count > io->seen && count - io->seen > io->lost)
+		io->lost = count - io->seen;
+}
+
 void
 io_free(struct perfstate *ps)
 {
@@ -772,6 +792,7 @@ io_free(struct perfstate *ps)
 
 	if (io == NULL)
 		return;
+	count_lost(ps);
 	for (i = 0; i < io->nthr; i++) {
 		io->unpaired += (uint64_t)(io->thr[i]->nent +
 		    io->thr[i]->nex);

@@ -1240,6 +1240,23 @@ perf_flush(struct perfstate *ps)
 	gate_flush(ps);
 }
 
+int
+perf_count(const struct perfstate *ps, int ev1, int ev2, uint64_t *count)
+{
+	uint64_t v;
+	int r;
+
+	*count = 0;
+	for (r = 0; r < ps->nrings; r++)
+		if (ps->rings[r].ev == ev1 || ps->rings[r].ev == ev2) {
+			if (read(ps->rings[r].fd, &v, sizeof(v)) !=
+			    (ssize_t)sizeof(v))
+				return -1;
+			*count += v;
+		}
+	return 0;
+}
+
 static void
 close_rings(struct perfstate *ps)
 {
@@ -1267,6 +1284,7 @@ free_state(struct perfstate *ps)
 	reader_free(ps->rd);
 	ps->rd = NULL;
 	wall_end(ps);
+	io_free(ps);		/* both read their events' counts */
 	close_rings(ps);
 	for (i = 0; i < ps->nvc; i++)
 		free(ps->vc[i].path);
@@ -1283,7 +1301,6 @@ free_state(struct perfstate *ps)
 	free(ps->tids);
 	free(ps->frames);
 	unwind_free(ps->uw);
-	io_free(ps);
 	gate_end(ps);
 }
 

@@ -194,6 +194,11 @@ int	perf_map_ring(struct perfstate *ps, int i);
  * perf_flush(): at the end, converts those that wait (and gate.c's). */
 int	perf_drain(struct perfstate *ps);
 void	perf_flush(struct perfstate *ps);
+/* The counts of the events of the rings of events ev1 and ev2 summed
+ * into *count (their inherited events' folded in once ended); -1 when
+ * one cannot be read. */
+int	perf_count(const struct perfstate *ps, int ev1, int ev2,
+	    uint64_t *count);
 /* Copies the records of every ring into b (after what it holds); -1
  * when out of memory.  Alone of these functions, the reader thread's. */
 int	perf_read(struct perfstate *ps, struct batch *b);
@@ -237,7 +242,8 @@ void	perf_stack_attr(struct perf_event_attr *a, const struct clockopts *o);
  * and io_config() are the attributes of event k; io_filter() keeps only
  * the calls traced on an opened event (ioctl's result); io_sample()
  * converts a record of an I/O ring, io_task() follows a process's
- * descriptors across fork and exit; io_free() ends (NULL ps->io ok).
+ * descriptors across fork and exit; io_free() ends (NULL ps->io ok),
+ * before the rings close (it reads their events' counts).
  */
 #define IO_EV_ENTER	(-2)	/* ring.ev of -e io's rings (-w's: wall.h) */
 #define IO_EV_EXIT	(-3)

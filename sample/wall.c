@@ -794,16 +794,10 @@ static uint64_t
 tp_lost(struct perfstate *ps)
 {
 	struct wall *wl = ps->wall;
-	uint64_t count = 0, v;
-	int r;
+	uint64_t count;
 
-	for (r = 0; r < ps->nrings; r++)
-		if (ps->rings[r].ev == WALL_EV_SCHED) {
-			if (read(ps->rings[r].fd, &v, sizeof(v)) !=
-			    (ssize_t)sizeof(v))
-				return wl->tplost;
-			count += v;
-		}
+	if (perf_count(ps, WALL_EV_SCHED, WALL_EV_SCHED, &count) < 0)
+		return wl->tplost;
 	return count > wl->tpseen && count - wl->tpseen > wl->tplost ?
 	    count - wl->tpseen : wl->tplost;
 }
