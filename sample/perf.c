@@ -57,6 +57,8 @@ static void jitter_fork(struct jitter *j, const struct clockopts *o,
 		    uint32_t ptid, uint32_t tid, uint64_t time);
 static void trim_stack(const struct clockopts *o, int ev,
 		    struct perf_event_header *h);
+static void trim_ring_stack(const struct ring *r,
+		    struct perf_event_header *h);
 
 long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -349,7 +351,9 @@ read_ring(struct perfstate *ps, struct batch *b, struct ring *r)
 		b->recs[b->nrecs].seq = ps->seq++;
 		b->recs[b->nrecs].ev = r->ev;
 		b->nrecs++;
-		if (ps->uw != NULL && r->ev >= 0)	/* not -w's own */
+		if (r->stype & PERF_SAMPLE_STACK_USER)
+			trim_ring_stack(r, (void *)dst);
+		else if (ps->uw != NULL && r->ev >= 0)
 			trim_stack(ps->o, r->ev, (void *)dst);
 		b->narena += (((struct perf_event_header *)dst)->size + 7) &
 		    ~(size_t)7;
@@ -413,26 +417,11 @@ batch_free(struct batch *b)
  * layout (size, bytes, dyn_size).
  */
 static void
-trim_stack(const struct clockopts *o, int ev, struct perf_event_header *h)
+cut_stack(struct perf_event_header *h, size_t off)
 {
 	uint8_t *p = (uint8_t *)h;
-	size_t off = sizeof(*h) + (sample_period(o, ev) ? 40 : 32);
 	uint64_t size, dyn, keep;
 
-	if (h->type != PERF_RECORD_SAMPLE || off + 8 > h->size)
-		return;
-	/* past the kernel's chain that precedes the user registers */
-	if (has_chain(o, ev)) {
-		size = get64(p + off);
-		if (size > (h->size - off - 8) / 8)
-			return;
-		off += 8 + 8 * (size_t)size;
-		if (off + 8 > h->size)
-			return;
-	}
-	if (get64(p + off) == PERF_SAMPLE_REGS_ABI_NONE)
-		return;
-	off += 8 + 8 * (size_t)__builtin_popcountll(unwind_regs_mask());
 	if (off + 8 > h->size)
 		return;
 	size = get64(p + off);
@@ -446,6 +435,67 @@ trim_stack(const struct clockopts *o, int ev, struct perf_event_header *h)
 	memcpy(p + off, &keep, 8);
 	memcpy(p + off + 8 + keep, &dyn, 8);
 	h->size = (uint16_t)(off + 8 + keep + 8);
+}
+
+/* The offset of a sample's user registers past the kernel's chain (chain:
+ * whether there is one) and its RAW data (raw: whether there is), from
+ * off; 0 when h is too short. */
+static size_t
+past_chain(const struct perf_event_header *h, size_t off, int chain,
+    int raw)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	uint64_t n;
+
+	if (chain) {
+		if (off + 8 > h->size || (n = get64(p + off)) > (h->size -
+		    off - 8) / 8)
+			return 0;
+		off += 8 + 8 * (size_t)n;
+	}
+	if (raw) {
+		if (off + 4 > h->size || (n = get32(p + off)) > h->size -
+		    off - 4)
+			return 0;
+		off += 4 + (size_t)n;
+	}
+	return off + 8 > h->size ? 0 : off;
+}
+
+/* A sample of a -g clock event (ev) with its stack cut (cut_stack()). */
+static void
+trim_stack(const struct clockopts *o, int ev, struct perf_event_header *h)
+{
+	size_t off = sizeof(*h) + (sample_period(o, ev) ? 40 : 32);
+
+	if (h->type != PERF_RECORD_SAMPLE || (off = past_chain(h, off,
+	    has_chain(o, ev), 0)) == 0 || get64((const uint8_t *)h + off) ==
+	    PERF_SAMPLE_REGS_ABI_NONE)
+		return;
+	cut_stack(h, off + 8 + 8 * (size_t)__builtin_popcountll(
+	    unwind_regs_mask()));
+}
+
+/* The same of a sample of ring r, whose sample_type is r->stype: IP,
+ * TID, TIME, CPU, then any of CALLCHAIN, RAW, REGS_USER, STACK_USER (-w's
+ * sched_switch, -e io's entries). */
+static void
+trim_ring_stack(const struct ring *r, struct perf_event_header *h)
+{
+	size_t off = sizeof(*h) + 32;
+	uint64_t abi;
+
+	if (h->type != PERF_RECORD_SAMPLE || (off = past_chain(h, off,
+	    (r->stype & PERF_SAMPLE_CALLCHAIN) != 0, (r->stype &
+	    PERF_SAMPLE_RAW) != 0)) == 0)
+		return;
+	if (r->stype & PERF_SAMPLE_REGS_USER) {
+		abi = get64((const uint8_t *)h + off);
+		off += 8;
+		if (abi != PERF_SAMPLE_REGS_ABI_NONE)
+			off += 8 * (size_t)__builtin_popcountll(r->rmask);
+	}
+	cut_stack(h, off);
 }
 
 /* A record's time: in the body of a sample (every event's samples begin
@@ -1103,7 +1153,7 @@ sort_batch(struct perfstate *ps, struct batch *b)
  * time order, and the others are held for the next reading with their
  * batch.  --start/--stop hold their records in gate.c.
  */
-#define HOLD_NS		50000000ull	/* 50 ms */
+#define HOLD_NS		5000000ull	/* 5 ms */
 
 /* b, converted, for the next reading. */
 static void
@@ -1118,66 +1168,67 @@ give_back(struct perfstate *ps, struct batch *b)
 	}
 }
 
-/* The held records older than limit converted, then the batches that
- * hold no other given back. */
+/*
+ * The held records and those of b (NULL: none), both in time order,
+ * converted in time order while older than ps->limit (at equal times
+ * the held first: read before); the others held, and b with them when
+ * it has some; the batches none of whose records wait given back.
+ * The records held are those of the last HOLD_NS and what came since,
+ * few against a reading's: each is copied once or twice.
+ */
 static void
-release_due(struct perfstate *ps, uint64_t limit)
+convert_due(struct perfstate *ps, struct batch *b)
 {
-	struct batch *b, **pp;
-	size_t i;
-
-	if (limit > ps->limit)
-		ps->limit = limit;
-	for (i = 0; i < ps->ndue && ps->due[i].time < ps->limit &&
-	    !ps->failed; i++)
-		perf_convert(ps, &ps->due[i]);
-	if (ps->failed)
-		i = ps->ndue;
-	if (i > 0 && i < ps->ndue)
-		memmove(ps->due, ps->due + i, (ps->ndue - i) *
-		    sizeof(*ps->due));
-	ps->ndue -= i;
-	for (pp = &ps->held; (b = *pp) != NULL; )
-		if (ps->ndue == 0 || b->last < ps->limit) {
-			*pp = b->next;
-			give_back(ps, b);
-		} else
-			pp = &b->next;
-}
-
-/* b's records (in time order) merged into the held ones; -1 out of
- * memory. */
-static int
-hold_batch(struct perfstate *ps, struct batch *b)
-{
-	size_t n = ps->ndue + b->nrecs, i = 0, j = 0, k = 0, cap;
-	struct batch **pp;
+	size_t i = 0, j = 0, k = 0, n = b != NULL ? b->nrecs : 0, left, cap;
+	struct batch *h, **pp;
+	const struct rec *r;
 	struct rec *t;
+	int held;
 
-	if (n > ps->capdue) {
-		cap = n + n / 2;
-		if ((t = realloc(ps->due, cap * sizeof(*t))) == NULL)
-			return -1;
-		ps->due = t;
-		if ((t = realloc(ps->duetmp, cap * sizeof(*t))) == NULL)
-			return -1;
-		ps->duetmp = t;
-		ps->capdue = cap;
+	while (!ps->failed && (i < ps->ndue || j < n)) {
+		held = i < ps->ndue && (j == n || ps->due[i].time <=
+		    b->recs[j].time);
+		r = held ? &ps->due[i] : &b->recs[j];
+		if (r->time >= ps->limit)
+			break;
+		perf_convert(ps, r);
+		i += held;
+		j += !held;
 	}
-	/* Ties go to the held records: read first, they come first. */
-	while (i < ps->ndue || j < b->nrecs)
-		ps->duetmp[k++] = j == b->nrecs || (i < ps->ndue &&
-		    ps->due[i].time <= b->recs[j].time) ? ps->due[i++] :
-		    b->recs[j++];
+	left = ps->failed ? 0 : ps->ndue - i + n - j;
+	if (left > ps->capdue) {
+		cap = left + left / 2;
+		if ((t = realloc(ps->duetmp, cap * sizeof(*t))) == NULL ||
+		    (ps->duetmp = t, t = realloc(ps->due, cap *
+		    sizeof(*t))) == NULL) {
+			perf_fail(ps, "out of memory");
+			left = 0;
+		} else {
+			ps->due = t;
+			ps->capdue = cap;
+		}
+	}
+	if (ps->failed)
+		left = 0;
+	while (k < left)
+		ps->duetmp[k++] = i < ps->ndue && (j == n || ps->due[i].time <=
+		    b->recs[j].time) ? ps->due[i++] : b->recs[j++];
 	t = ps->due;
 	ps->due = ps->duetmp;
 	ps->duetmp = t;
-	ps->ndue = n;
-	for (pp = &ps->held; *pp != NULL; pp = &(*pp)->next)
-		;
-	b->next = NULL;
-	*pp = b;
-	return 0;
+	ps->ndue = left;
+	for (pp = &ps->held; (h = *pp) != NULL; )
+		if (left == 0 || h->last < ps->limit) {
+			*pp = h->next;
+			give_back(ps, h);
+		} else
+			pp = &h->next;
+	if (b != NULL && (left == 0 || b->last < ps->limit))
+		give_back(ps, b);
+	else if (b != NULL) {
+		b->next = NULL;
+		*pp = b;
+	}
 }
 
 /* Converts the records of b in time order, those due (--start/--stop:
@@ -1200,12 +1251,9 @@ convert_batch(struct perfstate *ps, struct batch *b)
 		return;
 	}
 	sort_batch(ps, b);
-	if (hold_batch(ps, b) < 0) {
-		perf_fail(ps, "out of memory");
-		give_back(ps, b);
-		return;
-	}
-	release_due(ps, b->start > HOLD_NS ? b->start - HOLD_NS : 0);
+	if (b->start > HOLD_NS && b->start - HOLD_NS > ps->limit)
+		ps->limit = b->start - HOLD_NS;
+	convert_due(ps, b);
 }
 
 int
@@ -1236,7 +1284,8 @@ perf_drain(struct perfstate *ps)
 void
 perf_flush(struct perfstate *ps)
 {
-	release_due(ps, UINT64_MAX);
+	ps->limit = UINT64_MAX;
+	convert_due(ps, NULL);
 	gate_flush(ps);
 }
 
@@ -1279,7 +1328,7 @@ free_state(struct perfstate *ps)
 	size_t i;
 
 	ps->ndue = 0;
-	release_due(ps, 0);
+	convert_due(ps, NULL);
 	/* The thread reads the rings until it ends. */
 	reader_free(ps->rd);
 	ps->rd = NULL;
@@ -1524,6 +1573,11 @@ open_events(struct perfstate *ps, struct child *c)
 			ps->rings[ps->nrings].fd = fds[i];
 			ps->rings[ps->nrings].cpu = cpus[i];
 			ps->rings[ps->nrings].ev = k;
+			if (IO_EV(k)) {
+				ps->rings[ps->nrings].stype = io.sample_type;
+				ps->rings[ps->nrings].rmask =
+				    io.sample_regs_user;
+			}
 		}
 	}
 	free(fds);

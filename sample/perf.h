@@ -30,6 +30,8 @@ struct ring {
 	int		 fd;
 	int		 cpu;
 	int		 ev;		/* the event's index in o->ev */
+	uint64_t	 stype;		/* -w's and -e io's: sample_type, */
+	uint64_t	 rmask;		/* sample_regs_user (else 0) */
 	struct perf_event_mmap_page *meta;
 	uint8_t		*data;
 	size_t		 size;		/* of data, a power of two */

@@ -42,8 +42,9 @@ if [ -z "${lost:-}" ]; then
 else
 	echo "$intervals intervals, ${unmatched:-0} without their sample," \
 	    "$lost records lost"
-	[ "$intervals" -ge 40000 ] ||
-	    fail "$intervals off-CPU intervals, not 40,000 or more"
+	# Each of the 40,000 reads waits unless its byte came first.
+	[ "$intervals" -ge 20000 ] ||
+	    fail "$intervals off-CPU intervals, not 20,000 or more"
 	[ "${unmatched:-0}" -le "$lost" ] ||
 	    fail "$unmatched intervals without their sched_switch sample, $lost records lost"
 fi
