@@ -228,8 +228,10 @@ expect_lock() {	# object-name site-name phase
 	    exit !(g <= st && g <= w + t && g >= w - s - t) }' ||
 	    fail "-V locks: $1 waited ${got#1 } ns, the program $want ns" \
 	    "(its state $state ns, on CPU or waiting for one $slack ns)"
-	grep -q "^site,$2,1," locks.csv ||
-	    fail "-V locks: no call site $2 with one wait: $(cat locks.csv)"
+	# (The site may have other waits: under load the waiter's taking
+	# back the condition's mutex cmu took 1.9 ms, over -W.)
+	[ "$(grep -c "^wait,$1,[0-9]*,[a-z]*,[0-9]*,$2," locks.csv)" = 1 ] ||
+	    fail "-V locks: no wait of $1 at the call site $2: $(cat locks.csv)"
 }
 expect_lock queue_lock locker lock
 expect_lock ready waiter condition
