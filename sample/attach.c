@@ -167,7 +167,7 @@ attach_thread(struct perfattach *a, pid_t tid)
 		n = gate ? &a->ngfds : &a->nfds;
 		if (a->ps.rings[r].meta == NULL) {
 			if (IO_EV(k)) {		/* trim_ring_stack() */
-				a->ps.rings[r].stype = attr.sample_type;
+				a->ps.rings[r].ssize = attr.sample_stack_user;
 				a->ps.rings[r].rmask = attr.sample_regs_user;
 			}
 			if (attach_ring(a, r, a->cpus[i], (int)fd) == 0)

@@ -55,10 +55,6 @@ static uint64_t jitter_weight(const struct jitter *j,
 		    uint64_t period);
 static void jitter_fork(struct jitter *j, const struct clockopts *o,
 		    uint32_t ptid, uint32_t tid, uint64_t time);
-static void trim_stack(const struct clockopts *o, int ev,
-		    struct perf_event_header *h);
-static void trim_ring_stack(const struct ring *r,
-		    struct perf_event_header *h);
 
 long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -306,29 +302,89 @@ perf_grow(void *p, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
+/* n bytes of ring r from its position pos into dst, across its end. */
+static void
+ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t n)
+{
+	size_t off = (size_t)(pos & (r->size - 1)), first = r->size - off;
+
+	if (first >= n)
+		memcpy(dst, r->data + off, n);
+	else {
+		memcpy(dst, r->data + off, first);
+		memcpy((uint8_t *)dst + first, r->data, n - first);
+	}
+}
+
+/* The 8 bytes of ring r at its position pos, across its end. */
+static inline uint64_t
+ring_get64(const struct ring *r, uint64_t pos)
+{
+	size_t off = (size_t)(pos & (r->size - 1));
+	uint64_t v;
+
+	if (r->size - off >= 8)
+		return get64(r->data + off);
+	ring_copy(r, pos, &v, 8);
+	return v;
+}
+
+/*
+ * A sample of n bytes at pos of ring r into dst with its copy of the
+ * user stack cut to what was in use (dyn_size): the record reserves the
+ * whole size asked for, ssize, and a backlog of samples waiting for the
+ * unwinder would hold it all.  The stack is the record's last field,
+ * after the user registers of mask; the record is read where it lies in
+ * the ring, so that the rest is never copied (cutting the copy once made
+ * cost as much again: its last stores not yet done).  The record keeps
+ * its layout (size, bytes, dyn_size).  Its new size, or 0 when it is not
+ * so laid out (no user registers: no stack; a size the kernel cut).
+ */
+static size_t
+copy_cut(const struct ring *r, uint64_t pos, size_t n, uint64_t ssize,
+    uint64_t mask, uint8_t *dst)
+{
+	uint64_t size, dyn, keep, abi;
+	size_t off, regs = 8 + 8 * (size_t)__builtin_popcountll(mask);
+
+	if (ssize == 0 || n < sizeof(struct perf_event_header) + regs + 16 +
+	    ssize)
+		return 0;
+	off = n - 16 - (size_t)ssize;
+	abi = ring_get64(r, pos + off - regs);
+	size = ring_get64(r, pos + off);
+	dyn = ring_get64(r, pos + n - 8);
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE || size != ssize || dyn > size)
+		return 0;
+	keep = (dyn + 7) & ~(uint64_t)7;
+	ring_copy(r, pos, dst, off + 8 + (size_t)keep);
+	memcpy(dst + off, &keep, 8);
+	memcpy(dst + off + 8 + keep, &dyn, 8);
+	n = off + 16 + (size_t)keep;
+	((struct perf_event_header *)(void *)dst)->size = (uint16_t)n;
+	return n;
+}
+
 /* Copies the records of ring r into b (offsets kept in b->recs); the
- * copies of the stack are cut to what was in use (trim_stack()). */
+ * copies of the stack are cut to what was in use (copy_cut()). */
 static int
 read_ring(struct perfstate *ps, struct batch *b, struct ring *r)
 {
-	uint64_t head, tail, mask = r->size - 1;
+	uint64_t head, tail, ssize = r->ssize, mask = r->rmask, v;
 	struct perf_event_header hd;
-	size_t off, first;
 	uint8_t *dst;
 	void *p;
+
+	if (ssize == 0 && ps->uw != NULL && r->ev >= 0) {	/* -g's */
+		ssize = ps->o->stacksize;
+		mask = unwind_regs_mask();
+	}
 
 	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	tail = r->meta->data_tail;
 	while (tail + sizeof(hd) <= head) {
-		off = (size_t)(tail & mask);
-		first = r->size - off;
-		if (first >= sizeof(hd))
-			memcpy(&hd, r->data + off, sizeof(hd));
-		else {
-			memcpy(&hd, r->data + off, first);
-			memcpy((uint8_t *)&hd + first, r->data,
-			    sizeof(hd) - first);
-		}
+		v = ring_get64(r, tail);
+		memcpy(&hd, &v, sizeof(hd));
 		if (hd.size < sizeof(hd) || tail + hd.size > head)
 			break;
 		if ((p = perf_grow(b->arena, &b->caparena, b->narena +
@@ -336,12 +392,9 @@ read_ring(struct perfstate *ps, struct batch *b, struct ring *r)
 			return -1;
 		b->arena = p;
 		dst = b->arena + b->narena;
-		if (first >= hd.size)
-			memcpy(dst, r->data + off, hd.size);
-		else {
-			memcpy(dst, r->data + off, first);
-			memcpy(dst + first, r->data, hd.size - first);
-		}
+		if (hd.type != PERF_RECORD_SAMPLE ||
+		    copy_cut(r, tail, hd.size, ssize, mask, dst) == 0)
+			ring_copy(r, tail, dst, hd.size);
 		if ((p = perf_grow(b->recs, &b->caprecs, b->nrecs + 1,
 		    sizeof(*b->recs))) == NULL)
 			return -1;
@@ -351,10 +404,6 @@ read_ring(struct perfstate *ps, struct batch *b, struct ring *r)
 		b->recs[b->nrecs].seq = ps->seq++;
 		b->recs[b->nrecs].ev = r->ev;
 		b->nrecs++;
-		if (r->stype & PERF_SAMPLE_STACK_USER)
-			trim_ring_stack(r, (void *)dst);
-		else if (ps->uw != NULL && r->ev >= 0)
-			trim_stack(ps->o, r->ev, (void *)dst);
 		b->narena += (((struct perf_event_header *)dst)->size + 7) &
 		    ~(size_t)7;
 		tail += hd.size;
@@ -407,95 +456,6 @@ batch_free(struct batch *b)
 		return;
 	free(b->recs);
 	free(b->arena);
-}
-
-/*
- * A sample's copy of the user stack cut to the part the kernel could
- * copy (dyn_size, less than the size asked for near the top of a
- * stack): the record reserves the whole size, and a backlog of samples
- * waiting for the unwinder would hold it all.  The record keeps its
- * layout (size, bytes, dyn_size).
- */
-static void
-cut_stack(struct perf_event_header *h, size_t off)
-{
-	uint8_t *p = (uint8_t *)h;
-	uint64_t size, dyn, keep;
-
-	if (off + 8 > h->size)
-		return;
-	size = get64(p + off);
-	if (size == 0 || size > h->size - off - 8 || h->size - off - 8 -
-	    size < 8)
-		return;
-	dyn = get64(p + off + 8 + size);
-	keep = (dyn + 7) & ~(uint64_t)7;
-	if (keep >= size)
-		return;
-	memcpy(p + off, &keep, 8);
-	memcpy(p + off + 8 + keep, &dyn, 8);
-	h->size = (uint16_t)(off + 8 + keep + 8);
-}
-
-/* The offset of a sample's user registers past the kernel's chain (chain:
- * whether there is one) and its RAW data (raw: whether there is), from
- * off; 0 when h is too short. */
-static size_t
-past_chain(const struct perf_event_header *h, size_t off, int chain,
-    int raw)
-{
-	const uint8_t *p = (const uint8_t *)h;
-	uint64_t n;
-
-	if (chain) {
-		if (off + 8 > h->size || (n = get64(p + off)) > (h->size -
-		    off - 8) / 8)
-			return 0;
-		off += 8 + 8 * (size_t)n;
-	}
-	if (raw) {
-		if (off + 4 > h->size || (n = get32(p + off)) > h->size -
-		    off - 4)
-			return 0;
-		off += 4 + (size_t)n;
-	}
-	return off + 8 > h->size ? 0 : off;
-}
-
-/* A sample of a -g clock event (ev) with its stack cut (cut_stack()). */
-static void
-trim_stack(const struct clockopts *o, int ev, struct perf_event_header *h)
-{
-	size_t off = sizeof(*h) + (sample_period(o, ev) ? 40 : 32);
-
-	if (h->type != PERF_RECORD_SAMPLE || (off = past_chain(h, off,
-	    has_chain(o, ev), 0)) == 0 || get64((const uint8_t *)h + off) ==
-	    PERF_SAMPLE_REGS_ABI_NONE)
-		return;
-	cut_stack(h, off + 8 + 8 * (size_t)__builtin_popcountll(
-	    unwind_regs_mask()));
-}
-
-/* The same of a sample of ring r, whose sample_type is r->stype: IP,
- * TID, TIME, CPU, then any of CALLCHAIN, RAW, REGS_USER, STACK_USER (-w's
- * sched_switch, -e io's entries). */
-static void
-trim_ring_stack(const struct ring *r, struct perf_event_header *h)
-{
-	size_t off = sizeof(*h) + 32;
-	uint64_t abi;
-
-	if (h->type != PERF_RECORD_SAMPLE || (off = past_chain(h, off,
-	    (r->stype & PERF_SAMPLE_CALLCHAIN) != 0, (r->stype &
-	    PERF_SAMPLE_RAW) != 0)) == 0)
-		return;
-	if (r->stype & PERF_SAMPLE_REGS_USER) {
-		abi = get64((const uint8_t *)h + off);
-		off += 8;
-		if (abi != PERF_SAMPLE_REGS_ABI_NONE)
-			off += 8 * (size_t)__builtin_popcountll(r->rmask);
-	}
-	cut_stack(h, off);
 }
 
 /* A record's time: in the body of a sample (every event's samples begin
@@ -1153,7 +1113,7 @@ sort_batch(struct perfstate *ps, struct batch *b)
  * time order, and the others are held for the next reading with their
  * batch.  --start/--stop hold their records in gate.c.
  */
-#define HOLD_NS		5000000ull	/* 5 ms */
+#define HOLD_NS		1000000ull	/* 1 ms */
 
 /* b, converted, for the next reading. */
 static void
@@ -1574,7 +1534,7 @@ open_events(struct perfstate *ps, struct child *c)
 			ps->rings[ps->nrings].cpu = cpus[i];
 			ps->rings[ps->nrings].ev = k;
 			if (IO_EV(k)) {
-				ps->rings[ps->nrings].stype = io.sample_type;
+				ps->rings[ps->nrings].ssize = io.sample_stack_user;
 				ps->rings[ps->nrings].rmask =
 				    io.sample_regs_user;
 			}

@@ -30,7 +30,7 @@ struct ring {
 	int		 fd;
 	int		 cpu;
 	int		 ev;		/* the event's index in o->ev */
-	uint64_t	 stype;		/* -w's and -e io's: sample_type, */
+	uint64_t	 ssize;		/* -w's and -e io's: sample_stack_user, */
 	uint64_t	 rmask;		/* sample_regs_user (else 0) */
 	struct perf_event_mmap_page *meta;
 	uint8_t		*data;

@@ -318,7 +318,7 @@ open_rings(struct perfstate *ps, struct perf_event_attr *a, int pid, int ev)
 		}
 		ps->rings[ps->nrings].fd = (int)fd;
 		ps->rings[ps->nrings].cpu = cpus[i];
-		ps->rings[ps->nrings].stype = a->sample_type;
+		ps->rings[ps->nrings].ssize = a->sample_stack_user;
 		ps->rings[ps->nrings].rmask = a->sample_regs_user;
 		ps->rings[ps->nrings++].ev = ev;
 	}
