@@ -120,6 +120,8 @@ struct perfstate {
 	uint32_t	*tids;		/* open-addressed set, 0 empty */
 	size_t		 ntids, captids;
 	uint64_t	 samples, lost;
+	uint64_t	 evseen[PME_EVENTS_MAX];	/* samples read, per -e */
+	uint64_t	 evlost[PME_EVENTS_MAX];	/* lost, said by the kernel */
 	uint64_t	*frames;
 	struct unwinder	*uw;		/* CALLGRAPH_DWARF */
 	uint32_t	 mainpid;
