@@ -26,6 +26,7 @@
 #include <linux/perf_event.h>
 
 #include "clock.h"
+#include "util.h"
 
 #define MAXPROBES	(PME_EVENTS_MAX + 2)
 
@@ -63,7 +64,8 @@ remove_group(const char *group)
 	if ((dir = opendir(path)) == NULL)
 		return;
 	while ((d = readdir(dir)) != NULL)
-		if (d->d_name[0] == 'b' || d->d_name[0] == 'r') {
+		if (d->d_name[0] == 'b' || d->d_name[0] == 'r' ||
+		    d->d_name[0] == 'n') {
 			snprintf(line, sizeof(line), "-:%s/%s\n", group,
 			    d->d_name);
 			(void)probe_write(line);
@@ -100,43 +102,87 @@ remove_stale(void)
 	closedir(dir);
 }
 
-int
-breaks_tracefs(const struct clockopts *o, struct pme_evspec *spec, int ret)
+/* The path of tracefs's events/pmeclock_PID/NAME/FILE into buf. */
+static void
+probe_path(const char *name, const char *file, char *buf, size_t len)
 {
-	char line[4400], path[600], id[32];
-	int fd;
-	ssize_t n;
+	snprintf(buf, len, "%s/events/pmeclock_%d/%s/%s", tracefs,
+	    (int)getpid(), name, file);
+}
 
-	if (nprobes == MAXPROBES || strpbrk(spec->path, " \t\n") != NULL ||
+/* A uprobe of tracefs named pmeclock_PID/NAME (kind 'p' or 'r', name
+ * its number after letter) on path at offset, with args (or ""): its
+ * tracepoint id, or 0 (errno). */
+static uint64_t
+probe_make(int kind, char letter, const char *path, uint64_t offset,
+    const char *args, char *name, size_t len)
+{
+	char line[4600], id[32], file[600];
+
+	if (nprobes == MAXPROBES || strpbrk(path, " \t\n") != NULL ||
 	    (tracefs[0] == '\0' && pme_ev_tracefs(NULL, tracefs,
 	    sizeof(tracefs)) == -1))
-		return -1;
+		return 0;
 	if (nprobes == 0) {
 		remove_stale();
 		atexit(remove_ours);
 	}
-	snprintf(line, sizeof(line), "%c:pmeclock_%d/b%d %s:0x%llx\n",
-	    ret ? 'r' : 'p', (int)getpid(), nprobes, spec->path,
-	    (unsigned long long)spec->offset);
-	if (probe_write(line) == -1) {
-		if (o->verbose)
+	snprintf(name, len, "%c%d", letter, nprobes);
+	snprintf(line, sizeof(line), "%c:pmeclock_%d/%s %s:0x%llx%s%s\n",
+	    kind, (int)getpid(), name, path, (unsigned long long)offset,
+	    args[0] ? " " : "", args);
+	if (probe_write(line) == -1)
+		return 0;
+	nprobes++;
+	probe_path(name, "id", file, sizeof(file));
+	if (pme_first_line(file, id, sizeof(id)) == -1)
+		return 0;
+	return strtoull(id, NULL, 10);
+}
+
+int
+breaks_tracefs(const struct clockopts *o, struct pme_evspec *spec, int ret)
+{
+	char name[32];
+	uint64_t id;
+
+	if ((id = probe_make(ret ? 'r' : 'p', 'b', spec->path, spec->offset,
+	    "", name, sizeof(name))) == 0) {
+		if (o->verbose && tracefs[0] != '\0')
 			fprintf(stderr, "%s: %s: no uprobe in tracefs (%s): "
 			    "the uprobe PMU's, which new threads cannot "
 			    "inherit\n", prog, spec->name, strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/events/pmeclock_%d/b%d/id", tracefs,
-	    (int)getpid(), nprobes++);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, id, sizeof(id) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	id[n] = '\0';
 	spec->type = PERF_TYPE_TRACEPOINT;
-	spec->config = strtoull(id, NULL, 10);
+	spec->config = id;
 	return 0;
+}
+
+uint64_t
+breaks_string(const char *path, uint64_t offset, const char *reg,
+    uint32_t *off)
+{
+	char name[32], args[64], file[600], line[512], *f = NULL;
+	uint64_t id;
+	FILE *fp;
+
+	snprintf(args, sizeof(args), "name=+0(%s):string", reg);
+	if ((id = probe_make('p', 'n', path, offset, args, name,
+	    sizeof(name))) == 0)
+		return 0;
+	/* "field:__data_loc char[] name;	offset:16;	size:4;..." */
+	probe_path(name, "format", file, sizeof(file));
+	if ((fp = fopen(file, "re")) == NULL)
+		return 0;
+	while (f == NULL && fgets(line, sizeof(line), fp) != NULL)
+		if ((f = strstr(line, " name;")) != NULL)
+			f = strstr(f, "offset:");
+	fclose(fp);
+	if (f == NULL)
+		return 0;
+	*off = (uint32_t)strtoul(f + 7, NULL, 10);
+	return id;
 }
 
 int

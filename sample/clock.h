@@ -93,6 +93,12 @@ int	breaks_tracefs(const struct clockopts *o, struct pme_evspec *spec,
 	    int ret);
 struct perf_event_attr;
 int	breaks_attr(const struct pme_evspec *spec, struct perf_event_attr *a);
+/* A tracefs uprobe on path at offset that takes the string register reg
+ * points to (as "%di") at the call: its tracepoint id, *off the offset
+ * of the string's __data_loc in its raw data; 0 (errno) where none can
+ * be made (not root, no tracefs). */
+uint64_t breaks_string(const char *path, uint64_t offset, const char *reg,
+	    uint32_t *off);
 /* Whether the run records the heap (-e alloc, sets o->heap), and sets
  * o->clock, whether it has a clock. */
 int	events_heap(struct clockopts *o);

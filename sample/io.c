@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,11 +106,34 @@ struct ioexit {
 	uint64_t	 ret, time;
 };
 
+/*
+ * An open's name as the program gave it, at the call: a uprobe of
+ * tracefs on the C library's open64 and openat64 (which also open and
+ * openat are, and what fopen and the others call) takes the string the
+ * name argument points to (breaks.c), for the thread's next open.  The
+ * library is pmeclock's own, which the command's dynamic linker finds
+ * too; where no probe can be made (not root) or a call comes another
+ * way (the dynamic linker's own, a static program, a system call made
+ * directly), the name is the stack copy's, else read from the
+ * process's memory after the call (stack_name(), open_name()).
+ */
+#define NNAMES	2
+
+static const struct {
+	const char	*fn;
+	const char	*reg;		/* the name's argument */
+} nameprobe[NNAMES] = {
+	{ "open64", "%di" }, { "openat64", "%si" },
+};
+
 struct iothr {
 	uint32_t	 pid, tid;
 	struct iopend	**ent;		/* by time */
 	struct ioexit	*ex;		/* by time */
 	size_t		 nent, capent, nex, capex;
+	char		*pname;		/* a name probe's, for the next open */
+	uint64_t	 ptime;		/* its time */
+	uint64_t	 lastent;	/* the time of the latest entry */
 };
 
 /* A descriptor's name. */
@@ -127,6 +151,12 @@ struct iostate {
 	size_t		 nfds, capfds;
 	uint64_t	 records, unpaired, lost;
 	uint64_t	 seen;		/* entries and exits read */
+	uint32_t	 nameid[NNAMES];	/* the name probes' ids, or 0 */
+	uint32_t	 nameoff[NNAMES];	/* their __data_loc in raw */
+	int		 namefd[NNAMES * MAX_CPUS];
+	int		 namecpu[NNAMES * MAX_CPUS];
+	int		 nnamefd;
+	uint64_t	 named;		/* opens named by a probe */
 };
 
 static uint32_t
@@ -468,6 +498,23 @@ plausible(const char *name)
 	return name[0] != '\0' && pme_escape(NULL, 0, name) == n;
 }
 
+/* The working directory of pid into dir (or ""): the kernel's, kept
+ * (as descriptor AT_FDCWD's name) for when the process has ended: the
+ * records of its last calls are converted after (a run's last ones at
+ * its end), when a relative name was left as it was. */
+static void
+cwd_of(struct iostate *io, uint32_t pid, char *dir, size_t len)
+{
+	struct iofd *d;
+
+	if (proc_link(pid, "cwd", dir, len) > 0)
+		(void)fd_name_set(io, pid, AT_FDCWD, dir);
+	else if ((d = fd_find(io, pid, AT_FDCWD)) != NULL && d->path != NULL)
+		snprintf(dir, len, "%s", d->path);
+	else
+		dir[0] = '\0';
+}
+
 /* The name an open of pid gave (known, or read at addr), dfd its
  * directory, fd what it returned, into out. */
 static void
@@ -497,7 +544,7 @@ open_name(struct iostate *io, uint32_t pid, long dfd, const char *known,
 	dir[0] = '\0';
 	if (name[0] != '/') {
 		if (dfd == AT_FDCWD)
-			proc_link(pid, "cwd", dir, sizeof(dir));
+			cwd_of(io, pid, dir, sizeof(dir));
 		else if ((d = fd_find(io, pid, (int)dfd)) != NULL &&
 		    d->path != NULL)
 			snprintf(dir, sizeof(dir), "%s", d->path);
@@ -639,10 +686,23 @@ enter(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 	if (ps->uw == NULL)
 		entry_chain(e, chain, end);
 	p += (4 + rsize + 7) & ~(size_t)7;
-	if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPEN)
+	if ((call_of(e->nr) == PME_IO_OPEN || call_of(e->nr) ==
+	    PME_IO_OPENAT) && t->pname != NULL && t->ptime <= e->time &&
+	    t->ptime >= t->lastent) {
+		e->name = t->pname;	/* the probe's, made at the call */
+		t->pname = NULL;
+		ps->io->named++;
+	} else if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPEN)
 		stack_name(e, e->args[0], p, end);
 	else if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPENAT)
 		stack_name(e, e->args[1], p, end);
+	if (e->time > t->lastent)
+		t->lastent = e->time;
+	if (fd_find(ps->io, e->pid, AT_FDCWD) == NULL) {	/* cwd_of() */
+		char dir[PATH_MAX];
+
+		cwd_of(ps->io, e->pid, dir, sizeof(dir));
+	}
 	if (ps->uw != NULL)
 		entry_unwind(ps, e, s, p, end);
 	if ((x = exit_for(t, at)) != SIZE_MAX) {
@@ -739,6 +799,42 @@ leave(struct perfstate *ps, const struct pme_sample *s, const uint8_t *p,
 	exit_keep(ps->io, t, nr, get64(p + 4 + 16), s->time);
 }
 
+/* A name probe's record (in an exit's ring): 1 when r is one, the name
+ * kept for its thread's next open; 0 when it is an exit's. */
+static int
+name_record(struct iostate *io, const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *raw = p + 36;
+	uint32_t rsize, loc, off, len;
+	uint16_t type;
+	struct iothr *t;
+	char *name;
+	int k;
+
+	if (io->nameid[0] == 0 || end - p < 38)
+		return 0;
+	memcpy(&type, raw, 2);
+	for (k = 0; k < NNAMES && io->nameid[k] != type; k++)
+		;
+	if (k == NNAMES)
+		return 0;
+	rsize = get32(p + 32);
+	if (rsize > (uint64_t)(end - raw) || io->nameoff[k] + 4 > rsize)
+		return 1;
+	loc = get32(raw + io->nameoff[k]);
+	off = loc & 0xffff;
+	len = loc >> 16;
+	if (len == 0 || off > rsize || len > rsize - off ||
+	    raw[off + len - 1] != '\0' ||
+	    (t = thread_of(io, get32(p + 8), get32(p + 12))) == NULL ||
+	    (name = strdup((const char *)raw + off)) == NULL)
+		return 1;
+	free(t->pname);
+	t->pname = name;
+	t->ptime = get64(p + 16);
+	return 1;
+}
+
 void
 io_sample(struct perfstate *ps, const struct perf_event_header *h)
 {
@@ -746,6 +842,8 @@ io_sample(struct perfstate *ps, const struct perf_event_header *h)
 	const uint8_t *end = (const uint8_t *)h + h->size;
 	struct pme_sample s;
 
+	if (ps->curev == IO_EV_EXIT && name_record(ps->io, p, end))
+		return;
 	ps->io->seen++;
 	if (end - p < 32)
 		return;
@@ -764,6 +862,95 @@ void
 io_lost(struct perfstate *ps, uint64_t n)
 {
 	ps->io->lost += n;
+}
+
+/* The C library pmeclock runs on (dl_iterate_phdr()). */
+static int
+libc_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/libc.so.") == NULL)
+		return 0;
+	snprintf(data, PATH_MAX, "%s", info->dlpi_name);
+	return 1;
+}
+
+void
+io_names_open(struct perfstate *ps, int pid)
+{
+	struct iostate *io = ps->io;
+	char libc[PATH_MAX] = "";
+	struct perf_event_attr a;
+	struct pme_evspec spec;
+	struct pme_error err;
+	int cpus[MAX_CPUS], n, k, i;
+	long fd;
+
+	if (dl_iterate_phdr(libc_of, libc) == 0 || (n = online_cpus(cpus,
+	    MAX_CPUS)) < 0) {
+		if (ps->o->verbose)
+			fprintf(stderr, "%s: -e io: no C library to probe: "
+			    "opens' names read after the call\n", prog);
+		return;
+	}
+	for (k = 0; k < NNAMES; k++) {
+		memset(&spec, 0, sizeof(spec));
+		snprintf(spec.name, sizeof(spec.name), "-e io: %s",
+		    nameprobe[k].fn);
+		snprintf(spec.routine, sizeof(spec.routine), "%s",
+		    nameprobe[k].fn);
+		if (pme_ev_break(&spec, libc, &err) == -1 ||
+		    (io->nameid[k] = (uint32_t)breaks_string(libc, spec.offset,
+		    nameprobe[k].reg, &io->nameoff[k])) == 0)
+			break;
+		io_attr(&a, ps->o, IO_EV_EXIT);
+		a.config = io->nameid[k];
+		for (i = 0; i < n; i++) {
+			if ((fd = perf_open(&a, pid, cpus[i])) < 0)
+				break;
+			io->namecpu[io->nnamefd] = cpus[i];
+			io->namefd[io->nnamefd++] = (int)fd;
+		}
+		if (i < n)
+			break;
+	}
+	if (k < NNAMES)
+		io_names_off(ps, "the C library's open functions not probed");
+}
+
+void
+io_names_off(struct perfstate *ps, const char *why)
+{
+	struct iostate *io = ps->io;
+	int k;
+
+	if (ps->o->verbose)
+		fprintf(stderr, "%s: -e io: %s (%s): opens' names read after "
+		    "the call\n", prog, why, strerror(errno));
+	for (k = 0; k < io->nnamefd; k++)
+		close(io->namefd[k]);
+	io->nnamefd = 0;
+	memset(io->nameid, 0, sizeof(io->nameid));
+}
+
+void
+io_names_attach(struct perfstate *ps)
+{
+	struct iostate *io = ps->io;
+	int k, r;
+
+	for (k = 0; io != NULL && k < io->nnamefd; k++) {
+		for (r = 0; r < ps->nrings; r++)
+			if (ps->rings[r].ev == IO_EV_EXIT &&
+			    ps->rings[r].cpu == io->namecpu[k])
+				break;
+		if (r == ps->nrings || ioctl(io->namefd[k],
+		    PERF_EVENT_IOC_SET_OUTPUT, ps->rings[r].fd) < 0) {
+			io_names_off(ps, "the name probes' records not "
+			    "redirected");
+			return;
+		}
+	}
 }
 
 /*
@@ -789,11 +976,15 @@ io_free(struct perfstate *ps)
 {
 	struct iostate *io = ps->io;
 	size_t i;
+	int k;
 
 	if (io == NULL)
 		return;
 	count_lost(ps);
+	for (k = 0; k < io->nnamefd; k++)
+		close(io->namefd[k]);
 	for (i = 0; i < io->nthr; i++) {
+		free(io->thr[i]->pname);
 		io->unpaired += (uint64_t)(io->thr[i]->nent +
 		    io->thr[i]->nex);
 		while (io->thr[i]->nent > 0)
@@ -813,6 +1004,9 @@ io_free(struct perfstate *ps)
 		    "exits without the other\n", prog,
 		    (unsigned long long)io->records,
 		    (unsigned long long)io->unpaired);
+	if (ps->o->verbose && io->nnamefd > 0)
+		fprintf(stderr, "%s: %llu opens named at the call\n", prog,
+		    (unsigned long long)io->named);
 	for (i = 0; i < io->nfds; i++)
 		free(io->fds[i].path);
 	free(io->fds);

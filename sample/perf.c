@@ -1582,6 +1582,8 @@ open_events(struct perfstate *ps, struct child *c)
 	}
 	free(fds);
 	nev += ps->o->io || ps->gate ? 2 : 0;
+	if (j == nev && ps->o->io)
+		io_names_open(ps, c->pid);
 	if (j == nev && ps->o->wall && wall_open(ps, c->pid) < 0)
 		return -1;
 	return j == nev ? 0 : -1;
@@ -1688,6 +1690,7 @@ setup(struct perfstate *ps, struct child *c)
 	if ((ps->o->ngate != 0 && gate_new(ps) < 0) || open_events(ps, c) < 0 || map_rings(ps) < 0 ||
 	    (ps->wall != NULL && wall_attach(ps) < 0))
 		return -1;
+	io_names_attach(ps);
 	if ((ps->frames = malloc(512 * sizeof(*ps->frames))) == NULL ||
 	    ((ps->o->callchain || ps->o->io) &&
 	    ps->o->callgraph == CALLGRAPH_DWARF &&

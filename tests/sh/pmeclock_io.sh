@@ -9,12 +9,14 @@
 # calls, with their stacks; the time per site at most the fixture's own
 # clock_gettime figure around the same calls and within 2% or 2 ms of it
 # (the calls' kernel time is inside the program's); the counts per system
-# call equal strace -c -f's and perf trace -s's of the same program (its
-# calls are the same in every run); with -j (randomized clock periods)
+# call equal strace -c -f's of the same program (its calls are the same
+# in every run), and perf trace -s's or one more (perf trace misses a
+# call now and then on a busy machine); with -j (randomized clock periods)
 # every site's calls and bytes the same; an openat right after the
 # library making it was mapped has its site, however the rings' records
 # come (tests/fixtures/io/dlio.c); records lost as the run ends said
-# (the kernel writes no LOST record then); a file of two runs joined reported as
+# (the kernel writes no LOST record then); python3's opens named at the
+# call by uprobes (each of five files its 160 calls); a file of two runs joined reported as
 # the two files; the same as CSV (-T csv); -V io refused with -T ps,
 # and on a run without I/O records.  Programs nobody here wrote, counts per system call equal to
 # strace -f's: Debian's gzip compressing a file, xz with two threads, a
@@ -133,8 +135,15 @@ if command -v perf >/dev/null && perf trace -s -o perf.out -- ./io \
 	awk '$1 ~ /^[a-z0-9_]+$/ && $2 ~ /^[0-9]+$/ { print $1, $2 }' \
 	    perf.out | grep -wE "$(echo $calls | tr ' ' '|')" |
 	    sort >perf.counts
-	diff -u perf.counts pme.counts >diff.perf ||
-	    fail "counts per call differ from perf trace -s's: $(cat diff.perf)"
+	# perf trace pairs each entry with its exit as it reads its buffers,
+	# which it does not put in time order: on a busy machine it missed
+	# one of the fixture's 8 closes (strace's and pme's 8).  So its count
+	# may be one short of ours, never more.
+	join perf.counts pme.counts | awk '$2 > $3 || $2 < $3 - 1' \
+	    >diff.perf
+	[ "$(wc -l <perf.counts)" = "$(wc -l <pme.counts)" ] &&
+	    ! [ -s diff.perf ] ||
+	    fail "counts per call differ from perf trace -s's: $(cat diff.perf; diff perf.counts pme.counts)"
 else
 	echo "pmeclock_io: perf trace cannot run here: its comparison left" \
 	    "out" >&2
@@ -180,6 +189,48 @@ while f.read(65536): pass'
 	awk -F, '$1 == "file" && $3 ~ /\\x/ { print $3 }' python3.csv >bad.txt
 	[ -s python3.csv ] && ! [ -s bad.txt ] ||
 	    fail "python3: files named with bytes read after the call: $(head -3 bad.txt)"
+fi
+
+# Names at the call: python3 opens five files 300 times by names in
+# objects it frees as the call returns (os.open of a bytes object, open
+# of a str).  Read after the call the names were lost: 2 of the 800
+# calls were booked to the files.  With the uprobes on the C library's
+# open64 and openat64 (pmeclock -v says how many opens they named), each
+# file has its 40 os.open and close, and its 20 open, 2 reads and close.
+if [ -x /usr/bin/python3 ]; then
+	mkdir pyd && for i in 0 1 2 3 4; do echo x >pyd/f$i; done
+	cat >names.py <<'EOF'
+import os
+for i in range(200):
+    os.close(os.open(("pyd/f%d" % (i % 5)).encode(), os.O_RDONLY))
+for i in range(100):
+    with open("pyd/f%d" % (i % 5)) as f:
+        f.read()
+EOF
+	"$pmeclock" -v -e io -o names.PMS /usr/bin/python3 -S names.py \
+	    2>names.err || fail "-e io python3 names.py: $(cat names.err)"
+	if grep -q "opens named at the call" names.err; then
+		"$pmehisto" -V io -T csv names.PMS 2>/dev/null |
+		    awk -F, -v d="$tmp/pyd/" '$1 == "file" &&
+		    substr($3, 1, length(d)) == d { print $3, $5 }' |
+		    sort >names.got
+		for i in 0 1 2 3 4; do echo "$tmp/pyd/f$i 160"; done >names.want
+		diff -u names.want names.got >names.diff ||
+		    fail "python3's opens: the files' calls: $(cat names.diff)"
+		# The probes are gone with pmeclock (only live ones' left).
+		for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+			[ -r $t/uprobe_events ] || continue
+			for p in $(sed -n 's/^p:pmeclock_\([0-9]*\)\/n.*/\1/p' \
+			    $t/uprobe_events | sort -u); do
+				kill -0 "$p" 2>/dev/null ||
+				    fail "a name probe of pmeclock $p left in $t"
+			done
+			break
+		done
+	else
+		echo "pmeclock_io: skipped part: no name probes here:" \
+		    "$(grep -e '-e io:' names.err)"
+	fi
 fi
 
 # Two runs joined (pmemerge): each run's own mappings; the report of the
@@ -346,7 +397,7 @@ if gcc -O1 -g -o attio attio.c; then
 	# record is converted, while it lives (pmeclock(1), I/O).
 	"$pmeclock" -v -e io -d 3 -p $apid -o att.PMS 2>att.err &
 	ppid=$!
-	for i in $(seq 100); do grep -q "attached to" att.err && break
+	for i in $(seq 100); do grep -qs "attached to" att.err && break
 	    sleep 0.1; done
 	kill -USR1 $apid
 	wait $ppid || fail "-e io -p: $(cat att.err)"
