@@ -879,13 +879,17 @@ void
 io_names_open(struct perfstate *ps, int pid)
 {
 	struct iostate *io = ps->io;
-	char libc[PATH_MAX] = "";
+	char libc[PATH_MAX] = "", cwd[PATH_MAX];
 	struct perf_event_attr a;
 	struct pme_evspec spec;
 	struct pme_error err;
 	int cpus[MAX_CPUS], n, k, i;
 	long fd;
 
+	/* The command starts in pmeclock's directory: known if it has
+	 * ended before any of its records is converted. */
+	if (getcwd(cwd, sizeof(cwd)) != NULL)
+		(void)fd_name_set(io, (uint32_t)pid, AT_FDCWD, cwd);
 	if (dl_iterate_phdr(libc_of, libc) == 0 || (n = online_cpus(cpus,
 	    MAX_CPUS)) < 0) {
 		if (ps->o->verbose)

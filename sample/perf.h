@@ -261,9 +261,10 @@ void	io_task(struct perfstate *ps, const struct pme_thread *t);
 /* n records of an I/O ring lost (the ring overflowed). */
 void	io_lost(struct perfstate *ps, uint64_t n);
 void	io_free(struct perfstate *ps);
-/* The name probes (io.c): opened on the command pid with the io events,
- * their records sent to the exits' rings once mapped, or left out
- * (io_names_off(), why said with -v). */
+/* The name probes (io.c): opened on the command pid with the io events
+ * (its working directory noted: pmeclock's), their records sent to the
+ * exits' rings once mapped, or left out (io_names_off(), why said with
+ * -v). */
 void	io_names_open(struct perfstate *ps, int pid);
 void	io_names_attach(struct perfstate *ps);
 void	io_names_off(struct perfstate *ps, const char *why);
