@@ -789,8 +789,8 @@ wall_record(struct perfstate *ps, int ev, const struct perf_event_header *h)
  * machine) lost them without a word.  The event counts its every hit,
  * written or not (period 1), its threads' counts summed into it once
  * they have ended: the count less the samples read.  (sched_wakeup's
- * count is not its samples': it counts a wake-up of one of the
- * program's threads for the waker's event and the woken's.)
+ * count is not its samples': twice them on a pipe ping-pong here,
+ * 47,488 against 23,751, none lost; why is not known.)
  */
 static uint64_t
 tp_lost(struct perfstate *ps)
