@@ -166,7 +166,7 @@ attach_thread(struct perfattach *a, pid_t tid)
 		fds = gate ? &a->gfds : &a->fds;
 		n = gate ? &a->ngfds : &a->nfds;
 		if (a->ps.rings[r].meta == NULL) {
-			if (IO_EV(k)) {		/* trim_ring_stack() */
+			if (IO_EV(k)) {		/* copy_cut() */
 				a->ps.rings[r].ssize = attr.sample_stack_user;
 				a->ps.rings[r].rmask = attr.sample_regs_user;
 			}

@@ -696,13 +696,13 @@ enter(struct perfstate *ps, struct pme_sample *s, const uint8_t *p,
 		stack_name(e, e->args[0], p, end);
 	else if (ps->uw != NULL && call_of(e->nr) == PME_IO_OPENAT)
 		stack_name(e, e->args[1], p, end);
-	if (e->time > t->lastent)
-		t->lastent = e->time;
-	if (fd_find(ps->io, e->pid, AT_FDCWD) == NULL) {	/* cwd_of() */
+	if (t->lastent == 0) {	/* the thread's first: cwd_of() */
 		char dir[PATH_MAX];
 
 		cwd_of(ps->io, e->pid, dir, sizeof(dir));
 	}
+	if (e->time > t->lastent)
+		t->lastent = e->time;
 	if (ps->uw != NULL)
 		entry_unwind(ps, e, s, p, end);
 	if ((x = exit_for(t, at)) != SIZE_MAX) {
@@ -944,35 +944,14 @@ io_names_attach(struct perfstate *ps)
 	int k, r;
 
 	for (k = 0; io != NULL && k < io->nnamefd; k++) {
-		for (r = 0; r < ps->nrings; r++)
-			if (ps->rings[r].ev == IO_EV_EXIT &&
-			    ps->rings[r].cpu == io->namecpu[k])
-				break;
-		if (r == ps->nrings || ioctl(io->namefd[k],
-		    PERF_EVENT_IOC_SET_OUTPUT, ps->rings[r].fd) < 0) {
+		r = perf_ring_of(ps, IO_EV_EXIT, io->namecpu[k]);
+		if (r < 0 || ioctl(io->namefd[k], PERF_EVENT_IOC_SET_OUTPUT,
+		    ps->rings[r].fd) < 0) {
 			io_names_off(ps, "the name probes' records not "
 			    "redirected");
 			return;
 		}
 	}
-}
-
-/*
- * The entries and exits the kernel could not write: a LOST record says
- * how many only once a later record fits in the ring, so those lost as
- * the run ended went unsaid.  Each event counts its every hit that
- * passes its filter, written or not (period 1), its threads' counts
- * folded into it once they have ended: the count less the records read.
- */
-static void
-count_lost(struct perfstate *ps)
-{
-	struct iostate *io = ps->io;
-	uint64_t count;
-
-	if (perf_count(ps, IO_EV_ENTER, IO_EV_EXIT, &count) == 0 &&
-	    count > io->seen && count - io->seen > io->lost)
-		io->lost = count - io->seen;
 }
 
 void
@@ -984,7 +963,8 @@ io_free(struct perfstate *ps)
 
 	if (io == NULL)
 		return;
-	count_lost(ps);
+	/* The counts are period 1 of the calls that pass the filter. */
+	io->lost = perf_lost(ps, IO_EV_ENTER, IO_EV_EXIT, io->seen, io->lost);
 	for (k = 0; k < io->nnamefd; k++)
 		close(io->namefd[k]);
 	for (i = 0; i < io->nthr; i++) {

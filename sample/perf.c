@@ -1136,11 +1136,20 @@ give_back(struct perfstate *ps, struct batch *b)
 	}
 }
 
+/* Whether held record i comes before b's record j (n in all): at equal
+ * times the held first, read before. */
+static inline int
+held_first(const struct perfstate *ps, size_t i, const struct batch *b,
+    size_t j, size_t n)
+{
+	return i < ps->ndue && (j == n || ps->due[i].time <= b->recs[j].time);
+}
+
 /*
  * The held records and those of b (NULL: none), both in time order,
- * converted in time order while older than ps->limit (at equal times
- * the held first: read before); the others held, and b with them when
- * it has some; the batches none of whose records wait given back.
+ * converted in time order while older than ps->limit (held_first());
+ * the others held, and b with them when it has some; the batches none
+ * of whose records wait given back.
  * The records held are those of the last HOLD_NS and what came since,
  * few against a reading's: each is copied once or twice.
  */
@@ -1154,8 +1163,7 @@ convert_due(struct perfstate *ps, struct batch *b)
 	int held;
 
 	while (!ps->failed && (i < ps->ndue || j < n)) {
-		held = i < ps->ndue && (j == n || ps->due[i].time <=
-		    b->recs[j].time);
+		held = held_first(ps, i, b, j, n);
 		r = held ? &ps->due[i] : &b->recs[j];
 		if (r->time >= ps->limit)
 			break;
@@ -1179,8 +1187,8 @@ convert_due(struct perfstate *ps, struct batch *b)
 	if (ps->failed)
 		left = 0;
 	while (k < left)
-		ps->duetmp[k++] = i < ps->ndue && (j == n || ps->due[i].time <=
-		    b->recs[j].time) ? ps->due[i++] : b->recs[j++];
+		ps->duetmp[k++] = held_first(ps, i, b, j, n) ? ps->due[i++] :
+		    b->recs[j++];
 	t = ps->due;
 	ps->due = ps->duetmp;
 	ps->duetmp = t;
@@ -1290,6 +1298,27 @@ perf_flush(struct perfstate *ps)
 }
 
 int
+perf_ring_of(const struct perfstate *ps, int ev, int cpu)
+{
+	int r;
+
+	for (r = 0; r < ps->nrings; r++)
+		if (ps->rings[r].ev == ev && ps->rings[r].cpu == cpu)
+			return r;
+	return -1;
+}
+
+uint64_t
+perf_lost(const struct perfstate *ps, int ev1, int ev2, uint64_t seen,
+    uint64_t said)
+{
+	uint64_t count;
+
+	return perf_count(ps, ev1, ev2, &count) == 0 && count > seen &&
+	    count - seen > said ? count - seen : said;
+}
+
+int
 perf_count(const struct perfstate *ps, int ev1, int ev2, uint64_t *count)
 {
 	uint64_t v;
@@ -1327,7 +1356,7 @@ free_state(struct perfstate *ps)
 	struct batch *b;
 	size_t i;
 
-	ps->ndue = 0;
+	ps->ndue = 0;		/* the held batches given back */
 	convert_due(ps, NULL);
 	/* The thread reads the rings until it ends. */
 	reader_free(ps->rd);

@@ -203,6 +203,15 @@ void	perf_flush(struct perfstate *ps);
  * one cannot be read. */
 int	perf_count(const struct perfstate *ps, int ev1, int ev2,
 	    uint64_t *count);
+/* The records of the rings of events ev1 and ev2 the kernel could not
+ * write, each event counting its every occurrence (period 1): their
+ * counts less the seen read, or said (its LOST records) where that is
+ * more or the counts cannot be read.  A LOST record comes only once a
+ * later record fits, so those lost as the run ends go unsaid. */
+uint64_t perf_lost(const struct perfstate *ps, int ev1, int ev2,
+	    uint64_t seen, uint64_t said);
+/* The index of the ring of event ev on cpu, or -1. */
+int	perf_ring_of(const struct perfstate *ps, int ev, int cpu);
 /* Copies the records of every ring into b (after what it holds); -1
  * when out of memory.  Alone of these functions, the reader thread's. */
 int	perf_read(struct perfstate *ps, struct batch *b);

@@ -441,15 +441,12 @@ wall_attach(struct perfstate *ps)
 	int i, r;
 
 	for (i = 0; wl != NULL && i < wl->ncs; i++) {
-		for (r = 0; r < ps->nrings; r++)
-			if (ps->rings[r].ev == 0 &&
-			    ps->rings[r].cpu == wl->cscpu[i])
-				break;
-		if (r == ps->nrings || ioctl(wl->csfd[i],
-		    PERF_EVENT_IOC_SET_OUTPUT, ps->rings[r].fd) < 0) {
+		r = perf_ring_of(ps, 0, wl->cscpu[i]);
+		if (r < 0 || ioctl(wl->csfd[i], PERF_EVENT_IOC_SET_OUTPUT,
+		    ps->rings[r].fd) < 0) {
 			fprintf(stderr, "%s: -w: the context switches of CPU "
 			    "%d into its ring: %s\n", prog, wl->cscpu[i],
-			    r == ps->nrings ? "no ring" : strerror(errno));
+			    r < 0 ? "no ring" : strerror(errno));
 			return -1;
 		}
 	}
@@ -782,28 +779,9 @@ wall_record(struct perfstate *ps, int ev, const struct perf_event_header *h)
 		on_wake(ps, h);
 }
 
-/*
- * The sched_switch samples the kernel could not write: a LOST record
- * says how many only once a later record fits in the ring, so a ring
- * that filled in the run's last moments (the reader starved on a busy
- * machine) lost them without a word.  The event counts its every hit,
- * written or not (period 1), its threads' counts summed into it once
- * they have ended: the count less the samples read.  (sched_wakeup's
- * count is not its samples': twice them on a pipe ping-pong here,
- * 47,488 against 23,751, none lost; why is not known.)
- */
-static uint64_t
-tp_lost(struct perfstate *ps)
-{
-	struct wall *wl = ps->wall;
-	uint64_t count;
-
-	if (perf_count(ps, WALL_EV_SCHED, WALL_EV_SCHED, &count) < 0)
-		return wl->tplost;
-	return count > wl->tpseen && count - wl->tpseen > wl->tplost ?
-	    count - wl->tpseen : wl->tplost;
-}
-
+/* (sched_wakeup's count is not its samples', so not perf_lost()'s:
+ * twice them on a pipe ping-pong here, 47,488 against 23,751, none
+ * lost; why is not known.) */
 void
 wall_end(struct perfstate *ps)
 {
@@ -812,7 +790,8 @@ wall_end(struct perfstate *ps)
 
 	if (wl == NULL)
 		return;
-	wl->lost += tp_lost(ps);
+	wl->lost += perf_lost(ps, WALL_EV_SCHED, WALL_EV_SCHED, wl->tpseen,
+	    wl->tplost);
 	for (i = 0; i < wl->capth; i++) {
 		if (wl->th[i] != NULL && wl->th[i]->out)
 			wl->unended++;
