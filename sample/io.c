@@ -109,21 +109,26 @@ struct ioexit {
 /*
  * An open's name as the program gave it, at the call: a uprobe of
  * tracefs on the C library's open64 and openat64 (which also open and
- * openat are, and what fopen and the others call) takes the string the
- * name argument points to (breaks.c), for the thread's next open.  The
+ * openat are, and what fopen and the others call), and on glibc's
+ * __open_nocancel (opendir's, and the library's own reads of its
+ * files: without it a slow reading named a directory python3 listed
+ * after a file it opened later) takes the string the name argument
+ * points to (breaks.c), for the thread's next open.  The
  * library is pmeclock's own, which the command's dynamic linker finds
  * too; where no probe can be made (not root) or a call comes another
  * way (the dynamic linker's own, a static program, a system call made
  * directly), the name is the stack copy's, else read from the
  * process's memory after the call (stack_name(), open_name()).
  */
-#define NNAMES	2
+#define NNAMES	3
 
 static const struct {
 	const char	*fn;
 	const char	*reg;		/* the name's argument */
+	int		 optional;	/* glibc's alone: none elsewhere */
 } nameprobe[NNAMES] = {
-	{ "open64", "%di" }, { "openat64", "%si" },
+	{ "open64", "%di", 0 }, { "openat64", "%si", 0 },
+	{ "__open_nocancel", "%di", 1 },
 };
 
 struct iothr {
@@ -903,8 +908,12 @@ io_names_open(struct perfstate *ps, int pid)
 		    nameprobe[k].fn);
 		snprintf(spec.routine, sizeof(spec.routine), "%s",
 		    nameprobe[k].fn);
-		if (pme_ev_break(&spec, libc, &err) == -1 ||
-		    (io->nameid[k] = (uint32_t)breaks_string(libc, spec.offset,
+		if (pme_ev_break(&spec, libc, &err) == -1) {
+			if (nameprobe[k].optional)
+				continue;
+			break;
+		}
+		if ((io->nameid[k] = (uint32_t)breaks_string(libc, spec.offset,
 		    nameprobe[k].reg, &io->nameoff[k])) == 0)
 			break;
 		io_attr(&a, ps->o, IO_EV_EXIT);
