@@ -10,11 +10,14 @@
  * address), so a break on the command would stop it from starting a
  * thread.  A uprobe made in tracefs (uprobe_events, as perf probe -x
  * makes its) is a tracepoint, which the kernel copies to new threads by
- * its id.  Each probe is named pmeclock_PID/bN, removed at pmeclock's
- * exit; those a killed pmeclock left are removed by the next.  Where
+ * its id.  Each probe is named pmeclock_NS_PID/bN (NS the PID
+ * namespace's inode number), removed at pmeclock's exit; those a killed
+ * pmeclock of the same PID namespace left are removed by the next.  Where
  * tracefs is not writable (not root) the uprobe PMU is used, and a
  * command that starts threads or processes is said to fail there.
  */
+#include <sys/stat.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +55,7 @@ probe_write(const char *line)
 	return n == (ssize_t)strlen(line) ? 0 : -1;
 }
 
-/* Removes the probes of group (pmeclock_PID). */
+/* Removes the probes of group (pmeclock_NS_PID). */
 static void
 remove_group(const char *group)
 {
@@ -73,20 +76,46 @@ remove_group(const char *group)
 	closedir(dir);
 }
 
+/* The PID namespace's inode number, or 0. */
+static unsigned long long
+pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ?
+	    (unsigned long long)st.st_ino : 0;
+}
+
+/*
+ * Our group: pmeclock_NS_PID, NS our PID namespace's inode number.
+ * tracefs is the kernel's, seen from every container: a pmeclock of
+ * another PID namespace has a PID kill() cannot find, and its probes
+ * are not ours to call stale.
+ */
+static const char *
+group(void)
+{
+	static char g[64];
+
+	if (g[0] == '\0')
+		snprintf(g, sizeof(g), "pmeclock_%llu_%d", pidns(),
+		    (int)getpid());
+	return g;
+}
+
 static void
 remove_ours(void)
 {
-	char group[64];
-
-	snprintf(group, sizeof(group), "pmeclock_%d", (int)getpid());
-	remove_group(group);
+	remove_group(group());
 }
 
-/* The groups of pmeclocks that are gone (killed before their exit). */
+/* The groups of pmeclocks that are gone (killed before their exit):
+ * those of our PID namespace whose PID is no process's. */
 static void
 remove_stale(void)
 {
-	char path[512];
+	unsigned long long ns = pidns();
+	char path[512], *end;
 	struct dirent *d;
 	DIR *dir;
 	long pid;
@@ -96,21 +125,22 @@ remove_stale(void)
 		return;
 	while ((d = readdir(dir)) != NULL)
 		if (strncmp(d->d_name, "pmeclock_", 9) == 0 &&
-		    (pid = strtol(d->d_name + 9, NULL, 10)) > 0 &&
+		    strtoull(d->d_name + 9, &end, 10) == ns && *end == '_' &&
+		    (pid = strtol(end + 1, NULL, 10)) > 0 &&
 		    kill((pid_t)pid, 0) == -1 && errno == ESRCH)
 			remove_group(d->d_name);
 	closedir(dir);
 }
 
-/* The path of tracefs's events/pmeclock_PID/NAME/FILE into buf. */
+/* The path of tracefs's events/pmeclock_NS_PID/NAME/FILE into buf. */
 static void
 probe_path(const char *name, const char *file, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/events/pmeclock_%d/%s/%s", tracefs,
-	    (int)getpid(), name, file);
+	snprintf(buf, len, "%s/events/%s/%s/%s", tracefs, group(), name,
+	    file);
 }
 
-/* A uprobe of tracefs named pmeclock_PID/NAME (kind 'p' or 'r', name
+/* A uprobe of tracefs named pmeclock_NS_PID/NAME (kind 'p' or 'r', name
  * its number after letter) on path at offset, with args (or ""): its
  * tracepoint id, or 0 (errno). */
 static uint64_t
@@ -128,8 +158,8 @@ probe_make(int kind, char letter, const char *path, uint64_t offset,
 		atexit(remove_ours);
 	}
 	snprintf(name, len, "%c%d", letter, nprobes);
-	snprintf(line, sizeof(line), "%c:pmeclock_%d/%s %s:0x%llx%s%s\n",
-	    kind, (int)getpid(), name, path, (unsigned long long)offset,
+	snprintf(line, sizeof(line), "%c:%s/%s %s:0x%llx%s%s\n",
+	    kind, group(), name, path, (unsigned long long)offset,
 	    args[0] ? " " : "", args);
 	if (probe_write(line) == -1)
 		return 0;

@@ -168,6 +168,45 @@ grep -q ": $((N + K)) samples of break:f, one every event</text>" f.svg ||
 
 # ---------------------------------------------------------- refusals
 
+# ----------------------------------------- probes a killed pmeclock left
+
+# tracefs is the kernel's: a group pmeclock_NS_PID of our PID namespace
+# whose PID is gone is removed by the next pmeclock that makes probes;
+# one of another namespace (NS 1 here), whose PID we cannot see, is not.
+t=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -w $d/uprobe_events ] && { t=$d; break; }
+done
+ns=$(stat -Lc %i /proc/self/ns/pid 2>/dev/null)
+if [ -n "$t" ] && [ -n "$ns" ]; then
+	# f's file offset: its address less its segment's, plus the
+	# segment's offset.
+	a=$((16#$(nm prog | awk '$3 == "f" { print $1 }')))
+	off=
+	while read -r _ o v _ _ m _; do
+		[ $((a)) -ge $((v)) ] && [ $((a)) -lt $((v + m)) ] &&
+		    off=$(printf '0x%x' $((a - v + o)))
+	done < <(readelf -lW prog | awk '$1 == "LOAD"')
+	sh -c 'exit 0' & dead=$!
+	wait $dead
+	mine=pmeclock_${ns}_$dead other=pmeclock_1_$dead
+	echo "p:$mine/b0 $tmp/prog:$off" >>$t/uprobe_events &&
+	    echo "p:$other/b0 $tmp/prog:$off" >>$t/uprobe_events ||
+	    fail "cannot make the stale probes (f at $off)"
+	"$pmeclock" -q -e break:f -o stale.PMS ./prog 1 1 1 >/dev/null ||
+	    fail "pmeclock -e break:f beside stale probes failed"
+	[ -d $t/events/$mine ] && fail "$mine (gone PID) not removed"
+	[ -d $t/events/$other ] ||
+	    fail "$other (another PID namespace's) removed"
+	grep -q "^p:pmeclock_${ns}_[0-9]*/b" $t/uprobe_events &&
+	    fail "probes left: $(grep pmeclock_ $t/uprobe_events)"
+	echo "-:$mine/b0" >>$t/uprobe_events 2>/dev/null
+	echo "-:$other/b0" >>$t/uprobe_events 2>/dev/null
+else
+	echo "pmeclock_breaks: skipped part: no writable uprobe_events or" \
+	    "PID namespace: stale probes not tried"
+fi
+
 expect "an unknown routine" 1 "$pmeclock" -e break:ff -o no.PMS ./prog 1 1 1
 is "an unknown routine's message" "$(cat err)" \
     "pmeclock: 'break:ff': no routine 'ff' in './prog'; did you mean 'f'?"

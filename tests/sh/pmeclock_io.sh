@@ -257,7 +257,7 @@ EOF
 		# The probes are gone with pmeclock (only live ones' left).
 		for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 			[ -r $t/uprobe_events ] || continue
-			for p in $(sed -n 's/^p:pmeclock_\([0-9]*\)\/n.*/\1/p' \
+			for p in $(sed -n 's/^p:pmeclock_[0-9]*_\([0-9]*\)\/n.*/\1/p' \
 			    $t/uprobe_events | sort -u); do
 				kill -0 "$p" 2>/dev/null ||
 				    fail "a name probe of pmeclock $p left in $t"
