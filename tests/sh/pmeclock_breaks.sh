@@ -172,7 +172,9 @@ grep -q ": $((N + K)) samples of break:f, one every event</text>" f.svg ||
 
 # tracefs is the kernel's: a group pmeclock_NS_PID of our PID namespace
 # whose PID is gone is removed by the next pmeclock that makes probes;
-# one of another namespace (NS 1 here), whose PID we cannot see, is not.
+# one of another namespace, whose PID we cannot see, is not (NS here a
+# gone PID too: the first pmeclocks read the group's first number as
+# the PID, and removed it).
 t=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -w $d/uprobe_events ] && { t=$d; break; }
@@ -189,7 +191,7 @@ if [ -n "$t" ] && [ -n "$ns" ]; then
 	done < <(readelf -lW prog | awk '$1 == "LOAD"')
 	sh -c 'exit 0' & dead=$!
 	wait $dead
-	mine=pmeclock_${ns}_$dead other=pmeclock_1_$dead
+	mine=pmeclock_${ns}_$dead other=pmeclock_${dead}_$dead
 	echo "p:$mine/b0 $tmp/prog:$off" >>$t/uprobe_events &&
 	    echo "p:$other/b0 $tmp/prog:$off" >>$t/uprobe_events ||
 	    fail "cannot make the stale probes (f at $off)"
