@@ -1,9 +1,15 @@
 #!/bin/bash
 #
 # pmeclock_unwind_perf.sh - pmeclock -g against perf record --call-graph
-# dwarf on the same program in the same test: tests/fixtures/unwind/
-# calls.c built at -O2 without frame pointers (a leaf called from two
-# callers 3:1, two threads), sampled by each at 1 kHz of CPU time.  The
+# dwarf on the same run (pmeclock run under perf record, perf's samples
+# of the program kept): tests/fixtures/unwind/calls.c built at -O2
+# without frame pointers (a leaf called from two callers 3:1, two
+# threads), sampled by each at 1 kHz of CPU time.  In runs of their own
+# the two disagreed on a loaded machine (the CI's): a CPU clock's sample
+# comes as the thread is back on its CPU, booked where it was preempted,
+# and a busy machine preempts the threads most as their clock_gettime
+# system calls return, outside util() (perf's run 94.2% in util, pme's
+# 98.6%); in one run both see the same preemptions.  The
 # inclusive share of each of the program's routines (the samples whose
 # stack holds it) must agree within five standard deviations of the
 # difference of two binomial shares of the two counts; and pmeclock's
@@ -30,17 +36,18 @@ $cc -O2 -g -fomit-frame-pointer -pthread -o calls \
 
 routines='^(util|alpha|beta|burn|main|cpu_ms|thread_alpha|thread_beta)$'
 for mode in shares threads; do
-	run 0 "pmeclock $mode" -g -F 1000 -o "$mode" -- ./calls "$mode" 500
+	# shellcheck disable=SC2086 # pmeclock may carry a valgrind prefix
+	if ! perf record -q -e cpu-clock -c 1000000 --call-graph dwarf \
+	    -o "$mode.data" -- $pmeclock -g -F 1000 -o "$mode" -- \
+	    ./calls "$mode" 500 >perf.err 2>&1 </dev/null ||
+	    ! perf script --comm calls --no-inline -F ip,sym \
+	    -i "$mode.data" >"$mode.perf" 2>>perf.err; then
+		fail "pmeclock $mode under perf: $(head -n 3 perf.err)"
+		continue
+	fi
 	if ! "$pmehisto" -q -T folded -b calls.PME -B out.PME -o out.HIS \
 	    "$mode.PMS" >"$mode.folded" 2>herr; then
 		fail "pmehisto -T folded $mode.PMS: $(cat herr)"
-		continue
-	fi
-	if ! perf record -q -e cpu-clock -c 1000000 --call-graph dwarf \
-	    -o "$mode.data" -- ./calls "$mode" 500 >perf.err 2>&1 ||
-	    ! perf script --no-inline -F ip,sym -i "$mode.data" \
-	    >"$mode.perf" 2>perf.err; then
-		fail "perf on $mode: $(head -n 3 perf.err)"
 		continue
 	fi
 	incl_folded "$mode.folded" >pme.incl
