@@ -31,7 +31,8 @@
 #include "clock.h"
 #include "util.h"
 
-#define MAXPROBES	(PME_EVENTS_MAX + 2)
+/* -e's breaks, --start's and --stop's, -e io's three name probes */
+#define MAXPROBES	(PME_EVENTS_MAX + 2 + 3)
 
 static char tracefs[256];
 static int nprobes;
