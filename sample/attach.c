@@ -174,8 +174,11 @@ attach_thread(struct perfattach *a, pid_t tid)
 				continue;
 		} else if (keep_fd(fds, n, gate ? &a->capgfds : &a->capfds,
 		    (int)fd) == 0) {
+			/* Its count read with its ring's (the losses as
+			 * the run ends: perf_lost()). */
 			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
-			    a->ps.rings[r].fd) == 0)
+			    a->ps.rings[r].fd) == 0 &&
+			    perf_keep_out(&a->ps, (int)fd, k) == 0)
 				continue;
 		}
 		e = errno;
@@ -244,6 +247,7 @@ perf_attach_free(struct perfattach *a)
 
 	if (a == NULL)
 		return;
+	free_state(&a->ps);	/* reads the counts of fds and gfds */
 	for (i = 0; i < a->nfds; i++)
 		close(a->fds[i]);
 	free(a->fds);
@@ -251,7 +255,6 @@ perf_attach_free(struct perfattach *a)
 		close(a->gfds[i]);
 	free(a->gfds);
 	free(a->seen);
-	free_state(&a->ps);
 	jitter_end(&a->ps.jit);
 	free(a);
 }

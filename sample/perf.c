@@ -1319,19 +1319,46 @@ perf_lost(const struct perfstate *ps, int ev1, int ev2, uint64_t seen,
 }
 
 int
-perf_count(const struct perfstate *ps, int ev1, int ev2, uint64_t *count)
+perf_keep_out(struct perfstate *ps, int fd, int ev)
+{
+	void *p;
+
+	if ((p = perf_grow(ps->outs, &ps->capouts, ps->nouts + 1,
+	    sizeof(*ps->outs))) == NULL)
+		return -1;
+	ps->outs = p;
+	ps->outs[ps->nouts].fd = fd;
+	ps->outs[ps->nouts++].ev = ev;
+	return 0;
+}
+
+/* Adds the count of event fd to *count; -1 when it cannot be read. */
+static int
+add_count(int fd, uint64_t *count)
 {
 	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return -1;
+	*count += v;
+	return 0;
+}
+
+int
+perf_count(const struct perfstate *ps, int ev1, int ev2, uint64_t *count)
+{
+	size_t i;
 	int r;
 
 	*count = 0;
 	for (r = 0; r < ps->nrings; r++)
-		if (ps->rings[r].ev == ev1 || ps->rings[r].ev == ev2) {
-			if (read(ps->rings[r].fd, &v, sizeof(v)) !=
-			    (ssize_t)sizeof(v))
-				return -1;
-			*count += v;
-		}
+		if ((ps->rings[r].ev == ev1 || ps->rings[r].ev == ev2) &&
+		    add_count(ps->rings[r].fd, count) < 0)
+			return -1;
+	for (i = 0; i < ps->nouts; i++)
+		if ((ps->outs[i].ev == ev1 || ps->outs[i].ev == ev2) &&
+		    add_count(ps->outs[i].fd, count) < 0)
+			return -1;
 	return 0;
 }
 
@@ -1378,6 +1405,7 @@ free_state(struct perfstate *ps)
 	free(ps->ew);
 	free(ps->tids);
 	free(ps->frames);
+	free(ps->outs);
 	unwind_free(ps->uw);
 	gate_end(ps);
 }

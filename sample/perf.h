@@ -86,6 +86,12 @@ struct jitinh {
 
 #define JITTER_HIST	64
 
+/* An event writing into another's ring (attached: a thread's, into its
+ * CPU's first), read by perf_count() too. */
+struct perfout {
+	int		 fd, ev;
+};
+
 struct jitter {
 	uint64_t	 state, mark, cur;
 	uint64_t	 when[JITTER_HIST];	/* the latest changes, */
@@ -104,6 +110,8 @@ struct perfstate {
 	struct pme_samplewriter *w;
 	struct ring	*rings;
 	int		 nrings;
+	struct perfout	*outs;		/* not ours to close */
+	size_t		 nouts, capouts;
 	struct batch	*spare;		/* to read into, without reader */
 	struct reader	*rd;		/* or by a thread (reader.c) */
 	uint64_t	 seq;
@@ -198,9 +206,9 @@ int	perf_map_ring(struct perfstate *ps, int i);
  * perf_flush(): at the end, converts those that wait (and gate.c's). */
 int	perf_drain(struct perfstate *ps);
 void	perf_flush(struct perfstate *ps);
-/* The counts of the events of the rings of events ev1 and ev2 summed
- * into *count (their inherited events' folded in once ended); -1 when
- * one cannot be read. */
+/* The counts of the events of the rings of events ev1 and ev2, and of
+ * those writing into them (perf_keep_out()), summed into *count (their
+ * inherited events' folded in once ended); -1 when one cannot be read. */
 int	perf_count(const struct perfstate *ps, int ev1, int ev2,
 	    uint64_t *count);
 /* The records of the rings of events ev1 and ev2 the kernel could not
@@ -208,6 +216,9 @@ int	perf_count(const struct perfstate *ps, int ev1, int ev2,
  * counts less the seen read, or said (its LOST records) where that is
  * more or the counts cannot be read.  A LOST record comes only once a
  * later record fits, so those lost as the run ends go unsaid. */
+/* fd, of event ev, writes into a ring: perf_count() reads it too (the
+ * caller closes it, after free_state()); -1 out of memory. */
+int	perf_keep_out(struct perfstate *ps, int fd, int ev);
 uint64_t perf_lost(const struct perfstate *ps, int ev1, int ev2,
 	    uint64_t seen, uint64_t said);
 /* The index of the ring of event ev on cpu, or -1. */

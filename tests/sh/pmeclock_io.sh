@@ -453,6 +453,78 @@ if gcc -O1 -g -o attio attio.c; then
 else
 	fail "cannot build attio.c"
 fi
+# Attached, the records lost as the run ends are counted too: the events
+# of a thread that was there at the attach write into its CPU's first
+# event's ring, and their counts are read with the rings' (before: 1,982
+# of 100,000 reads recorded, nothing said lost).  The reads come from a
+# second thread, the 300 ms between readings overflow its rings.
+cat >attmany.c <<'EOF'
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t go;
+
+static void on_usr1(int s) { (void)s; go = 1; }
+
+static void *
+reader(void *arg)
+{
+	char c;
+	int fd = open("/dev/zero", O_RDONLY), i;
+
+	(void)arg;
+	while (!go)
+		usleep(1000);
+	for (i = 0; i < 100000; i++)
+		if (read(fd, &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t t;
+	FILE *fp;
+
+	signal(SIGUSR1, on_usr1);
+	if (argc != 2 || pthread_create(&t, NULL, reader, NULL) != 0 ||
+	    (fp = fopen(argv[1], "w")) == NULL)
+		return 1;
+	fprintf(fp, "ready\n");
+	fclose(fp);
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF
+if gcc -O2 -pthread -o attmany attmany.c; then
+	./attmany attm.ready &
+	apid=$!
+	for i in $(seq 100); do [ -s attm.ready ] && break; sleep 0.1; done
+	PME_READ_GAP=300000 "$pmeclock" -v -e io -d 60 -p $apid -o attm.PMS \
+	    2>attm.err &
+	ppid=$!
+	for i in $(seq 100); do grep -qs "attached to" attm.err && break
+	    sleep 0.1; done
+	kill -USR1 $apid
+	wait $ppid || fail "-e io -p attmany: $(cat attm.err)"
+	wait $apid 2>/dev/null
+	lost=$(sed -n 's/^pmeclock: \([0-9]*\) I\/O records lost, .*/\1/p' \
+	    attm.err)
+	reads=$("$pmehisto" -V io -T csv attm.PMS 2>/dev/null |
+	    awk -F, '$1 == "call" && $2 == "read" { print $5 }')
+	if [ -z "$lost" ] || [ -z "$reads" ]; then
+		fail "-e io -p attmany: no loss said, or no reads: $(cat attm.err)"
+	elif [ $((lost + reads)) -lt 100000 ]; then
+		fail "-e io -p attmany: $reads reads recorded and $lost records lost: not 100,000"
+	fi
+else
+	fail "cannot build attmany.c"
+fi
+
 echo keep >sys.PMS
 expect "-e io -a" 2 "$pmeclock" -e io -a -d 1 -o sys.PMS
 grep -qx "pmeclock: -e io traces a command's or a process's calls: not with -a" \
