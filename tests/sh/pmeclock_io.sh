@@ -356,18 +356,24 @@ main(void)
 	return 0;
 }
 EOF
+# all_reads WHAT NAME: NAME.PMS's reads and the records NAME.err says
+# lost make the 100,000.
+all_reads() {
+	local lost reads
+	lost=$(sed -n 's/^pmeclock: \([0-9]*\) I\/O records lost, .*/\1/p' \
+	    "$2.err")
+	reads=$("$pmehisto" -V io -T csv "$2.PMS" 2>/dev/null |
+	    awk -F, '$1 == "call" && $2 == "read" { print $5 }')
+	if [ -z "$lost" ] || [ -z "$reads" ]; then
+		fail "$1: no loss said, or no reads: $(cat "$2.err")"
+	elif [ $((lost + reads)) -lt 100000 ]; then
+		fail "$1: $reads reads recorded and $lost records lost: not 100,000"
+	fi
+}
 if gcc -O2 -o many many.c; then
 	PME_READ_GAP=300000 "$pmeclock" -e io -o many.PMS ./many 2>many.err ||
 	    fail "-e io ./many: $(cat many.err)"
-	lost=$(sed -n 's/^pmeclock: \([0-9]*\) I\/O records lost, .*/\1/p' \
-	    many.err)
-	reads=$("$pmehisto" -V io -T csv many.PMS 2>/dev/null |
-	    awk -F, '$1 == "call" && $2 == "read" { print $5 }')
-	if [ -z "$lost" ] || [ -z "$reads" ]; then
-		fail "-e io ./many: no loss said, or no reads: $(cat many.err)"
-	elif [ $((lost + reads)) -lt 100000 ]; then
-		fail "-e io ./many: $reads reads recorded and $lost records lost: not 100,000"
-	fi
+	all_reads "-e io ./many" many
 else
 	fail "cannot build many.c"
 fi
@@ -512,15 +518,7 @@ if gcc -O2 -pthread -o attmany attmany.c; then
 	kill -USR1 $apid
 	wait $ppid || fail "-e io -p attmany: $(cat attm.err)"
 	wait $apid 2>/dev/null
-	lost=$(sed -n 's/^pmeclock: \([0-9]*\) I\/O records lost, .*/\1/p' \
-	    attm.err)
-	reads=$("$pmehisto" -V io -T csv attm.PMS 2>/dev/null |
-	    awk -F, '$1 == "call" && $2 == "read" { print $5 }')
-	if [ -z "$lost" ] || [ -z "$reads" ]; then
-		fail "-e io -p attmany: no loss said, or no reads: $(cat attm.err)"
-	elif [ $((lost + reads)) -lt 100000 ]; then
-		fail "-e io -p attmany: $reads reads recorded and $lost records lost: not 100,000"
-	fi
+	all_reads "-e io -p attmany" attm
 else
 	fail "cannot build attmany.c"
 fi
