@@ -66,8 +66,12 @@ waitfor() {
 }
 
 # start MODE: the fixture in the background, in its first window; its
-# pid in fpid, its truth in MODE.truth.
+# pid in fpid, its truth in MODE.truth.  MODE.ready removed first: the
+# last start's "ready" in it, read before the shell's child had
+# truncated it, let pmeclock attach to that child before its exec
+# ("no routine 'begin' in '/usr/bin/bash'", a loaded CI run).
 start() {
+	rm -f "$1.ready"
 	./startstop "attach-$1" $T $MS >"$1.truth" 2>"$1.ready" &
 	fpid=$!
 	waitfor "$1.ready" '^ready$' $fpid "$1: the fixture did not start"
