@@ -211,14 +211,14 @@ void	perf_flush(struct perfstate *ps);
  * inherited events' folded in once ended); -1 when one cannot be read. */
 int	perf_count(const struct perfstate *ps, int ev1, int ev2,
 	    uint64_t *count);
+/* fd, of event ev, writes into a ring: perf_count() reads it too (the
+ * caller closes it, after free_state()); -1 out of memory. */
+int	perf_keep_out(struct perfstate *ps, int fd, int ev);
 /* The records of the rings of events ev1 and ev2 the kernel could not
  * write, each event counting its every occurrence (period 1): their
  * counts less the seen read, or said (its LOST records) where that is
  * more or the counts cannot be read.  A LOST record comes only once a
  * later record fits, so those lost as the run ends go unsaid. */
-/* fd, of event ev, writes into a ring: perf_count() reads it too (the
- * caller closes it, after free_state()); -1 out of memory. */
-int	perf_keep_out(struct perfstate *ps, int fd, int ev);
 uint64_t perf_lost(const struct perfstate *ps, int ev1, int ev2,
 	    uint64_t seen, uint64_t said);
 /* The index of the ring of event ev on cpu, or -1. */
